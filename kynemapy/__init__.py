@@ -1,0 +1,31 @@
+"""kynemapy: Lie-group generalized-α multibody dynamics in numba, reproducing Kynema-FMB.
+
+Nothing compiles at import; kernels compile on first use and are cached on disk.
+"""
+
+from kynemapy.builder import ModelBuilder, ModelError, SphericalJoint
+from kynemapy.model import Model
+from kynemapy.params import StepParameters
+from kynemapy.simulation import ConvergenceError, Simulation, StepInfo, step
+from kynemapy.state import Inputs, State, Workspace, new_inputs, new_state, new_workspace
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ConvergenceError",
+    "Inputs",
+    "Model",
+    "ModelBuilder",
+    "ModelError",
+    "Simulation",
+    "SphericalJoint",
+    "State",
+    "StepInfo",
+    "StepParameters",
+    "Workspace",
+    "__version__",
+    "new_inputs",
+    "new_state",
+    "new_workspace",
+    "step",
+]

@@ -1,0 +1,83 @@
+"""Scatter element and constraint blocks into the Newton system ``A Δ = −b``.
+
+Layout (Kynema's): node DOFs in node order (only the active ones), then the
+constraint rows in creation order.  Element blocks and the system residual are
+multiplied by the conditioner ``c = βh²``; constraint rows ``B 𝒯`` and columns
+``Bᵀ`` are not.  These functions are the only code that knows the matrix is
+dense: a sparse assembly replaces them without touching the kernels.
+"""
+
+from __future__ import annotations
+
+from kynemapy._jit import njit
+
+
+@njit
+def zero_system(A, b):
+    """``A := 0``, ``b := 0``."""
+    n = b.shape[0]
+    for i in range(n):
+        b[i] = 0.0
+        for j in range(n):
+            A[i, j] = 0.0
+
+
+@njit
+def add_external_loads(node_dofs, node_map, f, b):
+    """``b[node rows] −= f`` (first ``node_dofs`` components)."""
+    for n in range(node_dofs.shape[0]):
+        m = node_map[n]
+        for k in range(node_dofs[n]):
+            b[m + k] -= f[n, k]
+
+
+@njit
+def add_node_block(node_map, node_dofs, row_node, col_node, scale, block, A):
+    """``A[row node, col node] += scale · block`` over the active DOFs of both nodes."""
+    r0 = node_map[row_node]
+    c0 = node_map[col_node]
+    nr = node_dofs[row_node]
+    nc = node_dofs[col_node]
+    for i in range(nr):
+        for j in range(nc):
+            A[r0 + i, c0 + j] += scale * block[i, j]
+
+
+@njit
+def add_constraint_rows(node_map, node_dofs, node, row, n_rows, grad, t_rot, A):
+    """Constraint rows ``A[row:row+n_rows, node] = B 𝒯`` and columns ``A[node, rows] = Bᵀ``.
+
+    ``grad`` is the (6, 6) gradient of the constraint with respect to ``node``,
+    ``t_rot`` the node's (3, 3) rotational tangent block.
+    """
+    m = node_map[node]
+    nd = node_dofs[node]
+    for i in range(n_rows):
+        for j in range(min(nd, 3)):
+            A[row + i, m + j] = grad[i, j]
+        if nd == 6:
+            for j in range(3):
+                A[row + i, m + 3 + j] = grad[i, 3] * t_rot[0, j] + grad[i, 4] * t_rot[1, j] + grad[i, 5] * t_rot[2, j]
+        for j in range(nd):
+            A[m + j, row + i] = grad[i, j]
+
+
+@njit
+def add_constraint_forces(node_map, node_dofs, node, n_rows, grad, lam, b):
+    """``b[node rows] += Bᵀ λ`` (first ``node_dofs`` components)."""
+    m = node_map[node]
+    for j in range(node_dofs[node]):
+        s = 0.0
+        for i in range(6):
+            s += grad[i, j] * lam[i]
+        b[m + j] += s
+
+
+@njit
+def add_rotation_block(node_map, row_node, col_node, scale, k33, t_rot, A):
+    """``A[row node rot, col node rot] += scale · K 𝒯_rot`` (both nodes must have 6 DOFs)."""
+    r0 = node_map[row_node] + 3
+    c0 = node_map[col_node] + 3
+    for i in range(3):
+        for j in range(3):
+            A[r0 + i, c0 + j] += scale * (k33[i, 0] * t_rot[0, j] + k33[i, 1] * t_rot[1, j] + k33[i, 2] * t_rot[2, j])

@@ -1,0 +1,53 @@
+"""Evaluate one constraint of any kind (a branch on Kynema's kind code)."""
+
+from __future__ import annotations
+
+from kynemapy._jit import njit
+from kynemapy.constraints.boundary_conditions import boundary_condition
+from kynemapy.constraints.kinds import (
+    FIXED_BC,
+    FIXED_BC_3DOF,
+    PRESCRIBED_BC,
+    PRESCRIBED_BC_3DOF,
+    REVOLUTE_JOINT,
+    RIGID_JOINT,
+    RIGID_JOINT_6DOF_TO_3DOF,
+    ROTATION_CONTROL,
+)
+from kynemapy.constraints.revolute_joint import revolute_joint
+from kynemapy.constraints.rigid_joint import rigid_joint
+
+
+@njit
+def constraint_terms(kind, X0, axes, inputs, qb, qt, lam, with_k, phi, bb, bt, k, s3, s4, s33):
+    """Residual Φ (6,), gradients ``B_b``, ``B_t`` (6, 6) and K^Φ blocks (2, 2, 3, 3).
+
+    All outputs are zeroed first; unused rows stay zero.  ``qb`` is ignored by
+    one-node kinds.  Scratch: ``s3`` (>= 6, 3), ``s4`` (>= 5, 4), ``s33`` (>= 3, 3, 3).
+    """
+    for i in range(6):
+        phi[i] = 0.0
+        for j in range(6):
+            bb[i, j] = 0.0
+            bt[i, j] = 0.0
+    for a in range(2):
+        for b in range(2):
+            for i in range(3):
+                for j in range(3):
+                    k[a, b, i, j] = 0.0
+    if kind == FIXED_BC:
+        boundary_condition(X0, inputs, qt, lam, False, True, with_k, phi, bt, k, s3, s4, s33)
+    elif kind == FIXED_BC_3DOF:
+        boundary_condition(X0, inputs, qt, lam, False, False, with_k, phi, bt, k, s3, s4, s33)
+    elif kind == PRESCRIBED_BC:
+        boundary_condition(X0, inputs, qt, lam, True, True, with_k, phi, bt, k, s3, s4, s33)
+    elif kind == PRESCRIBED_BC_3DOF:
+        boundary_condition(X0, inputs, qt, lam, True, False, with_k, phi, bt, k, s3, s4, s33)
+    elif kind == RIGID_JOINT:
+        rigid_joint(X0, axes, inputs, qb, qt, lam, True, False, with_k, phi, bb, bt, k, s3, s4, s33)
+    elif kind == RIGID_JOINT_6DOF_TO_3DOF:
+        rigid_joint(X0, axes, inputs, qb, qt, lam, False, False, with_k, phi, bb, bt, k, s3, s4, s33)
+    elif kind == ROTATION_CONTROL:
+        rigid_joint(X0, axes, inputs, qb, qt, lam, True, True, with_k, phi, bb, bt, k, s3, s4, s33)
+    elif kind == REVOLUTE_JOINT:
+        revolute_joint(X0, axes, qb, qt, lam, with_k, phi, bb, bt, k, s3)

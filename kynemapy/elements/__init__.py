@@ -1,0 +1,1 @@
+"""Element kernels: rigid-body masses and springs."""

@@ -1,0 +1,80 @@
+"""Dense LU solve (partial pivoting) inside compiled code, in place, no allocation.
+
+Small rigid systems (tens of DOFs) are solved faster densely than through any
+sparse package; the assembly writes through :mod:`kynemapy.assembly`, so a
+sparse factorisation can replace this module without touching the kernels.
+"""
+
+from __future__ import annotations
+
+import math
+
+from kynemapy._jit import njit
+
+SOLVE_OK = 0
+SOLVE_SINGULAR = 1
+
+
+@njit
+def lu_factor(a, piv):
+    """Factor the (n, n) matrix ``a`` in place (L unit lower, U upper); ``piv`` (n,) row swaps.
+
+    Returns ``SOLVE_SINGULAR`` when a pivot is zero or not finite.
+    """
+    n = a.shape[0]
+    for k in range(n):
+        p = k
+        best = abs(a[k, k])
+        for i in range(k + 1, n):
+            v = abs(a[i, k])
+            if v > best:
+                best = v
+                p = i
+        piv[k] = p
+        if best == 0.0 or not math.isfinite(best):
+            return SOLVE_SINGULAR
+        if p != k:
+            for j in range(n):
+                t = a[k, j]
+                a[k, j] = a[p, j]
+                a[p, j] = t
+        inv = 1.0 / a[k, k]
+        for i in range(k + 1, n):
+            lik = a[i, k] * inv
+            a[i, k] = lik
+            if lik != 0.0:
+                for j in range(k + 1, n):
+                    a[i, j] -= lik * a[k, j]
+    return SOLVE_OK
+
+
+@njit
+def lu_solve(a, piv, b):
+    """Solve ``A x = b`` in place in ``b`` using the factors from :func:`lu_factor`."""
+    n = a.shape[0]
+    for k in range(n):
+        p = piv[k]
+        if p != k:
+            t = b[k]
+            b[k] = b[p]
+            b[p] = t
+    for i in range(n):
+        s = b[i]
+        for j in range(i):
+            s -= a[i, j] * b[j]
+        b[i] = s
+    for i in range(n - 1, -1, -1):
+        s = b[i]
+        for j in range(i + 1, n):
+            s -= a[i, j] * b[j]
+        b[i] = s / a[i, i]
+
+
+@njit
+def dense_solve(a, piv, b):
+    """Factor ``a`` and solve in place; returns a ``SOLVE_*`` status."""
+    status = lu_factor(a, piv)
+    if status != SOLVE_OK:
+        return status
+    lu_solve(a, piv, b)
+    return SOLVE_OK

@@ -1,0 +1,1 @@
+"""Quaternion and SO(3) point kernels (numba, write into ``out`` arguments)."""

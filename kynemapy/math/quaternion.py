@@ -1,0 +1,94 @@
+"""Quaternion primitives, written exactly as Kynema-FMB evaluates them.
+
+Quaternions are ``(w, x, y, z)`` float64 arrays of shape (4,), Hamilton product.
+None of these functions normalise: Kynema's unit tests feed non-unit
+quaternions and rely on the literal formulas.  Every function writes into an
+``out`` argument and allocates nothing.
+"""
+
+from __future__ import annotations
+
+import math
+
+from kynemapy._jit import njit
+
+
+@njit
+def quat_compose(a, b, out):
+    """``out = a ⊗ b`` (Hamilton product). ``out`` may not alias ``a`` or ``b``."""
+    out[0] = a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3]
+    out[1] = a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2]
+    out[2] = a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1]
+    out[3] = a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0]
+
+
+@njit
+def quat_inverse(q, out):
+    """``out = (w, -x, -y, -z) / |q|`` (Kynema divides by the norm, not its square)."""
+    n = math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
+    out[0] = q[0] / n
+    out[1] = -q[1] / n
+    out[2] = -q[2] / n
+    out[3] = -q[3] / n
+
+
+@njit
+def quat_to_matrix(q, out):
+    """Active rotation matrix (3, 3) of ``q``, written with squares, not normalised."""
+    w, x, y, z = q[0], q[1], q[2], q[3]
+    out[0, 0] = w * w + x * x - y * y - z * z
+    out[0, 1] = 2.0 * (x * y - w * z)
+    out[0, 2] = 2.0 * (x * z + w * y)
+    out[1, 0] = 2.0 * (x * y + w * z)
+    out[1, 1] = w * w - x * x + y * y - z * z
+    out[1, 2] = 2.0 * (y * z - w * x)
+    out[2, 0] = 2.0 * (x * z - w * y)
+    out[2, 1] = 2.0 * (y * z + w * x)
+    out[2, 2] = w * w - x * x - y * y + z * z
+
+
+@njit
+def rotate_vector(q, v, out):
+    """``out = R(q) v`` for a (3,) vector ``v`` (same formula as :func:`quat_to_matrix`)."""
+    w, x, y, z = q[0], q[1], q[2], q[3]
+    v0, v1, v2 = v[0], v[1], v[2]
+    out[0] = (w * w + x * x - y * y - z * z) * v0 + 2.0 * (x * y - w * z) * v1 + 2.0 * (x * z + w * y) * v2
+    out[1] = 2.0 * (x * y + w * z) * v0 + (w * w - x * x + y * y - z * z) * v1 + 2.0 * (y * z - w * x) * v2
+    out[2] = 2.0 * (x * z - w * y) * v0 + 2.0 * (y * z + w * x) * v1 + (w * w - x * x - y * y + z * z) * v2
+
+
+@njit
+def rotvec_to_quat(phi, out):
+    """Exponential map: rotation vector ``phi`` (3,) [rad] -> quaternion (4,).
+
+    ``(cos(θ/2), sin(θ/2)/θ · phi)`` with θ = |phi|; the vector part is zero
+    below θ = 1e-12, as in Kynema.
+    """
+    theta = math.sqrt(phi[0] * phi[0] + phi[1] * phi[1] + phi[2] * phi[2])
+    s = 0.0
+    if theta >= 1.0e-12:
+        s = math.sin(theta / 2.0) / theta
+    out[0] = math.cos(theta / 2.0)
+    out[1] = phi[0] * s
+    out[2] = phi[1] * s
+    out[3] = phi[2] * s
+
+
+@njit
+def quat_to_rotvec(q, out):
+    """Log map: quaternion -> rotation vector (3,) [rad]; zero when |w| >= 1 (Kynema)."""
+    w = q[0]
+    if w > 1.0:
+        w = 1.0
+    elif w < -1.0:
+        w = -1.0
+    theta = 2.0 * math.acos(w)
+    s = math.sqrt(1.0 - w * w)
+    if s > 1.0e-12:
+        out[0] = theta * q[1] / s
+        out[1] = theta * q[2] / s
+        out[2] = theta * q[3] / s
+    else:
+        out[0] = 0.0
+        out[1] = 0.0
+        out[2] = 0.0

@@ -1,0 +1,215 @@
+"""``Simulation``: a model, its state, inputs and workspace, stepped by the compiled kernel."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from kynemapy.constraints import kinds
+from kynemapy.model import Model
+from kynemapy.params import StepParameters
+from kynemapy.state import Inputs, State, Workspace, new_inputs, new_state, new_workspace
+from kynemapy.step import CONVERGED, NOT_CONVERGED, NOT_FINITE, SINGULAR, step_kernel, advance_kernel
+
+_STATUS_TEXT = {
+    NOT_CONVERGED: "Newton iteration did not converge",
+    NOT_FINITE: "the iteration produced NaN or inf",
+    SINGULAR: "the iteration matrix is singular (redundant or conflicting constraints, or a node without mass)",
+}
+
+
+class StepInfo(NamedTuple):
+    """Outcome of one step: ``converged``, Newton ``iterations`` and their ``errors`` (weighted RMS)."""
+
+    converged: bool
+    iterations: int
+    errors: tuple[float, ...]
+    status: int = CONVERGED
+
+
+class ConvergenceError(RuntimeError):
+    """A step failed; the state is left exactly as it was before the step.
+
+    Attributes: ``time`` [s] and ``step`` at the start of the failed step, ``errors``
+    (the Newton errors, one per iteration) and ``status`` (a ``kynemapy.step`` code).
+    """
+
+    def __init__(self, message: str, time: float, step: int, errors: tuple[float, ...], status: int) -> None:
+        super().__init__(message)
+        self.time = time
+        self.step = step
+        self.errors = errors
+        self.status = status
+
+
+def step(model: Model, state: State, inputs: Inputs, workspace: Workspace, params: StepParameters) -> StepInfo:
+    """Functional core: advance ``state`` in place by one step; never raises on non-convergence.
+
+    The workspace must come from :func:`kynemapy.state.new_workspace` with at least
+    ``params.max_iter`` error slots.  On failure the state is restored exactly.
+    """
+    p = params.coefficients
+    if workspace.errors.shape[0] < p.max_iter:
+        raise ValueError(f"workspace holds {workspace.errors.shape[0]} iteration errors, params.max_iter = {p.max_iter}")
+    status, n_iter = step_kernel(model, state, inputs, workspace, p)
+    errors = tuple(float(e) for e in workspace.errors[:n_iter])
+    return StepInfo(status == CONVERGED, int(n_iter), errors, int(status))
+
+
+class Simulation:
+    """Time integration of a :class:`Model` with Kynema's Lie-group generalized-α scheme.
+
+    Parameters
+    ----------
+    model : a built model.
+    params : step parameters.
+    consistent_initial_accelerations : None (default) computes accelerations and
+        multipliers at t = 0 when no node was given an ``acceleration``; True always
+        computes them; False uses the given ones (zero where none was given).
+
+    Attributes
+    ----------
+    state : :class:`State` (``q, v, vd, a, lam, ...``), updated in place by each step.
+    inputs : :class:`Inputs` (``f`` loads, ``constraint_input``), read by each step.
+    """
+
+    def __init__(
+        self, model: Model, params: StepParameters, consistent_initial_accelerations: bool | None = None
+    ) -> None:
+        if not isinstance(params, StepParameters):
+            raise TypeError(f"params must be a kynemapy.StepParameters, got {type(params).__name__}")
+        self.model = model
+        self.params = params
+        self._coefficients = params.coefficients
+        self.state = new_state(model)
+        self.inputs = new_inputs(model)
+        self.workspace = new_workspace(model, params.max_iter)
+        self.state.q[...] = model.initial_q
+        self.state.q_prev[...] = model.initial_q
+        self.state.v[...] = model.initial_v
+        self.state.vd[...] = model.initial_vd
+        self.inputs.constraint_input[...] = model.initial_constraint_input
+        solve = consistent_initial_accelerations
+        if solve is None:
+            solve = not bool(np.any(model.initial_vd_given))
+        if solve:
+            self.compute_consistent_accelerations()
+        self.state.a[...] = self.state.vd
+        from kynemapy.step import global_position
+
+        global_position(model.x0, self.state.q, self.state.x)
+
+    # ------------------------------------------------------------- stepping
+    def compute_consistent_accelerations(self) -> None:
+        """Solve the constrained equations of motion for ``vd`` and ``lam`` at the current q, v."""
+        from kynemapy.initial_conditions import consistent_accelerations
+
+        status = consistent_accelerations(self.model, self.state, self.inputs, self.workspace)
+        if status != 0:
+            raise ConvergenceError(
+                "cannot compute consistent initial accelerations: " + _STATUS_TEXT[SINGULAR],
+                float(self.state.time[0]), int(self.state.step[0]), (), SINGULAR,
+            )
+
+    def step(self, throw: bool = True) -> StepInfo:
+        """Advance one time step h.  On failure the state is unchanged and, with ``throw``,
+        :class:`ConvergenceError` is raised (else ``StepInfo(converged=False, ...)`` returned)."""
+        status, n_iter = step_kernel(self.model, self.state, self.inputs, self.workspace, self._coefficients)
+        errors = tuple(float(e) for e in self.workspace.errors[:n_iter])
+        if status != CONVERGED and throw:
+            raise ConvergenceError(
+                f"step {int(self.state.step[0]) + 1} (t = {float(self.state.time[0]):.9g} s → "
+                f"{float(self.state.time[0]) + self.params.h:.9g} s): {_STATUS_TEXT[status]} after {n_iter} "
+                f"iteration(s); errors {', '.join(f'{e:.3g}' for e in errors)}",
+                float(self.state.time[0]), int(self.state.step[0]), errors, int(status),
+            )
+        return StepInfo(status == CONVERGED, int(n_iter), errors, int(status))
+
+    def advance(self, n_steps: int, throw: bool = True) -> np.ndarray:
+        """Run ``n_steps`` steps inside one compiled call (inputs held constant).
+
+        Returns the Newton iterations of each completed step (int64 array).  Stops at
+        the first failed step (state as before that step) and raises unless ``throw`` is False.
+        """
+        iterations = np.zeros(int(n_steps), dtype=np.int64)
+        done, status = advance_kernel(
+            self.model, self.state, self.inputs, self.workspace, self._coefficients, int(n_steps), iterations
+        )
+        if status != CONVERGED and throw:
+            n_iter = int(self.workspace.n_iter[0])
+            errors = tuple(float(e) for e in self.workspace.errors[:n_iter])
+            raise ConvergenceError(
+                f"step {int(self.state.step[0]) + 1} (t = {float(self.state.time[0]):.9g} s): "
+                f"{_STATUS_TEXT[status]}; errors {', '.join(f'{e:.3g}' for e in errors)}",
+                float(self.state.time[0]), int(self.state.step[0]), errors, int(status),
+            )
+        return iterations[:done]
+
+    # --------------------------------------------------------------- inputs
+    def set_load(self, node: int, force: np.ndarray | tuple = (0.0, 0.0, 0.0), moment: np.ndarray | tuple = (0.0, 0.0, 0.0)) -> None:
+        """External force [N] and moment [N m] (inertial frame) on ``node``, held until changed."""
+        f = np.concatenate([np.asarray(force, float), np.asarray(moment, float)])
+        if f.shape != (6,) or not np.all(np.isfinite(f)):
+            raise ValueError(f"load on node {node}: force and moment must be 3 finite numbers each, got {f.tolist()}")
+        self.inputs.f[self._node(node)] = f
+
+    def _node(self, node: int) -> int:
+        if not 0 <= int(node) < self.model.n_nodes:
+            raise IndexError(f"unknown node id {node} (the model has {self.model.n_nodes} nodes)")
+        return int(node)
+
+    def _constraint(self, cid: int, allowed: tuple[int, ...], what: str) -> int:
+        if not 0 <= int(cid) < self.model.n_constraints:
+            raise IndexError(f"unknown constraint id {cid} (the model has {self.model.n_constraints} constraints)")
+        kind = int(self.model.constraint_kind[cid])
+        if kind not in allowed:
+            raise ValueError(f"constraint {cid} is a {kinds.KIND_NAMES[kind]}, which has no {what}")
+        return int(cid)
+
+    def set_prescribed_displacement(self, cid: int, u: np.ndarray | tuple, rotation: np.ndarray | tuple = (1.0, 0.0, 0.0, 0.0)) -> None:
+        """Prescribed displacement u [m] and rotation quaternion of a prescribed BC for the next step."""
+        cid = self._constraint(cid, (kinds.PRESCRIBED_BC, kinds.PRESCRIBED_BC_3DOF), "prescribed displacement")
+        value = np.concatenate([np.asarray(u, float), np.asarray(rotation, float)])
+        if value.shape != (7,) or not np.all(np.isfinite(value)):
+            raise ValueError(f"constraint {cid}: prescribed displacement must be 3 + 4 finite numbers, got {value.tolist()}")
+        self.inputs.constraint_input[cid] = value
+
+    def set_torque(self, cid: int, torque: float) -> None:
+        """Brake torque τ [N m] of a revolute joint (acts as −τ about the joint axis)."""
+        cid = self._constraint(cid, (kinds.REVOLUTE_JOINT,), "torque input")
+        self.inputs.constraint_input[cid, 0] = float(torque)
+
+    def set_angle(self, cid: int, angle: float) -> None:
+        """Commanded angle [rad] of a rotation control."""
+        cid = self._constraint(cid, (kinds.ROTATION_CONTROL,), "angle input")
+        self.inputs.constraint_input[cid, 0] = float(angle)
+
+    # -------------------------------------------------------------- outputs
+    @property
+    def time(self) -> float:
+        """Simulated time [s]."""
+        return float(self.state.time[0])
+
+    @property
+    def step_count(self) -> int:
+        """Number of converged steps."""
+        return int(self.state.step[0])
+
+    def multipliers(self, cid: int) -> np.ndarray:
+        """Lagrange multipliers λ of constraint ``cid`` (its n_rows entries) [N, N m]."""
+        n = int(self.model.constraint_n_rows[cid])
+        return self.state.lam[cid, :n].copy()
+
+    def revolute_output(self, cid: int) -> np.ndarray:
+        """(azimuth [rad], speed [rad/s], acceleration [rad/s²]) of revolute joint ``cid``."""
+        cid = self._constraint(cid, (kinds.REVOLUTE_JOINT,), "revolute output")
+        return self.state.constraint_output[cid].copy()
+
+    def save_state(self) -> State:
+        """A copy of the state (restore it with :meth:`restore_state`)."""
+        return self.state.copy()
+
+    def restore_state(self, saved: State) -> None:
+        """Put a saved state back (in place)."""
+        self.state.assign(saved)
