@@ -19,9 +19,22 @@ import numba
 JIT_DISABLED = os.environ.get("KYNEMAPY_DISABLE_JIT", "0") not in ("", "0", "false", "False")
 
 
-def njit(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Compile ``func`` lazily (on its first call) with the package's options."""
-    if JIT_DISABLED:
-        func.py_func = func  # type: ignore[attr-defined]
-        return func
-    return numba.njit(cache=True, fastmath=False, error_model="numpy", nogil=True)(func)
+def njit(func: Callable[..., Any] | None = None, *, inline: bool = False) -> Any:
+    """Compile ``func`` lazily (on its first call) with the package's options.
+
+    ``inline=True`` inlines the function into its callers at numba-IR level; used
+    for the stages that take whole Model/State/Workspace tuples, whose call
+    boundaries would otherwise pass hundreds of array descriptors per call.
+    """
+
+    def wrap(f: Callable[..., Any]) -> Callable[..., Any]:
+        if JIT_DISABLED:
+            f.py_func = f  # type: ignore[attr-defined]
+            return f
+        return numba.njit(
+            cache=True, fastmath=False, error_model="numpy", nogil=True, inline="always" if inline else "never"
+        )(f)
+
+    if func is None:
+        return wrap
+    return wrap(func)

@@ -40,7 +40,7 @@ NOT_FINITE = 2
 SINGULAR = 3
 
 
-@njit
+@njit(inline=True)
 def copy_state(src, dst):
     """Copy every array of State ``src`` into State ``dst``."""
     dst.q[:] = src.q
@@ -104,7 +104,7 @@ def update_tangent(h, q_delta, tangent, s3):
         tangent_operator_rot(psi, tangent[n])
 
 
-@njit
+@njit(inline=True)
 def assemble(model, state, inputs, ws, p):
     """Element and constraint terms, scattered into ``ws.A`` and ``ws.b`` (unconditioned residual)."""
     A = ws.A
@@ -202,7 +202,7 @@ def assemble(model, state, inputs, ws, p):
             b[row + i] = ws.con_phi[ic, i]
 
 
-@njit
+@njit(inline=True)
 def convergence_error(model, state, dx, p):
     """Weighted RMS of the increment (Arnold & Hante), with pre-update Δq and λ."""
     s = 0.0
@@ -220,7 +220,7 @@ def convergence_error(model, state, dx, p):
     return math.sqrt(s / model.n_dofs)
 
 
-@njit
+@njit(inline=True)
 def update_prediction(model, state, dx, p, ws):
     """Apply the increment: Δq += Δx/h (and v += γ′Δx, v̇ += β′Δx if dynamic), q from q_prev, λ += Δλ."""
     for n in range(model.n_nodes):
@@ -239,7 +239,7 @@ def update_prediction(model, state, dx, p, ws):
             state.lam[ic, i] += dx[row + i]
 
 
-@njit
+@njit(inline=True)
 def solve_conditioned(model, ws, p):
     """Condition (system rows × c), negate, solve, uncondition (λ part ÷ c); the result is in ``ws.dx``."""
     nsys = model.n_system_dofs
@@ -255,7 +255,7 @@ def solve_conditioned(model, ws, p):
     return status
 
 
-@njit
+@njit(inline=True)
 def constraint_outputs(model, state, ws):
     """Revolute outputs (azimuth, speed, acceleration) after a converged step."""
     for ic in range(model.n_constraints):
@@ -266,7 +266,7 @@ def constraint_outputs(model, state, ws):
             )
 
 
-@njit
+@njit(inline=True)
 def solve_step(model, state, inputs, ws, p):
     """One Newton solve from the predictor; returns ``(status, n_iter)`` (state not restored)."""
     next_state(p.h, p.alpha_m, p.alpha_f, p.beta, p.gamma, state.v, state.vd, state.a, state.q_delta)
@@ -303,7 +303,7 @@ def solve_step(model, state, inputs, ws, p):
     return CONVERGED, n_iter
 
 
-@njit
+@njit(inline=True)
 def state_is_finite(state):
     """True when q, v, vd, a and λ hold no NaN or inf."""
     return (
@@ -337,7 +337,7 @@ def step_kernel(model, state, inputs, ws, p):
     return status, n_iter
 
 
-@njit
+@njit(inline=True)
 def static_step(model, state, inputs, ws, p):
     """Static step (β′ = γ′ = 0): one Newton solve at the full load.
 
