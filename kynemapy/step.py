@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from kynemapy._jit import njit
 from kynemapy.assembly import (
     add_constraint_forces,
@@ -40,20 +38,39 @@ NOT_FINITE = 2
 SINGULAR = 3
 
 
+@njit
+def copy_array(src, dst):
+    """Element-wise copy of same-shape C-contiguous arrays (any rank)."""
+    a = src.ravel()
+    b = dst.ravel()
+    for i in range(a.shape[0]):
+        b[i] = a[i]
+
+
 @njit(inline=True)
 def copy_state(src, dst):
     """Copy every array of State ``src`` into State ``dst``."""
-    dst.q[:] = src.q
-    dst.q_prev[:] = src.q_prev
-    dst.q_delta[:] = src.q_delta
-    dst.v[:] = src.v
-    dst.vd[:] = src.vd
-    dst.a[:] = src.a
-    dst.x[:] = src.x
-    dst.lam[:] = src.lam
-    dst.constraint_output[:] = src.constraint_output
-    dst.time[:] = src.time
-    dst.step[:] = src.step
+    copy_array(src.q, dst.q)
+    copy_array(src.q_prev, dst.q_prev)
+    copy_array(src.q_delta, dst.q_delta)
+    copy_array(src.v, dst.v)
+    copy_array(src.vd, dst.vd)
+    copy_array(src.a, dst.a)
+    copy_array(src.x, dst.x)
+    copy_array(src.lam, dst.lam)
+    copy_array(src.constraint_output, dst.constraint_output)
+    dst.time[0] = src.time[0]
+    dst.step[0] = src.step[0]
+
+
+@njit
+def all_finite(a):
+    """True when the C-contiguous array ``a`` holds no NaN or inf."""
+    f = a.ravel()
+    for i in range(f.shape[0]):
+        if not math.isfinite(f[i]):
+            return False
+    return True
 
 
 @njit
@@ -307,11 +324,11 @@ def solve_step(model, state, inputs, ws, p):
 def state_is_finite(state):
     """True when q, v, vd, a and λ hold no NaN or inf."""
     return (
-        np.isfinite(state.q).all()
-        and np.isfinite(state.v).all()
-        and np.isfinite(state.vd).all()
-        and np.isfinite(state.a).all()
-        and np.isfinite(state.lam).all()
+        all_finite(state.q)
+        and all_finite(state.v)
+        and all_finite(state.vd)
+        and all_finite(state.a)
+        and all_finite(state.lam)
     )
 
 
