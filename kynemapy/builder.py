@@ -8,8 +8,9 @@ Positions, axes and velocities are given in the inertial (world) frame.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import NamedTuple, Sequence
+from typing import NamedTuple
 
 import numpy as np
 
@@ -132,7 +133,9 @@ class ModelBuilder:
         if isinstance(node, bool) or not isinstance(node, (int, np.integer)):
             raise ModelError(f"{what}: node id must be an integer, got {node!r}")
         if not 0 <= int(node) < len(self._nodes):
-            raise ModelError(f"{what}: unknown node id {node} (the model has {len(self._nodes)} nodes: 0..{len(self._nodes) - 1})")
+            raise ModelError(
+                f"{what}: unknown node id {node} (the model has {len(self._nodes)} nodes: 0..{len(self._nodes) - 1})"
+            )
         return int(node)
 
     # ---------------------------------------------------------------- elements
@@ -204,7 +207,12 @@ class ModelBuilder:
 
     # ------------------------------------------------------------- constraints
     def _add_constraint(
-        self, kind: int, base: int, target: int, axis: ArrayLike = (0.0, 0.0, 0.0), initial_input: ArrayLike | None = None
+        self,
+        kind: int,
+        base: int,
+        target: int,
+        axis: ArrayLike = (0.0, 0.0, 0.0),
+        initial_input: ArrayLike | None = None,
     ) -> int:
         cid = len(self._constraints)
         what = f"constraint {cid} ({kinds.KIND_NAMES[kind]})"
@@ -216,7 +224,9 @@ class ModelBuilder:
         else:
             base = -1
         ax = _vector(axis, 3, f"{what} axis")
-        inp = np.array([0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0]) if initial_input is None else np.asarray(initial_input, float)
+        inp = (
+            np.array([0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0]) if initial_input is None else np.asarray(initial_input, float)
+        )
         self._constraints.append(_Constraint(kind, base, target, ax, inp))
         return cid
 
@@ -358,7 +368,9 @@ class ModelBuilder:
             spring_l_ref=freeze(np.array([s[3] for s in self._springs], dtype=np.float64), np.float64),
             spring_k=freeze(np.array([s[2] for s in self._springs], dtype=np.float64), np.float64),
             constraint_kind=freeze(np.array([c.kind for c in self._constraints], dtype=np.int64), np.int64),
-            constraint_node=freeze(np.array([[c.base, c.target] for c in self._constraints], dtype=np.int64).reshape(nc, 2), np.int64),
+            constraint_node=freeze(
+                np.array([[c.base, c.target] for c in self._constraints], dtype=np.int64).reshape(nc, 2), np.int64
+            ),
             constraint_n_rows=freeze(n_rows, np.int64),
             constraint_row=freeze(rows, np.int64),
             constraint_X0=freeze(X0, np.float64),

@@ -137,9 +137,22 @@ def consistent_accelerations(model, state, inputs, ws):
     for e in range(model.n_masses):
         n = model.mass_node[e]
         mass_element_terms(
-            model.mass_m_star[e], model.x0[n, 3:7], state.q[n, 3:7], state.v[n], zero6,
-            ws.tangent[n], model.gravity, 1.0, 0.0, False,
-            ws.s33, ws.s3, ws.s4, ws.s66[0:3], ws.mass_res[e], ws.mass_mat[e],
+            model.mass_m_star[e],
+            model.x0[n, 3:7],
+            state.q[n, 3:7],
+            state.v[n],
+            zero6,
+            ws.tangent[n],
+            model.gravity,
+            1.0,
+            0.0,
+            False,
+            ws.s33,
+            ws.s3,
+            ws.s4,
+            ws.s66[0:3],
+            ws.mass_res[e],
+            ws.mass_mat[e],
         )
         m = node_map[n]
         for k in range(6):
@@ -149,8 +162,14 @@ def consistent_accelerations(model, state, inputs, ws):
         n1 = model.spring_node[e, 0]
         n2 = model.spring_node[e, 1]
         spring_element_terms(
-            model.spring_x0[e], state.q[n1, 0:3], state.q[n2, 0:3], model.spring_k[e], model.spring_l_ref[e],
-            ws.spring_r[e], ws.spring_res[e], ws.spring_mat[e],
+            model.spring_x0[e],
+            state.q[n1, 0:3],
+            state.q[n2, 0:3],
+            model.spring_k[e],
+            model.spring_l_ref[e],
+            ws.spring_r[e],
+            ws.spring_res[e],
+            ws.spring_mat[e],
         )
         for k in range(3):
             b[node_map[n1] + k] += ws.spring_res[e, k]
@@ -167,21 +186,23 @@ def consistent_accelerations(model, state, inputs, ws):
         qb = state.q[nt] if nb < 0 else state.q[nb]
         vb = state.v[nt] if nb < 0 else state.v[nb]
         constraint_terms(
-            kind, model.constraint_X0[ic], model.constraint_axes[ic], inputs.constraint_input[ic],
-            qb, state.q[nt], state.lam[ic], False,
-            ws.con_phi[ic], ws.con_bb[ic], ws.con_bt[ic], ws.con_k[ic], ws.s3, ws.s4, ws.s33,
+            kind,
+            model.constraint_X0[ic],
+            model.constraint_axes[ic],
+            inputs.constraint_input[ic],
+            qb,
+            state.q[nt],
+            state.lam[ic],
+            True,
+            ws.con_phi[ic],
+            ws.con_bb[ic],
+            ws.con_bt[ic],
+            ws.con_k[ic],
+            ws.s3,
+            ws.s4,
+            ws.s33,
         )
         if kind == REVOLUTE_JOINT:
-            # the exact lever-arm term Kynema's revolute gradient omits
-            rotate_vector(qb[3:7], model.constraint_X0[ic], ws.s3[0])
-            r = ws.s3[0]
-            bb = ws.con_bb[ic]
-            bb[0, 4] += -r[2]
-            bb[0, 5] += r[1]
-            bb[1, 3] += r[2]
-            bb[1, 5] += -r[0]
-            bb[2, 3] += -r[1]
-            bb[2, 4] += r[0]
             f = ws.con_force[ic]
             revolute_torque(model.constraint_axes[ic], state.q[nt], inputs.constraint_input[ic, 0], f)
             for k in range(3):
@@ -192,8 +213,18 @@ def consistent_accelerations(model, state, inputs, ws):
             add_constraint_rows(node_map, node_dofs, nb, row, rows, ws.con_bb[ic], ws.tangent[nb], A)
         add_constraint_rows(node_map, node_dofs, nt, row, rows, ws.con_bt[ic], ws.tangent[nt], A)
         constraint_bias(
-            kind, model.constraint_X0[ic], model.constraint_axes[ic], inputs.constraint_input[ic],
-            qb, state.q[nt], vb, state.v[nt], ws.s3, ws.s4, ws.s33, gamma,
+            kind,
+            model.constraint_X0[ic],
+            model.constraint_axes[ic],
+            inputs.constraint_input[ic],
+            qb,
+            state.q[nt],
+            vb,
+            state.v[nt],
+            ws.s3,
+            ws.s4,
+            ws.s33,
+            gamma,
         )
         for i in range(rows):
             b[row + i] = gamma[i]
@@ -211,4 +242,3 @@ def consistent_accelerations(model, state, inputs, ws):
         for i in range(6):
             state.lam[ic, i] = ws.dx[row + i] if i < model.constraint_n_rows[ic] else 0.0
     return SOLVE_OK
-

@@ -10,7 +10,7 @@ from kynemapy.constraints import kinds
 from kynemapy.model import Model
 from kynemapy.params import StepParameters
 from kynemapy.state import Inputs, State, Workspace, new_inputs, new_state, new_workspace
-from kynemapy.step import CONVERGED, NOT_CONVERGED, NOT_FINITE, SINGULAR, step_kernel, advance_kernel
+from kynemapy.step import CONVERGED, NOT_CONVERGED, NOT_FINITE, SINGULAR, advance_kernel, step_kernel
 
 _STATUS_TEXT = {
     NOT_CONVERGED: "Newton iteration did not converge",
@@ -51,7 +51,9 @@ def step(model: Model, state: State, inputs: Inputs, workspace: Workspace, param
     """
     p = params.coefficients
     if workspace.errors.shape[0] < p.max_iter:
-        raise ValueError(f"workspace holds {workspace.errors.shape[0]} iteration errors, params.max_iter = {p.max_iter}")
+        raise ValueError(
+            f"workspace holds {workspace.errors.shape[0]} iteration errors, params.max_iter = {p.max_iter}"
+        )
     status, n_iter = step_kernel(model, state, inputs, workspace, p)
     errors = tuple(float(e) for e in workspace.errors[:n_iter])
     return StepInfo(status == CONVERGED, int(n_iter), errors, int(status))
@@ -109,7 +111,10 @@ class Simulation:
         if status != 0:
             raise ConvergenceError(
                 "cannot compute consistent initial accelerations: " + _STATUS_TEXT[SINGULAR],
-                float(self.state.time[0]), int(self.state.step[0]), (), SINGULAR,
+                float(self.state.time[0]),
+                int(self.state.step[0]),
+                (),
+                SINGULAR,
             )
 
     def step(self, throw: bool = True) -> StepInfo:
@@ -122,7 +127,10 @@ class Simulation:
                 f"step {int(self.state.step[0]) + 1} (t = {float(self.state.time[0]):.9g} s → "
                 f"{float(self.state.time[0]) + self.params.h:.9g} s): {_STATUS_TEXT[status]} after {n_iter} "
                 f"iteration(s); errors {', '.join(f'{e:.3g}' for e in errors)}",
-                float(self.state.time[0]), int(self.state.step[0]), errors, int(status),
+                float(self.state.time[0]),
+                int(self.state.step[0]),
+                errors,
+                int(status),
             )
         return StepInfo(status == CONVERGED, int(n_iter), errors, int(status))
 
@@ -142,12 +150,17 @@ class Simulation:
             raise ConvergenceError(
                 f"step {int(self.state.step[0]) + 1} (t = {float(self.state.time[0]):.9g} s): "
                 f"{_STATUS_TEXT[status]}; errors {', '.join(f'{e:.3g}' for e in errors)}",
-                float(self.state.time[0]), int(self.state.step[0]), errors, int(status),
+                float(self.state.time[0]),
+                int(self.state.step[0]),
+                errors,
+                int(status),
             )
         return iterations[:done]
 
     # --------------------------------------------------------------- inputs
-    def set_load(self, node: int, force: np.ndarray | tuple = (0.0, 0.0, 0.0), moment: np.ndarray | tuple = (0.0, 0.0, 0.0)) -> None:
+    def set_load(
+        self, node: int, force: np.ndarray | tuple = (0.0, 0.0, 0.0), moment: np.ndarray | tuple = (0.0, 0.0, 0.0)
+    ) -> None:
         """External force [N] and moment [N m] (inertial frame) on ``node``, held until changed."""
         f = np.concatenate([np.asarray(force, float), np.asarray(moment, float)])
         if f.shape != (6,) or not np.all(np.isfinite(f)):
@@ -167,12 +180,16 @@ class Simulation:
             raise ValueError(f"constraint {cid} is a {kinds.KIND_NAMES[kind]}, which has no {what}")
         return int(cid)
 
-    def set_prescribed_displacement(self, cid: int, u: np.ndarray | tuple, rotation: np.ndarray | tuple = (1.0, 0.0, 0.0, 0.0)) -> None:
+    def set_prescribed_displacement(
+        self, cid: int, u: np.ndarray | tuple, rotation: np.ndarray | tuple = (1.0, 0.0, 0.0, 0.0)
+    ) -> None:
         """Prescribed displacement u [m] and rotation quaternion of a prescribed BC for the next step."""
         cid = self._constraint(cid, (kinds.PRESCRIBED_BC, kinds.PRESCRIBED_BC_3DOF), "prescribed displacement")
         value = np.concatenate([np.asarray(u, float), np.asarray(rotation, float)])
         if value.shape != (7,) or not np.all(np.isfinite(value)):
-            raise ValueError(f"constraint {cid}: prescribed displacement must be 3 + 4 finite numbers, got {value.tolist()}")
+            raise ValueError(
+                f"constraint {cid}: prescribed displacement must be 3 + 4 finite numbers, got {value.tolist()}"
+            )
         self.inputs.constraint_input[cid] = value
 
     def set_torque(self, cid: int, torque: float) -> None:

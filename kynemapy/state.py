@@ -51,7 +51,7 @@ class State(NamedTuple):
 
     def assign(self, other: State) -> None:
         """Copy every array of ``other`` into this state in place."""
-        for mine, theirs in zip(self, other):
+        for mine, theirs in zip(self, other, strict=True):
             mine[...] = theirs
 
 

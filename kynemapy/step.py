@@ -137,9 +137,22 @@ def assemble(model, state, inputs, ws, p):
     for e in range(model.n_masses):
         n = model.mass_node[e]
         mass_element_terms(
-            model.mass_m_star[e], model.x0[n, 3:7], state.q[n, 3:7], state.v[n], state.vd[n],
-            ws.tangent[n], model.gravity, p.beta_prime, p.gamma_prime, exact,
-            ws.s33, ws.s3, ws.s4, ws.s66, ws.mass_res[e], ws.mass_mat[e],
+            model.mass_m_star[e],
+            model.x0[n, 3:7],
+            state.q[n, 3:7],
+            state.v[n],
+            state.vd[n],
+            ws.tangent[n],
+            model.gravity,
+            p.beta_prime,
+            p.gamma_prime,
+            exact,
+            ws.s33,
+            ws.s3,
+            ws.s4,
+            ws.s66,
+            ws.mass_res[e],
+            ws.mass_mat[e],
         )
     for e in range(model.n_masses):
         n = model.mass_node[e]
@@ -153,8 +166,14 @@ def assemble(model, state, inputs, ws, p):
         n1 = model.spring_node[e, 0]
         n2 = model.spring_node[e, 1]
         spring_element_terms(
-            model.spring_x0[e], state.q[n1, 0:3], state.q[n2, 0:3], model.spring_k[e], model.spring_l_ref[e],
-            ws.spring_r[e], ws.spring_res[e], ws.spring_mat[e],
+            model.spring_x0[e],
+            state.q[n1, 0:3],
+            state.q[n2, 0:3],
+            model.spring_k[e],
+            model.spring_l_ref[e],
+            ws.spring_r[e],
+            ws.spring_res[e],
+            ws.spring_mat[e],
         )
     for e in range(model.n_springs):
         n1 = model.spring_node[e, 0]
@@ -179,9 +198,21 @@ def assemble(model, state, inputs, ws, p):
         nt = model.constraint_node[ic, 1]
         qb = state.q[nt] if nb < 0 else state.q[nb]
         constraint_terms(
-            kind, model.constraint_X0[ic], model.constraint_axes[ic], inputs.constraint_input[ic],
-            qb, state.q[nt], state.lam[ic], exact,
-            ws.con_phi[ic], ws.con_bb[ic], ws.con_bt[ic], ws.con_k[ic], ws.s3, ws.s4, ws.s33,
+            kind,
+            model.constraint_X0[ic],
+            model.constraint_axes[ic],
+            inputs.constraint_input[ic],
+            qb,
+            state.q[nt],
+            state.lam[ic],
+            exact,
+            ws.con_phi[ic],
+            ws.con_bb[ic],
+            ws.con_bt[ic],
+            ws.con_k[ic],
+            ws.s3,
+            ws.s4,
+            ws.s33,
         )
     for ic in range(model.n_constraints):
         nb = model.constraint_node[ic, 0]

@@ -38,6 +38,8 @@ def _ground(prescribed, inputs, ub, rb):
 def boundary_condition(X0, inputs, qt, lam, prescribed, six_dof, with_k, phi, bt, k, s3, s4, s33):
     """Φ, ``B_t`` (and K^Φ) of a fixed/prescribed BC on the target node ``qt`` (7,).
 
+    ``with_k`` selects the exact gradient and adds K^Φ; otherwise Kynema's gradient.
+
     ``six_dof`` False: only the translational rows (3) exist.
     Scratch: ``s3`` (>= 4, 3), ``s4`` (>= 3, 4), ``s33`` (>= 3, 3, 3).
     """
@@ -55,6 +57,6 @@ def boundary_condition(X0, inputs, qt, lam, prescribed, six_dof, with_k, phi, bt
     quat_inverse(rb, rb_inv)
     c = s33[0]
     relative_rotation(qt[3:7], rb_inv, tmp4, c, phi)
-    rotation_gradients(c, s33[1], bt, bt, False)
+    rotation_gradients(c, s33[1], bt, bt, False, with_k)
     if with_k:
         rotation_geometric_stiffness(c, lam, False, s3[2], s3[3], s33[2], k)

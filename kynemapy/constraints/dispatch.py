@@ -22,7 +22,8 @@ from kynemapy.constraints.rigid_joint import rigid_joint
 def constraint_terms(kind, X0, axes, inputs, qb, qt, lam, with_k, phi, bb, bt, k, s3, s4, s33):
     """Residual Φ (6,), gradients ``B_b``, ``B_t`` (6, 6) and K^Φ blocks (2, 2, 3, 3).
 
-    All outputs are zeroed first; unused rows stay zero.  ``qb`` is ignored by
+    ``with_k`` True: the exact gradients and K^Φ (``geometric_stiffness`` mode);
+    False: Kynema's gradients, no K^Φ.  All outputs are zeroed first; unused rows stay zero.  ``qb`` is ignored by
     one-node kinds.  Scratch: ``s3`` (>= 6, 3), ``s4`` (>= 5, 4), ``s33`` (>= 3, 3, 3).
     """
     for i in range(6):
@@ -50,4 +51,4 @@ def constraint_terms(kind, X0, axes, inputs, qb, qt, lam, with_k, phi, bb, bt, k
     elif kind == ROTATION_CONTROL:
         rigid_joint(X0, axes, inputs, qb, qt, lam, True, True, with_k, phi, bb, bt, k, s3, s4, s33)
     elif kind == REVOLUTE_JOINT:
-        revolute_joint(X0, axes, qb, qt, lam, with_k, phi, bb, bt, k, s3)
+        revolute_joint(X0, axes, qb, qt, lam, with_k, phi, bb, bt, k, s3, s33[0])

@@ -3,8 +3,8 @@
 ``Φ[0:3] = u_t + X0 − u_b − R(r_b) X0``; with ``x = R(r_b) a0``, ``y = R(r_t) a1``,
 ``z = R(r_t) a2`` (rows of the joint ``axes``): ``Φ[3] = z·x``, ``Φ[4] = y·x``.
 ``B_t`` rows 3, 4: ``[0, −(x×z)ᵀ]``, ``[0, −(x×y)ᵀ]``; ``B_b = −B_t`` except the
-translational block, which (as in Kynema) lacks the ``(R(r_b) X0)~`` term, so the
-gradient is exact only for coincident nodes.  Torque τ [N m] enters the target
+translational block, which in Kynema's mode lacks the ``(R(r_b) X0)~`` term (exact
+only for coincident nodes); the exact mode adds it.  Torque τ [N m] enters the target
 residual as ``+τ R(r_t) a0`` (a brake convention: positive τ decelerates a positive
 rotation).
 """
@@ -12,14 +12,18 @@ rotation).
 from __future__ import annotations
 
 from kynemapy._jit import njit
-from kynemapy.constraints.common import translation_residual
+from kynemapy.constraints.common import lever_geometric_stiffness, translation_residual
 from kynemapy.math.quaternion import quat_to_rotvec, rotate_vector
-from kynemapy.math.so3 import cross
+from kynemapy.math.so3 import cross, tilde
 
 
 @njit
-def revolute_joint(X0, axes, qb, qt, lam, with_k, phi, bb, bt, k, s3):
-    """Φ (5 rows), ``B_b``, ``B_t`` (and K^Φ) of a revolute joint.  Scratch ``s3`` (>= 6, 3)."""
+def revolute_joint(X0, axes, qb, qt, lam, with_k, phi, bb, bt, k, s3, s33):
+    """Φ (5 rows), ``B_b``, ``B_t`` (and K^Φ) of a revolute joint.
+
+    ``with_k``: exact gradient (with the lever-arm term) plus K^Φ.
+    Scratch ``s3`` (>= 6, 3), ``s33`` (3, 3).
+    """
     r1x0 = s3[0]
     x = s3[1]
     y = s3[2]
@@ -35,6 +39,13 @@ def revolute_joint(X0, axes, qb, qt, lam, with_k, phi, bb, bt, k, s3):
     for i in range(3):
         bt[i, i] = 1.0
         bb[i, i] = -1.0
+    if with_k:
+        # exact gradient: the lever-arm term Kynema omits, and its geometric stiffness
+        tilde(r1x0, s33)
+        for i in range(3):
+            for j in range(3):
+                bb[i, 3 + j] = s33[i, j]
+        lever_geometric_stiffness(lam, r1x0, k)
     cross(x, z, xcz)
     cross(x, y, xcy)
     for i in range(3):

@@ -131,7 +131,11 @@ def inertia_stiffness_matrix(m, u_ddot, omega, omega_dot, eta, rho, omega_tilde,
     tilde(u_ddot, m1)
     for i in range(3):
         for j in range(3):
-            s = rho[i, 0] * omega_dot_tilde[0, j] + rho[i, 1] * omega_dot_tilde[1, j] + rho[i, 2] * omega_dot_tilde[2, j]
+            s = (
+                rho[i, 0] * omega_dot_tilde[0, j]
+                + rho[i, 1] * omega_dot_tilde[1, j]
+                + rho[i, 2] * omega_dot_tilde[2, j]
+            )
             out[3 + i, 3 + j] = s + (m1[i, 0] * m2[0, j] + m1[i, 1] * m2[1, j] + m1[i, 2] * m2[2, j])
     for i in range(3):
         v1[i] = rho[i, 0] * omega_dot[0] + rho[i, 1] * omega_dot[1] + rho[i, 2] * omega_dot[2]
@@ -148,7 +152,9 @@ def inertia_stiffness_matrix(m, u_ddot, omega, omega_dot, eta, rho, omega_tilde,
             m2[i, j] = s - m1[i, j]
     for i in range(3):
         for j in range(3):
-            out[3 + i, 3 + j] += omega_tilde[i, 0] * m2[0, j] + omega_tilde[i, 1] * m2[1, j] + omega_tilde[i, 2] * m2[2, j]
+            out[3 + i, 3 + j] += (
+                omega_tilde[i, 0] * m2[0, j] + omega_tilde[i, 1] * m2[1, j] + omega_tilde[i, 2] * m2[2, j]
+            )
 
 
 @njit
@@ -218,7 +224,9 @@ def mass_element_terms(
         tilde(v1, m1)
         for i in range(3):
             for j in range(3):
-                k_mat[3 + i, 3 + j] -= m1[i, 0] * eta_tilde[0, j] + m1[i, 1] * eta_tilde[1, j] + m1[i, 2] * eta_tilde[2, j]
+                k_mat[3 + i, 3 + j] -= (
+                    m1[i, 0] * eta_tilde[0, j] + m1[i, 1] * eta_tilde[1, j] + m1[i, 2] * eta_tilde[2, j]
+                )
     for i in range(6):
         for j in range(6):
             mat[i, j] = beta_prime * muu[i, j] + gamma_prime * g_mat[i, j]
