@@ -363,7 +363,7 @@ def state_is_finite(state):
     )
 
 
-@njit
+@njit(inline=True)
 def step_kernel(model, state, inputs, ws, p):
     """Advance one step of size ``p.h``; on failure the state is restored exactly.
 
