@@ -19,9 +19,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _machine import machine  # noqa: E402
+from _machine import machine
 
-import kynemapy as kp  # noqa: E402
+import kynemapy as kp
 
 N_STEPS = 10_000
 H = 1e-3

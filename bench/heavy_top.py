@@ -25,10 +25,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
 
-from _machine import machine  # noqa: E402
-from heavy_top import build_heavy_top  # noqa: E402
+from _machine import machine
+from heavy_top import build_heavy_top
 
-import kynemapy as kp  # noqa: E402
+import kynemapy as kp
 
 KYNEMA_US_PER_STEP = 20.0
 N_STEPS = 10_000
@@ -90,7 +90,9 @@ def main() -> None:
     print(f"heavy top, h = 2 ms, ρ∞ = 0.9, median of {N_RUNS} runs of {N_STEPS} steps")
     run(exact=False)
     run(exact=True)
-    print(f"400-step regression run in a fresh process (import + numba cache load + run): {regression_wall_time():.2f} s")
+    print(
+        f"400-step regression run in a fresh process (import + numba cache load + run): {regression_wall_time():.2f} s"
+    )
 
 
 if __name__ == "__main__":

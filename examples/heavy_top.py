@@ -61,8 +61,10 @@ def main() -> int:
         q = sim.state.q[top]  # (7,) displacement u [m] and rotation quaternion (w, x, y, z)
         err = float(np.abs(q - KYNEMA_Q400).max())
         mode = "exact Newton (K^Φ)  " if exact else "Kynema-compatible   "
-        print(f"{mode} t = {sim.time:.3f} s  mean Newton iterations/step = {np.mean(iterations):.3f}  "
-              f"max |q − Kynema| = {err:.2e}")
+        print(
+            f"{mode} t = {sim.time:.3f} s  mean Newton iterations/step = {np.mean(iterations):.3f}  "
+            f"max |q − Kynema| = {err:.2e}"
+        )
         if not exact:
             print("  q(top) =", np.array2string(q, precision=12))
             if err > 1e-10:

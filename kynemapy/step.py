@@ -40,11 +40,10 @@ SINGULAR = 3
 
 @njit
 def copy_array(src, dst):
-    """Element-wise copy of same-shape C-contiguous arrays (any rank)."""
-    a = src.ravel()
-    b = dst.ravel()
-    for i in range(a.shape[0]):
-        b[i] = a[i]
+    """Element-wise copy of same-shape 2-D arrays."""
+    for i in range(src.shape[0]):
+        for j in range(src.shape[1]):
+            dst[i, j] = src[i, j]
 
 
 @njit(inline=True)
@@ -65,11 +64,11 @@ def copy_state(src, dst):
 
 @njit
 def all_finite(a):
-    """True when the C-contiguous array ``a`` holds no NaN or inf."""
-    f = a.ravel()
-    for i in range(f.shape[0]):
-        if not math.isfinite(f[i]):
-            return False
+    """True when the 2-D array ``a`` holds no NaN or inf."""
+    for i in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            if not math.isfinite(a[i, j]):
+                return False
     return True
 
 
@@ -123,67 +122,72 @@ def update_tangent(h, q_delta, tangent, s3):
 
 @njit(inline=True)
 def assemble(model, state, inputs, ws, p):
-    """Element and constraint terms, scattered into ``ws.A`` and ``ws.b`` (unconditioned residual)."""
+    """Element and constraint terms, scattered into ``ws.A`` and ``ws.b`` (unconditioned residual).
+
+    Every tuple field is read into a local once: each read of a NamedTuple field
+    or array view inside a loop costs an atomic reference-count update in numba.
+    """
     A = ws.A
     b = ws.b
     c = p.conditioner
     exact = p.geometric_stiffness
     node_dofs = model.node_dofs
     node_map = model.node_map
+    x0 = model.x0
+    gravity = model.gravity
+    q = state.q
+    v = state.v
+    vd = state.vd
+    lam = state.lam
+    tangent = ws.tangent
+    s3 = ws.s3
+    s4 = ws.s4
+    s33 = ws.s33
+    s66 = ws.s66
     zero_system(A, b)
-    update_tangent(p.h, state.q_delta, ws.tangent, ws.s3)
+    update_tangent(p.h, state.q_delta, tangent, s3)
     add_external_loads(node_dofs, node_map, inputs.f, b)
     # masses
+    mass_node = model.mass_node
+    mass_m_star = model.mass_m_star
+    mass_res = ws.mass_res
+    mass_mat = ws.mass_mat
+    beta_prime = p.beta_prime
+    gamma_prime = p.gamma_prime
     for e in range(model.n_masses):
-        n = model.mass_node[e]
+        n = mass_node[e]
+        res = mass_res[e]
+        mat = mass_mat[e]
         mass_element_terms(
-            model.mass_m_star[e],
-            model.x0[n, 3:7],
-            state.q[n, 3:7],
-            state.v[n],
-            state.vd[n],
-            ws.tangent[n],
-            model.gravity,
-            p.beta_prime,
-            p.gamma_prime,
-            exact,
-            ws.s33,
-            ws.s3,
-            ws.s4,
-            ws.s66,
-            ws.mass_res[e],
-            ws.mass_mat[e],
+            mass_m_star[e], x0[n, 3:7], q[n, 3:7], v[n], vd[n], tangent[n], gravity,
+            beta_prime, gamma_prime, exact, s33, s3, s4, s66, res, mat,
         )
-    for e in range(model.n_masses):
-        n = model.mass_node[e]
         m = node_map[n]
         for k in range(6):
-            b[m + k] += ws.mass_res[e, k]
-        add_node_block(node_map, node_dofs, n, n, c, ws.mass_mat[e], A)
+            b[m + k] += res[k]
+        add_node_block(node_map, node_dofs, n, n, c, mat, A)
     # springs (Kynema assembles the negative of the true Jacobian)
     sign = -1.0 if exact else 1.0
+    spring_node = model.spring_node
+    spring_x0 = model.spring_x0
+    spring_k = model.spring_k
+    spring_l_ref = model.spring_l_ref
+    spring_r = ws.spring_r
+    spring_res = ws.spring_res
+    spring_mat = ws.spring_mat
     for e in range(model.n_springs):
-        n1 = model.spring_node[e, 0]
-        n2 = model.spring_node[e, 1]
+        n1 = spring_node[e, 0]
+        n2 = spring_node[e, 1]
+        res = spring_res[e]
+        blk = spring_mat[e]
         spring_element_terms(
-            model.spring_x0[e],
-            state.q[n1, 0:3],
-            state.q[n2, 0:3],
-            model.spring_k[e],
-            model.spring_l_ref[e],
-            ws.spring_r[e],
-            ws.spring_res[e],
-            ws.spring_mat[e],
+            spring_x0[e], q[n1, 0:3], q[n2, 0:3], spring_k[e], spring_l_ref[e], spring_r[e], res, blk
         )
-    for e in range(model.n_springs):
-        n1 = model.spring_node[e, 0]
-        n2 = model.spring_node[e, 1]
         m1 = node_map[n1]
         m2 = node_map[n2]
         for k in range(3):
-            b[m1 + k] += ws.spring_res[e, k]
-            b[m2 + k] -= ws.spring_res[e, k]
-        blk = ws.spring_mat[e]
+            b[m1 + k] += res[k]
+            b[m2 + k] -= res[k]
         for i in range(3):
             for j in range(3):
                 A[m1 + i, m1 + j] += c * (sign * blk[i, j])
@@ -192,78 +196,87 @@ def assemble(model, state, inputs, ws, p):
                 A[m2 + i, m2 + j] += c * (sign * blk[i, j])
     # constraints
     nsys = model.n_system_dofs
-    for ic in range(model.n_constraints):
-        kind = model.constraint_kind[ic]
-        nb = model.constraint_node[ic, 0]
-        nt = model.constraint_node[ic, 1]
-        qb = state.q[nt] if nb < 0 else state.q[nb]
+    kinds = model.constraint_kind
+    cnode = model.constraint_node
+    n_rows = model.constraint_n_rows
+    crow = model.constraint_row
+    cX0 = model.constraint_X0
+    caxes = model.constraint_axes
+    cinput = inputs.constraint_input
+    phi = ws.con_phi
+    bb = ws.con_bb
+    bt = ws.con_bt
+    kphi = ws.con_k
+    cforce = ws.con_force
+    nc = model.n_constraints
+    for ic in range(nc):
+        nb = cnode[ic, 0]
+        nt = cnode[ic, 1]
+        qb = q[nt] if nb < 0 else q[nb]
         constraint_terms(
-            kind,
-            model.constraint_X0[ic],
-            model.constraint_axes[ic],
-            inputs.constraint_input[ic],
-            qb,
-            state.q[nt],
-            state.lam[ic],
-            exact,
-            ws.con_phi[ic],
-            ws.con_bb[ic],
-            ws.con_bt[ic],
-            ws.con_k[ic],
-            ws.s3,
-            ws.s4,
-            ws.s33,
+            kinds[ic], cX0[ic], caxes[ic], cinput[ic], qb, q[nt], lam[ic], exact,
+            phi[ic], bb[ic], bt[ic], kphi[ic], s3, s4, s33,
         )
-    for ic in range(model.n_constraints):
-        nb = model.constraint_node[ic, 0]
-        nt = model.constraint_node[ic, 1]
-        rows = model.constraint_n_rows[ic]
-        row = nsys + model.constraint_row[ic]
+    for ic in range(nc):
+        nb = cnode[ic, 0]
+        nt = cnode[ic, 1]
+        rows = n_rows[ic]
+        row = nsys + crow[ic]
         if nb >= 0:
-            add_constraint_rows(node_map, node_dofs, nb, row, rows, ws.con_bb[ic], ws.tangent[nb], A)
-        add_constraint_rows(node_map, node_dofs, nt, row, rows, ws.con_bt[ic], ws.tangent[nt], A)
+            add_constraint_rows(node_map, node_dofs, nb, row, rows, bb[ic], tangent[nb], A)
+        add_constraint_rows(node_map, node_dofs, nt, row, rows, bt[ic], tangent[nt], A)
         if exact:
             if node_dofs[nt] == 6:
-                add_rotation_block(node_map, nt, nt, c, ws.con_k[ic, 1, 1], ws.tangent[nt], A)
+                add_rotation_block(node_map, nt, nt, c, kphi[ic, 1, 1], tangent[nt], A)
             if nb >= 0 and node_dofs[nb] == 6:
-                add_rotation_block(node_map, nb, nb, c, ws.con_k[ic, 0, 0], ws.tangent[nb], A)
+                add_rotation_block(node_map, nb, nb, c, kphi[ic, 0, 0], tangent[nb], A)
                 if node_dofs[nt] == 6:
-                    add_rotation_block(node_map, nb, nt, c, ws.con_k[ic, 0, 1], ws.tangent[nt], A)
-                    add_rotation_block(node_map, nt, nb, c, ws.con_k[ic, 1, 0], ws.tangent[nb], A)
-    for ic in range(model.n_constraints):
-        if model.constraint_kind[ic] == REVOLUTE_JOINT:
-            nt = model.constraint_node[ic, 1]
-            f = ws.con_force[ic]
-            revolute_torque(model.constraint_axes[ic], state.q[nt], inputs.constraint_input[ic, 0], f)
+                    add_rotation_block(node_map, nb, nt, c, kphi[ic, 0, 1], tangent[nt], A)
+                    add_rotation_block(node_map, nt, nb, c, kphi[ic, 1, 0], tangent[nb], A)
+    for ic in range(nc):
+        if kinds[ic] == REVOLUTE_JOINT:
+            nt = cnode[ic, 1]
+            f = cforce[ic]
+            revolute_torque(caxes[ic], q[nt], cinput[ic, 0], f)
             m = node_map[nt]
             for k in range(3):
                 b[m + 3 + k] += f[k]
-    for ic in range(model.n_constraints):
-        nb = model.constraint_node[ic, 0]
-        nt = model.constraint_node[ic, 1]
-        rows = model.constraint_n_rows[ic]
+    for ic in range(nc):
+        nb = cnode[ic, 0]
+        nt = cnode[ic, 1]
+        rows = n_rows[ic]
+        lam_c = lam[ic]
         if nb >= 0:
-            add_constraint_forces(node_map, node_dofs, nb, rows, ws.con_bb[ic], state.lam[ic], b)
-        add_constraint_forces(node_map, node_dofs, nt, rows, ws.con_bt[ic], state.lam[ic], b)
-        row = nsys + model.constraint_row[ic]
+            add_constraint_forces(node_map, node_dofs, nb, rows, bb[ic], lam_c, b)
+        add_constraint_forces(node_map, node_dofs, nt, rows, bt[ic], lam_c, b)
+        row = nsys + crow[ic]
         for i in range(rows):
-            b[row + i] = ws.con_phi[ic, i]
+            b[row + i] = phi[ic, i]
 
 
 @njit(inline=True)
 def convergence_error(model, state, dx, p):
     """Weighted RMS of the increment (Arnold & Hante), with pre-update Δq and λ."""
+    node_map = model.node_map
+    node_dofs = model.node_dofs
+    q_delta = state.q_delta
+    lam = state.lam
+    crow = model.constraint_row
+    n_rows = model.constraint_n_rows
+    atol = p.atol
+    rtol = p.rtol
+    h = p.h
     s = 0.0
     for n in range(model.n_nodes):
-        m = model.node_map[n]
-        for k in range(model.node_dofs[n]):
-            w = dx[m + k] / (p.atol + p.rtol * abs(p.h * state.q_delta[n, k]))
+        m = node_map[n]
+        for k in range(node_dofs[n]):
+            w = dx[m + k] / (atol + rtol * abs(h * q_delta[n, k]))
             s += w * w
     nsys = model.n_system_dofs
     for ic in range(model.n_constraints):
-        row = nsys + model.constraint_row[ic]
-        for i in range(model.constraint_n_rows[ic]):
-            w = dx[row + i] / (p.atol + p.rtol * abs(state.lam[ic, i]))
+        row = nsys + crow[ic]
+        for i in range(n_rows[ic]):
+            w = dx[row + i] / (atol + rtol * abs(lam[ic, i]))
             s += w * w
     return math.sqrt(s / model.n_dofs)
 
@@ -271,20 +284,32 @@ def convergence_error(model, state, dx, p):
 @njit(inline=True)
 def update_prediction(model, state, dx, p, ws):
     """Apply the increment: Δq += Δx/h (and v += γ′Δx, v̇ += β′Δx if dynamic), q from q_prev, λ += Δλ."""
+    node_map = model.node_map
+    node_dofs = model.node_dofs
+    q_delta = state.q_delta
+    v = state.v
+    vd = state.vd
+    lam = state.lam
+    crow = model.constraint_row
+    n_rows = model.constraint_n_rows
+    h = p.h
+    gamma_prime = p.gamma_prime
+    beta_prime = p.beta_prime
+    dynamic = p.is_dynamic
     for n in range(model.n_nodes):
-        m = model.node_map[n]
-        for k in range(model.node_dofs[n]):
+        m = node_map[n]
+        for k in range(node_dofs[n]):
             d = dx[m + k]
-            state.q_delta[n, k] += d / p.h
-            if p.is_dynamic:
-                state.v[n, k] += p.gamma_prime * d
-                state.vd[n, k] += p.beta_prime * d
-    displacement(p.h, state.q_delta, state.q_prev, state.q, ws.s3, ws.s4)
+            q_delta[n, k] += d / h
+            if dynamic:
+                v[n, k] += gamma_prime * d
+                vd[n, k] += beta_prime * d
+    displacement(h, q_delta, state.q_prev, state.q, ws.s3, ws.s4)
     nsys = model.n_system_dofs
     for ic in range(model.n_constraints):
-        row = nsys + model.constraint_row[ic]
-        for i in range(model.constraint_n_rows[ic]):
-            state.lam[ic, i] += dx[row + i]
+        row = nsys + crow[ic]
+        for i in range(n_rows[ic]):
+            lam[ic, i] += dx[row + i]
 
 
 @njit(inline=True)
@@ -293,22 +318,26 @@ def solve_conditioned(model, ws, p):
     nsys = model.n_system_dofs
     n = model.n_dofs
     c = p.conditioner
+    b = ws.b
+    dx = ws.dx
     for i in range(nsys):
-        ws.b[i] *= c
+        b[i] *= c
     for i in range(n):
-        ws.dx[i] = -ws.b[i]
-    status = dense_solve(ws.A, ws.piv, ws.dx)
+        dx[i] = -b[i]
+    status = dense_solve(ws.A, ws.piv, dx)
     for i in range(nsys, n):
-        ws.dx[i] /= c
+        dx[i] /= c
     return status
 
 
 @njit(inline=True)
 def constraint_outputs(model, state, ws):
     """Revolute outputs (azimuth, speed, acceleration) after a converged step."""
+    kinds = model.constraint_kind
+    cnode = model.constraint_node
     for ic in range(model.n_constraints):
-        if model.constraint_kind[ic] == REVOLUTE_JOINT:
-            nt = model.constraint_node[ic, 1]
+        if kinds[ic] == REVOLUTE_JOINT:
+            nt = cnode[ic, 1]
             revolute_output(
                 model.constraint_axes[ic], state.q[nt], state.v[nt], state.vd[nt], ws.s3, state.constraint_output[ic]
             )
@@ -318,9 +347,12 @@ def constraint_outputs(model, state, ws):
 def solve_step(model, state, inputs, ws, p):
     """One Newton solve from the predictor; returns ``(status, n_iter)`` (state not restored)."""
     next_state(p.h, p.alpha_m, p.alpha_f, p.beta, p.gamma, state.v, state.vd, state.a, state.q_delta)
-    state.q_prev[:] = state.q
+    copy_array(state.q, state.q_prev)
     displacement(p.h, state.q_delta, state.q_prev, state.q, ws.s3, ws.s4)
-    state.lam[:] = 0.0
+    lam = state.lam
+    for i in range(lam.shape[0]):
+        for j in range(6):
+            lam[i, j] = 0.0
     err = 1000.0
     n_iter = 0
     status = NOT_CONVERGED
@@ -343,9 +375,11 @@ def solve_step(model, state, inputs, ws, p):
     if status != CONVERGED:
         return status, n_iter
     r = (1.0 - p.alpha_f) / (1.0 - p.alpha_m)
+    a = state.a
+    vd = state.vd
     for n in range(model.n_nodes):
         for k in range(6):
-            state.a[n, k] += r * state.vd[n, k]
+            a[n, k] += r * vd[n, k]
     global_position(model.x0, state.q, state.x)
     constraint_outputs(model, state, ws)
     return CONVERGED, n_iter
@@ -367,14 +401,14 @@ def state_is_finite(state):
 def step_kernel(model, state, inputs, ws, p):
     """Advance one step of size ``p.h``; on failure the state is restored exactly.
 
+    A static step (``p.is_dynamic`` False, β′ = γ′ = 0) is one Newton solve at the
+    full load; Kynema's load bisection for statics is not implemented.
+
     Returns ``(status, n_iter)``; the Newton errors are in ``ws.errors[:n_iter]``.
     The ``time`` and ``step`` counters advance only on success.
     """
     copy_state(state, ws.saved)
-    if p.is_dynamic:
-        status, n_iter = solve_step(model, state, inputs, ws, p)
-    else:
-        status, n_iter = static_step(model, state, inputs, ws, p)
+    status, n_iter = solve_step(model, state, inputs, ws, p)
     if status == CONVERGED and not state_is_finite(state):
         status = NOT_FINITE
     if status != CONVERGED:
@@ -382,17 +416,6 @@ def step_kernel(model, state, inputs, ws, p):
         return status, n_iter
     state.time[0] += p.h
     state.step[0] += 1
-    return status, n_iter
-
-
-@njit(inline=True)
-def static_step(model, state, inputs, ws, p):
-    """Static step (β′ = γ′ = 0): one Newton solve at the full load.
-
-    Kynema's load bisection is not implemented yet; a failed static step is
-    reported and rolled back like a dynamic one.
-    """
-    status, n_iter = solve_step(model, state, inputs, ws, p)
     return status, n_iter
 
 
