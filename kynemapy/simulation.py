@@ -81,12 +81,13 @@ class Simulation:
     ) -> None:
         if not isinstance(params, StepParameters):
             raise TypeError(f"params must be a kynemapy.StepParameters, got {type(params).__name__}")
-        self.model = model
-        self.params = params
+        self._model = model
+        self._params = params
         self._coefficients = params.coefficients
-        self.state = new_state(model)
-        self.inputs = new_inputs(model)
-        self.workspace = new_workspace(model, params.max_iter)
+        self._state = new_state(model)
+        self._inputs = new_inputs(model)
+        self._workspace = new_workspace(model, params.max_iter)
+        self._step_entry = None
         self.state.q[...] = model.initial_q
         self.state.q_prev[...] = model.initial_q
         self.state.v[...] = model.initial_v
@@ -101,6 +102,34 @@ class Simulation:
         from kynemapy.step import global_position
 
         global_position(model.x0, self.state.q, self.state.x)
+
+    # ------------------------------------------------------------- data
+    # Read-only attributes: the arrays are updated in place, never replaced, so the
+    # compiled entry point resolved on the first step stays valid for every later one.
+    @property
+    def model(self) -> Model:
+        """The model being simulated."""
+        return self._model
+
+    @property
+    def params(self) -> StepParameters:
+        """The step parameters."""
+        return self._params
+
+    @property
+    def state(self) -> State:
+        """The state, updated in place by each step (``q, v, vd, a, lam, ...``)."""
+        return self._state
+
+    @property
+    def inputs(self) -> Inputs:
+        """Loads and constraint inputs read by each step; write into their arrays."""
+        return self._inputs
+
+    @property
+    def workspace(self) -> Workspace:
+        """Buffers of the compiled step (Newton matrix, last step's errors, ...)."""
+        return self._workspace
 
     # ------------------------------------------------------------- stepping
     def compute_consistent_accelerations(self) -> None:
@@ -120,8 +149,13 @@ class Simulation:
     def step(self, throw: bool = True) -> StepInfo:
         """Advance one time step h.  On failure the state is unchanged and, with ``throw``,
         :class:`ConvergenceError` is raised (else ``StepInfo(converged=False, ...)`` returned)."""
-        status, n_iter = step_kernel(self.model, self.state, self.inputs, self.workspace, self._coefficients)
-        errors = tuple(float(e) for e in self.workspace.errors[:n_iter])
+        args = (self._model, self._state, self._inputs, self._workspace, self._coefficients)
+        if self._step_entry is None and hasattr(step_kernel, "compile"):
+            # Resolve the compiled overload once: the dispatcher's per-call type inference
+            # of ~80 arrays costs about 20 µs, three times the step itself.
+            self._step_entry = step_kernel.compile(tuple(step_kernel.typeof_pyval(a) for a in args))
+        status, n_iter = (self._step_entry or step_kernel)(*args)
+        errors = tuple(float(e) for e in self._workspace.errors[:n_iter])
         if status != CONVERGED and throw:
             raise ConvergenceError(
                 f"step {int(self.state.step[0]) + 1} (t = {float(self.state.time[0]):.9g} s → "
