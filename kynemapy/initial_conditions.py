@@ -130,7 +130,7 @@ def consistent_accelerations(model, state, inputs, ws):
         for i in range(3):
             for j in range(3):
                 ws.tangent[n, i, j] = 0.0
-    zero6 = ws.s66[3, 0]
+    zero6 = ws.s6[0]
     for k in range(6):
         zero6[k] = 0.0
     add_external_loads(node_dofs, node_map, inputs.f, b)
@@ -150,7 +150,7 @@ def consistent_accelerations(model, state, inputs, ws):
             ws.s33,
             ws.s3,
             ws.s4,
-            ws.s66[0:3],
+            ws.s66,
             ws.mass_res[e],
             ws.mass_mat[e],
         )
@@ -178,7 +178,7 @@ def consistent_accelerations(model, state, inputs, ws):
         for i in range(3):
             ws.tangent[n, i, i] = 1.0
     nsys = model.n_system_dofs
-    gamma = ws.s66[3, 1]
+    gamma = ws.s6[1]
     for ic in range(model.n_constraints):
         kind = model.constraint_kind[ic]
         nb = model.constraint_node[ic, 0]

@@ -92,6 +92,7 @@ class Workspace(NamedTuple):
     s4: np.ndarray
     s33: np.ndarray
     s66: np.ndarray
+    s6: np.ndarray
     saved: State
 
 
@@ -148,5 +149,6 @@ def new_workspace(model: Model, max_iter: int) -> Workspace:
         s4=np.zeros((6, 4)),
         s33=np.zeros((8, 3, 3)),
         s66=np.zeros((4, 6, 6)),
+        s6=np.zeros((2, 6)),
         saved=new_state(model),
     )
