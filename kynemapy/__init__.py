@@ -6,7 +6,7 @@ Nothing compiles at import; kernels compile on first use and are cached on disk.
 from kynemapy.builder import ModelBuilder, ModelError, SphericalJoint
 from kynemapy.model import Model
 from kynemapy.params import StepParameters
-from kynemapy.simulation import ConvergenceError, Simulation, StepInfo, step
+from kynemapy.simulation import ConvergenceError, Simulation, StepInfo, simulate, step
 from kynemapy.state import Inputs, State, Workspace, new_inputs, new_state, new_workspace
 
 __version__ = "0.1.0"
@@ -27,5 +27,6 @@ __all__ = [
     "new_inputs",
     "new_state",
     "new_workspace",
+    "simulate",
     "step",
 ]

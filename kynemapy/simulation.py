@@ -2,21 +2,31 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+import os
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
 from kynemapy.constraints import kinds
 from kynemapy.model import Model
 from kynemapy.params import StepParameters
+from kynemapy.rollout import advance_kernel, new_record
 from kynemapy.state import Inputs, State, Workspace, new_inputs, new_state, new_workspace
-from kynemapy.step import CONVERGED, NOT_CONVERGED, NOT_FINITE, SINGULAR, advance_kernel, step_kernel
+from kynemapy.step import CONVERGED, NOT_CONVERGED, NOT_FINITE, SINGULAR, step_kernel
+
+if TYPE_CHECKING:
+    from kynemapy.driver import LoadFunction, RunInfo
 
 _STATUS_TEXT = {
     NOT_CONVERGED: "Newton iteration did not converge",
     NOT_FINITE: "the iteration produced NaN or inf",
     SINGULAR: "the iteration matrix is singular (redundant or conflicting constraints, or a node without mass)",
 }
+
+
+def status_text(status: int) -> str:
+    """Words for a step status code of :mod:`kynemapy.step`."""
+    return _STATUS_TEXT.get(int(status), f"step status {status}")
 
 
 class StepInfo(NamedTuple):
@@ -88,6 +98,7 @@ class Simulation:
         self._inputs = new_inputs(model)
         self._workspace = new_workspace(model, params.max_iter)
         self._step_entry = None
+        self.resume_path: str | None = None
         self.state.q[...] = model.initial_q
         self.state.q_prev[...] = model.initial_q
         self.state.v[...] = model.initial_v
@@ -149,12 +160,9 @@ class Simulation:
     def step(self, throw: bool = True) -> StepInfo:
         """Advance one time step h.  On failure the state is unchanged and, with ``throw``,
         :class:`ConvergenceError` is raised (else ``StepInfo(converged=False, ...)`` returned)."""
-        args = (self._model, self._state, self._inputs, self._workspace, self._coefficients)
-        if self._step_entry is None and hasattr(step_kernel, "compile"):
-            # Resolve the compiled overload once: the dispatcher's per-call type inference
-            # of ~80 arrays costs about 20 µs, three times the step itself.
-            self._step_entry = step_kernel.compile(tuple(step_kernel.typeof_pyval(a) for a in args))
-        status, n_iter = (self._step_entry or step_kernel)(*args)
+        # The compiled overload is resolved once: the dispatcher's per-call type inference
+        # of ~80 arrays costs about 20 µs, three times the step itself.
+        status, n_iter = self._raw_step(self._coefficients)
         errors = tuple(float(e) for e in self._workspace.errors[:n_iter])
         if status != CONVERGED and throw:
             raise ConvergenceError(
@@ -168,6 +176,86 @@ class Simulation:
             )
         return StepInfo(status == CONVERGED, int(n_iter), errors, int(status))
 
+    @property
+    def jit_enabled(self) -> bool:
+        """False when the kernels run as plain Python (``KYNEMAPY_DISABLE_JIT=1``)."""
+        return hasattr(step_kernel, "compile")
+
+    def _raw_step(self, coefficients: Any) -> tuple[int, int]:
+        """One compiled step with the given coefficients; ``(status, n_iter)``, state restored on failure."""
+        args = (self._model, self._state, self._inputs, self._workspace, coefficients)
+        if self._step_entry is None and self.jit_enabled:
+            self._step_entry = step_kernel.compile(tuple(step_kernel.typeof_pyval(a) for a in args))
+        status, n_iter = (self._step_entry or step_kernel)(*args)
+        return int(status), int(n_iter)
+
+    def run(
+        self,
+        t_end: float | None = None,
+        n_steps: int | None = None,
+        output: str | os.PathLike[str] | None = None,
+        every: int = 1,
+        block: int = 1024,
+        progress: bool = False,
+        loads: LoadFunction | None = None,
+        adaptive: bool = False,
+        max_halvings: int = 6,
+        throw: bool = True,
+        attrs: dict[str, Any] | None = None,
+    ) -> RunInfo:
+        """Run to ``t_end`` [s] (or ``n_steps`` steps), streaming results to an HDF5 file.
+
+        Parameters
+        ----------
+        output : HDF5 file (see :mod:`kynemapy.io`), checked writable before the first step;
+            rows: the initial state (new file), every ``every``-th step and the last step.
+            If this simulation came from :meth:`restart` of the same file, the file is continued.
+        block : rows per HDF5 block: a killed run loses at most one block.
+        progress : draw a progress bar on stderr.
+        loads : ``loads(sim, t)`` called before every step with the time at its start [s]
+            (write ``sim.inputs``); without it the steps of a block run in one compiled call.
+        adaptive : retry a failed step as two half steps, recursively up to ``max_halvings``.
+        throw : raise :class:`ConvergenceError` when a step fails (everything converged so far is
+            written, the state is that of the last converged step); else return with
+            ``converged=False``.
+        """
+        from kynemapy.driver import run
+
+        return run(
+            self,
+            t_end=t_end,
+            n_steps=n_steps,
+            output=output,
+            every=every,
+            block=block,
+            progress=progress,
+            loads=loads,
+            adaptive=adaptive,
+            max_halvings=max_halvings,
+            throw=throw,
+            attrs=attrs,
+        )
+
+    @classmethod
+    def restart(cls, path: str | os.PathLike[str], params: StepParameters | None = None) -> Simulation:
+        """A simulation positioned at the last committed step of a result file.
+
+        Continuing it (``run(..., output=path)`` appends to the same file) reproduces an
+        uninterrupted run bit for bit.  ``params`` defaults to the file's step parameters.
+        """
+        from kynemapy.io.hdf5 import read
+
+        result = read(path)
+        if result.restart is None:
+            raise ValueError(f"{os.fspath(path)}: no restart data for the {result.committed} committed rows")
+        sim = cls(result.model, params or result.params, consistent_initial_accelerations=False)
+        state, inputs = result.restart_state()
+        sim._state.assign(state)
+        sim._inputs.f[...] = inputs.f
+        sim._inputs.constraint_input[...] = inputs.constraint_input
+        sim.resume_path = os.fspath(path)
+        return sim
+
     def advance(self, n_steps: int, throw: bool = True) -> np.ndarray:
         """Run ``n_steps`` steps inside one compiled call (inputs held constant).
 
@@ -175,8 +263,17 @@ class Simulation:
         the first failed step (state as before that step) and raises unless ``throw`` is False.
         """
         iterations = np.zeros(int(n_steps), dtype=np.int64)
-        done, status = advance_kernel(
-            self.model, self.state, self.inputs, self.workspace, self._coefficients, int(n_steps), iterations
+        done, _, status = advance_kernel(
+            self.model,
+            self.state,
+            self.inputs,
+            self.workspace,
+            self._coefficients,
+            int(n_steps),
+            0,
+            iterations,
+            new_record(self.model, 0),
+            0,
         )
         if status != CONVERGED and throw:
             n_iter = int(self.workspace.n_iter[0])
@@ -264,3 +361,20 @@ class Simulation:
     def restore_state(self, saved: State) -> None:
         """Put a saved state back (in place)."""
         self.state.assign(saved)
+
+
+def simulate(
+    model: Model,
+    params: StepParameters,
+    t_end: float | None = None,
+    n_steps: int | None = None,
+    output: str | os.PathLike[str] | None = None,
+    **run_options: Any,
+) -> tuple[Simulation, RunInfo]:
+    """Build a :class:`Simulation` and :meth:`~Simulation.run` it; returns both.
+
+    ``run_options``: ``every, block, progress, loads, adaptive, max_halvings, throw, attrs``.
+    """
+    sim = Simulation(model, params)
+    info = sim.run(t_end=t_end, n_steps=n_steps, output=output, **run_options)
+    return sim, info

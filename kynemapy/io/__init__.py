@@ -1,0 +1,9 @@
+"""Result files: crash-safe HDF5 output (:class:`ResultWriter`, :func:`read`) and Kynema NetCDF input.
+
+Imported explicitly (``import kynemapy.io``); ``import kynemapy`` does not load h5py.
+"""
+
+from kynemapy.io.hdf5 import Result, ResultWriter, energy_and_momentum, read
+from kynemapy.io.netcdf import read_kynema_netcdf
+
+__all__ = ["Result", "ResultWriter", "energy_and_momentum", "read", "read_kynema_netcdf"]

@@ -1,0 +1,99 @@
+"""N steps inside one compiled call, recording every k-th state into caller buffers.
+
+The recording buffers are a :class:`Record` of arrays with a leading row axis;
+``advance_kernel`` writes one row after every ``every``-th converged step (step
+counter divisible by ``every``) and never allocates.  With ``every = 0`` nothing
+is recorded (the buffers may then have zero rows).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from kynemapy._jit import njit
+from kynemapy.model import Model
+from kynemapy.step import CONVERGED, step_kernel
+
+
+class Record(NamedTuple):
+    """Output rows (leading axis = row): time (R,) [s], step (R,) int64, q (R, N, 7), v, vd, a
+    (R, N, 6), lam (R, C, 6), constraint_output (R, C, 3), iterations (R,) int64, error (R,)
+    (final Newton error of the step)."""
+
+    time: np.ndarray
+    step: np.ndarray
+    q: np.ndarray
+    v: np.ndarray
+    vd: np.ndarray
+    a: np.ndarray
+    lam: np.ndarray
+    constraint_output: np.ndarray
+    iterations: np.ndarray
+    error: np.ndarray
+
+
+def new_record(model: Model, rows: int) -> Record:
+    """Zeroed buffers for ``rows`` output rows."""
+    n, c = model.n_nodes, model.n_constraints
+    return Record(
+        time=np.zeros(rows),
+        step=np.zeros(rows, dtype=np.int64),
+        q=np.zeros((rows, n, 7)),
+        v=np.zeros((rows, n, 6)),
+        vd=np.zeros((rows, n, 6)),
+        a=np.zeros((rows, n, 6)),
+        lam=np.zeros((rows, c, 6)),
+        constraint_output=np.zeros((rows, c, 3)),
+        iterations=np.zeros(rows, dtype=np.int64),
+        error=np.zeros(rows),
+    )
+
+
+@njit
+def _copy_rows(src, dst):
+    for i in range(src.shape[0]):
+        for j in range(src.shape[1]):
+            dst[i, j] = src[i, j]
+
+
+@njit(inline=True)
+def record_row(state, ws, n_iter, rec, row):
+    """Copy the current state into row ``row`` of ``rec``."""
+    rec.time[row] = state.time[0]
+    rec.step[row] = state.step[0]
+    _copy_rows(state.q, rec.q[row])
+    _copy_rows(state.v, rec.v[row])
+    _copy_rows(state.vd, rec.vd[row])
+    _copy_rows(state.a, rec.a[row])
+    _copy_rows(state.lam, rec.lam[row])
+    _copy_rows(state.constraint_output, rec.constraint_output[row])
+    rec.iterations[row] = n_iter
+    rec.error[row] = ws.errors[n_iter - 1] if n_iter > 0 else 0.0
+
+
+@njit
+def advance_kernel(model, state, inputs, ws, p, n_steps, every, iterations, rec, max_rows):
+    """Up to ``n_steps`` steps with constant inputs.
+
+    ``iterations[i]`` receives the Newton iterations of step i (``iterations`` may be
+    shorter than ``n_steps``: then only the first entries are kept).  After each
+    converged step whose counter is a multiple of ``every`` (> 0), one row is recorded
+    into ``rec``; at most ``max_rows`` rows.  Stops at the first failed step (state
+    restored) or when ``rec`` is full.  Returns ``(steps_done, rows_recorded, status)``.
+    """
+    rows = 0
+    n_keep = iterations.shape[0]
+    for i in range(n_steps):
+        status, n_iter = step_kernel(model, state, inputs, ws, p)
+        if i < n_keep:
+            iterations[i] = n_iter
+        if status != CONVERGED:
+            return i, rows, status
+        if every > 0 and state.step[0] % every == 0:
+            record_row(state, ws, n_iter, rec, rows)
+            rows += 1
+            if rows >= max_rows:
+                return i + 1, rows, CONVERGED
+    return n_steps, rows, CONVERGED
