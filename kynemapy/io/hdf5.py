@@ -360,7 +360,7 @@ class ResultWriter:
     # ------------------------------------------------------------------ setup
     def _create(self, f: h5py.File, attrs: Mapping[str, Any] | None) -> None:
         f.attrs["kynemapy_version"] = kynemapy.__version__
-        f.attrs["created"] = datetime.datetime.now(datetime.timezone.utc).isoformat()
+        f.attrs["created"] = datetime.datetime.now(datetime.UTC).isoformat()
         units = {k: u for k, u in UNITS.items() if self.restart or not k.startswith("restart/")}
         f.attrs["units"] = json.dumps(units, ensure_ascii=False)
         for key, value in (attrs or {}).items():

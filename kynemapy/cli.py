@@ -1,0 +1,190 @@
+"""The ``kynemapy`` command line: run a TOML model, summarise and plot a result file.
+
+    kynemapy run model.toml [-o run.h5] [--resume] [--every K] [--block B] [--adaptive] [--no-progress]
+    kynemapy info run.h5
+    kynemapy plot run.h5 [-o DIR]
+
+Exit status: 0 on success, 1 when a run stops at a step that does not converge (the
+rows so far are in the file), 2 for bad input (model file, options, output path).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+
+def _run(args: argparse.Namespace) -> int:
+    from kynemapy.model_file import load_model_file
+    from kynemapy.simulation import ConvergenceError, Simulation
+
+    mf = load_model_file(args.model)
+    output = args.output or mf.output.get("path")
+    if output is None:
+        raise ValueError("no output file: give -o/--output or an [output] path in the model file")
+    every = args.every or int(mf.output.get("every", 1))
+    block = args.block or int(mf.output.get("block", 1024))
+    n_total = mf.n_steps
+    if args.resume:
+        if not os.path.exists(output):
+            raise ValueError(f"--resume: {output!r} does not exist")
+        sim = Simulation.restart(output)
+        remaining = max(n_total - sim.step_count, 0)
+        print(f"resuming {output} at step {sim.step_count} (t = {sim.time:.9g} s); {remaining} steps to go")
+    else:
+        sim = mf.simulation()
+        remaining = n_total
+    loads = mf.apply_loads if mf.loads else None
+    try:
+        info = sim.run(
+            n_steps=remaining,
+            output=output,
+            every=every,
+            block=block,
+            progress=not args.no_progress,
+            loads=loads,
+            adaptive=args.adaptive,
+            attrs={"model_file": str(Path(args.model).resolve())},
+        )
+    except ConvergenceError as exc:
+        print(f"kynemapy run: {exc}", file=sys.stderr)
+        return 1
+    print(
+        f"{info.steps} steps to t = {info.time:.9g} s in {info.wall_time:.2f} s; "
+        f"Newton iterations/step mean {info.iterations_mean:.2f}, max {info.iterations_max}; "
+        f"{info.rows} rows written to {output}"
+    )
+    return 0
+
+
+def _info(args: argparse.Namespace) -> int:
+    from kynemapy.io import read
+
+    r = read(args.result)
+    m = r.model
+    print(f"file              {r.path}")
+    print(f"written by        kynemapy {r.attrs.get('kynemapy_version', '?')} on {r.attrs.get('created', '?')}")
+    print(f"closed cleanly    {'yes' if r.closed_cleanly else 'no (writer killed or still running)'}")
+    print(
+        f"model             {m.n_nodes} nodes, {m.n_masses} masses, {m.n_springs} springs, "
+        f"{m.n_constraints} constraints, {m.n_dofs} unknowns"
+    )
+    p = r.params
+    print(
+        f"step parameters   h = {p.h} s, rho_inf = {p.rho_inf}, max_iter = {p.max_iter}, atol = {p.atol}, "
+        f"rtol = {p.rtol}, geometric_stiffness = {p.geometric_stiffness}"
+    )
+    print(f"rows              {r.committed}")
+    if r.committed:
+        print(f"time              {r.time[0]:.9g} s to {r.time[-1]:.9g} s (steps {r.step[0]} to {r.step[-1]})")
+        its = r.iterations[r.step > 0] if np.any(r.step > 0) else r.iterations
+        print(f"Newton iterations mean {its.mean():.3f}, max {its.max()}")
+        energy = r.kinetic_energy + r.potential_energy
+        scale = max(abs(energy[0]), 1e-300)
+        print(
+            f"energy            {energy[0]:.9g} J at start, {energy[-1]:.9g} J at end "
+            f"(max relative change {np.max(np.abs(energy - energy[0])) / scale:.3g})"
+        )
+    print(f"restart data      {'yes' if r.restart is not None else 'no'}")
+    return 0
+
+
+def _plot(args: argparse.Namespace) -> int:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as exc:
+        raise ValueError("kynemapy plot needs matplotlib: pip install 'kynemapy[plot]'") from exc
+    from kynemapy.io import read
+
+    r = read(args.result)
+    out = Path(args.output_dir or Path(args.result).with_suffix(""))
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    ax.plot(r.time, r.kinetic_energy, label="kinetic")
+    ax.plot(r.time, r.potential_energy, label="potential (gravity)")
+    ax.plot(r.time, r.kinetic_energy + r.potential_energy, label="total", color="k")
+    ax.set(xlabel="time [s]", ylabel="energy [J]", title=f"Energy — {Path(r.path).name}")
+    ax.legend()
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    written.append(out / "energy.png")
+    fig.savefig(written[-1], dpi=110)
+    plt.close(fig)
+
+    fig, axes = plt.subplots(3, 1, figsize=(8, 7), sharex=True)
+    pos = r.model.x0[None, :, :3] + r.q[:, :, :3]
+    for k, ax in enumerate(axes):
+        for n in range(r.model.n_nodes):
+            if r.model.node_dofs[n] > 0:
+                ax.plot(r.time, pos[:, n, k], label=f"node {n}")
+        ax.set_ylabel(f"{'xyz'[k]} [m]")
+        ax.grid(alpha=0.3)
+    axes[0].set_title(f"Node positions — {Path(r.path).name}")
+    axes[-1].set_xlabel("time [s]")
+    if r.model.n_nodes <= 10:
+        axes[0].legend(fontsize="small", ncol=min(r.model.n_nodes, 5))
+    fig.tight_layout()
+    written.append(out / "positions.png")
+    fig.savefig(written[-1], dpi=110)
+    plt.close(fig)
+
+    fig, ax = plt.subplots(figsize=(8, 3.5))
+    ax.step(r.time, r.iterations, where="post")
+    ax.set(xlabel="time [s]", ylabel="Newton iterations", title=f"Iterations per step — {Path(r.path).name}")
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    written.append(out / "iterations.png")
+    fig.savefig(written[-1], dpi=110)
+    plt.close(fig)
+    for path in written:
+        print(path)
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``kynemapy`` command."""
+    ap = argparse.ArgumentParser(prog="kynemapy", description="Lie-group generalized-alpha multibody dynamics")
+    sub = ap.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="run a TOML model file, streaming results to HDF5")
+    run.add_argument("model", help="model file (.toml)")
+    run.add_argument("-o", "--output", help="HDF5 result file (default: the model file's [output] path)")
+    run.add_argument("--resume", action="store_true", help="continue the output file from its last committed step")
+    run.add_argument("--every", type=int, help="write every K-th step (default: model file, else 1)")
+    run.add_argument("--block", type=int, help="rows per HDF5 block (default: model file, else 1024)")
+    run.add_argument("--adaptive", action="store_true", help="retry a failed step with halved sub-steps")
+    run.add_argument("--no-progress", action="store_true", help="no progress bar")
+    run.set_defaults(func=_run)
+    info = sub.add_parser("info", help="summarise a result file")
+    info.add_argument("result")
+    info.set_defaults(func=_info)
+    plot = sub.add_parser("plot", help="write PNG plots (energy, positions, iterations) of a result file")
+    plot.add_argument("result")
+    plot.add_argument("-o", "--output-dir", help="directory for the PNGs (default: next to the file)")
+    plot.set_defaults(func=_plot)
+    return ap
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point; returns the exit status."""
+    from kynemapy.builder import ModelError
+
+    args = parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except (ModelError, ValueError, OSError, KeyError) as exc:
+        print(f"kynemapy {args.command}: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
