@@ -1,0 +1,255 @@
+"""The run driver: streamed results equal the in-memory ones, a SIGKILLed run resumes bit for
+bit, failures keep what was written, adaptive sub-stepping, the command line end to end."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import kynemapy as kp
+from kynemapy.io import read
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+FIELDS = ("q", "v", "vd", "a", "lam", "constraint_output")
+
+
+def pendulum_chain() -> kp.Model:
+    """Two bodies: one on a ball joint to the ground, the second welded by a spring; gravity."""
+    b = kp.ModelBuilder(gravity=(0, 0, -9.81))
+    top = b.add_node(position=(1, 0, 0), velocity=(0, 1.0, 0, 0, 0, 1.0))
+    b.add_mass(top, mass=2.0, inertia=(0.1, 0.2, 0.3))
+    b.add_spherical_joint(top, point=(0, 0, 0))
+    bob = b.add_node(position=(2, 0, 0))
+    b.add_mass(bob, mass=1.0, inertia=(0.05, 0.05, 0.05))
+    b.add_spring(top, bob, stiffness=500.0, undeformed_length=1.0)
+    return b.build()
+
+
+PARAMS = kp.StepParameters(h=0.005, rho_inf=0.8, max_iter=10)
+
+
+def reference_rows(n_steps: int, every: int = 1, loads=None) -> dict[str, np.ndarray]:
+    """The same run with sim.step() in a Python loop, every state kept in memory."""
+    sim = kp.Simulation(pendulum_chain(), PARAMS)
+    rows = {k: [np.array(getattr(sim.state, k))] for k in FIELDS}
+    times, steps = [sim.time], [0]
+    for _ in range(n_steps):
+        if loads is not None:
+            loads(sim, sim.time)
+        sim.step()
+        if sim.step_count % every == 0 or sim.step_count == n_steps:
+            for k in FIELDS:
+                rows[k].append(np.array(getattr(sim.state, k)))
+            times.append(sim.time)
+            steps.append(sim.step_count)
+    out = {k: np.array(v) for k, v in rows.items()}
+    out["time"] = np.array(times)
+    out["step"] = np.array(steps)
+    return out
+
+
+def wobble(sim: kp.Simulation, t: float) -> None:
+    sim.set_load(0, force=(0.0, 3.0 * np.sin(5.0 * t), 0.0))
+
+
+@pytest.mark.parametrize(("every", "block", "loads"), [(1, 16, None), (3, 7, None), (2, 5, wobble)])
+def test_streamed_file_equals_the_in_memory_run(tmp_path: Path, every: int, block: int, loads) -> None:
+    n = 101
+    sim = kp.Simulation(pendulum_chain(), PARAMS)
+    info = sim.run(n_steps=n, output=tmp_path / "run.h5", every=every, block=block, loads=loads)
+    ref = reference_rows(n, every, loads)
+    r = read(tmp_path / "run.h5")
+    assert info.steps == n and info.converged and r.committed == len(ref["step"]) == info.rows
+    np.testing.assert_array_equal(r.step, ref["step"])
+    np.testing.assert_array_equal(r.time, ref["time"])
+    for k in FIELDS:
+        np.testing.assert_array_equal(getattr(r, k), ref[k], err_msg=k)
+    assert r.restart is not None
+    np.testing.assert_array_equal(r.restart["q"], sim.state.q)
+    assert r.params == PARAMS
+    for name in kp.Model._fields:
+        np.testing.assert_array_equal(np.asarray(getattr(r.model, name)), np.asarray(getattr(sim.model, name)))
+
+
+KILL_SCRIPT = textwrap.dedent(
+    """
+    import os, signal, sys
+    sys.path.insert(0, {tests!r})
+    import test_run as t
+    import kynemapy as kp
+    kill_at = int(sys.argv[2])
+
+    def loads(sim, time):
+        t.wobble(sim, time)
+        if sim.step_count == kill_at:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    sim = kp.Simulation(t.pendulum_chain(), t.PARAMS)
+    sim.run(n_steps=200, output=sys.argv[1], every=2, block=8, loads=loads)
+    """
+)
+
+
+def test_sigkill_mid_run_loses_at_most_a_block_and_resumes_bit_for_bit(tmp_path: Path) -> None:
+    full = tmp_path / "full.h5"
+    kp.Simulation(pendulum_chain(), PARAMS).run(n_steps=200, output=full, every=2, block=8, loads=wobble)
+    killed = tmp_path / "killed.h5"
+    script = tmp_path / "kill.py"
+    script.write_text(KILL_SCRIPT.format(tests=str(Path(__file__).parent)))
+    proc = subprocess.run([sys.executable, str(script), str(killed), "77"], capture_output=True, text=True)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    partial = read(killed)
+    assert not partial.closed_cleanly
+    # row 0 + rows at steps 2, 4, ... in blocks of 8: at step 77 the blocks up to step 64 are committed
+    assert partial.step[-1] == 64 and partial.committed == 1 + 32
+    reference = read(full)
+    for k in FIELDS:
+        np.testing.assert_array_equal(getattr(partial, k), getattr(reference, k)[: partial.committed])
+    sim = kp.Simulation.restart(killed)
+    assert sim.step_count == 64
+    sim.run(n_steps=200 - sim.step_count, output=killed, every=2, block=8, loads=wobble)
+    resumed = read(killed)
+    assert resumed.committed == reference.committed
+    for k in (*FIELDS, "time", "step", "iterations", "error", "kinetic_energy", "angular_momentum"):
+        np.testing.assert_array_equal(getattr(resumed, k), getattr(reference, k), err_msg=k)
+
+
+def test_a_failure_mid_run_keeps_the_rows_and_the_last_converged_state(tmp_path: Path) -> None:
+    def bad_load(sim: kp.Simulation, t: float) -> None:
+        if sim.step_count >= 30:
+            sim.inputs.f[0, 0] = np.nan
+
+    sim = kp.Simulation(pendulum_chain(), PARAMS)
+    with pytest.raises(kp.ConvergenceError) as err:
+        sim.run(n_steps=100, output=tmp_path / "fail.h5", every=1, block=8, loads=bad_load)
+    assert err.value.step == 30 and "t = 0.15" in str(err.value) and "rows are in" in str(err.value)
+    assert sim.step_count == 30 and np.all(np.isfinite(sim.state.q))
+    r = read(tmp_path / "fail.h5")
+    assert r.committed == 31 and r.step[-1] == 30
+    np.testing.assert_array_equal(r.q[-1], sim.state.q)
+    info = kp.Simulation(pendulum_chain(), PARAMS).run(n_steps=100, loads=bad_load, throw=False)
+    assert not info.converged and info.steps == 30
+
+
+def test_adaptive_substeps_rescue_a_step_newton_cannot_take() -> None:
+    """A fast spinning free body: with h = 0.1 and max_iter = 3 Newton fails; halves succeed."""
+    b = kp.ModelBuilder()
+    body = b.add_node(velocity=(0, 0, 0, 0.1, 8.0, 0.1))
+    b.add_mass(body, mass=10.0, inertia=(0.8083, 0.6833, 0.1417))
+    model = b.build()
+    params = kp.StepParameters(h=0.1, rho_inf=1.0, max_iter=3, atol=1e-9, rtol=1e-9)
+    with pytest.raises(kp.ConvergenceError):
+        kp.Simulation(model, params).run(n_steps=20)
+    sim = kp.Simulation(model, params)
+    info = sim.run(n_steps=20, adaptive=True)
+    assert info.converged and info.substepped > 0 and sim.step_count == 20
+    assert sim.time == pytest.approx(2.0, abs=1e-12)
+    # the third step fails at h; the rescued macro step is exactly two steps of h/2
+    one = kp.Simulation(model, params)
+    one.advance(2)
+    before = one.save_state()
+    assert one.run(n_steps=1, adaptive=True).substepped == 1
+    halves = kp.Simulation(model, kp.StepParameters(h=0.05, rho_inf=1.0, max_iter=3, atol=1e-9, rtol=1e-9))
+    halves.restore_state(before)
+    halves.advance(2)
+    for k in ("q", "v", "vd", "a"):
+        np.testing.assert_array_equal(getattr(one.state, k), getattr(halves.state, k))
+    assert one.step_count == 3 and one.time == pytest.approx(0.3, abs=1e-15)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "words"),
+    [
+        ({"n_steps": 10, "output": "/nonexistent-dir/x.h5"}, OSError, ["cannot write", "/nonexistent-dir/x.h5"]),
+        ({"t_end": -1.0}, ValueError, ["t_end", "before"]),
+        ({"n_steps": -3}, ValueError, ["n_steps"]),
+        ({"n_steps": 3, "t_end": 1.0}, ValueError, ["exactly one"]),
+        ({"n_steps": 3, "every": 0}, ValueError, ["every"]),
+        ({"n_steps": 3, "block": 0}, ValueError, ["block"]),
+        ({"n_steps": 3, "loads": 5}, TypeError, ["loads"]),
+    ],
+)
+def test_run_rejects_bad_options_before_the_first_step(kwargs, error, words) -> None:
+    sim = kp.Simulation(pendulum_chain(), PARAMS)
+    with pytest.raises(error) as err:
+        sim.run(**kwargs)
+    for w in words:
+        assert w in str(err.value)
+    assert sim.step_count == 0
+
+
+def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "kynemapy", *args], capture_output=True, text=True, cwd=cwd)
+
+
+def test_command_line_run_info_plot_end_to_end(tmp_path: Path) -> None:
+    out = tmp_path / "ht.h5"
+    res = cli("run", str(EXAMPLES / "heavy_top.toml"), "-o", str(out), "--no-progress", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    assert "400 steps to t = 0.8 s" in res.stdout
+    r = read(out)
+    kynema_q400 = [
+        -0.42217802273894345,
+        -0.09458263530050703,
+        -0.04455460488952848,
+        -0.17919607435565366,
+        0.21677896640311572,
+        -0.9594776960853596,
+        -0.017268392381761217,
+    ]
+    np.testing.assert_allclose(r.q[-1, 0], kynema_q400, rtol=0, atol=1e-10)
+    info = cli("info", str(out), cwd=tmp_path)
+    assert info.returncode == 0 and "rows              401" in info.stdout and "closed cleanly    yes" in info.stdout
+    plot = cli("plot", str(out), "-o", str(tmp_path / "plots"), cwd=tmp_path)
+    assert plot.returncode == 0, plot.stderr
+    for name in ("energy.png", "positions.png", "iterations.png"):
+        png = tmp_path / "plots" / name
+        assert png.stat().st_size > 5000 and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_command_line_reports_bad_input_without_a_traceback(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[step]\nh = 0.01\n\n[[node]]\nname = "a"\nposition = [0, 0]\n')
+    res = cli("run", str(bad), "-o", str(tmp_path / "x.h5"), cwd=tmp_path)
+    assert res.returncode == 2 and "Traceback" not in res.stderr and "position" in res.stderr
+    res = cli("info", str(tmp_path / "missing.h5"), cwd=tmp_path)
+    assert res.returncode == 2 and "Traceback" not in res.stderr
+
+
+def test_command_line_resume_after_sigkill(tmp_path: Path) -> None:
+    """Kill `kynemapy run` of the floating platform after some blocks, resume, compare with a full run."""
+    toml = EXAMPLES / "floating_platform.toml"
+    full = tmp_path / "full.h5"
+    assert cli("run", str(toml), "-o", str(full), "--block", "8", "--no-progress", cwd=tmp_path).returncode == 0
+    part = tmp_path / "part.h5"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kynemapy", "run", str(toml), "-o", str(part), "--block", "8", "--no-progress"],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    import time
+
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        try:
+            if read(part).committed >= 25:
+                break
+        except (OSError, KeyError):
+            pass
+        time.sleep(0.01)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    res = cli("run", str(toml), "-o", str(part), "--block", "8", "--resume", "--no-progress", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    a, b = read(full), read(part)
+    assert a.committed == b.committed == 102
+    for k in ("q", "v", "vd", "a", "lam", "time", "step"):
+        np.testing.assert_array_equal(getattr(a, k), getattr(b, k), err_msg=k)
