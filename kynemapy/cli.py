@@ -28,7 +28,7 @@ def _run(args: argparse.Namespace) -> int:
     if output is None:
         raise ValueError("no output file: give -o/--output or an [output] path in the model file")
     every = args.every or int(mf.output.get("every", 1))
-    block = args.block or int(mf.output.get("block", 1024))
+    block = args.block or mf.output.get("block")
     n_total = mf.n_steps
     if args.resume:
         if not os.path.exists(output):
@@ -160,7 +160,7 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("-o", "--output", help="HDF5 result file (default: the model file's [output] path)")
     run.add_argument("--resume", action="store_true", help="continue the output file from its last committed step")
     run.add_argument("--every", type=int, help="write every K-th step (default: model file, else 1)")
-    run.add_argument("--block", type=int, help="rows per HDF5 block (default: model file, else 1024)")
+    run.add_argument("--block", type=int, help="rows per HDF5 block (default: model file, else about 8 MiB of rows)")
     run.add_argument("--adaptive", action="store_true", help="retry a failed step with halved sub-steps")
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
     run.set_defaults(func=_run)

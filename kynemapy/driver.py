@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
+from kynemapy.invariants import system_invariants
 from kynemapy.progress import ProgressBar
 from kynemapy.rollout import Record, advance_kernel, new_record
 from kynemapy.step import CONVERGED
@@ -47,6 +48,16 @@ class RunInfo(NamedTuple):
     wall_time: float
     output: str | None
     converged: bool
+
+
+#: target size of one block of output rows [bytes]: large blocks amortise HDF5's per-write cost
+BLOCK_BYTES = 8 * 1024 * 1024
+
+
+def auto_block(model: Any) -> int:
+    """Rows per output block: about :data:`BLOCK_BYTES` of rows, between 64 and 16384."""
+    row_bytes = 8 * (6 + 27 * model.n_nodes + 9 * model.n_constraints + 8)
+    return int(max(64, min(16384, BLOCK_BYTES // row_bytes)))
 
 
 def steps_to(sim: Simulation, t_end: float | None, n_steps: int | None) -> int:
@@ -79,6 +90,12 @@ def _record_python(sim: Simulation, n_iter: int, rec: Record, row: int) -> None:
     rec.constraint_output[row] = s.constraint_output
     rec.iterations[row] = n_iter
     rec.error[row] = sim.workspace.errors[n_iter - 1] if n_iter > 0 else 0.0
+    m, ws = sim.model, sim.workspace
+    system_invariants(m.mass_node, m.mass_m_star, m.x0, m.gravity, s.q, s.v, ws.s4, ws.s33, ws.s66, ws.inv)
+    rec.kinetic_energy[row] = ws.inv[0]
+    rec.potential_energy[row] = ws.inv[1]
+    rec.linear_momentum[row] = ws.inv[2:5]
+    rec.angular_momentum[row] = ws.inv[5:8]
 
 
 def _rows(rec: Record, n: int) -> dict[str, np.ndarray]:
@@ -142,7 +159,7 @@ def run(
     n_steps: int | None = None,
     output: str | os.PathLike[str] | None = None,
     every: int = 1,
-    block: int = 1024,
+    block: int | None = None,
     progress: bool = False,
     loads: LoadFunction | None = None,
     adaptive: bool = False,
@@ -155,6 +172,8 @@ def run(
     from kynemapy.simulation import ConvergenceError, status_text
 
     n_total = steps_to(sim, t_end, n_steps)
+    if block is None:
+        block = auto_block(sim.model)
     for name, value in (("every", every), ("block", block), ("max_halvings", max_halvings)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
             raise ValueError(f"run: {name} must be an integer >= 1, got {value!r}")
@@ -186,7 +205,8 @@ def run(
     try:
         if writer is not None and writer.committed == 0:
             _record_python(sim, 0, rec, 0)
-            rows_written += writer.append(_rows(rec, 1), state=sim.state, inputs=sim.inputs)
+            writer.append(_rows(rec, 1), state=sim.state, inputs=sim.inputs)
+            rows_written += 1
         while done < n_total:
             n_rows = 0
             if loads is None and sim.jit_enabled:
@@ -240,7 +260,8 @@ def run(
             if writer is not None and (failure is not None or done == n_total) and sim.step_count != last_row_step:
                 # the run ends (or stops) off the output cadence: its last state is a row too
                 if n_rows == len(rec.time):
-                    rows_written += writer.append(_rows(rec, n_rows), state=sim.state, inputs=sim.inputs)
+                    writer.append(_rows(rec, n_rows), state=sim.state, inputs=sim.inputs)
+                    rows_written += n_rows
                     n_rows = 0
                 if sim.step_count != (int(rec.step[n_rows - 1]) if n_rows else -1) and done > 0:
                     _record_python(sim, int(sim.workspace.n_iter[0]), rec, n_rows)

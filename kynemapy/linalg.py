@@ -72,9 +72,59 @@ def lu_solve(a, piv, b):
 
 @njit
 def dense_solve(a, piv, b):
-    """Factor ``a`` and solve in place; returns a ``SOLVE_*`` status."""
-    status = lu_factor(a, piv)
-    if status != SOLVE_OK:
-        return status
-    lu_solve(a, piv, b)
+    """Solve ``A x = b`` in place: ``a`` (n, n) gets the LU factors, ``piv`` (n,) the row
+    swaps, ``b`` (n,) the solution; returns a ``SOLVE_*`` status.
+
+    The arithmetic of :func:`lu_factor` followed by :func:`lu_solve`, in one pass and
+    without the work on structural zeros:
+
+    * the forward substitution ``L y = P b`` runs inside the elimination: ``b`` is
+      swapped with the rows, and ``b[i] −= l_ik b[k]`` happens at step k, which is the
+      order of lu_solve's row sums;
+    * a row update stops at the last non-zero column of the pivot row (the entries
+      beyond are exact zeros);
+    * the back substitution skips zero entries of U.
+
+    Every skipped term is an exact zero, so the result equals lu_factor + lu_solve
+    (up to the sign of zero results).
+    """
+    n = a.shape[0]
+    for k in range(n):
+        p = k
+        best = abs(a[k, k])
+        for i in range(k + 1, n):
+            v = abs(a[i, k])
+            if v > best:
+                best = v
+                p = i
+        piv[k] = p
+        if best == 0.0 or not math.isfinite(best):
+            return SOLVE_SINGULAR
+        if p != k:
+            for j in range(n):
+                t = a[k, j]
+                a[k, j] = a[p, j]
+                a[p, j] = t
+            t = b[k]
+            b[k] = b[p]
+            b[p] = t
+        last = n - 1
+        while last > k and a[k, last] == 0.0:
+            last -= 1
+        inv = 1.0 / a[k, k]
+        bk = b[k]
+        for i in range(k + 1, n):
+            lik = a[i, k] * inv
+            a[i, k] = lik
+            if lik != 0.0:
+                for j in range(k + 1, last + 1):
+                    a[i, j] -= lik * a[k, j]
+                b[i] -= lik * bk
+    for i in range(n - 1, -1, -1):
+        s = b[i]
+        for j in range(i + 1, n):
+            uij = a[i, j]
+            if uij != 0.0:
+                s -= uij * b[j]
+        b[i] = s / a[i, i]
     return SOLVE_OK

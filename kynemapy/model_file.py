@@ -303,7 +303,7 @@ class ModelFile:
     nodes : node name → node id; constraints : constraint name → constraint id (named ones).
     params : step parameters from ``[step]``.
     loads : the ``[[load]]`` items in file order.
-    output : ``{"path": str | None, "every": int, "block": int}``.
+    output : ``{"path": str | None, "every": int, "block": int | None}`` (None: automatic block).
     t_end : end time [s] (``[run] t_end``, or n_steps·h); None without ``[run]``.
     n_steps : number of steps (``[run] n_steps``, or from t_end); None without ``[run]``.
     source : the file read.
@@ -990,7 +990,7 @@ class _Reader:
         return t_end, max(1, int(n))
 
     def read_output(self) -> dict[str, Any]:
-        output: dict[str, Any] = {"path": None, "every": 1, "block": 256}
+        output: dict[str, Any] = {"path": None, "every": 1, "block": None}
         item = self.table("output")
         if item is None:
             return output
@@ -999,7 +999,8 @@ class _Reader:
         output["path"] = item.string("path")
         for key in ("every", "block"):
             value = item.integer(key, output[key])
-            assert value is not None
+            if value is None:
+                continue
             if value < 1:
                 raise item.error(f"key '{key}': must be an integer >= 1, got {value}", key)
             output[key] = value

@@ -13,6 +13,7 @@ from typing import NamedTuple
 import numpy as np
 
 from kynemapy._jit import njit
+from kynemapy.invariants import system_invariants
 from kynemapy.model import Model
 from kynemapy.step import CONVERGED, step_kernel
 
@@ -20,7 +21,8 @@ from kynemapy.step import CONVERGED, step_kernel
 class Record(NamedTuple):
     """Output rows (leading axis = row): time (R,) [s], step (R,) int64, q (R, N, 7), v, vd, a
     (R, N, 6), lam (R, C, 6), constraint_output (R, C, 3), iterations (R,) int64, error (R,)
-    (final Newton error of the step)."""
+    (final Newton error of the step), kinetic_energy, potential_energy (R,) [J],
+    linear_momentum (R, 3) [kg m/s], angular_momentum (R, 3) [kg m²/s] (world origin)."""
 
     time: np.ndarray
     step: np.ndarray
@@ -32,6 +34,10 @@ class Record(NamedTuple):
     constraint_output: np.ndarray
     iterations: np.ndarray
     error: np.ndarray
+    kinetic_energy: np.ndarray
+    potential_energy: np.ndarray
+    linear_momentum: np.ndarray
+    angular_momentum: np.ndarray
 
 
 def new_record(model: Model, rows: int) -> Record:
@@ -48,6 +54,10 @@ def new_record(model: Model, rows: int) -> Record:
         constraint_output=np.zeros((rows, c, 3)),
         iterations=np.zeros(rows, dtype=np.int64),
         error=np.zeros(rows),
+        kinetic_energy=np.zeros(rows),
+        potential_energy=np.zeros(rows),
+        linear_momentum=np.zeros((rows, 3)),
+        angular_momentum=np.zeros((rows, 3)),
     )
 
 
@@ -59,8 +69,20 @@ def _copy_rows(src, dst):
 
 
 @njit(inline=True)
-def record_row(state, ws, n_iter, rec, row):
-    """Copy the current state into row ``row`` of ``rec``."""
+def record_invariants(model, q, v, ws, rec, row):
+    """Energy and momentum of state (q, v) into row ``row`` of ``rec``."""
+    out = ws.inv
+    system_invariants(model.mass_node, model.mass_m_star, model.x0, model.gravity, q, v, ws.s4, ws.s33, ws.s66, out)
+    rec.kinetic_energy[row] = out[0]
+    rec.potential_energy[row] = out[1]
+    for k in range(3):
+        rec.linear_momentum[row, k] = out[2 + k]
+        rec.angular_momentum[row, k] = out[5 + k]
+
+
+@njit(inline=True)
+def record_row(model, state, ws, n_iter, rec, row):
+    """Copy the current state, and its energy and momentum, into row ``row`` of ``rec``."""
     rec.time[row] = state.time[0]
     rec.step[row] = state.step[0]
     _copy_rows(state.q, rec.q[row])
@@ -71,6 +93,7 @@ def record_row(state, ws, n_iter, rec, row):
     _copy_rows(state.constraint_output, rec.constraint_output[row])
     rec.iterations[row] = n_iter
     rec.error[row] = ws.errors[n_iter - 1] if n_iter > 0 else 0.0
+    record_invariants(model, state.q, state.v, ws, rec, row)
 
 
 @njit
@@ -92,7 +115,7 @@ def advance_kernel(model, state, inputs, ws, p, n_steps, every, iterations, rec,
         if status != CONVERGED:
             return i, rows, status
         if every > 0 and state.step[0] % every == 0:
-            record_row(state, ws, n_iter, rec, rows)
+            record_row(model, state, ws, n_iter, rec, rows)
             rows += 1
             if rows >= max_rows:
                 return i + 1, rows, CONVERGED

@@ -195,7 +195,7 @@ class Simulation:
         n_steps: int | None = None,
         output: str | os.PathLike[str] | None = None,
         every: int = 1,
-        block: int = 1024,
+        block: int | None = None,
         progress: bool = False,
         loads: LoadFunction | None = None,
         adaptive: bool = False,
@@ -210,7 +210,8 @@ class Simulation:
         output : HDF5 file (see :mod:`kynemapy.io`), checked writable before the first step;
             rows: the initial state (new file), every ``every``-th step and the last step.
             If this simulation came from :meth:`restart` of the same file, the file is continued.
-        block : rows per HDF5 block: a killed run loses at most one block.
+        block : rows per HDF5 block (default: about 8 MiB of rows, at most 16384): a killed
+            run loses at most one block.
         progress : draw a progress bar on stderr.
         loads : ``loads(sim, t)`` called before every step with the time at its start [s]
             (write ``sim.inputs``); without it the steps of a block run in one compiled call.

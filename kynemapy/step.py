@@ -159,8 +159,22 @@ def assemble(model, state, inputs, ws, p):
         res = mass_res[e]
         mat = mass_mat[e]
         mass_element_terms(
-            mass_m_star[e], x0[n, 3:7], q[n, 3:7], v[n], vd[n], tangent[n], gravity,
-            beta_prime, gamma_prime, exact, s33, s3, s4, s66, res, mat,
+            mass_m_star[e],
+            x0[n, 3:7],
+            q[n, 3:7],
+            v[n],
+            vd[n],
+            tangent[n],
+            gravity,
+            beta_prime,
+            gamma_prime,
+            exact,
+            s33,
+            s3,
+            s4,
+            s66,
+            res,
+            mat,
         )
         m = node_map[n]
         for k in range(6):
@@ -180,9 +194,7 @@ def assemble(model, state, inputs, ws, p):
         n2 = spring_node[e, 1]
         res = spring_res[e]
         blk = spring_mat[e]
-        spring_element_terms(
-            spring_x0[e], q[n1, 0:3], q[n2, 0:3], spring_k[e], spring_l_ref[e], spring_r[e], res, blk
-        )
+        spring_element_terms(spring_x0[e], q[n1, 0:3], q[n2, 0:3], spring_k[e], spring_l_ref[e], spring_r[e], res, blk)
         m1 = node_map[n1]
         m2 = node_map[n2]
         for k in range(3):
@@ -214,8 +226,21 @@ def assemble(model, state, inputs, ws, p):
         nt = cnode[ic, 1]
         qb = q[nt] if nb < 0 else q[nb]
         constraint_terms(
-            kinds[ic], cX0[ic], caxes[ic], cinput[ic], qb, q[nt], lam[ic], exact,
-            phi[ic], bb[ic], bt[ic], kphi[ic], s3, s4, s33,
+            kinds[ic],
+            cX0[ic],
+            caxes[ic],
+            cinput[ic],
+            qb,
+            q[nt],
+            lam[ic],
+            exact,
+            phi[ic],
+            bb[ic],
+            bt[ic],
+            kphi[ic],
+            s3,
+            s4,
+            s33,
         )
     for ic in range(nc):
         nb = cnode[ic, 0]

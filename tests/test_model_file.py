@@ -53,7 +53,7 @@ def test_heavy_top_file_builds_the_example_model_and_reproduces_kynema() -> None
     assert mf.constraints == {"joint": 0, "pivot": 1}
     assert mf.params == kp.StepParameters(h=0.002, rho_inf=0.9, max_iter=10, atol=1e-5, rtol=1e-3)
     assert mf.n_steps == 400 and mf.t_end == pytest.approx(0.8)
-    assert mf.output == {"path": "heavy_top.h5", "every": 1, "block": 256}
+    assert mf.output == {"path": "heavy_top.h5", "every": 1, "block": None}
     assert mf.loads == () and mf.source == EXAMPLES / "heavy_top.toml"
 
     sim = mf.simulation()
@@ -279,7 +279,7 @@ def test_every_kind_builds_like_the_builder(tmp_path: Path) -> None:
 def test_defaults_and_t_end_rounding() -> None:
     mf = parse_model_file('[[node]]\nname = "n"\n[step]\nh = 0.002\n[run]\nt_end = 0.8\n')
     assert mf.n_steps == 400  # 0.8/0.002 = 400.00000000000006 counts as 400
-    assert mf.output == {"path": None, "every": 1, "block": 256}
+    assert mf.output == {"path": None, "every": 1, "block": None}
     assert mf.params == kp.StepParameters(h=0.002)
     np.testing.assert_array_equal(mf.model.gravity, 0.0)
     np.testing.assert_array_equal(mf.model.x0, [[0, 0, 0, 1, 0, 0, 0]])

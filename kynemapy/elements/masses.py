@@ -247,15 +247,15 @@ def mass_element_terms(
     res[2] = (a02 - m * d1) * e0 + (a12 + m * d0) * e1 + m * q22 * e2 + m * u2 - fg2
     # F_I[3:6] = η × (m ü) + ρ ω̇ + (ω̃ ρ) ω ;  F_g[3:6] = η × (m g)
     mu0, mu1, mu2 = m * u0, m * u1, m * u2
-    res[3] = (
-        (e1 * mu2 - e2 * mu1) + pd0 + (w_rho[0, 0] * w0 + w_rho[0, 1] * w1 + w_rho[0, 2] * w2)
-    ) - (e1 * fg2 - e2 * fg1)
-    res[4] = (
-        (e2 * mu0 - e0 * mu2) + pd1 + (w_rho[1, 0] * w0 + w_rho[1, 1] * w1 + w_rho[1, 2] * w2)
-    ) - (e2 * fg0 - e0 * fg2)
-    res[5] = (
-        (e0 * mu1 - e1 * mu0) + pd2 + (w_rho[2, 0] * w0 + w_rho[2, 1] * w1 + w_rho[2, 2] * w2)
-    ) - (e0 * fg1 - e1 * fg0)
+    res[3] = ((e1 * mu2 - e2 * mu1) + pd0 + (w_rho[0, 0] * w0 + w_rho[0, 1] * w1 + w_rho[0, 2] * w2)) - (
+        e1 * fg2 - e2 * fg1
+    )
+    res[4] = ((e2 * mu0 - e0 * mu2) + pd1 + (w_rho[1, 0] * w0 + w_rho[1, 1] * w1 + w_rho[1, 2] * w2)) - (
+        e2 * fg0 - e0 * fg2
+    )
+    res[5] = ((e0 * mu1 - e1 * mu0) + pd2 + (w_rho[2, 0] * w0 + w_rho[2, 1] * w1 + w_rho[2, 2] * w2)) - (
+        e0 * fg1 - e1 * fg0
+    )
 
     # G12 = ((ω × mη)~)ᵀ + ω̃ (m η̃)ᵀ, with ω̃ (m η̃)ᵀ = (ω·mη) I − (mη) ωᵀ  (gyroscopic_matrix)
     c0 = w1 * b2 - w2 * b1
