@@ -11,6 +11,15 @@ from kynemapy.state import Inputs, State, Workspace, new_inputs, new_state, new_
 
 __version__ = "0.1.0"
 
+
+def __getattr__(name: str):  # PEP 562: kp.io and kp.model_file load h5py / tomllib on first use
+    if name in ("io", "model_file", "cli"):
+        import importlib
+
+        return importlib.import_module(f"kynemapy.{name}")
+    raise AttributeError(f"module 'kynemapy' has no attribute {name!r}")
+
+
 __all__ = [
     "ConvergenceError",
     "Inputs",

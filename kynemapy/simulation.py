@@ -104,6 +104,9 @@ class Simulation:
         self.state.v[...] = model.initial_v
         self.state.vd[...] = model.initial_vd
         self.inputs.constraint_input[...] = model.initial_constraint_input
+        from kynemapy.diagnostics import check_constraints
+
+        check_constraints(model, self._state, self._inputs)
         solve = consistent_initial_accelerations
         if solve is None:
             solve = not bool(np.any(model.initial_vd_given))

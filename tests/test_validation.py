@@ -87,3 +87,30 @@ def test_inputs_are_checked_by_the_simulation_setters() -> None:
         sim.set_torque(bc, 1.0)
     with pytest.raises(IndexError, match="unknown constraint id 9"):
         sim.set_angle(9, 1.0)
+
+
+@pytest.mark.parametrize(
+    ("make", "names"),
+    [
+        (lambda b, n, m: (b.add_fixed_bc(n), b.add_fixed_bc(n)), ["constraint 0 (fixed_bc, node 0)", "constraint 1"]),
+        (
+            lambda b, n, m: (b.add_fixed_bc(n), b.add_rigid_joint(n, m), b.add_prescribed_bc_3dof(m)),
+            ["constraint 1 (rigid_joint, nodes 0 → 1)", "constraint 2 (prescribed_bc_3dof, node 1)"],
+        ),
+        (
+            lambda b, n, m: (b.add_rigid_joint(n, m), b.add_rigid_joint_6dof_to_3dof(n, m)),
+            ["constraint 0 (rigid_joint", "constraint 1 (rigid_joint_6dof_to_3dof"],
+        ),
+    ],
+)
+def test_redundant_constraints_are_named_before_the_first_step(make, names) -> None:
+    b = kp.ModelBuilder()
+    n = b.add_node(position=(0, 0, 0))
+    m = b.add_node(position=(1, 0, 0))
+    b.add_mass(n, mass=1.0, inertia=(1, 1, 1))
+    b.add_mass(m, mass=1.0, inertia=(1, 1, 1))
+    make(b, n, m)
+    with pytest.raises(kp.ModelError, match="redundant") as err:
+        kp.Simulation(b.build(), kp.StepParameters(h=1e-3))
+    for name in names:
+        assert name in str(err.value), str(err.value)
