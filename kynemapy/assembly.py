@@ -12,7 +12,7 @@ from __future__ import annotations
 from kynemapy._jit import njit
 
 
-@njit
+@njit(inline=True)
 def zero_system(A, b):
     """``A := 0``, ``b := 0``."""
     n = b.shape[0]
@@ -22,7 +22,7 @@ def zero_system(A, b):
             A[i, j] = 0.0
 
 
-@njit
+@njit(inline=True)
 def add_external_loads(node_dofs, node_map, f, b):
     """``b[node rows] −= f`` (first ``node_dofs`` components)."""
     for n in range(node_dofs.shape[0]):
@@ -31,7 +31,7 @@ def add_external_loads(node_dofs, node_map, f, b):
             b[m + k] -= f[n, k]
 
 
-@njit
+@njit(inline=True)
 def add_node_block(node_map, node_dofs, row_node, col_node, scale, block, A):
     """``A[row node, col node] += scale · block`` over the active DOFs of both nodes."""
     r0 = node_map[row_node]
@@ -43,7 +43,7 @@ def add_node_block(node_map, node_dofs, row_node, col_node, scale, block, A):
             A[r0 + i, c0 + j] += scale * block[i, j]
 
 
-@njit
+@njit(inline=True)
 def add_constraint_rows(node_map, node_dofs, node, row, n_rows, grad, t_rot, A):
     """Constraint rows ``A[row:row+n_rows, node] = B 𝒯`` and columns ``A[node, rows] = Bᵀ``.
 
@@ -52,28 +52,38 @@ def add_constraint_rows(node_map, node_dofs, node, row, n_rows, grad, t_rot, A):
     """
     m = node_map[node]
     nd = node_dofs[node]
+    t00, t01, t02 = t_rot[0, 0], t_rot[0, 1], t_rot[0, 2]
+    t10, t11, t12 = t_rot[1, 0], t_rot[1, 1], t_rot[1, 2]
+    t20, t21, t22 = t_rot[2, 0], t_rot[2, 1], t_rot[2, 2]
     for i in range(n_rows):
+        r = row + i
         for j in range(min(nd, 3)):
-            A[row + i, m + j] = grad[i, j]
+            A[r, m + j] = grad[i, j]
         if nd == 6:
-            for j in range(3):
-                A[row + i, m + 3 + j] = grad[i, 3] * t_rot[0, j] + grad[i, 4] * t_rot[1, j] + grad[i, 5] * t_rot[2, j]
+            g3, g4, g5 = grad[i, 3], grad[i, 4], grad[i, 5]
+            A[r, m + 3] = g3 * t00 + g4 * t10 + g5 * t20
+            A[r, m + 4] = g3 * t01 + g4 * t11 + g5 * t21
+            A[r, m + 5] = g3 * t02 + g4 * t12 + g5 * t22
         for j in range(nd):
-            A[m + j, row + i] = grad[i, j]
+            A[m + j, r] = grad[i, j]
 
 
-@njit
+@njit(inline=True)
 def add_constraint_forces(node_map, node_dofs, node, n_rows, grad, lam, b):
-    """``b[node rows] += Bᵀ λ`` (first ``node_dofs`` components)."""
+    """``b[node rows] += Bᵀ λ`` (first ``node_dofs`` components, first ``n_rows`` rows of B).
+
+    The rows of ``grad`` and ``lam`` beyond ``n_rows`` are zero, so leaving them out
+    of the sum changes nothing.
+    """
     m = node_map[node]
     for j in range(node_dofs[node]):
         s = 0.0
-        for i in range(6):
+        for i in range(n_rows):
             s += grad[i, j] * lam[i]
         b[m + j] += s
 
 
-@njit
+@njit(inline=True)
 def add_rotation_block(node_map, row_node, col_node, scale, k33, t_rot, A):
     """``A[row node rot, col node rot] += scale · K 𝒯_rot`` (both nodes must have 6 DOFs)."""
     r0 = node_map[row_node] + 3

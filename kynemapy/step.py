@@ -48,28 +48,31 @@ def copy_array(src, dst):
 
 @njit(inline=True)
 def copy_state(src, dst):
-    """Copy every array of State ``src`` into State ``dst``."""
-    copy_array(src.q, dst.q)
-    copy_array(src.q_prev, dst.q_prev)
-    copy_array(src.q_delta, dst.q_delta)
-    copy_array(src.v, dst.v)
-    copy_array(src.vd, dst.vd)
-    copy_array(src.a, dst.a)
-    copy_array(src.x, dst.x)
-    copy_array(src.lam, dst.lam)
-    copy_array(src.constraint_output, dst.constraint_output)
+    """Copy every array of State ``src`` into State ``dst``.
+
+    One compiled loop over the (source, destination) pairs instead of nine calls
+    (the pairs form a homogeneous tuple: every State array is a C-contiguous 2-D
+    float64 array, as :func:`kynemapy.state.new_state` makes them).
+    """
+    pairs = (
+        (src.q, dst.q),
+        (src.q_prev, dst.q_prev),
+        (src.q_delta, dst.q_delta),
+        (src.v, dst.v),
+        (src.vd, dst.vd),
+        (src.a, dst.a),
+        (src.x, dst.x),
+        (src.lam, dst.lam),
+        (src.constraint_output, dst.constraint_output),
+    )
+    for pair in pairs:
+        a = pair[0]
+        b = pair[1]
+        for i in range(a.shape[0]):
+            for j in range(a.shape[1]):
+                b[i, j] = a[i, j]
     dst.time[0] = src.time[0]
     dst.step[0] = src.step[0]
-
-
-@njit
-def all_finite(a):
-    """True when the 2-D array ``a`` holds no NaN or inf."""
-    for i in range(a.shape[0]):
-        for j in range(a.shape[1]):
-            if not math.isfinite(a[i, j]):
-                return False
-    return True
 
 
 @njit
@@ -412,14 +415,14 @@ def solve_step(model, state, inputs, ws, p):
 
 @njit(inline=True)
 def state_is_finite(state):
-    """True when q, v, vd, a and λ hold no NaN or inf."""
-    return (
-        all_finite(state.q)
-        and all_finite(state.v)
-        and all_finite(state.vd)
-        and all_finite(state.a)
-        and all_finite(state.lam)
-    )
+    """True when q, v, vd, a and λ hold no NaN or inf (one loop over the five arrays)."""
+    finite = True
+    for arr in (state.q, state.v, state.vd, state.a, state.lam):
+        for i in range(arr.shape[0]):
+            for j in range(arr.shape[1]):
+                if not math.isfinite(arr[i, j]):
+                    finite = False
+    return finite
 
 
 @njit(inline=True)

@@ -18,7 +18,7 @@ from kynemapy.constraints.revolute_joint import revolute_joint
 from kynemapy.constraints.rigid_joint import rigid_joint
 
 
-@njit
+@njit(inline=True)
 def constraint_terms(kind, X0, axes, inputs, qb, qt, lam, with_k, phi, bb, bt, k, s3, s4, s33):
     """Residual Φ (6,), gradients ``B_b``, ``B_t`` (6, 6) and K^Φ blocks (2, 2, 3, 3).
 

@@ -68,7 +68,8 @@ def rotvec_to_quat(phi, out):
     s = 0.0
     if theta >= 1.0e-12:
         s = math.sin(theta / 2.0) / theta
-    out[0] = math.cos(theta / 2.0)
+    # cos(0) = 1 exactly: skip the libm call for the zero rotation of position-only nodes
+    out[0] = math.cos(theta / 2.0) if theta != 0.0 else 1.0
     out[1] = phi[0] * s
     out[2] = phi[1] * s
     out[3] = phi[2] * s
