@@ -524,7 +524,7 @@ def test_read_kynema_netcdf_time_variable_fill_and_errors(tmp_path: Path) -> Non
     with pytest.raises(KeyError, match="x_w"):
         read_kynema_netcdf(path)
     with h5py.File(tmp_path / "empty.nc", "w") as f:
-        f.create_dataset("time", shape=(0,))
+        f.create_dataset("time", shape=(0,), dtype="f8")
     with pytest.raises(KeyError, match="no Kynema"):
         read_kynema_netcdf(tmp_path / "empty.nc")
 
