@@ -16,67 +16,12 @@ SOLVE_SINGULAR = 1
 
 
 @njit
-def lu_factor(a, piv):
-    """Factor the (n, n) matrix ``a`` in place (L unit lower, U upper); ``piv`` (n,) row swaps.
-
-    Returns ``SOLVE_SINGULAR`` when a pivot is zero or not finite.
-    """
-    n = a.shape[0]
-    for k in range(n):
-        p = k
-        best = abs(a[k, k])
-        for i in range(k + 1, n):
-            v = abs(a[i, k])
-            if v > best:
-                best = v
-                p = i
-        piv[k] = p
-        if best == 0.0 or not math.isfinite(best):
-            return SOLVE_SINGULAR
-        if p != k:
-            for j in range(n):
-                t = a[k, j]
-                a[k, j] = a[p, j]
-                a[p, j] = t
-        inv = 1.0 / a[k, k]
-        for i in range(k + 1, n):
-            lik = a[i, k] * inv
-            a[i, k] = lik
-            if lik != 0.0:
-                for j in range(k + 1, n):
-                    a[i, j] -= lik * a[k, j]
-    return SOLVE_OK
-
-
-@njit
-def lu_solve(a, piv, b):
-    """Solve ``A x = b`` in place in ``b`` using the factors from :func:`lu_factor`."""
-    n = a.shape[0]
-    for k in range(n):
-        p = piv[k]
-        if p != k:
-            t = b[k]
-            b[k] = b[p]
-            b[p] = t
-    for i in range(n):
-        s = b[i]
-        for j in range(i):
-            s -= a[i, j] * b[j]
-        b[i] = s
-    for i in range(n - 1, -1, -1):
-        s = b[i]
-        for j in range(i + 1, n):
-            s -= a[i, j] * b[j]
-        b[i] = s / a[i, i]
-
-
-@njit
 def dense_solve(a, piv, b):
     """Solve ``A x = b`` in place: ``a`` (n, n) gets the LU factors, ``piv`` (n,) the row
     swaps, ``b`` (n,) the solution; returns a ``SOLVE_*`` status.
 
-    The arithmetic of :func:`lu_factor` followed by :func:`lu_solve`, in one pass and
-    without the work on structural zeros:
+    Gaussian elimination with partial pivoting (L unit lower, U upper, stored in ``a``),
+    in one pass and without the work on structural zeros:
 
     * the forward substitution ``L y = P b`` runs inside the elimination: ``b`` is
       swapped with the rows, and ``b[i] −= l_ik b[k]`` happens at step k, which is the
@@ -85,8 +30,8 @@ def dense_solve(a, piv, b):
       beyond are exact zeros);
     * the back substitution skips zero entries of U.
 
-    Every skipped term is an exact zero, so the result equals lu_factor + lu_solve
-    (up to the sign of zero results).
+    Every skipped term is an exact zero, so the result equals a textbook LU factorisation
+    followed by forward and back substitution (up to the sign of zero results).
     """
     n = a.shape[0]
     for k in range(n):
