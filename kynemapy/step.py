@@ -28,7 +28,7 @@ from kynemapy.constraints.revolute_joint import revolute_output, revolute_torque
 from kynemapy.elements.masses import mass_element_terms
 from kynemapy.elements.springs import spring_element_terms
 from kynemapy.linalg import SOLVE_OK, dense_solve
-from kynemapy.math.quaternion import quat_compose, rotvec_to_quat
+from kynemapy.math.quaternion import quat_exp, quat_product
 from kynemapy.math.so3 import tangent_operator_rot
 
 #: step status codes returned by :func:`step_kernel`
@@ -91,17 +91,18 @@ def next_state(h, alpha_m, alpha_f, beta, gamma, v, vd, a, q_delta):
 
 
 @njit
-def displacement(h, q_delta, q_prev, q, s3, s4):
-    """``q = q_prev ⊕ h Δq``: ``u = u_prev + h Δu``, ``r = exp(h Δθ) ⊗ r_prev`` (left, spatial)."""
-    rv = s3[0]
-    dq = s4[0]
+def displacement(h, q_delta, q_prev, q):
+    """``q = q_prev ⊕ h Δq``: ``u = u_prev + h Δu``, ``r = exp(h Δθ) ⊗ r_prev`` (left, spatial).
+
+    Quaternions are held in locals (:func:`quat_exp`, :func:`quat_product`).
+    """
     for n in range(q.shape[0]):
         for k in range(3):
             q[n, k] = q_prev[n, k] + h * q_delta[n, k]
-        for k in range(3):
-            rv[k] = h * q_delta[n, 3 + k]
-        rotvec_to_quat(rv, dq)
-        quat_compose(dq, q_prev[n, 3:7], q[n, 3:7])
+        dw, dx, dy, dz = quat_exp(h * q_delta[n, 3], h * q_delta[n, 4], h * q_delta[n, 5])
+        q[n, 3], q[n, 4], q[n, 5], q[n, 6] = quat_product(
+            dw, dx, dy, dz, q_prev[n, 3], q_prev[n, 4], q_prev[n, 5], q_prev[n, 6]
+        )
 
 
 @njit
@@ -110,7 +111,9 @@ def global_position(x0, q, x):
     for n in range(q.shape[0]):
         for k in range(3):
             x[n, k] = x0[n, k] + q[n, k]
-        quat_compose(q[n, 3:7], x0[n, 3:7], x[n, 3:7])
+        x[n, 3], x[n, 4], x[n, 5], x[n, 6] = quat_product(
+            q[n, 3], q[n, 4], q[n, 5], q[n, 6], x0[n, 3], x0[n, 4], x0[n, 5], x0[n, 6]
+        )
 
 
 @njit
@@ -332,7 +335,7 @@ def update_prediction(model, state, dx, p, ws):
             if dynamic:
                 v[n, k] += gamma_prime * d
                 vd[n, k] += beta_prime * d
-    displacement(h, q_delta, state.q_prev, state.q, ws.s3, ws.s4)
+    displacement(h, q_delta, state.q_prev, state.q)
     nsys = model.n_system_dofs
     for ic in range(model.n_constraints):
         row = nsys + crow[ic]
@@ -376,7 +379,7 @@ def solve_step(model, state, inputs, ws, p):
     """One Newton solve from the predictor; returns ``(status, n_iter)`` (state not restored)."""
     next_state(p.h, p.alpha_m, p.alpha_f, p.beta, p.gamma, state.v, state.vd, state.a, state.q_delta)
     copy_array(state.q, state.q_prev)
-    displacement(p.h, state.q_delta, state.q_prev, state.q, ws.s3, ws.s4)
+    displacement(p.h, state.q_delta, state.q_prev, state.q)
     lam = state.lam
     for i in range(lam.shape[0]):
         for j in range(6):

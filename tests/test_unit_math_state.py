@@ -404,7 +404,7 @@ def test_calculate_displacement() -> None:
     q_delta = np.array([[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]])
     q_prev = np.array([[7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0]])
     q = np.zeros((1, 7))
-    displacement(h, q_delta, q_prev, q, np.zeros((8, 3)), np.zeros((6, 4)))
+    displacement(h, q_delta, q_prev, q)
     expected = [9.0, 12.0, 15.0, -20.510952969318009, -6.4827969278626361, -5.141528734877415, -6.696180594260384]
     np.testing.assert_allclose(q[0], expected, rtol=0.0, atol=1e-14)
     # independent: r = exp(h Δθ) ⊗ r_prev (left composition, no renormalisation)

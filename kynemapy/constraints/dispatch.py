@@ -25,6 +25,10 @@ def constraint_terms(kind, X0, axes, inputs, qb, qt, lam, with_k, phi, bb, bt, k
     ``with_k`` True: the exact gradients and K^Φ (``geometric_stiffness`` mode);
     False: Kynema's gradients, no K^Φ.  All outputs are zeroed first; unused rows stay zero.  ``qb`` is ignored by
     one-node kinds.  Scratch: ``s3`` (>= 6, 3), ``s4`` (>= 5, 4), ``s33`` (>= 3, 3, 3).
+
+    Inlined into its callers, as are the three kind kernels it calls (one call site
+    each, with the variant flags computed from ``kind``): a real call would pass
+    about a dozen array descriptors, which costs more than a whole joint evaluation.
     """
     for i in range(6):
         phi[i] = 0.0
@@ -36,19 +40,13 @@ def constraint_terms(kind, X0, axes, inputs, qb, qt, lam, with_k, phi, bb, bt, k
             for i in range(3):
                 for j in range(3):
                     k[a, b, i, j] = 0.0
-    if kind == FIXED_BC:
-        boundary_condition(X0, inputs, qt, lam, False, True, with_k, phi, bt, k, s3, s4, s33)
-    elif kind == FIXED_BC_3DOF:
-        boundary_condition(X0, inputs, qt, lam, False, False, with_k, phi, bt, k, s3, s4, s33)
-    elif kind == PRESCRIBED_BC:
-        boundary_condition(X0, inputs, qt, lam, True, True, with_k, phi, bt, k, s3, s4, s33)
-    elif kind == PRESCRIBED_BC_3DOF:
-        boundary_condition(X0, inputs, qt, lam, True, False, with_k, phi, bt, k, s3, s4, s33)
-    elif kind == RIGID_JOINT:
-        rigid_joint(X0, axes, inputs, qb, qt, lam, True, False, with_k, phi, bb, bt, k, s3, s4, s33)
-    elif kind == RIGID_JOINT_6DOF_TO_3DOF:
-        rigid_joint(X0, axes, inputs, qb, qt, lam, False, False, with_k, phi, bb, bt, k, s3, s4, s33)
-    elif kind == ROTATION_CONTROL:
-        rigid_joint(X0, axes, inputs, qb, qt, lam, True, True, with_k, phi, bb, bt, k, s3, s4, s33)
+    if kind == FIXED_BC or kind == FIXED_BC_3DOF or kind == PRESCRIBED_BC or kind == PRESCRIBED_BC_3DOF:
+        prescribed = kind == PRESCRIBED_BC or kind == PRESCRIBED_BC_3DOF
+        six_dof = kind == FIXED_BC or kind == PRESCRIBED_BC
+        boundary_condition(X0, inputs, qt, lam, prescribed, six_dof, with_k, phi, bt, k, s3, s4, s33)
+    elif kind == RIGID_JOINT or kind == RIGID_JOINT_6DOF_TO_3DOF or kind == ROTATION_CONTROL:
+        six_dof = kind != RIGID_JOINT_6DOF_TO_3DOF
+        controlled = kind == ROTATION_CONTROL
+        rigid_joint(X0, axes, inputs, qb, qt, lam, six_dof, controlled, with_k, phi, bb, bt, k, s3, s4, s33)
     elif kind == REVOLUTE_JOINT:
         revolute_joint(X0, axes, qb, qt, lam, with_k, phi, bb, bt, k, s3, s33[0])

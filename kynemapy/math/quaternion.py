@@ -14,12 +14,23 @@ from kynemapy._jit import njit
 
 
 @njit
+def quat_product(aw, ax, ay, az, bw, bx, by, bz):
+    """``a ⊗ b`` (Hamilton product) of quaternions given by their components; returns ``(w, x, y, z)``.
+
+    The scalar form of :func:`quat_compose`, for kernels that hold quaternions in locals.
+    """
+    return (
+        aw * bw - ax * bx - ay * by - az * bz,
+        aw * bx + ax * bw + ay * bz - az * by,
+        aw * by - ax * bz + ay * bw + az * bx,
+        aw * bz + ax * by - ay * bx + az * bw,
+    )
+
+
+@njit
 def quat_compose(a, b, out):
     """``out = a ⊗ b`` (Hamilton product). ``out`` may not alias ``a`` or ``b``."""
-    out[0] = a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3]
-    out[1] = a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2]
-    out[2] = a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1]
-    out[3] = a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0]
+    out[0], out[1], out[2], out[3] = quat_product(a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3])
 
 
 @njit
@@ -58,21 +69,25 @@ def rotate_vector(q, v, out):
 
 
 @njit
-def rotvec_to_quat(phi, out):
-    """Exponential map: rotation vector ``phi`` (3,) [rad] -> quaternion (4,).
+def quat_exp(p0, p1, p2):
+    """Exponential map of the rotation vector ``(p0, p1, p2)`` [rad]; returns ``(w, x, y, z)``.
 
     ``(cos(θ/2), sin(θ/2)/θ · phi)`` with θ = |phi|; the vector part is zero
-    below θ = 1e-12, as in Kynema.
+    below θ = 1e-12, as in Kynema.  The scalar form of :func:`rotvec_to_quat`.
     """
-    theta = math.sqrt(phi[0] * phi[0] + phi[1] * phi[1] + phi[2] * phi[2])
+    theta = math.sqrt(p0 * p0 + p1 * p1 + p2 * p2)
     s = 0.0
     if theta >= 1.0e-12:
         s = math.sin(theta / 2.0) / theta
     # cos(0) = 1 exactly: skip the libm call for the zero rotation of position-only nodes
-    out[0] = math.cos(theta / 2.0) if theta != 0.0 else 1.0
-    out[1] = phi[0] * s
-    out[2] = phi[1] * s
-    out[3] = phi[2] * s
+    w = math.cos(theta / 2.0) if theta != 0.0 else 1.0
+    return w, p0 * s, p1 * s, p2 * s
+
+
+@njit
+def rotvec_to_quat(phi, out):
+    """Exponential map: rotation vector ``phi`` (3,) [rad] -> quaternion (4,) (see :func:`quat_exp`)."""
+    out[0], out[1], out[2], out[3] = quat_exp(phi[0], phi[1], phi[2])
 
 
 @njit
