@@ -13,7 +13,7 @@ __version__ = "0.1.0"
 
 
 def __getattr__(name: str):  # PEP 562: kp.io and kp.model_file load h5py / tomllib on first use
-    if name in ("io", "model_file", "cli"):
+    if name in ("io", "model_file", "cli", "integrators"):
         import importlib
 
         return importlib.import_module(f"kynemapy.{name}")

@@ -1,0 +1,282 @@
+"""Compiled time loops: n steps of one scheme, writing every ``every``-th state into caller buffers.
+
+Every step function has the signature
+``step(torque_fn, torque_params, force_params, inertia, iopts, t, h, R, W, Pi, T, work, vwork) -> int``
+and is inlined (numba IR) into the loop that calls it.  Two kinds of loop:
+
+* ``run_<scheme>``: the built-in point-force torque only (``torque_fn`` is the global
+  ``no_torque``); compiled once and cached on disk like every kynemapy kernel.
+* :func:`run_user_torque`: takes the step and a user's compiled torque function as arguments.
+  numba keys such a compilation on the functions' types, which differ in every process, so it
+  cannot be cached: it is compiled (``cache=False``) once per process and per torque function.
+
+Return codes: 0 done; −1 a Newton iteration failed at step ``counters[0]``; −2 the state became
+non-finite at step ``counters[0]``.  ``counters[1]`` accumulates Newton iterations.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+
+from kynemapy._jit import JIT_DISABLED, njit
+from kynemapy.integrators.dmv import step_dmv
+from kynemapy.integrators.liemid import step_liemid
+from kynemapy.integrators.rig_schemes import step_rig_imp, step_rig_neg, step_rig_pos
+from kynemapy.integrators.splitting import step_splitting
+from kynemapy.integrators.torques import body_torque, no_torque
+
+DONE = 0
+NEWTON_FAILED = -1
+NOT_FINITE = -2
+
+
+@njit(inline=True)
+def _drive(
+    step,
+    torque_fn,
+    torque_params,
+    force_params,
+    inertia,
+    iopts,
+    t0,
+    h,
+    n_steps,
+    every,
+    R_out,
+    W_out,
+    state,
+    work,
+    vwork,
+    counters,
+):
+    """The loop shared by every scheme.  ``state`` (4, 3): W, Pi, T, torque scratch."""
+    R = work[0]
+    W = state[0]
+    Pi = state[1]
+    T = state[2]
+    for i in range(3):
+        W[i] = W_out[0, i]
+        Pi[i] = inertia[i] * W[i]
+        for j in range(3):
+            R[i, j] = R_out[0, i, j]
+    body_torque(torque_fn, torque_params, force_params, t0, R, T, state[3])
+    row = 1
+    for k in range(n_steps):
+        t = t0 + k * h
+        iterations = step(torque_fn, torque_params, force_params, inertia, iopts, t, h, R, W, Pi, T, work[1:], vwork)
+        if iterations < 0:
+            counters[0] = k
+            return NEWTON_FAILED
+        counters[1] += iterations
+        if not (
+            math.isfinite(W[0])
+            and math.isfinite(W[1])
+            and math.isfinite(W[2])
+            and math.isfinite(R[0, 0] + R[1, 1] + R[2, 2] + R[0, 1] + R[1, 2] + R[2, 0])
+        ):
+            counters[0] = k
+            return NOT_FINITE
+        if (k + 1) % every == 0:
+            for i in range(3):
+                W_out[row, i] = W[i]
+                for j in range(3):
+                    R_out[row, i, j] = R[i, j]
+            row += 1
+    return DONE
+
+
+@njit
+def run_rig_pos(force_params, inertia, iopts, t0, h, n_steps, every, R_out, W_out, state, work, vwork, counters):
+    """RIG_POS loop with the point-force torque (see :func:`_drive`)."""
+    return _drive(
+        step_rig_pos,
+        no_torque,
+        vwork[7],
+        force_params,
+        inertia,
+        iopts,
+        t0,
+        h,
+        n_steps,
+        every,
+        R_out,
+        W_out,
+        state,
+        work,
+        vwork,
+        counters,
+    )
+
+
+@njit
+def run_rig_neg(force_params, inertia, iopts, t0, h, n_steps, every, R_out, W_out, state, work, vwork, counters):
+    """RIG_NEG loop with the point-force torque (see :func:`_drive`)."""
+    return _drive(
+        step_rig_neg,
+        no_torque,
+        vwork[7],
+        force_params,
+        inertia,
+        iopts,
+        t0,
+        h,
+        n_steps,
+        every,
+        R_out,
+        W_out,
+        state,
+        work,
+        vwork,
+        counters,
+    )
+
+
+@njit
+def run_rig_imp(force_params, inertia, iopts, t0, h, n_steps, every, R_out, W_out, state, work, vwork, counters):
+    """RIG_IMP loop with the point-force torque (see :func:`_drive`)."""
+    return _drive(
+        step_rig_imp,
+        no_torque,
+        vwork[7],
+        force_params,
+        inertia,
+        iopts,
+        t0,
+        h,
+        n_steps,
+        every,
+        R_out,
+        W_out,
+        state,
+        work,
+        vwork,
+        counters,
+    )
+
+
+@njit
+def run_liemid(force_params, inertia, iopts, t0, h, n_steps, every, R_out, W_out, state, work, vwork, counters):
+    """LIEMID loop with the point-force torque (see :func:`_drive`)."""
+    return _drive(
+        step_liemid,
+        no_torque,
+        vwork[7],
+        force_params,
+        inertia,
+        iopts,
+        t0,
+        h,
+        n_steps,
+        every,
+        R_out,
+        W_out,
+        state,
+        work,
+        vwork,
+        counters,
+    )
+
+
+@njit
+def run_splitting(force_params, inertia, iopts, t0, h, n_steps, every, R_out, W_out, state, work, vwork, counters):
+    """Splitting loop with the point-force torque (see :func:`_drive`)."""
+    return _drive(
+        step_splitting,
+        no_torque,
+        vwork[7],
+        force_params,
+        inertia,
+        iopts,
+        t0,
+        h,
+        n_steps,
+        every,
+        R_out,
+        W_out,
+        state,
+        work,
+        vwork,
+        counters,
+    )
+
+
+@njit
+def run_dmv(force_params, inertia, iopts, t0, h, n_steps, every, R_out, W_out, state, work, vwork, counters):
+    """DMV loop with the point-force torque (see :func:`_drive`)."""
+    return _drive(
+        step_dmv,
+        no_torque,
+        vwork[7],
+        force_params,
+        inertia,
+        iopts,
+        t0,
+        h,
+        n_steps,
+        every,
+        R_out,
+        W_out,
+        state,
+        work,
+        vwork,
+        counters,
+    )
+
+
+def _run_user_torque(
+    step,
+    torque_fn,
+    torque_params,
+    force_params,
+    inertia,
+    iopts,
+    t0,
+    h,
+    n_steps,
+    every,
+    R_out,
+    W_out,
+    state,
+    work,
+    vwork,
+    counters,
+):
+    """Any scheme's loop with a user torque function added to the point force (see :func:`_drive`)."""
+    return _drive(
+        step,
+        torque_fn,
+        torque_params,
+        force_params,
+        inertia,
+        iopts,
+        t0,
+        h,
+        n_steps,
+        every,
+        R_out,
+        W_out,
+        state,
+        work,
+        vwork,
+        counters,
+    )
+
+
+if JIT_DISABLED:
+    run_user_torque = _run_user_torque
+else:
+    # cache=False on purpose: see the module docstring.  Same options as kynemapy._jit.njit otherwise.
+    run_user_torque = numba.njit(cache=False, fastmath=False, error_model="numpy", nogil=True, _nrt=False)(
+        _run_user_torque
+    )
+
+LOOPS = {
+    "rig_pos": (run_rig_pos, step_rig_pos),
+    "rig_neg": (run_rig_neg, step_rig_neg),
+    "rig_imp": (run_rig_imp, step_rig_imp),
+    "liemid": (run_liemid, step_liemid),
+    "splitting": (run_splitting, step_splitting),
+    "dmv": (run_dmv, step_dmv),
+}

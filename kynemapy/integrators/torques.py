@@ -1,0 +1,57 @@
+"""Configuration-dependent body torques for the rigid-body schemes.
+
+A torque function has the signature ``torque(t, R, params, out) -> None``:
+
+* ``t`` : float, time [s];
+* ``R`` : (3, 3) float64, body-to-world rotation at which the torque is wanted;
+* ``params`` : (k,) float64, the function's own constants (``torque_params`` of ``integrate``);
+* ``out`` : (3,) float64, written with the torque about the fixed point (or the centre of mass)
+  in **body** coordinates [N m].
+
+User torque functions must be compiled with ``numba.njit`` and allocate nothing.  The built-in
+load is a constant world-frame force at a body point (:func:`point_force_torque`); every seed
+case is of this kind (gravity on a top is the force ``m g`` at the centre of mass).
+"""
+
+from __future__ import annotations
+
+from kynemapy._jit import njit
+
+
+@njit
+def point_force_torque(t, R, force_params, out):
+    """Body torque ``p × (Rᵀ f)`` [N m] of a constant world force ``f`` at the body point ``p``.
+
+    ``force_params`` = ``(f_x, f_y, f_z, p_x, p_y, p_z)``: ``f`` [N] in world coordinates,
+    ``p`` [m] in body coordinates relative to the fixed point (or the centre of mass).  ``t`` is
+    unused (the force is constant).
+    """
+    fx = R[0, 0] * force_params[0] + R[1, 0] * force_params[1] + R[2, 0] * force_params[2]
+    fy = R[0, 1] * force_params[0] + R[1, 1] * force_params[1] + R[2, 1] * force_params[2]
+    fz = R[0, 2] * force_params[0] + R[1, 2] * force_params[1] + R[2, 2] * force_params[2]
+    px, py, pz = force_params[3], force_params[4], force_params[5]
+    out[0] = py * fz - pz * fy
+    out[1] = pz * fx - px * fz
+    out[2] = px * fy - py * fx
+
+
+@njit
+def no_torque(t, R, params, out):
+    """The zero torque: the default user torque when only a point force (or nothing) acts."""
+    out[0] = 0.0
+    out[1] = 0.0
+    out[2] = 0.0
+
+
+@njit(inline=True)
+def body_torque(torque_fn, torque_params, force_params, t, R, out, tmp):
+    """``out`` = point-force torque + ``torque_fn(t, R, torque_params)`` (body frame [N m]).
+
+    ``tmp`` is a (3,) scratch vector.  Inlined into the scheme kernels, so that ``torque_fn``
+    (a compiled function passed as an argument) costs no call through a function pointer.
+    """
+    point_force_torque(t, R, force_params, out)
+    torque_fn(t, R, torque_params, tmp)
+    out[0] += tmp[0]
+    out[1] += tmp[1]
+    out[2] += tmp[2]
