@@ -377,5 +377,8 @@ def _run_kernel(
         when = f"step {k} (t = {t0 + k * h:.6g} s)"
         if code == drive.NEWTON_FAILED:
             raise IntegrationError(f"{scheme}: the Newton iteration did not converge at {when}; reduce h = {h:g}")
-        raise IntegrationError(f"{scheme}: the state became non-finite at {when} (check the torque); h = {h:g}")
+        raise IntegrationError(
+            f"{scheme}: the state became non-finite at {when}: unstable at h = {h:g} (reduce it), "
+            "or the torque returned inf/NaN"
+        )
     return R_out, W_out, int(counters[1])
