@@ -261,7 +261,7 @@ def integrate(
         raise ValueError("mass is only used for a free body (give x0, v0 or gravity)")
 
     if scheme == "exact":
-        if torque is not None or np.any(np.cross(p, f) != 0.0):
+        if torque is not None or (np.any(p != 0.0) and np.any(f != 0.0)):
             raise ValueError("scheme 'exact' is the torque-free flow: it takes no torque and no force off the origin")
     elif splitting_axes is not None and scheme != "splitting":
         raise ValueError("splitting_axes applies to scheme 'splitting' only")
@@ -374,11 +374,11 @@ def _run_kernel(
         )
     if code != drive.DONE:
         k = int(counters[0])
-        when = f"step {k} (t = {t0 + k * h:.6g} s)"
+        when = f"step {k} (t = {t0 + k * h:.6g} → {t0 + (k + 1) * h:.6g} s)"
         if code == drive.NEWTON_FAILED:
-            raise IntegrationError(f"{scheme}: the Newton iteration did not converge at {when}; reduce h = {h:g}")
+            raise IntegrationError(f"{scheme}: the Newton iteration did not converge in {when}; reduce h = {h:g}")
         raise IntegrationError(
-            f"{scheme}: the state became non-finite at {when}: unstable at h = {h:g} (reduce it), "
+            f"{scheme}: the state became non-finite in {when}: unstable at h = {h:g} (reduce it), "
             "or the torque returned inf/NaN"
         )
     return R_out, W_out, int(counters[1])
