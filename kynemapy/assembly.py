@@ -84,10 +84,25 @@ def add_constraint_forces(node_map, node_dofs, node, n_rows, grad, lam, b):
 
 
 @njit(inline=True)
-def add_rotation_block(node_map, row_node, col_node, scale, k33, t_rot, A):
-    """``A[row node rot, col node rot] += scale · K 𝒯_rot`` (both nodes must have 6 DOFs)."""
-    r0 = node_map[row_node] + 3
-    c0 = node_map[col_node] + 3
-    for i in range(3):
-        for j in range(3):
-            A[r0 + i, c0 + j] += scale * (k33[i, 0] * t_rot[0, j] + k33[i, 1] * t_rot[1, j] + k33[i, 2] * t_rot[2, j])
+def add_stiffness_block(node_map, node_dofs, row_node, col_node, scale, k66, t_rot, A):
+    """``A[row node, col node] += scale · K [I 0; 0 𝒯]`` over the active DOFs of both nodes.
+
+    ``k66`` (6, 6) is a K^Φ block in (u, θ) coordinates; its rotation columns are
+    multiplied by the column node's (3, 3) tangent block ``t_rot``, as B's are.
+    """
+    r0 = node_map[row_node]
+    c0 = node_map[col_node]
+    nr = node_dofs[row_node]
+    nc = node_dofs[col_node]
+    t00, t01, t02 = t_rot[0, 0], t_rot[0, 1], t_rot[0, 2]
+    t10, t11, t12 = t_rot[1, 0], t_rot[1, 1], t_rot[1, 2]
+    t20, t21, t22 = t_rot[2, 0], t_rot[2, 1], t_rot[2, 2]
+    for i in range(nr):
+        r = r0 + i
+        for j in range(min(nc, 3)):
+            A[r, c0 + j] += scale * k66[i, j]
+        if nc == 6:
+            k3, k4, k5 = k66[i, 3], k66[i, 4], k66[i, 5]
+            A[r, c0 + 3] += scale * (k3 * t00 + k4 * t10 + k5 * t20)
+            A[r, c0 + 4] += scale * (k3 * t01 + k4 * t11 + k5 * t21)
+            A[r, c0 + 5] += scale * (k3 * t02 + k4 * t12 + k5 * t22)

@@ -34,7 +34,7 @@ def constraint_gradient(model: Model, state: State, inputs: Inputs) -> np.ndarra
     rows = int(np.sum(model.constraint_n_rows))
     B = np.zeros((rows, nsys))
     phi, bb, bt = np.zeros(6), np.zeros((6, 6)), np.zeros((6, 6))
-    k = np.zeros((2, 2, 3, 3))
+    k = np.zeros((2, 2, 6, 6))
     s3, s4, s33 = np.zeros((8, 3)), np.zeros((6, 4)), np.zeros((8, 3, 3))
     for c in range(model.n_constraints):
         base, target = (int(x) for x in model.constraint_node[c])

@@ -183,8 +183,8 @@ def consistent_accelerations(model, state, inputs, ws):
         kind = model.constraint_kind[ic]
         nb = model.constraint_node[ic, 0]
         nt = model.constraint_node[ic, 1]
-        qb = state.q[nt] if nb < 0 else state.q[nb]
-        vb = state.v[nt] if nb < 0 else state.v[nb]
+        qb = ws.q_ground if nb < 0 else state.q[nb]
+        vb = ws.v_ground if nb < 0 else state.v[nb]
         constraint_terms(
             kind,
             model.constraint_X0[ic],

@@ -69,7 +69,12 @@ class Inputs(NamedTuple):
 
 
 class Workspace(NamedTuple):
-    """Buffers of the compiled step; ``errors[:n_iter[0]]`` are the last step's Newton errors."""
+    """Buffers of the compiled step; ``errors[:n_iter[0]]`` are the last step's Newton errors.
+
+    ``con_k`` (C, 2, 2, 6, 6): K^Φ blocks per constraint (base/target × base/target).
+    ``q_ground`` (7,) = (0, 0, 0, 1, 0, 0, 0) and ``v_ground`` (6,) = 0: the
+    displacement and velocity a constraint sees for the ground side (base node −1).
+    """
 
     A: np.ndarray
     b: np.ndarray
@@ -88,6 +93,8 @@ class Workspace(NamedTuple):
     con_bt: np.ndarray
     con_k: np.ndarray
     con_force: np.ndarray
+    q_ground: np.ndarray
+    v_ground: np.ndarray
     s3: np.ndarray
     s4: np.ndarray
     s33: np.ndarray
@@ -144,8 +151,10 @@ def new_workspace(model: Model, max_iter: int) -> Workspace:
         con_phi=np.zeros((nc, 6)),
         con_bb=np.zeros((nc, 6, 6)),
         con_bt=np.zeros((nc, 6, 6)),
-        con_k=np.zeros((nc, 2, 2, 3, 3)),
+        con_k=np.zeros((nc, 2, 2, 6, 6)),
         con_force=np.zeros((nc, 3)),
+        q_ground=np.array([0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0]),
+        v_ground=np.zeros(6),
         s3=np.zeros((8, 3)),
         s4=np.zeros((6, 4)),
         s33=np.zeros((8, 3, 3)),

@@ -19,7 +19,7 @@ from kynemapy.assembly import (
     add_constraint_rows,
     add_external_loads,
     add_node_block,
-    add_rotation_block,
+    add_stiffness_block,
     zero_system,
 )
 from kynemapy.constraints.dispatch import constraint_terms
@@ -225,12 +225,13 @@ def assemble(model, state, inputs, ws, p):
     bb = ws.con_bb
     bt = ws.con_bt
     kphi = ws.con_k
+    q_ground = ws.q_ground
     cforce = ws.con_force
     nc = model.n_constraints
     for ic in range(nc):
         nb = cnode[ic, 0]
         nt = cnode[ic, 1]
-        qb = q[nt] if nb < 0 else q[nb]
+        qb = q_ground if nb < 0 else q[nb]
         constraint_terms(
             kinds[ic],
             cX0[ic],
@@ -257,13 +258,11 @@ def assemble(model, state, inputs, ws, p):
             add_constraint_rows(node_map, node_dofs, nb, row, rows, bb[ic], tangent[nb], A)
         add_constraint_rows(node_map, node_dofs, nt, row, rows, bt[ic], tangent[nt], A)
         if exact:
-            if node_dofs[nt] == 6:
-                add_rotation_block(node_map, nt, nt, c, kphi[ic, 1, 1], tangent[nt], A)
-            if nb >= 0 and node_dofs[nb] == 6:
-                add_rotation_block(node_map, nb, nb, c, kphi[ic, 0, 0], tangent[nb], A)
-                if node_dofs[nt] == 6:
-                    add_rotation_block(node_map, nb, nt, c, kphi[ic, 0, 1], tangent[nt], A)
-                    add_rotation_block(node_map, nt, nb, c, kphi[ic, 1, 0], tangent[nb], A)
+            add_stiffness_block(node_map, node_dofs, nt, nt, c, kphi[ic, 1, 1], tangent[nt], A)
+            if nb >= 0:
+                add_stiffness_block(node_map, node_dofs, nb, nb, c, kphi[ic, 0, 0], tangent[nb], A)
+                add_stiffness_block(node_map, node_dofs, nb, nt, c, kphi[ic, 0, 1], tangent[nt], A)
+                add_stiffness_block(node_map, node_dofs, nt, nb, c, kphi[ic, 1, 0], tangent[nb], A)
     for ic in range(nc):
         if kinds[ic] == REVOLUTE_JOINT:
             nt = cnode[ic, 1]

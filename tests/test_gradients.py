@@ -92,7 +92,7 @@ class Case:
         phi = np.zeros(6)
         bb = np.zeros((6, 6))
         bt = np.zeros((6, 6))
-        k = np.zeros((2, 2, 3, 3))
+        k = np.zeros((2, 2, 6, 6))
         constraint_terms(
             self.kind,
             self.X0,
@@ -128,10 +128,10 @@ class Case:
 
 
 def constraint_force(case: Case, qb: np.ndarray, qt: np.ndarray) -> np.ndarray:
-    """Rotation parts of B_bᵀλ and B_tᵀλ, (2, 3)."""
+    """B_bᵀλ and B_tᵀλ, (2, 6): the generalized constraint forces on the base and target."""
     _, bb, bt, _ = case.evaluate(qb, qt)
     lam = case.lam[: case.rows]
-    return np.array([(bb.T @ lam)[3:], (bt.T @ lam)[3:]])
+    return np.array([bb.T @ lam, bt.T @ lam])
 
 
 def node_dofs(case: Case, node: int) -> int:
@@ -173,17 +173,17 @@ def test_geometric_stiffness_matches_finite_difference(kind: int, seed: int) -> 
     _, _, _, k = case.evaluate(case.qb, case.qt)
     force = constraint_force(case, case.qb, case.qt)
     scale = max(1.0, np.abs(force).max())
+    # every (u, θ) column of every node, every active row: K^Φ = ∂(Bᵀλ)/∂q
     for col_node, _ in case.nodes():
-        if node_dofs(case, col_node) != 6:
-            continue
-        for i in range(3):
-            plus = constraint_force(case, *case.perturbed(col_node, 3 + i, EPS))
-            minus = constraint_force(case, *case.perturbed(col_node, 3 + i, -EPS))
+        for dof in range(node_dofs(case, col_node)):
+            plus = constraint_force(case, *case.perturbed(col_node, dof, EPS))
+            minus = constraint_force(case, *case.perturbed(col_node, dof, -EPS))
             fd = (plus - minus) / (2 * EPS)
             for row_node, _ in case.nodes():
-                if node_dofs(case, row_node) != 6:
-                    continue
-                np.testing.assert_allclose(k[row_node, col_node, :, i], fd[row_node], rtol=0, atol=1e-6 * scale)
+                rows = node_dofs(case, row_node)
+                np.testing.assert_allclose(
+                    k[row_node, col_node, :rows, dof], fd[row_node, :rows], rtol=0, atol=1e-6 * scale
+                )
 
 
 def test_geometric_stiffness_of_the_heavy_top_joint_is_lambda_tilde_times_lever() -> None:
@@ -197,7 +197,8 @@ def test_geometric_stiffness_of_the_heavy_top_joint_is_lambda_tilde_times_lever(
 
     xr = -case.X0
     expected = skew(case.lam[:3]) @ skew(rotation_matrix(case.qb[3:]) @ xr)
-    np.testing.assert_allclose(k[0, 0], expected, rtol=1e-13, atol=1e-12)
+    np.testing.assert_allclose(k[0, 0, 3:, 3:], expected, rtol=1e-13, atol=1e-12)
+    assert np.all(k[0, 0, :3] == 0.0) and np.all(k[0, 0, :, :3] == 0.0)
     assert np.all(k[1] == 0.0) and np.all(k[0, 1] == 0.0)
 
 

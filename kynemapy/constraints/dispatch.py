@@ -20,10 +20,15 @@ from kynemapy.constraints.rigid_joint import rigid_joint
 
 @njit(inline=True)
 def constraint_terms(kind, X0, axes, inputs, qb, qt, lam, with_k, phi, bb, bt, k, s3, s4, s33):
-    """Residual Φ (6,), gradients ``B_b``, ``B_t`` (6, 6) and K^Φ blocks (2, 2, 3, 3).
+    """Residual Φ (6,), gradients ``B_b``, ``B_t`` (6, 6) and K^Φ blocks ``k`` (2, 2, 6, 6).
+
+    ``k[a, b]`` is ∂(B_aᵀλ)/∂q_b (node 0 the base, 1 the target; rows and columns
+    (u, θ) with spatial rotation increments, as the columns of B).  Kynema's kinds
+    only have rotation-rotation terms and write ``k[:, :, 3:, 3:]``.
 
     ``with_k`` True: the exact gradients and K^Φ (``geometric_stiffness`` mode);
-    False: Kynema's gradients, no K^Φ.  All outputs are zeroed first; unused rows stay zero.  ``qb`` is ignored by
+    False: Kynema's gradients, no K^Φ (``k`` is then left untouched).  Φ, B and (with
+    ``with_k``) K^Φ are zeroed first; unused rows stay zero.  ``qb`` is ignored by
     one-node kinds.  Scratch: ``s3`` (>= 6, 3), ``s4`` (>= 5, 4), ``s33`` (>= 3, 3, 3).
 
     Inlined into its callers, as are the three kind kernels it calls (one call site
@@ -35,18 +40,20 @@ def constraint_terms(kind, X0, axes, inputs, qb, qt, lam, with_k, phi, bb, bt, k
         for j in range(6):
             bb[i, j] = 0.0
             bt[i, j] = 0.0
-    for a in range(2):
-        for b in range(2):
-            for i in range(3):
-                for j in range(3):
-                    k[a, b, i, j] = 0.0
+    if with_k:
+        for a in range(2):
+            for b in range(2):
+                for i in range(6):
+                    for j in range(6):
+                        k[a, b, i, j] = 0.0
+    k_rot = k[:, :, 3:6, 3:6]
     if kind == FIXED_BC or kind == FIXED_BC_3DOF or kind == PRESCRIBED_BC or kind == PRESCRIBED_BC_3DOF:
         prescribed = kind == PRESCRIBED_BC or kind == PRESCRIBED_BC_3DOF
         six_dof = kind == FIXED_BC or kind == PRESCRIBED_BC
-        boundary_condition(X0, inputs, qt, lam, prescribed, six_dof, with_k, phi, bt, k, s3, s4, s33)
+        boundary_condition(X0, inputs, qt, lam, prescribed, six_dof, with_k, phi, bt, k_rot, s3, s4, s33)
     elif kind == RIGID_JOINT or kind == RIGID_JOINT_6DOF_TO_3DOF or kind == ROTATION_CONTROL:
         six_dof = kind != RIGID_JOINT_6DOF_TO_3DOF
         controlled = kind == ROTATION_CONTROL
-        rigid_joint(X0, axes, inputs, qb, qt, lam, six_dof, controlled, with_k, phi, bb, bt, k, s3, s4, s33)
+        rigid_joint(X0, axes, inputs, qb, qt, lam, six_dof, controlled, with_k, phi, bb, bt, k_rot, s3, s4, s33)
     elif kind == REVOLUTE_JOINT:
-        revolute_joint(X0, axes, qb, qt, lam, with_k, phi, bb, bt, k, s3, s33[0])
+        revolute_joint(X0, axes, qb, qt, lam, with_k, phi, bb, bt, k_rot, s3, s33[0])
