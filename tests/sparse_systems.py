@@ -52,7 +52,7 @@ def heavy_top(dense_blocks: bool = False, rng: np.random.Generator | None = None
 
     ``dense_blocks=True`` stores the pattern an assembly with dense blocks would: the top's
     6 × 6 S block full, the joint's 3 × 3 rotation blocks full, explicit zeros kept
-    (63 entries); ``rng`` then perturbs every stored value (a later Newton iteration).
+    (72 entries); ``rng`` then perturbs every stored value (a later Newton iteration).
     """
     rows, cols, vals = (np.array(c) for c in zip(*HEAVY_TOP_ENTRIES, strict=True))
     a = sp.coo_matrix((vals, (rows.astype(np.int64), cols.astype(np.int64))), shape=(15, 15)).toarray()
@@ -118,7 +118,7 @@ def chain(n_bodies: int, seed: int = 0, massless_every: int = 0, random_joints: 
     Body i: DOFs 6i..6i+5 with a dense 6 × 6 S block; joint i: rows 6N+3i..6N+3i+2 with
     B = [−I, (r′)~] on body i and [I, −(r)~] on body i−1; the lower-left block is B T
     (T = diag(I, T_rot), T_rot near the identity), the upper-right Bᵀ.
-    ``massless_every = k > 0`` gives every k-th body (from body 1) a zero S block; a massless
+    ``massless_every = k > 0`` gives every k-th body (from body 1, never the last) a zero S block; a massless
     node between two ball joints would be a mechanism, so those bodies' joints get random
     3 × 6 blocks instead (still structurally [−I, r~]-shaped dense blocks), as do all joints
     with ``random_joints``.
@@ -129,6 +129,7 @@ def chain(n_bodies: int, seed: int = 0, massless_every: int = 0, random_joints: 
     massless = np.zeros(n_bodies, dtype=bool)
     if massless_every > 0:
         massless[1::massless_every] = True
+        massless[-1] = False  # the last body has one joint only: 3 rows cannot hold 6 DOFs
     for i in range(n_bodies):
         b.block(6 * i, 6 * i, _body_block(rng, bool(massless[i])))
     for j in range(n_bodies):
