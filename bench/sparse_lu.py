@@ -2,7 +2,7 @@
 
 µs per factor (pivot search), refactor (same pivots, new values), solve, and refactor +
 solve (the Newton-iteration path of ``sparse_factor_solve``), each timed inside one compiled
-loop (no Python dispatch), median of 7 runs after a warm-up; the solve times include copying
+loop (no Python dispatch), median of 7 runs (CPU time of the process) after a warm-up; the solve times include copying
 the right-hand side in.  Matrices (tests/sparse_systems.py): Kynema's heavy top (15 × 15,
 real Newton values; compared with kynemapy.linalg.dense_solve on the same matrix, which
 includes copying the 15 × 15 matrix it overwrites), a chain of N bodies joined by ball
@@ -87,17 +87,20 @@ def _loop_dense(a0, a, piv, b0, b, reps):
 
 
 def _median_us(fn, reps: int) -> float:
+    """Median over RUNS of the CPU time per call (process time: other load on a shared
+    machine is not counted, its effect on caches is)."""
     fn(1)
     times = []
     for _ in range(RUNS):
-        t = time.perf_counter()
+        t = time.process_time()
         fn(reps)
-        times.append(time.perf_counter() - t)
+        times.append(time.process_time() - t)
     return statistics.median(times) / reps * 1e6
 
 
-def _reps(n: int, budget_s: float = 0.03, per_entry_s: float = 2e-9, nnz: int = 0) -> int:
-    return max(1, int(budget_s / (per_entry_s * max(nnz, 1) + 5e-8)))
+def _reps(nnz_lu: int, budget_s: float = 0.03) -> int:
+    """Calls per timed run: about ``budget_s`` of refactor work (≈ 10 ns per entry of L+U)."""
+    return max(3, int(budget_s / (1e-8 * nnz_lu + 1e-7)))
 
 
 def bench_matrix(a, pivot_tol: float, ordering: str) -> dict[str, float]:
@@ -111,7 +114,7 @@ def bench_matrix(a, pivot_tol: float, ordering: str) -> dict[str, float]:
     b = b0.copy()
     assert sl.lu_factor(lu, values) == sl.LU_OK
     nnz_lu = int(lu.info[sl.INFO_LNZ] + lu.info[sl.INFO_UNZ]) + n
-    reps = _reps(n, nnz=nnz_lu * 8)
+    reps = _reps(nnz_lu)
     out = {
         "factor": _median_us(lambda r: _loop_factor(lu, values, r), reps),
         "refactor": _median_us(lambda r: _loop_refactor(lu, values, r), reps),
@@ -150,9 +153,10 @@ def main() -> None:
     parser.add_argument("--pivot-tol", type=float, default=sl.PIVOT_TOL)
     parser.add_argument("--ordering", default="auto", choices=("auto", "amd", "rcm", "natural"))
     parser.add_argument("--sizes", type=int, nargs="*", default=[10, 100, 1000, 5000])
+    parser.add_argument("--no-fill", action="store_true", help="skip the fill table")
     args = parser.parse_args()
     print(f"machine: {machine()}")
-    print(f"numba threading layer unused; pivot_tol = {args.pivot_tol}, ordering = {args.ordering}")
+    print(f"pivot_tol = {args.pivot_tol}, ordering = {args.ordering}")
     t_kernels, t_bench = compile_times()
     print(f"compile / cache load: kynemapy kernels {t_kernels:.2f} s, benchmark loops {t_bench:.2f} s\n")
 
@@ -184,6 +188,28 @@ def main() -> None:
                 f"{r['nnz_lu'] / n_bodies:>6.1f} {r['factor']:>9.2f} {r['refactor']:>9.2f} {r['solve']:>8.2f} "
                 f"{r['refactor+solve']:>9.2f} {r['refactor+solve'] / n_bodies:>8.3f} {r['analyze_ms']:>10.1f} "
                 f"{r['residual']:>8.1e}"
+            )
+    if not args.no_fill:
+        fill_table(args.sizes, args.pivot_tol)
+
+
+def fill_table(sizes: list[int], pivot_tol: float) -> None:
+    """nnz(L+U) (diagonal once) per ordering, and the symbolic estimate of the chosen one."""
+    print(f"\nfill: nnz(L+U) per ordering (pivot_tol = {pivot_tol}); est = symbolic Cholesky of A + Aᵀ (2 nnz(L) + n)")
+    print(f"{'system':>8} {'N':>5} {'nnz(A)':>8} {'natural':>9} {'rcm':>9} {'amd':>9} {'auto':>8} {'est':>9} {'/N':>7}")
+    for name, gen in (("chain", ss.chain), ("massless", lambda n: ss.chain(n, massless_every=3)), ("boxes", ss.boxes)):
+        for n_bodies in sizes:
+            a = gen(n_bodies)
+            n = a.shape[0]
+            counts = {}
+            for ordering in ("natural", "rcm", "amd", "auto"):
+                sym = sl.analyze(a.indptr, a.indices, n, ordering)
+                lu = sl.new_lu_workspace(a.indptr, a.indices, n, a.data, symbolic=sym, pivot_tol=pivot_tol)
+                counts[ordering] = int(lu.info[sl.INFO_LNZ] + lu.info[sl.INFO_UNZ]) + n
+            est = 2 * sym.estimate.nnz_l + n
+            print(
+                f"{name:>8} {n_bodies:>5} {a.nnz:>8} {counts['natural']:>9} {counts['rcm']:>9} {counts['amd']:>9} "
+                f"{sym.ordering:>8} {est:>9} {counts['auto'] / n_bodies:>7.1f}"
             )
 
 

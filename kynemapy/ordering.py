@@ -447,7 +447,9 @@ def choose_ordering(
     if ordering not in ORDERINGS:
         raise ValueError(f"ordering must be one of {ORDERINGS}, got {ordering!r}")
     sp_, si = symmetric_pattern(indptr, indices, n)
-    candidates = ("natural", "rcm", "amd") if ordering == "auto" else (ordering,)
+    candidates = ("natural", "rcm", "amd") if ordering == "auto" and n > 0 else (ordering,)
+    if n == 0:
+        return "natural", np.zeros(0, dtype=np.int64), FillEstimate(0, 0.0)
     best: tuple[str, np.ndarray, FillEstimate] | None = None
     for name in candidates:
         if name == "natural":

@@ -30,6 +30,18 @@ pivoted at step k (``pinv[prow[k]] = k``); L's row indices are pivot steps (afte
 factorization; original rows while it runs), U's row indices are pivot steps in a
 topological order of the column's elimination (any order that respects L's dependencies).
 
+Use (the integrator's Newton loop)::
+
+    lu = new_lu_workspace(indptr, indices, n, values0)   # Python, once per model (values0 optional)
+    ...
+    @njit
+    def newton(..., lu, values, b):                        # compiled, no allocation
+        ...                                                # assemble values (nnz,) and b (n,)
+        status = sparse_factor_solve(lu, values, b)        # b := A⁻¹ b
+        if status != LU_OK:                                # LU_SINGULAR, or LU_CAPACITY:
+            return status                                  #   Python grows: lu = grow_lu_workspace(lu)
+    # and calls again (the step is redone)
+
 Statuses (ints; ``LU_OK`` and ``LU_SINGULAR`` equal :mod:`kynemapy.linalg`'s ``SOLVE_OK``
 and ``SOLVE_SINGULAR``):
 
@@ -102,8 +114,8 @@ class LUWorkspace(NamedTuple):
     n = order of A, nnz = stored entries of A, cap_l / cap_u = capacities of L / U.
 
     ap : (n+1,) int64, ai : (nnz,) int64 — the CSC pattern of A (the caller's values array,
-        (nnz,) float64, follows it).
-    q : (n,) int64 — column ordering (from :func:`analyze`).
+        (nnz,) float64, follows it); read-only.
+    q : (n,) int64 — column ordering (from :func:`analyze`); read-only.
     prow : (n,) int64 — row pivoted at each step; pinv : (n,) int64 — its inverse.
     lp : (n+1,) int64, li : (cap_l,) int64, lx : (cap_l,) float64 — L, unit diagonal not stored.
     up : (n+1,) int64, ui : (cap_u,) int64, ux : (cap_u,) float64 — U without its diagonal.
@@ -511,6 +523,9 @@ def new_lu_workspace(
 
 def _allocate(ap, ai, q, cap_l, cap_u, pivot_tol, growth_tol) -> LUWorkspace:
     n = q.shape[0]
+    ap, ai, q = (np.array(v, dtype=np.int64, copy=True) for v in (ap, ai, q))
+    for v in (ap, ai, q):
+        v.flags.writeable = False  # the pattern and the ordering never change: kernels cannot write them
 
     def ints(m: int) -> np.ndarray:
         return np.zeros(m, dtype=np.int64)
