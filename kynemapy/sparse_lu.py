@@ -358,12 +358,10 @@ def _solve(q, prow, lp, li, lx, up, ui, ux, uinv, b, y):
             y[_u(li[pl])] -= lx[pl] * yj
     for r in range(n):
         k = n - one - r
-        yk = y[k] * uinv[k]
-        y[k] = yk
+        yk = y[k] * uinv[k]  # final: columns after k have all been applied
+        b[_u(q[k])] = yk
         for pu in range(_u(up[k]), _u(up[k + one])):
             y[_u(ui[pu])] -= ux[pu] * yk
-    for k in range(n):
-        b[_u(q[k])] = y[k]
 
 
 # ----------------------------------------------------------------------------------------
