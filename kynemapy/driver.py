@@ -209,9 +209,12 @@ def run(
             rows_written += 1
         while done < n_total:
             n_rows = 0
+            # rows until the file's next chunk boundary: every full append then fills
+            # exactly one HDF5 chunk per dataset (no partial chunk read back and rewritten)
+            row_cap = block - writer.committed % block if writer is not None else 0
             if loads is None and sim.jit_enabled:
-                # compiled chunk: up to one block of rows, or up to the next multiple of `every`
-                chunk = min(n_total - done, chunk_cap)
+                # compiled chunk: up to the chunk boundary in rows, or up to the next multiple of `every`
+                chunk = min(n_total - done, row_cap * every if writer is not None else chunk_cap)
                 steps, n_rows, status = advance_kernel(
                     sim.model,
                     sim.state,
@@ -222,7 +225,7 @@ def run(
                     every if writer is not None else 0,
                     iter_buf,
                     rec,
-                    max(len(rec.time), 1),
+                    max(row_cap, 1),
                 )
                 it_sum += int(iter_buf[:steps].sum())
                 it_max = max(it_max, int(iter_buf[:steps].max(initial=0)))
@@ -240,7 +243,7 @@ def run(
                             n_rows += 1
             else:
                 # Python loop: loads(sim, t) before every step
-                limit = min(n_total - done, chunk_cap)
+                limit = min(n_total - done, row_cap * every if writer is not None else chunk_cap)
                 for _ in range(limit):
                     if loads is not None:
                         loads(sim, sim.time)
@@ -254,12 +257,12 @@ def run(
                     if writer is not None and sim.step_count % every == 0:
                         _record_python(sim, n_iter, rec, n_rows)
                         n_rows += 1
-                        if n_rows == len(rec.time):
+                        if n_rows == row_cap:
                             break
             last_row_step = int(rec.step[n_rows - 1]) if n_rows else -1
             if writer is not None and (failure is not None or done == n_total) and sim.step_count != last_row_step:
                 # the run ends (or stops) off the output cadence: its last state is a row too
-                if n_rows == len(rec.time):
+                if n_rows == row_cap:
                     writer.append(_rows(rec, n_rows), state=sim.state, inputs=sim.inputs)
                     rows_written += n_rows
                     n_rows = 0
