@@ -3,7 +3,7 @@
 Nothing compiles at import; kernels compile on first use and are cached on disk.
 """
 
-from kynemapy.builder import ModelBuilder, ModelError, SphericalJoint
+from kynemapy.builder import GROUND, ModelBuilder, ModelError, SphericalJoint
 from kynemapy.model import Model
 from kynemapy.params import StepParameters
 from kynemapy.simulation import ConvergenceError, Simulation, StepInfo, simulate, step
@@ -21,6 +21,7 @@ def __getattr__(name: str):  # PEP 562: kp.io and kp.model_file load h5py / toml
 
 
 __all__ = [
+    "GROUND",
     "ConvergenceError",
     "Inputs",
     "Model",

@@ -19,6 +19,9 @@ from kynemapy.model import Model, dof_map, freeze
 
 ArrayLike = Sequence[float] | np.ndarray
 
+#: the ground (the fixed world frame), usable as ``body_a`` or ``body_b`` of a two-body joint
+GROUND = -1
+
 
 class ModelError(ValueError):
     """A model description that cannot be built; the message names the item and value."""
@@ -48,6 +51,8 @@ class _Constraint:
     target: int
     axis: np.ndarray
     initial_input: np.ndarray
+    geometry: np.ndarray | None = None  #: two-body joints: (2, 4, 3), see Model.constraint_geometry
+    param: float = 0.0
 
 
 def _vector(value: ArrayLike | float, size: int, what: str, *, finite: bool = True) -> np.ndarray:
@@ -301,6 +306,189 @@ class ModelBuilder:
         bc = self.add_fixed_bc_3dof(pin)
         return SphericalJoint(pin, joint, bc)
 
+    # ------------------------------------------------------- two-body joints
+    # Each joint joins body_a and body_b (node ids, or GROUND); points and axes are world
+    # coordinates at the reference configuration.  The kernel's base is a and its target b;
+    # a joint with body_b = GROUND is stored with the sides swapped (and a hinge's, slider's
+    # or cylindrical joint's axis reversed, so that angles, displacements, torques and
+    # forces keep their meaning), hence its reaction is reported on body_a.
+    def _joint_bodies(self, what: str, body_a: int, body_b: int) -> tuple[int, int]:
+        ids = []
+        for key, body in (("body_a", body_a), ("body_b", body_b)):
+            if isinstance(body, bool) or not isinstance(body, (int, np.integer)):
+                raise ModelError(f"{what}: {key} must be a node id or kp.GROUND (-1), got {body!r}")
+            body = int(body)
+            if body != GROUND and not 0 <= body < len(self._nodes):
+                raise ModelError(
+                    f"{what}: {key} = {body} is an unknown body (node ids 0..{len(self._nodes) - 1}, or kp.GROUND = -1)"
+                )
+            ids.append(body)
+        a, b = ids
+        if a == b:
+            who = "the ground" if a == GROUND else f"body {a}"
+            raise ModelError(f"{what}: joins {who} to itself (body_a = body_b = {a})")
+        return a, b
+
+    @staticmethod
+    def _unit_axis(value: ArrayLike, what: str) -> np.ndarray:
+        axis = _vector(value, 3, what)
+        norm = float(np.linalg.norm(axis))
+        if norm < 1e-12:
+            raise ModelError(f"{what} must be a non-zero vector, got {axis.tolist()}")
+        return axis / norm
+
+    def _offset(self, body: int, point: np.ndarray) -> np.ndarray:
+        return point.copy() if body == GROUND else point - self._nodes[body].position
+
+    def _add_body_joint(
+        self,
+        kind: int,
+        body_a: int,
+        body_b: int,
+        point_a: np.ndarray,
+        point_b: np.ndarray,
+        frame_a: np.ndarray,
+        frame_b: np.ndarray,
+        initial_input: float = 0.0,
+        param: float = 0.0,
+        reverse_axis_on_swap: bool = False,
+    ) -> int:
+        geom = np.zeros((2, 4, 3))
+        geom[0, 0] = self._offset(body_a, point_a)
+        geom[1, 0] = self._offset(body_b, point_b)
+        geom[0, 1:] = frame_a
+        geom[1, 1:] = frame_b
+        base, target = body_a, body_b
+        if body_b == GROUND:
+            base, target = body_b, body_a
+            geom = geom[::-1].copy()
+            if reverse_axis_on_swap:
+                geom[0, 1:] = geom[1, 1:] = joint_frame(-frame_a[0])
+        inp = np.array([float(initial_input), 0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
+        self._constraints.append(_Constraint(kind, base, target, np.zeros(3), inp, geom, float(param)))
+        return len(self._constraints) - 1
+
+    def _what(self, kind: int) -> str:
+        return f"constraint {len(self._constraints)} ({kinds.KIND_NAMES[kind]})"
+
+    @staticmethod
+    def _finite(value: float, what: str) -> float:
+        try:
+            x = float(value)
+        except (TypeError, ValueError) as exc:
+            raise ModelError(f"{what} must be a number, got {value!r}") from exc
+        if not math.isfinite(x):
+            raise ModelError(f"{what} must be finite, got {value!r}")
+        return x
+
+    def add_ball_joint(self, body_a: int, body_b: int, point: ArrayLike) -> int:
+        """Spherical joint (3 rows): the bodies share the point ``point`` [m]; returns the id.
+
+        Either body may be :data:`GROUND`."""
+        what = self._what(kinds.BALL_JOINT)
+        a, b = self._joint_bodies(what, body_a, body_b)
+        p = _vector(point, 3, f"{what} point")
+        frame = np.eye(3)
+        return self._add_body_joint(kinds.BALL_JOINT, a, b, p, p, frame, frame)
+
+    def add_hinge_joint(self, body_a: int, body_b: int, point: ArrayLike, axis: ArrayLike, torque: float = 0.0) -> int:
+        """Revolute joint (5 rows) about the line through ``point`` [m] along ``axis``; returns the id.
+
+        ``torque`` [N m] acts on body_b about ``axis`` (and −torque on body_a); set it later
+        with :meth:`Simulation.set_torque`.  :meth:`Simulation.joint_output` gives the angle of
+        b relative to a about ``axis`` [rad] (right-handed, 0 at the reference configuration),
+        its rate and acceleration."""
+        what = self._what(kinds.HINGE_JOINT)
+        a, b = self._joint_bodies(what, body_a, body_b)
+        p = _vector(point, 3, f"{what} point")
+        frame = joint_frame(self._unit_axis(axis, f"{what} axis"))
+        tau = self._finite(torque, f"{what} torque")
+        return self._add_body_joint(kinds.HINGE_JOINT, a, b, p, p, frame, frame, tau, reverse_axis_on_swap=True)
+
+    def add_slider_joint(self, body_a: int, body_b: int, point: ArrayLike, axis: ArrayLike, force: float = 0.0) -> int:
+        """Prismatic joint (5 rows): body_b translates relative to body_a along ``axis`` through
+        ``point`` [m], no relative rotation; returns the id.
+
+        ``force`` [N] acts on body_b along ``axis`` at its joint point (−force on body_a at the
+        same point); set it later with :meth:`Simulation.set_force`.  :meth:`Simulation.joint_output`
+        gives the displacement of b along ``axis`` [m] (0 at the reference configuration), its
+        rate and acceleration."""
+        what = self._what(kinds.SLIDER_JOINT)
+        a, b = self._joint_bodies(what, body_a, body_b)
+        p = _vector(point, 3, f"{what} point")
+        frame = joint_frame(self._unit_axis(axis, f"{what} axis"))
+        f = self._finite(force, f"{what} force")
+        return self._add_body_joint(kinds.SLIDER_JOINT, a, b, p, p, frame, frame, f, reverse_axis_on_swap=True)
+
+    def add_cylindrical_joint(self, body_a: int, body_b: int, point: ArrayLike, axis: ArrayLike) -> int:
+        """Cylindrical joint (4 rows): body_b slides along and turns about the line through
+        ``point`` [m] along ``axis`` fixed in body_a; returns the id."""
+        what = self._what(kinds.CYLINDRICAL_JOINT)
+        a, b = self._joint_bodies(what, body_a, body_b)
+        p = _vector(point, 3, f"{what} point")
+        frame = joint_frame(self._unit_axis(axis, f"{what} axis"))
+        return self._add_body_joint(kinds.CYLINDRICAL_JOINT, a, b, p, p, frame, frame, reverse_axis_on_swap=True)
+
+    def add_universal_joint(
+        self, body_a: int, body_b: int, point: ArrayLike, axis_a: ArrayLike, axis_b: ArrayLike
+    ) -> int:
+        """Universal (Hooke, Cardan) joint (4 rows): the bodies share ``point`` [m] and ``axis_a``
+        (fixed in body_a) stays perpendicular to ``axis_b`` (fixed in body_b); the axes must be
+        perpendicular at the reference configuration.  Returns the id."""
+        what = self._what(kinds.UNIVERSAL_JOINT)
+        a, b = self._joint_bodies(what, body_a, body_b)
+        p = _vector(point, 3, f"{what} point")
+        ea = self._unit_axis(axis_a, f"{what} axis_a")
+        eb = self._unit_axis(axis_b, f"{what} axis_b")
+        cos = float(ea @ eb)
+        if abs(cos) > 1e-9:
+            angle = math.degrees(math.acos(max(-1.0, min(1.0, cos))))
+            raise ModelError(
+                f"{what}: axis_a {np.asarray(axis_a, float).tolist()} and axis_b "
+                f"{np.asarray(axis_b, float).tolist()} must be perpendicular, they are {angle:.9g}° apart"
+            )
+        return self._add_body_joint(kinds.UNIVERSAL_JOINT, a, b, p, p, joint_frame(ea), joint_frame(eb))
+
+    def add_planar_joint(self, body_a: int, body_b: int, point: ArrayLike, normal: ArrayLike) -> int:
+        """Planar joint (3 rows): body_b's point ``point`` [m] stays in the plane of body_a through
+        it with normal ``normal``, and body_b turns only about the normal.  Returns the id."""
+        what = self._what(kinds.PLANAR_JOINT)
+        a, b = self._joint_bodies(what, body_a, body_b)
+        p = _vector(point, 3, f"{what} point")
+        frame = joint_frame(self._unit_axis(normal, f"{what} normal"))
+        return self._add_body_joint(kinds.PLANAR_JOINT, a, b, p, p, frame, frame)
+
+    def add_weld_joint(self, body_a: int, body_b: int, point: ArrayLike) -> int:
+        """Fixed joint (6 rows): body_b is welded to body_a; the reaction's torque is reported
+        about ``point`` [m].  Returns the id."""
+        what = self._what(kinds.WELD_JOINT)
+        a, b = self._joint_bodies(what, body_a, body_b)
+        p = _vector(point, 3, f"{what} point")
+        frame = np.eye(3)
+        return self._add_body_joint(kinds.WELD_JOINT, a, b, p, p, frame, frame)
+
+    def add_distance_constraint(
+        self, body_a: int, body_b: int, point_a: ArrayLike, point_b: ArrayLike, length: float | None = None
+    ) -> int:
+        """Massless rigid rod (1 row): ``|p_b − p_a| = length`` between ``point_a`` (fixed in body_a)
+        and ``point_b`` (fixed in body_b) [m]; ``length`` defaults to their distance at the
+        reference configuration.  Returns the id."""
+        what = self._what(kinds.DISTANCE_CONSTRAINT)
+        a, b = self._joint_bodies(what, body_a, body_b)
+        pa = _vector(point_a, 3, f"{what} point_a")
+        pb = _vector(point_b, 3, f"{what} point_b")
+        dist = float(np.linalg.norm(pb - pa))
+        if dist < 1e-12:
+            raise ModelError(
+                f"{what}: point_a and point_b coincide ({pa.tolist()}); the rod's direction is undefined "
+                f"(use a ball joint)"
+            )
+        ell = dist if length is None else self._finite(length, f"{what} length")
+        if ell <= 0.0:
+            raise ModelError(f"{what}: length must be > 0 m, got {length!r}")
+        eye = np.eye(3)
+        return self._add_body_joint(kinds.DISTANCE_CONSTRAINT, a, b, pa, pb, eye, eye, param=ell)
+
     # ------------------------------------------------------------------- build
     def build(self) -> Model:
         """Freeze the description into a :class:`Model` (DOF map, constraint rows, X0, axes)."""
@@ -327,15 +515,22 @@ class ModelBuilder:
         rows = dof_map(n_rows) if nc else np.zeros(0, dtype=np.int64)
         X0 = np.zeros((nc, 3))
         axes = np.zeros((nc, 3, 3))
+        geometry = np.zeros((nc, 2, 4, 3))
+        param = np.zeros(nc)
         for i, c in enumerate(self._constraints):
             xt = nodes[c.target].position
-            if c.kind in (kinds.PRESCRIBED_BC, kinds.PRESCRIBED_BC_3DOF):
+            if c.geometry is not None:  # two-body joint: X_b − X_a, the ground at the origin
+                X0[i] = xt - (nodes[c.base].position if c.base >= 0 else 0.0)
+            elif c.kind in (kinds.PRESCRIBED_BC, kinds.PRESCRIBED_BC_3DOF):
                 X0[i] = 0.0
             elif c.base < 0:
                 X0[i] = xt - c.axis
             else:
                 X0[i] = xt - nodes[c.base].position
-            if c.kind == kinds.REVOLUTE_JOINT:
+            if c.geometry is not None:
+                geometry[i] = c.geometry
+                param[i] = c.param
+            elif c.kind == kinds.REVOLUTE_JOINT:
                 axes[i] = revolute_axes(c.axis if np.linalg.norm(c.axis) > 0.0 else X0[i])
             elif c.kind == kinds.ROTATION_CONTROL:
                 axes[i, 0] = c.axis / np.linalg.norm(c.axis)
@@ -382,6 +577,8 @@ class ModelBuilder:
             initial_constraint_input=freeze(
                 np.array([c.initial_input for c in self._constraints]).reshape(nc, 7), np.float64
             ),
+            constraint_geometry=freeze(geometry, np.float64),
+            constraint_param=freeze(param, np.float64),
         )
 
 
@@ -397,3 +594,9 @@ def revolute_axes(axis: np.ndarray) -> np.ndarray:
     k = 1.0 / (1.0 + d)
     vt = np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]])
     return d * np.eye(3) + k * np.outer(v, v) - vt
+
+
+def joint_frame(axis: np.ndarray) -> np.ndarray:
+    """Right-handed orthonormal frame (3, 3) whose row 0 is ``axis/|axis|`` (rows 1, 2 span the
+    perpendicular plane; Kynema's revolute construction, :func:`revolute_axes`)."""
+    return revolute_axes(axis)

@@ -24,7 +24,10 @@ def describe_constraint(model: Model, c: int) -> str:
     """``constraint 3 (revolute_joint, nodes 1 → 2)``."""
     kind = kinds.KIND_NAMES[int(model.constraint_kind[c])]
     base, target = (int(x) for x in model.constraint_node[c])
-    where = f"node {target}" if base < 0 else f"nodes {base} → {target}"
+    if base < 0:
+        where = f"ground → node {target}" if int(model.constraint_kind[c]) in kinds.BODY_JOINTS else f"node {target}"
+    else:
+        where = f"nodes {base} → {target}"
     return f"constraint {c} ({kind}, {where})"
 
 
@@ -36,13 +39,16 @@ def constraint_gradient(model: Model, state: State, inputs: Inputs) -> np.ndarra
     phi, bb, bt = np.zeros(6), np.zeros((6, 6)), np.zeros((6, 6))
     k = np.zeros((2, 2, 6, 6))
     s3, s4, s33 = np.zeros((8, 3)), np.zeros((6, 4)), np.zeros((8, 3, 3))
+    ground = np.array([0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
     for c in range(model.n_constraints):
         base, target = (int(x) for x in model.constraint_node[c])
-        qb = state.q[target if base < 0 else base]
+        qb = ground if base < 0 else state.q[base]
         constraint_terms(
             int(model.constraint_kind[c]),
             model.constraint_X0[c],
             model.constraint_axes[c],
+            model.constraint_geometry[c],
+            float(model.constraint_param[c]),
             inputs.constraint_input[c],
             qb,
             state.q[target],
@@ -85,8 +91,16 @@ def check_constraints(model: Model, state: State, inputs: Inputs) -> None:
     np.maximum.at(weight, owners, np.abs(null).max(axis=1))
     involved = [c for c in range(model.n_constraints) if weight[c] > 1e-6]
     names = "; ".join(describe_constraint(model, c) for c in involved)
+    hint = "Remove the duplicates or use a constraint with fewer rows (e.g. a 3-DOF BC instead of a 6-DOF one)."
+    if any(int(model.constraint_kind[c]) in kinds.BODY_JOINTS for c in involved):
+        hint += (
+            " A closed loop of joints that all move in one plane (e.g. a four-bar of hinges with parallel axes) "
+            "is redundant in 3-D: its out-of-plane equations repeat each other (3 for a loop of hinges). The "
+            "standard remedy: replace one hinge of the loop by a ball joint and a neighbouring one by a "
+            "cylindrical joint with the same axis, or by a universal joint with axis_a along the hinge axis "
+            "and axis_b perpendicular to it; the motion is unchanged (see docs/joints.md)."
+        )
     raise ModelError(
         f"redundant or conflicting constraints: {rows - rank} of the {rows} constraint equations repeat others, "
-        f"so every Newton matrix is singular. Involved: {names}. Remove the duplicates or use a constraint "
-        f"with fewer rows (e.g. a 3-DOF BC instead of a 6-DOF one)."
+        f"so every Newton matrix is singular. Involved: {names}. {hint}"
     )

@@ -16,8 +16,17 @@ from __future__ import annotations
 
 from kynemapy._jit import njit
 from kynemapy.assembly import add_constraint_rows, add_external_loads, add_node_block, zero_system
+from kynemapy.constraints.body_joints import body_joint_bias, input_load
 from kynemapy.constraints.dispatch import constraint_terms
-from kynemapy.constraints.kinds import REVOLUTE_JOINT, RIGID_JOINT, RIGID_JOINT_6DOF_TO_3DOF, ROTATION_CONTROL
+from kynemapy.constraints.kinds import (
+    BALL_JOINT,
+    HINGE_JOINT,
+    REVOLUTE_JOINT,
+    RIGID_JOINT,
+    RIGID_JOINT_6DOF_TO_3DOF,
+    ROTATION_CONTROL,
+    SLIDER_JOINT,
+)
 from kynemapy.constraints.revolute_joint import revolute_torque
 from kynemapy.elements.masses import mass_element_terms
 from kynemapy.elements.springs import spring_element_terms
@@ -40,8 +49,15 @@ def _omega_tilde(w, out):
 
 
 @njit
-def constraint_bias(kind, X0, axes, inputs, qb, qt, vb, vt, s3, s4, s33, gamma):
-    """Velocity part γ (6,) of Φ̈ for a two-node constraint (zero for one-node kinds)."""
+def constraint_bias(kind, X0, axes, geom, param, inputs, qb, qt, vb, vt, s3, s4, s33, gamma):
+    """Velocity part γ (6,) of Φ̈ for a two-node constraint (zero for one-node kinds).
+
+    Two-body joints (``geom``, ``param``: their geometry) take ``qb``, ``vb`` of the ground
+    (identity, zero) when their base is the ground.
+    """
+    if kind >= BALL_JOINT:
+        body_joint_bias(kind, X0, geom, param, qb, qt, vb, vt, gamma)
+        return
     for i in range(6):
         gamma[i] = 0.0
     if kind != RIGID_JOINT and kind != RIGID_JOINT_6DOF_TO_3DOF and kind != ROTATION_CONTROL and kind != REVOLUTE_JOINT:
@@ -189,6 +205,8 @@ def consistent_accelerations(model, state, inputs, ws):
             kind,
             model.constraint_X0[ic],
             model.constraint_axes[ic],
+            model.constraint_geometry[ic],
+            model.constraint_param[ic],
             inputs.constraint_input[ic],
             qb,
             state.q[nt],
@@ -207,6 +225,22 @@ def consistent_accelerations(model, state, inputs, ws):
             revolute_torque(model.constraint_axes[ic], state.q[nt], inputs.constraint_input[ic, 0], f)
             for k in range(3):
                 b[node_map[nt] + 3 + k] += f[k]
+        elif kind == HINGE_JOINT or kind == SLIDER_JOINT:
+            load = ws.s6
+            input_load(
+                kind,
+                model.constraint_X0[ic],
+                model.constraint_geometry[ic],
+                inputs.constraint_input[ic, 0],
+                qb,
+                state.q[nt],
+                load,
+            )
+            for side in range(2):
+                n = nt if side == 1 else nb
+                if n >= 0:
+                    for k in range(node_dofs[n]):
+                        b[node_map[n] + k] += load[side, k]
         rows = model.constraint_n_rows[ic]
         row = nsys + model.constraint_row[ic]
         if nb >= 0:
@@ -216,6 +250,8 @@ def consistent_accelerations(model, state, inputs, ws):
             kind,
             model.constraint_X0[ic],
             model.constraint_axes[ic],
+            model.constraint_geometry[ic],
+            model.constraint_param[ic],
             inputs.constraint_input[ic],
             qb,
             state.q[nt],

@@ -37,6 +37,13 @@ class Model(NamedTuple):
     initial_q : (n_nodes, 7), initial_v, initial_vd : (n_nodes, 6) initial displacement,
         velocity and acceleration; initial_vd_given : (n_nodes,) int64, 1 where the
         acceleration was given; initial_constraint_input : (n_constraints, 7).
+    constraint_geometry : (n_constraints, 2, 4, 3) two-body joints (kinds >= 9): per side
+        (0 = base a, 1 = target b) the offset d [m] of the joint point from the node and up
+        to three unit axes, world frame at the reference configuration (current point
+        X + u + R(r) d, current axis R(r) e); for a ground side d is the world point.
+        Zero for Kynema's kinds.  The joint's ``constraint_X0`` is X_b − X_a (X_a = 0 for
+        the ground).
+    constraint_param : (n_constraints,) distance constraint length [m]; 0 for other kinds.
     """
 
     n_nodes: int
@@ -66,6 +73,8 @@ class Model(NamedTuple):
     initial_vd: np.ndarray
     initial_vd_given: np.ndarray
     initial_constraint_input: np.ndarray
+    constraint_geometry: np.ndarray
+    constraint_param: np.ndarray
 
 
 def freeze(a: np.ndarray, dtype: type) -> np.ndarray:

@@ -24,6 +24,13 @@ _STATUS_TEXT = {
 }
 
 
+def _finite(value: float, what: str) -> float:
+    x = float(value)
+    if not np.isfinite(x):
+        raise ValueError(f"{what} must be finite, got {value!r}")
+    return x
+
+
 def status_text(status: int) -> str:
     """Words for a step status code of :mod:`kynemapy.step`."""
     return _STATUS_TEXT.get(int(status), f"step status {status}")
@@ -116,6 +123,32 @@ class Simulation:
         from kynemapy.step import global_position
 
         global_position(model.x0, self.state.q, self.state.x)
+        self._initial_joint_outputs()
+
+    def _initial_joint_outputs(self) -> None:
+        """Hinge and slider outputs at t = 0 (Kynema's revolute output stays zero until the first step)."""
+        m = self.model
+        ws = self._workspace
+        st = self.state
+        for c in range(m.n_constraints):
+            if int(m.constraint_kind[c]) not in (kinds.HINGE_JOINT, kinds.SLIDER_JOINT):
+                continue
+            from kynemapy.constraints.body_joints import body_joint_output
+
+            base, target = (int(x) for x in m.constraint_node[c])
+            g = base < 0
+            body_joint_output(
+                int(m.constraint_kind[c]),
+                m.constraint_X0[c],
+                m.constraint_geometry[c],
+                ws.q_ground if g else st.q[base],
+                st.q[target],
+                ws.v_ground if g else st.v[base],
+                st.v[target],
+                ws.v_ground if g else st.vd[base],
+                st.vd[target],
+                st.constraint_output[c],
+            )
 
     # ------------------------------------------------------------- data
     # Read-only attributes: the arrays are updated in place, never replaced, so the
@@ -328,9 +361,15 @@ class Simulation:
         self.inputs.constraint_input[cid] = value
 
     def set_torque(self, cid: int, torque: float) -> None:
-        """Brake torque τ [N m] of a revolute joint (acts as −τ about the joint axis)."""
-        cid = self._constraint(cid, (kinds.REVOLUTE_JOINT,), "torque input")
-        self.inputs.constraint_input[cid, 0] = float(torque)
+        """Torque τ [N m] of a hinge joint (on body_b about the axis, −τ on body_a), or the brake
+        torque of a Kynema revolute joint (acts as −τ about the joint axis), held until changed."""
+        cid = self._constraint(cid, (kinds.REVOLUTE_JOINT, kinds.HINGE_JOINT), "torque input")
+        self.inputs.constraint_input[cid, 0] = _finite(torque, f"constraint {cid} torque")
+
+    def set_force(self, cid: int, force: float) -> None:
+        """Force F [N] of a slider joint (on body_b along the axis, −F on body_a), held until changed."""
+        cid = self._constraint(cid, (kinds.SLIDER_JOINT,), "force input")
+        self.inputs.constraint_input[cid, 0] = _finite(force, f"constraint {cid} force")
 
     def set_angle(self, cid: int, angle: float) -> None:
         """Commanded angle [rad] of a rotation control."""
@@ -352,6 +391,66 @@ class Simulation:
         """Lagrange multipliers λ of constraint ``cid`` (its n_rows entries) [N, N m]."""
         n = int(self.model.constraint_n_rows[cid])
         return self.state.lam[cid, :n].copy()
+
+    def joint_output(self, cid: int) -> np.ndarray:
+        """(3,) outputs of constraint ``cid`` after the last step (or at t = 0).
+
+        Hinge joint: angle of body_b relative to body_a about the axis [rad] (right-handed,
+        0 at the reference configuration, continuous across turns), its rate [rad/s] and
+        acceleration [rad/s²].  Slider joint: displacement of body_b's joint point along the
+        axis [m], rate [m/s], acceleration [m/s²].  Kynema revolute joint: as
+        :meth:`revolute_output`.  Other kinds: zeros.
+        """
+        if not 0 <= int(cid) < self.model.n_constraints:
+            raise IndexError(f"unknown constraint id {cid} (the model has {self.model.n_constraints} constraints)")
+        return self.state.constraint_output[int(cid)].copy()
+
+    def reaction(self, cid: int) -> tuple[np.ndarray, np.ndarray]:
+        """Force [N] (3,) and torque [N m] (3,) the constraint exerts on its body, world frame.
+
+        Two-body joints: the load on body_b (on body_a when body_b is the ground), torque about
+        the joint point as carried by that body (``x + R(r) d``; for a distance constraint,
+        its ``point_b``).  Kynema's kinds: the load on the target node, torque about that node.
+        From the multipliers only: a hinge's input torque or a slider's input force is not
+        included (it is known: see :meth:`set_torque`, :meth:`set_force`).  Computed as
+        ``−B_tᵀλ`` at the current state: the constraint's share of the target's equation of motion.
+        """
+        from kynemapy.constraints.dispatch import constraint_terms
+        from kynemapy.math.quaternion import rotate_vector
+
+        if not 0 <= int(cid) < self.model.n_constraints:
+            raise IndexError(f"unknown constraint id {cid} (the model has {self.model.n_constraints} constraints)")
+        c = int(cid)
+        m = self.model
+        base, target = (int(x) for x in m.constraint_node[c])
+        qb = self._workspace.q_ground if base < 0 else self.state.q[base]
+        phi, bb, bt = np.zeros(6), np.zeros((6, 6)), np.zeros((6, 6))
+        constraint_terms(
+            int(m.constraint_kind[c]),
+            m.constraint_X0[c],
+            m.constraint_axes[c],
+            m.constraint_geometry[c],
+            float(m.constraint_param[c]),
+            self.inputs.constraint_input[c],
+            qb,
+            self.state.q[target],
+            self.state.lam[c],
+            True,
+            phi,
+            bb,
+            bt,
+            np.zeros((2, 2, 6, 6)),
+            np.zeros((8, 3)),
+            np.zeros((6, 4)),
+            np.zeros((8, 3, 3)),
+        )
+        n = int(m.constraint_n_rows[c])
+        load = -(bt[:n].T @ self.state.lam[c, :n])
+        force = load[:3].copy()
+        lever = np.zeros(3)
+        rotate_vector(self.state.q[target, 3:7], np.ascontiguousarray(m.constraint_geometry[c, 1, 0]), lever)
+        torque = load[3:] - np.cross(lever, force)
+        return force, torque
 
     def revolute_output(self, cid: int) -> np.ndarray:
         """(azimuth [rad], speed [rad/s], acceleration [rad/s²]) of revolute joint ``cid``."""

@@ -22,8 +22,9 @@ from kynemapy.assembly import (
     add_stiffness_block,
     zero_system,
 )
+from kynemapy.constraints.body_joints import body_joint_output, input_load
 from kynemapy.constraints.dispatch import constraint_terms
-from kynemapy.constraints.kinds import REVOLUTE_JOINT
+from kynemapy.constraints.kinds import HINGE_JOINT, REVOLUTE_JOINT, SLIDER_JOINT
 from kynemapy.constraints.revolute_joint import revolute_output, revolute_torque
 from kynemapy.elements.masses import mass_element_terms
 from kynemapy.elements.springs import spring_element_terms
@@ -220,6 +221,8 @@ def assemble(model, state, inputs, ws, p):
     crow = model.constraint_row
     cX0 = model.constraint_X0
     caxes = model.constraint_axes
+    cgeom = model.constraint_geometry
+    cparam = model.constraint_param
     cinput = inputs.constraint_input
     phi = ws.con_phi
     bb = ws.con_bb
@@ -236,6 +239,8 @@ def assemble(model, state, inputs, ws, p):
             kinds[ic],
             cX0[ic],
             caxes[ic],
+            cgeom[ic],
+            cparam[ic],
             cinput[ic],
             qb,
             q[nt],
@@ -271,6 +276,18 @@ def assemble(model, state, inputs, ws, p):
             m = node_map[nt]
             for k in range(3):
                 b[m + 3 + k] += f[k]
+        elif kinds[ic] == HINGE_JOINT or kinds[ic] == SLIDER_JOINT:
+            # hinge torque / slider force on both sides (residual = minus the applied load)
+            nb = cnode[ic, 0]
+            nt = cnode[ic, 1]
+            load = ws.s6
+            input_load(kinds[ic], cX0[ic], cgeom[ic], cinput[ic, 0], q_ground if nb < 0 else q[nb], q[nt], load)
+            for side in range(2):
+                n = nt if side == 1 else nb
+                if n >= 0:
+                    m = node_map[n]
+                    for k in range(node_dofs[n]):
+                        b[m + k] += load[side, k]
     for ic in range(nc):
         nb = cnode[ic, 0]
         nt = cnode[ic, 1]
@@ -361,6 +378,26 @@ def solve_conditioned(model, ws, p):
 
 
 @njit(inline=True)
+def joint_output(model, state, ws, ic):
+    """Hinge (angle, rate, acceleration) or slider (displacement, rate, acceleration) of constraint ``ic``."""
+    nb = model.constraint_node[ic, 0]
+    nt = model.constraint_node[ic, 1]
+    ground = nb < 0
+    body_joint_output(
+        model.constraint_kind[ic],
+        model.constraint_X0[ic],
+        model.constraint_geometry[ic],
+        ws.q_ground if ground else state.q[nb],
+        state.q[nt],
+        ws.v_ground if ground else state.v[nb],
+        state.v[nt],
+        ws.v_ground if ground else state.vd[nb],
+        state.vd[nt],
+        state.constraint_output[ic],
+    )
+
+
+@njit(inline=True)
 def constraint_outputs(model, state, ws):
     """Revolute outputs (azimuth, speed, acceleration) after a converged step."""
     kinds = model.constraint_kind
@@ -371,6 +408,8 @@ def constraint_outputs(model, state, ws):
             revolute_output(
                 model.constraint_axes[ic], state.q[nt], state.v[nt], state.vd[nt], ws.s3, state.constraint_output[ic]
             )
+        elif kinds[ic] == HINGE_JOINT or kinds[ic] == SLIDER_JOINT:
+            joint_output(model, state, ws, ic)
 
 
 @njit(inline=True)

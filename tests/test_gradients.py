@@ -4,8 +4,13 @@ B must be the derivative of Φ with respect to the node DOFs as the stepper move
 them: translations u + ε eᵢ, rotations by a spatial (left) increment
 ``r ← exp(ε eᵢ) ⊗ r``.  The material (right) increment ``r ⊗ exp(ε eᵢ)`` is the
 same derivative seen through R(r): ``∂Φ/∂Θ = B_rot R(r)``; both are checked.
-K^Φ must be the derivative of ``[B_bᵀλ; B_tᵀλ]`` (rotation rows) with respect to
-the rotation increments of each node.  Configurations are random (hypothesis).
+K^Φ must be the derivative of the generalized constraint forces ``[B_bᵀλ; B_tᵀλ]``
+(plus the residual of a joint's torque or force input) with respect to every (u, θ)
+DOF of each node.  Configurations are random (hypothesis); every Kynema kind and
+every two-body joint (ball ... distance) is covered.  For the two-body joints Φ is
+also checked against an independent numpy twin, and the velocity terms γ of
+Φ̈ = B v̇ + γ (consistent initial accelerations) and the hinge/slider outputs against
+finite differences along a trajectory.
 """
 
 from __future__ import annotations
@@ -17,7 +22,10 @@ from hypothesis import strategies as st
 
 from kynemapy.builder import revolute_axes
 from kynemapy.constraints import kinds
+from kynemapy.constraints.body_joints import body_joint_output, input_load
 from kynemapy.constraints.dispatch import constraint_terms
+from kynemapy.constraints.revolute_joint import revolute_torque
+from kynemapy.initial_conditions import constraint_bias
 
 EPS = 1e-6
 KINDS = [
@@ -29,6 +37,7 @@ KINDS = [
     kinds.RIGID_JOINT_6DOF_TO_3DOF,
     kinds.ROTATION_CONTROL,
     kinds.REVOLUTE_JOINT,
+    *kinds.BODY_JOINTS,
 ]
 
 
@@ -87,6 +96,14 @@ class Case:
         self.qt = np.concatenate([rng.normal(size=3), quat_exp(rng.normal(size=3))])
         self.lam = np.zeros(6)
         self.lam[: self.rows] = rng.normal(size=self.rows) * 10.0
+        # two-body joints: joint point offsets and (random, orthonormal) axes per side, rod length
+        self.geom = np.zeros((2, 4, 3))
+        self.param = 0.0
+        if kind in kinds.BODY_JOINTS:
+            for side in range(2):
+                self.geom[side, 0] = rng.normal(size=3)
+                self.geom[side, 1:] = revolute_axes(rng.normal(size=3))
+            self.param = rng.uniform(0.5, 2.0)
 
     def evaluate(self, qb: np.ndarray, qt: np.ndarray, exact: bool = True):
         phi = np.zeros(6)
@@ -97,6 +114,8 @@ class Case:
             self.kind,
             self.X0,
             self.axes,
+            self.geom,
+            self.param,
             self.inputs,
             qb,
             qt,
@@ -128,10 +147,20 @@ class Case:
 
 
 def constraint_force(case: Case, qb: np.ndarray, qt: np.ndarray) -> np.ndarray:
-    """B_bᵀλ and B_tᵀλ, (2, 6): the generalized constraint forces on the base and target."""
+    """B_bᵀλ and B_tᵀλ, (2, 6): the generalized constraint forces on the base and target, plus
+    the residual terms of a revolute/hinge torque or slider force input (K^Φ includes their derivative)."""
     _, bb, bt, _ = case.evaluate(qb, qt)
     lam = case.lam[: case.rows]
-    return np.array([bb.T @ lam, bt.T @ lam])
+    force = np.array([bb.T @ lam, bt.T @ lam])
+    if case.kind == kinds.REVOLUTE_JOINT:
+        f = np.zeros(3)
+        revolute_torque(case.axes, qt, case.inputs[0], f)
+        force[1, 3:] += f
+    elif case.kind in kinds.BODY_JOINTS:
+        load = np.zeros((2, 6))
+        input_load(case.kind, case.X0, case.geom, case.inputs[0], qb, qt, load)
+        force += load
+    return force
 
 
 def node_dofs(case: Case, node: int) -> int:
@@ -220,7 +249,7 @@ def test_kynema_gradient_is_exact_on_the_constraint_manifold(kind: int, seed: in
         case.X0[:] = 0.0  # Kynema's revolute gradient is exact for coincident nodes
     phi_k, bb_k, bt_k, _ = case.evaluate(case.qb, case.qt, exact=False)
     phi_e, bb_e, bt_e, _ = case.evaluate(case.qb, case.qt, exact=True)
-    if kind not in (kinds.REVOLUTE_JOINT,) and case.rows == 6:
+    if kind not in (kinds.REVOLUTE_JOINT, *kinds.BODY_JOINTS) and case.rows == 6:
         np.testing.assert_allclose(phi_k[3:], 0.0, atol=1e-14)
     np.testing.assert_array_equal(phi_k, phi_e)
     np.testing.assert_allclose(bb_k, bb_e, rtol=0, atol=1e-13)
@@ -230,3 +259,145 @@ def test_kynema_gradient_is_exact_on_the_constraint_manifold(kind: int, seed: in
 def rc_about_base(rb: np.ndarray, rc: np.ndarray) -> np.ndarray:
     """Target rotation with C = R(r_t ⊗ r_c⁻¹ ⊗ r_b⁻¹) = I, i.e. r_t = r_b ⊗ r_c."""
     return quat_mul(rb, rc)
+
+
+# ------------------------------------------------------------------------------------------------
+# two-body joints: Φ against a numpy twin, γ and outputs against derivatives along a trajectory
+
+
+def phi_twin(kind: int, X0, geom, param, qb, qt) -> np.ndarray:
+    """Φ of a two-body joint written from its definition (docs/joints.md), independently of the kernels."""
+    ra, rt = rotation_matrix(qb[3:]), rotation_matrix(qt[3:])
+    delta = X0 + qt[:3] + rt @ geom[1, 0] - qb[:3] - ra @ geom[0, 0]
+    a = [None, *(ra @ geom[0, i] for i in (1, 2, 3))]
+    b = [None, *(rt @ geom[1, i] for i in (1, 2, 3))]
+    rows = {
+        kinds.BALL_JOINT: [*delta],
+        kinds.HINGE_JOINT: [*delta, a[1] @ b[2], a[1] @ b[3]],
+        kinds.SLIDER_JOINT: [delta @ a[2], delta @ a[3], a[1] @ b[2], a[1] @ b[3], a[2] @ b[3]],
+        kinds.CYLINDRICAL_JOINT: [delta @ a[2], delta @ a[3], a[1] @ b[2], a[1] @ b[3]],
+        kinds.UNIVERSAL_JOINT: [*delta, a[1] @ b[1]],
+        kinds.PLANAR_JOINT: [delta @ a[1], a[1] @ b[2], a[1] @ b[3]],
+        kinds.WELD_JOINT: [*delta, a[1] @ b[2], a[1] @ b[3], a[2] @ b[3]],
+        kinds.DISTANCE_CONSTRAINT: [np.linalg.norm(delta) - param],
+    }
+    return np.array(rows[kind])
+
+
+@pytest.mark.parametrize("kind", kinds.BODY_JOINTS, ids=[kinds.KIND_NAMES[k] for k in kinds.BODY_JOINTS])
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_body_joint_residual_matches_its_definition_and_needs_no_kynema_variant(kind: int, seed: int) -> None:
+    case = Case(kind, np.random.default_rng(seed))
+    phi, bb, bt, _ = case.evaluate(case.qb, case.qt)
+    expected = phi_twin(kind, case.X0, case.geom, case.param, case.qb, case.qt)
+    np.testing.assert_allclose(phi, expected, rtol=1e-12, atol=1e-12 * max(1.0, np.abs(expected).max()))
+    phi_k, bb_k, bt_k, _ = case.evaluate(case.qb, case.qt, exact=False)
+    np.testing.assert_array_equal(phi_k, phi)
+    np.testing.assert_array_equal(bb_k, bb)
+    np.testing.assert_array_equal(bt_k, bt)
+
+
+def moved(q: np.ndarray, v: np.ndarray, a: np.ndarray, t: float) -> np.ndarray:
+    """q at time t along u(t) = u + t u̇ + t²/2 ü, r(t) = exp(t ω + t²/2 ω̇) ⊗ r: velocity v, acceleration a at t = 0."""
+    out = q.copy()
+    out[:3] = q[:3] + t * v[:3] + 0.5 * t * t * a[:3]
+    out[3:] = quat_mul(quat_exp(t * v[3:] + 0.5 * t * t * a[3:]), q[3:])
+    return out
+
+
+@pytest.mark.parametrize("kind", kinds.BODY_JOINTS, ids=[kinds.KIND_NAMES[k] for k in kinds.BODY_JOINTS])
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_body_joint_velocity_terms_give_the_second_derivative_of_phi(kind: int, seed: int) -> None:
+    """Φ̈ = B v̇ + γ along a trajectory through a random configuration (consistent initial accelerations)."""
+    rng = np.random.default_rng(seed)
+    case = Case(kind, rng)
+    vb, vt, ab, at = (rng.normal(size=6) for _ in range(4))
+    gamma = np.zeros(6)
+    constraint_bias(
+        kind, case.X0, case.axes, case.geom, case.param, case.inputs, case.qb, case.qt, vb, vt,
+        np.zeros((8, 3)), np.zeros((6, 4)), np.zeros((8, 3, 3)), gamma,
+    )  # fmt: skip
+    _, bb, bt, _ = case.evaluate(case.qb, case.qt)
+    h = 1e-4
+
+    def phi_at(t: float) -> np.ndarray:
+        return case.evaluate(moved(case.qb, vb, ab, t), moved(case.qt, vt, at, t))[0]
+
+    fd = (phi_at(h) - 2.0 * phi_at(0.0) + phi_at(-h)) / (h * h)
+    expected = bb @ ab + bt @ at + gamma[: case.rows]
+    np.testing.assert_allclose(expected, fd, rtol=0, atol=1e-5 * max(1.0, np.abs(fd).max()))
+    np.testing.assert_array_equal(gamma[case.rows :], 0.0)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_slider_output_is_the_displacement_along_the_axis_and_its_derivatives(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    case = Case(kinds.SLIDER_JOINT, rng)
+    vb, vt, ab, at = (rng.normal(size=6) for _ in range(4))
+
+    def s_at(t: float) -> float:
+        qb, qt = moved(case.qb, vb, ab, t), moved(case.qt, vt, at, t)
+        delta = case.X0 + qt[:3] + rotation_matrix(qt[3:]) @ case.geom[1, 0] - qb[:3]
+        delta -= rotation_matrix(qb[3:]) @ case.geom[0, 0]
+        return float(delta @ (rotation_matrix(qb[3:]) @ case.geom[0, 1]))
+
+    out = np.zeros(3)
+    body_joint_output(kinds.SLIDER_JOINT, case.X0, case.geom, case.qb, case.qt, vb, vt, ab, at, out)
+    h = 1e-4
+    rate = (s_at(h) - s_at(-h)) / (2 * h)
+    accel = (s_at(h) - 2 * s_at(0.0) + s_at(-h)) / (h * h)
+    scale = max(1.0, abs(accel), abs(rate))
+    np.testing.assert_allclose(out, [s_at(0.0), rate, accel], rtol=0, atol=1e-5 * scale)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_hinge_output_is_the_relative_angle_about_the_axis_and_its_derivatives(seed: int) -> None:
+    """On the joint manifold R_b = R_a Rot(e₁, θ): output (θ, θ̇, θ̈), the angle continued across ±π."""
+    rng = np.random.default_rng(seed)
+    frame = revolute_axes(rng.normal(size=3))
+    geom = np.zeros((2, 4, 3))
+    geom[:, 1:] = frame
+    ra = quat_exp(rng.normal(size=3))
+    theta, rate, accel = rng.uniform(-3.0, 3.0), rng.normal(), rng.normal()
+    wa, alpha_a = rng.normal(size=3), rng.normal(size=3)
+    rb = quat_mul(ra, quat_exp(theta * frame[0]))  # R_a Rot(e₁, θ) = Rot(R_a e₁, θ) R_a
+    n = rotation_matrix(ra) @ frame[0]
+    wb = wa + rate * n
+    alpha_b = alpha_a + accel * n + rate * np.cross(wa, n)
+    qb = np.concatenate([rng.normal(size=3), ra])
+    qt = np.concatenate([rng.normal(size=3), rb])
+    vb = np.concatenate([rng.normal(size=3), wa])
+    vt = np.concatenate([rng.normal(size=3), wb])
+    ab = np.concatenate([rng.normal(size=3), alpha_a])
+    at = np.concatenate([rng.normal(size=3), alpha_b])
+    out = np.zeros(3)
+    body_joint_output(kinds.HINGE_JOINT, np.zeros(3), geom, qb, qt, vb, vt, ab, at, out)
+    np.testing.assert_allclose(out, [theta, rate, accel], rtol=0, atol=1e-12)
+    # continued from the previous value: 2π further on after a full turn
+    out[0] = theta + 2 * np.pi + 0.1
+    body_joint_output(kinds.HINGE_JOINT, np.zeros(3), geom, qb, qt, vb, vt, ab, at, out)
+    assert abs(out[0] - (theta + 2 * np.pi)) < 1e-12
+
+
+def test_input_loads_are_the_applied_torque_and_force() -> None:
+    """Residual = minus the applied load: hinge torque τ on b about the axis, −τ on a; slider force F on b
+    along the axis at b's joint point, −F on a at the same point (no net moment)."""
+    rng = np.random.default_rng(7)
+    case = Case(kinds.HINGE_JOINT, rng)
+    n = rotation_matrix(case.qb[3:]) @ case.geom[0, 1]
+    load = np.zeros((2, 6))
+    input_load(kinds.HINGE_JOINT, case.X0, case.geom, 2.5, case.qb, case.qt, load)
+    np.testing.assert_allclose(load, [[0, 0, 0, *(2.5 * n)], [0, 0, 0, *(-2.5 * n)]], atol=1e-14)
+    case = Case(kinds.SLIDER_JOINT, rng)
+    rb = rotation_matrix(case.qt[3:])
+    n = rotation_matrix(case.qb[3:]) @ case.geom[0, 1]
+    pb = case.X0 + case.qt[:3] + rb @ case.geom[1, 0]  # joint point of b (world, node a at X_a = 0)
+    input_load(kinds.SLIDER_JOINT, case.X0, case.geom, 4.0, case.qb, case.qt, load)
+    np.testing.assert_allclose(load[1, :3], -4.0 * n, atol=1e-13)
+    np.testing.assert_allclose(load[1, 3:], -np.cross(rb @ case.geom[1, 0], 4.0 * n), atol=1e-12)
+    np.testing.assert_allclose(load[0, :3], 4.0 * n, atol=1e-13)
+    np.testing.assert_allclose(load[0, 3:], np.cross(pb - case.qb[:3], 4.0 * n), atol=1e-12)

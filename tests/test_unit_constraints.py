@@ -37,7 +37,8 @@ def evaluate(kind, X0=X0, axes=None, inputs=None, qb=None, qt=TARGET_U, lam=None
     bt = np.full((6, 6), np.nan)
     k = np.full((2, 2, 6, 6), np.nan)
     constraint_terms(
-        kind, np.asarray(X0, dtype=float), axes, inputs, qb, np.asarray(qt, dtype=float), lam, False,
+        kind, np.asarray(X0, dtype=float), axes, np.zeros((2, 4, 3)), 0.0, inputs, qb, np.asarray(qt, dtype=float),
+        lam, False,
         phi, bb, bt, k, np.zeros((8, 3)), np.zeros((6, 4)), np.zeros((8, 3, 3)),
     )
     return phi, bb, bt
