@@ -22,7 +22,7 @@ import numpy as np
 from kynemapy.invariants import system_invariants
 from kynemapy.progress import ProgressBar
 from kynemapy.rollout import Record, advance_kernel, new_record
-from kynemapy.step import CONVERGED
+from kynemapy.step import CONVERGED, NEEDS_MEMORY
 
 if TYPE_CHECKING:
     from kynemapy.simulation import Simulation
@@ -230,7 +230,9 @@ def run(
                 it_sum += int(iter_buf[:steps].sum())
                 it_max = max(it_max, int(iter_buf[:steps].max(initial=0)))
                 done += steps
-                if status != CONVERGED:
+                if status == NEEDS_MEMORY:
+                    sim._grow_lu()  # the sparse factors outgrew their arrays; the step is redone next round
+                elif status != CONVERGED:
                     status, n_iter = stepper.step() if adaptive else (status, int(sim.workspace.n_iter[0]))
                     if status != CONVERGED:
                         failure = (status, tuple(float(e) for e in sim.workspace.errors[:n_iter]))

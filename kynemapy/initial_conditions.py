@@ -30,7 +30,7 @@ from kynemapy.constraints.kinds import (
 from kynemapy.constraints.revolute_joint import revolute_torque
 from kynemapy.elements.masses import mass_element_terms
 from kynemapy.elements.springs import spring_element_terms
-from kynemapy.linalg import SOLVE_OK, dense_solve
+from kynemapy.linalg import SOLVE_OK, solve_system
 from kynemapy.math.quaternion import quat_compose, quat_inverse, quat_to_matrix, rotate_vector, rotvec_to_quat
 from kynemapy.math.so3 import cross
 
@@ -137,11 +137,12 @@ def constraint_bias(kind, X0, axes, geom, param, inputs, qb, qt, vb, vt, s3, s4,
 @njit
 def consistent_accelerations(model, state, inputs, ws):
     """Fill ``state.vd`` and ``state.lam`` with the solution at the current q, v; returns a solve status."""
-    A = ws.A
+    vals = ws.vals
+    sc = ws.scatter
     b = ws.b
     node_dofs = model.node_dofs
     node_map = model.node_map
-    zero_system(A, b)
+    zero_system(vals, b)
     for n in range(model.n_nodes):
         for i in range(3):
             for j in range(3):
@@ -173,7 +174,7 @@ def consistent_accelerations(model, state, inputs, ws):
         m = node_map[n]
         for k in range(6):
             b[m + k] += ws.mass_res[e, k]
-        add_node_block(node_map, node_dofs, n, n, 1.0, ws.mass_mat[e], A)
+        add_node_block(sc.mass[e], node_dofs[n], node_dofs[n], 1.0, ws.mass_mat[e], vals)
     for e in range(model.n_springs):
         n1 = model.spring_node[e, 0]
         n2 = model.spring_node[e, 1]
@@ -244,8 +245,12 @@ def consistent_accelerations(model, state, inputs, ws):
         rows = model.constraint_n_rows[ic]
         row = nsys + model.constraint_row[ic]
         if nb >= 0:
-            add_constraint_rows(node_map, node_dofs, nb, row, rows, ws.con_bb[ic], ws.tangent[nb], A)
-        add_constraint_rows(node_map, node_dofs, nt, row, rows, ws.con_bt[ic], ws.tangent[nt], A)
+            add_constraint_rows(
+                sc.con_row[ic, 0], sc.con_col[ic, 0], node_dofs[nb], rows, ws.con_bb[ic], ws.tangent[nb], vals
+            )
+        add_constraint_rows(
+            sc.con_row[ic, 1], sc.con_col[ic, 1], node_dofs[nt], rows, ws.con_bt[ic], ws.tangent[nt], vals
+        )
         constraint_bias(
             kind,
             model.constraint_X0[ic],
@@ -266,7 +271,7 @@ def consistent_accelerations(model, state, inputs, ws):
             b[row + i] = gamma[i]
     for i in range(model.n_dofs):
         ws.dx[i] = -b[i]
-    status = dense_solve(A, ws.piv, ws.dx)
+    status = solve_system(ws, ws.dx)
     if status != SOLVE_OK:
         return status
     for n in range(model.n_nodes):

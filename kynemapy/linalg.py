@@ -1,8 +1,10 @@
-"""Dense LU solve (partial pivoting) inside compiled code, in place, no allocation.
+"""Newton-system solves inside compiled code, in place, no allocation.
 
-Small rigid systems (tens of DOFs) are solved faster densely than through any
-sparse package; the assembly writes through :mod:`kynemapy.assembly`, so a
-sparse factorisation can replace this module without touching the kernels.
+Small systems (tens of DOFs) are solved densely (:func:`dense_solve`, LU with
+partial pivoting); large ones with the sparse LU of :mod:`kynemapy.sparse_lu`.
+The assembly writes the matrix through slots (:mod:`kynemapy.sparsity`), so both
+solvers read what the same kernels wrote; :func:`solve_system` picks the one the
+workspace was built for.
 """
 
 from __future__ import annotations
@@ -12,9 +14,12 @@ import math
 import numpy as np
 
 from kynemapy._jit import njit
+from kynemapy.sparse_lu import LU_CAPACITY, LU_OK, sparse_factor_solve
 
 SOLVE_OK = 0
 SOLVE_SINGULAR = 1
+#: the sparse factors outgrew their arrays (grow them in Python and redo the step)
+SOLVE_CAPACITY = 2
 
 
 @njit
@@ -82,3 +87,22 @@ def dense_solve(a, piv, b):
                 s -= uij * b[j]
         b[i] = s / a[i, i]
     return SOLVE_OK
+
+
+@njit(inline=True)
+def solve_system(ws, x):
+    """Solve ``A x = rhs`` in place (``x`` (n,) holds the right-hand side on entry).
+
+    ``ws`` is the step :class:`~kynemapy.state.Workspace`: with ``ws.scatter.dense``
+    the matrix is ``ws.A`` (its values ``ws.vals`` are a flat view of it), else the
+    CSC values ``ws.vals`` factored into ``ws.lu``.  Returns ``SOLVE_OK``,
+    ``SOLVE_SINGULAR`` or ``SOLVE_CAPACITY``.
+    """
+    if ws.scatter.dense:
+        return dense_solve(ws.A, ws.piv, x)
+    status = sparse_factor_solve(ws.lu, ws.vals, x)
+    if status == LU_OK:
+        return SOLVE_OK
+    if status == LU_CAPACITY:
+        return SOLVE_CAPACITY
+    return SOLVE_SINGULAR

@@ -22,8 +22,6 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.sparse.csgraph import reverse_cuthill_mckee
 
 from kynemapy._jit import njit
 
@@ -34,6 +32,8 @@ def symmetric_pattern(indptr: np.ndarray, indices: np.ndarray, n: int) -> tuple[
     """CSC (= CSR) pattern of A + Aᵀ without the diagonal, sorted, int64: ``(sp, si)``."""
     indptr = np.asarray(indptr, dtype=np.int64)
     indices = np.asarray(indices, dtype=np.int64)
+    import scipy.sparse as sp  # lazily: importing kynemapy stays light
+
     a = sp.csc_matrix((np.ones(indices.size), indices, indptr), shape=(n, n))
     s = (a + a.T).tocsc()
     s.setdiag(0.0)
@@ -381,6 +381,9 @@ def minimum_degree(indptr: np.ndarray, indices: np.ndarray, n: int) -> np.ndarra
 def rcm(indptr: np.ndarray, indices: np.ndarray, n: int) -> np.ndarray:
     """Reverse Cuthill–McKee ordering of A + Aᵀ (scipy.sparse.csgraph), (n,) int64."""
     sp_, si = symmetric_pattern(indptr, indices, n)
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import reverse_cuthill_mckee
+
     s = sp.csr_matrix((np.ones(si.size), si, sp_), shape=(n, n))
     return reverse_cuthill_mckee(s, symmetric_mode=True).astype(np.int64)
 
@@ -455,9 +458,7 @@ def choose_ordering(
         if name == "natural":
             perm = np.arange(n, dtype=np.int64)
         elif name == "rcm":
-            perm = reverse_cuthill_mckee(
-                sp.csr_matrix((np.ones(si.size), si, sp_), shape=(n, n)), symmetric_mode=True
-            ).astype(np.int64)
+            perm = rcm(indptr, indices, n)
         else:
             perm = minimum_degree(indptr, indices, n)
         est = _cholesky_counts(sp_, si, n, perm)

@@ -46,6 +46,10 @@ class StepParameters:
         the true spring Jacobian and the gravity-moment stiffness (an exact Newton
         tangent); False reproduces Kynema-FMB (which omits them) number for number.
     static_load_retries : load-bisection attempts of a static step.
+    solver : linear solver of the Newton systems: ``"dense"`` (LU with partial
+        pivoting), ``"sparse"`` (sparse LU with a fill-reducing ordering, factors
+        reused across iterations and steps; cost linear in the number of bodies for
+        chains and independent bodies) or ``"auto"`` (dense up to 60 unknowns).
     """
 
     h: float
@@ -56,6 +60,7 @@ class StepParameters:
     dynamic: bool = True
     geometric_stiffness: bool = False
     static_load_retries: int = 20
+    solver: str = "auto"
 
     def __post_init__(self) -> None:
         if not (isinstance(self.h, (int, float)) and math.isfinite(self.h) and self.h > 0.0):
@@ -68,6 +73,8 @@ class StepParameters:
             value = getattr(self, name)
             if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0.0):
                 raise ValueError(f"StepParameters: {name} must be a finite number > 0, got {value!r}")
+        if self.solver not in ("auto", "dense", "sparse"):
+            raise ValueError(f"StepParameters: solver must be 'auto', 'dense' or 'sparse', got {self.solver!r}")
         if not (isinstance(self.static_load_retries, int) and self.static_load_retries >= 1):
             raise ValueError(
                 f"StepParameters: static_load_retries must be an integer >= 1, got {self.static_load_retries!r}"

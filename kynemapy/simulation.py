@@ -8,11 +8,12 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 
 from kynemapy.constraints import kinds
+from kynemapy.linalg import SOLVE_CAPACITY
 from kynemapy.model import Model
 from kynemapy.params import StepParameters
 from kynemapy.rollout import advance_kernel, new_record
 from kynemapy.state import Inputs, State, Workspace, new_inputs, new_state, new_workspace
-from kynemapy.step import CONVERGED, NOT_CONVERGED, NOT_FINITE, SINGULAR, step_kernel
+from kynemapy.step import CONVERGED, NEEDS_MEMORY, NOT_CONVERGED, NOT_FINITE, SINGULAR, step_kernel
 
 if TYPE_CHECKING:
     from kynemapy.driver import LoadFunction, RunInfo
@@ -21,6 +22,7 @@ _STATUS_TEXT = {
     NOT_CONVERGED: "Newton iteration did not converge",
     NOT_FINITE: "the iteration produced NaN or inf",
     SINGULAR: "the iteration matrix is singular (redundant or conflicting constraints, or a node without mass)",
+    NEEDS_MEMORY: "the sparse LU factors need larger arrays",
 }
 
 
@@ -103,7 +105,7 @@ class Simulation:
         self._coefficients = params.coefficients
         self._state = new_state(model)
         self._inputs = new_inputs(model)
-        self._workspace = new_workspace(model, params.max_iter)
+        self._workspace = new_workspace(model, params.max_iter, params.solver)
         self._step_entry = None
         self.resume_path: str | None = None
         self.state.q[...] = model.initial_q
@@ -184,6 +186,9 @@ class Simulation:
         from kynemapy.initial_conditions import consistent_accelerations
 
         status = consistent_accelerations(self.model, self.state, self.inputs, self.workspace)
+        while status == SOLVE_CAPACITY:
+            self._grow_lu()
+            status = consistent_accelerations(self.model, self.state, self.inputs, self.workspace)
         if status != 0:
             raise ConvergenceError(
                 "cannot compute consistent initial accelerations: " + _STATUS_TEXT[SINGULAR],
@@ -223,7 +228,17 @@ class Simulation:
         if self._step_entry is None and self.jit_enabled:
             self._step_entry = step_kernel.compile(tuple(step_kernel.typeof_pyval(a) for a in args))
         status, n_iter = (self._step_entry or step_kernel)(*args)
+        while status == NEEDS_MEMORY:  # the sparse factors outgrew their arrays: grow, redo the step
+            self._grow_lu()
+            args = (self._model, self._state, self._inputs, self._workspace, coefficients)
+            status, n_iter = (self._step_entry or step_kernel)(*args)
         return int(status), int(n_iter)
+
+    def _grow_lu(self) -> None:
+        """Double the capacity of the sparse LU factors (after a ``NEEDS_MEMORY`` step)."""
+        from kynemapy.sparse_lu import grow_lu_workspace
+
+        self._workspace = self._workspace._replace(lu=grow_lu_workspace(self._workspace.lu))
 
     def run(
         self,
@@ -300,18 +315,25 @@ class Simulation:
         the first failed step (state as before that step) and raises unless ``throw`` is False.
         """
         iterations = np.zeros(int(n_steps), dtype=np.int64)
-        done, _, status = advance_kernel(
-            self.model,
-            self.state,
-            self.inputs,
-            self.workspace,
-            self._coefficients,
-            int(n_steps),
-            0,
-            iterations,
-            new_record(self.model, 0),
-            0,
-        )
+        record = new_record(self.model, 0)
+        done, status = 0, CONVERGED
+        while done < int(n_steps):
+            steps, _, status = advance_kernel(
+                self.model,
+                self.state,
+                self.inputs,
+                self.workspace,
+                self._coefficients,
+                int(n_steps) - done,
+                0,
+                iterations[done:],
+                record,
+                0,
+            )
+            done += steps
+            if status != NEEDS_MEMORY:
+                break
+            self._grow_lu()  # the sparse factors outgrew their arrays: grow, go on from the same step
         if status != CONVERGED and throw:
             n_iter = int(self.workspace.n_iter[0])
             errors = tuple(float(e) for e in self.workspace.errors[:n_iter])

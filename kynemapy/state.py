@@ -13,6 +13,13 @@ from typing import NamedTuple
 import numpy as np
 
 from kynemapy.model import Model
+from kynemapy.sparse_lu import LUWorkspace, new_lu_workspace
+from kynemapy.sparsity import Scatter, build_scatter
+
+#: systems up to this many unknowns are solved densely by ``solver="auto"``
+DENSE_MAX_DOFS = 60
+#: Newton-matrix solvers of :func:`new_workspace`
+SOLVERS = ("auto", "dense", "sparse")
 
 
 class State(NamedTuple):
@@ -74,9 +81,18 @@ class Workspace(NamedTuple):
     ``con_k`` (C, 2, 2, 6, 6): K^Φ blocks per constraint (base/target × base/target).
     ``q_ground`` (7,) = (0, 0, 0, 1, 0, 0, 0) and ``v_ground`` (6,) = 0: the
     displacement and velocity a constraint sees for the ground side (base node −1).
+
+    The Newton matrix: ``vals`` holds its values, written through the slots of
+    ``scatter`` (:mod:`kynemapy.sparsity`).  Dense solver: ``A`` (n, n) with ``vals``
+    its flat view, ``piv`` (n,) the row swaps; sparse solver: ``vals`` (nnz,) in the
+    CSC order of ``scatter.indptr/indices``, factored into ``lu``
+    (:class:`~kynemapy.sparse_lu.LUWorkspace`), and ``A`` is (0, 0).
     """
 
     A: np.ndarray
+    vals: np.ndarray
+    scatter: Scatter
+    lu: LUWorkspace
     b: np.ndarray
     dx: np.ndarray
     piv: np.ndarray
@@ -131,12 +147,32 @@ def new_inputs(model: Model) -> Inputs:
     return Inputs(f=np.zeros((model.n_nodes, 6)), constraint_input=ci)
 
 
-def new_workspace(model: Model, max_iter: int) -> Workspace:
-    """Every buffer the step needs, sized for ``model``."""
+def new_workspace(model: Model, max_iter: int, solver: str = "auto") -> Workspace:
+    """Every buffer the step needs, sized for ``model``.
+
+    ``solver``: ``"dense"`` (LU with partial pivoting of the full matrix), ``"sparse"``
+    (sparse LU, fill-reducing ordering, factors reused across iterations) or ``"auto"``:
+    dense up to :data:`DENSE_MAX_DOFS` unknowns, sparse above.
+    """
+    if solver not in SOLVERS:
+        raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}")
     n = model.n_dofs
     nn, nm, ns, nc = model.n_nodes, model.n_masses, model.n_springs, model.n_constraints
+    dense = solver == "dense" or (solver == "auto" and n <= DENSE_MAX_DOFS)
+    scatter = build_scatter(model, dense)
+    if dense:
+        A = np.zeros((n, n))
+        vals = A.reshape(-1)
+        lu = new_lu_workspace(np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64), 0)
+    else:
+        A = np.zeros((0, 0))
+        vals = np.zeros(scatter.indices.shape[0])
+        lu = new_lu_workspace(scatter.indptr, scatter.indices, n)
     return Workspace(
-        A=np.zeros((n, n)),
+        A=A,
+        vals=vals,
+        scatter=scatter,
+        lu=lu,
         b=np.zeros(n),
         dx=np.zeros(n),
         piv=np.zeros(n, dtype=np.int64),

@@ -28,7 +28,7 @@ from kynemapy.constraints.kinds import HINGE_JOINT, REVOLUTE_JOINT, SLIDER_JOINT
 from kynemapy.constraints.revolute_joint import revolute_output, revolute_torque
 from kynemapy.elements.masses import mass_element_terms
 from kynemapy.elements.springs import spring_element_terms
-from kynemapy.linalg import SOLVE_OK, dense_solve
+from kynemapy.linalg import SOLVE_CAPACITY, SOLVE_OK, solve_system
 from kynemapy.math.quaternion import quat_exp, quat_product
 from kynemapy.math.so3 import tangent_operator_rot
 
@@ -37,6 +37,8 @@ CONVERGED = 0
 NOT_CONVERGED = 1
 NOT_FINITE = 2
 SINGULAR = 3
+#: the sparse LU needs larger arrays: the caller grows them and repeats the step
+NEEDS_MEMORY = 4
 
 
 @njit
@@ -129,12 +131,13 @@ def update_tangent(h, q_delta, tangent, s3):
 
 @njit(inline=True)
 def assemble(model, state, inputs, ws, p):
-    """Element and constraint terms, scattered into ``ws.A`` and ``ws.b`` (unconditioned residual).
+    """Element and constraint terms, scattered into ``ws.vals`` (the matrix, through the
+    slots of ``ws.scatter``) and ``ws.b`` (unconditioned residual).
 
-    Every tuple field is read into a local once: each read of a NamedTuple field
-    or array view inside a loop costs an atomic reference-count update in numba.
+    Every tuple field is read into a local once (cheaper loops in numba).
     """
-    A = ws.A
+    vals = ws.vals
+    sc = ws.scatter
     b = ws.b
     c = p.conditioner
     exact = p.geometric_stiffness
@@ -151,7 +154,7 @@ def assemble(model, state, inputs, ws, p):
     s4 = ws.s4
     s33 = ws.s33
     s66 = ws.s66
-    zero_system(A, b)
+    zero_system(vals, b)
     update_tangent(p.h, state.q_delta, tangent, s3)
     add_external_loads(node_dofs, node_map, inputs.f, b)
     # masses
@@ -159,6 +162,7 @@ def assemble(model, state, inputs, ws, p):
     mass_m_star = model.mass_m_star
     mass_res = ws.mass_res
     mass_mat = ws.mass_mat
+    mass_slots = sc.mass
     beta_prime = p.beta_prime
     gamma_prime = p.gamma_prime
     for e in range(model.n_masses):
@@ -186,7 +190,7 @@ def assemble(model, state, inputs, ws, p):
         m = node_map[n]
         for k in range(6):
             b[m + k] += res[k]
-        add_node_block(node_map, node_dofs, n, n, c, mat, A)
+        add_node_block(mass_slots[e], node_dofs[n], node_dofs[n], c, mat, vals)
     # springs (Kynema assembles the negative of the true Jacobian)
     sign = -1.0 if exact else 1.0
     spring_node = model.spring_node
@@ -196,6 +200,7 @@ def assemble(model, state, inputs, ws, p):
     spring_r = ws.spring_r
     spring_res = ws.spring_res
     spring_mat = ws.spring_mat
+    spring_slots = sc.spring
     for e in range(model.n_springs):
         n1 = spring_node[e, 0]
         n2 = spring_node[e, 1]
@@ -207,12 +212,13 @@ def assemble(model, state, inputs, ws, p):
         for k in range(3):
             b[m1 + k] += res[k]
             b[m2 + k] -= res[k]
+        ss = spring_slots[e]
         for i in range(3):
             for j in range(3):
-                A[m1 + i, m1 + j] += c * (sign * blk[i, j])
-                A[m1 + i, m2 + j] += c * (-sign * blk[i, j])
-                A[m2 + i, m1 + j] += c * (-sign * blk[i, j])
-                A[m2 + i, m2 + j] += c * (sign * blk[i, j])
+                vals[ss[0, 0, i, j]] += c * (sign * blk[i, j])
+                vals[ss[0, 1, i, j]] += c * (-sign * blk[i, j])
+                vals[ss[1, 0, i, j]] += c * (-sign * blk[i, j])
+                vals[ss[1, 1, i, j]] += c * (sign * blk[i, j])
     # constraints
     nsys = model.n_system_dofs
     kinds = model.constraint_kind
@@ -230,6 +236,9 @@ def assemble(model, state, inputs, ws, p):
     kphi = ws.con_k
     q_ground = ws.q_ground
     cforce = ws.con_force
+    row_slots = sc.con_row
+    col_slots = sc.con_col
+    k_slots = sc.con_k
     nc = model.n_constraints
     for ic in range(nc):
         nb = cnode[ic, 0]
@@ -258,16 +267,18 @@ def assemble(model, state, inputs, ws, p):
         nb = cnode[ic, 0]
         nt = cnode[ic, 1]
         rows = n_rows[ic]
-        row = nsys + crow[ic]
+        ndt = node_dofs[nt]
         if nb >= 0:
-            add_constraint_rows(node_map, node_dofs, nb, row, rows, bb[ic], tangent[nb], A)
-        add_constraint_rows(node_map, node_dofs, nt, row, rows, bt[ic], tangent[nt], A)
+            add_constraint_rows(row_slots[ic, 0], col_slots[ic, 0], node_dofs[nb], rows, bb[ic], tangent[nb], vals)
+        add_constraint_rows(row_slots[ic, 1], col_slots[ic, 1], ndt, rows, bt[ic], tangent[nt], vals)
         if exact:
-            add_stiffness_block(node_map, node_dofs, nt, nt, c, kphi[ic, 1, 1], tangent[nt], A)
+            ks = k_slots[ic]
+            add_stiffness_block(ks[1, 1], ndt, ndt, c, kphi[ic, 1, 1], tangent[nt], vals)
             if nb >= 0:
-                add_stiffness_block(node_map, node_dofs, nb, nb, c, kphi[ic, 0, 0], tangent[nb], A)
-                add_stiffness_block(node_map, node_dofs, nb, nt, c, kphi[ic, 0, 1], tangent[nt], A)
-                add_stiffness_block(node_map, node_dofs, nt, nb, c, kphi[ic, 1, 0], tangent[nb], A)
+                ndb = node_dofs[nb]
+                add_stiffness_block(ks[0, 0], ndb, ndb, c, kphi[ic, 0, 0], tangent[nb], vals)
+                add_stiffness_block(ks[0, 1], ndb, ndt, c, kphi[ic, 0, 1], tangent[nt], vals)
+                add_stiffness_block(ks[1, 0], ndt, ndb, c, kphi[ic, 1, 0], tangent[nb], vals)
     for ic in range(nc):
         if kinds[ic] == REVOLUTE_JOINT:
             nt = cnode[ic, 1]
@@ -371,7 +382,7 @@ def solve_conditioned(model, ws, p):
         b[i] *= c
     for i in range(n):
         dx[i] = -b[i]
-    status = dense_solve(ws.A, ws.piv, dx)
+    status = solve_system(ws, dx)
     for i in range(nsys, n):
         dx[i] /= c
     return status
@@ -427,8 +438,9 @@ def solve_step(model, state, inputs, ws, p):
     status = NOT_CONVERGED
     while n_iter < p.max_iter:
         assemble(model, state, inputs, ws, p)
-        if solve_conditioned(model, ws, p) != SOLVE_OK:
-            status = SINGULAR
+        solved = solve_conditioned(model, ws, p)
+        if solved != SOLVE_OK:
+            status = NEEDS_MEMORY if solved == SOLVE_CAPACITY else SINGULAR
             break
         err = convergence_error(model, state, ws.dx, p)
         ws.errors[n_iter] = err
