@@ -3,9 +3,11 @@
     kynemapy run model.toml [-o run.h5] [--resume] [--every K] [--block B] [--adaptive] [--no-progress]
     kynemapy info run.h5
     kynemapy plot run.h5 [-o DIR]
+    kynemapy validate [--quick] [--out DIR] [--case NAME ...] [--no-figures]
 
 Exit status: 0 on success, 1 when a run stops at a step that does not converge (the
-rows so far are in the file), 2 for bad input (model file, options, output path).
+rows so far are in the file) or a validation check fails, 2 for bad input (model file,
+options, output path).
 """
 
 from __future__ import annotations
@@ -151,6 +153,13 @@ def _plot(args: argparse.Namespace) -> int:
     return 0
 
 
+def _validate(args: argparse.Namespace) -> int:
+    from kynemapy.validation.report import validate
+
+    results, _ = validate(out=args.out, quick=args.quick, cases=args.case, figures=not args.no_figures)
+    return 0 if all(r.passed for r in results) else 1
+
+
 def parser() -> argparse.ArgumentParser:
     """The argument parser of the ``kynemapy`` command."""
     ap = argparse.ArgumentParser(prog="kynemapy", description="Lie-group generalized-alpha multibody dynamics")
@@ -171,6 +180,14 @@ def parser() -> argparse.ArgumentParser:
     plot.add_argument("result")
     plot.add_argument("-o", "--output-dir", help="directory for the PNGs (default: next to the file)")
     plot.set_defaults(func=_plot)
+    val = sub.add_parser("validate", help="run the seed validation cases, write a Markdown report with figures")
+    val.add_argument("--quick", action="store_true", help="a subset of each case (under a minute)")
+    val.add_argument("--out", default="docs/validation", help="report directory (default: docs/validation)")
+    val.add_argument(
+        "--case", action="append", help="run only this case (repeatable): simo_wong, kynema_top, abaqus, vilmart, boxes"
+    )
+    val.add_argument("--no-figures", action="store_true", help="no PNG figures (no matplotlib needed)")
+    val.set_defaults(func=_validate)
     return ap
 
 

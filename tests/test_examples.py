@@ -9,9 +9,16 @@ from pathlib import Path
 import pytest
 
 EXAMPLES = sorted((Path(__file__).resolve().parents[1] / "examples").glob("*.py"))
+#: options of examples with a shorter mode (the full runs are tests/test_validation_cases.py)
+ARGS = {
+    "abaqus_rigid_body": ["--quick"],
+    "gazebo_boxes": ["--quick"],
+    "kynema_top_convergence": ["--quick"],
+}
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
 def test_example_runs_and_checks_itself(path: Path) -> None:
-    result = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=900)
+    command = [sys.executable, str(path), *ARGS.get(path.stem, [])]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=900)
     assert result.returncode == 0, result.stdout + result.stderr

@@ -1,0 +1,170 @@
+"""Lagrange's top: a heavy symmetric body about a fixed point, in closed form.
+
+Euler angles (Goldstein's z-x-z): θ the inclination of the figure axis from the vertical, φ its
+azimuth, ψ the spin; the figure axis is n = (sin θ sin φ, −sin θ cos φ, cos θ).  With I₁ (about
+the pivot, transverse), I₃ (axial), M g l and ω₃ = ψ̇ + φ̇ cos θ (constant), the integrals of
+motion give, for u = cos θ (Goldstein §5.7; Macmillan 1936):
+
+    u̇² = f(u) = (1 − u²)(α − βu) − (b − a u)²,     φ̇ = (b − a u)/(1 − u²),
+
+with a = I₃ω₃/I₁, b = L_z/I₁ (L_z the vertical angular momentum), α = 2E′/I₁ (E′ the energy less
+½I₃ω₃²) and β = 2Mgl/I₁.  f is a cubic β(u − u₁)(u − u₂)(u − u₃) with −1 ≤ u₁ ≤ u₂ ≤ 1 < u₃; u
+oscillates between the turning values u₁ and u₂:
+
+    u(t) = u₁ + (u₂ − u₁) sn²(σt + τ₀ | m),   m = (u₂ − u₁)/(u₃ − u₁),   σ = ½√(β(u₃ − u₁)),
+
+(substitute: u̇² = 4σ²(u₂ − u₁)² sn² cn² dn² = β(u − u₁)(u₂ − u)(u₃ − u)), nutation period
+2K(m)/σ, and τ₀ from u(0) and the sign of u̇(0).  φ(t) is the quadrature of φ̇ along this u(t)
+(an elliptic integral of the third kind, evaluated here by adaptive quadrature of the closed-form
+integrand); its mean rate over one nutation period gives the mean precession period.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import integrate, special
+
+
+@dataclass(frozen=True)
+class LagrangeTop:
+    """The closed-form motion of one Lagrange top; build it with :meth:`from_initial_state`.
+
+    Attributes: I1, I3 [kg m²], mgl [N m], omega3 [rad/s] (axial angular velocity), a, b, alpha,
+    beta (the constants above), u1 < u2 < u3 (roots of the cubic), m (elliptic parameter),
+    sigma [1/s], tau0, phi0 [rad] (azimuth at t = 0).
+    """
+
+    I1: float
+    I3: float
+    mgl: float
+    omega3: float
+    a: float
+    b: float
+    alpha: float
+    beta: float
+    u1: float
+    u2: float
+    u3: float
+    m: float
+    sigma: float
+    tau0: float
+    phi0: float
+
+    @classmethod
+    def from_initial_state(cls, I1: float, I3: float, mgl: float, R0: np.ndarray, omega0) -> LagrangeTop:
+        """The top with body-to-world rotation ``R0`` (body e₃ = figure axis) and world angular
+        velocity ``omega0`` [rad/s] at t = 0; gravity along −z, centre of mass on +e₃."""
+        R0 = np.asarray(R0, dtype=float)
+        w = np.asarray(omega0, dtype=float)
+        n = R0[:, 2]
+        u0 = float(n[2])
+        sin2 = n[0] ** 2 + n[1] ** 2
+        if sin2 < 1e-24:
+            raise ValueError("the figure axis is vertical: θ = 0 is a singular point of the Euler angles")
+        omega3 = float(w @ n)
+        w_perp = w - omega3 * n
+        n_dot = np.cross(w, n)
+        u_dot0 = float(n_dot[2])
+        a = I3 * omega3 / I1
+        L = I1 * w_perp + I3 * omega3 * n  # world angular momentum about the pivot
+        b = float(L[2]) / I1
+        alpha = float(w_perp @ w_perp) + 2.0 * mgl * u0 / I1  # 2E′/I₁ (E′ = ½I₁|ω⊥|² + M g l u)
+        beta = 2.0 * mgl / I1
+        # f(u) = βu³ − (α + a²)u² + (2ab − β)u + (α − b²)
+        coefficients = np.array([beta, -(alpha + a * a), 2 * a * b - beta, alpha - b * b])
+        roots = np.sort(np.roots(coefficients).real)
+        roots = np.array([_polish(coefficients, r) for r in roots])
+        u1, u2, u3 = (float(r) for r in np.sort(roots))
+        # the initial u lies between the turning values (up to rounding when it is one of them)
+        u1, u2 = min(u1, u0), max(u2, u0)
+        m = (u2 - u1) / (u3 - u1)
+        sigma = 0.5 * math.sqrt(beta * (u3 - u1))
+        s0 = math.sqrt(min(max((u0 - u1) / (u2 - u1), 0.0), 1.0)) if u2 > u1 else 0.0
+        F0 = float(special.ellipkinc(math.asin(s0), m))
+        K = float(special.ellipk(m))
+        tau0 = F0 if u_dot0 >= 0.0 else 2.0 * K - F0
+        phi0 = math.atan2(n[0], -n[1])
+        return cls(I1, I3, mgl, omega3, a, b, alpha, beta, u1, u2, u3, m, sigma, tau0, phi0)
+
+    # ------------------------------------------------------------------ closed forms
+    def u(self, t) -> np.ndarray:
+        """cos θ(t)."""
+        sn, _, _, _ = special.ellipj(self.sigma * np.asarray(t, dtype=float) + self.tau0, self.m)
+        return self.u1 + (self.u2 - self.u1) * sn * sn
+
+    def theta(self, t) -> np.ndarray:
+        """Nutation angle θ(t) [rad] (first Euler angle: inclination of the figure axis)."""
+        return np.arccos(np.clip(self.u(t), -1.0, 1.0))
+
+    def phi_dot(self, t) -> np.ndarray:
+        """Precession rate φ̇(t) [rad/s]."""
+        u = self.u(t)
+        return (self.b - self.a * u) / (1.0 - u * u)
+
+    def phi(self, t) -> np.ndarray:
+        """Azimuth φ(t) [rad] (continuous, not wrapped): φ₀ + ∫₀ᵗ φ̇ (adaptive quadrature at 1e-13)."""
+        t = np.atleast_1d(np.asarray(t, dtype=float))
+        t_end = float(t.max()) if t.size else 0.0
+        if t_end <= 0.0:
+            return np.full_like(t, self.phi0)
+        sol = integrate.solve_ivp(
+            lambda s, _y: [float(self.phi_dot(s))],
+            (0.0, t_end),
+            [self.phi0],
+            method="DOP853",
+            rtol=1e-13,
+            atol=1e-13,
+            dense_output=True,
+        )
+        return sol.sol(t)[0]
+
+    def figure_axis(self, t) -> np.ndarray:
+        """(n, 3) figure axis n(t) = (sin θ sin φ, −sin θ cos φ, cos θ)."""
+        u = self.u(t)
+        s = np.sqrt(np.maximum(1.0 - u * u, 0.0))
+        phi = self.phi(t)
+        return np.stack([s * np.sin(phi), -s * np.cos(phi), u], 1)
+
+    @property
+    def turning_angles(self) -> tuple[float, float]:
+        """(θ_min, θ_max) [rad]: arccos u₂ and arccos u₁."""
+        return math.acos(self.u2), math.acos(self.u1)
+
+    @property
+    def nutation_period(self) -> float:
+        """2K(m)/σ [s]: the period of θ(t)."""
+        return 2.0 * float(special.ellipk(self.m)) / self.sigma
+
+    @property
+    def mean_precession_rate(self) -> float:
+        """Mean of φ̇ over one nutation period [rad/s] (adaptive quadrature)."""
+        T = self.nutation_period
+        value, _ = integrate.quad(lambda s: float(self.phi_dot(s)), 0.0, T, epsabs=1e-14, epsrel=1e-13, limit=200)
+        return value / T
+
+    @property
+    def precession_period(self) -> float:
+        """2π / mean precession rate [s]: one revolution of the figure axis about the vertical."""
+        return 2.0 * math.pi / self.mean_precession_rate
+
+    @property
+    def fast_top_precession_period(self) -> float:
+        """2π I₃ω₃/(M g l) [s]: the fast-top approximation quoted by ABAQUS."""
+        return 2.0 * math.pi * self.I3 * self.omega3 / self.mgl
+
+
+def _polish(c: np.ndarray, r: float) -> float:
+    """A few Newton steps on the cubic ``c`` from the root estimate ``r``."""
+    for _ in range(4):
+        f = ((c[0] * r + c[1]) * r + c[2]) * r + c[3]
+        df = (3 * c[0] * r + 2 * c[1]) * r + c[2]
+        if df == 0.0:
+            break
+        step = f / df
+        r -= step
+        if abs(step) <= 1e-17 * max(1.0, abs(r)):
+            break
+    return float(r)

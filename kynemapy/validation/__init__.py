@@ -1,0 +1,38 @@
+"""Validation against the seed benchmark cases: one module per case, one implementation of
+each check shared by the report (``kynemapy validate``), the example scripts and the tests.
+
+Each case module exposes ``run(quick: bool) -> CaseResult`` (tables, figure data and a list of
+:class:`Check`) and ``plot(result, directory) -> [(png name, caption)]`` (matplotlib, optional).
+References are independent of the code under test: closed forms (``kynemapy.analytic``) or
+tight scipy integrations (:mod:`kynemapy.validation.reference`).
+
+    simo_wong    seed 000  Simo–Wong heavy top: H(t), symmetry axis, drift, every scheme
+    kynema_top   seed 001  Kynema heavy top: convergence of u₃(t = 2), Kynema's R2 run
+    abaqus       seed 002  ABAQUS 1.3.6: force-free symmetric body, forced top cases 1 and 2
+    vilmart      seed 003  Vilmart's free body: invariants, errors, principal axes
+    boxes        seed 004  Gazebo Boxes: benchmark metrics over dt, published engines beside
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+from kynemapy.validation.common import CaseResult, Check, Table, check
+
+CASES: tuple[str, ...] = ("simo_wong", "kynema_top", "abaqus", "vilmart", "boxes")
+
+
+def case_module(name: str) -> ModuleType:
+    """The module of case ``name`` (one of :data:`CASES`)."""
+    if name not in CASES:
+        raise ValueError(f"unknown validation case {name!r}; cases: {', '.join(CASES)}")
+    return importlib.import_module(f"kynemapy.validation.{name}")
+
+
+def run_case(name: str, quick: bool = False) -> CaseResult:
+    """Run one case."""
+    return case_module(name).run(quick=quick)
+
+
+__all__ = ["CASES", "CaseResult", "Check", "Table", "case_module", "check", "run_case"]
