@@ -60,7 +60,20 @@ loads are in the inertial (world) frame; quaternions are (w, x, y, z).
     ``revolute_joint``           ``base``, ``target``, ``axis`` (opt., [-]), ``torque`` (opt., N m)
     ``rotation_control``         ``base``, ``target``, ``axis`` (required), ``angle`` (opt., rad)
     ``spherical_joint``          ``body``, ``point`` ([x, y, z] m)
+    ``ball_joint``               ``body_a``, ``body_b``, ``point`` (m)
+    ``hinge_joint``              ``body_a``, ``body_b``, ``point`` (m), ``axis``, ``torque`` (opt., N m)
+    ``slider_joint``             ``body_a``, ``body_b``, ``point`` (m), ``axis``, ``force`` (opt., N)
+    ``cylindrical_joint``        ``body_a``, ``body_b``, ``point`` (m), ``axis``
+    ``universal_joint``          ``body_a``, ``body_b``, ``point`` (m), ``axis_a``, ``axis_b``
+    ``planar_joint``             ``body_a``, ``body_b``, ``point`` (m), ``normal``
+    ``weld_joint``               ``body_a``, ``body_b``, ``point`` (m)
+    ``distance_constraint``      ``body_a``, ``body_b``, ``point_a``, ``point_b`` (m), ``length`` (opt., m)
     ============================ ====================================================
+
+    The two-body joints (``ball_joint`` ... ``distance_constraint``, see docs/joints.md) name
+    their bodies by node name, or ``"ground"`` for the fixed world (unless a node is named
+    ``"ground"``, which is then meant); every key but ``torque``, ``force`` and ``length`` is
+    required.
 
     ``spherical_joint`` adds a pin node and two constraints (a 6→3 rigid joint and a 3-DOF
     fixed BC, see :meth:`~kynemapy.ModelBuilder.add_spherical_joint`); when it is named
@@ -119,7 +132,7 @@ try:
 except ModuleNotFoundError:  # pragma: no cover - Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
 
-from kynemapy.builder import ModelBuilder, ModelError
+from kynemapy.builder import GROUND, ModelBuilder, ModelError
 from kynemapy.model import Model
 from kynemapy.params import StepParameters
 
@@ -661,6 +674,14 @@ _CONSTRAINT_KEYS: dict[str, tuple[str, ...]] = {
     "revolute_joint": ("base", "target", "axis", "torque"),
     "rotation_control": ("base", "target", "axis", "angle"),
     "spherical_joint": ("body", "point"),
+    "ball_joint": ("body_a", "body_b", "point"),
+    "hinge_joint": ("body_a", "body_b", "point", "axis", "torque"),
+    "slider_joint": ("body_a", "body_b", "point", "axis", "force"),
+    "cylindrical_joint": ("body_a", "body_b", "point", "axis"),
+    "universal_joint": ("body_a", "body_b", "point", "axis_a", "axis_b"),
+    "planar_joint": ("body_a", "body_b", "point", "normal"),
+    "weld_joint": ("body_a", "body_b", "point"),
+    "distance_constraint": ("body_a", "body_b", "point_a", "point_b", "length"),
 }
 _CONSTRAINT_REQUIRED: dict[str, tuple[str, ...]] = {
     "fixed_bc": ("node",),
@@ -672,17 +693,37 @@ _CONSTRAINT_REQUIRED: dict[str, tuple[str, ...]] = {
     "revolute_joint": ("base", "target"),
     "rotation_control": ("base", "target", "axis"),
     "spherical_joint": ("body", "point"),
+    "ball_joint": ("body_a", "body_b", "point"),
+    "hinge_joint": ("body_a", "body_b", "point", "axis"),
+    "slider_joint": ("body_a", "body_b", "point", "axis"),
+    "cylindrical_joint": ("body_a", "body_b", "point", "axis"),
+    "universal_joint": ("body_a", "body_b", "point", "axis_a", "axis_b"),
+    "planar_joint": ("body_a", "body_b", "point", "normal"),
+    "weld_joint": ("body_a", "body_b", "point"),
+    "distance_constraint": ("body_a", "body_b", "point_a", "point_b"),
 }
 _TABLE_KEYS: dict[str, tuple[str, ...]] = {
     "model": ("gravity",),
     "node": _NODE_KEYS,
     "mass": _MASS_KEYS,
     "spring": _SPRING_KEYS,
-    "constraint": ("kind", "name", "node", "base", "target", "body", "point", "axis", "torque", "angle"),
+    "constraint": tuple(dict.fromkeys(("kind", "name", *(k for keys in _CONSTRAINT_KEYS.values() for k in keys)))),
     "load": _LOAD_KEYS,
     "step": _STEP_KEYS,
     "run": ("t_end", "n_steps"),
     "output": ("path", "every", "block"),
+}
+
+
+_BODY_JOINT_ADDERS = {
+    "ball_joint": "add_ball_joint",
+    "hinge_joint": "add_hinge_joint",
+    "slider_joint": "add_slider_joint",
+    "cylindrical_joint": "add_cylindrical_joint",
+    "universal_joint": "add_universal_joint",
+    "planar_joint": "add_planar_joint",
+    "weld_joint": "add_weld_joint",
+    "distance_constraint": "add_distance_constraint",
 }
 
 
@@ -897,6 +938,8 @@ class _Reader:
                 axis=item.vector("axis", 3),
                 angle=item.number("angle", 0.0, "rad"),
             )
+        elif kind in _BODY_JOINT_ADDERS:
+            cid = self.read_body_joint(builder, item, kind)
         else:  # spherical_joint
             joint = item.build(builder.add_spherical_joint, item.node_ref("body"), item.vector("point", 3, "m"))
             cid = joint.joint
@@ -908,6 +951,31 @@ class _Reader:
                 self.constraints[f"{name}.bc"] = joint.bc
         if name is not None:
             self.constraints[name] = cid
+
+    def body_ref(self, item: _Table, key: str) -> int:
+        """Node id named by ``key``, or ``kp.GROUND`` for ``"ground"`` when no node has that name."""
+        if item.data.get(key) == "ground" and "ground" not in self.nodes:
+            return GROUND
+        return item.node_ref(key)
+
+    def read_body_joint(self, builder: ModelBuilder, item: _Table, kind: str) -> int:
+        a, b = self.body_ref(item, "body_a"), self.body_ref(item, "body_b")
+        add = getattr(builder, _BODY_JOINT_ADDERS[kind])
+        if kind == "distance_constraint":
+            point_a, point_b = item.vector("point_a", 3, "m"), item.vector("point_b", 3, "m")
+            return item.build(add, a, b, point_a, point_b, item.number("length", None, "m"))
+        point = item.vector("point", 3, "m")
+        if kind == "universal_joint":
+            return item.build(add, a, b, point, item.vector("axis_a", 3), item.vector("axis_b", 3))
+        if kind == "planar_joint":
+            return item.build(add, a, b, point, item.vector("normal", 3))
+        if kind in ("ball_joint", "weld_joint"):
+            return item.build(add, a, b, point)
+        if kind == "hinge_joint":
+            return item.build(add, a, b, point, item.vector("axis", 3), torque=item.number("torque", 0.0, "N m"))
+        if kind == "slider_joint":
+            return item.build(add, a, b, point, item.vector("axis", 3), force=item.number("force", 0.0, "N"))
+        return item.build(add, a, b, point, item.vector("axis", 3))
 
     def read_load(self, i: int, data: dict[str, Any]) -> Load:
         node = data.get("node")

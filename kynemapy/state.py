@@ -35,7 +35,9 @@ class State(NamedTuple):
     x : (N, 7) current position X + u [m] and orientation r ⊗ r0.
     lam : (C, 6) Lagrange multipliers λ [N, N m] (first n_rows entries used).
     constraint_output : (C, 3) revolute joints: azimuth [rad], speed [rad/s],
-        acceleration [rad/s²] about the axis; zero for other kinds.
+        acceleration [rad/s²] about the axis; hinge joints: angle of body_b relative
+        to body_a [rad] (unwrapped), rate [rad/s], acceleration [rad/s²]; slider
+        joints: displacement [m], rate [m/s], acceleration [m/s²]; zero for other kinds.
     time : (1,) simulated time [s].
     step : (1,) int64 number of converged steps.
     """
@@ -67,8 +69,8 @@ class Inputs(NamedTuple):
 
     f : (N, 6) external nodal force [N] and moment [N m], inertial frame.
     constraint_input : (C, 7) per constraint: prescribed displacement (u, quaternion)
-        for prescribed BCs; ``[0]`` = torque [N m] of a revolute joint or angle
-        [rad] of a rotation control.
+        for prescribed BCs; ``[0]`` = torque [N m] of a revolute or hinge joint,
+        force [N] of a slider joint, or angle [rad] of a rotation control.
     """
 
     f: np.ndarray

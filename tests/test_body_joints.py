@@ -495,3 +495,86 @@ def test_geometry_table_and_ground_swap() -> None:
     np.testing.assert_array_equal(g2[1, 0], [0.0, 0.0, 1.0])
     assert m.constraint_param.tolist() == [0.0, 0.0, 2.0]
     assert m.n_dofs == 6 + 5 + 5 + 1
+
+
+# ------------------------------------------------------------------------------------ model files
+JOINTS_TOML = """
+[model]
+gravity = [0, 0, -9.81]
+
+[[node]]
+name = "arm"
+position = [0.5, 0, 0]
+
+[[node]]
+name = "tip"
+position = [1.5, 0, 0]
+
+[[mass]]
+node = "arm"
+mass = 1.0
+inertia = [0.01, 0.1, 0.1]
+
+[[mass]]
+node = "tip"
+mass = 0.5
+inertia = [0.01, 0.05, 0.05]
+
+[[constraint]]
+kind = "hinge_joint"
+name = "shoulder"
+body_a = "ground"
+body_b = "arm"
+point = [0, 0, 0]
+axis = [0, 1, 0]
+torque = 2.0
+
+[[constraint]]
+kind = "slider_joint"
+body_a = "arm"
+body_b = "tip"
+point = [1, 0, 0]
+axis = [1, 0, 0]
+force = -0.5
+
+[step]
+h = 0.01
+"""
+
+
+def test_model_file_reads_two_body_joints() -> None:
+    from kynemapy.model_file import ModelFileError, parse_model_file
+
+    mf = parse_model_file(JOINTS_TOML, "joints.toml")
+    b = kp.ModelBuilder(gravity=(0, 0, -G))
+    arm = b.add_node(position=(0.5, 0, 0))
+    tip = b.add_node(position=(1.5, 0, 0))
+    b.add_mass(arm, mass=1.0, inertia=(0.01, 0.1, 0.1))
+    b.add_mass(tip, mass=0.5, inertia=(0.01, 0.05, 0.05))
+    b.add_hinge_joint(kp.GROUND, arm, (0, 0, 0), (0, 1, 0), torque=2.0)
+    b.add_slider_joint(arm, tip, (1, 0, 0), (1, 0, 0), force=-0.5)
+    expected = b.build()
+    for name, value in expected._asdict().items():
+        np.testing.assert_array_equal(getattr(mf.model, name), value, err_msg=name)
+    assert mf.constraints == {"shoulder": 0}
+    others = [
+        ('kind = "ball_joint"\nbody_a = "arm"\nbody_b = "tip"\npoint = [1, 0, 0]', kinds.BALL_JOINT),
+        ('kind = "cylindrical_joint"\nbody_a = "arm"\nbody_b = "tip"\npoint = [1, 0, 0]\naxis = [1, 0, 0]',
+         kinds.CYLINDRICAL_JOINT),
+        ('kind = "universal_joint"\nbody_a = "arm"\nbody_b = "tip"\npoint = [1, 0, 0]\naxis_a = [0, 1, 0]\n'
+         'axis_b = [0, 0, 1]', kinds.UNIVERSAL_JOINT),
+        ('kind = "planar_joint"\nbody_a = "tip"\nbody_b = "ground"\npoint = [1, 0, 0]\nnormal = [0, 0, 1]',
+         kinds.PLANAR_JOINT),
+        ('kind = "weld_joint"\nbody_a = "arm"\nbody_b = "tip"\npoint = [1, 0, 0]', kinds.WELD_JOINT),
+        ('kind = "distance_constraint"\nbody_a = "arm"\nbody_b = "tip"\npoint_a = [1, 0, 0]\npoint_b = [1.5, 0, 0]\n'
+         'length = 0.6', kinds.DISTANCE_CONSTRAINT),
+    ]  # fmt: skip
+    for text, kind in others:
+        mf = parse_model_file(JOINTS_TOML + "\n[[constraint]]\n" + text + "\n", "joints.toml")
+        assert mf.model.constraint_kind[-1] == kind
+    assert mf.model.constraint_param[-1] == 0.6
+    message = r"joints.toml, line 37: constraint #2 \(slider_joint\): axis must be a non-zero"
+    with pytest.raises(ModelFileError, match=message):
+        parse_model_file(JOINTS_TOML.replace("axis = [1, 0, 0]", "axis = [0, 0, 0]"), "joints.toml")
+    with pytest.raises(ModelFileError, match="names unknown node 'wrist'"):
+        parse_model_file(JOINTS_TOML.replace('body_b = "tip"', 'body_b = "wrist"'), "joints.toml")

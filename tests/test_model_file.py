@@ -470,8 +470,8 @@ BAD_FILES = [
     ("no-nodes", STEP, ["no nodes"], False),
     (
         "unknown-kind",
-        NODE + STEP + '[[constraint]]\nkind = "ball_joint" # <-\nnode = "top"\n',
-        ["unknown constraint kind 'ball_joint'", "spherical_joint"],
+        NODE + STEP + '[[constraint]]\nkind = "gear_joint" # <-\nnode = "top"\n',
+        ["unknown constraint kind 'gear_joint'", "spherical_joint"],
         True,
     ),
     (
