@@ -4,9 +4,16 @@
 constraint gradient B (rows: constraint equations, columns: node DOFs) at the initial
 configuration; a rank-deficient B makes every Newton matrix singular, and the left
 null space of B says which constraints repeat each other.
+
+Up to :data:`DENSE_CHECK_ROWS` constraint rows the rank comes from a dense SVD of B
+(exact naming of every constraint in a redundant set); above, from a sparse LU of
+B Bᵀ (SuperLU, fill-reducing ordering; linear cost for chains), whose vanishing
+pivots name the constraint rows that depend on others.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 
@@ -16,8 +23,8 @@ from kynemapy.constraints.dispatch import constraint_terms
 from kynemapy.model import Model
 from kynemapy.state import Inputs, State
 
-#: models with more constraint rows than this are not checked (dense SVD cost)
-MAX_CHECKED_ROWS = 3000
+#: up to this many constraint rows: dense SVD of B; above: sparse LU of B Bᵀ
+DENSE_CHECK_ROWS = 600
 
 
 def describe_constraint(model: Model, c: int) -> str:
@@ -31,11 +38,14 @@ def describe_constraint(model: Model, c: int) -> str:
     return f"constraint {c} ({kind}, {where})"
 
 
-def constraint_gradient(model: Model, state: State, inputs: Inputs) -> np.ndarray:
-    """Exact constraint gradient B, (constraint rows, n_system_dofs), at the given state."""
+def constraint_gradient(model: Model, state: State, inputs: Inputs, sparse: bool = False) -> Any:
+    """Exact constraint gradient B, (constraint rows, n_system_dofs), at the given state.
+
+    A dense array, or with ``sparse`` a ``scipy.sparse.csr_matrix``.
+    """
     nsys = model.n_system_dofs
     rows = int(np.sum(model.constraint_n_rows))
-    B = np.zeros((rows, nsys))
+    entries: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     phi, bb, bt = np.zeros(6), np.zeros((6, 6)), np.zeros((6, 6))
     k = np.zeros((2, 2, 6, 6))
     s3, s4, s33 = np.zeros((8, 3)), np.zeros((6, 4)), np.zeros((8, 3, 3))
@@ -68,14 +78,26 @@ def constraint_gradient(model: Model, state: State, inputs: Inputs) -> np.ndarra
             if node < 0:
                 continue
             m, d = int(model.node_map[node]), int(model.node_dofs[node])
-            B[r0 : r0 + n, m : m + d] += grad[:n, :d]
-    return B
+            r, c = np.meshgrid(np.arange(r0, r0 + n), np.arange(m, m + d), indexing="ij")
+            entries.append((r.ravel(), c.ravel(), grad[:n, :d].ravel().copy()))
+    import scipy.sparse as sp
+
+    if entries:
+        r, c, v = (np.concatenate(x) for x in zip(*entries, strict=True))
+    else:
+        r = c = np.zeros(0, dtype=np.int64)
+        v = np.zeros(0)
+    B = sp.csr_matrix((v, (r, c)), shape=(rows, nsys))  # duplicates summed
+    return B if sparse else B.toarray()
 
 
 def check_constraints(model: Model, state: State, inputs: Inputs) -> None:
     """Raise :class:`ModelError` naming the constraints when B is rank-deficient."""
     rows = int(np.sum(model.constraint_n_rows))
-    if rows == 0 or rows > MAX_CHECKED_ROWS:
+    if rows == 0:
+        return
+    if rows > DENSE_CHECK_ROWS:
+        _check_sparse(model, state, inputs, rows)
         return
     B = constraint_gradient(model, state, inputs)
     if not np.all(np.isfinite(B)):
@@ -90,6 +112,43 @@ def check_constraints(model: Model, state: State, inputs: Inputs) -> None:
     weight = np.zeros(model.n_constraints)
     np.maximum.at(weight, owners, np.abs(null).max(axis=1))
     involved = [c for c in range(model.n_constraints) if weight[c] > 1e-6]
+    _raise_redundant(model, rows, rows - rank, involved)
+
+
+def _check_sparse(model: Model, state: State, inputs: Inputs, rows: int) -> None:
+    """Rank test of a large B through a sparse LU of G = B Bᵀ (shifted by 1e-12 of its scale).
+
+    G is singular exactly when B is rank-deficient.  The shifted factorization has about
+    as many pivots below 1e-9·scale as G has null directions; two steps of inverse
+    iteration then give a null vector (a combination of constraint rows that vanishes),
+    whose non-zero entries name the constraints involved.
+    """
+    import scipy.sparse as sp
+    import scipy.sparse.linalg as spla
+
+    B = constraint_gradient(model, state, inputs, sparse=True)
+    if not np.all(np.isfinite(B.data)):
+        raise ModelError("the constraint gradient at the initial configuration is not finite")
+    G = (B @ B.T).tocsc()
+    scale = float(np.abs(G.diagonal()).max())
+    if scale == 0.0:
+        _raise_redundant(model, rows, rows, list(range(model.n_constraints)))
+    shift = 1e-12 * scale
+    lu = spla.splu((G + shift * sp.identity(rows, format="csc")).tocsc(), permc_spec="COLAMD")
+    n_small = int(np.sum(np.abs(lu.U.diagonal()) <= 1e-9 * scale))
+    z = np.random.default_rng(0).standard_normal(rows)
+    for _ in range(3):
+        z = lu.solve(z)
+        z /= np.linalg.norm(z)
+    lam_min = float(z @ (G @ z))
+    if lam_min > 1e-10 * scale and n_small == 0:
+        return
+    owners = np.repeat(np.arange(model.n_constraints), model.constraint_n_rows)
+    involved = sorted({int(owners[r]) for r in np.flatnonzero(np.abs(z) > 1e-3 * np.abs(z).max())})
+    _raise_redundant(model, rows, max(n_small, 1), involved)
+
+
+def _raise_redundant(model: Model, rows: int, n_redundant: int, involved: list[int]) -> None:
     names = "; ".join(describe_constraint(model, c) for c in involved)
     hint = "Remove the duplicates or use a constraint with fewer rows (e.g. a 3-DOF BC instead of a 6-DOF one)."
     if any(int(model.constraint_kind[c]) in kinds.BODY_JOINTS for c in involved):
@@ -101,6 +160,6 @@ def check_constraints(model: Model, state: State, inputs: Inputs) -> None:
             "and axis_b perpendicular to it; the motion is unchanged (see docs/joints.md)."
         )
     raise ModelError(
-        f"redundant or conflicting constraints: {rows - rank} of the {rows} constraint equations repeat others, "
+        f"redundant or conflicting constraints: {n_redundant} of the {rows} constraint equations repeat others, "
         f"so every Newton matrix is singular. Involved: {names}. {hint}"
     )

@@ -1,0 +1,191 @@
+"""The sparse path: slot-map assembly, sparse LU in the Newton loop, large-model checks.
+
+The sparse solver must reproduce Kynema's published numbers exactly as the dense one
+does (same tolerances), the slot maps must put every element entry where the dense
+assembly puts it, a factorization that outgrows its arrays must be transparent, and
+the build-time redundancy check must name the constraints of large models too.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+import pytest
+from test_regression import (
+    HEAVY_TOP_PARAMS,
+    HEAVY_TOP_Q400,
+    PLATFORM_GRAVITY,
+    PLATFORM_MASS,
+    PLATFORM_Q100,
+    floating_platform_simulation,
+    heavy_top_model,
+)
+
+import kynemapy as kp
+from kynemapy.sparse_lu import INFO_N_FACTOR, INFO_N_REFACTOR, new_lu_workspace
+from kynemapy.sparsity import build_scatter, pattern
+from kynemapy.state import DENSE_MAX_DOFS
+
+
+def ball_chain(n: int, duplicate: int | None = None) -> kp.Model:
+    """n links of 1 m along +x joined by ball joints, the first to the ground."""
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, -9.81))
+    prev = kp.GROUND
+    for i in range(n):
+        node = b.add_node(position=(i + 0.5, 0.0, 0.0), velocity=(0.0, 0.1, 0.0, 0.0, 0.0, 0.0))
+        b.add_mass(node, mass=1.0, inertia=(0.01, 0.1, 0.1))
+        b.add_ball_joint(prev, node, point=(float(i), 0.0, 0.0))
+        if i == duplicate:
+            b.add_ball_joint(prev, node, point=(float(i), 0.0, 0.0))
+        prev = node
+    return b.build()
+
+
+@pytest.mark.parametrize("exact", [False, True])
+def test_sparse_solver_reproduces_kynema_heavy_top(exact: bool) -> None:
+    """R1 (400 steps, Kynema's q to 1e-10) through the sparse LU, both tangents."""
+    params = dataclasses.replace(HEAVY_TOP_PARAMS, solver="sparse", geometric_stiffness=exact)
+    sim = kp.Simulation(heavy_top_model(), params)
+    assert not sim.workspace.scatter.dense
+    iterations = sim.advance(400)
+    assert np.all(iterations == 3)
+    np.testing.assert_allclose(sim.state.q[0], HEAVY_TOP_Q400, rtol=0.0, atol=1e-10)
+    info = sim.workspace.lu.info
+    assert info[INFO_N_REFACTOR] > 0  # the pivot sequence is reused across iterations
+
+
+def test_sparse_solver_reproduces_kynema_floating_platform() -> None:
+    """R10 (101 steps with time-varying loads, q to 1e-12, Kynema's iteration counts) through the sparse LU."""
+    dense_sim, platform = floating_platform_simulation()
+    sim = kp.Simulation(dense_sim.model, dataclasses.replace(dense_sim.params, solver="sparse"))
+    spring_force = 1907514.4912628897
+    buoyancy = spring_force - PLATFORM_GRAVITY * PLATFORM_MASS
+    iterations = []
+    for i in range(101):
+        t = i * 0.01
+        s20 = math.sin(2.0 * math.pi / 20.0 * t)
+        sim.set_load(
+            platform,
+            force=(0.0, 1e6 * s20, buoyancy + 0.5 * spring_force * s20),
+            moment=(
+                5.0e5 * math.sin(2.0 * math.pi / 15.0 * t),
+                1.0e6 * math.sin(2.0 * math.pi / 30.0 * t),
+                2.0e7 * math.sin(2.0 * math.pi / 60.0 * t),
+            ),
+        )
+        iterations.append(sim.step().iterations)
+    np.testing.assert_allclose(sim.state.q[platform], PLATFORM_Q100, rtol=0.0, atol=1e-12)
+    assert {k: iterations.count(k) for k in set(iterations)} == {2: 65, 3: 36}
+
+
+def test_slot_maps_place_every_entry_where_the_dense_assembly_does() -> None:
+    """Assemble the same state both ways: the CSC values scattered to a dense matrix equal
+    the dense matrix exactly, entry by entry (exact tangent: K^Φ blocks included)."""
+    from kynemapy.step import assemble
+
+    model = ball_chain(4)
+    sims = {}
+    for solver in ("dense", "sparse"):
+        params = kp.StepParameters(h=1e-3, rho_inf=0.5, geometric_stiffness=True, solver=solver)
+        sims[solver] = kp.Simulation(model, params)
+    sparse, dense = sims["sparse"], sims["dense"]
+    dense.advance(3)
+    for mine, theirs in zip(sparse.state, dense.state, strict=True):  # the same state for both
+        mine[...] = theirs
+    for sim in (dense, sparse):
+        assemble.py_func(sim.model, sim.state, sim.inputs, sim.workspace, sim._coefficients)
+    indptr, indices = pattern(model)
+    n = model.n_dofs
+    rebuilt = np.zeros((n, n))
+    cols = np.repeat(np.arange(n), np.diff(indptr))
+    rebuilt[indices, cols] = sparse.workspace.vals
+    np.testing.assert_array_equal(rebuilt, dense.workspace.A)
+    np.testing.assert_array_equal(sparse.workspace.b, dense.workspace.b)
+    # nothing outside the pattern
+    outside = np.ones((n, n), dtype=bool)
+    outside[indices, cols] = False
+    assert np.all(dense.workspace.A[outside] == 0.0)
+
+
+def test_dense_and_sparse_chains_agree_and_conserve_energy() -> None:
+    """A 12-link ball-joint chain, ρ∞ = 1, exact tangent: both solvers give the same motion
+    (to round-off), the joints stay closed and the energy drifts little over 0.5 s."""
+    model = ball_chain(12)
+    out = {}
+    for solver in ("dense", "sparse"):
+        params = kp.StepParameters(h=1e-3, rho_inf=1.0, geometric_stiffness=True, solver=solver, atol=1e-9, rtol=1e-9)
+        sim = kp.Simulation(model, params)
+        sim.advance(500)
+        out[solver] = sim
+    d, s = out["dense"], out["sparse"]
+    np.testing.assert_allclose(s.state.q, d.state.q, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(s.state.v, d.state.v, rtol=0, atol=1e-8)
+    # joint closure: the end of link i meets the start of link i+1
+    from kynemapy.io.hdf5 import energy_and_momentum
+
+    ke0, pe0, _, _ = energy_and_momentum(model, model.initial_q[None], model.initial_v[None])
+    ke, pe, _, _ = energy_and_momentum(model, s.state.q[None], s.state.v[None])
+    e0 = ke0[0] + pe0[0]
+    drop = abs((ke[0] + pe[0]) - e0) / max(abs(pe[0] - pe0[0]), 1.0)
+    assert drop < 1e-3
+
+
+def test_sparse_lu_growth_is_transparent() -> None:
+    """Start the sparse factors with arrays far too small: the step that outgrows them is
+    redone after growing, and the run equals one with ample arrays (to round-off: the two
+    runs factor at different times, so their pivot sequences may differ)."""
+    model = ball_chain(20)
+    params = kp.StepParameters(h=1e-3, rho_inf=0.9, solver="sparse")
+    ref = kp.Simulation(model, params)
+    ref.advance(30)
+    sim = kp.Simulation(model, params)
+    ws = sim.workspace
+    tiny = new_lu_workspace(ws.scatter.indptr, ws.scatter.indices, model.n_dofs, capacity=(8, 8))
+    sim._workspace = ws._replace(lu=tiny)
+    sim.advance(10)
+    sim.step()
+    sim.advance(19)
+    assert sim.workspace.lu.li.shape[0] > 8  # it grew
+    assert sim.workspace.lu.info[INFO_N_FACTOR] >= 1
+    np.testing.assert_allclose(sim.state.q, ref.state.q, rtol=0, atol=1e-14)
+    # λ is fixed only to the Newton tolerance (rtol 1e-3 of the increments): round-off moves it more than q
+    np.testing.assert_allclose(sim.state.lam, ref.state.lam, rtol=1e-6, atol=1e-9)
+
+
+def test_auto_solver_threshold() -> None:
+    small = kp.Simulation(heavy_top_model(), HEAVY_TOP_PARAMS)
+    assert small.model.n_dofs <= DENSE_MAX_DOFS and small.workspace.scatter.dense
+    big = kp.Simulation(ball_chain(8), kp.StepParameters(h=1e-3))
+    assert big.model.n_dofs > DENSE_MAX_DOFS and not big.workspace.scatter.dense
+    assert big.workspace.A.shape == (0, 0)  # no n² matrix for large models
+    with pytest.raises(ValueError, match="solver"):
+        kp.StepParameters(h=1e-3, solver="cholesky")
+
+
+def test_slot_tables_of_a_large_model_are_linear_in_size() -> None:
+    """Pattern entries per body stay constant from 100 to 400 links (no dense blocks)."""
+    per_body = []
+    for n in (100, 400):
+        model = ball_chain(n)
+        indptr, _ = pattern(model)
+        per_body.append(indptr[-1] / n)
+        sc = build_scatter(model, dense=False)
+        assert sc.mass.max() < indptr[-1] and sc.con_k.max() < indptr[-1]
+    assert per_body[0] == pytest.approx(per_body[1], rel=0.02)
+
+
+def test_redundancy_check_of_a_large_model_names_the_duplicates() -> None:
+    """More than 600 constraint rows: the sparse rank test finds a duplicated ball joint
+    in the middle of a 210-link chain and names both copies, and only them."""
+    model = ball_chain(210, duplicate=150)
+    with pytest.raises(kp.ModelError) as err:
+        kp.Simulation(model, kp.StepParameters(h=1e-3))
+    msg = str(err.value)
+    assert "3 of the 633 constraint equations" in msg
+    assert "constraint 150 (ball_joint, nodes 149 → 150)" in msg
+    assert "constraint 151 (ball_joint, nodes 149 → 150)" in msg
+    assert "constraint 149 " not in msg and "constraint 152 " not in msg
+    # the same chain without the duplicate passes
+    kp.Simulation(ball_chain(210), kp.StepParameters(h=1e-3))
