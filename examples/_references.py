@@ -26,6 +26,8 @@ angular velocities are world-frame unless said otherwise; SI units.
 
 from __future__ import annotations
 
+import cmath
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -332,7 +334,7 @@ class PlanarMechanism:
 
 def _arm(length: float, angle: float, d: float, dd: float) -> tuple[complex, complex, complex]:
     """``length·e^{iφ}`` and its first and second derivatives for φ' = d, φ'' = dd (complex plane)."""
-    e = length * np.exp(1j * angle)
+    e = length * cmath.exp(1j * angle)
     return e, 1j * e * d, (1j * dd - d * d) * e
 
 
@@ -390,25 +392,28 @@ class FourBar(PlanarMechanism):
     def angles(self, theta2: float) -> tuple[float, float]:
         """(θ3, θ4) [rad] for the crank angle θ2: Freudenstein's equation as A cos θ4 + B sin θ4 = C."""
         k1, k2, k3 = self.freudenstein
-        a = k1 - np.cos(theta2)
-        b = -np.sin(theta2)
-        c = k2 * np.cos(theta2) - k3
-        theta4 = float(np.arctan2(b, a) + self.branch * np.arccos(np.clip(c / np.hypot(a, b), -1.0, 1.0)))
-        bc = self.d + self.r4 * np.exp(1j * theta4) - self.r2 * np.exp(1j * theta2)
-        return float(np.angle(bc)), theta4
+        a = k1 - math.cos(theta2)
+        b = -math.sin(theta2)
+        c = k2 * math.cos(theta2) - k3
+        theta4 = math.atan2(b, a) + self.branch * math.acos(min(1.0, max(-1.0, c / math.hypot(a, b))))
+        bc = self.d + self.r4 * cmath.exp(1j * theta4) - self.r2 * cmath.exp(1j * theta2)
+        return cmath.phase(bc), theta4
 
     def rates(self, theta2: float) -> tuple[float, float, float, float]:
         """(θ3', θ4', θ3'', θ4''): derivatives with respect to θ2 from the loop equation
         ``r2 e^{iθ2} + r3 e^{iθ3} − r4 e^{iθ4} = d`` differentiated once and twice."""
         theta3, theta4 = self.angles(theta2)
-        e2, e3, e4 = (np.exp(1j * t) for t in (theta2, theta3, theta4))
-        mat = np.array([[(self.r3 * e3).real, -(self.r4 * e4).real], [(self.r3 * e3).imag, -(self.r4 * e4).imag]])
-        rhs1 = -self.r2 * e2
-        d3, d4 = np.linalg.solve(mat, [rhs1.real, rhs1.imag])
-        w = self.r2 * e2 + self.r3 * e3 * d3 * d3 - self.r4 * e4 * d4 * d4
-        rhs2 = -1j * w
-        dd3, dd4 = np.linalg.solve(mat, [rhs2.real, rhs2.imag])
-        return float(d3), float(d4), float(dd3), float(dd4)
+        e2, e3, e4 = (cmath.exp(1j * t) for t in (theta2, theta3, theta4))
+        # [[Re r3 e3, −Re r4 e4], [Im r3 e3, −Im r4 e4]] (θ3', θ4') = rhs, by Cramer's rule
+        a11, a12, a21, a22 = (self.r3 * e3).real, -(self.r4 * e4).real, (self.r3 * e3).imag, -(self.r4 * e4).imag
+        det = a11 * a22 - a12 * a21
+
+        def solve(rhs: complex) -> tuple[float, float]:
+            return (rhs.real * a22 - a12 * rhs.imag) / det, (a11 * rhs.imag - a21 * rhs.real) / det
+
+        d3, d4 = solve(-self.r2 * e2)
+        dd3, dd4 = solve(-1j * (self.r2 * e2 + self.r3 * e3 * d3 * d3 - self.r4 * e4 * d4 * d4))
+        return d3, d4, dd3, dd4
 
     def kinematics(self, theta: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         theta3, theta4 = self.angles(theta)
