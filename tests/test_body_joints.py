@@ -581,3 +581,18 @@ def test_model_file_reads_two_body_joints() -> None:
         parse_model_file(JOINTS_TOML.replace("axis = [1, 0, 0]", "axis = [0, 0, 0]"), "joints.toml")
     with pytest.raises(ModelFileError, match="names unknown node 'wrist'"):
         parse_model_file(JOINTS_TOML.replace('body_b = "tip"', 'body_b = "wrist"'), "joints.toml")
+
+
+def test_every_joint_chain_steps_the_same_with_the_dense_and_the_sparse_solver() -> None:
+    """75 unknowns: the sparse LU's pattern holds every K^Φ block between two bodies (exact tangent)."""
+    model = every_joint_chain()
+    finals = []
+    for solver in ("dense", "sparse"):
+        p = kp.StepParameters(h=0.005, rho_inf=0.8, atol=1e-9, rtol=1e-7, geometric_stiffness=True, solver=solver)
+        sim = kp.Simulation(model, p)
+        iterations = [sim.step().iterations for _ in range(40)]
+        phi = constraint_values(model, sim.state.q, sim.inputs.constraint_input)
+        assert np.abs(phi).max() < 1e-8
+        assert max(iterations) <= 5
+        finals.append(sim.state.q.copy())
+    np.testing.assert_allclose(finals[0], finals[1], rtol=0, atol=1e-9)
