@@ -49,7 +49,7 @@ class StepParameters:
     solver : linear solver of the Newton systems: ``"dense"`` (LU with partial
         pivoting), ``"sparse"`` (sparse LU with a fill-reducing ordering, factors
         reused across iterations and steps; cost linear in the number of bodies for
-        chains and independent bodies) or ``"auto"`` (dense up to 60 unknowns).
+        chains and independent bodies) or ``"auto"`` (dense up to 20 unknowns).
     """
 
     h: float

@@ -66,12 +66,19 @@ def step(model: Model, state: State, inputs: Inputs, workspace: Workspace, param
     """Functional core: advance ``state`` in place by one step; never raises on non-convergence.
 
     The workspace must come from :func:`kynemapy.state.new_workspace` with at least
-    ``params.max_iter`` error slots.  On failure the state is restored exactly.
+    ``params.max_iter`` error slots.  On failure the state is restored exactly.  Status
+    ``NEEDS_MEMORY`` (4, sparse solver): replace ``workspace.lu`` by
+    ``kynemapy.sparse_lu.grow_lu_workspace(workspace.lu)`` and repeat the step.
     """
     p = params.coefficients
     if workspace.errors.shape[0] < p.max_iter:
         raise ValueError(
             f"workspace holds {workspace.errors.shape[0]} iteration errors, params.max_iter = {p.max_iter}"
+        )
+    if p.geometric_stiffness and not workspace.scatter.has_k:
+        raise ValueError(
+            "params.geometric_stiffness is True but the workspace was built without K^Φ slots "
+            "(new_workspace(..., geometric_stiffness=False)); build it with geometric_stiffness=True"
         )
     status, n_iter = step_kernel(model, state, inputs, workspace, p)
     errors = tuple(float(e) for e in workspace.errors[:n_iter])
@@ -105,7 +112,7 @@ class Simulation:
         self._coefficients = params.coefficients
         self._state = new_state(model)
         self._inputs = new_inputs(model)
-        self._workspace = new_workspace(model, params.max_iter, params.solver)
+        self._workspace = new_workspace(model, params.max_iter, params.solver, params.geometric_stiffness)
         self._step_entry = None
         self.resume_path: str | None = None
         self.state.q[...] = model.initial_q

@@ -37,6 +37,7 @@ class Scatter(NamedTuple):
         DOF j of node b).
     indptr : (n+1,), indices : (nnz,) the CSC pattern (also kept for the dense solver).
     dense : True when the slots index the row-major dense matrix.
+    has_k : False when the K^Φ blocks have no slots (workspace for Kynema-compatible steps).
     """
 
     mass: np.ndarray
@@ -47,10 +48,14 @@ class Scatter(NamedTuple):
     indptr: np.ndarray
     indices: np.ndarray
     dense: bool
+    has_k: bool
 
 
-def _pairs(model: Model) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """(row, column) index arrays of every block entry, −1 where absent, per table."""
+def _pairs(model: Model, with_k: bool = True) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """(row, column) index arrays of every block entry, −1 where absent, per table.
+
+    ``with_k`` False: no K^Φ blocks (Kynema-compatible tangent), all ``con_k`` entries −1.
+    """
     node_map = np.asarray(model.node_map, dtype=np.int64)
     node_dofs = np.asarray(model.node_dofs, dtype=np.int64)
     nsys = int(model.n_system_dofs)
@@ -94,16 +99,20 @@ def _pairs(model: Model) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     out["con_col"] = (np.where(ok, col_r, -1), np.where(ok, col_c, -1))
     k_r = np.broadcast_to(ci[:, :, None, :, None], (nc, 2, 2, 6, 6))
     k_c = np.broadcast_to(ci[:, None, :, None, :], (nc, 2, 2, 6, 6))
-    ok = (k_r >= 0) & (k_c >= 0)
+    ok = (k_r >= 0) & (k_c >= 0) & with_k
     out["con_k"] = (np.where(ok, k_r, -1), np.where(ok, k_c, -1))
     return out
 
 
-def pattern(model: Model) -> tuple[np.ndarray, np.ndarray]:
-    """CSC pattern ``(indptr (n+1,), indices (nnz,))`` of the Newton matrix, sorted row indices."""
+def pattern(model: Model, with_k: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """CSC pattern ``(indptr (n+1,), indices (nnz,))`` of the Newton matrix, sorted row indices.
+
+    ``with_k`` False leaves out the K^Φ blocks between the nodes of each constraint
+    (the Kynema-compatible tangent never writes them).
+    """
     n = int(model.n_dofs)
     keys = [np.arange(n, dtype=np.int64) * (n + 1)]  # the diagonal: c·n + r with r = c
-    for r, c in _pairs(model).values():
+    for r, c in _pairs(model, with_k).values():
         r = r.reshape(-1)
         c = c.reshape(-1)
         ok = (r >= 0) & (c >= 0)
@@ -116,10 +125,13 @@ def pattern(model: Model) -> tuple[np.ndarray, np.ndarray]:
     return np.cumsum(indptr), indices
 
 
-def build_scatter(model: Model, dense: bool) -> Scatter:
-    """The slots of every block for the dense (row-major ``A``) or the sparse (CSC) solver."""
+def build_scatter(model: Model, dense: bool, with_k: bool = True) -> Scatter:
+    """The slots of every block for the dense (row-major ``A``) or the sparse (CSC) solver.
+
+    ``with_k`` False: no slots for K^Φ (only for a step that never assembles it).
+    """
     n = int(model.n_dofs)
-    indptr, indices = pattern(model)
+    indptr, indices = pattern(model, with_k)
     cols = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
     csc_keys = cols * n + indices  # sorted (column-major order)
 
@@ -131,7 +143,7 @@ def build_scatter(model: Model, dense: bool) -> Scatter:
             s = np.searchsorted(csc_keys, c * n + r)
         return np.ascontiguousarray(np.where(ok, s, -1), dtype=np.int64)
 
-    p = _pairs(model)
+    p = _pairs(model, with_k)
     return Scatter(
         mass=slots(*p["mass"]),
         spring=slots(*p["spring"]),
@@ -141,4 +153,5 @@ def build_scatter(model: Model, dense: bool) -> Scatter:
         indptr=indptr,
         indices=indices,
         dense=bool(dense),
+        has_k=bool(with_k),
     )

@@ -17,7 +17,7 @@ from kynemapy.sparse_lu import LUWorkspace, new_lu_workspace
 from kynemapy.sparsity import Scatter, build_scatter
 
 #: systems up to this many unknowns are solved densely by ``solver="auto"``
-DENSE_MAX_DOFS = 60
+DENSE_MAX_DOFS = 20
 #: Newton-matrix solvers of :func:`new_workspace`
 SOLVERS = ("auto", "dense", "sparse")
 
@@ -149,19 +149,20 @@ def new_inputs(model: Model) -> Inputs:
     return Inputs(f=np.zeros((model.n_nodes, 6)), constraint_input=ci)
 
 
-def new_workspace(model: Model, max_iter: int, solver: str = "auto") -> Workspace:
+def new_workspace(model: Model, max_iter: int, solver: str = "auto", geometric_stiffness: bool = True) -> Workspace:
     """Every buffer the step needs, sized for ``model``.
 
     ``solver``: ``"dense"`` (LU with partial pivoting of the full matrix), ``"sparse"``
     (sparse LU, fill-reducing ordering, factors reused across iterations) or ``"auto"``:
-    dense up to :data:`DENSE_MAX_DOFS` unknowns, sparse above.
+    dense up to :data:`DENSE_MAX_DOFS` unknowns, sparse above.  ``geometric_stiffness``
+    False (Kynema-compatible steps only) leaves the K^Φ blocks out of the sparse pattern.
     """
     if solver not in SOLVERS:
         raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}")
     n = model.n_dofs
     nn, nm, ns, nc = model.n_nodes, model.n_masses, model.n_springs, model.n_constraints
     dense = solver == "dense" or (solver == "auto" and n <= DENSE_MAX_DOFS)
-    scatter = build_scatter(model, dense)
+    scatter = build_scatter(model, dense, with_k=dense or geometric_stiffness)
     if dense:
         A = np.zeros((n, n))
         vals = A.reshape(-1)
