@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from kynemapy._jit import njit
-from kynemapy.sparse_lu import LU_CAPACITY, LU_OK, sparse_factor_solve
+from kynemapy.sparse_lu import LU_CAPACITY, LU_OK, lu_factor, lu_refactor, lu_solve
 
 SOLVE_OK = 0
 SOLVE_SINGULAR = 1
@@ -95,13 +95,20 @@ def solve_system(ws, x):
 
     ``ws`` is the step :class:`~kynemapy.state.Workspace`: with ``ws.scatter.dense``
     the matrix is ``ws.A`` (its values ``ws.vals`` are a flat view of it), else the
-    CSC values ``ws.vals`` factored into ``ws.lu``.  Returns ``SOLVE_OK``,
-    ``SOLVE_SINGULAR`` or ``SOLVE_CAPACITY``.
+    CSC values ``ws.vals``: refactored with the pivot sequence of the reference
+    factorization ``ws.lu``, or, when that is refused, factored afresh in
+    ``ws.lu_fallback`` (the reference is kept: the result never depends on earlier
+    solves).  Returns ``SOLVE_OK``, ``SOLVE_SINGULAR`` or ``SOLVE_CAPACITY`` (the
+    fallback's arrays are too small).
     """
     if ws.scatter.dense:
         return dense_solve(ws.A, ws.piv, x)
-    status = sparse_factor_solve(ws.lu, ws.vals, x)
+    if lu_refactor(ws.lu, ws.vals) == LU_OK:
+        lu_solve(ws.lu, x)
+        return SOLVE_OK
+    status = lu_factor(ws.lu_fallback, ws.vals)
     if status == LU_OK:
+        lu_solve(ws.lu_fallback, x)
         return SOLVE_OK
     if status == LU_CAPACITY:
         return SOLVE_CAPACITY

@@ -123,6 +123,7 @@ class Simulation:
         from kynemapy.diagnostics import check_constraints
 
         check_constraints(model, self._state, self._inputs)
+        self._reference_factorization()
         solve = consistent_initial_accelerations
         if solve is None:
             solve = not bool(np.any(model.initial_vd_given))
@@ -242,10 +243,31 @@ class Simulation:
         return int(status), int(n_iter)
 
     def _grow_lu(self) -> None:
-        """Double the capacity of the sparse LU factors (after a ``NEEDS_MEMORY`` step)."""
+        """Double the capacity of the fallback sparse LU factors (after a ``NEEDS_MEMORY`` step)."""
         from kynemapy.sparse_lu import grow_lu_workspace
 
-        self._workspace = self._workspace._replace(lu=grow_lu_workspace(self._workspace.lu))
+        ws = self._workspace
+        self._workspace = ws._replace(lu_fallback=grow_lu_workspace(ws.lu_fallback))
+
+    def _reference_factorization(self) -> None:
+        """Sparse solver: factor the Newton matrix at the current (initial) state into ``workspace.lu``.
+
+        The matrix is assembled on a copy of the state (the state is not touched).  Every
+        later solve refactors with this pivot sequence, so the run does not depend on its
+        own history and a restart repeats it bit for bit.  A singular initial matrix
+        leaves no reference; every solve then factors afresh.
+        """
+        if self._workspace.scatter.dense:
+            return
+        from kynemapy.sparse_lu import LU_CAPACITY, grow_lu_workspace
+        from kynemapy.step import reference_factorization
+
+        state = State(*(np.array(a, copy=True) for a in self._state))
+        while True:
+            status = reference_factorization(self._model, state, self._inputs, self._workspace, self._coefficients)
+            if status != LU_CAPACITY:
+                break
+            self._workspace = self._workspace._replace(lu=grow_lu_workspace(self._workspace.lu))
 
     def run(
         self,

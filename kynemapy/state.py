@@ -13,7 +13,7 @@ from typing import NamedTuple
 import numpy as np
 
 from kynemapy.model import Model
-from kynemapy.sparse_lu import LUWorkspace, new_lu_workspace
+from kynemapy.sparse_lu import LUWorkspace, analyze, new_lu_workspace
 from kynemapy.sparsity import Scatter, build_scatter
 
 #: systems up to this many unknowns are solved densely by ``solver="auto"``
@@ -87,14 +87,20 @@ class Workspace(NamedTuple):
     The Newton matrix: ``vals`` holds its values, written through the slots of
     ``scatter`` (:mod:`kynemapy.sparsity`).  Dense solver: ``A`` (n, n) with ``vals``
     its flat view, ``piv`` (n,) the row swaps; sparse solver: ``vals`` (nnz,) in the
-    CSC order of ``scatter.indptr/indices``, factored into ``lu``
-    (:class:`~kynemapy.sparse_lu.LUWorkspace`), and ``A`` is (0, 0).
+    CSC order of ``scatter.indptr/indices`` and ``A`` is (0, 0).  ``lu`` holds the
+    *reference* factorization (:class:`~kynemapy.sparse_lu.LUWorkspace`), factored once
+    from the Newton matrix at the model's initial state: every solve refactors it with
+    its pivot sequence (no search); when that is refused (a pivot became too small),
+    ``lu_fallback`` is factored afresh for that solve only.  So each solve depends on
+    the current matrix alone, never on the run's history, and a resumed run repeats an
+    uninterrupted one bit for bit.
     """
 
     A: np.ndarray
     vals: np.ndarray
     scatter: Scatter
     lu: LUWorkspace
+    lu_fallback: LUWorkspace
     b: np.ndarray
     dx: np.ndarray
     piv: np.ndarray
@@ -167,15 +173,19 @@ def new_workspace(model: Model, max_iter: int, solver: str = "auto", geometric_s
         A = np.zeros((n, n))
         vals = A.reshape(-1)
         lu = new_lu_workspace(np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64), 0)
+        lu_fallback = new_lu_workspace(np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64), 0)
     else:
         A = np.zeros((0, 0))
         vals = np.zeros(scatter.indices.shape[0])
-        lu = new_lu_workspace(scatter.indptr, scatter.indices, n)
+        symbolic = analyze(scatter.indptr, scatter.indices, n)
+        lu = new_lu_workspace(scatter.indptr, scatter.indices, n, symbolic=symbolic)
+        lu_fallback = new_lu_workspace(scatter.indptr, scatter.indices, n, symbolic=symbolic)
     return Workspace(
         A=A,
         vals=vals,
         scatter=scatter,
         lu=lu,
+        lu_fallback=lu_fallback,
         b=np.zeros(n),
         dx=np.zeros(n),
         piv=np.zeros(n, dtype=np.int64),

@@ -31,6 +31,7 @@ from kynemapy.elements.springs import spring_element_terms
 from kynemapy.linalg import SOLVE_CAPACITY, SOLVE_OK, solve_system
 from kynemapy.math.quaternion import quat_exp, quat_product
 from kynemapy.math.so3 import tangent_operator_rot
+from kynemapy.sparse_lu import lu_factor
 
 #: step status codes returned by :func:`step_kernel`
 CONVERGED = 0
@@ -512,3 +513,15 @@ def advance_kernel(model, state, inputs, ws, p, n_steps, iterations):
         if status != CONVERGED:
             return i, status
     return n_steps, CONVERGED
+
+
+@njit
+def reference_factorization(model, state, inputs, ws, p):
+    """Factor ``ws.lu`` (sparse solver) from the Newton matrix at the current state.
+
+    Called once, at the model's initial state, when a simulation is created: every
+    later solve reuses this pivot sequence (see :func:`kynemapy.linalg.solve_system`).
+    Returns the :mod:`kynemapy.sparse_lu` status.
+    """
+    assemble(model, state, inputs, ws, p)
+    return lu_factor(ws.lu, ws.vals)
