@@ -140,11 +140,13 @@ class Simulation:
         m = self.model
         ws = self._workspace
         st = self.state
-        for c in range(m.n_constraints):
-            if int(m.constraint_kind[c]) not in (kinds.HINGE_JOINT, kinds.SLIDER_JOINT):
-                continue
-            from kynemapy.constraints.body_joints import body_joint_output
+        with_outputs = (kinds.HINGE_JOINT, kinds.SLIDER_JOINT)
+        joints = [c for c in range(m.n_constraints) if int(m.constraint_kind[c]) in with_outputs]
+        if not joints:
+            return
+        from kynemapy.constraints.body_joints import body_joint_output
 
+        for c in joints:
             base, target = (int(x) for x in m.constraint_node[c])
             g = base < 0
             body_joint_output(
