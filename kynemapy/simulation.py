@@ -254,8 +254,8 @@ class Simulation:
     def _reference_factorization(self) -> None:
         """Sparse solver: factor the Newton matrix at the current (initial) state into ``workspace.lu``.
 
-        The matrix is assembled on a copy of the state (the state is not touched).  Every
-        later solve refactors with this pivot sequence, so the run does not depend on its
+        Assembly reads the state and writes only workspace buffers.  Every later solve
+        refactors with this pivot sequence, so the run does not depend on its
         own history and a restart repeats it bit for bit.  A singular initial matrix
         leaves no reference; every solve then factors afresh.
         """
@@ -264,9 +264,10 @@ class Simulation:
         from kynemapy.sparse_lu import LU_CAPACITY, grow_lu_workspace
         from kynemapy.step import reference_factorization
 
-        state = State(*(np.array(a, copy=True) for a in self._state))
         while True:
-            status = reference_factorization(self._model, state, self._inputs, self._workspace, self._coefficients)
+            status = reference_factorization(
+                self._model, self._state, self._inputs, self._workspace, self._coefficients
+            )
             if status != LU_CAPACITY:
                 break
             self._workspace = self._workspace._replace(lu=grow_lu_workspace(self._workspace.lu))

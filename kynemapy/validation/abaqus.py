@@ -17,22 +17,11 @@ import time
 import numpy as np
 
 from kynemapy.analytic import LagrangeTop, symmetric_free_body
-from kynemapy.validation.common import CaseResult, Table, check
+from kynemapy.validation.common import CONSERVING_STEPPED, GEN_ALPHA, LABELS, STEPPED_SCHEMES, CaseResult, Table, check
 from kynemapy.validation.reference import rigid_body_reference, rodrigues
 
-SCHEMES = ("rig_pos", "rig_neg", "rig_imp", "liemid", "splitting", "dmv")
-CONSERVING = ("rig_neg", "rig_imp", "liemid", "splitting", "dmv")
-GEN_ALPHA = "gen-α"
-LABELS = {
-    "rig_pos": "RIG_POS",
-    "rig_neg": "RIG_NEG",
-    "rig_imp": "RIG_IMP",
-    "liemid": "LIEMID",
-    "splitting": "splitting",
-    "dmv": "DMV",
-    "exact": "exact flow",
-    GEN_ALPHA: "generalized-α",
-}
+SCHEMES = STEPPED_SCHEMES
+CONSERVING = CONSERVING_STEPPED  # exact spatial momentum balance
 
 # force-free symmetric body (ABAQUS 1.3.6, first part)
 FREE_INERTIA = np.array([1.0, 1.0, 2.0])

@@ -14,7 +14,7 @@ import time
 
 import numpy as np
 
-from kynemapy.validation.common import CaseResult, Table, check
+from kynemapy.validation.common import CONSERVING_STEPPED, GEN_ALPHA, LABELS, STEPPED_SCHEMES, CaseResult, Table, check
 from kynemapy.validation.reference import rodrigues, rotation_angle
 
 MASS = 10.0
@@ -33,19 +33,8 @@ SCENARIOS = {
 }
 STEPS_FULL = tuple(round(k * 1e-4, 4) for k in range(1, 11))  # the benchmark's sweep: 1e-4 … 1e-3
 STEPS_QUICK = (5e-4, 1e-3)
-SCHEMES = ("rig_pos", "rig_neg", "rig_imp", "liemid", "splitting", "dmv", "exact")
-CONSERVING = ("rig_neg", "rig_imp", "liemid", "splitting", "dmv", "exact")
-GEN_ALPHA = "gen-α"
-LABELS = {
-    "rig_pos": "RIG_POS",
-    "rig_neg": "RIG_NEG",
-    "rig_imp": "RIG_IMP",
-    "liemid": "LIEMID",
-    "splitting": "splitting",
-    "dmv": "DMV",
-    "exact": "exact flow",
-    GEN_ALPHA: "generalized-α",
-}
+SCHEMES = (*STEPPED_SCHEMES, "exact")
+CONSERVING = (*CONSERVING_STEPPED, "exact")
 ENGINES = ("ode", "bullet", "simbody", "dart")
 ENGINE_LABELS = {"ode": "ODE", "bullet": "Bullet", "simbody": "Simbody", "dart": "DART"}
 #: issue 5 bounds at dt = 1e-3

@@ -132,3 +132,22 @@ def text_result(result: CaseResult) -> str:
     parts.append(f"checks: {len(result.checks) - n_fail}/{len(result.checks)} passed ({result.wall_time:.1f} s)")
     parts.append(text_checks(result.checks))
     return "\n".join(parts)
+
+
+#: the stepped rigid-body schemes of :mod:`kynemapy.integrators` (without the exact flow)
+STEPPED_SCHEMES = ("rig_pos", "rig_neg", "rig_imp", "liemid", "splitting", "dmv")
+#: those that conserve the spatial angular momentum exactly (all but RIG_POS)
+CONSERVING_STEPPED = ("rig_neg", "rig_imp", "liemid", "splitting", "dmv")
+#: key of the constrained generalized-α engine in the case tables
+GEN_ALPHA = "gen-α"
+#: display names of the schemes
+LABELS = {
+    "rig_pos": "RIG_POS",
+    "rig_neg": "RIG_NEG",
+    "rig_imp": "RIG_IMP",
+    "liemid": "LIEMID",
+    "splitting": "splitting",
+    "dmv": "DMV",
+    "exact": "exact flow",
+    GEN_ALPHA: "generalized-α",
+}
