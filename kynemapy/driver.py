@@ -1,15 +1,18 @@
 """The run driver behind :meth:`Simulation.run` and :func:`simulate`.
 
-Steps in blocks: without time-dependent loads the steps of a block run inside one
-compiled call (:func:`kynemapy.rollout.advance_kernel`) that fills the record
-buffers; with a ``loads(sim, t)`` callback the loop is in Python, one compiled step
-at a time.  Each full block of rows is appended to the HDF5 file with the restart
-state, so a killed run loses at most one block.  The initial state is row 0 of a
-new file, then every ``every``-th step, and the last step of the run.
+Without time-dependent loads the steps run inside compiled calls
+(:func:`kynemapy.rollout.advance_kernel`) of about :data:`CALL_SECONDS` each that
+record rows into the current output buffer; with a ``loads(sim, t)`` callback the loop
+is in Python, one compiled step at a time.  Full buffers of rows (half a block each)
+are appended to the HDF5 file, with the restart state, by a background thread
+(:mod:`kynemapy.background_writer`) while the stepping goes on, so a killed run loses
+fewer than ``block`` rows.  The rows are the initial state (new file), every
+``every``-th step, and the last step of the run.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 import os
@@ -19,6 +22,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
+from kynemapy.background_writer import BackgroundWriter, unit_rows
 from kynemapy.invariants import system_invariants
 from kynemapy.progress import ProgressBar
 from kynemapy.rollout import Record, advance_kernel, new_record
@@ -50,8 +54,14 @@ class RunInfo(NamedTuple):
     converged: bool
 
 
-#: target size of one block of output rows [bytes]: large blocks amortise HDF5's per-write cost
-BLOCK_BYTES = 8 * 1024 * 1024
+#: target size of one block of output rows [bytes] (written as two buffers of half a block; a killed
+#: run loses less than a block)
+BLOCK_BYTES = 2 * 1024 * 1024
+#: wall time one compiled call of the run loop aims at [s] (progress bar and Ctrl-C stay responsive)
+CALL_SECONDS = 0.25
+#: steps of the first compiled call (it measures the cost of a step) and of any call at most
+FIRST_CALL_STEPS = 64
+MAX_CALL_STEPS = 1 << 16
 
 
 def auto_block(model: Any) -> int:
@@ -96,10 +106,6 @@ def _record_python(sim: Simulation, n_iter: int, rec: Record, row: int) -> None:
     rec.potential_energy[row] = ws.inv[1]
     rec.linear_momentum[row] = ws.inv[2:5]
     rec.angular_momentum[row] = ws.inv[5:8]
-
-
-def _rows(rec: Record, n: int) -> dict[str, np.ndarray]:
-    return {name: arr[:n] for name, arr in zip(Record._fields, rec, strict=True)}
 
 
 class _Stepper:
@@ -180,41 +186,59 @@ def run(
     if loads is not None and not callable(loads):
         raise TypeError(f"run: loads must be a callable loads(sim, t), got {type(loads).__name__}")
 
-    writer = None
+    out: BackgroundWriter | None = None
     if output is not None:
         path = os.fspath(output)
+        unit = unit_rows(block)
         try:
             if sim.resume_path is not None and os.path.abspath(path) == os.path.abspath(sim.resume_path):
-                writer = ResultWriter.reopen(path, sim.model, sim.params, block=block)
+                writer = ResultWriter.reopen(path, sim.model, sim.params, block=unit)
             else:
-                writer = ResultWriter(path, sim.model, sim.params, block=block, attrs=attrs)
+                writer = ResultWriter(path, sim.model, sim.params, block=unit, attrs=attrs, defer_layout=block >= 2)
         except OSError as exc:
             raise OSError(f"run: cannot write the output file {path!r}: {exc}") from exc
+        try:
+            out = BackgroundWriter(writer, sim.model, unit, threaded=block >= 2)
+        except BaseException:
+            writer.close()
+            raise
+    committed_before = out.writer.committed if out is not None else 0
     start = _time.perf_counter()
-    rec = new_record(sim.model, block if writer is not None else 0)
-    chunk_cap = block * every if writer is not None else 65536
-    iter_buf = np.zeros(chunk_cap, dtype=np.int64)
+    iter_buf = np.zeros(MAX_CALL_STEPS, dtype=np.int64)
+    no_rows = new_record(sim.model, 0)
+    call_steps = FIRST_CALL_STEPS
     stepper = _Stepper(sim, adaptive, max_halvings)
     bar = ProgressBar(n_total, sim.params.h) if progress else None
     done = 0
-    rows_written = 0
     it_sum = 0
     it_max = 0
     failure: tuple[int, tuple[float, ...]] | None = None
-    n_rows = 0
+    at_boundary = True  # the state is that of a whole converged step (not between sub-steps)
+    finished = False
+
+    def record_python(n_iter: int) -> None:
+        assert out is not None
+        _record_python(sim, n_iter, out.buffer, out.fill)
+        out.added(1)
+        if out.room() == 0:
+            out.submit(sim.state, sim.inputs)
+
+    def finish_rows() -> None:
+        """The run ends (or stops) off the output cadence: its last state is a row too; submit."""
+        assert out is not None
+        if done > 0 and sim.step_count != out.last_step:
+            record_python(int(sim.workspace.n_iter[0]))
+        out.submit(sim.state, sim.inputs)
+
     try:
-        if writer is not None and writer.committed == 0:
-            _record_python(sim, 0, rec, 0)
-            writer.append(_rows(rec, 1), state=sim.state, inputs=sim.inputs)
-            rows_written += 1
-        while done < n_total:
-            n_rows = 0
-            # rows until the file's next chunk boundary: every full append then fills
-            # exactly one HDF5 chunk per dataset (no partial chunk read back and rewritten)
-            row_cap = block - writer.committed % block if writer is not None else 0
+        if out is not None and out.writer.committed == 0:
+            record_python(0)  # row 0: the initial state
+        while done < n_total and failure is None:
             if loads is None and sim.jit_enabled:
-                # compiled chunk: up to the chunk boundary in rows, or up to the next multiple of `every`
-                chunk = min(n_total - done, row_cap * every if writer is not None else chunk_cap)
+                # compiled call: a number of steps aiming at CALL_SECONDS of wall time, and it
+                # stops by itself when the current buffer is full
+                chunk = min(n_total - done, call_steps)
+                t_call = _time.perf_counter()
                 steps, n_rows, status = advance_kernel(
                     sim.model,
                     sim.state,
@@ -222,72 +246,78 @@ def run(
                     sim.workspace,
                     sim._coefficients,
                     chunk,
-                    every if writer is not None else 0,
+                    every if out is not None else 0,
                     iter_buf,
-                    rec,
-                    max(row_cap, 1),
+                    out.view() if out is not None else no_rows,
+                    out.room() if out is not None else 0,
                 )
-                it_sum += int(iter_buf[:steps].sum())
-                it_max = max(it_max, int(iter_buf[:steps].max(initial=0)))
+                elapsed = _time.perf_counter() - t_call
+                if steps:
+                    call_steps = int(min(MAX_CALL_STEPS, max(1.0, CALL_SECONDS * steps / max(elapsed, 1e-9))))
+                    it_sum += int(iter_buf[:steps].sum())
+                    it_max = max(it_max, int(iter_buf[:steps].max()))
                 done += steps
+                if out is not None:
+                    out.added(n_rows)
+                    if out.room() == 0:
+                        out.submit(sim.state, sim.inputs)
                 if status == NEEDS_MEMORY:
                     sim._grow_lu()  # the sparse factors outgrew their arrays; the step is redone next round
                 elif status != CONVERGED:
-                    status, n_iter = stepper.step() if adaptive else (status, int(sim.workspace.n_iter[0]))
+                    if adaptive:
+                        at_boundary = False
+                        status, n_iter = stepper.step()
+                        at_boundary = True
+                    else:
+                        n_iter = int(sim.workspace.n_iter[0])
                     if status != CONVERGED:
                         failure = (status, tuple(float(e) for e in sim.workspace.errors[:n_iter]))
                     else:
                         done += 1
                         it_sum += n_iter
                         it_max = max(it_max, n_iter)
-                        if writer is not None and sim.step_count % every == 0:
-                            _record_python(sim, n_iter, rec, n_rows)
-                            n_rows += 1
+                        if out is not None and sim.step_count % every == 0:
+                            record_python(n_iter)
             else:
                 # Python loop: loads(sim, t) before every step
-                limit = min(n_total - done, row_cap * every if writer is not None else chunk_cap)
-                for _ in range(limit):
+                while done < n_total:
                     if loads is not None:
                         loads(sim, sim.time)
+                    at_boundary = False
                     status, n_iter = stepper.step()
+                    at_boundary = True
                     if status != CONVERGED:
                         failure = (status, tuple(float(e) for e in sim.workspace.errors[:n_iter]))
                         break
                     done += 1
                     it_sum += n_iter
                     it_max = max(it_max, n_iter)
-                    if writer is not None and sim.step_count % every == 0:
-                        _record_python(sim, n_iter, rec, n_rows)
-                        n_rows += 1
-                        if n_rows == row_cap:
-                            break
-            last_row_step = int(rec.step[n_rows - 1]) if n_rows else -1
-            if writer is not None and (failure is not None or done == n_total) and sim.step_count != last_row_step:
-                # the run ends (or stops) off the output cadence: its last state is a row too
-                if n_rows == row_cap:
-                    writer.append(_rows(rec, n_rows), state=sim.state, inputs=sim.inputs)
-                    rows_written += n_rows
-                    n_rows = 0
-                if sim.step_count != (int(rec.step[n_rows - 1]) if n_rows else -1) and done > 0:
-                    _record_python(sim, int(sim.workspace.n_iter[0]), rec, n_rows)
-                    n_rows += 1
-            if writer is not None and n_rows:
-                writer.append(_rows(rec, n_rows), state=sim.state, inputs=sim.inputs)
-                rows_written += n_rows
+                    if out is not None and sim.step_count % every == 0:
+                        record_python(n_iter)
+                    if bar is not None:
+                        bar.update(done, sim.time)
             if bar is not None:
                 bar.update(done, sim.time)
-            if failure is not None:
-                break
+        if out is not None:
+            finish_rows()
+        finished = True
+    except BaseException:
+        # interrupted (Ctrl-C, an exception in loads): keep the rows computed so far when the
+        # state is a whole step and the current buffer is not in the writer's hands
+        if out is not None and at_boundary and out.can_submit():
+            with contextlib.suppress(Exception):
+                finish_rows()
+        raise
     finally:
-        if writer is not None:
-            writer.close()
+        if out is not None:
+            out.close(raise_errors=finished)
         if bar is not None:
             bar.close(sim.time)
     wall = _time.perf_counter() - start
     info = RunInfo(
         steps=done,
         time=sim.time,
-        rows=rows_written,
+        rows=out.writer.committed - committed_before if out is not None else 0,
         iterations_mean=it_sum / done if done else 0.0,
         iterations_max=it_max,
         substepped=stepper.substepped,
@@ -301,7 +331,7 @@ def run(
             f"run stopped at step {sim.step_count + 1} (t = {sim.time:.9g} s → {sim.time + sim.params.h:.9g} s): "
             f"{status_text(status)}; Newton errors {', '.join(f'{e:.3g}' for e in errors)}; "
             f"the state is that of the last converged step"
-            + (f"; {writer.committed} rows are in {os.fspath(output)!r}" if writer is not None else ""),
+            + (f"; {out.writer.committed} rows are in {os.fspath(output)!r}" if out is not None else ""),  # type: ignore[arg-type]
             sim.time,
             sim.step_count,
             errors,

@@ -10,49 +10,77 @@ angular momentum about the world origin ``(X + u) × (M v)[0:3] + (M v)[3:6]`` [
 from __future__ import annotations
 
 from kynemapy._jit import njit
-from kynemapy.elements.masses import rotate_section_matrix
-from kynemapy.math.quaternion import quat_compose
+from kynemapy.math.quaternion import quat_compose, quat_to_matrix
 
 
 @njit
 def system_invariants(mass_node, mass_m_star, x0, gravity, q, v, s4, s33, s66, out):
     """``out`` (8,) = (kinetic energy, potential energy, linear momentum (3), angular momentum (3)).
 
-    ``q`` (N, 7), ``v`` (N, 6) one state; scratch ``s4`` (>= 1, 4), ``s33`` (>= 1, 3, 3),
-    ``s66`` (>= 2, 6, 6).
+    ``q`` (N, 7), ``v`` (N, 6) one state; scratch ``s4`` (>= 1, 4), ``s33`` (>= 1, 3, 3)
+    (``s66`` is not used; kept for the callers' signature).
+
+    ``M v = T (M* (Tᵀ v))`` with ``T = diag(R, R)``: the velocity is taken to the material
+    frame, multiplied by M*, and the product rotated back (a fifth of the work of forming
+    ``M``); ``m`` and ``m η`` are the needed entries of ``M``, each formed directly.
     """
     for k in range(8):
         out[k] = 0.0
     xr = s4[0]
-    mm = s66[0]
-    tmp = s66[1]
+    rr = s33[0]
     for e in range(mass_node.shape[0]):
         n = mass_node[e]
+        ms = mass_m_star[e]
         quat_compose(q[n, 3:7], x0[n, 3:7], xr)
-        rotate_section_matrix(xr, mass_m_star[e], s33[0], tmp, mm)
-        m = mm[0, 0]
-        eta0 = mm[5, 1] / m
-        eta1 = -mm[5, 0] / m
-        eta2 = mm[4, 0] / m
+        quat_to_matrix(xr, rr)
+        r00, r01, r02 = rr[0, 0], rr[0, 1], rr[0, 2]
+        r10, r11, r12 = rr[1, 0], rr[1, 1], rr[1, 2]
+        r20, r21, r22 = rr[2, 0], rr[2, 1], rr[2, 2]
+        # material-frame velocity Tᵀ v
+        u0, u1, u2 = v[n, 0], v[n, 1], v[n, 2]
+        w0, w1, w2 = v[n, 3], v[n, 4], v[n, 5]
+        a0 = r00 * u0 + r10 * u1 + r20 * u2
+        a1 = r01 * u0 + r11 * u1 + r21 * u2
+        a2 = r02 * u0 + r12 * u1 + r22 * u2
+        a3 = r00 * w0 + r10 * w1 + r20 * w2
+        a4 = r01 * w0 + r11 * w1 + r21 * w2
+        a5 = r02 * w0 + r12 * w1 + r22 * w2
+        # material momenta M* Tᵀ v
+        y0 = ms[0, 0] * a0 + ms[0, 1] * a1 + ms[0, 2] * a2 + ms[0, 3] * a3 + ms[0, 4] * a4 + ms[0, 5] * a5
+        y1 = ms[1, 0] * a0 + ms[1, 1] * a1 + ms[1, 2] * a2 + ms[1, 3] * a3 + ms[1, 4] * a4 + ms[1, 5] * a5
+        y2 = ms[2, 0] * a0 + ms[2, 1] * a1 + ms[2, 2] * a2 + ms[2, 3] * a3 + ms[2, 4] * a4 + ms[2, 5] * a5
+        y3 = ms[3, 0] * a0 + ms[3, 1] * a1 + ms[3, 2] * a2 + ms[3, 3] * a3 + ms[3, 4] * a4 + ms[3, 5] * a5
+        y4 = ms[4, 0] * a0 + ms[4, 1] * a1 + ms[4, 2] * a2 + ms[4, 3] * a3 + ms[4, 4] * a4 + ms[4, 5] * a5
+        y5 = ms[5, 0] * a0 + ms[5, 1] * a1 + ms[5, 2] * a2 + ms[5, 3] * a3 + ms[5, 4] * a4 + ms[5, 5] * a5
+        # inertial momenta M v = T (M* Tᵀ v)
+        mv0 = r00 * y0 + r01 * y1 + r02 * y2
+        mv1 = r10 * y0 + r11 * y1 + r12 * y2
+        mv2 = r20 * y0 + r21 * y1 + r22 * y2
+        mv3 = r00 * y3 + r01 * y4 + r02 * y5
+        mv4 = r10 * y3 + r11 * y4 + r12 * y5
+        mv5 = r20 * y3 + r21 * y4 + r22 * y5
+        # m = M[0,0] = R[0,:] M*uu R[0,:]ᵀ
+        m = 0.0
+        for k in range(3):
+            m += rr[0, k] * (ms[k, 0] * r00 + ms[k, 1] * r01 + ms[k, 2] * r02)
+        # ωu block entries M[3+i, j] = R[i,:] M*ωu R[j,:]ᵀ for (i, j) = (2, 1), (2, 0), (1, 0)
+        c00 = ms[3, 0] * r00 + ms[3, 1] * r01 + ms[3, 2] * r02  # M*ωu R[0,:]ᵀ
+        c01 = ms[4, 0] * r00 + ms[4, 1] * r01 + ms[4, 2] * r02
+        c02 = ms[5, 0] * r00 + ms[5, 1] * r01 + ms[5, 2] * r02
+        c10 = ms[3, 0] * r10 + ms[3, 1] * r11 + ms[3, 2] * r12  # M*ωu R[1,:]ᵀ
+        c11 = ms[4, 0] * r10 + ms[4, 1] * r11 + ms[4, 2] * r12
+        c12 = ms[5, 0] * r10 + ms[5, 1] * r11 + ms[5, 2] * r12
+        m51 = r20 * c10 + r21 * c11 + r22 * c12
+        m50 = r20 * c00 + r21 * c01 + r22 * c02
+        m40 = r10 * c00 + r11 * c01 + r12 * c02
         px = x0[n, 0] + q[n, 0]
         py = x0[n, 1] + q[n, 1]
         pz = x0[n, 2] + q[n, 2]
-        mv0 = 0.0
-        mv1 = 0.0
-        mv2 = 0.0
-        mv3 = 0.0
-        mv4 = 0.0
-        mv5 = 0.0
-        for j in range(6):
-            vj = v[n, j]
-            mv0 += mm[0, j] * vj
-            mv1 += mm[1, j] * vj
-            mv2 += mm[2, j] * vj
-            mv3 += mm[3, j] * vj
-            mv4 += mm[4, j] * vj
-            mv5 += mm[5, j] * vj
-        out[0] += 0.5 * (v[n, 0] * mv0 + v[n, 1] * mv1 + v[n, 2] * mv2 + v[n, 3] * mv3 + v[n, 4] * mv4 + v[n, 5] * mv5)
-        out[1] -= m * ((px + eta0) * gravity[0] + (py + eta1) * gravity[1] + (pz + eta2) * gravity[2])
+        out[0] += 0.5 * (a0 * y0 + a1 * y1 + a2 * y2 + a3 * y3 + a4 * y4 + a5 * y5)
+        # −m g·(X + u + η), with m η = (M[5,1], −M[5,0], M[4,0]): no division
+        out[1] -= m * (px * gravity[0] + py * gravity[1] + pz * gravity[2]) + (
+            m51 * gravity[0] - m50 * gravity[1] + m40 * gravity[2]
+        )
         out[2] += mv0
         out[3] += mv1
         out[4] += mv2

@@ -60,6 +60,7 @@ from typing import Any
 
 import h5py
 import numpy as np
+from h5py import h5s
 
 import kynemapy
 from kynemapy.model import Model, freeze
@@ -307,14 +308,19 @@ class ResultWriter:
     restart : keep the double-buffered ``/restart`` group (state and inputs of the last
         committed row).
     attrs : extra root attributes (str, numbers, arrays; dicts/lists are stored as JSON).
+    defer_layout : create the file and its root attributes now, the groups and datasets
+        on the first :meth:`append` (or :meth:`ensure_layout`, :meth:`close`): the run
+        driver lets its writer thread do this while the first steps are computed.  Errors
+        of the path or the attributes are raised here either way.
 
     Use as a context manager; :meth:`append` one block of rows at a time::
 
         with ResultWriter("run.h5", model, params, block=256) as w:
             w.append(rows, state=sim.state, inputs=sim.inputs)
 
-    The file is in SWMR mode once the constructor returns: it may be read (``read(path)``)
-    while the writer is alive, and survives the writer being killed.
+    The file is in SWMR mode once its layout exists (when the constructor returns, unless
+    ``defer_layout``): it may be read (``read(path)``) while the writer is alive, and
+    survives the writer being killed.
     """
 
     def __init__(
@@ -326,6 +332,7 @@ class ResultWriter:
         block: int = 256,
         restart: bool = True,
         attrs: Mapping[str, Any] | None = None,
+        defer_layout: bool = False,
     ) -> None:
         if isinstance(block, bool) or not isinstance(block, (int, np.integer)) or block < 1:
             raise ValueError(f"ResultWriter: block must be an integer >= 1, got {block!r}")
@@ -341,26 +348,37 @@ class ResultWriter:
         self._last_step: int | None = None
         self._slot_info = np.full((2, 2), -1, dtype=np.int64)  # (rows, generation) per slot
         self._generation = 0
+        self._laid_out = False
         f = h5py.File(self.path, "w", libver="latest")
         self._file: h5py.File | None = f
         try:
-            self._create(f, attrs)
-            f.flush()
-            f.swmr_mode = True
+            self._create_attrs(f, attrs)
+            if not defer_layout:
+                self.ensure_layout()
         except BaseException:
             f.close()
             self._file = None
             raise
+
+    # ------------------------------------------------------------------ setup
+    def ensure_layout(self) -> None:
+        """Create the groups and datasets and switch SWMR mode on, unless done already."""
+        f = self._require_open()
+        if self._laid_out:
+            return
+        self._create_layout(f)
+        f.flush()
+        f.swmr_mode = True
         self._datasets = {name: f[name] for name in ROW_FIELDS}
         self._committed_ds = f["committed"]
         self._restart = (
-            {name: f["restart"][name] for name in _restart_shapes(model)} | {"slot_info": f["restart/slot_info"]}
+            {name: f["restart"][name] for name in _restart_shapes(self.model)} | {"slot_info": f["restart/slot_info"]}
             if self.restart
             else None
         )
+        self._laid_out = True
 
-    # ------------------------------------------------------------------ setup
-    def _create(self, f: h5py.File, attrs: Mapping[str, Any] | None) -> None:
+    def _create_attrs(self, f: h5py.File, attrs: Mapping[str, Any] | None) -> None:
         f.attrs["kynemapy_version"] = kynemapy.__version__
         f.attrs["created"] = datetime.datetime.now(datetime.UTC).isoformat()
         units = {k: u for k, u in UNITS.items() if self.restart or not k.startswith("restart/")}
@@ -369,6 +387,8 @@ class ResultWriter:
             if key in ("kynemapy_version", "created", "units"):
                 raise ValueError(f"ResultWriter: attribute {key!r} is reserved")
             f.attrs[key] = _attr_value(value)
+
+    def _create_layout(self, f: h5py.File) -> None:
         gm = f.create_group("model")
         for name in Model._fields:
             value = getattr(self.model, name)
@@ -403,9 +423,11 @@ class ResultWriter:
         self.close()
 
     def close(self) -> None:
-        """Flush and close the file (idempotent).  Rows committed so far stay; nothing else is written."""
+        """Flush and close the file (idempotent).  Rows committed so far stay; nothing else is written
+        (except the layout of a deferred file that never received a row: it closes as a valid, empty result)."""
         if self._file is not None:
             try:
+                self.ensure_layout()
                 self._file.flush()
             finally:
                 self._file.close()
@@ -480,7 +502,11 @@ class ResultWriter:
         slot = 1 - newest if self._slot_info[newest, 1] >= 0 else 0
         for name, arr in arrays.items():
             if arr.size:
-                self._restart[name][slot] = arr
+                # h5py's low-level calls: a tenth of the cost of `ds[slot] = arr`
+                dsid = self._restart[name].id
+                fspace = dsid.get_space()
+                fspace.select_hyperslab((slot,) + (0,) * arr.ndim, (1, *arr.shape))
+                dsid.write(h5s.create_simple((1, *arr.shape)), fspace, arr.reshape(1, *arr.shape))
         return slot
 
     def _mark_slot(self, slot: int, rows: int) -> None:
@@ -488,7 +514,25 @@ class ResultWriter:
         assert self._restart is not None
         self._generation += 1
         self._slot_info[slot] = (rows, self._generation)
-        self._restart["slot_info"][...] = self._slot_info
+        self._restart["slot_info"].id.write(h5s.ALL, h5s.ALL, self._slot_info)
+
+    def _write_committed(self, rows: int) -> None:
+        """Write the committed row count (no flush)."""
+        self._committed_ds.id.write(h5s.ALL, h5s.ALL, np.array([rows], dtype=np.int64))
+
+    def _write_rows(self, data: Mapping[str, np.ndarray], start: int) -> None:
+        """Extend every per-row dataset to ``start + n`` rows and write ``data`` (n rows each) there (no flush).
+
+        h5py's low-level calls (extent, hyperslab, write): a quarter of the cost of
+        ``ds.resize``/``ds[a:b] = arr`` per dataset, which matters for small blocks.
+        """
+        for name, arr in data.items():
+            dsid = self._datasets[name].id
+            dsid.set_extent((start + arr.shape[0], *arr.shape[1:]))
+            if arr.size:
+                fspace = dsid.get_space()
+                fspace.select_hyperslab((start,) + (0,) * (arr.ndim - 1), arr.shape)
+                dsid.write(h5s.create_simple(arr.shape), fspace, arr)
 
     def append(self, rows: Mapping[str, Any], state: State | None = None, inputs: Inputs | None = None) -> int:
         """Append one block of rows, commit it and flush; return the committed row count.
@@ -508,6 +552,7 @@ class ResultWriter:
         ``committed``) with a flush after each, so a crash never commits partial data.
         """
         f = self._require_open()
+        self.ensure_layout()
         if (state is None) != (inputs is None):
             raise ValueError("ResultWriter.append: give both state and inputs, or neither")
         n, data = self._check_rows(rows)
@@ -520,11 +565,7 @@ class ResultWriter:
         if n == 0:
             return self._committed
         start, stop = self._committed, self._committed + n
-        for name, arr in data.items():
-            ds = self._datasets[name]
-            ds.resize(stop, axis=0)
-            if arr.size:
-                ds[start:stop] = arr
+        self._write_rows(data, start)
         slot = None
         if state is not None and inputs is not None and self._restart is not None:
             slot = self._write_restart_slot(state, inputs)
@@ -532,7 +573,7 @@ class ResultWriter:
         if slot is not None:
             self._mark_slot(slot, stop)
             f.flush()  # phase 2: the slot is labelled with the row count it will belong to
-        self._committed_ds[0] = stop
+        self._write_committed(stop)
         f.flush()  # phase 3: commit
         self._committed = stop
         self._last_step = int(data["step"][-1])
@@ -585,6 +626,7 @@ class ResultWriter:
         ``state=``/``inputs=`` to :meth:`append`, which commits both together.
         """
         f = self._require_open()
+        self.ensure_layout()
         if self._restart is None:
             raise ValueError("ResultWriter.write_restart: the file was created with restart=False")
         if self._last_step is not None and int(np.asarray(state.step)[0]) != self._last_step:
