@@ -169,7 +169,12 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("-o", "--output", help="HDF5 result file (default: the model file's [output] path)")
     run.add_argument("--resume", action="store_true", help="continue the output file from its last committed step")
     run.add_argument("--every", type=int, help="write every K-th step (default: model file, else 1)")
-    run.add_argument("--block", type=int, help="rows per HDF5 block (default: model file, else about 8 MiB of rows)")
+    run.add_argument(
+        "--block",
+        type=int,
+        help="rows a killed run may lose at most, written in half blocks "
+        "(default: model file, else about 2 MiB of rows)",
+    )
     run.add_argument("--adaptive", action="store_true", help="retry a failed step with halved sub-steps")
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
     run.set_defaults(func=_run)

@@ -293,11 +293,13 @@ class Simulation:
         output : HDF5 file (see :mod:`kynemapy.io`), checked writable before the first step;
             rows: the initial state (new file), every ``every``-th step and the last step.
             If this simulation came from :meth:`restart` of the same file, the file is continued.
-        block : rows per HDF5 block (default: about 8 MiB of rows, at most 16384): a killed
-            run loses at most one block.
+        block : a killed run loses fewer than ``block`` rows (default: about 2 MiB of rows,
+            64 to 16384).  Rows are recorded into two buffers of ``block // 2`` rows (the
+            file's chunk); a background thread appends each full buffer while the stepping
+            goes on (``block = 1``: each row is written before the next step, no thread).
         progress : draw a progress bar on stderr.
         loads : ``loads(sim, t)`` called before every step with the time at its start [s]
-            (write ``sim.inputs``); without it the steps of a block run in one compiled call.
+            (write ``sim.inputs``); without it the steps run in compiled calls of about 0.25 s.
         adaptive : retry a failed step as two half steps, recursively up to ``max_halvings``.
         throw : raise :class:`ConvergenceError` when a step fails (everything converged so far is
             written, the state is that of the last converged step); else return with

@@ -206,6 +206,26 @@ def test_each_dataset_is_resized_once_per_block(tmp_path: Path) -> None:
     np.testing.assert_array_equal(r.q, concat(blocks(model, [16, 16, 9]))["q"])
 
 
+def test_deferred_layout(tmp_path: Path) -> None:
+    """With defer_layout the path and attributes are checked at once; groups appear on the first append."""
+    model = small_model()
+    with pytest.raises(ValueError, match="reserved"):
+        ResultWriter(tmp_path / "a.h5", model, PARAMS, attrs={"units": "m"}, defer_layout=True)
+    with pytest.raises(OSError):
+        ResultWriter(tmp_path / "no-such-dir" / "a.h5", model, PARAMS, defer_layout=True)
+    w = ResultWriter(tmp_path / "empty.h5", model, PARAMS, block=4, defer_layout=True, attrs={"case": "x"})
+    with h5py.File(tmp_path / "empty.h5", "r") as f:
+        assert "q" not in f and f.attrs["case"] == "x"
+    w.close()  # never appended to: closes as a valid, empty result
+    r = read(tmp_path / "empty.h5")
+    assert r.committed == 0 and r.q.shape == (0, model.n_nodes, 7) and r.attrs["case"] == "x"
+    with ResultWriter(tmp_path / "rows.h5", model, PARAMS, block=4, defer_layout=True) as w:
+        bs = blocks(model, [4, 3])
+        for b in bs:
+            w.append(b)
+    np.testing.assert_array_equal(read(tmp_path / "rows.h5").q, concat(bs)["q"])
+
+
 def test_model_without_constraints_or_restart(tmp_path: Path) -> None:
     b = kp.ModelBuilder()
     node = b.add_node(velocity=(1.0, 0.0, 0.0, 0.0, 0.0, 2.0))

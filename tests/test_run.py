@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -59,7 +60,9 @@ def wobble(sim: kp.Simulation, t: float) -> None:
     sim.set_load(0, force=(0.0, 3.0 * np.sin(5.0 * t), 0.0))
 
 
-@pytest.mark.parametrize(("every", "block", "loads"), [(1, 16, None), (3, 7, None), (2, 5, wobble)])
+@pytest.mark.parametrize(
+    ("every", "block", "loads"), [(1, 16, None), (3, 7, None), (2, 5, wobble), (1, 1, None), (2, 1, wobble)]
+)
 def test_streamed_file_equals_the_in_memory_run(tmp_path: Path, every: int, block: int, loads) -> None:
     n = 101
     sim = kp.Simulation(pendulum_chain(), PARAMS)
@@ -273,3 +276,67 @@ def test_streamed_energy_and_momentum_equal_the_numpy_twin(tmp_path: Path) -> No
     np.testing.assert_allclose(r.linear_momentum, p, rtol=1e-13, atol=1e-12)
     np.testing.assert_allclose(r.angular_momentum, L, rtol=1e-13, atol=1e-12)
     assert np.ptp(r.kinetic_energy) > 0.1  # the bodies do move: the comparison is not between zeros
+
+
+def test_a_writer_failure_stops_the_run_with_the_committed_rows_kept(tmp_path: Path, monkeypatch) -> None:
+    """The writer thread fails (disk full) on its third buffer: the run raises OSError naming the file."""
+    from kynemapy.io import ResultWriter
+
+    original = ResultWriter.append
+    calls = []
+
+    def failing_append(self, rows, state=None, inputs=None):
+        calls.append(len(rows["step"]))
+        if len(calls) == 3:
+            raise OSError(28, "No space left on device")
+        return original(self, rows, state, inputs)
+
+    monkeypatch.setattr(ResultWriter, "append", failing_append)
+    path = tmp_path / "full_disk.h5"
+    sim = kp.Simulation(pendulum_chain(), PARAMS)
+    threads = threading.active_count()
+    with pytest.raises(OSError) as err:
+        sim.run(n_steps=200, output=path, every=1, block=8)
+    assert "No space left on device" in str(err.value) and str(path) in str(err.value)
+    assert threading.active_count() == threads  # the writer thread is gone
+    assert sim.step_count < 200  # stopped at the next buffer hand-over, not at the end
+    monkeypatch.undo()
+    r = read(path)
+    assert r.committed == 8 and calls[:2] == [4, 4]  # two buffers of block // 2 = 4 rows
+    ref = reference_rows(7)
+    for k in FIELDS:
+        np.testing.assert_array_equal(getattr(r, k), ref[k], err_msg=k)
+
+
+@pytest.mark.parametrize("exc", [RuntimeError, KeyboardInterrupt])
+def test_an_interrupted_run_writes_what_it_has_and_resumes_bit_for_bit(tmp_path: Path, exc) -> None:
+    """An exception in loads (or Ctrl-C) at step 37: rows up to step 37 and its restart state are kept."""
+
+    def loads(sim: kp.Simulation, t: float) -> None:
+        if sim.step_count == 37 and not sim.resume_path:
+            raise exc("stop")
+        wobble(sim, t)
+
+    path = tmp_path / "interrupted.h5"
+    with pytest.raises(exc):
+        kp.Simulation(pendulum_chain(), PARAMS).run(n_steps=200, output=path, every=2, block=8, loads=loads)
+    r = read(path)
+    # rows at steps 0, 2, ..., 36 and the state at the interruption (step 37)
+    np.testing.assert_array_equal(r.step, [*range(0, 37, 2), 37])
+    assert r.closed_cleanly and r.restart is not None and int(r.restart["step"][0]) == 37
+    sim = kp.Simulation.restart(path)
+    sim.run(n_steps=200 - sim.step_count, output=path, every=2, block=8, loads=loads)
+    resumed = read(path)
+    np.testing.assert_array_equal(resumed.step, [*range(0, 37, 2), 37, *range(38, 201, 2)])
+    ref = reference_rows(200, 1, wobble)  # every step, in memory
+    for k in FIELDS:
+        np.testing.assert_array_equal(getattr(resumed, k), ref[k][resumed.step], err_msg=k)
+
+
+def test_no_thread_outlives_a_run(tmp_path: Path) -> None:
+    threads = threading.active_count()
+    sim = kp.Simulation(pendulum_chain(), PARAMS)
+    for i in range(3):
+        sim.run(n_steps=50, output=tmp_path / f"r{i}.h5", block=16)
+    assert threading.active_count() == threads
+    assert read(tmp_path / "r2.h5").committed == 51

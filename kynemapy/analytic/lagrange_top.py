@@ -78,6 +78,14 @@ class LagrangeTop:
         roots = np.sort(np.roots(coefficients).real)
         roots = np.array([_polish(coefficients, r) for r in roots])
         u1, u2, u3 = (float(r) for r in np.sort(roots))
+        if abs(u_dot0) <= 1e-12 * max(1.0, float(np.linalg.norm(w))):
+            # u0 is a turning value (f(u0) = u̇0² = 0): make it one exactly.  Otherwise the
+            # root's rounding (1e-14 here) enters sqrt((u0 − u1)/(u2 − u1)) near 1, and arcsin
+            # turns it into a phase error of its square root (1e-7)
+            if abs(u0 - u2) <= abs(u0 - u1):
+                u2 = u0
+            else:
+                u1 = u0
         # the initial u lies between the turning values (up to rounding when it is one of them)
         u1, u2 = min(u1, u0), max(u2, u0)
         m = (u2 - u1) / (u3 - u1)

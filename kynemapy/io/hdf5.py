@@ -31,8 +31,9 @@ time-series datasets (chunked ``block`` rows, unlimited first axis)
     the other; :func:`read` returns the newest slot whose row count equals
     ``committed``.
 
-Crash safety: the file is created with ``libver="latest"``, everything is
-created up front, then SWMR (single-writer/multiple-reader) mode is switched on.
+Crash safety: the file is created with ``libver="latest"``, every group and
+dataset is created up front (at construction, or with ``defer_layout=True`` before
+the first append), then SWMR (single-writer/multiple-reader) mode is switched on.
 From then on HDF5 keeps the on-disk metadata consistent at every moment, so a
 process killed with SIGKILL leaves a file that opens (read-only, ``swmr=True``)
 with everything up to the last ``flush()``.  Each :meth:`ResultWriter.append`
