@@ -4,7 +4,7 @@ Runs the heavy top (h = 2 ms) for ``--steps`` steps (default 65 536) with
 ``Simulation.run``: no output, output every step (default block, and block 1024), output
 every 10th step.  Each output run is paired with a no-output run taken right before it,
 so that both see the same machine load; the overhead is the median over the pairs of
-(output time / no-output time − 1), the µs/step the median of each case (5 pairs after a
+(output time / no-output time − 1), the µs/step the median of each case (9 pairs after a
 warm-up, compilation excluded).  Also printed: the fixed cost of one output file (a run
 of 0 steps: create the file and its model tables, write the initial row, close).
 Target: output every step costs at most 20 % more than no output.
@@ -51,7 +51,7 @@ def timed(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=65_536, help="steps per run (default 65536)")
-    parser.add_argument("--runs", type=int, default=5, help="pairs of runs per case (default 5)")
+    parser.add_argument("--runs", type=int, default=9, help="pairs of runs per case (default 9)")
     args = parser.parse_args()
     n = args.steps
     print(f"machine: {machine()}")
@@ -67,21 +67,20 @@ def main() -> None:
             "every step, block 1024": (1, 1024),
             "every 10th step": (10, None),
         }
-        base_all: list[float] = []
-        print(f"heavy top, {n} steps per run, {args.runs} pairs (no output, output) per case, medians")
+        print(f"heavy top, {n} steps per run, {args.runs} pairs (no output, output) per case, medians [µs/step]")
         print(f"  one output file, 0 steps (create, row 0, close): {1e3 * fixed:.1f} ms")
-        rows = []
+        print(f"  {'case':28s} {'no output':>9s} {'output':>8s}  overhead: median over the pairs [min, max]")
         for name, (every, block) in cases.items():
             base, streamed = [], []
             for _ in range(args.runs):
                 base.append(timed(model, params, n, None, 1, None))
                 streamed.append(timed(model, params, n, out, every, block))
-            base_all += base
-            extra = statistics.median(s / b - 1 for s, b in zip(streamed, base, strict=True))
-            rows.append((name, 1e6 * statistics.median(streamed) / n, extra))
-        print(f"  {'no output':28s} {1e6 * statistics.median(base_all) / n:6.2f} µs/step")
-        for name, us, extra in rows:
-            print(f"  {name:28s} {us:6.2f} µs/step  (+{100 * extra:.1f} % vs no output)")
+            extras = [s / b - 1 for s, b in zip(streamed, base, strict=True)]
+            extra = statistics.median(extras)
+            us_base = 1e6 * statistics.median(base) / n
+            us_out = 1e6 * statistics.median(streamed) / n
+            spread = f"[{100 * min(extras):+.1f}, {100 * max(extras):+.1f}]"
+            print(f"  {name:28s} {us_base:9.2f} {us_out:8.2f}  {100 * extra:+.1f} % {spread}")
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 
 The run driver records rows into the *current* buffer (from compiled code or Python);
 when the buffer is full it is handed, with a copy of the state and inputs after its
-last row, to a writer thread that appends it to the file with
+last row, to a writer thread that computes the rows' energy and momentum
+(:func:`kynemapy.rollout.fill_invariants`) and appends them to the file with
 :meth:`kynemapy.io.ResultWriter.append` (rows, restart data, ``committed``, each phase
 flushed), while the driver goes on filling the other buffer.  The compiled kernels
 release the GIL, so on a machine with two cores the HDF5 writes cost the stepping
@@ -28,7 +29,7 @@ import numpy as np
 
 from kynemapy.io.hdf5 import ResultWriter
 from kynemapy.model import Model
-from kynemapy.rollout import Record, new_record
+from kynemapy.rollout import Record, fill_invariants, new_record
 from kynemapy.state import Inputs, State
 
 __all__ = ["BackgroundWriter", "unit_rows"]
@@ -58,7 +59,10 @@ class BackgroundWriter:
         self.writer = writer
         self.unit = int(unit)
         self.threaded = bool(threaded)
+        self._model = model
         self._buffers = [new_record(model, self.unit) for _ in range(2 if self.threaded else 1)]
+        # scratch of the energy/momentum kernel, the writer's own (the stepping uses the workspace's)
+        self._s4, self._s33, self._inv = np.zeros((1, 4)), np.zeros((1, 3, 3)), np.zeros(8)
         self._current = 0
         #: rows in the current buffer
         self.fill = 0
@@ -127,7 +131,9 @@ class BackgroundWriter:
         if self._error is not None:
             return
         try:
-            rows = {name: arr[:n] for name, arr in zip(Record._fields, self._buffers[index], strict=True)}
+            buf, m = self._buffers[index], self._model
+            fill_invariants(m.mass_node, m.mass_m_star, m.x0, m.gravity, buf, 0, n, self._s4, self._s33, self._inv)
+            rows = {name: arr[:n] for name, arr in zip(Record._fields, buf, strict=True)}
             self.writer.append(rows, state=state, inputs=inputs)
         except BaseException as exc:  # reported to the driver at its next submit or at close
             self._error = exc

@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 
 from kynemapy.background_writer import BackgroundWriter, unit_rows
-from kynemapy.invariants import system_invariants
 from kynemapy.progress import ProgressBar
 from kynemapy.rollout import Record, advance_kernel, new_record
 from kynemapy.step import CONVERGED, NEEDS_MEMORY
@@ -100,12 +99,6 @@ def _record_python(sim: Simulation, n_iter: int, rec: Record, row: int) -> None:
     rec.constraint_output[row] = s.constraint_output
     rec.iterations[row] = n_iter
     rec.error[row] = sim.workspace.errors[n_iter - 1] if n_iter > 0 else 0.0
-    m, ws = sim.model, sim.workspace
-    system_invariants(m.mass_node, m.mass_m_star, m.x0, m.gravity, s.q, s.v, ws.s4, ws.s33, ws.s66, ws.inv)
-    rec.kinetic_energy[row] = ws.inv[0]
-    rec.potential_energy[row] = ws.inv[1]
-    rec.linear_momentum[row] = ws.inv[2:5]
-    rec.angular_momentum[row] = ws.inv[5:8]
 
 
 class _Stepper:

@@ -14,11 +14,10 @@ from kynemapy.math.quaternion import quat_compose, quat_to_matrix
 
 
 @njit
-def system_invariants(mass_node, mass_m_star, x0, gravity, q, v, s4, s33, s66, out):
+def system_invariants(mass_node, mass_m_star, x0, gravity, q, v, s4, s33, out):
     """``out`` (8,) = (kinetic energy, potential energy, linear momentum (3), angular momentum (3)).
 
-    ``q`` (N, 7), ``v`` (N, 6) one state; scratch ``s4`` (>= 1, 4), ``s33`` (>= 1, 3, 3)
-    (``s66`` is not used; kept for the callers' signature).
+    ``q`` (N, 7), ``v`` (N, 6) one state; scratch ``s4`` (>= 1, 4), ``s33`` (>= 1, 3, 3).
 
     ``M v = T (M* (Tᵀ v))`` with ``T = diag(R, R)``: the velocity is taken to the material
     frame, multiplied by M*, and the product rotated back (a fifth of the work of forming

@@ -1,9 +1,11 @@
 """N steps inside one compiled call, recording every k-th state into caller buffers.
 
 The recording buffers are a :class:`Record` of arrays with a leading row axis;
-``advance_kernel`` writes one row after every ``every``-th converged step (step
-counter divisible by ``every``) and never allocates.  With ``every = 0`` nothing
-is recorded (the buffers may then have zero rows).
+``advance_kernel`` copies the state into one row after every ``every``-th converged
+step (step counter divisible by ``every``) and never allocates.  With ``every = 0``
+nothing is recorded (the buffers may then have zero rows).  The energy and momentum
+columns are filled afterwards by :func:`fill_invariants` (the run driver does it in its
+writer thread, off the stepping thread).
 """
 
 from __future__ import annotations
@@ -68,21 +70,25 @@ def _copy_rows(src, dst):
             dst[i, j] = src[i, j]
 
 
-@njit(inline=True)
-def record_invariants(model, q, v, ws, rec, row):
-    """Energy and momentum of state (q, v) into row ``row`` of ``rec``."""
-    out = ws.inv
-    system_invariants(model.mass_node, model.mass_m_star, model.x0, model.gravity, q, v, ws.s4, ws.s33, ws.s66, out)
-    rec.kinetic_energy[row] = out[0]
-    rec.potential_energy[row] = out[1]
-    for k in range(3):
-        rec.linear_momentum[row, k] = out[2 + k]
-        rec.angular_momentum[row, k] = out[5 + k]
+@njit
+def fill_invariants(mass_node, mass_m_star, x0, gravity, rec, start, stop, s4, s33, out):
+    """Energy and momentum of rows ``start`` to ``stop - 1`` of ``rec`` from their ``q`` and ``v``.
+
+    Scratch ``s4`` (1, 4), ``s33`` (1, 3, 3), ``out`` (8,) of the caller's own: the run
+    driver's writer thread calls this on a buffer while the stepping goes on.
+    """
+    for row in range(start, stop):
+        system_invariants(mass_node, mass_m_star, x0, gravity, rec.q[row], rec.v[row], s4, s33, out)
+        rec.kinetic_energy[row] = out[0]
+        rec.potential_energy[row] = out[1]
+        for k in range(3):
+            rec.linear_momentum[row, k] = out[2 + k]
+            rec.angular_momentum[row, k] = out[5 + k]
 
 
 @njit(inline=True)
 def record_row(model, state, ws, n_iter, rec, row):
-    """Copy the current state, and its energy and momentum, into row ``row`` of ``rec``."""
+    """Copy the current state into row ``row`` of ``rec`` (energy and momentum: :func:`fill_invariants`)."""
     rec.time[row] = state.time[0]
     rec.step[row] = state.step[0]
     _copy_rows(state.q, rec.q[row])
@@ -93,7 +99,6 @@ def record_row(model, state, ws, n_iter, rec, row):
     _copy_rows(state.constraint_output, rec.constraint_output[row])
     rec.iterations[row] = n_iter
     rec.error[row] = ws.errors[n_iter - 1] if n_iter > 0 else 0.0
-    record_invariants(model, state.q, state.v, ws, rec, row)
 
 
 @njit

@@ -124,7 +124,6 @@ class Workspace(NamedTuple):
     s33: np.ndarray
     s66: np.ndarray
     s6: np.ndarray
-    inv: np.ndarray
     saved: State
 
 
@@ -209,6 +208,5 @@ def new_workspace(model: Model, max_iter: int, solver: str = "auto", geometric_s
         s33=np.zeros((8, 3, 3)),
         s66=np.zeros((4, 6, 6)),
         s6=np.zeros((2, 6)),
-        inv=np.zeros(8),
         saved=new_state(model),
     )
