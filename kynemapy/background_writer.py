@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import queue
 import threading
-from typing import Any
 
 import numpy as np
 
@@ -161,17 +160,22 @@ class BackgroundWriter:
         """Wait for every submitted buffer to be written, then close the file (idempotent).
 
         Rows still in the current buffer and not submitted are dropped.  Raises the writer's
-        error as ``OSError`` unless ``raise_errors`` is False.
+        error as ``OSError`` unless ``raise_errors`` is False (the caller is already raising:
+        then errors of closing are not raised either).
         """
         if self._thread is not None:
             self._todo.put(None)
             self._thread.join()
             self._thread = None
-        self.writer.close()
+        try:
+            self.writer.close()
+        except Exception:
+            if raise_errors:
+                raise
         if raise_errors:
             self._raise_writer_error()
 
     @property
-    def error(self) -> Any:
+    def error(self) -> BaseException | None:
         """The writer's exception, or None."""
         return self._error

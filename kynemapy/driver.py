@@ -59,7 +59,7 @@ BLOCK_BYTES = 2 * 1024 * 1024
 #: wall time one compiled call of the run loop aims at [s] (progress bar and Ctrl-C stay responsive)
 CALL_SECONDS = 0.25
 #: steps of the first compiled call (it measures the cost of a step) and of any call at most
-FIRST_CALL_STEPS = 64
+FIRST_CALL_STEPS = 16
 MAX_CALL_STEPS = 1 << 16
 
 
@@ -324,7 +324,7 @@ def run(
             f"run stopped at step {sim.step_count + 1} (t = {sim.time:.9g} s → {sim.time + sim.params.h:.9g} s): "
             f"{status_text(status)}; Newton errors {', '.join(f'{e:.3g}' for e in errors)}; "
             f"the state is that of the last converged step"
-            + (f"; {out.writer.committed} rows are in {os.fspath(output)!r}" if out is not None else ""),  # type: ignore[arg-type]
+            + (f"; {out.writer.committed} rows are in {out.writer.path!r}" if out is not None else ""),
             sim.time,
             sim.step_count,
             errors,
