@@ -56,6 +56,25 @@ def test_lagrange_top_closed_form_against_dop853(case: int, wx: float, published
     assert top.precession_period == pytest.approx(top.fast_top_precession_period, rel=0.05)
 
 
+@pytest.mark.parametrize(
+    ("w_body", "w_vertical"),
+    [((-0.5, 0.0, 50.0), 0.0), ((0.0, 0.0, 50.0), 3.0)],
+    ids=["u-increasing", "at-the-lower-turning-point"],
+)
+def test_lagrange_top_phase_of_every_start(w_body, w_vertical) -> None:
+    """Starts with u̇ > 0, and at the lower turning value (fast precession: the top rises), against DOP853."""
+    R0 = rodrigues(np.array([math.radians(20.0), 0.0, 0.0]))
+    omega0 = R0 @ np.array(w_body) + np.array([0.0, 0.0, w_vertical])
+    top = LagrangeTop.from_initial_state(5.0, 1.0, 20.0, R0, omega0)
+    t = np.linspace(0.0, 3.0, 601)
+    reference = rigid_body_reference((5.0, 5.0, 1.0), R0, R0.T @ omega0, 3.0, (0, 0, -20.0), (0, 0, 1.0), 1e-13, 1e-13)
+    R_ref, _ = reference(t)
+    assert np.abs(top.theta(t) - np.arccos(R_ref[:, 2, 2])).max() <= 1e-10
+    assert np.abs(top.figure_axis(t) - R_ref[:, :, 2]).max() <= 1e-10
+    if w_vertical:  # θ(0) = 20° is the largest inclination: u0 is the lower root
+        assert top.u1 == pytest.approx(math.cos(math.radians(20.0)), abs=1e-14) and top.u2 > top.u1 + 0.04
+
+
 def test_symmetric_free_body_closed_form_against_dop853() -> None:
     J = np.array([1.0, 1.0, 2.0])
     R0 = rodrigues(np.array([0.3, -0.2, 0.5]))

@@ -14,7 +14,7 @@ oscillates between the turning values u₁ and u₂:
     u(t) = u₁ + (u₂ − u₁) sn²(σt + τ₀ | m),   m = (u₂ − u₁)/(u₃ − u₁),   σ = ½√(β(u₃ − u₁)),
 
 (substitute: u̇² = 4σ²(u₂ − u₁)² sn² cn² dn² = β(u − u₁)(u₂ − u)(u₃ − u)), nutation period
-2K(m)/σ, and τ₀ from u(0) and the sign of u̇(0).  φ(t) is the quadrature of φ̇ along this u(t)
+2K(m)/σ, and τ₀ from u(0) and u̇(0).  φ(t) is the quadrature of φ̇ along this u(t)
 (an elliptic integral of the third kind, evaluated here by adaptive quadrature of the closed-form
 integrand); its mean rate over one nutation period gives the mean precession period.
 """
@@ -78,22 +78,22 @@ class LagrangeTop:
         roots = np.sort(np.roots(coefficients).real)
         roots = np.array([_polish(coefficients, r) for r in roots])
         u1, u2, u3 = (float(r) for r in np.sort(roots))
-        if abs(u_dot0) <= 1e-12 * max(1.0, float(np.linalg.norm(w))):
-            # u0 is a turning value (f(u0) = u̇0² = 0): make it one exactly.  Otherwise the
-            # root's rounding (1e-14 here) enters sqrt((u0 − u1)/(u2 − u1)) near 1, and arcsin
-            # turns it into a phase error of its square root (1e-7)
-            if abs(u0 - u2) <= abs(u0 - u1):
-                u2 = u0
-            else:
-                u1 = u0
-        # the initial u lies between the turning values (up to rounding when it is one of them)
-        u1, u2 = min(u1, u0), max(u2, u0)
         m = (u2 - u1) / (u3 - u1)
         sigma = 0.5 * math.sqrt(beta * (u3 - u1))
-        s0 = math.sqrt(min(max((u0 - u1) / (u2 - u1), 0.0), 1.0)) if u2 > u1 else 0.0
-        F0 = float(special.ellipkinc(math.asin(s0), m))
         K = float(special.ellipk(m))
-        tau0 = F0 if u_dot0 >= 0.0 else 2.0 * K - F0
+        tau0 = 0.0
+        if u2 > u1:
+            # phase: τ₀ = F(A | m) with sn(τ₀) = sin A.  u0 alone gives sin²A = (u0 − u1)/(u2 − u1),
+            # which fixes A only to the square root of the roots' rounding near a turning point
+            # (1e-14 → 1e-7); with u̇0 = 2σ(u2 − u1) sn cn dn also sin 2A = 2 sn cn is known, and
+            # atan2(sin 2A, cos 2A = 1 − 2 sin²A) is well conditioned for every A in [0, π)
+            s2 = min(max((u0 - u1) / (u2 - u1), 0.0), 1.0)
+            sin_2a = u_dot0 / (sigma * (u2 - u1) * math.sqrt(1.0 - m * s2))
+            amplitude = (0.5 * math.atan2(sin_2a, 1.0 - 2.0 * s2)) % math.pi
+            if amplitude <= 0.5 * math.pi:
+                tau0 = float(special.ellipkinc(amplitude, m))
+            else:  # u decreasing: the second quarter of the nutation period
+                tau0 = 2.0 * K - float(special.ellipkinc(math.pi - amplitude, m))
         phi0 = math.atan2(n[0], -n[1])
         return cls(I1, I3, mgl, omega3, a, b, alpha, beta, u1, u2, u3, m, sigma, tau0, phi0)
 
