@@ -174,8 +174,3 @@ class BackgroundWriter:
                 raise
         if raise_errors:
             self._raise_writer_error()
-
-    @property
-    def error(self) -> BaseException | None:
-        """The writer's exception, or None."""
-        return self._error

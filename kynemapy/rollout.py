@@ -87,7 +87,7 @@ def fill_invariants(mass_node, mass_m_star, x0, gravity, rec, start, stop, s4, s
 
 
 @njit(inline=True)
-def record_row(model, state, ws, n_iter, rec, row):
+def record_row(state, ws, n_iter, rec, row):
     """Copy the current state into row ``row`` of ``rec`` (energy and momentum: :func:`fill_invariants`)."""
     rec.time[row] = state.time[0]
     rec.step[row] = state.step[0]
@@ -120,7 +120,7 @@ def advance_kernel(model, state, inputs, ws, p, n_steps, every, iterations, rec,
         if status != CONVERGED:
             return i, rows, status
         if every > 0 and state.step[0] % every == 0:
-            record_row(model, state, ws, n_iter, rec, rows)
+            record_row(state, ws, n_iter, rec, rows)
             rows += 1
             if rows >= max_rows:
                 return i + 1, rows, CONVERGED

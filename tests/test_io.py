@@ -617,7 +617,25 @@ def test_energy_momentum_free_spinning_body() -> None:
         np.testing.assert_array_equal(a, c)
 
 
-def test_energy_momentum_offset_centre_of_mass() -> None:
+def compiled_invariants(model: kp.Model, q: np.ndarray, v: np.ndarray):
+    """The run driver's per-row kernel (kynemapy.rollout.fill_invariants) on rows (n, N, 7), (n, N, 6)."""
+    from kynemapy.rollout import fill_invariants, new_record
+
+    rec = new_record(model, q.shape[0])
+    rec.q[:], rec.v[:] = q, v
+    m = model
+    scratch = (np.zeros((1, 4)), np.zeros((1, 3, 3)), np.zeros(8))
+    fill_invariants(m.mass_node, m.mass_m_star, m.x0, m.gravity, rec, 0, q.shape[0], *scratch)
+    return rec.kinetic_energy, rec.potential_energy, rec.linear_momentum, rec.angular_momentum
+
+
+INVARIANTS = pytest.mark.parametrize(
+    "invariants", [energy_and_momentum, compiled_invariants], ids=["numpy", "compiled"]
+)
+
+
+@INVARIANTS
+def test_energy_momentum_offset_centre_of_mass(invariants) -> None:
     # M* = [[m I, m η̃ᵀ], [m η̃, J_cm − m η̃ η̃]] about the node; compare with centre-of-mass formulas.
     g = np.array([0.0, 0.0, -9.81])
     m, eta_b = 2.5, np.array([0.3, -0.2, 0.4])
@@ -633,7 +651,7 @@ def test_energy_momentum_offset_centre_of_mass() -> None:
     ud, w = np.array([1.0, -2.0, 0.5]), np.array([0.3, 1.1, -0.7])
     q = np.concatenate([u, r])[None, None]
     v = np.concatenate([ud, w])[None, None]
-    ke, pe, p, ang = energy_and_momentum(model, q, v)
+    ke, pe, p, ang = invariants(model, q, v)
     R = quat_matrix(quat_mul(r, r0))
     eta = R @ eta_b
     x_cm = X + u + eta
@@ -645,7 +663,8 @@ def test_energy_momentum_offset_centre_of_mass() -> None:
     np.testing.assert_allclose(ang[0], np.cross(x_cm, m * v_cm) + Jw @ w, rtol=1e-12)
 
 
-def test_energy_momentum_ballistic_body_and_a_spring_node_without_mass() -> None:
+@INVARIANTS
+def test_energy_momentum_ballistic_body_and_a_spring_node_without_mass(invariants) -> None:
     g = np.array([0.0, -1.0, -9.81])
     m = 3.0
     b = kp.ModelBuilder(gravity=g)
@@ -664,7 +683,7 @@ def test_energy_momentum_ballistic_body_and_a_spring_node_without_mass() -> None
     v[:, 0, :3] = v0 + g * t[:, None]
     v[:, 0, 3:] = (0.0, 0.0, 2.0)  # spin about z: ½ J ω² = 0.2 J
     v[:, 1] = 7.0
-    ke, pe, p, ang = energy_and_momentum(model, q, v)
+    ke, pe, p, ang = invariants(model, q, v)
     x = x0 + q[:, 0, :3]
     np.testing.assert_allclose(ke, 0.5 * m * np.sum(v[:, 0, :3] ** 2, axis=1) + 0.5 * 0.1 * 4.0, rtol=1e-13)
     np.testing.assert_allclose(pe, -m * x @ g, rtol=1e-13)
