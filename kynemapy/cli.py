@@ -22,8 +22,8 @@ import numpy as np
 
 
 def _run(args: argparse.Namespace) -> int:
-    from kynemapy.model_file import load_model_file
-    from kynemapy.simulation import ConvergenceError, Simulation
+    from kynemapy.model.file import load_model_file
+    from kynemapy.run.simulation import ConvergenceError, Simulation
 
     mf = load_model_file(args.model)
     output = args.output or mf.output.get("path")
@@ -198,7 +198,7 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status."""
-    from kynemapy.builder import ModelError
+    from kynemapy.model.builder import ModelError
 
     args = parser().parse_args(argv)
     try:

@@ -64,9 +64,9 @@ import numpy as np
 from h5py import h5s
 
 import kynemapy
+from kynemapy.engine.data import Inputs, State
+from kynemapy.engine.params import StepParameters
 from kynemapy.model import Model, freeze
-from kynemapy.params import StepParameters
-from kynemapy.state import Inputs, State
 
 __all__ = ["ROW_FIELDS", "Result", "ResultWriter", "energy_and_momentum", "read"]
 

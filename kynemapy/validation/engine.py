@@ -85,8 +85,8 @@ def rollout(model, node: int, params, n_steps: int) -> EngineRun:
     import time
 
     import kynemapy as kp
+    from kynemapy.engine.step import CONVERGED
     from kynemapy.rollout import advance_kernel, new_record
-    from kynemapy.step import CONVERGED
 
     sim = kp.Simulation(model, params)
     rec = new_record(model, n_steps)

@@ -1,1 +1,0 @@
-"""Element kernels: rigid-body masses and springs."""

@@ -1,0 +1,188 @@
+"""The engine's Python side: the functional core ``step``, status codes and their words, the
+reference factorization and the consistent initial accelerations.
+
+The compiled kernels are called through entry points resolved once per argument types
+(:func:`entry`): numba's dispatcher would otherwise infer the types of the eleven arenas on
+every call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from kynemapy.engine import entry as _entry
+from kynemapy.engine.data import Inputs, State, Workspace
+from kynemapy.engine.fields import Data
+from kynemapy.engine.params import INITIAL_ACCELERATIONS, StepParameters
+from kynemapy.engine.step import CONVERGED, NEEDS_MEMORY, NOT_CONVERGED, NOT_FINITE, SINGULAR
+from kynemapy.linalg.dense import SOLVE_CAPACITY, SOLVE_OK, build_program
+from kynemapy.linalg.sparse_lu import LU_CAPACITY, grow_lu_workspace
+from kynemapy.model import Model
+
+_STATUS_TEXT = {
+    NOT_CONVERGED: "Newton iteration did not converge",
+    NOT_FINITE: "the iteration produced NaN or inf",
+    SINGULAR: "the iteration matrix is singular (redundant or conflicting constraints, or a node without mass)",
+    NEEDS_MEMORY: "the sparse LU factors need larger arrays",
+}
+
+
+def status_text(status: int) -> str:
+    """Words for a step status code (``kynemapy.engine.step``)."""
+    return _STATUS_TEXT.get(int(status), f"step status {status}")
+
+
+class StepInfo(NamedTuple):
+    """Outcome of one step: ``converged``, Newton ``iterations`` and their ``errors`` (weighted RMS)."""
+
+    converged: bool
+    iterations: int
+    errors: tuple[float, ...]
+    status: int = CONVERGED
+
+
+class ConvergenceError(RuntimeError):
+    """A step failed; the state is left exactly as it was before the step.
+
+    Attributes: ``time`` [s] and ``step`` at the start of the failed step, ``errors``
+    (the Newton errors, one per iteration) and ``status`` (a ``kynemapy.engine.step`` code).
+    """
+
+    def __init__(self, message: str, time: float, step: int, errors: tuple[float, ...], status: int) -> None:
+        super().__init__(message)
+        self.time = time
+        self.step = step
+        self.errors = errors
+        self.status = status
+
+
+_ENTRIES: dict[tuple[Any, ...], Callable[..., Any]] = {}
+
+
+def entry(kernel: Any, args: tuple[Any, ...]) -> Callable[..., Any]:
+    """The compiled entry point of ``kernel`` for the types of ``args`` (compiled on first use);
+    the kernel itself when compilation is disabled (``KYNEMAPY_DISABLE_JIT=1``)."""
+    if not hasattr(kernel, "compile"):
+        return kernel
+    sig = tuple(kernel.typeof_pyval(a) for a in args)
+    key = (kernel, sig)
+    fn = _ENTRIES.get(key)
+    if fn is None:
+        fn = _ENTRIES[key] = kernel.compile(sig)
+    return fn
+
+
+def call(kernel: Any, *args: Any) -> Any:
+    """Call a compiled kernel through its resolved entry point."""
+    return entry(kernel, args)(*args)
+
+
+#: empty buffers for tasks that do not use them
+NO_ROWS = np.zeros((0, 1))
+NO_ITERATIONS = np.zeros(0, dtype=np.int64)
+
+
+def task(
+    data: Data,
+    p: np.ndarray,
+    which: int,
+    n: int = 0,
+    every: int = 0,
+    rows: np.ndarray = NO_ROWS,
+    max_rows: int = 0,
+    iterations: np.ndarray = NO_ITERATIONS,
+    out: np.ndarray | None = None,
+) -> tuple[int, int, int]:
+    """Run a task of the engine's entry point (:func:`kynemapy.engine.entry.run_task`)."""
+    if out is None:
+        out = np.zeros(6)
+    return call(_entry.run_task, data, p, which, n, every, rows, max_rows, iterations, out)
+
+
+def grow_fallback(workspace: Workspace) -> None:
+    """Double the capacity of the fallback sparse LU (after ``NEEDS_MEMORY``)."""
+    workspace.fallback = grow_lu_workspace(workspace.fallback)
+
+
+def reference_factorization(workspace: Workspace, state: State, inputs: Inputs, params: StepParameters) -> None:
+    """Factor the Newton matrix at the current state (the model's initial one) into
+    ``workspace.reference``: every later solve follows its pivot sequence (refusing, and
+    pivoting afresh, when a pivot became too small), so a run never depends on its own
+    history and a restart repeats it bit for bit.  A singular initial matrix leaves no
+    reference: every solve then pivots.  Assembly reads the state; only the workspace changes.
+    """
+    p = params.coefficients
+    task(workspace.data(state, inputs), p, _entry.LINEARIZE)
+    n = int(workspace.model.n_dofs)
+    if workspace.solver == "dense":
+        workspace.reference = build_program(workspace.indptr, workspace.indices, n, workspace.vals)
+        return
+    while True:
+        status = task(workspace.data(state, inputs), p, _entry.LU_FACTOR)[2]
+        if status != LU_CAPACITY:
+            return
+        workspace.reference = grow_lu_workspace(workspace.reference)
+
+
+def consistent_accelerations(workspace: Workspace, state: State, inputs: Inputs) -> int:
+    """Solve the constrained equations of motion for ``state.vd`` and ``state.lam`` at the
+    current q, v (see :mod:`kynemapy.engine.initial`); returns a ``SOLVE_*`` status."""
+    while True:
+        status = task(workspace.data(state, inputs), INITIAL_ACCELERATIONS, _entry.INITIAL_ACCELERATIONS)[2]
+        if status != SOLVE_CAPACITY:
+            return int(status)
+        grow_fallback(workspace)
+
+
+def check_workspace(model: Model, workspace: Workspace, params: StepParameters) -> None:
+    """Raise ``ValueError`` when ``workspace`` cannot step ``model`` with ``params``."""
+    m = workspace.model
+    if m is not model and (m.n_nodes, m.n_constraints, m.n_dofs) != (model.n_nodes, model.n_constraints, model.n_dofs):
+        raise ValueError("the workspace was built for another model (new_workspace(model, ...))")
+    if workspace.errors.shape[0] < params.max_iter:
+        raise ValueError(
+            f"workspace holds {workspace.errors.shape[0]} iteration errors, params.max_iter = {params.max_iter}"
+        )
+    if params.geometric_stiffness and not workspace.has_k:
+        raise ValueError(
+            "params.geometric_stiffness is True but the workspace was built without K^Φ slots "
+            "(new_workspace(..., geometric_stiffness=False)); build it with geometric_stiffness=True"
+        )
+
+
+def step(model: Model, state: State, inputs: Inputs, workspace: Workspace, params: StepParameters) -> StepInfo:
+    """Functional core: advance ``state`` in place by one step; never raises on non-convergence.
+
+    The workspace must come from :func:`kynemapy.new_workspace` for ``model``, with at least
+    ``params.max_iter`` error slots.  On failure the state is restored exactly.
+    """
+    check_workspace(model, workspace, params)
+    p = params.coefficients
+    iterations = np.zeros(1, dtype=np.int64)
+    while True:
+        _, _, status = task(workspace.data(state, inputs), p, _entry.ADVANCE, 1, iterations=iterations)
+        if status != NEEDS_MEMORY:
+            break
+        grow_fallback(workspace)
+    n_iter = workspace.n_iter
+    errors = tuple(workspace.errors[:n_iter].tolist())
+    return StepInfo(status == CONVERGED, int(n_iter), errors, int(status))
+
+
+__all__ = [
+    "CONVERGED",
+    "NEEDS_MEMORY",
+    "NOT_CONVERGED",
+    "NOT_FINITE",
+    "SINGULAR",
+    "SOLVE_OK",
+    "ConvergenceError",
+    "StepInfo",
+    "consistent_accelerations",
+    "reference_factorization",
+    "status_text",
+    "step",
+]

@@ -1,0 +1,246 @@
+"""Two-body joints (ball, hinge, slider, cylindrical, universal, planar, weld, distance).
+
+Each joint is a short list of the primitive rows of :mod:`.primitives`, the classic
+composition (see docs/joints.md):
+
+=============== ==== ==========================================================
+joint           rows rows
+=============== ==== ==========================================================
+ball            3    points coincide
+hinge           5    points coincide; a₁ ⊥ b₂, a₁ ⊥ b₃
+slider          5    b's point on a's line (·a₂, ·a₃); a₁ ⊥ b₂, a₁ ⊥ b₃, a₂ ⊥ b₃
+cylindrical     4    b's point on a's line (·a₂, ·a₃); a₁ ⊥ b₂, a₁ ⊥ b₃
+universal       4    points coincide; a₁ ⊥ b₁
+planar          3    b's point in a's plane (·a₁); a₁ ⊥ b₂, a₁ ⊥ b₃
+weld            6    points coincide; a₁ ⊥ b₂, a₁ ⊥ b₃, a₂ ⊥ b₃
+distance        1    |p_b − p_a| = L
+=============== ==== ==========================================================
+
+``aᵢ = R_a geom[0, i]``, ``bᵢ = R_b geom[1, i]`` are axes fixed in the base (a) and target
+(b) sides; ``geom[s, 0]`` is the offset of side s's joint point from its node, all in world
+coordinates at the reference configuration (for the ground side: the world point itself).
+The table :data:`PRIMITIVES` holds that composition; one generic kernel walks it.
+
+The same exact gradient serves both tangent modes (Kynema has no such joints to copy);
+``with_k`` adds K^Φ and the stiffness of the input torque (hinge) or force (slider).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from kynemapy._jit import njit
+from kynemapy.engine.constraints.primitives import (
+    add_skew,
+    cross,
+    distance_bias,
+    distance_row,
+    dot,
+    joint_points,
+    line_bias,
+    line_force,
+    line_force_stiffness,
+    line_row,
+    perpendicular_bias,
+    perpendicular_row,
+    point_bias,
+    point_rate,
+    point_rows,
+    rot,
+)
+from kynemapy.model import kinds
+from kynemapy.model.kinds import HINGE_JOINT, SLIDER_JOINT
+
+POINT = 1  #: three rows, the joint points coincide
+PERPENDICULAR = 2  #: one row, axis i of a ⊥ axis j of b
+LINE = 3  #: one row, b's point stays on the plane of a with normal axis i
+DISTANCE = 4  #: one row, |p_b − p_a| = L
+
+_SPEC = {
+    kinds.BALL_JOINT: [(POINT, 0, 0)],
+    kinds.HINGE_JOINT: [(POINT, 0, 0), (PERPENDICULAR, 1, 2), (PERPENDICULAR, 1, 3)],
+    kinds.SLIDER_JOINT: [
+        (LINE, 2, 0),
+        (LINE, 3, 0),
+        (PERPENDICULAR, 1, 2),
+        (PERPENDICULAR, 1, 3),
+        (PERPENDICULAR, 2, 3),
+    ],
+    kinds.CYLINDRICAL_JOINT: [(LINE, 2, 0), (LINE, 3, 0), (PERPENDICULAR, 1, 2), (PERPENDICULAR, 1, 3)],
+    kinds.UNIVERSAL_JOINT: [(POINT, 0, 0), (PERPENDICULAR, 1, 1)],
+    kinds.PLANAR_JOINT: [(LINE, 1, 0), (PERPENDICULAR, 1, 2), (PERPENDICULAR, 1, 3)],
+    kinds.WELD_JOINT: [(POINT, 0, 0), (PERPENDICULAR, 1, 2), (PERPENDICULAR, 1, 3), (PERPENDICULAR, 2, 3)],
+    kinds.DISTANCE_CONSTRAINT: [(DISTANCE, 0, 0)],
+}
+
+#: (kind, primitive slot, (type, axis of a, axis of b)); type 0 ends the list
+PRIMITIVES = np.zeros((len(kinds.N_ROWS), 6, 3), dtype=np.int64)
+for _kind, _rows in _SPEC.items():
+    PRIMITIVES[_kind, : len(_rows)] = _rows
+    assert sum(3 if t == POINT else 1 for t, _, _ in _rows) == kinds.N_ROWS[_kind]
+PRIMITIVES.setflags(write=False)
+
+
+@njit
+def body_joint(kind, X0, geom, param, inputs, qb, qt, lam, with_k, phi, bb, bt, k):
+    """Φ, ``B_b``, ``B_t`` and (``with_k``) K^Φ (2, 2, 6, 6) of a two-body joint.
+
+    ``X0`` (3,) = X_b − X_a [m] (X_a = 0 for the ground); ``geom`` (2, 4, 3) joint point
+    offsets [m] and axes; ``param`` the distance constraint's length [m]; ``inputs[0]`` the
+    hinge torque [N m] or slider force [N] (its stiffness enters K^Φ).  The arrays are
+    expected zeroed (:func:`~kynemapy.engine.constraints.dispatch.constraint_terms` does it).
+    """
+    ra, rb, d = joint_points(X0, geom, qb, qt)
+    row = np.int64(0)  # not a literal: the row kernels then compile once, for int64
+    for slot in range(6):
+        typ = PRIMITIVES[kind, slot, 0]
+        if typ == 0:
+            break
+        ia = PRIMITIVES[kind, slot, 1]
+        ib = PRIMITIVES[kind, slot, 2]
+        if typ == POINT:
+            point_rows(row, ra, rb, d, lam, with_k, phi, bb, bt, k)
+            row += 3
+        elif typ == PERPENDICULAR:
+            x = rot(qb[3:7], geom[0, ia])
+            y = rot(qt[3:7], geom[1, ib])
+            perpendicular_row(row, x, y, lam, with_k, phi, bb, bt, k)
+            row += 1
+        elif typ == LINE:
+            n = rot(qb[3:7], geom[0, ia])
+            line_row(row, n, ra, rb, d, lam, with_k, phi, bb, bt, k)
+            row += 1
+        else:
+            distance_row(row, param, ra, rb, d, lam, with_k, phi, bb, bt, k)
+            row += 1
+    if with_k:
+        input_stiffness(kind, geom, inputs[0], qb, ra, rb, d, k)
+
+
+@njit
+def input_stiffness(kind, geom, value, qb, ra, rb, d, k):
+    """Derivative of :func:`input_load` (added to K^Φ in the exact tangent)."""
+    if value == 0.0:
+        return
+    n = rot(qb[3:7], geom[0, 1])
+    if kind == HINGE_JOINT:
+        # residual −τ n on b, +τ n on a, n = R_a a₁:  ∂/∂θ_a
+        add_skew(k, 1, 0, 3, 3, value, n)
+        add_skew(k, 0, 0, 3, 3, -value, n)
+    elif kind == SLIDER_JOINT:
+        w = (d[0] + ra[0], d[1] + ra[1], d[2] + ra[2])
+        line_force_stiffness(n, rb, w, -value, k)
+
+
+@njit
+def input_load(kind, X0, geom, value, qb, qt, out):
+    """Residual contribution (2, 6) of a hinge torque or slider force: ``out[0]`` base, ``out[1]`` target.
+
+    Hinge: torque τ [N m] about ``n = R_a a₁`` on b and −τ on a (residual: ``−τ n`` on b's
+    moment rows, ``+τ n`` on a's).  Slider: force F [N] along ``n`` on b at its joint point
+    and −F n on a at the same point.  The residual holds minus the applied loads.  Other
+    kinds: zeros.
+    """
+    for s in range(2):
+        for i in range(6):
+            out[s, i] = 0.0
+    if kind != HINGE_JOINT and kind != SLIDER_JOINT:
+        return
+    n = rot(qb[3:7], geom[0, 1])
+    if kind == HINGE_JOINT:
+        for i in range(3):
+            out[1, 3 + i] = -value * n[i]
+            out[0, 3 + i] = value * n[i]
+    else:
+        ra, rb, d = joint_points(X0, geom, qb, qt)
+        w = (d[0] + ra[0], d[1] + ra[1], d[2] + ra[2])
+        line_force(n, rb, w, -value, out)
+
+
+@njit
+def body_joint_bias(kind, X0, geom, param, qb, qt, vb, vt, gamma):
+    """Velocity part γ (6,) of Φ̈ = B v̇ + γ for a two-body joint (rows beyond n_rows zero)."""
+    for i in range(6):
+        gamma[i] = 0.0
+    wa = (vb[3], vb[4], vb[5])
+    wb = (vt[3], vt[4], vt[5])
+    ua = (vb[0], vb[1], vb[2])
+    ub = (vt[0], vt[1], vt[2])
+    ra, rb, d = joint_points(X0, geom, qb, qt)
+    dd = point_rate(ua, ub, wa, wb, ra, rb)
+    ddv = point_bias(wa, wb, ra, rb)
+    row = np.int64(0)  # not a literal: the row kernels then compile once, for int64
+    for slot in range(6):
+        typ = PRIMITIVES[kind, slot, 0]
+        if typ == 0:
+            break
+        ia = PRIMITIVES[kind, slot, 1]
+        ib = PRIMITIVES[kind, slot, 2]
+        if typ == POINT:
+            for i in range(3):
+                gamma[row + i] = ddv[i]
+            row += 3
+        elif typ == PERPENDICULAR:
+            x = rot(qb[3:7], geom[0, ia])
+            y = rot(qt[3:7], geom[1, ib])
+            gamma[row] = perpendicular_bias(wa, wb, x, y)
+            row += 1
+        elif typ == LINE:
+            n = rot(qb[3:7], geom[0, ia])
+            gamma[row] = line_bias(wa, n, d, dd, ddv)
+            row += 1
+        else:
+            gamma[row] = distance_bias(d, dd, ddv)
+            row += 1
+
+
+@njit
+def wrap_angle(x):
+    """``x`` mapped to [−π, π)."""
+    return x - 2.0 * math.pi * math.floor((x + math.pi) / (2.0 * math.pi))
+
+
+@njit
+def body_joint_output(kind, X0, geom, qb, qt, vb, vt, vdb, vdt, out):
+    """Hinge: relative angle [rad] (continued from ``out[0]``, so unwrapped), rate [rad/s] and
+    acceleration [rad/s²] of b about ``n = R_a a₁``; slider: displacement ``Δ·n`` [m], its rate
+    [m/s] and acceleration [m/s²].  Other kinds: left as they are (zeros)."""
+    if kind != HINGE_JOINT and kind != SLIDER_JOINT:
+        return
+    wa = (vb[3], vb[4], vb[5])
+    wb = (vt[3], vt[4], vt[5])
+    ala = (vdb[3], vdb[4], vdb[5])
+    alb = (vdt[3], vdt[4], vdt[5])
+    n = rot(qb[3:7], geom[0, 1])
+    wan = cross(wa, n)
+    if kind == HINGE_JOINT:
+        a2 = rot(qb[3:7], geom[0, 2])
+        a3 = rot(qb[3:7], geom[0, 3])
+        b2 = rot(qt[3:7], geom[1, 2])
+        raw = math.atan2(dot(a3, b2), dot(a2, b2))
+        out[0] = out[0] + wrap_angle(raw - out[0])
+        wr = (wb[0] - wa[0], wb[1] - wa[1], wb[2] - wa[2])
+        out[1] = dot(n, wr)
+        out[2] = dot(wan, wr) + dot(n, (alb[0] - ala[0], alb[1] - ala[1], alb[2] - ala[2]))
+        return
+    ua = (vb[0], vb[1], vb[2])
+    ub = (vt[0], vt[1], vt[2])
+    aa = (vdb[0], vdb[1], vdb[2])
+    ab = (vdt[0], vdt[1], vdt[2])
+    ra, rb, d = joint_points(X0, geom, qb, qt)
+    dd = point_rate(ua, ub, wa, wb, ra, rb)
+    ddv = point_bias(wa, wb, ra, rb)
+    cb = cross(alb, rb)
+    ca = cross(ala, ra)
+    ddd = (
+        ab[0] + cb[0] - aa[0] - ca[0] + ddv[0],
+        ab[1] + cb[1] - aa[1] - ca[1] + ddv[1],
+        ab[2] + cb[2] - aa[2] - ca[2] + ddv[2],
+    )
+    out[0] = dot(d, n)
+    out[1] = dot(dd, n) + dot(d, wan)
+    nd2 = cross(ala, n)
+    nd2w = cross(wa, wan)
+    out[2] = dot(ddd, n) + 2.0 * dot(dd, wan) + dot(d, (nd2[0] + nd2w[0], nd2[1] + nd2w[1], nd2[2] + nd2w[2]))

@@ -1,0 +1,425 @@
+"""Mutable simulation data: :class:`State`, :class:`Inputs`, :class:`Workspace`, and their packing.
+
+``State`` is exactly what a restart needs (Kynema's ``q, q_prev, q_delta, v, vd, a`` plus
+the multipliers, outputs, time and step counter); ``Inputs`` is what the user sets between
+steps; ``Workspace`` holds the packed model and every buffer the compiled step writes, so
+nothing is allocated while stepping.  Each keeps its arrays in flat arenas (see
+:mod:`kynemapy._arena`) and shows them as named numpy views: ``state.q`` is a (N, 7) view
+into ``state.f``; write into the views, never replace them.  :meth:`Workspace.data` gives
+the :class:`~kynemapy.engine.fields.Data` the compiled kernels take.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from kynemapy._arena import ArenaBuilder, FieldSpec, field_view
+from kynemapy.engine import fields as fd
+from kynemapy.engine.elements import TABLES
+from kynemapy.engine.elements.table import T_NODES, T_ROWS, T_SLOTS
+from kynemapy.engine.fields import Data
+from kynemapy.engine.rows import row_layout
+from kynemapy.linalg import sparsity
+from kynemapy.linalg.dense import Program, empty_program
+from kynemapy.linalg.sparse_lu import LUWorkspace, analyze, new_lu_workspace
+from kynemapy.model import Model, kinds
+
+#: systems up to this many unknowns are solved densely by ``solver="auto"``
+DENSE_MAX_DOFS = 20
+#: Newton-matrix solvers of :func:`new_workspace`
+SOLVERS = ("auto", "dense", "sparse")
+
+_SPECS = {spec.name: spec for spec in fd.H.fields}
+_STATE_F = ("time", "q", "q_prev", "q_delta", "v", "vd", "a", "x", "lam", "constraint_output")
+
+
+def _counts(n_nodes: int, n_constraints: int, **more: int) -> dict[str, int]:
+    return {"n_nodes": int(n_nodes), "n_constraints": int(n_constraints), **more}
+
+
+def _place(builder: ArenaBuilder, names: tuple[str, ...], counts: dict[str, int]) -> None:
+    for name in names:
+        builder.place(_SPECS[name], counts)
+
+
+def _arena_views(arena: np.ndarray, header: np.ndarray, names: tuple[str, ...]) -> dict[str, np.ndarray]:
+    return {name: field_view(arena, header, _SPECS[name].word) for name in names}
+
+
+def _state_header(n_nodes: int, n_constraints: int) -> tuple[np.ndarray, dict[str, int]]:
+    """Header words of the state fields (the state arena's layout depends on the counts only)."""
+    b = ArenaBuilder(fd.HEADER_WORDS)
+    counts = _counts(n_nodes, n_constraints)
+    _place(b, (*_STATE_F, "step"), counts)
+    return b.header, b.sizes
+
+
+class _Arrays:
+    """Named views of one or two arenas; iteration and ``_fields`` as a NamedTuple's."""
+
+    _fields: tuple[str, ...] = ()
+    __slots__ = ("_views",)
+
+    def __init__(self, views: dict[str, np.ndarray]) -> None:
+        object.__setattr__(self, "_views", views)
+
+    def __getattr__(self, name: str) -> np.ndarray:
+        try:
+            return self._views[name]
+        except KeyError:
+            raise AttributeError(f"{type(self).__name__} has no field {name!r}") from None
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(
+            f"{type(self).__name__}.{name} is a view into packed data: write into it ({name}[...] = value)"
+        )
+
+    def __iter__(self) -> Iterator[np.ndarray]:
+        return (self._views[name] for name in self._fields)
+
+    def __len__(self) -> int:
+        return len(self._fields)
+
+    def __getitem__(self, i: int) -> np.ndarray:
+        return self._views[self._fields[i]]
+
+    def __repr__(self) -> str:
+        shapes = ", ".join(f"{n}={tuple(self._views[n].shape)}" for n in self._fields)
+        return f"{type(self).__name__}({shapes})"
+
+    def _asdict(self) -> dict[str, np.ndarray]:
+        return {name: self._views[name] for name in self._fields}
+
+
+class State(_Arrays):
+    """Node states (inertial frame), shapes with N = n_nodes, C = n_constraints.
+
+    q : (N, 7) displacement u [m] and rotation quaternion r (w, x, y, z) relative
+        to the reference orientation (current orientation = r ⊗ r0).
+    q_prev : (N, 7) q at the start of the last step.
+    q_delta : (N, 6) velocity-like increment Δq [m/s, rad/s]: q = q_prev ⊕ h Δq.
+    v : (N, 6) velocity (u̇ [m/s], ω [rad/s]).
+    vd : (N, 6) acceleration (ü [m/s²], ω̇ [rad/s²]).
+    a : (N, 6) generalized-α algorithmic acceleration.
+    x : (N, 7) current position X + u [m] and orientation r ⊗ r0.
+    lam : (C, 6) Lagrange multipliers λ [N, N m] (first n_rows entries used).
+    constraint_output : (C, 3) revolute joints: azimuth [rad], speed [rad/s],
+        acceleration [rad/s²] about the axis; hinge joints: angle of body_b relative
+        to body_a [rad] (unwrapped), rate [rad/s], acceleration [rad/s²]; slider
+        joints: displacement [m], rate [m/s], acceleration [m/s²]; zero for other kinds.
+    time : (1,) simulated time [s].
+    step : (1,) int64 number of converged steps.
+
+    The arrays are views into two arenas, ``f`` (float64) and ``i`` (int64, the step
+    counter).  ``State(q=..., ...)`` (or positional, in :attr:`_fields` order) copies
+    the given arrays into a new state.
+    """
+
+    _fields = fd.STATE_FIELDS
+    __slots__ = ("f", "i")
+
+    def __init__(self, *arrays: Any, **named: Any) -> None:
+        given = dict(zip(self._fields, arrays, strict=False))
+        given.update(named)
+        missing = [name for name in self._fields if name not in given]
+        if missing:
+            raise TypeError(f"State: missing arrays {missing}")
+        q = np.asarray(given["q"])
+        lam = np.asarray(given["lam"])
+        f, i, views = _new_state_arenas(q.shape[0], lam.shape[0])
+        object.__setattr__(self, "f", f)
+        object.__setattr__(self, "i", i)
+        super().__init__(views)
+        for name in self._fields:
+            try:
+                views[name][...] = given[name]
+            except ValueError as exc:
+                raise ValueError(f"State: {name} must have shape {views[name].shape}: {exc}") from None
+
+    @classmethod
+    def _from_arenas(cls, f: np.ndarray, i: np.ndarray, views: dict[str, np.ndarray]) -> State:
+        self = object.__new__(cls)
+        object.__setattr__(self, "f", f)
+        object.__setattr__(self, "i", i)
+        object.__setattr__(self, "_views", views)
+        return self
+
+    def copy(self) -> State:
+        """A deep copy (for save/restore)."""
+        n, c = self._views["q"].shape[0], self._views["lam"].shape[0]
+        f, i, views = _new_state_arenas(n, c)
+        f[...] = self.f
+        i[...] = self.i
+        return State._from_arenas(f, i, views)
+
+    def assign(self, other: State) -> None:
+        """Copy every array of ``other`` into this state in place."""
+        for mine, theirs in zip(self, other, strict=True):
+            mine[...] = theirs
+
+
+def _new_state_arenas(n_nodes: int, n_constraints: int) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
+    header, sizes = _state_header(n_nodes, n_constraints)
+    f = np.zeros(sizes["sf"])
+    i = np.zeros(max(sizes["si"], 1), dtype=np.int64)
+    views = _arena_views(f, header, _STATE_F)
+    views["step"] = field_view(i, header, fd.STEP)
+    return f, i, views
+
+
+class Inputs(_Arrays):
+    """Quantities the user sets between steps.
+
+    f : (N, 6) external nodal force [N] and moment [N m], inertial frame.
+    constraint_input : (C, 7) per constraint: prescribed displacement (u, quaternion)
+        for prescribed BCs; ``[0]`` = torque [N m] of a revolute or hinge joint,
+        force [N] of a slider joint, or angle [rad] of a rotation control.
+
+    Views into one float64 arena ``data``.
+    """
+
+    _fields = fd.INPUT_FIELDS
+    __slots__ = ("data",)
+
+    def __init__(self, *arrays: Any, **named: Any) -> None:
+        given = dict(zip(self._fields, arrays, strict=False))
+        given.update(named)
+        f = np.asarray(given["f"])
+        ci = np.asarray(given["constraint_input"])
+        data, views = _new_input_arena(f.shape[0], ci.shape[0])
+        object.__setattr__(self, "data", data)
+        super().__init__(views)
+        for name in self._fields:
+            views[name][...] = given[name]
+
+
+def _new_input_arena(n_nodes: int, n_constraints: int) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    b = ArenaBuilder(fd.HEADER_WORDS)
+    _place(b, fd.INPUT_FIELDS, _counts(n_nodes, n_constraints))
+    data = np.zeros(b.sizes["xf"])
+    return data, _arena_views(data, b.header, fd.INPUT_FIELDS)
+
+
+def new_state(model: Model) -> State:
+    """A zero state with identity rotations (q = q_prev = (0,0,0,1,0,0,0)), ``x`` = X."""
+    f, i, views = _new_state_arenas(model.n_nodes, model.n_constraints)
+    views["q"][:, 3] = 1.0
+    views["q_prev"][:, 3] = 1.0
+    views["x"][...] = model.x0
+    return State._from_arenas(f, i, views)
+
+
+def new_inputs(model: Model) -> Inputs:
+    """Zero loads; prescribed displacements at identity (0,0,0,1,0,0,0)."""
+    data, views = _new_input_arena(model.n_nodes, model.n_constraints)
+    views["constraint_input"][:, 3] = 1.0
+    inputs = object.__new__(Inputs)
+    object.__setattr__(inputs, "data", data)
+    object.__setattr__(inputs, "_views", views)
+    return inputs
+
+
+class Workspace:
+    """The packed model and every buffer of the compiled step (build with :func:`new_workspace`).
+
+    Attributes
+    ----------
+    model : the :class:`~kynemapy.Model` it was packed from.
+    solver : ``"dense"`` or ``"sparse"`` (what ``"auto"`` chose).
+    has_k : True when the matrix pattern has the K^Φ blocks (exact tangent possible).
+    mi, mf, wi, wf : the model and workspace arenas (see :class:`~kynemapy.engine.fields.Data`).
+    reference : the reference factorization (dense: :class:`~kynemapy.linalg.dense.Program`;
+        sparse: :class:`~kynemapy.linalg.sparse_lu.LUWorkspace`), factored once at the
+        model's initial state; ``fallback``: the solver used when a refactorization along the
+        reference's pivots is refused (dense: a matrix for partial pivoting; sparse: an LU).
+    indptr, indices : the CSC pattern of the Newton matrix; ``vals`` its values (last step).
+    b, dx : (n,) residual and Newton increment; ``errors`` : (max_iter,) Newton errors of the
+        last step, ``errors[:n_iter]`` used; ``tangent`` : (N, 3, 3).
+    """
+
+    def __init__(self, model: Model, max_iter: int, solver: str, with_k: bool) -> None:
+        self.model = model
+        n = int(model.n_dofs)
+        dense = solver == "dense" or (solver == "auto" and n <= DENSE_MAX_DOFS)
+        self.solver = "dense" if dense else "sparse"
+        self.has_k = bool(with_k)
+        self._pack(model, max(int(max_iter), 1))
+        if dense:
+            self.reference: Program | LUWorkspace = empty_program(n)
+            self.fallback: Any = (np.zeros(n, dtype=np.int64), np.zeros(n * n))
+        else:
+            symbolic = analyze(self.indptr, self.indices, n)
+            self.reference = new_lu_workspace(self.indptr, self.indices, n, symbolic=symbolic)
+            self.fallback = new_lu_workspace(self.indptr, self.indices, n, symbolic=symbolic)
+
+    # ------------------------------------------------------------ packing
+    def _pack(self, model: Model, max_iter: int) -> None:
+        nn, nc = int(model.n_nodes), int(model.n_constraints)
+        n = int(model.n_dofs)
+        node_map = np.asarray(model.node_map, dtype=np.int64)
+        node_dofs = np.asarray(model.node_dofs, dtype=np.int64)
+        # element tables: nodes, block rows; then the pattern of the Newton matrix
+        table_rows = []
+        pairs = []
+        for table in TABLES:
+            nodes = table.nodes(model)
+            rows = sparsity.node_rows(node_map, node_dofs, nodes, table.NODE_DOFS).reshape(
+                nodes.shape[0], nodes.shape[1] * table.NODE_DOFS
+            )
+            table_rows.append((nodes, rows))
+            pairs.append(sparsity.block_pairs(rows))
+        cpairs = sparsity.constraint_pairs(
+            node_map, node_dofs, int(model.n_system_dofs), model.constraint_node, model.constraint_row,
+            model.constraint_n_rows, self.has_k,
+        )  # fmt: skip
+        indptr, indices = sparsity.pattern(n, pairs + list(cpairs.values()))
+        layout = row_layout(nn, nc)
+        counts = _counts(
+            nn, nc, n_dofs=n, n_dofs1=n + 1, nnz=int(indices.shape[0]), max_iter=max_iter,
+        )  # fmt: skip
+        _, state_sizes = _state_header(nn, nc)
+        counts["state_size"] = state_sizes["sf"]
+        b = ArenaBuilder(fd.HEADER_WORDS)
+        for spec in fd.H.fields:
+            b.place(spec, counts)
+        for k, (table, (nodes, rows)) in enumerate(zip(TABLES, table_rows, strict=True)):
+            tcounts = {"n": nodes.shape[0], "nodes_per": nodes.shape[1], "m": rows.shape[1]}
+            for spec in table.SPEC.fields:
+                b.place(spec, tcounts, offset=k * fd.TABLE_WORDS)
+        arenas = b.allocate()
+        mi, mf = arenas["mi"], arenas["mf"]
+        for name, word in (
+            ("n_nodes", fd.N_NODES), ("n_constraints", fd.N_CONSTRAINTS),
+            ("n_system_dofs", fd.N_SYSTEM_DOFS), ("n_dofs", fd.N_DOFS),
+        ):  # fmt: skip
+            mi[word] = int(getattr(model, name))
+        mi[fd.N_TABLES] = len(TABLES)
+        mi[fd.SPARSE] = 0  # set by the solver choice below
+        mi[fd.HAS_K] = int(self.has_k)
+        mi[fd.ROW_WIDTH] = layout.width
+        for name, word in (
+            ("time", fd.ROW_TIME), ("step", fd.ROW_STEP), ("q", fd.ROW_Q), ("v", fd.ROW_V), ("vd", fd.ROW_VD),
+            ("a", fd.ROW_A), ("lam", fd.ROW_LAM), ("constraint_output", fd.ROW_CON_OUTPUT),
+            ("iterations", fd.ROW_ITERATIONS), ("error", fd.ROW_ERROR), ("kinetic_energy", fd.ROW_KINETIC),
+            ("potential_energy", fd.ROW_POTENTIAL), ("linear_momentum", fd.ROW_LINEAR),
+            ("angular_momentum", fd.ROW_ANGULAR),
+        ):  # fmt: skip
+            mi[word] = layout.offsets[name]
+
+        def put(word: int, value: Any, arena: str) -> None:
+            field_view(arenas[arena], mi, word)[...] = value
+
+        for spec in fd.H.fields:
+            if spec.arena in ("mi", "mf") and hasattr(model, spec.name):
+                put(spec.word, getattr(model, spec.name), spec.arena)
+        put(fd.CON_HAS_LOAD, kinds.HAS_INPUT_LOAD[np.asarray(model.constraint_kind, dtype=np.int64)], "mi")
+        put(fd.INDPTR, indptr, "mi")
+        put(fd.INDICES, indices, "mi")
+        for name, word in (("con_row", fd.CON_ROW_SLOTS), ("con_col", fd.CON_COL_SLOTS), ("con_k", fd.CON_K_SLOTS)):
+            put(word, sparsity.slots(indptr, indices, *cpairs[name]), "mi")
+        for k, (table, (nodes, rows), (r, c)) in enumerate(zip(TABLES, table_rows, pairs, strict=True)):
+            t = k * fd.TABLE_WORDS
+            put(t + T_NODES, nodes, "mi")
+            put(t + T_ROWS, rows, "mi")
+            put(t + T_SLOTS, sparsity.slots(indptr, indices, r, c), "mi")
+            for spec in table.SPEC.fields:
+                if spec.arena in ("mi", "mf") and hasattr(model, spec.name):
+                    put(t + spec.word, getattr(model, spec.name), spec.arena)
+        put(fd.Q_GROUND, (0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0), "wf")
+        self.indptr = field_view(mi, mi, fd.INDPTR)
+        self.indices = field_view(mi, mi, fd.INDICES)
+        self.mi, self.mf, self.wi, self.wf = mi, mf, arenas["wi"], arenas["wf"]
+        mi[fd.SPARSE] = 0
+        self.row_layout = layout
+
+    def _finalize(self) -> None:
+        self.mi[fd.SPARSE] = int(self.solver == "sparse")
+        self.mi.setflags(write=False)
+        self.mf.setflags(write=False)
+
+    # ------------------------------------------------------------ views
+    def field(self, word: int) -> np.ndarray:
+        """The numpy view of the workspace or model field described at header word ``word``."""
+        spec = next(s for s in fd.H.fields if s.word == word)
+        return field_view(getattr(self, spec.arena), self.mi, word)
+
+    def table_field(self, table: Any, spec_word: int) -> np.ndarray:
+        """A field of an element table (``table`` a module of ``TABLES``, ``spec_word`` its constant)."""
+        k = TABLES.index(table)
+        spec = next(s for s in table.SPEC.fields if s.word == spec_word)
+        return field_view(getattr(self, spec.arena), self.mi, k * fd.TABLE_WORDS + spec_word)
+
+    @property
+    def vals(self) -> np.ndarray:
+        return self.field(fd.VALS)
+
+    @property
+    def b(self) -> np.ndarray:
+        return self.field(fd.B)
+
+    @property
+    def dx(self) -> np.ndarray:
+        return self.field(fd.DX)
+
+    @property
+    def errors(self) -> np.ndarray:
+        return self.field(fd.ERRORS)
+
+    @property
+    def tangent(self) -> np.ndarray:
+        return self.field(fd.TANGENT)
+
+    @property
+    def n_iter(self) -> int:
+        """Newton iterations of the last step."""
+        return int(self.wi[self.mi[fd.N_ITER]])
+
+    def matrix(self) -> np.ndarray:
+        """The Newton matrix of the last assembly as a dense (n, n) array (for inspection)."""
+        n = int(self.model.n_dofs)
+        a = np.zeros((n, n))
+        cols = np.repeat(np.arange(n), np.diff(self.indptr))
+        np.add.at(a, (self.indices, cols), self.vals)
+        return a
+
+    def data(self, state: State, inputs: Inputs) -> Data:
+        """The arenas of ``state``, ``inputs`` and this workspace, as compiled code takes them."""
+        ri, rf = self.reference.i, self.reference.f
+        if self.solver == "dense":
+            fi, ff = self.fallback
+        else:
+            fi, ff = self.fallback.i, self.fallback.f
+        return Data(self.mi, self.mf, self.wi, self.wf, state.f, state.i, inputs.data, ri, rf, fi, ff)
+
+
+def new_workspace(model: Model, max_iter: int, solver: str = "auto", geometric_stiffness: bool = True) -> Workspace:
+    """Every buffer the step needs, sized for ``model``.
+
+    ``solver``: ``"dense"`` (an elimination program along the pivots of a reference
+    factorization, partial pivoting when it refuses), ``"sparse"`` (sparse LU, fill-reducing
+    ordering, refactored along a reference factorization) or ``"auto"``: dense up to
+    :data:`DENSE_MAX_DOFS` unknowns, sparse above.  ``geometric_stiffness`` False
+    (Kynema-compatible steps only) leaves the K^Φ blocks out of the pattern.  The reference
+    factorization is made by :class:`kynemapy.Simulation` (or :func:`reference_factorization`).
+    """
+    if solver not in SOLVERS:
+        raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}")
+    ws = Workspace(model, max_iter, solver, geometric_stiffness)
+    ws._finalize()
+    return ws
+
+
+__all__ = [
+    "DENSE_MAX_DOFS",
+    "SOLVERS",
+    "FieldSpec",
+    "Inputs",
+    "State",
+    "Workspace",
+    "new_inputs",
+    "new_state",
+    "new_workspace",
+]

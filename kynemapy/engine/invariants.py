@@ -1,0 +1,123 @@
+"""Energy and momentum of the rigid bodies of a state, in compiled code (for output rows).
+
+Per mass element ``M = diag(R,R) M* diag(R,R)ᵀ`` with ``R = R(q_rot ⊗ r0)``,
+``m = M[0,0]``, ``η = (M[5,1], −M[5,0], M[4,0])/m``; kinetic energy ``½ vᵀ M v`` [J],
+potential energy ``−m g·(X + u + η)`` [J], linear momentum ``(M v)[0:3]`` [kg m/s],
+angular momentum about the world origin ``(X + u) × (M v)[0:3] + (M v)[3:6]`` [kg m²/s].
+"""
+
+from __future__ import annotations
+
+from kynemapy._arena import v1, v2, v3
+from kynemapy._jit import njit
+from kynemapy.engine import fields as fd
+from kynemapy.engine.elements import TABLES, masses
+from kynemapy.engine.elements.table import T_NODES
+from kynemapy.engine.fields import TABLE_WORDS
+from kynemapy.math.quaternion import quat_compose, quat_to_matrix
+
+#: header words of the mass table
+_MASSES = TABLES.index(masses) * TABLE_WORDS
+
+
+@njit
+def system_invariants(mass_node, mass_m_star, x0, gravity, q, v, s4, s33, out):
+    """``out`` (8,) = (kinetic energy, potential energy, linear momentum (3), angular momentum (3)).
+
+    ``q`` (N, 7), ``v`` (N, 6) one state; scratch ``s4`` (>= 1, 4), ``s33`` (>= 1, 3, 3).
+
+    ``M v = T (M* (Tᵀ v))`` with ``T = diag(R, R)``: the velocity is taken to the material
+    frame, multiplied by M*, and the product rotated back (a fifth of the work of forming
+    ``M``); ``m`` and ``m η`` are the needed entries of ``M``, each formed directly.
+    """
+    for k in range(8):
+        out[k] = 0.0
+    xr = s4[0]
+    rr = s33[0]
+    for e in range(mass_node.shape[0]):
+        n = mass_node[e]
+        ms = mass_m_star[e]
+        quat_compose(q[n, 3:7], x0[n, 3:7], xr)
+        quat_to_matrix(xr, rr)
+        r00, r01, r02 = rr[0, 0], rr[0, 1], rr[0, 2]
+        r10, r11, r12 = rr[1, 0], rr[1, 1], rr[1, 2]
+        r20, r21, r22 = rr[2, 0], rr[2, 1], rr[2, 2]
+        # material-frame velocity Tᵀ v
+        u0, u1, u2 = v[n, 0], v[n, 1], v[n, 2]
+        w0, w1, w2 = v[n, 3], v[n, 4], v[n, 5]
+        a0 = r00 * u0 + r10 * u1 + r20 * u2
+        a1 = r01 * u0 + r11 * u1 + r21 * u2
+        a2 = r02 * u0 + r12 * u1 + r22 * u2
+        a3 = r00 * w0 + r10 * w1 + r20 * w2
+        a4 = r01 * w0 + r11 * w1 + r21 * w2
+        a5 = r02 * w0 + r12 * w1 + r22 * w2
+        # material momenta M* Tᵀ v
+        y0 = ms[0, 0] * a0 + ms[0, 1] * a1 + ms[0, 2] * a2 + ms[0, 3] * a3 + ms[0, 4] * a4 + ms[0, 5] * a5
+        y1 = ms[1, 0] * a0 + ms[1, 1] * a1 + ms[1, 2] * a2 + ms[1, 3] * a3 + ms[1, 4] * a4 + ms[1, 5] * a5
+        y2 = ms[2, 0] * a0 + ms[2, 1] * a1 + ms[2, 2] * a2 + ms[2, 3] * a3 + ms[2, 4] * a4 + ms[2, 5] * a5
+        y3 = ms[3, 0] * a0 + ms[3, 1] * a1 + ms[3, 2] * a2 + ms[3, 3] * a3 + ms[3, 4] * a4 + ms[3, 5] * a5
+        y4 = ms[4, 0] * a0 + ms[4, 1] * a1 + ms[4, 2] * a2 + ms[4, 3] * a3 + ms[4, 4] * a4 + ms[4, 5] * a5
+        y5 = ms[5, 0] * a0 + ms[5, 1] * a1 + ms[5, 2] * a2 + ms[5, 3] * a3 + ms[5, 4] * a4 + ms[5, 5] * a5
+        # inertial momenta M v = T (M* Tᵀ v)
+        mv0 = r00 * y0 + r01 * y1 + r02 * y2
+        mv1 = r10 * y0 + r11 * y1 + r12 * y2
+        mv2 = r20 * y0 + r21 * y1 + r22 * y2
+        mv3 = r00 * y3 + r01 * y4 + r02 * y5
+        mv4 = r10 * y3 + r11 * y4 + r12 * y5
+        mv5 = r20 * y3 + r21 * y4 + r22 * y5
+        # m = M[0,0] = R[0,:] M*uu R[0,:]ᵀ
+        m = 0.0
+        for k in range(3):
+            m += rr[0, k] * (ms[k, 0] * r00 + ms[k, 1] * r01 + ms[k, 2] * r02)
+        # ωu block entries M[3+i, j] = R[i,:] M*ωu R[j,:]ᵀ for (i, j) = (2, 1), (2, 0), (1, 0)
+        c00 = ms[3, 0] * r00 + ms[3, 1] * r01 + ms[3, 2] * r02  # M*ωu R[0,:]ᵀ
+        c01 = ms[4, 0] * r00 + ms[4, 1] * r01 + ms[4, 2] * r02
+        c02 = ms[5, 0] * r00 + ms[5, 1] * r01 + ms[5, 2] * r02
+        c10 = ms[3, 0] * r10 + ms[3, 1] * r11 + ms[3, 2] * r12  # M*ωu R[1,:]ᵀ
+        c11 = ms[4, 0] * r10 + ms[4, 1] * r11 + ms[4, 2] * r12
+        c12 = ms[5, 0] * r10 + ms[5, 1] * r11 + ms[5, 2] * r12
+        m51 = r20 * c10 + r21 * c11 + r22 * c12
+        m50 = r20 * c00 + r21 * c01 + r22 * c02
+        m40 = r10 * c00 + r11 * c01 + r12 * c02
+        px = x0[n, 0] + q[n, 0]
+        py = x0[n, 1] + q[n, 1]
+        pz = x0[n, 2] + q[n, 2]
+        out[0] += 0.5 * (a0 * y0 + a1 * y1 + a2 * y2 + a3 * y3 + a4 * y4 + a5 * y5)
+        # −m g·(X + u + η), with m η = (M[5,1], −M[5,0], M[4,0]): no division
+        out[1] -= m * (px * gravity[0] + py * gravity[1] + pz * gravity[2]) + (
+            m51 * gravity[0] - m50 * gravity[1] + m40 * gravity[2]
+        )
+        out[2] += mv0
+        out[3] += mv1
+        out[4] += mv2
+        out[5] += py * mv2 - pz * mv1 + mv3
+        out[6] += pz * mv0 - px * mv2 + mv4
+        out[7] += px * mv1 - py * mv0 + mv5
+
+
+@njit
+def fill_invariants(d, rows, start, stop, s4, s33, out):
+    """Energy and momentum columns of output rows ``start`` to ``stop - 1`` of ``rows`` (R, width)
+    from their ``q`` and ``v``.
+
+    Reads only the model arenas of ``d`` and its own scratch ``s4`` (>= 1, 4), ``s33``
+    (>= 1, 3, 3), ``out`` (8,): the run's writer thread calls it while the stepping goes on.
+    """
+    h = d.mi
+    node = v2(h, h, _MASSES + T_NODES)[:, 0]
+    m_star = v3(d.mf, h, _MASSES + masses.MASS_M_STAR)
+    x0 = v2(d.mf, h, fd.X0)
+    gravity = v1(d.mf, h, fd.GRAVITY)
+    n = h[fd.N_NODES]
+    oq = h[fd.ROW_Q]
+    ov = h[fd.ROW_V]
+    for r in range(start, stop):
+        row = rows[r]
+        q = row[oq : oq + 7 * n].reshape((n, 7))
+        v = row[ov : ov + 6 * n].reshape((n, 6))
+        system_invariants(node, m_star, x0, gravity, q, v, s4, s33, out)
+        row[h[fd.ROW_KINETIC]] = out[0]
+        row[h[fd.ROW_POTENTIAL]] = out[1]
+        for k in range(3):
+            row[h[fd.ROW_LINEAR] + k] = out[2 + k]
+            row[h[fd.ROW_ANGULAR] + k] = out[5 + k]

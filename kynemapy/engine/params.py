@@ -1,0 +1,157 @@
+"""Step parameters of the generalized-α scheme (Chung & Hulbert; Arnold & Brüls).
+
+``StepParameters`` is the immutable, validated user object; its
+:attr:`~StepParameters.coefficients` is the float64 vector ``p`` the compiled
+phases receive (entries ``P_*``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+# Entries of the coefficient vector ``p`` (float64) that the compiled phases read.
+P_H = 0  #: time step h [s]
+P_ALPHA_M = 1
+P_ALPHA_F = 2
+P_GAMMA = 3
+P_BETA = 4
+P_GAMMA_PRIME = 5  #: γ′ = γ/(hβ) [1/s] (0 in statics)
+P_BETA_PRIME = 6  #: β′ = (1−α_m)/(h²β(1−α_f)) [1/s²] (0 in statics)
+P_CONDITIONER = 7  #: c = βh² [s²]: node rows and λ scaling of the Newton system
+P_ATOL = 8
+P_RTOL = 9
+P_MAX_ITER = 10
+P_DYNAMIC = 11  #: 1: dynamics; 0: statics
+P_EXACT = 12  #: 1: exact gradients, K^Φ, true spring Jacobian, gravity-moment stiffness
+P_ASSEMBLE_K = 13  #: 1: K^Φ blocks enter the Newton matrix
+P_STIFFNESS = 14  #: κ, the weight of the stiffness K in the element matrices (1; 0 for initial accelerations)
+P_RHS_BIAS = 15  #: 1: constraint rows get the bias γ of Φ̈ = B v̇ + γ instead of Φ (initial accelerations)
+P_SIZE = 16
+
+
+def coefficient_vector(
+    h: float,
+    alpha_m: float,
+    alpha_f: float,
+    gamma: float,
+    beta: float,
+    gamma_prime: float,
+    beta_prime: float,
+    conditioner: float,
+    atol: float,
+    rtol: float,
+    max_iter: int,
+    dynamic: bool,
+    exact: bool,
+    assemble_k: bool,
+    stiffness: float = 1.0,
+    rhs_bias: bool = False,
+) -> np.ndarray:
+    """The (P_SIZE,) float64 vector ``p`` of the compiled phases (entries ``P_*``)."""
+    p = np.zeros(P_SIZE)
+    p[[P_H, P_ALPHA_M, P_ALPHA_F, P_GAMMA, P_BETA, P_GAMMA_PRIME, P_BETA_PRIME, P_CONDITIONER]] = (
+        h, alpha_m, alpha_f, gamma, beta, gamma_prime, beta_prime, conditioner,
+    )  # fmt: skip
+    p[P_ATOL], p[P_RTOL], p[P_MAX_ITER] = atol, rtol, max_iter
+    p[P_DYNAMIC], p[P_EXACT], p[P_ASSEMBLE_K] = float(dynamic), float(exact), float(assemble_k)
+    p[P_STIFFNESS], p[P_RHS_BIAS] = stiffness, float(rhs_bias)
+    return p
+
+
+#: coefficients of the consistent initial accelerations: M v̇ + Bᵀλ = −r, B v̇ = −γ
+#: (β′ = 1, γ′ = 0, κ = 0, no conditioning, exact gradients, no K^Φ)
+INITIAL_ACCELERATIONS = coefficient_vector(
+    1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0, 1, True, True, False, stiffness=0.0, rhs_bias=True
+)
+
+
+@dataclass(frozen=True)
+class StepParameters:
+    """Time step and Newton settings.
+
+    Parameters
+    ----------
+    h : time step [s], > 0.
+    rho_inf : spectral radius at infinity ρ∞ ∈ [0, 1] (1: no numerical damping).
+    max_iter : maximum number of Newton iterations (linear solves) per step, >= 1.
+    atol, rtol : absolute and relative tolerances of the weighted-RMS convergence
+        error (Arnold & Hante); a step converges when that error is <= 1.
+    dynamic : False solves statics (β′ = γ′ = 0) with Kynema's load bisection.
+    geometric_stiffness : True adds the exact constraint geometric stiffness K^Φ,
+        the true spring Jacobian and the gravity-moment stiffness (an exact Newton
+        tangent); False reproduces Kynema-FMB (which omits them) number for number.
+    static_load_retries : load-bisection attempts of a static step.
+    solver : linear solver of the Newton systems: ``"dense"`` (LU with partial
+        pivoting), ``"sparse"`` (sparse LU with a fill-reducing ordering, factors
+        reused across iterations and steps; cost linear in the number of bodies for
+        chains and independent bodies) or ``"auto"`` (dense up to 20 unknowns).
+    """
+
+    h: float
+    rho_inf: float = 0.0
+    max_iter: int = 10
+    atol: float = 1e-5
+    rtol: float = 1e-3
+    dynamic: bool = True
+    geometric_stiffness: bool = False
+    static_load_retries: int = 20
+    solver: str = "auto"
+
+    def __post_init__(self) -> None:
+        if not (isinstance(self.h, (int, float)) and math.isfinite(self.h) and self.h > 0.0):
+            raise ValueError(f"StepParameters: time step h must be a finite number > 0 s, got {self.h!r}")
+        if not (isinstance(self.rho_inf, (int, float)) and 0.0 <= self.rho_inf <= 1.0):
+            raise ValueError(f"StepParameters: rho_inf must lie in [0, 1], got {self.rho_inf!r}")
+        if not (isinstance(self.max_iter, int) and not isinstance(self.max_iter, bool) and self.max_iter >= 1):
+            raise ValueError(f"StepParameters: max_iter must be an integer >= 1, got {self.max_iter!r}")
+        for name in ("atol", "rtol"):
+            value = getattr(self, name)
+            if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0.0):
+                raise ValueError(f"StepParameters: {name} must be a finite number > 0, got {value!r}")
+        if self.solver not in ("auto", "dense", "sparse"):
+            raise ValueError(f"StepParameters: solver must be 'auto', 'dense' or 'sparse', got {self.solver!r}")
+        if not (isinstance(self.static_load_retries, int) and self.static_load_retries >= 1):
+            raise ValueError(
+                f"StepParameters: static_load_retries must be an integer >= 1, got {self.static_load_retries!r}"
+            )
+
+    @property
+    def alpha_m(self) -> float:
+        """α_m = (2ρ∞ − 1)/(ρ∞ + 1)."""
+        return (2.0 * self.rho_inf - 1.0) / (self.rho_inf + 1.0)
+
+    @property
+    def alpha_f(self) -> float:
+        """α_f = ρ∞/(ρ∞ + 1)."""
+        return self.rho_inf / (self.rho_inf + 1.0)
+
+    @property
+    def gamma(self) -> float:
+        """γ = ½ + α_f − α_m."""
+        return 0.5 + self.alpha_f - self.alpha_m
+
+    @property
+    def beta(self) -> float:
+        """β = ¼ (γ + ½)²."""
+        return 0.25 * (self.gamma + 0.5) * (self.gamma + 0.5)
+
+    @property
+    def coefficients(self) -> np.ndarray:
+        """The compiled phases' vector ``p`` (entries ``P_*``): γ′ = γ/(hβ) [1/s],
+        β′ = (1−α_m)/(h²β(1−α_f)) [1/s²], c = βh² [s²] (γ′ = β′ = 0 in statics)."""
+        h = float(self.h)
+        alpha_m, alpha_f, gamma, beta = self.alpha_m, self.alpha_f, self.gamma, self.beta
+        if self.dynamic:
+            gamma_prime = gamma / (h * beta)
+            beta_prime = (1.0 - alpha_m) / (h * h * beta * (1.0 - alpha_f))
+        else:
+            gamma_prime = 0.0
+            beta_prime = 0.0
+        exact = bool(self.geometric_stiffness)
+        return coefficient_vector(
+            h, alpha_m, alpha_f, gamma, beta, gamma_prime, beta_prime, beta * h * h,
+            float(self.atol), float(self.rtol), int(self.max_iter), bool(self.dynamic), exact, exact,
+        )  # fmt: skip

@@ -1,0 +1,96 @@
+"""The output row: the one definition of what a recorded step holds.
+
+A row is a flat float64 vector; :data:`ROW_FIELDS` lists its fields in order with their
+shapes (N = n_nodes, C = n_constraints), file dtype and unit.  From it come the offsets
+the compiled recorder writes (:func:`kynemapy.engine.step.record_row`, through the header
+words ``ROW_*``), the HDF5 datasets and their units (:mod:`kynemapy.io.hdf5`), the arrays
+:func:`kynemapy.io.read` returns, and the plots.  Integer fields (``step``,
+``iterations``) are exact in float64 and stored as int64 in files.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+
+class RowField(NamedTuple):
+    """One field of the output row."""
+
+    name: str
+    shape: tuple[str | int, ...]  #: per row; counts by name: "N" nodes, "C" constraints
+    dtype: type  #: dtype in files and in :func:`kynemapy.io.read`
+    unit: str
+
+
+ROW_FIELDS: tuple[RowField, ...] = (
+    RowField("time", (), np.float64, "s"),
+    RowField("step", (), np.int64, "1 (converged steps)"),
+    RowField("q", ("N", 7), np.float64, "m (u, columns 0-2), 1 (rotation quaternion w, x, y, z, columns 3-6)"),
+    RowField("v", ("N", 6), np.float64, "m/s (columns 0-2), rad/s (columns 3-5)"),
+    RowField("vd", ("N", 6), np.float64, "m/s^2 (columns 0-2), rad/s^2 (columns 3-5)"),
+    RowField(
+        "a",
+        ("N", 6),
+        np.float64,
+        "m/s^2 (columns 0-2), rad/s^2 (columns 3-5) (generalized-alpha algorithmic acceleration)",
+    ),
+    RowField("iterations", (), np.int64, "1 (Newton iterations of the step)"),
+    RowField("error", (), np.float64, "1 (final weighted-RMS Newton error of the step)"),
+    RowField("lam", ("C", 6), np.float64, "N (force rows), N m (moment rows)"),
+    RowField(
+        "constraint_output",
+        ("C", 3),
+        np.float64,
+        "rad, rad/s, rad/s^2 (revolute and hinge joints); m, m/s, m/s^2 (slider joints)",
+    ),
+    RowField("kinetic_energy", (), np.float64, "J"),
+    RowField("potential_energy", (), np.float64, "J (gravity, zero at the world origin)"),
+    RowField("linear_momentum", (3,), np.float64, "kg m/s"),
+    RowField("angular_momentum", (3,), np.float64, "kg m^2/s (about the world origin, world frame)"),
+)
+#: names of the fields, in row order
+ROW_NAMES: tuple[str, ...] = tuple(f.name for f in ROW_FIELDS)
+#: the fields computed from q and v after recording (by the writer thread)
+DERIVED: tuple[str, ...] = ("kinetic_energy", "potential_energy", "linear_momentum", "angular_momentum")
+
+
+class RowLayout(NamedTuple):
+    """Offsets and shapes of the row fields for a model's counts; ``width`` floats per row."""
+
+    offsets: dict[str, int]
+    shapes: dict[str, tuple[int, ...]]
+    width: int
+
+
+def row_layout(n_nodes: int, n_constraints: int) -> RowLayout:
+    """The row layout of a model with these counts."""
+    counts = {"N": int(n_nodes), "C": int(n_constraints)}
+    offsets: dict[str, int] = {}
+    shapes: dict[str, tuple[int, ...]] = {}
+    width = 0
+    for f in ROW_FIELDS:
+        shape = tuple(counts[d] if isinstance(d, str) else int(d) for d in f.shape)
+        offsets[f.name] = width
+        shapes[f.name] = shape
+        width += int(np.prod(shape))
+    return RowLayout(offsets, shapes, width)
+
+
+def new_rows(n_nodes: int, n_constraints: int, rows: int) -> np.ndarray:
+    """A zeroed (rows, width) buffer."""
+    return np.zeros((int(rows), row_layout(n_nodes, n_constraints).width))
+
+
+def split_rows(layout: RowLayout, buffer: np.ndarray) -> dict[str, np.ndarray]:
+    """Named arrays (copies, file dtypes) of the rows of ``buffer`` (R, width): ``q`` (R, N, 7), ..."""
+    out: dict[str, np.ndarray] = {}
+    n = buffer.shape[0]
+    for f in ROW_FIELDS:
+        o = layout.offsets[f.name]
+        shape = layout.shapes[f.name]
+        size = int(np.prod(shape))
+        block = buffer[:, o : o + size].reshape((n, *shape))
+        out[f.name] = np.ascontiguousarray(block, dtype=f.dtype)
+    return out

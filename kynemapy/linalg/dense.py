@@ -1,0 +1,349 @@
+"""Dense LU for small Newton systems: a static-pivot elimination program, and partial pivoting.
+
+A small Newton matrix (tens of unknowns, a few hundred non-zeros) is factored about three
+times per step.  Partial pivoting searches every column and swaps rows; yet the pivot
+sequence barely changes from one iteration to the next.  So, as KLU does for sparse
+matrices, the pivot sequence of a *reference* factorization (the matrix at the model's
+initial state) is kept, and every later matrix is factored along it by a flat list of
+multiply–adds computed once (:func:`build_program`): the structural pattern, the fill
+it causes under that row order, and the position of every operand.  No search, no swap,
+no test for zeros.  A factorization refuses (:data:`PROGRAM_REFUSED`) when a pivot became
+too small (|pivot| < ``growth_tol`` · max|column below it|) or a value is not finite; the
+caller then solves the same matrix by :func:`dense_solve` (partial pivoting), so every
+solve depends on the current matrix only, never on the run's history.
+
+The matrix values arrive in the order of a CSC pattern (the slots of
+:mod:`kynemapy.linalg.sparsity`), the same array the sparse solver reads.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from kynemapy._arena import ArenaBuilder, HeaderSpec, field_view, v1
+from kynemapy._jit import njit
+
+SOLVE_OK = 0
+SOLVE_SINGULAR = 1
+#: the sparse factors outgrew their arrays (grow them in Python and redo the step)
+SOLVE_CAPACITY = 2
+#: a program factorization met a pivot below the growth threshold: solve by partial pivoting
+PROGRAM_REFUSED = 3
+
+#: programs longer than this many multiply–adds are not built (the matrix is then factored
+#: by partial pivoting every time): a program costs 8 bytes per operation
+MAX_PROGRAM_OPS = 200_000
+#: default refactor acceptance, as the sparse LU's: |pivot| ≥ GROWTH_TOL · max|column below it|
+GROWTH_TOL = 1e-3
+
+
+_u = np.uint64
+
+
+@njit
+def dense_solve(a, piv, b):
+    """Solve ``A x = b`` in place: ``a`` (n, n) gets the LU factors, ``piv`` (n,) the row
+    swaps, ``b`` (n,) the solution; returns a ``SOLVE_*`` status.
+
+    Gaussian elimination with partial pivoting (L unit lower, U upper, stored in ``a``),
+    in one pass and without the work on structural zeros:
+
+    * the forward substitution ``L y = P b`` runs inside the elimination: ``b`` is
+      swapped with the rows, and ``b[i] −= l_ik b[k]`` happens at step k, which is the
+      order of lu_solve's row sums;
+    * a row update stops at the last non-zero column of the pivot row (the entries
+      beyond are exact zeros);
+    * the back substitution skips zero entries of U.
+
+    Every skipped term is an exact zero, so the result equals a textbook LU factorisation
+    followed by forward and back substitution (up to the sign of zero results).
+
+    The indices are unsigned (``np.uint64``): numba then emits no negative-index
+    wraparound code, which otherwise is a large part of the instructions of this
+    solve (about 0.1 µs per solve of the 15×15 heavy-top system).  All index
+    arithmetic below stays non-negative.
+    """
+    n = np.uint64(a.shape[0])
+    one = np.uint64(1)
+    for k in range(n):
+        p = k
+        best = abs(a[k, k])
+        for i in range(k + one, n):
+            v = abs(a[i, k])
+            if v > best:
+                best = v
+                p = i
+        piv[k] = p
+        if best == 0.0 or not math.isfinite(best):
+            return SOLVE_SINGULAR
+        if p != k:
+            for j in range(n):
+                t = a[k, j]
+                a[k, j] = a[p, j]
+                a[p, j] = t
+            t = b[k]
+            b[k] = b[p]
+            b[p] = t
+        last = n - one
+        while last > k and a[k, last] == 0.0:
+            last -= one
+        inv = 1.0 / a[k, k]
+        bk = b[k]
+        for i in range(k + one, n):
+            lik = a[i, k] * inv
+            a[i, k] = lik
+            if lik != 0.0:
+                for j in range(k + one, last + one):
+                    a[i, j] -= lik * a[k, j]
+                b[i] -= lik * bk
+    for r in range(n):
+        i = n - one - r  # rows from the last up
+        s = b[i]
+        for j in range(i + one, n):
+            uij = a[i, j]
+            if uij != 0.0:
+                s -= uij * b[j]
+        b[i] = s / a[i, i]
+    return SOLVE_OK
+
+
+# ---------------------------------------------------------------- the elimination program
+_P = HeaderSpec()
+P_VALID = _P.scalar("valid")  #: 1 when a program was built (else every solve pivots)
+P_N = _P.scalar("n")
+P_LU_SIZE = _P.scalar("lu_size")
+P_PERM = _P.field("wi", "perm", ("n",))  #: row pivoted at step k
+P_FROM = _P.field("wi", "from", ("nnz",))  #: LU-buffer position of each entry of A
+P_PIV = _P.field("wi", "piv", ("n",))  #: LU-buffer position of pivot k
+P_LPTR = _P.field("wi", "lptr", ("n1",))  #: L entries of step k: lptr[k] .. lptr[k+1]
+P_LPOS = _P.field("wi", "lpos", ("n_l",))  #: their LU-buffer positions
+P_LROW = _P.field("wi", "lrow", ("n_l",))  #: their rows
+P_UPTR = _P.field("wi", "uptr", ("n1",))  #: U entries of step k (right of the pivot)
+P_UPOS = _P.field("wi", "upos", ("n_u",))
+P_UCOL = _P.field("wi", "ucol", ("n_u",))
+P_TARGET = _P.field("wi", "target", ("n_ops",))  #: per (L entry, U entry) of a step: the updated position
+P_LU = _P.field("wf", "lu", ("lu_size",))  #: the factors (and the fill) after a factorization
+P_UINV = _P.field("wf", "uinv", ("n",))
+P_Y = _P.field("wf", "y", ("n",))
+P_TOL = _P.field("wf", "tol", (1,))
+
+
+class Program:
+    """A static-pivot LU program in two arenas, ``i`` (int64, header first) and ``f`` (float64).
+
+    ``ops`` is its number of multiply–adds per factorization; ``valid`` False (no reference
+    factorization: singular, too long, or not built) makes every solve pivot.
+    """
+
+    __slots__ = ("f", "i")
+
+    def __init__(self, i: np.ndarray, f: np.ndarray) -> None:
+        self.i = i
+        self.f = f
+
+    @property
+    def valid(self) -> bool:
+        return bool(self.i[P_VALID])
+
+    @property
+    def ops(self) -> int:
+        return int(self.i[P_TARGET + 1]) if self.valid else 0
+
+    def field(self, word: int) -> np.ndarray:
+        arena = self.i if _P_ARENA[word] == "wi" else self.f
+        return field_view(arena, self.i, word)
+
+
+_P_ARENA = {spec.word: spec.arena for spec in _P.fields}
+
+
+def empty_program(n: int) -> Program:
+    """A program that is not valid: every solve factors with partial pivoting."""
+    return _pack_program(n, 0, {}, valid=False)
+
+
+def _pack_program(n: int, nnz: int, arrays: dict[str, np.ndarray], valid: bool, growth_tol: float = GROWTH_TOL):
+    counts = {"n": n, "n1": n + 1, "nnz": nnz, "lu_size": 0, "n_l": 0, "n_u": 0, "n_ops": 0}
+    for name, count in (("lu", "lu_size"), ("lpos", "n_l"), ("upos", "n_u"), ("target", "n_ops")):
+        if name in arrays:
+            counts[count] = int(arrays[name].shape[0])
+    b = ArenaBuilder(_P.size, header_arena="wi")
+    for spec in _P.fields:
+        b.place(spec, counts)
+    arenas = b.allocate()
+    prog = Program(arenas["wi"], arenas["wf"])
+    prog.i[P_VALID] = int(valid)
+    prog.i[P_N] = n
+    prog.i[P_LU_SIZE] = counts["lu_size"]
+    for spec in _P.fields:
+        if spec.name in arrays:
+            prog.field(spec.word)[...] = arrays[spec.name]
+    prog.field(P_TOL)[0] = growth_tol
+    return prog
+
+
+def build_program(
+    indptr: np.ndarray, indices: np.ndarray, n: int, values: np.ndarray, growth_tol: float = GROWTH_TOL
+) -> Program:
+    """The elimination program of the CSC pattern ``(indptr, indices)`` (n × n) along the
+    pivot sequence of partial pivoting applied to ``values`` (the reference matrix).
+
+    Columns are eliminated in their natural order; at step k the row with the largest
+    |value| in column k among the rows not yet pivoted is chosen (ties: the first).  The
+    fill is computed on the structural pattern, so every later matrix of that pattern can
+    be factored by the program.  A singular reference, or a program of more than
+    :data:`MAX_PROGRAM_OPS` operations, gives an invalid program (partial pivoting then).
+    """
+    indptr = np.asarray(indptr, dtype=np.int64)
+    indices = np.asarray(indices, dtype=np.int64)
+    nnz = int(indptr[n])
+    cols = np.repeat(np.arange(n), np.diff(indptr))
+    a = np.zeros((n, n))
+    np.add.at(a, (indices, cols), np.asarray(values, dtype=np.float64))
+    s = np.zeros((n, n), dtype=bool)
+    s[indices, cols] = True
+    free = np.ones(n, dtype=bool)
+    perm = np.zeros(n, dtype=np.int64)
+    steps: list[tuple[np.ndarray, np.ndarray]] = []
+    n_ops = 0
+    for k in range(n):
+        cand = np.flatnonzero(free & s[:, k])
+        if cand.size == 0:
+            return empty_program(n)
+        mags = np.abs(a[cand, k])
+        j = int(np.argmax(mags))
+        if not (mags[j] > 0.0 and np.isfinite(mags[j])):
+            return empty_program(n)
+        p = int(cand[j])
+        perm[k] = p
+        free[p] = False
+        lrows = cand[cand != p]
+        ucols = np.flatnonzero(s[p, k + 1 :]) + k + 1
+        steps.append((lrows, ucols))
+        n_ops += lrows.size * ucols.size
+        if n_ops > MAX_PROGRAM_OPS:
+            return empty_program(n)
+        if lrows.size:
+            m = a[lrows, k] / a[p, k]
+            a[lrows, k] = m
+            a[np.ix_(lrows, ucols)] -= np.outer(m, a[p, ucols])
+            s[np.ix_(lrows, ucols)] = True
+    # positions in the LU buffer: every structural entry after fill, row-major
+    rr, cc = np.nonzero(s)
+    position = np.full((n, n), -1, dtype=np.int64)
+    position[rr, cc] = np.arange(rr.size)
+    lptr, uptr = [0], [0]
+    lpos, lrow, upos, ucol, target = [], [], [], [], []
+    for k, (lrows, ucols) in enumerate(steps):
+        p = perm[k]
+        lpos.extend(position[lrows, k])
+        lrow.extend(lrows)
+        upos.extend(position[p, ucols])
+        ucol.extend(ucols)
+        lptr.append(len(lpos))
+        uptr.append(len(upos))
+        for i in lrows:
+            target.extend(position[i, ucols])
+    arrays = {
+        "perm": perm,
+        "from": position[indices, cols],
+        "piv": position[perm, np.arange(n)],
+        "lptr": np.array(lptr),
+        "lpos": np.array(lpos, dtype=np.int64),
+        "lrow": np.array(lrow, dtype=np.int64),
+        "uptr": np.array(uptr),
+        "upos": np.array(upos, dtype=np.int64),
+        "ucol": np.array(ucol, dtype=np.int64),
+        "target": np.array(target, dtype=np.int64),
+        "lu": np.zeros(rr.size),
+    }
+    return _pack_program(n, nnz, arrays, valid=True, growth_tol=growth_tol)
+
+
+@njit
+def program_solve(i, f, values, x):
+    """Solve ``A x = rhs`` in place along the program's pivot sequence (``x`` (n,) holds the
+    right-hand side on entry); ``values`` (nnz,) are A's entries in CSC order.
+
+    Returns ``SOLVE_OK``, or ``PROGRAM_REFUSED`` (no valid program, a pivot below the growth
+    threshold, or a value that is not finite): ``x`` is then unchanged.  Indices are cast to
+    ``uint64`` where they index (no negative-index wraparound code).
+    """
+    if i[P_VALID] == 0:
+        return PROGRAM_REFUSED
+    lu = v1(f, i, P_LU)
+    uinv = v1(f, i, P_UINV)
+    y = v1(f, i, P_Y)
+    src = v1(i, i, P_FROM)
+    piv = v1(i, i, P_PIV)
+    perm = v1(i, i, P_PERM)
+    lptr = v1(i, i, P_LPTR)
+    lpos = v1(i, i, P_LPOS)
+    lrow = v1(i, i, P_LROW)
+    uptr = v1(i, i, P_UPTR)
+    upos = v1(i, i, P_UPOS)
+    ucol = v1(i, i, P_UCOL)
+    target = v1(i, i, P_TARGET)
+    tol = f[i[P_TOL]]
+    n = _u(i[P_N])
+    one = _u(1)
+    for k in range(_u(lu.shape[0])):
+        lu[k] = 0.0
+    for k in range(_u(src.shape[0])):
+        lu[_u(src[k])] = values[k]
+    t = _u(0)
+    for k in range(n):
+        p = lu[_u(piv[k])]
+        l0 = _u(lptr[k])
+        l1 = _u(lptr[k + one])
+        amax = 0.0
+        check = p * 0.0
+        for pl in range(l0, l1):
+            v = abs(lu[_u(lpos[pl])])
+            check += v * 0.0
+            if v > amax:
+                amax = v
+        if not (check == 0.0 and p != 0.0 and abs(p) >= tol * amax):
+            return PROGRAM_REFUSED
+        inv = 1.0 / p
+        uinv[k] = inv
+        u0 = _u(uptr[k])
+        u1 = _u(uptr[k + one])
+        for pl in range(l0, l1):
+            q = _u(lpos[pl])
+            m = lu[q] * inv
+            lu[q] = m
+            if m != 0.0:
+                for pu in range(u0, u1):
+                    lu[_u(target[t])] -= m * lu[_u(upos[pu])]
+                    t += one
+            else:
+                t += u1 - u0
+    for k in range(n):
+        y[k] = x[k]
+    for k in range(n):
+        yk = y[_u(perm[k])]
+        if yk != 0.0:
+            for pl in range(_u(lptr[k]), _u(lptr[k + one])):
+                y[_u(lrow[pl])] -= lu[_u(lpos[pl])] * yk
+    for r in range(n):
+        k = n - one - r
+        s = y[_u(perm[k])]
+        for pu in range(_u(uptr[k]), _u(uptr[k + one])):
+            s -= lu[_u(upos[pu])] * x[_u(ucol[pu])]
+        x[k] = s * uinv[k]
+    return SOLVE_OK
+
+
+@njit
+def csc_to_dense(indptr, indices, values, a):
+    """``a`` (n, n) := the matrix of CSC ``values``."""
+    n = a.shape[0]
+    for r in range(n):
+        for c in range(n):
+            a[r, c] = 0.0
+    for c in range(n):
+        for k in range(indptr[c], indptr[c + 1]):
+            a[indices[k], c] += values[k]

@@ -1,0 +1,102 @@
+"""Sparsity pattern of the Newton matrix and the slots of every block written into it.
+
+The Newton matrix ``A`` (n × n) has a fixed pattern: the block of each element on the DOFs
+of its nodes, the rows ``B 𝒯`` and columns ``Bᵀ`` of each constraint on its nodes, the K^Φ
+blocks between the nodes of each constraint (exact tangent only), and the whole diagonal.
+The values are an array in the pattern's CSC order (``indptr``, ``indices``); every entry
+a kernel writes has a *slot*, its position in that array.  The kernels only ever write
+``values[slot]``, and both solvers (:mod:`kynemapy.linalg.dense`, :mod:`kynemapy.linalg.sparse_lu`)
+read the same array.  Slots of entries that do not exist (a 3-DOF node's rotation, rows
+beyond a constraint's count) are −1 and never written.
+
+Everything here works on index arrays: rows of the system (−1 where absent), in numpy,
+once per simulation.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def node_rows(node_map: np.ndarray, node_dofs: np.ndarray, nodes: np.ndarray, width: int) -> np.ndarray:
+    """(..., width) system row of DOF j of each node of ``nodes`` (...); −1 for DOFs the node
+    does not have, and for node −1 (the ground)."""
+    nodes = np.asarray(nodes, dtype=np.int64)
+    node_map = np.asarray(node_map, dtype=np.int64)
+    node_dofs = np.asarray(node_dofs, dtype=np.int64)
+    dof = np.arange(width)
+    safe = np.where(nodes < 0, 0, nodes)
+    idx = node_map[safe][..., None] + dof
+    ok = (dof < node_dofs[safe][..., None]) & (nodes >= 0)[..., None]
+    return np.where(ok, idx, -1)
+
+
+def block_pairs(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(row, column) of every entry of the square blocks on ``rows`` (n, m): each (n, m, m)."""
+    n, m = rows.shape
+    return np.broadcast_to(rows[:, :, None], (n, m, m)), np.broadcast_to(rows[:, None, :], (n, m, m))
+
+
+def constraint_pairs(
+    node_map: np.ndarray,
+    node_dofs: np.ndarray,
+    n_system_dofs: int,
+    constraint_node: np.ndarray,
+    constraint_row: np.ndarray,
+    constraint_n_rows: np.ndarray,
+    with_k: bool,
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """(row, column) of every constraint block entry, −1 where absent.
+
+    ``con_row`` (C, 2, 6, 6) [side, row i, node DOF j]: entry (constraint row i, DOF j of the
+    base (side 0) or target (side 1) node), the ``B 𝒯`` rows; ``con_col`` (C, 2, 6, 6) [side,
+    node DOF j, row i]: the ``Bᵀ`` columns; ``con_k`` (C, 2, 2, 6, 6) [side a, side b, i, j]:
+    K^Φ entry (DOF i of node a, DOF j of node b), all −1 without ``with_k``.
+    """
+    nc = int(np.asarray(constraint_node).reshape(-1, 2).shape[0])
+    ci = node_rows(node_map, node_dofs, np.asarray(constraint_node).reshape(-1, 2), 6)  # (nc, 2, 6)
+    rows = np.arange(6)[None, :] + n_system_dofs + np.asarray(constraint_row, dtype=np.int64)[:, None]
+    rows = np.where(np.arange(6)[None, :] < np.asarray(constraint_n_rows)[:, None], rows, -1)  # (nc, 6)
+    out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    row_r = np.broadcast_to(rows[:, None, :, None], (nc, 2, 6, 6))
+    row_c = np.broadcast_to(ci[:, :, None, :], (nc, 2, 6, 6))
+    ok = (row_r >= 0) & (row_c >= 0)
+    out["con_row"] = (np.where(ok, row_r, -1), np.where(ok, row_c, -1))
+    col_r = np.broadcast_to(ci[:, :, :, None], (nc, 2, 6, 6))
+    col_c = np.broadcast_to(rows[:, None, None, :], (nc, 2, 6, 6))
+    ok = (col_r >= 0) & (col_c >= 0)
+    out["con_col"] = (np.where(ok, col_r, -1), np.where(ok, col_c, -1))
+    k_r = np.broadcast_to(ci[:, :, None, :, None], (nc, 2, 2, 6, 6))
+    k_c = np.broadcast_to(ci[:, None, :, None, :], (nc, 2, 2, 6, 6))
+    ok = (k_r >= 0) & (k_c >= 0) & with_k
+    out["con_k"] = (np.where(ok, k_r, -1), np.where(ok, k_c, -1))
+    return out
+
+
+def pattern(n: int, pairs: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    """CSC pattern ``(indptr (n+1,), indices (nnz,))`` of the entries in ``pairs`` plus the
+    diagonal, row indices sorted within each column."""
+    keys = [np.arange(n, dtype=np.int64) * (n + 1)]  # the diagonal: c·n + r with r = c
+    for r, c in pairs:
+        r = np.asarray(r).reshape(-1)
+        c = np.asarray(c).reshape(-1)
+        ok = (r >= 0) & (c >= 0)
+        keys.append(c[ok] * n + r[ok])
+    key = np.unique(np.concatenate(keys))
+    cols = key // n
+    indices = np.ascontiguousarray(key - cols * n, dtype=np.int64)
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.add.at(indptr, cols + 1, 1)
+    return np.cumsum(indptr), indices
+
+
+def slots(indptr: np.ndarray, indices: np.ndarray, r: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """Position of each entry (r, c) in the CSC values of the pattern; −1 where r or c is −1.
+
+    Every existing entry must be in the pattern (it was built from the same pairs)."""
+    n = indptr.shape[0] - 1
+    cols = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
+    csc_keys = cols * n + indices  # sorted (column-major order)
+    ok = (r >= 0) & (c >= 0)
+    s = np.searchsorted(csc_keys, np.where(ok, c * n + r, 0))
+    return np.ascontiguousarray(np.where(ok, s, -1), dtype=np.int64)

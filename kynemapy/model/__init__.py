@@ -1,0 +1,92 @@
+"""The frozen model: NamedTuple tables of read-only arrays, and the DOF map.
+
+Names follow Kynema (``x0``) and MuJoCo (``{entity}_{attr}``, ``n_{entity}``).
+Units: SI (m, kg, s, rad, N, N m).  Arrays are C-contiguous float64 / int64 and
+made read-only, so a compiled kernel that tries to write one fails to compile.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+
+class Model(NamedTuple):
+    """A built model (see :class:`kynemapy.ModelBuilder`).
+
+    Attributes
+    ----------
+    n_nodes, n_masses, n_springs, n_constraints : counts.
+    n_system_dofs : node DOFs (6 per body node, 3 per position-only node).
+    n_dofs : n_system_dofs plus the constraint rows (size of the Newton system).
+    x0 : (n_nodes, 7) reference position [m] and orientation quaternion (w, x, y, z).
+    node_dofs : (n_nodes,) active DOFs per node (0, 3 or 6).
+    node_map : (n_nodes,) first row of the node in the Newton system.
+    gravity : (3,) [m/s²].
+    mass_node : (n_masses,) node index; mass_m_star : (n_masses, 6, 6) material
+        mass matrix M* [kg, kg m, kg m²] about the node.
+    spring_node : (n_springs, 2); spring_x0 : (n_springs, 3) reference vector
+        X2 − X1 [m]; spring_l_ref : (n_springs,) undeformed length [m];
+        spring_k : (n_springs,) stiffness [N/m].
+    constraint_kind : (n_constraints,) kind code (:mod:`kynemapy.model.kinds`).
+    constraint_node : (n_constraints, 2) base and target node (base −1 for one-node kinds).
+    constraint_n_rows : (n_constraints,) rows; constraint_row : (n_constraints,)
+        first row in the Newton system.
+    constraint_X0 : (n_constraints, 3) [m]; constraint_axes : (n_constraints, 3, 3).
+    initial_q : (n_nodes, 7), initial_v, initial_vd : (n_nodes, 6) initial displacement,
+        velocity and acceleration; initial_vd_given : (n_nodes,) int64, 1 where the
+        acceleration was given; initial_constraint_input : (n_constraints, 7).
+    constraint_geometry : (n_constraints, 2, 4, 3) two-body joints (kinds >= 9): per side
+        (0 = base a, 1 = target b) the offset d [m] of the joint point from the node and up
+        to three unit axes, world frame at the reference configuration (current point
+        X + u + R(r) d, current axis R(r) e); for a ground side d is the world point.
+        Zero for Kynema's kinds.  The joint's ``constraint_X0`` is X_b − X_a (X_a = 0 for
+        the ground).
+    constraint_param : (n_constraints,) distance constraint length [m]; 0 for other kinds.
+    """
+
+    n_nodes: int
+    n_masses: int
+    n_springs: int
+    n_constraints: int
+    n_system_dofs: int
+    n_dofs: int
+    x0: np.ndarray
+    node_dofs: np.ndarray
+    node_map: np.ndarray
+    gravity: np.ndarray
+    mass_node: np.ndarray
+    mass_m_star: np.ndarray
+    spring_node: np.ndarray
+    spring_x0: np.ndarray
+    spring_l_ref: np.ndarray
+    spring_k: np.ndarray
+    constraint_kind: np.ndarray
+    constraint_node: np.ndarray
+    constraint_n_rows: np.ndarray
+    constraint_row: np.ndarray
+    constraint_X0: np.ndarray
+    constraint_axes: np.ndarray
+    initial_q: np.ndarray
+    initial_v: np.ndarray
+    initial_vd: np.ndarray
+    initial_vd_given: np.ndarray
+    initial_constraint_input: np.ndarray
+    constraint_geometry: np.ndarray
+    constraint_param: np.ndarray
+
+
+def freeze(a: np.ndarray, dtype: type) -> np.ndarray:
+    """A C-contiguous, read-only copy of ``a``."""
+    out = np.ascontiguousarray(np.array(a, dtype=dtype, copy=True))
+    out.setflags(write=False)
+    return out
+
+
+def dof_map(node_dofs: np.ndarray) -> np.ndarray:
+    """Exclusive prefix sum of the node DOF counts (Kynema's node freedom map)."""
+    out = np.zeros(len(node_dofs), dtype=np.int64)
+    if len(node_dofs) > 1:
+        out[1:] = np.cumsum(node_dofs)[:-1]
+    return out

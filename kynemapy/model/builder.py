@@ -1,0 +1,601 @@
+"""ModelBuilder: add nodes, masses, springs and constraints, then ``build()`` a :class:`Model`.
+
+Every ``add_*`` validates its arguments and raises :class:`ModelError` naming
+the item and the offending value.  Units: SI (m, kg, s, rad, N, N m).
+Positions, axes and velocities are given in the inertial (world) frame.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from kynemapy.model import Model, dof_map, freeze, kinds
+
+ArrayLike = Sequence[float] | np.ndarray
+
+#: the ground (the fixed world frame), usable as ``body_a`` or ``body_b`` of a two-body joint
+GROUND = -1
+
+
+class ModelError(ValueError):
+    """A model description that cannot be built; the message names the item and value."""
+
+
+class SphericalJoint(NamedTuple):
+    """What :meth:`ModelBuilder.add_spherical_joint` created."""
+
+    pin: int  #: position-only node at the joint point
+    joint: int  #: id of the 6→3 rigid joint body → pin
+    bc: int  #: id of the fixed BC that holds the pin
+
+
+@dataclass
+class _Node:
+    position: np.ndarray
+    orientation: np.ndarray
+    displacement: np.ndarray
+    velocity: np.ndarray
+    acceleration: np.ndarray | None
+
+
+@dataclass
+class _Constraint:
+    kind: int
+    base: int
+    target: int
+    axis: np.ndarray
+    initial_input: np.ndarray
+    geometry: np.ndarray | None = None  #: two-body joints: (2, 4, 3), see Model.constraint_geometry
+    param: float = 0.0
+
+
+def _vector(value: ArrayLike | float, size: int, what: str, *, finite: bool = True) -> np.ndarray:
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ModelError(f"{what}: expected {size} numbers, got {value!r}") from exc
+    if arr.shape != (size,):
+        raise ModelError(f"{what}: expected {size} numbers, got shape {arr.shape} ({value!r})")
+    if finite and not np.all(np.isfinite(arr)):
+        raise ModelError(f"{what}: values must be finite, got {arr.tolist()}")
+    return arr.copy()
+
+
+def _quaternion(value: ArrayLike, what: str) -> np.ndarray:
+    q = _vector(value, 4, what)
+    norm = float(np.linalg.norm(q))
+    if abs(norm - 1.0) > 1e-6:
+        raise ModelError(f"{what}: quaternion (w, x, y, z) must have unit length, |q| = {norm:.9g} for {q.tolist()}")
+    return q
+
+
+class ModelBuilder:
+    """Describe a multibody model item by item.
+
+    Parameters
+    ----------
+    gravity : (3,) gravitational acceleration [m/s²], acting on masses only.
+
+    Examples
+    --------
+    >>> import kynemapy as kp
+    >>> b = kp.ModelBuilder(gravity=(0.0, 0.0, -9.81))
+    >>> top = b.add_node(position=(0, 1, 0), velocity=(4.61538, 0, 0, 0, 150, -4.61538))
+    >>> b.add_mass(top, mass=15.0, inertia=(0.234375, 0.46875, 0.234375))
+    0
+    >>> joint = b.add_spherical_joint(top, point=(0, 0, 0))
+    >>> model = b.build()
+    """
+
+    def __init__(self, gravity: ArrayLike = (0.0, 0.0, 0.0)) -> None:
+        self.gravity = _vector(gravity, 3, "ModelBuilder gravity")
+        self._nodes: list[_Node] = []
+        self._masses: list[tuple[int, np.ndarray]] = []
+        self._springs: list[tuple[int, int, float, float]] = []
+        self._constraints: list[_Constraint] = []
+
+    # ------------------------------------------------------------------ nodes
+    def add_node(
+        self,
+        position: ArrayLike = (0.0, 0.0, 0.0),
+        orientation: ArrayLike = (1.0, 0.0, 0.0, 0.0),
+        velocity: ArrayLike = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0),
+        acceleration: ArrayLike | None = None,
+        displacement: ArrayLike | None = None,
+    ) -> int:
+        """Add a node and return its id (insertion index).
+
+        Parameters
+        ----------
+        position : (3,) reference position X [m].
+        orientation : (4,) reference orientation quaternion r0 (w, x, y, z), unit length.
+        velocity : (6,) initial (u̇ [m/s], ω [rad/s]), inertial frame.
+        acceleration : (6,) initial (ü [m/s²], ω̇ [rad/s²]), inertial frame.  Leave it
+            out on every node to have consistent accelerations computed at t = 0;
+            where some nodes have one, the others start from zero (Kynema's rule).
+        displacement : (7,) initial displacement (u [m], rotation quaternion), default none.
+        """
+        i = len(self._nodes)
+        pos = _vector(position, 3, f"node {i} position")
+        ori = _quaternion(orientation, f"node {i} orientation")
+        vel = _vector(velocity, 6, f"node {i} velocity")
+        acc = None if acceleration is None else _vector(acceleration, 6, f"node {i} acceleration")
+        if displacement is None:
+            disp = np.array([0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
+        else:
+            disp = _vector(displacement, 7, f"node {i} displacement")
+            _quaternion(disp[3:], f"node {i} displacement rotation")
+        self._nodes.append(_Node(pos, ori, disp, vel, acc))
+        return i
+
+    def _node(self, node: int, what: str) -> int:
+        if isinstance(node, bool) or not isinstance(node, (int, np.integer)):
+            raise ModelError(f"{what}: node id must be an integer, got {node!r}")
+        if not 0 <= int(node) < len(self._nodes):
+            raise ModelError(
+                f"{what}: unknown node id {node} (the model has {len(self._nodes)} nodes: 0..{len(self._nodes) - 1})"
+            )
+        return int(node)
+
+    # ---------------------------------------------------------------- elements
+    def add_mass(
+        self,
+        node: int,
+        mass: float | None = None,
+        inertia: ArrayLike | None = None,
+        mass_matrix: ArrayLike | None = None,
+    ) -> int:
+        """Attach a rigid body to ``node`` and return the mass element id.
+
+        Either ``mass`` [kg] and ``inertia`` [kg m²] about the node in the body frame
+        (3 principal values or a symmetric 3×3 matrix), or ``mass_matrix``: the full 6×6
+        material mass matrix M* = [[m I, m η̃ᵀ], [m η̃, J]] (η: centre-of-mass offset).
+        """
+        what = f"mass {len(self._masses)}"
+        node = self._node(node, what)
+        if mass_matrix is not None:
+            if mass is not None or inertia is not None:
+                raise ModelError(f"{what}: give either mass and inertia, or mass_matrix, not both")
+            m_star = np.asarray(mass_matrix, dtype=np.float64)
+            if m_star.shape != (6, 6):
+                raise ModelError(f"{what}: mass_matrix must be 6×6, got shape {m_star.shape}")
+        else:
+            if mass is None or inertia is None:
+                raise ModelError(f"{what}: give mass [kg] and inertia [kg m²] (or mass_matrix)")
+            m = float(mass)
+            if not math.isfinite(m) or m <= 0.0:
+                raise ModelError(f"{what}: mass must be a finite number > 0 kg, got {mass!r}")
+            j = np.asarray(inertia, dtype=np.float64)
+            if j.shape == (3,):
+                j = np.diag(j)
+            if j.shape != (3, 3):
+                raise ModelError(f"{what}: inertia must be 3 principal values or a 3×3 matrix, got shape {j.shape}")
+            m_star = np.zeros((6, 6))
+            m_star[:3, :3] = m * np.eye(3)
+            m_star[3:, 3:] = j
+        if not np.all(np.isfinite(m_star)):
+            raise ModelError(f"{what}: mass matrix must be finite, got {m_star.tolist()}")
+        if not np.allclose(m_star, m_star.T, rtol=1e-12, atol=1e-12 * max(1.0, float(np.abs(m_star).max()))):
+            raise ModelError(f"{what}: mass matrix must be symmetric")
+        if m_star[0, 0] <= 0.0:
+            raise ModelError(f"{what}: mass must be > 0 kg, got {m_star[0, 0]!r}")
+        eig = np.linalg.eigvalsh(m_star)
+        if eig.min() <= 0.0:
+            raise ModelError(
+                f"{what}: mass matrix must be positive definite (inertia positive definite), "
+                f"smallest eigenvalue {eig.min():.6g}"
+            )
+        self._masses.append((node, m_star.copy()))
+        return len(self._masses) - 1
+
+    def add_spring(self, node_a: int, node_b: int, stiffness: float, undeformed_length: float) -> int:
+        """Linear spring [N/m] between the positions of two nodes; returns the spring id."""
+        what = f"spring {len(self._springs)}"
+        a = self._node(node_a, what)
+        b = self._node(node_b, what)
+        if a == b:
+            raise ModelError(f"{what}: joins node {a} to itself")
+        k = float(stiffness)
+        length = float(undeformed_length)
+        if not math.isfinite(k) or k < 0.0:
+            raise ModelError(f"{what}: stiffness must be a finite number >= 0 N/m, got {stiffness!r}")
+        if not math.isfinite(length) or length < 0.0:
+            raise ModelError(f"{what}: undeformed_length must be a finite number >= 0 m, got {undeformed_length!r}")
+        self._springs.append((a, b, k, length))
+        return len(self._springs) - 1
+
+    # ------------------------------------------------------------- constraints
+    def _add_constraint(
+        self,
+        kind: int,
+        base: int,
+        target: int,
+        axis: ArrayLike = (0.0, 0.0, 0.0),
+        initial_input: ArrayLike | None = None,
+    ) -> int:
+        cid = len(self._constraints)
+        what = f"constraint {cid} ({kinds.KIND_NAMES[kind]})"
+        target = self._node(target, what)
+        if kinds.N_NODES[kind] == 2:
+            base = self._node(base, what)
+            if base == target:
+                raise ModelError(f"{what}: joins node {target} to itself")
+        else:
+            base = -1
+        ax = _vector(axis, 3, f"{what} axis")
+        inp = (
+            np.array([0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0]) if initial_input is None else np.asarray(initial_input, float)
+        )
+        self._constraints.append(_Constraint(kind, base, target, ax, inp))
+        return cid
+
+    def add_fixed_bc(self, node: int) -> int:
+        """Clamp all 6 DOFs of ``node`` to its reference; returns the constraint id."""
+        return self._add_constraint(kinds.FIXED_BC, -1, node)
+
+    def add_fixed_bc_3dof(self, node: int) -> int:
+        """Clamp the position of ``node``; returns the constraint id."""
+        return self._add_constraint(kinds.FIXED_BC_3DOF, -1, node)
+
+    def add_prescribed_bc(self, node: int, initial_displacement: ArrayLike | None = None) -> int:
+        """Prescribe the displacement (u, rotation quaternion) of ``node``; set it each step with
+        :meth:`Simulation.set_prescribed_displacement`.  Returns the constraint id."""
+        disp = None
+        if initial_displacement is not None:
+            disp = _vector(initial_displacement, 7, f"constraint {len(self._constraints)} initial_displacement")
+            _quaternion(disp[3:], f"constraint {len(self._constraints)} initial_displacement rotation")
+        return self._add_constraint(kinds.PRESCRIBED_BC, -1, node, initial_input=disp)
+
+    def add_prescribed_bc_3dof(self, node: int, initial_displacement: ArrayLike | None = None) -> int:
+        """Prescribe the position displacement u [m] (3,) of ``node``; returns the constraint id."""
+        disp = None
+        if initial_displacement is not None:
+            u = _vector(initial_displacement, 3, f"constraint {len(self._constraints)} initial_displacement")
+            disp = np.array([u[0], u[1], u[2], 1.0, 0.0, 0.0, 0.0])
+        return self._add_constraint(kinds.PRESCRIBED_BC_3DOF, -1, node, initial_input=disp)
+
+    def add_rigid_joint(self, base: int, target: int) -> int:
+        """Weld ``target`` to ``base`` (6 rows); returns the constraint id."""
+        return self._add_constraint(kinds.RIGID_JOINT, base, target)
+
+    def add_rigid_joint_6dof_to_3dof(self, base: int, target: int) -> int:
+        """Tie the position of ``target`` to a point fixed in body ``base`` (3 rows); returns the id."""
+        return self._add_constraint(kinds.RIGID_JOINT_6DOF_TO_3DOF, base, target)
+
+    def add_revolute_joint(self, base: int, target: int, axis: ArrayLike | None = None, torque: float = 0.0) -> int:
+        """Hinge between coincident nodes ``base`` and ``target`` about ``axis`` (world frame at
+        the reference configuration; default: from base to target).  ``torque`` [N m] is the
+        initial brake torque input (Kynema's sign: it acts as −τ about the axis).  Returns the id."""
+        ax = (0.0, 0.0, 0.0) if axis is None else axis
+        inp = np.array([float(torque), 0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
+        cid = self._add_constraint(kinds.REVOLUTE_JOINT, base, target, ax, inp)
+        c = self._constraints[cid]
+        if np.linalg.norm(c.axis) == 0.0:
+            x0 = self._nodes[c.target].position - self._nodes[c.base].position
+            if np.linalg.norm(x0) == 0.0:
+                self._constraints.pop()
+                raise ModelError(f"constraint {cid} (revolute_joint): nodes coincide, so an axis must be given")
+        if not math.isfinite(float(torque)):
+            self._constraints.pop()
+            raise ModelError(f"constraint {cid} (revolute_joint): torque must be finite, got {torque!r}")
+        return cid
+
+    def add_rotation_control(self, base: int, target: int, axis: ArrayLike, angle: float = 0.0) -> int:
+        """Weld ``target`` to ``base`` with a relative rotation ``angle`` [rad] about ``axis``
+        (world frame at the reference configuration).  Returns the id."""
+        inp = np.array([float(angle), 0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
+        cid = self._add_constraint(kinds.ROTATION_CONTROL, base, target, axis, inp)
+        if np.linalg.norm(self._constraints[cid].axis) == 0.0:
+            self._constraints.pop()
+            raise ModelError(f"constraint {cid} (rotation_control): axis must be non-zero")
+        return cid
+
+    def add_spherical_joint(self, body: int, point: ArrayLike) -> SphericalJoint:
+        """Pin ``body`` to the ground at ``point`` [m] (a ball joint), Kynema's way: a new
+        position-only node at the point, a 6→3 rigid joint body → pin, and a fixed BC on the pin."""
+        body = self._node(body, "add_spherical_joint")
+        p = _vector(point, 3, "add_spherical_joint point")
+        pin = self.add_node(position=p, acceleration=None)
+        joint = self.add_rigid_joint_6dof_to_3dof(body, pin)
+        bc = self.add_fixed_bc_3dof(pin)
+        return SphericalJoint(pin, joint, bc)
+
+    # ------------------------------------------------------- two-body joints
+    # Each joint joins body_a and body_b (node ids, or GROUND); points and axes are world
+    # coordinates at the reference configuration.  The kernel's base is a and its target b;
+    # a joint with body_b = GROUND is stored with the sides swapped (and a hinge's, slider's
+    # or cylindrical joint's axis reversed, so that angles, displacements, torques and
+    # forces keep their meaning), hence its reaction is reported on body_a.
+    def _joint_bodies(self, what: str, body_a: int, body_b: int) -> tuple[int, int]:
+        ids = []
+        for key, body in (("body_a", body_a), ("body_b", body_b)):
+            if isinstance(body, bool) or not isinstance(body, (int, np.integer)):
+                raise ModelError(f"{what}: {key} must be a node id or kp.GROUND (-1), got {body!r}")
+            body = int(body)
+            if body != GROUND and not 0 <= body < len(self._nodes):
+                raise ModelError(
+                    f"{what}: {key} = {body} is an unknown body (node ids 0..{len(self._nodes) - 1}, or kp.GROUND = -1)"
+                )
+            ids.append(body)
+        a, b = ids
+        if a == b:
+            who = "the ground" if a == GROUND else f"body {a}"
+            raise ModelError(f"{what}: joins {who} to itself (body_a = body_b = {a})")
+        return a, b
+
+    @staticmethod
+    def _unit_axis(value: ArrayLike, what: str) -> np.ndarray:
+        axis = _vector(value, 3, what)
+        norm = float(np.linalg.norm(axis))
+        if norm < 1e-12:
+            raise ModelError(f"{what} must be a non-zero vector, got {axis.tolist()}")
+        return axis / norm
+
+    def _offset(self, body: int, point: np.ndarray) -> np.ndarray:
+        return point.copy() if body == GROUND else point - self._nodes[body].position
+
+    def _add_body_joint(
+        self,
+        kind: int,
+        body_a: int,
+        body_b: int,
+        point_a: np.ndarray,
+        point_b: np.ndarray,
+        frame_a: np.ndarray,
+        frame_b: np.ndarray,
+        initial_input: float = 0.0,
+        param: float = 0.0,
+        reverse_axis_on_swap: bool = False,
+    ) -> int:
+        geom = np.zeros((2, 4, 3))
+        geom[0, 0] = self._offset(body_a, point_a)
+        geom[1, 0] = self._offset(body_b, point_b)
+        geom[0, 1:] = frame_a
+        geom[1, 1:] = frame_b
+        base, target = body_a, body_b
+        if body_b == GROUND:
+            base, target = body_b, body_a
+            geom = geom[::-1].copy()
+            if reverse_axis_on_swap:
+                geom[0, 1:] = geom[1, 1:] = joint_frame(-frame_a[0])
+        inp = np.array([float(initial_input), 0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
+        self._constraints.append(_Constraint(kind, base, target, np.zeros(3), inp, geom, float(param)))
+        return len(self._constraints) - 1
+
+    def _what(self, kind: int) -> str:
+        return f"constraint {len(self._constraints)} ({kinds.KIND_NAMES[kind]})"
+
+    @staticmethod
+    def _finite(value: float, what: str) -> float:
+        try:
+            x = float(value)
+        except (TypeError, ValueError) as exc:
+            raise ModelError(f"{what} must be a number, got {value!r}") from exc
+        if not math.isfinite(x):
+            raise ModelError(f"{what} must be finite, got {value!r}")
+        return x
+
+    def add_ball_joint(self, body_a: int, body_b: int, point: ArrayLike) -> int:
+        """Spherical joint (3 rows): the bodies share the point ``point`` [m]; returns the id.
+
+        Either body may be :data:`GROUND`."""
+        what = self._what(kinds.BALL_JOINT)
+        a, b = self._joint_bodies(what, body_a, body_b)
+        p = _vector(point, 3, f"{what} point")
+        frame = np.eye(3)
+        return self._add_body_joint(kinds.BALL_JOINT, a, b, p, p, frame, frame)
+
+    def add_hinge_joint(self, body_a: int, body_b: int, point: ArrayLike, axis: ArrayLike, torque: float = 0.0) -> int:
+        """Revolute joint (5 rows) about the line through ``point`` [m] along ``axis``; returns the id.
+
+        ``torque`` [N m] acts on body_b about ``axis`` (and −torque on body_a); set it later
+        with :meth:`Simulation.set_torque`.  :meth:`Simulation.joint_output` gives the angle of
+        b relative to a about ``axis`` [rad] (right-handed, 0 at the reference configuration),
+        its rate and acceleration."""
+        what = self._what(kinds.HINGE_JOINT)
+        a, b = self._joint_bodies(what, body_a, body_b)
+        p = _vector(point, 3, f"{what} point")
+        frame = joint_frame(self._unit_axis(axis, f"{what} axis"))
+        tau = self._finite(torque, f"{what} torque")
+        return self._add_body_joint(kinds.HINGE_JOINT, a, b, p, p, frame, frame, tau, reverse_axis_on_swap=True)
+
+    def add_slider_joint(self, body_a: int, body_b: int, point: ArrayLike, axis: ArrayLike, force: float = 0.0) -> int:
+        """Prismatic joint (5 rows): body_b translates relative to body_a along ``axis`` through
+        ``point`` [m], no relative rotation; returns the id.
+
+        ``force`` [N] acts on body_b along ``axis`` at its joint point (−force on body_a at the
+        same point); set it later with :meth:`Simulation.set_force`.  :meth:`Simulation.joint_output`
+        gives the displacement of b along ``axis`` [m] (0 at the reference configuration), its
+        rate and acceleration."""
+        what = self._what(kinds.SLIDER_JOINT)
+        a, b = self._joint_bodies(what, body_a, body_b)
+        p = _vector(point, 3, f"{what} point")
+        frame = joint_frame(self._unit_axis(axis, f"{what} axis"))
+        f = self._finite(force, f"{what} force")
+        return self._add_body_joint(kinds.SLIDER_JOINT, a, b, p, p, frame, frame, f, reverse_axis_on_swap=True)
+
+    def add_cylindrical_joint(self, body_a: int, body_b: int, point: ArrayLike, axis: ArrayLike) -> int:
+        """Cylindrical joint (4 rows): body_b slides along and turns about the line through
+        ``point`` [m] along ``axis`` fixed in body_a; returns the id."""
+        what = self._what(kinds.CYLINDRICAL_JOINT)
+        a, b = self._joint_bodies(what, body_a, body_b)
+        p = _vector(point, 3, f"{what} point")
+        frame = joint_frame(self._unit_axis(axis, f"{what} axis"))
+        return self._add_body_joint(kinds.CYLINDRICAL_JOINT, a, b, p, p, frame, frame, reverse_axis_on_swap=True)
+
+    def add_universal_joint(
+        self, body_a: int, body_b: int, point: ArrayLike, axis_a: ArrayLike, axis_b: ArrayLike
+    ) -> int:
+        """Universal (Hooke, Cardan) joint (4 rows): the bodies share ``point`` [m] and ``axis_a``
+        (fixed in body_a) stays perpendicular to ``axis_b`` (fixed in body_b); the axes must be
+        perpendicular at the reference configuration.  Returns the id."""
+        what = self._what(kinds.UNIVERSAL_JOINT)
+        a, b = self._joint_bodies(what, body_a, body_b)
+        p = _vector(point, 3, f"{what} point")
+        ea = self._unit_axis(axis_a, f"{what} axis_a")
+        eb = self._unit_axis(axis_b, f"{what} axis_b")
+        cos = float(ea @ eb)
+        if abs(cos) > 1e-9:
+            angle = math.degrees(math.acos(max(-1.0, min(1.0, cos))))
+            raise ModelError(
+                f"{what}: axis_a {np.asarray(axis_a, float).tolist()} and axis_b "
+                f"{np.asarray(axis_b, float).tolist()} must be perpendicular, they are {angle:.9g}° apart"
+            )
+        return self._add_body_joint(kinds.UNIVERSAL_JOINT, a, b, p, p, joint_frame(ea), joint_frame(eb))
+
+    def add_planar_joint(self, body_a: int, body_b: int, point: ArrayLike, normal: ArrayLike) -> int:
+        """Planar joint (3 rows): body_b's point ``point`` [m] stays in the plane of body_a through
+        it with normal ``normal``, and body_b turns only about the normal.  Returns the id."""
+        what = self._what(kinds.PLANAR_JOINT)
+        a, b = self._joint_bodies(what, body_a, body_b)
+        p = _vector(point, 3, f"{what} point")
+        frame = joint_frame(self._unit_axis(normal, f"{what} normal"))
+        return self._add_body_joint(kinds.PLANAR_JOINT, a, b, p, p, frame, frame)
+
+    def add_weld_joint(self, body_a: int, body_b: int, point: ArrayLike) -> int:
+        """Fixed joint (6 rows): body_b is welded to body_a; the reaction's torque is reported
+        about ``point`` [m].  Returns the id."""
+        what = self._what(kinds.WELD_JOINT)
+        a, b = self._joint_bodies(what, body_a, body_b)
+        p = _vector(point, 3, f"{what} point")
+        frame = np.eye(3)
+        return self._add_body_joint(kinds.WELD_JOINT, a, b, p, p, frame, frame)
+
+    def add_distance_constraint(
+        self, body_a: int, body_b: int, point_a: ArrayLike, point_b: ArrayLike, length: float | None = None
+    ) -> int:
+        """Massless rigid rod (1 row): ``|p_b − p_a| = length`` between ``point_a`` (fixed in body_a)
+        and ``point_b`` (fixed in body_b) [m]; ``length`` defaults to their distance at the
+        reference configuration.  Returns the id."""
+        what = self._what(kinds.DISTANCE_CONSTRAINT)
+        a, b = self._joint_bodies(what, body_a, body_b)
+        pa = _vector(point_a, 3, f"{what} point_a")
+        pb = _vector(point_b, 3, f"{what} point_b")
+        dist = float(np.linalg.norm(pb - pa))
+        if dist < 1e-12:
+            raise ModelError(
+                f"{what}: point_a and point_b coincide ({pa.tolist()}); the rod's direction is undefined "
+                f"(use a ball joint)"
+            )
+        ell = dist if length is None else self._finite(length, f"{what} length")
+        if ell <= 0.0:
+            raise ModelError(f"{what}: length must be > 0 m, got {length!r}")
+        eye = np.eye(3)
+        return self._add_body_joint(kinds.DISTANCE_CONSTRAINT, a, b, pa, pb, eye, eye, param=ell)
+
+    # ------------------------------------------------------------------- build
+    def build(self) -> Model:
+        """Freeze the description into a :class:`Model` (DOF map, constraint rows, X0, axes)."""
+        nodes = self._nodes
+        n = len(nodes)
+        if n == 0:
+            raise ModelError("the model has no nodes")
+        all_sig, pos_sig = 0b111111, 0b000111
+        sig = np.zeros(n, dtype=np.int64)
+        for node, _ in self._masses:
+            sig[node] |= all_sig
+        for a, b, _, _ in self._springs:
+            sig[a] |= pos_sig
+            sig[b] |= pos_sig
+        for c in self._constraints:
+            sig[c.target] |= all_sig if kinds.TARGET_DOFS[c.kind] == 6 else pos_sig
+            if c.base >= 0:
+                sig[c.base] |= all_sig
+        node_dofs = np.array([bin(int(s)).count("1") for s in sig], dtype=np.int64)
+        node_map = dof_map(node_dofs)
+        n_sys = int(node_dofs.sum())
+        nc = len(self._constraints)
+        n_rows = np.array([kinds.N_ROWS[c.kind] for c in self._constraints], dtype=np.int64)
+        rows = dof_map(n_rows) if nc else np.zeros(0, dtype=np.int64)
+        X0 = np.zeros((nc, 3))
+        axes = np.zeros((nc, 3, 3))
+        geometry = np.zeros((nc, 2, 4, 3))
+        param = np.zeros(nc)
+        for i, c in enumerate(self._constraints):
+            xt = nodes[c.target].position
+            if c.geometry is not None:  # two-body joint: X_b − X_a, the ground at the origin
+                X0[i] = xt - (nodes[c.base].position if c.base >= 0 else 0.0)
+            elif c.kind in (kinds.PRESCRIBED_BC, kinds.PRESCRIBED_BC_3DOF):
+                X0[i] = 0.0
+            elif c.base < 0:
+                X0[i] = xt - c.axis
+            else:
+                X0[i] = xt - nodes[c.base].position
+            if c.geometry is not None:
+                geometry[i] = c.geometry
+                param[i] = c.param
+            elif c.kind == kinds.REVOLUTE_JOINT:
+                axes[i] = revolute_axes(c.axis if np.linalg.norm(c.axis) > 0.0 else X0[i])
+            elif c.kind == kinds.ROTATION_CONTROL:
+                axes[i, 0] = c.axis / np.linalg.norm(c.axis)
+            else:
+                axes[i, 0] = c.axis
+        x0 = np.array([np.concatenate([nd.position, nd.orientation]) for nd in nodes])
+        q0 = np.array([nd.displacement for nd in nodes])
+        v0 = np.array([nd.velocity for nd in nodes])
+        given = np.array([nd.acceleration is not None for nd in nodes], dtype=np.int64)
+        vd0 = np.array([nd.acceleration if nd.acceleration is not None else np.zeros(6) for nd in nodes])
+        mass_node = np.array([m[0] for m in self._masses], dtype=np.int64)
+        m_star = np.array([m[1] for m in self._masses]).reshape(len(self._masses), 6, 6)
+        spring_node = np.array([[s[0], s[1]] for s in self._springs], dtype=np.int64).reshape(len(self._springs), 2)
+        spring_x0 = np.array([nodes[s[1]].position - nodes[s[0]].position for s in self._springs]).reshape(-1, 3)
+        return Model(
+            n_nodes=n,
+            n_masses=len(self._masses),
+            n_springs=len(self._springs),
+            n_constraints=nc,
+            n_system_dofs=n_sys,
+            n_dofs=n_sys + int(n_rows.sum()),
+            x0=freeze(x0, np.float64),
+            node_dofs=freeze(node_dofs, np.int64),
+            node_map=freeze(node_map, np.int64),
+            gravity=freeze(self.gravity, np.float64),
+            mass_node=freeze(mass_node, np.int64),
+            mass_m_star=freeze(m_star, np.float64),
+            spring_node=freeze(spring_node, np.int64),
+            spring_x0=freeze(spring_x0, np.float64),
+            spring_l_ref=freeze(np.array([s[3] for s in self._springs], dtype=np.float64), np.float64),
+            spring_k=freeze(np.array([s[2] for s in self._springs], dtype=np.float64), np.float64),
+            constraint_kind=freeze(np.array([c.kind for c in self._constraints], dtype=np.int64), np.int64),
+            constraint_node=freeze(
+                np.array([[c.base, c.target] for c in self._constraints], dtype=np.int64).reshape(nc, 2), np.int64
+            ),
+            constraint_n_rows=freeze(n_rows, np.int64),
+            constraint_row=freeze(rows, np.int64),
+            constraint_X0=freeze(X0, np.float64),
+            constraint_axes=freeze(axes, np.float64),
+            initial_q=freeze(q0, np.float64),
+            initial_v=freeze(v0, np.float64),
+            initial_vd=freeze(vd0, np.float64),
+            initial_vd_given=freeze(given, np.int64),
+            initial_constraint_input=freeze(
+                np.array([c.initial_input for c in self._constraints]).reshape(nc, 7), np.float64
+            ),
+            constraint_geometry=freeze(geometry, np.float64),
+            constraint_param=freeze(param, np.float64),
+        )
+
+
+def revolute_axes(axis: np.ndarray) -> np.ndarray:
+    """Kynema's revolute frame (3, 3): row 0 = x̂ = axis/|axis|, rows 1, 2 = images of e2, e3
+    under the rotation taking e1 to x̂ (``d I + k v vᵀ − ṽ`` with v = e1 × x̂, d = x̂·e1)."""
+    x = np.asarray(axis, dtype=np.float64) / np.linalg.norm(axis)
+    e1 = np.array([1.0, 0.0, 0.0])
+    d = float(x @ e1)
+    if d < -1.0 + 1e-12:  # axis = −e1: rotation by π about e3
+        return np.diag([-1.0, -1.0, 1.0])
+    v = np.cross(e1, x)
+    k = 1.0 / (1.0 + d)
+    vt = np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]])
+    return d * np.eye(3) + k * np.outer(v, v) - vt
+
+
+def joint_frame(axis: np.ndarray) -> np.ndarray:
+    """Right-handed orthonormal frame (3, 3) whose row 0 is ``axis/|axis|`` (rows 1, 2 span the
+    perpendicular plane; Kynema's revolute construction, :func:`revolute_axes`)."""
+    return revolute_axes(axis)

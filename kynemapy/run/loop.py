@@ -1,0 +1,313 @@
+"""The run driver behind :meth:`Simulation.run` and :func:`simulate`.
+
+Without time-dependent loads the steps run inside compiled calls
+(:meth:`Simulation.advance_rows`, the engine's ``advance``) of about :data:`CALL_SECONDS`
+each that record rows into the current output buffer; with a ``loads(sim, t)`` callback
+the loop is in Python, one compiled step at a time.  Full buffers of rows (half a block
+each) are appended to the HDF5 file, with the restart state, by a background thread
+(:mod:`kynemapy.run.writer`) while the stepping goes on, so a killed run loses
+fewer than ``block`` rows.  This module owns the run loop; it uses only the public
+methods of the simulation it is given.  The rows are the initial state (new file), every
+``every``-th step, and the last step of the run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import math
+import os
+import time as _time
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from kynemapy.engine.api import ConvergenceError, status_text, task
+from kynemapy.engine.entry import RECORD
+from kynemapy.engine.step import CONVERGED, NEEDS_MEMORY
+from kynemapy.run.progress import ProgressBar
+from kynemapy.run.writer import BackgroundWriter, unit_rows
+
+#: ``loads(sim, t)``: sets the inputs of ``sim`` (a :class:`kynemapy.Simulation`) before the step at time t [s]
+LoadFunction = Callable[[Any, float], None]
+
+
+class RunInfo(NamedTuple):
+    """Summary of one :meth:`Simulation.run`.
+
+    steps : steps taken; time : simulated time at the end [s]; rows : rows written to
+    the file in this run; iterations_mean, iterations_max : Newton iterations per step;
+    substepped : steps that needed adaptive sub-stepping; wall_time [s]; output : file path
+    (or None); converged : False when the run stopped at a failed step (``throw=False``).
+    """
+
+    steps: int
+    time: float
+    rows: int
+    iterations_mean: float
+    iterations_max: int
+    substepped: int
+    wall_time: float
+    output: str | None
+    converged: bool
+
+
+#: target size of one block of output rows [bytes] (written as two buffers of half a block; a killed
+#: run loses less than a block)
+BLOCK_BYTES = 2 * 1024 * 1024
+#: wall time one compiled call of the run loop aims at [s] (progress bar and Ctrl-C stay responsive)
+CALL_SECONDS = 0.25
+#: steps of the first compiled call (it measures the cost of a step) and of any call at most
+FIRST_CALL_STEPS = 16
+MAX_CALL_STEPS = 1 << 16
+
+
+def auto_block(row_width: int) -> int:
+    """Rows per output block: about :data:`BLOCK_BYTES` of rows (``row_width`` floats each), between 64 and 16384."""
+    row_bytes = 8 * int(row_width)
+    return int(max(64, min(16384, BLOCK_BYTES // row_bytes)))
+
+
+def steps_to(sim: Any, t_end: float | None, n_steps: int | None) -> int:
+    """Number of steps of size h from the current time to ``t_end`` [s], or ``n_steps``."""
+    if (t_end is None) == (n_steps is None):
+        raise ValueError("run: give exactly one of t_end [s] or n_steps")
+    if n_steps is not None:
+        if isinstance(n_steps, bool) or not isinstance(n_steps, (int, np.integer)) or n_steps < 0:
+            raise ValueError(f"run: n_steps must be an integer >= 0, got {n_steps!r}")
+        return int(n_steps)
+    t_end = float(t_end)  # type: ignore[arg-type]
+    if not math.isfinite(t_end):
+        raise ValueError(f"run: t_end must be finite, got {t_end!r}")
+    remaining = (t_end - sim.time) / sim.params.h
+    if remaining < -1e-9:
+        raise ValueError(f"run: t_end = {t_end} s is before the current time {sim.time} s")
+    n = round(remaining)
+    return int(n) if abs(remaining - n) < 1e-9 * max(1.0, abs(remaining)) else math.ceil(remaining)
+
+
+class _Stepper:
+    """One macro step of size h, with optional adaptive halving on failure."""
+
+    def __init__(self, sim: Any, adaptive: bool, max_halvings: int) -> None:
+        self.sim = sim
+        self.adaptive = adaptive
+        self.max_halvings = max_halvings
+        self.substepped = 0
+        self._coefficients: dict[int, Any] = {0: sim.coefficients}
+
+    def coefficients(self, level: int) -> Any:
+        if level not in self._coefficients:
+            params = self.sim.params
+            self._coefficients[level] = dataclasses.replace(params, h=params.h / 2**level).coefficients
+        return self._coefficients[level]
+
+    def step(self) -> tuple[int, int]:
+        """Take one step of size h; returns ``(status, n_iter)`` (state restored on failure)."""
+        status, n_iter = self.sim.step_with(self._coefficients[0])
+        if status == CONVERGED or not self.adaptive:
+            return status, n_iter
+        saved = self.sim.state.copy()
+        t0, step0 = float(self.sim.state.time[0]), int(self.sim.state.step[0])
+        status, n_iter = self._halves(1)
+        if status != CONVERGED:
+            self.sim.state.assign(saved)
+            return status, n_iter
+        self.substepped += 1
+        # one macro step, whatever the sub-steps: counters as an ordinary step would leave them
+        self.sim.state.step[0] = step0 + 1
+        self.sim.state.time[0] = t0 + self.sim.params.h
+        return status, n_iter
+
+    def _halves(self, level: int) -> tuple[int, int]:
+        p = self.coefficients(level)
+        total = 0
+        status = CONVERGED
+        for _ in range(2):
+            status, n_iter = self.sim.step_with(p)
+            total += n_iter
+            if status != CONVERGED:
+                if level >= self.max_halvings:
+                    return status, total
+                status, n_iter = self._halves(level + 1)
+                total += n_iter
+                if status != CONVERGED:
+                    return status, total
+        return status, total
+
+
+def run(
+    sim: Any,
+    *,
+    t_end: float | None = None,
+    n_steps: int | None = None,
+    output: str | os.PathLike[str] | None = None,
+    every: int = 1,
+    block: int | None = None,
+    progress: bool = False,
+    loads: LoadFunction | None = None,
+    adaptive: bool = False,
+    max_halvings: int = 6,
+    throw: bool = True,
+    attrs: dict[str, Any] | None = None,
+) -> RunInfo:
+    """See :meth:`kynemapy.Simulation.run` (``sim`` is a :class:`kynemapy.Simulation`)."""
+    from kynemapy.io.hdf5 import ResultWriter  # h5py on first use only
+
+    n_total = steps_to(sim, t_end, n_steps)
+    if block is None:
+        block = auto_block(sim.workspace.row_layout.width)
+    for name, value in (("every", every), ("block", block), ("max_halvings", max_halvings)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"run: {name} must be an integer >= 1, got {value!r}")
+    if loads is not None and not callable(loads):
+        raise TypeError(f"run: loads must be a callable loads(sim, t), got {type(loads).__name__}")
+
+    out: BackgroundWriter | None = None
+    if output is not None:
+        path = os.fspath(output)
+        unit = unit_rows(block)
+        try:
+            if sim.resume_path is not None and os.path.abspath(path) == os.path.abspath(sim.resume_path):
+                writer = ResultWriter.reopen(path, sim.model, sim.params, block=unit)
+            else:
+                writer = ResultWriter(path, sim.model, sim.params, block=unit, attrs=attrs, defer_layout=block >= 2)
+        except OSError as exc:
+            raise OSError(f"run: cannot write the output file {path!r}: {exc}") from exc
+        try:
+            out = BackgroundWriter(writer, sim.data, sim.workspace.row_layout, unit, threaded=block >= 2)
+        except BaseException:
+            writer.close()
+            raise
+    committed_before = out.writer.committed if out is not None else 0
+    start = _time.perf_counter()
+    iter_buf = np.zeros(MAX_CALL_STEPS, dtype=np.int64)
+    no_rows = np.zeros((0, 1))
+    call_steps = FIRST_CALL_STEPS
+    stepper = _Stepper(sim, adaptive, max_halvings)
+    bar = ProgressBar(n_total, sim.params.h) if progress else None
+    done = 0
+    it_sum = 0
+    it_max = 0
+    failure: tuple[int, tuple[float, ...]] | None = None
+    at_boundary = True  # the state is that of a whole converged step (not between sub-steps)
+    finished = False
+
+    def record_python(n_iter: int) -> None:
+        assert out is not None
+        task(sim.data, sim.coefficients, RECORD, n_iter, out.fill, out.buffer)
+        out.added(1)
+        if out.room() == 0:
+            out.submit(sim.state, sim.inputs)
+
+    def finish_rows() -> None:
+        """The run ends (or stops) off the output cadence: its last state is a row too; submit."""
+        assert out is not None
+        if done > 0 and sim.step_count != out.last_step:
+            record_python(sim.workspace.n_iter)
+        out.submit(sim.state, sim.inputs)
+
+    try:
+        if out is not None and out.writer.committed == 0:
+            record_python(0)  # row 0: the initial state
+        while done < n_total and failure is None:
+            if loads is None and sim.jit_enabled:
+                # compiled call: a number of steps aiming at CALL_SECONDS of wall time, and it
+                # stops by itself when the current buffer is full
+                chunk = min(n_total - done, call_steps)
+                t_call = _time.perf_counter()
+                steps, n_rows, status = sim.advance_rows(
+                    chunk,
+                    every if out is not None else 0,
+                    out.view() if out is not None else no_rows,
+                    out.room() if out is not None else 0,
+                    iter_buf,
+                )
+                elapsed = _time.perf_counter() - t_call
+                if steps:
+                    call_steps = int(min(MAX_CALL_STEPS, max(1.0, CALL_SECONDS * steps / max(elapsed, 1e-9))))
+                    it_sum += int(iter_buf[:steps].sum())
+                    it_max = max(it_max, int(iter_buf[:steps].max()))
+                done += steps
+                if out is not None:
+                    out.added(n_rows)
+                    if out.room() == 0:
+                        out.submit(sim.state, sim.inputs)
+                if status == NEEDS_MEMORY:
+                    sim.grow_solver()  # the sparse factors outgrew their arrays; the step is redone next round
+                elif status != CONVERGED:
+                    if adaptive:
+                        at_boundary = False
+                        status, n_iter = stepper.step()
+                        at_boundary = True
+                    else:
+                        n_iter = sim.workspace.n_iter
+                    if status != CONVERGED:
+                        failure = (status, tuple(float(e) for e in sim.workspace.errors[:n_iter]))
+                    else:
+                        done += 1
+                        it_sum += n_iter
+                        it_max = max(it_max, n_iter)
+                        if out is not None and sim.step_count % every == 0:
+                            record_python(n_iter)
+            else:
+                # Python loop: loads(sim, t) before every step
+                while done < n_total:
+                    if loads is not None:
+                        loads(sim, sim.time)
+                    at_boundary = False
+                    status, n_iter = stepper.step()
+                    at_boundary = True
+                    if status != CONVERGED:
+                        failure = (status, tuple(float(e) for e in sim.workspace.errors[:n_iter]))
+                        break
+                    done += 1
+                    it_sum += n_iter
+                    it_max = max(it_max, n_iter)
+                    if out is not None and sim.step_count % every == 0:
+                        record_python(n_iter)
+                    if bar is not None:
+                        bar.update(done, sim.time)
+            if bar is not None:
+                bar.update(done, sim.time)
+        if out is not None:
+            finish_rows()
+        finished = True
+    except BaseException:
+        # interrupted (Ctrl-C, an exception in loads): keep the rows computed so far when the
+        # state is a whole step and the current buffer is not in the writer's hands
+        if out is not None and at_boundary and out.can_submit():
+            with contextlib.suppress(Exception):
+                finish_rows()
+        raise
+    finally:
+        if out is not None:
+            out.close(raise_errors=finished)
+        if bar is not None:
+            bar.close(sim.time)
+    wall = _time.perf_counter() - start
+    info = RunInfo(
+        steps=done,
+        time=sim.time,
+        rows=out.writer.committed - committed_before if out is not None else 0,
+        iterations_mean=it_sum / done if done else 0.0,
+        iterations_max=it_max,
+        substepped=stepper.substepped,
+        wall_time=wall,
+        output=None if output is None else os.fspath(output),
+        converged=failure is None,
+    )
+    if failure is not None and throw:
+        status, errors = failure
+        raise ConvergenceError(
+            f"run stopped at step {sim.step_count + 1} (t = {sim.time:.9g} s → {sim.time + sim.params.h:.9g} s): "
+            f"{status_text(status)}; Newton errors {', '.join(f'{e:.3g}' for e in errors)}; "
+            f"the state is that of the last converged step"
+            + (f"; {out.writer.committed} rows are in {out.writer.path!r}" if out is not None else ""),
+            sim.time,
+            sim.step_count,
+            errors,
+            status,
+        )
+    return info

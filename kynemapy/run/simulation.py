@@ -1,0 +1,407 @@
+"""``Simulation``: a model, its state, inputs and workspace, stepped by the compiled phases."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from kynemapy.engine import api
+from kynemapy.engine.api import NO_ROWS, ConvergenceError, StepInfo, entry, status_text, task
+from kynemapy.engine.checks import check_constraints
+from kynemapy.engine.data import Inputs, State, Workspace, new_inputs, new_state, new_workspace
+from kynemapy.engine.entry import ADVANCE, INITIAL_OUTPUTS, REACTION, run_task
+from kynemapy.engine.fields import Data
+from kynemapy.engine.params import INITIAL_ACCELERATIONS, StepParameters
+from kynemapy.engine.step import CONVERGED, NEEDS_MEMORY, global_position
+from kynemapy.model import Model, kinds
+from kynemapy.run import loop
+
+
+def _finite(value: float, what: str) -> float:
+    x = float(value)
+    if not np.isfinite(x):
+        raise ValueError(f"{what} must be finite, got {value!r}")
+    return x
+
+
+class Simulation:
+    """Time integration of a :class:`Model` with Kynema's Lie-group generalized-α scheme.
+
+    Parameters
+    ----------
+    model : a built model.
+    params : step parameters.
+    consistent_initial_accelerations : None (default) computes accelerations and
+        multipliers at t = 0 when no node was given an ``acceleration``; True always
+        computes them; False uses the given ones (zero where none was given).
+
+    Attributes
+    ----------
+    state : :class:`State` (``q, v, vd, a, lam, ...``), updated in place by each step.
+    inputs : :class:`Inputs` (``f`` loads, ``constraint_input``), read by each step.
+    """
+
+    def __init__(
+        self, model: Model, params: StepParameters, consistent_initial_accelerations: bool | None = None
+    ) -> None:
+        if not isinstance(params, StepParameters):
+            raise TypeError(f"params must be a kynemapy.StepParameters, got {type(params).__name__}")
+        self._model = model
+        self._params = params
+        self._p = params.coefficients
+        self._state = new_state(model)
+        self._inputs = new_inputs(model)
+        self._workspace = new_workspace(model, params.max_iter, params.solver, params.geometric_stiffness)
+        self.resume_path: str | None = None
+        self._state.q[...] = model.initial_q
+        self._state.q_prev[...] = model.initial_q
+        self._state.v[...] = model.initial_v
+        self._state.vd[...] = model.initial_vd
+        self._inputs.constraint_input[...] = model.initial_constraint_input
+        self._bind()
+        check_constraints(self._workspace, self._data)
+        api.reference_factorization(self._workspace, self._state, self._inputs, params)
+        solve = consistent_initial_accelerations
+        if solve is None:
+            solve = not bool(np.any(model.initial_vd_given))
+        if solve:
+            self.compute_consistent_accelerations()
+        self._state.a[...] = self._state.vd
+        global_position(model.x0, self._state.q, self._state.x)
+        task(self._data, self._p, INITIAL_OUTPUTS)
+
+    def _bind(self) -> None:
+        """(Re)build the arenas tuple and the compiled step entry (after the arrays changed)."""
+        self._data = self._workspace.data(self._state, self._inputs)
+        self._iters1 = np.zeros(1, dtype=np.int64)
+        self._out = np.zeros(6)
+        args = (self._data, self._p, ADVANCE, 1, 0, NO_ROWS, 0, self._iters1, self._out)
+        self._run = entry(run_task, args)
+
+    # ------------------------------------------------------------- data
+    # Read-only attributes: the arrays are updated in place, never replaced, so the
+    # compiled entry point resolved on the first step stays valid for every later one.
+    @property
+    def model(self) -> Model:
+        """The model being simulated."""
+        return self._model
+
+    @property
+    def params(self) -> StepParameters:
+        """The step parameters."""
+        return self._params
+
+    @property
+    def state(self) -> State:
+        """The state, updated in place by each step (``q, v, vd, a, lam, ...``)."""
+        return self._state
+
+    @property
+    def inputs(self) -> Inputs:
+        """Loads and constraint inputs read by each step; write into their arrays."""
+        return self._inputs
+
+    @property
+    def workspace(self) -> Workspace:
+        """The packed model and the buffers of the compiled step (Newton matrix, last step's errors, ...)."""
+        return self._workspace
+
+    @property
+    def data(self) -> Data:
+        """The arenas of this simulation as the compiled phases take them (for run drivers)."""
+        return self._data
+
+    @property
+    def coefficients(self) -> np.ndarray:
+        """The coefficient vector ``p`` of the compiled phases for ``params`` (read-only copy)."""
+        p = self._p.copy()
+        p.setflags(write=False)
+        return p
+
+    # ------------------------------------------------------------- stepping
+    def compute_consistent_accelerations(self) -> None:
+        """Solve the constrained equations of motion for ``vd`` and ``lam`` at the current q, v."""
+        status = api.consistent_accelerations(self._workspace, self._state, self._inputs)
+        self._bind()
+        if status != 0:
+            raise ConvergenceError(
+                "cannot compute consistent initial accelerations: " + status_text(api.SINGULAR),
+                float(self._state.time[0]),
+                int(self._state.step[0]),
+                (),
+                api.SINGULAR,
+            )
+
+    def step(self, throw: bool = True) -> StepInfo:
+        """Advance one time step h.  On failure the state is unchanged and, with ``throw``,
+        :class:`ConvergenceError` is raised (else ``StepInfo(converged=False, ...)`` returned)."""
+        _, _, status = self._run(self._data, self._p, ADVANCE, 1, 0, NO_ROWS, 0, self._iters1, self._out)
+        if status == NEEDS_MEMORY:
+            status, _ = self.step_with(self._p)
+        ws = self._workspace
+        n_iter = int(self._iters1[0])
+        errors = tuple(ws.errors[:n_iter].tolist())
+        if status != CONVERGED:
+            if throw:
+                raise self._failure(status, errors)
+            return StepInfo(False, n_iter, errors, int(status))
+        return StepInfo(True, n_iter, errors, CONVERGED)
+
+    def _failure(self, status: int, errors: tuple[float, ...]) -> ConvergenceError:
+        t = float(self._state.time[0])
+        return ConvergenceError(
+            f"step {int(self._state.step[0]) + 1} (t = {t:.9g} s → {t + self._params.h:.9g} s): "
+            f"{status_text(status)} after {len(errors)} iteration(s); errors {', '.join(f'{e:.3g}' for e in errors)}",
+            t,
+            int(self._state.step[0]),
+            errors,
+            int(status),
+        )
+
+    def step_with(self, coefficients: np.ndarray) -> tuple[int, int]:
+        """One step with the coefficient vector ``coefficients`` (see :attr:`coefficients`; a run
+        driver's sub-steps use other h); returns ``(status, n_iter)``, the state restored on
+        failure.  The sparse solver's fallback grows as needed."""
+        while True:
+            _, _, status = self._run(self._data, coefficients, ADVANCE, 1, 0, NO_ROWS, 0, self._iters1, self._out)
+            if status != NEEDS_MEMORY:
+                return int(status), int(self._iters1[0])
+            self.grow_solver()
+
+    def advance_rows(
+        self, n_steps: int, every: int, rows: np.ndarray, max_rows: int, iterations: np.ndarray
+    ) -> tuple[int, int, int]:
+        """Up to ``n_steps`` steps in one compiled call, recording a row into ``rows`` (R, width)
+        after every converged step whose counter is a multiple of ``every`` (> 0; at most
+        ``max_rows``); ``iterations[i]``: Newton iterations of step i.  Returns ``(steps,
+        rows_recorded, status)``; ``NEEDS_MEMORY`` means: :meth:`grow_solver`, then go on."""
+        n, e, m = int(n_steps), int(every), int(max_rows)
+        return self._run(self._data, self._p, ADVANCE, n, e, rows, m, iterations, self._out)
+
+    @property
+    def jit_enabled(self) -> bool:
+        """False when the kernels run as plain Python (``KYNEMAPY_DISABLE_JIT=1``)."""
+        return hasattr(run_task, "compile")
+
+    def grow_solver(self) -> None:
+        """Double the capacity of the fallback sparse LU (after a ``NEEDS_MEMORY`` status)."""
+        api.grow_fallback(self._workspace)
+        self._bind()
+
+    def run(
+        self,
+        t_end: float | None = None,
+        n_steps: int | None = None,
+        output: str | os.PathLike[str] | None = None,
+        every: int = 1,
+        block: int | None = None,
+        progress: bool = False,
+        loads: Callable[[Simulation, float], None] | None = None,
+        adaptive: bool = False,
+        max_halvings: int = 6,
+        throw: bool = True,
+        attrs: dict[str, Any] | None = None,
+    ) -> loop.RunInfo:
+        """Run to ``t_end`` [s] (or ``n_steps`` steps), streaming results to an HDF5 file.
+
+        Parameters
+        ----------
+        output : HDF5 file (see :mod:`kynemapy.io`), checked writable before the first step;
+            rows: the initial state (new file), every ``every``-th step and the last step.
+            If this simulation came from :meth:`restart` of the same file, the file is continued.
+        block : a killed run loses fewer than ``block`` rows (default: about 2 MiB of rows,
+            64 to 16384).  Rows are recorded into two buffers of ``block // 2`` rows (the
+            file's chunk); a background thread appends each full buffer while the stepping
+            goes on (``block = 1``: each row is written before the next step, no thread).
+        progress : draw a progress bar on stderr.
+        loads : ``loads(sim, t)`` called before every step with the time at its start [s]
+            (write ``sim.inputs``); without it the steps run in compiled calls of about 0.25 s.
+        adaptive : retry a failed step as two half steps, recursively up to ``max_halvings``.
+        throw : raise :class:`ConvergenceError` when a step fails (everything converged so far is
+            written, the state is that of the last converged step); else return with
+            ``converged=False``.
+        """
+        return loop.run(
+            self,
+            t_end=t_end,
+            n_steps=n_steps,
+            output=output,
+            every=every,
+            block=block,
+            progress=progress,
+            loads=loads,
+            adaptive=adaptive,
+            max_halvings=max_halvings,
+            throw=throw,
+            attrs=attrs,
+        )
+
+    @classmethod
+    def restart(cls, path: str | os.PathLike[str], params: StepParameters | None = None) -> Simulation:
+        """A simulation positioned at the last committed step of a result file.
+
+        Continuing it (``run(..., output=path)`` appends to the same file) reproduces an
+        uninterrupted run bit for bit.  ``params`` defaults to the file's step parameters.
+        """
+        from kynemapy.io.hdf5 import read  # h5py on first use only
+
+        result = read(path)
+        if result.restart is None:
+            raise ValueError(f"{os.fspath(path)}: no restart data for the {result.committed} committed rows")
+        sim = cls(result.model, params or result.params, consistent_initial_accelerations=False)
+        state, inputs = result.restart_state()
+        sim._state.assign(state)
+        sim._inputs.f[...] = inputs.f
+        sim._inputs.constraint_input[...] = inputs.constraint_input
+        sim.resume_path = os.fspath(path)
+        return sim
+
+    def advance(self, n_steps: int, throw: bool = True) -> np.ndarray:
+        """Run ``n_steps`` steps inside one compiled call (inputs held constant).
+
+        Returns the Newton iterations of each completed step (int64 array).  Stops at
+        the first failed step (state as before that step) and raises unless ``throw`` is False.
+        """
+        if isinstance(n_steps, bool) or not isinstance(n_steps, (int, np.integer)) or n_steps < 0:
+            raise ValueError(f"advance: n_steps must be an integer >= 0, got {n_steps!r}")
+        iterations = np.zeros(int(n_steps), dtype=np.int64)
+        done, status = 0, CONVERGED
+        while done < int(n_steps):
+            steps, _, status = self.advance_rows(int(n_steps) - done, 0, NO_ROWS, 0, iterations[done:])
+            done += steps
+            if status != NEEDS_MEMORY:
+                break
+            self.grow_solver()  # the sparse factors outgrew their arrays: grow, go on from the same step
+        if status != CONVERGED and throw:
+            n_iter = self._workspace.n_iter
+            raise self._failure(status, tuple(self._workspace.errors[:n_iter].tolist()))
+        return iterations[:done]
+
+    # --------------------------------------------------------------- inputs
+    def set_load(
+        self, node: int, force: np.ndarray | tuple = (0.0, 0.0, 0.0), moment: np.ndarray | tuple = (0.0, 0.0, 0.0)
+    ) -> None:
+        """External force [N] and moment [N m] (inertial frame) on ``node``, held until changed."""
+        f = np.concatenate([np.asarray(force, float), np.asarray(moment, float)])
+        if f.shape != (6,) or not np.all(np.isfinite(f)):
+            raise ValueError(f"load on node {node}: force and moment must be 3 finite numbers each, got {f.tolist()}")
+        self.inputs.f[self._node(node)] = f
+
+    def _node(self, node: int) -> int:
+        if not 0 <= int(node) < self.model.n_nodes:
+            raise IndexError(f"unknown node id {node} (the model has {self.model.n_nodes} nodes)")
+        return int(node)
+
+    def _constraint(self, cid: int, what: str) -> int:
+        if not 0 <= int(cid) < self.model.n_constraints:
+            raise IndexError(f"unknown constraint id {cid} (the model has {self.model.n_constraints} constraints)")
+        kind = int(self.model.constraint_kind[cid])
+        if kind not in kinds.ACCEPTS[what]:
+            raise ValueError(f"constraint {cid} is a {kinds.KIND_NAMES[kind]}, which has no {what}")
+        return int(cid)
+
+    def set_prescribed_displacement(
+        self, cid: int, u: np.ndarray | tuple, rotation: np.ndarray | tuple = (1.0, 0.0, 0.0, 0.0)
+    ) -> None:
+        """Prescribed displacement u [m] and rotation quaternion of a prescribed BC for the next step."""
+        cid = self._constraint(cid, "prescribed displacement")
+        value = np.concatenate([np.asarray(u, float), np.asarray(rotation, float)])
+        if value.shape != (7,) or not np.all(np.isfinite(value)):
+            raise ValueError(
+                f"constraint {cid}: prescribed displacement must be 3 + 4 finite numbers, got {value.tolist()}"
+            )
+        self.inputs.constraint_input[cid] = value
+
+    def set_torque(self, cid: int, torque: float) -> None:
+        """Torque τ [N m] of a hinge joint (on body_b about the axis, −τ on body_a), or the brake
+        torque of a Kynema revolute joint (acts as −τ about the joint axis), held until changed."""
+        cid = self._constraint(cid, "torque input")
+        self.inputs.constraint_input[cid, 0] = _finite(torque, f"constraint {cid} torque")
+
+    def set_force(self, cid: int, force: float) -> None:
+        """Force F [N] of a slider joint (on body_b along the axis, −F on body_a), held until changed."""
+        cid = self._constraint(cid, "force input")
+        self.inputs.constraint_input[cid, 0] = _finite(force, f"constraint {cid} force")
+
+    def set_angle(self, cid: int, angle: float) -> None:
+        """Commanded angle [rad] of a rotation control."""
+        cid = self._constraint(cid, "angle input")
+        self.inputs.constraint_input[cid, 0] = float(angle)
+
+    # -------------------------------------------------------------- outputs
+    @property
+    def time(self) -> float:
+        """Simulated time [s]."""
+        return float(self.state.time[0])
+
+    @property
+    def step_count(self) -> int:
+        """Number of converged steps."""
+        return int(self.state.step[0])
+
+    def multipliers(self, cid: int) -> np.ndarray:
+        """Lagrange multipliers λ of constraint ``cid`` (its n_rows entries) [N, N m]."""
+        n = int(self.model.constraint_n_rows[cid])
+        return self.state.lam[cid, :n].copy()
+
+    def joint_output(self, cid: int) -> np.ndarray:
+        """(3,) outputs of constraint ``cid`` after the last step (or at t = 0).
+
+        Hinge joint: angle of body_b relative to body_a about the axis [rad] (right-handed,
+        0 at the reference configuration, continuous across turns), its rate [rad/s] and
+        acceleration [rad/s²].  Slider joint: displacement of body_b's joint point along the
+        axis [m], rate [m/s], acceleration [m/s²].  Kynema revolute joint: as
+        :meth:`revolute_output`.  Other kinds: zeros.
+        """
+        if not 0 <= int(cid) < self.model.n_constraints:
+            raise IndexError(f"unknown constraint id {cid} (the model has {self.model.n_constraints} constraints)")
+        return self.state.constraint_output[int(cid)].copy()
+
+    def reaction(self, cid: int) -> tuple[np.ndarray, np.ndarray]:
+        """Force [N] (3,) and torque [N m] (3,) the constraint exerts on its body, world frame.
+
+        Two-body joints: the load on body_b (on body_a when body_b is the ground), torque about
+        the joint point as carried by that body (``x + R(r) d``; for a distance constraint,
+        its ``point_b``).  Kynema's kinds: the load on the target node, torque about that node.
+        From the multipliers only: a hinge's input torque or a slider's input force is not
+        included (it is known: see :meth:`set_torque`, :meth:`set_force`).  Computed as
+        ``−B_tᵀλ`` at the current state: the constraint's share of the target's equation of motion.
+        """
+        if not 0 <= int(cid) < self.model.n_constraints:
+            raise IndexError(f"unknown constraint id {cid} (the model has {self.model.n_constraints} constraints)")
+        out = np.zeros(6)
+        task(self._data, INITIAL_ACCELERATIONS, REACTION, int(cid), out=out)
+        return out[:3].copy(), out[3:].copy()
+
+    def revolute_output(self, cid: int) -> np.ndarray:
+        """(azimuth [rad], speed [rad/s], acceleration [rad/s²]) of revolute joint ``cid``."""
+        cid = self._constraint(cid, "revolute output")
+        return self.state.constraint_output[cid].copy()
+
+    def save_state(self) -> State:
+        """A copy of the state (restore it with :meth:`restore_state`)."""
+        return self.state.copy()
+
+    def restore_state(self, saved: State) -> None:
+        """Put a saved state back (in place)."""
+        self.state.assign(saved)
+
+
+def simulate(
+    model: Model,
+    params: StepParameters,
+    t_end: float | None = None,
+    n_steps: int | None = None,
+    output: str | os.PathLike[str] | None = None,
+    **run_options: Any,
+) -> tuple[Simulation, loop.RunInfo]:
+    """Build a :class:`Simulation` and :meth:`~Simulation.run` it; returns both.
+
+    ``run_options``: ``every, block, progress, loads, adaptive, max_halvings, throw, attrs``.
+    """
+    sim = Simulation(model, params)
+    info = sim.run(t_end=t_end, n_steps=n_steps, output=output, **run_options)
+    return sim, info

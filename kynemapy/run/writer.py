@@ -1,0 +1,181 @@
+"""Output rows double-buffered in memory and appended to HDF5 by a background thread.
+
+The run driver records rows into the *current* buffer (from compiled code or Python);
+when the buffer is full it is handed, with a copy of the state and inputs after its
+last row, to a writer thread that computes the rows' energy and momentum
+(:func:`kynemapy.engine.invariants.fill_invariants`) and appends them to the file with
+:meth:`kynemapy.io.ResultWriter.append` (rows, restart data, ``committed``, each phase
+flushed), while the driver goes on filling the other buffer.  The compiled kernels
+release the GIL, so on a machine with two cores the HDF5 writes cost the stepping
+almost nothing.
+
+Crash safety: a buffer is handed over only once the buffer before it has been
+committed, so at most two buffers of rows are ever missing from the file: the one
+being written and the one being filled.  Buffers hold ``unit = block // 2`` rows, so a
+killed run loses fewer than ``block`` rows (with ``block = 1`` there is no thread and
+each row is written before the next step).
+
+Buffers end on multiples of ``unit`` in the file's row index, the file's chunk size:
+every full append writes whole HDF5 chunks.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+
+import numpy as np
+
+from kynemapy.engine.api import call
+from kynemapy.engine.data import Inputs, State
+from kynemapy.engine.fields import Data
+from kynemapy.engine.invariants import fill_invariants
+from kynemapy.engine.rows import RowLayout, split_rows
+from kynemapy.io.hdf5 import ResultWriter
+
+__all__ = ["BackgroundWriter", "unit_rows"]
+
+
+def unit_rows(block: int) -> int:
+    """Rows per buffer (and per HDF5 chunk) for a loss bound of ``block`` rows."""
+    return max(1, int(block) // 2)
+
+
+class BackgroundWriter:
+    """Two record buffers of ``unit`` rows and the thread that writes them (see the module docstring).
+
+    Parameters
+    ----------
+    writer : an open :class:`ResultWriter` whose chunks hold ``unit`` rows (its layout may be
+        deferred: the thread makes it first); closed by :meth:`close`.
+    data : the simulation's arenas (the model part is read for energy and momentum).
+    layout : the output row layout (``workspace.row_layout``).
+    unit : rows per buffer.
+    threaded : write in a background thread (two buffers) or in the caller's thread (one buffer).
+
+    The driver fills :meth:`view` (rows from :attr:`fill` on), reports them with
+    :meth:`added`, and calls :meth:`submit` when :meth:`room` is 0 and at the end.
+    """
+
+    def __init__(
+        self, writer: ResultWriter, data: Data, layout: RowLayout, unit: int, *, threaded: bool = True
+    ) -> None:
+        self.writer = writer
+        self.unit = int(unit)
+        self.threaded = bool(threaded)
+        self._data = data
+        self._layout = layout
+        self._buffers = [np.zeros((self.unit, layout.width)) for _ in range(2 if self.threaded else 1)]
+        # scratch of the energy/momentum kernel, the writer's own (the stepping uses the workspace's)
+        self._s4, self._s33, self._inv = np.zeros((1, 4)), np.zeros((1, 3, 3)), np.zeros(8)
+        self._current = 0
+        #: rows in the current buffer
+        self.fill = 0
+        #: global row index of the current buffer's first row
+        self._start = writer.committed
+        #: step counter of the last row recorded (-1: none yet in this run)
+        self.last_step = -1
+        self._error: BaseException | None = None
+        self._free: queue.SimpleQueue[int] = queue.SimpleQueue()
+        self._todo: queue.SimpleQueue[tuple[int, int, State, Inputs] | None] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        if self.threaded:
+            for i in range(1, len(self._buffers)):
+                self._free.put(i)
+            self._thread = threading.Thread(target=self._work, name="kynemapy-hdf5-writer", daemon=True)
+            self._thread.start()
+
+    # ------------------------------------------------------------------ filling
+    @property
+    def buffer(self) -> np.ndarray:
+        """The buffer being filled (``unit`` rows × the row width)."""
+        return self._buffers[self._current]
+
+    def room(self) -> int:
+        """Rows the current buffer takes before it is due (it ends on a multiple of ``unit``)."""
+        return self.unit - self._start % self.unit - self.fill
+
+    def view(self) -> np.ndarray:
+        """The free rows of the current buffer (row 0 of the view = row :attr:`fill`)."""
+        return self.buffer[self.fill :]
+
+    def added(self, n: int) -> None:
+        """``n`` rows were recorded at :attr:`fill` and after."""
+        if n:
+            self.fill += n
+            self.last_step = int(self.buffer[self.fill - 1, self._layout.offsets["step"]])
+
+    # ------------------------------------------------------------------ writing
+    def submit(self, state: State, inputs: Inputs) -> None:
+        """Hand the filled rows to the writer with a copy of ``state`` and ``inputs`` (after the last row).
+
+        Threaded: returns once the other buffer is free, i.e. once every earlier buffer is
+        committed.  Raises ``OSError`` if the writer has failed.
+        """
+        self._raise_writer_error()
+        if self.fill == 0:
+            return
+        item = (self._current, self.fill, state.copy(), Inputs(*inputs))
+        self._start += self.fill
+        self.fill = 0
+        if self._thread is None:
+            self._write(item)
+            self._raise_writer_error()
+            return
+        self._todo.put(item)
+        self._current = -1  # no buffer of ours until the writer frees one
+        self._current = self._free.get()
+        self._raise_writer_error()
+
+    def can_submit(self) -> bool:
+        """True when the current buffer is ours (not interrupted while waiting) and the writer has not failed."""
+        return self._current >= 0 and self._error is None
+
+    def _write(self, item: tuple[int, int, State, Inputs]) -> None:
+        index, n, state, inputs = item
+        if self._error is not None:
+            return
+        try:
+            buf = self._buffers[index]
+            call(fill_invariants, self._data, buf, 0, n, self._s4, self._s33, self._inv)
+            self.writer.append(split_rows(self._layout, buf[:n]), state=state, inputs=inputs)
+        except BaseException as exc:  # reported to the driver at its next submit or at close
+            self._error = exc
+
+    def _work(self) -> None:
+        try:
+            self.writer.ensure_layout()  # a deferred layout is made while the first rows are computed
+        except BaseException as exc:
+            self._error = exc
+        while True:
+            item = self._todo.get()
+            if item is None:
+                return
+            try:
+                self._write(item)
+            finally:
+                self._free.put(item[0])
+
+    def _raise_writer_error(self) -> None:
+        if self._error is not None:
+            exc = self._error
+            raise OSError(f"run: writing {self.writer.path!r} failed: {exc}") from exc
+
+    def close(self, *, raise_errors: bool = True) -> None:
+        """Wait for every submitted buffer to be written, then close the file (idempotent).
+
+        Rows still in the current buffer and not submitted are dropped.  Raises the writer's
+        error as ``OSError`` unless ``raise_errors`` is False (the caller is already raising:
+        then errors of closing are not raised either).
+        """
+        if self._thread is not None:
+            self._todo.put(None)
+            self._thread.join()
+            self._thread = None
+        try:
+            self.writer.close()
+        except Exception:
+            if raise_errors:
+                raise
+        if raise_errors:
+            self._raise_writer_error()
