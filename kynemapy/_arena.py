@@ -1,26 +1,16 @@
-"""Packed arenas: every array of the engine lives at an offset inside a few flat arrays.
+"""Packed arenas: arrays laid out at offsets inside a few flat arrays.
 
-A compiled call from Python unboxes each array argument it receives (about 10 ns an
-array, and a NamedTuple of 80 arrays cost 4.8 µs a step), and a call between compiled
-phases passes each array as a descriptor of seven or more machine words.  So the engine
-keeps its data in a handful of flat arenas, as MuJoCo's ``mjData`` does, and a kernel
-takes the views it needs from them:
+The engine's data live in a handful of flat arenas (as MuJoCo's ``mjData``): the state in
+one float64 and one int64 array, the inputs in one, the workspace in two, the model in two
+read-only ones.  Python sees named numpy *views* of them (``state.q`` is a (N, 7) view into
+``state.f``), so a state is copied, saved or restored as one array, and the views are what
+the compiled phases receive (:class:`kynemapy.engine.fields.Data`): views made once in
+Python cost nothing per call, whereas a view made in compiled code by ``reshape`` costs
+about 10 ns (and 30 ms of compilation per site).
 
-* ``mi`` int64 and ``mf`` float64 (read-only): the model tables, the sparsity slots and
-  the *header*, which says where every field lives;
-* ``wi``, ``wf``: the workspace (Newton system, element and constraint blocks, scratch);
-* ``sf``, ``si``: the state (``q, v, vd, ...`` and the step counter);
-* ``xf``: the inputs (loads, constraint inputs);
-* ``ri, rf`` and ``fi, ff``: the reference and fallback factorizations of the solver.
-
-The header is the first part of ``mi``: a few scalar words (counts, flags), then six
-words per field: the field's offset in its arena and its shape (up to five dimensions,
-unused ones 1).  A field is named in code by the header word where its description starts,
-a module-level integer constant that numba compiles in (``Q``, ``MASS_M_STAR``, ...).
-Constants are handed out in definition order by a :class:`HeaderSpec`, so the numbering
-is fixed by the source code, and numba's cache (keyed on the source) never sees another.
-
-Users never see the arenas: they read named numpy views (``sim.state.q``) of them.
+Self-contained packed structures that compiled code receives as two arrays (the sparse LU,
+the dense elimination program) keep a *header* at the start of their int64 arena: six
+words per field, its offset and shape; compiled code takes 1-D views with :func:`v1`.
 """
 
 from __future__ import annotations
@@ -34,78 +24,97 @@ from kynemapy._jit import njit
 
 #: header words per field: offset, then five dimensions
 FIELD_WORDS = 6
-#: arenas a field can live in
-ARENAS = ("mi", "mf", "wi", "wf", "sf", "si", "xf")
-INT_ARENAS = ("mi", "wi", "si")
 
 
 @dataclass(frozen=True)
 class FieldSpec:
-    """One array: its arena, its name (a :class:`~kynemapy.Model` field for model data), and
-    its shape, with counts given by name (``("n_nodes", 7)``)."""
+    """One array: its arena, its name, its shape with counts by name (``("n_nodes", 7)``),
+    and (in a header) the word where its description starts."""
 
-    word: int
     arena: str
     name: str
     shape: tuple[str | int, ...]
+    word: int = -1
 
 
 @dataclass
 class HeaderSpec:
-    """Hands out header words in definition order.
+    """Fields of a packed structure with a header; ``field`` returns the field's header word,
+    to be kept as a module constant (the numbering follows the definition order)."""
 
-    ``scalar(name)`` reserves one word (a count or a flag), ``field(arena, name, shape)``
-    :data:`FIELD_WORDS` words; both return the word, to be kept as a module constant.
-    ``base`` is the first word of this spec in the header (tables get theirs at packing).
-    """
-
-    base: int = 0
     size: int = 0
     scalars: dict[str, int] = field(default_factory=dict)
     fields: list[FieldSpec] = field(default_factory=list)
 
     def scalar(self, name: str) -> int:
-        word = self.base + self.size
+        word = self.size
         self.scalars[name] = word
         self.size += 1
         return word
 
     def field(self, arena: str, name: str, shape: tuple[str | int, ...]) -> int:
-        if arena not in ARENAS:
-            raise ValueError(f"unknown arena {arena!r}")
         if not 1 <= len(shape) <= FIELD_WORDS - 1:
             raise ValueError(f"field {name!r}: 1 to {FIELD_WORDS - 1} dimensions")
-        word = self.base + self.size
-        self.fields.append(FieldSpec(word, arena, name, tuple(shape)))
+        word = self.size
+        self.fields.append(FieldSpec(arena, name, tuple(shape), word))
         self.size += FIELD_WORDS
         return word
 
 
-class ArenaBuilder:
-    """Lays out fields in arenas and writes their header words (Python, at packing time)."""
+def resolve(shape: tuple[str | int, ...], counts: Mapping[str, int]) -> tuple[int, ...]:
+    """``shape`` with its named counts replaced by their values."""
+    return tuple(int(counts[d]) if isinstance(d, str) else int(d) for d in shape)
 
-    def __init__(self, header_words: int, header_arena: str = "mi") -> None:
-        self.header = np.zeros(header_words, dtype=np.int64)
-        self.header_arena = header_arena
-        self.sizes = dict.fromkeys(ARENAS, 0)
-        self.sizes[header_arena] = header_words
 
-    def place(self, spec: FieldSpec, counts: Mapping[str, int], offset: int = 0) -> None:
-        """Reserve room for ``spec`` (its header word shifted by ``offset``)."""
-        shape = tuple(int(counts[d]) if isinstance(d, str) else int(d) for d in spec.shape)
-        word = spec.word + offset
-        size = int(np.prod(shape))
-        start = self.sizes[spec.arena]
-        self.sizes[spec.arena] = start + size
-        self.header[word] = start
-        self.header[word + 1 : word + FIELD_WORDS] = 1
-        self.header[word + 1 : word + 1 + len(shape)] = shape
+class Arenas:
+    """Lays out named fields in arenas and makes them (Python, once per simulation).
 
-    def allocate(self) -> dict[str, np.ndarray]:
-        """Zeroed arenas, the header copied to the start of its arena."""
-        out = {a: np.zeros(self.sizes[a], dtype=np.int64 if a in INT_ARENAS else np.float64) for a in ARENAS}
-        out[self.header_arena][: self.header.shape[0]] = self.header
-        return out
+    ``add(arena, name, shape)`` reserves room; ``allocate()`` creates the zeroed arenas
+    (int64 for the names in ``int_arenas``, float64 otherwise) and returns the views.
+    """
+
+    def __init__(self, int_arenas: tuple[str, ...] = ()) -> None:
+        self.int_arenas = int_arenas
+        self.sizes: dict[str, int] = {}
+        self.places: dict[str, tuple[str, int, tuple[int, ...]]] = {}
+
+    def add(self, arena: str, name: str, shape: tuple[int, ...]) -> None:
+        if name in self.places:
+            raise ValueError(f"field {name!r} placed twice")
+        start = self.sizes.get(arena, 0)
+        self.sizes[arena] = start + int(np.prod(shape))
+        self.places[name] = (arena, start, tuple(int(s) for s in shape))
+
+    def allocate(self) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+        """``(arenas, views)``: the zeroed arenas by name and every field's view by name."""
+        arenas = {
+            a: np.zeros(max(size, 1), dtype=np.int64 if a in self.int_arenas else np.float64)
+            for a, size in self.sizes.items()
+        }
+        views = {}
+        for name, (a, start, shape) in self.places.items():
+            views[name] = arenas[a][start : start + int(np.prod(shape))].reshape(shape)
+        return arenas, views
+
+
+class HeaderBuilder:
+    """Lays out the fields of a :class:`HeaderSpec` in an int64 arena (header first) and a
+    float64 arena, and writes their header words."""
+
+    def __init__(self, spec: HeaderSpec, counts: Mapping[str, int]) -> None:
+        self.spec = spec
+        self.header = np.zeros(spec.size, dtype=np.int64)
+        sizes = {"i": spec.size, "f": 0}
+        for f in spec.fields:
+            shape = resolve(f.shape, counts)
+            start = sizes[f.arena]
+            sizes[f.arena] = start + int(np.prod(shape))
+            self.header[f.word] = start
+            self.header[f.word + 1 : f.word + FIELD_WORDS] = 1
+            self.header[f.word + 1 : f.word + 1 + len(shape)] = shape
+        self.i = np.zeros(sizes["i"], dtype=np.int64)
+        self.f = np.zeros(max(sizes["f"], 1))
+        self.i[: spec.size] = self.header
 
 
 def field_view(arena: np.ndarray, header: np.ndarray, word: int) -> np.ndarray:
@@ -118,61 +127,11 @@ def field_view(arena: np.ndarray, header: np.ndarray, word: int) -> np.ndarray:
     return arena[start : start + size].reshape(dims)
 
 
-# ---------------------------------------------------------------- compiled views
-# The rank is the caller's: a field of rank r is read with v<r>.  Inlined into their callers:
-# without numba's reference counting (``_nrt=False``) a compiled function cannot return a view.
-
-
-@njit(inline=True)
-def rows(h, w):
-    """Leading dimension (number of rows) of the field described at header word ``w``."""
-    return h[w + 1]
-
-
 @njit(inline=True)
 def v1(a, h, w):
-    """1-D view of the field described at header word ``w`` of ``h``, in arena ``a``."""
+    """Compiled: the 1-D view of the field described at header word ``w`` of ``h``, in arena ``a``.
+
+    Inlined into its callers: without numba's reference counting (``_nrt=False``) a compiled
+    function cannot return a view."""
     o = h[w]
     return a[o : o + h[w + 1]]
-
-
-@njit(inline=True)
-def v2(a, h, w):
-    """2-D view (see :func:`v1`)."""
-    o = h[w]
-    d0 = h[w + 1]
-    d1 = h[w + 2]
-    return a[o : o + d0 * d1].reshape((d0, d1))
-
-
-@njit(inline=True)
-def v3(a, h, w):
-    """3-D view (see :func:`v1`)."""
-    o = h[w]
-    d0 = h[w + 1]
-    d1 = h[w + 2]
-    d2 = h[w + 3]
-    return a[o : o + d0 * d1 * d2].reshape((d0, d1, d2))
-
-
-@njit(inline=True)
-def v4(a, h, w):
-    """4-D view (see :func:`v1`)."""
-    o = h[w]
-    d0 = h[w + 1]
-    d1 = h[w + 2]
-    d2 = h[w + 3]
-    d3 = h[w + 4]
-    return a[o : o + d0 * d1 * d2 * d3].reshape((d0, d1, d2, d3))
-
-
-@njit(inline=True)
-def v5(a, h, w):
-    """5-D view (see :func:`v1`)."""
-    o = h[w]
-    d0 = h[w + 1]
-    d1 = h[w + 2]
-    d2 = h[w + 3]
-    d3 = h[w + 4]
-    d4 = h[w + 5]
-    return a[o : o + d0 * d1 * d2 * d3 * d4].reshape((d0, d1, d2, d3, d4))

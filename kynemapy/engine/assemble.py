@@ -15,14 +15,12 @@ Nothing here knows an element type or a constraint kind.
 
 from __future__ import annotations
 
-from kynemapy._arena import v1, v2, v3, v4, v5
 from kynemapy._jit import njit
-from kynemapy.engine import fields as fd
-from kynemapy.engine.elements.table import T_MAT, T_RES, T_ROWS, T_SLOTS
+from kynemapy.engine.elements import element_blocks
 from kynemapy.engine.params import P_ASSEMBLE_K, P_CONDITIONER
 
 
-@njit
+@njit(inline=True)
 def zero_system(vals, b):
     """``values := 0``, ``b := 0``."""
     for k in range(vals.shape[0]):
@@ -31,7 +29,7 @@ def zero_system(vals, b):
         b[i] = 0.0
 
 
-@njit
+@njit(inline=True)
 def add_external_loads(node_dofs, node_map, f, b):
     """``b[node rows] −= f`` (first ``node_dofs`` components)."""
     for n in range(node_dofs.shape[0]):
@@ -40,7 +38,7 @@ def add_external_loads(node_dofs, node_map, f, b):
             b[m + k] -= f[n, k]
 
 
-@njit
+@njit(inline=True)
 def add_constraint_rows(row_slots, col_slots, nd, n_rows, grad, t_rot, vals):
     """Constraint rows ``A[rows, node] = B 𝒯`` and columns ``A[node, rows] = Bᵀ``.
 
@@ -64,7 +62,7 @@ def add_constraint_rows(row_slots, col_slots, nd, n_rows, grad, t_rot, vals):
             vals[col_slots[j, i]] = grad[i, j]
 
 
-@njit
+@njit(inline=True)
 def add_constraint_forces(node_map, node_dofs, node, n_rows, grad, lam, b):
     """``b[node rows] += Bᵀ λ`` (first ``node_dofs`` components, first ``n_rows`` rows of B).
 
@@ -79,7 +77,7 @@ def add_constraint_forces(node_map, node_dofs, node, n_rows, grad, lam, b):
         b[m + j] += s
 
 
-@njit
+@njit(inline=True)
 def add_stiffness_block(slots, nr, nc, scale, k66, t_rot, vals):
     """``A[row node, col node] += scale · K [I 0; 0 𝒯]`` over ``nr`` × ``nc`` active DOFs.
 
@@ -100,97 +98,66 @@ def add_stiffness_block(slots, nr, nc, scale, k66, t_rot, vals):
             vals[s[5]] += scale * (k3 * t02 + k4 * t12 + k5 * t22)
 
 
-@njit
+@njit(inline=True)
 def assemble(d, p):
-    """The Newton matrix (``VALS``, conditioned element blocks) and residual ``B`` from the
-    element blocks (``T_RES``, ``T_MAT``) and the constraint blocks (``CON_*``) of the workspace."""
-    h = d.mi
-    vals = v1(d.wf, h, fd.VALS)
-    b = v1(d.wf, h, fd.B)
-    node_dofs = v1(h, h, fd.NODE_DOFS)
-    node_map = v1(h, h, fd.NODE_MAP)
+    """The Newton matrix (``vals``, conditioned element blocks) and residual ``b`` from the
+    element tables' ``res``, ``mat`` and the constraint blocks ``con_*`` of ``d``."""
+    vals = d.vals
+    b = d.b
+    node_dofs = d.node_dofs
+    node_map = d.node_map
     c = p[P_CONDITIONER]
     zero_system(vals, b)
-    add_external_loads(node_dofs, node_map, v2(d.xf, h, fd.F), b)
-    for k in range(h[fd.N_TABLES]):
-        t = k * fd.TABLE_WORDS
-        rows = v2(h, h, t + T_ROWS)
-        slots = v3(h, h, t + T_SLOTS)
-        res = v2(d.wf, h, t + T_RES)
-        mat = v3(d.wf, h, t + T_MAT)
-        add_element_blocks(rows, slots, c, res, mat, vals, b)
-    nc = h[fd.N_CONSTRAINTS]
-    if nc == 0:
-        return
-    cnode = v2(h, h, fd.CON_NODE)
-    n_rows = v1(h, h, fd.CON_N_ROWS)
-    crow = v1(h, h, fd.CON_ROW)
-    row_slots = v4(h, h, fd.CON_ROW_SLOTS)
-    col_slots = v4(h, h, fd.CON_COL_SLOTS)
-    tangent = v3(d.wf, h, fd.TANGENT)
-    lam = v2(d.sf, h, fd.LAM)
-    phi = v2(d.wf, h, fd.CON_PHI)
-    bb = v3(d.wf, h, fd.CON_BB)
-    bt = v3(d.wf, h, fd.CON_BT)
-    load = v3(d.wf, h, fd.CON_LOAD)
+    add_external_loads(node_dofs, node_map, d.f, b)
+    element_blocks(d, c, vals, b)
+    nc = d.constraint_kind.shape[0]
+    cnode = d.constraint_node
+    n_rows = d.constraint_n_rows
+    tangent = d.tangent
     for ic in range(nc):
         nb = cnode[ic, 0]
         nt = cnode[ic, 1]
         rows = n_rows[ic]
         if nb >= 0:
-            add_constraint_rows(row_slots[ic, 0], col_slots[ic, 0], node_dofs[nb], rows, bb[ic], tangent[nb], vals)
-        add_constraint_rows(row_slots[ic, 1], col_slots[ic, 1], node_dofs[nt], rows, bt[ic], tangent[nt], vals)
+            add_constraint_rows(
+                d.con_row_slots[ic, 0], d.con_col_slots[ic, 0], node_dofs[nb], rows, d.con_bb[ic], tangent[nb], vals
+            )
+        add_constraint_rows(
+            d.con_row_slots[ic, 1], d.con_col_slots[ic, 1], node_dofs[nt], rows, d.con_bt[ic], tangent[nt], vals
+        )
     if p[P_ASSEMBLE_K] != 0.0:
-        k_slots = v5(h, h, fd.CON_K_SLOTS)
-        kphi = v5(d.wf, h, fd.CON_K)
         for ic in range(nc):
             nb = cnode[ic, 0]
             nt = cnode[ic, 1]
             ndt = node_dofs[nt]
-            ks = k_slots[ic]
-            add_stiffness_block(ks[1, 1], ndt, ndt, c, kphi[ic, 1, 1], tangent[nt], vals)
+            ks = d.con_k_slots[ic]
+            kphi = d.con_k[ic]
+            add_stiffness_block(ks[1, 1], ndt, ndt, c, kphi[1, 1], tangent[nt], vals)
             if nb >= 0:
                 ndb = node_dofs[nb]
-                add_stiffness_block(ks[0, 0], ndb, ndb, c, kphi[ic, 0, 0], tangent[nb], vals)
-                add_stiffness_block(ks[0, 1], ndb, ndt, c, kphi[ic, 0, 1], tangent[nt], vals)
-                add_stiffness_block(ks[1, 0], ndt, ndb, c, kphi[ic, 1, 0], tangent[nb], vals)
-    kind_has_load = v1(h, h, fd.CON_HAS_LOAD)
+                add_stiffness_block(ks[0, 0], ndb, ndb, c, kphi[0, 0], tangent[nb], vals)
+                add_stiffness_block(ks[0, 1], ndb, ndt, c, kphi[0, 1], tangent[nt], vals)
+                add_stiffness_block(ks[1, 0], ndt, ndb, c, kphi[1, 0], tangent[nb], vals)
     for ic in range(nc):
-        if kind_has_load[ic] == 0:
+        if d.constraint_has_load[ic] == 0:
             continue
         for side in range(2):
             n = cnode[ic, side]
             if n >= 0:
                 m = node_map[n]
                 for j in range(node_dofs[n]):
-                    b[m + j] += load[ic, side, j]
-    nsys = h[fd.N_SYSTEM_DOFS]
+                    b[m + j] += d.con_load[ic, side, j]
+    nsys = d.n_system_dofs
     for ic in range(nc):
         nb = cnode[ic, 0]
         nt = cnode[ic, 1]
         rows = n_rows[ic]
-        lam_c = lam[ic]
+        lam_c = d.lam[ic]
         if nb >= 0:
-            add_constraint_forces(node_map, node_dofs, nb, rows, bb[ic], lam_c, b)
-        add_constraint_forces(node_map, node_dofs, nt, rows, bt[ic], lam_c, b)
-        row = nsys + crow[ic]
+            add_constraint_forces(node_map, node_dofs, nb, rows, d.con_bb[ic], lam_c, b)
+        add_constraint_forces(node_map, node_dofs, nt, rows, d.con_bt[ic], lam_c, b)
+        row = nsys + d.constraint_row[ic]
         for i in range(rows):
-            b[row + i] = phi[ic, i]
+            b[row + i] = d.con_phi[ic, i]
 
 
-@njit
-def add_element_blocks(rows, slots, c, res, mat, vals, b):
-    """``b[rows] += res``, ``vals[slots] += c · mat`` for every element of a table."""
-    m = rows.shape[1]
-    for e in range(rows.shape[0]):
-        for i in range(m):
-            r = rows[e, i]
-            if r >= 0:
-                b[r] += res[e, i]
-        for i in range(m):
-            s = slots[e, i]
-            me = mat[e, i]
-            for j in range(m):
-                sij = s[j]
-                if sij >= 0:
-                    vals[sij] += c * me[j]

@@ -48,11 +48,9 @@ def constraint_gradient(workspace: Workspace, data: Data, sparse: bool = False) 
     """
     import scipy.sparse as sp
 
-    from kynemapy.engine import fields as fd
-
     model = workspace.model
     task(data, INITIAL_ACCELERATIONS, CONSTRAINT_TERMS)
-    bb, bt = workspace.field(fd.CON_BB), workspace.field(fd.CON_BT)
+    bb, bt = workspace.views["con_bb"], workspace.views["con_bt"]
     nsys = int(model.n_system_dofs)
     rows = int(np.sum(model.constraint_n_rows))
     entries: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []

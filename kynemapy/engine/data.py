@@ -16,12 +16,12 @@ from typing import Any
 
 import numpy as np
 
-from kynemapy._arena import ArenaBuilder, FieldSpec, field_view
+from kynemapy._arena import Arenas, resolve
 from kynemapy.engine import fields as fd
 from kynemapy.engine.elements import TABLES
-from kynemapy.engine.elements.table import T_NODES, T_ROWS, T_SLOTS
+from kynemapy.engine.elements.table import STANDARD
 from kynemapy.engine.fields import Data
-from kynemapy.engine.rows import row_layout
+from kynemapy.engine.rows import ROW_FIELDS, row_layout, row_offsets
 from kynemapy.linalg import sparsity
 from kynemapy.linalg.dense import Program, empty_program
 from kynemapy.linalg.sparse_lu import LUWorkspace, analyze, new_lu_workspace
@@ -32,29 +32,16 @@ DENSE_MAX_DOFS = 20
 #: Newton-matrix solvers of :func:`new_workspace`
 SOLVERS = ("auto", "dense", "sparse")
 
-_SPECS = {spec.name: spec for spec in fd.H.fields}
-_STATE_F = ("time", "q", "q_prev", "q_delta", "v", "vd", "a", "x", "lam", "constraint_output")
-
 
 def _counts(n_nodes: int, n_constraints: int, **more: int) -> dict[str, int]:
-    return {"n_nodes": int(n_nodes), "n_constraints": int(n_constraints), **more}
+    return {"N": int(n_nodes), "C": int(n_constraints), **more}
 
 
-def _place(builder: ArenaBuilder, names: tuple[str, ...], counts: dict[str, int]) -> None:
-    for name in names:
-        builder.place(_SPECS[name], counts)
-
-
-def _arena_views(arena: np.ndarray, header: np.ndarray, names: tuple[str, ...]) -> dict[str, np.ndarray]:
-    return {name: field_view(arena, header, _SPECS[name].word) for name in names}
-
-
-def _state_header(n_nodes: int, n_constraints: int) -> tuple[np.ndarray, dict[str, int]]:
-    """Header words of the state fields (the state arena's layout depends on the counts only)."""
-    b = ArenaBuilder(fd.HEADER_WORDS)
-    counts = _counts(n_nodes, n_constraints)
-    _place(b, (*_STATE_F, "step"), counts)
-    return b.header, b.sizes
+def _layout(fields: fd.FieldList, counts: dict[str, int], int_arenas: tuple[str, ...] = fd.INT_ARENAS) -> Arenas:
+    arenas = Arenas(int_arenas)
+    for name, arena, shape in fields:
+        arenas.add(arena, name, resolve(shape, counts))
+    return arenas
 
 
 class _Arrays:
@@ -118,7 +105,7 @@ class State(_Arrays):
     the given arrays into a new state.
     """
 
-    _fields = fd.STATE_FIELDS
+    _fields = ("q", "q_prev", "q_delta", "v", "vd", "a", "x", "lam", "constraint_output", "time", "step")
     __slots__ = ("f", "i")
 
     def __init__(self, *arrays: Any, **named: Any) -> None:
@@ -162,12 +149,13 @@ class State(_Arrays):
 
 
 def _new_state_arenas(n_nodes: int, n_constraints: int) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
-    header, sizes = _state_header(n_nodes, n_constraints)
-    f = np.zeros(sizes["sf"])
-    i = np.zeros(max(sizes["si"], 1), dtype=np.int64)
-    views = _arena_views(f, header, _STATE_F)
-    views["step"] = field_view(i, header, fd.STEP)
-    return f, i, views
+    arenas, views = _layout(fd.STATE, _counts(n_nodes, n_constraints)).allocate()
+    return arenas["sf"], arenas["si"], views
+
+
+def state_size(n_nodes: int, n_constraints: int) -> int:
+    """Length of the state's float arena."""
+    return _layout(fd.STATE, _counts(n_nodes, n_constraints)).sizes["sf"]
 
 
 class Inputs(_Arrays):
@@ -181,7 +169,7 @@ class Inputs(_Arrays):
     Views into one float64 arena ``data``.
     """
 
-    _fields = fd.INPUT_FIELDS
+    _fields = ("f", "constraint_input")
     __slots__ = ("data",)
 
     def __init__(self, *arrays: Any, **named: Any) -> None:
@@ -197,10 +185,8 @@ class Inputs(_Arrays):
 
 
 def _new_input_arena(n_nodes: int, n_constraints: int) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-    b = ArenaBuilder(fd.HEADER_WORDS)
-    _place(b, fd.INPUT_FIELDS, _counts(n_nodes, n_constraints))
-    data = np.zeros(b.sizes["xf"])
-    return data, _arena_views(data, b.header, fd.INPUT_FIELDS)
+    arenas, views = _layout(fd.INPUTS, _counts(n_nodes, n_constraints)).allocate()
+    return arenas["xf"], views
 
 
 def new_state(model: Model) -> State:
@@ -230,7 +216,9 @@ class Workspace:
     model : the :class:`~kynemapy.Model` it was packed from.
     solver : ``"dense"`` or ``"sparse"`` (what ``"auto"`` chose).
     has_k : True when the matrix pattern has the K^Φ blocks (exact tangent possible).
-    mi, mf, wi, wf : the model and workspace arenas (see :class:`~kynemapy.engine.fields.Data`).
+    arenas : the model (``mi``, ``mf``, read-only) and workspace (``wi``, ``wf``) arenas.
+    views : every model and workspace field by name (:mod:`kynemapy.engine.fields`), and
+        ``tables``, the element tables (one NamedTuple per module of ``TABLES``).
     reference : the reference factorization (dense: :class:`~kynemapy.linalg.dense.Program`;
         sparse: :class:`~kynemapy.linalg.sparse_lu.LUWorkspace`), factored once at the
         model's initial state; ``fallback``: the solver used when a refactorization along the
@@ -238,6 +226,7 @@ class Workspace:
     indptr, indices : the CSC pattern of the Newton matrix; ``vals`` its values (last step).
     b, dx : (n,) residual and Newton increment; ``errors`` : (max_iter,) Newton errors of the
         last step, ``errors[:n_iter]`` used; ``tangent`` : (N, 3, 3).
+    row_layout : the output row layout (:mod:`kynemapy.engine.rows`).
     """
 
     def __init__(self, model: Model, max_iter: int, solver: str, with_k: bool) -> None:
@@ -255,127 +244,91 @@ class Workspace:
             self.reference = new_lu_workspace(self.indptr, self.indices, n, symbolic=symbolic)
             self.fallback = new_lu_workspace(self.indptr, self.indices, n, symbolic=symbolic)
 
-    # ------------------------------------------------------------ packing
     def _pack(self, model: Model, max_iter: int) -> None:
         nn, nc = int(model.n_nodes), int(model.n_constraints)
         n = int(model.n_dofs)
         node_map = np.asarray(model.node_map, dtype=np.int64)
         node_dofs = np.asarray(model.node_dofs, dtype=np.int64)
-        # element tables: nodes, block rows; then the pattern of the Newton matrix
-        table_rows = []
-        pairs = []
+        # element tables: nodes and block rows; then the pattern of the Newton matrix
+        blocks = []
         for table in TABLES:
             nodes = table.nodes(model)
-            rows = sparsity.node_rows(node_map, node_dofs, nodes, table.NODE_DOFS).reshape(
-                nodes.shape[0], nodes.shape[1] * table.NODE_DOFS
-            )
-            table_rows.append((nodes, rows))
-            pairs.append(sparsity.block_pairs(rows))
+            rows = sparsity.node_rows(node_map, node_dofs, nodes, table.NODE_DOFS)
+            blocks.append((nodes, rows.reshape(nodes.shape[0], nodes.shape[1] * table.NODE_DOFS)))
         cpairs = sparsity.constraint_pairs(
             node_map, node_dofs, int(model.n_system_dofs), model.constraint_node, model.constraint_row,
             model.constraint_n_rows, self.has_k,
         )  # fmt: skip
+        pairs = [sparsity.block_pairs(rows) for _, rows in blocks]
         indptr, indices = sparsity.pattern(n, pairs + list(cpairs.values()))
-        layout = row_layout(nn, nc)
+        self.row_layout = row_layout(nn, nc)
         counts = _counts(
-            nn, nc, n_dofs=n, n_dofs1=n + 1, nnz=int(indices.shape[0]), max_iter=max_iter,
+            nn, nc, n=n, n1=n + 1, nnz=int(indices.shape[0]), max_iter=max_iter,
+            state_size=state_size(nn, nc), row_fields=len(ROW_FIELDS),
         )  # fmt: skip
-        _, state_sizes = _state_header(nn, nc)
-        counts["state_size"] = state_sizes["sf"]
-        b = ArenaBuilder(fd.HEADER_WORDS)
-        for spec in fd.H.fields:
-            b.place(spec, counts)
-        for k, (table, (nodes, rows)) in enumerate(zip(TABLES, table_rows, strict=True)):
+        layout = _layout(fd.MODEL + fd.WORKSPACE, counts)
+        for k, (table, (nodes, rows)) in enumerate(zip(TABLES, blocks, strict=True)):
             tcounts = {"n": nodes.shape[0], "nodes_per": nodes.shape[1], "m": rows.shape[1]}
-            for spec in table.SPEC.fields:
-                b.place(spec, tcounts, offset=k * fd.TABLE_WORDS)
-        arenas = b.allocate()
-        mi, mf = arenas["mi"], arenas["mf"]
-        for name, word in (
-            ("n_nodes", fd.N_NODES), ("n_constraints", fd.N_CONSTRAINTS),
-            ("n_system_dofs", fd.N_SYSTEM_DOFS), ("n_dofs", fd.N_DOFS),
-        ):  # fmt: skip
-            mi[word] = int(getattr(model, name))
-        mi[fd.N_TABLES] = len(TABLES)
-        mi[fd.SPARSE] = 0  # set by the solver choice below
-        mi[fd.HAS_K] = int(self.has_k)
-        mi[fd.ROW_WIDTH] = layout.width
-        for name, word in (
-            ("time", fd.ROW_TIME), ("step", fd.ROW_STEP), ("q", fd.ROW_Q), ("v", fd.ROW_V), ("vd", fd.ROW_VD),
-            ("a", fd.ROW_A), ("lam", fd.ROW_LAM), ("constraint_output", fd.ROW_CON_OUTPUT),
-            ("iterations", fd.ROW_ITERATIONS), ("error", fd.ROW_ERROR), ("kinetic_energy", fd.ROW_KINETIC),
-            ("potential_energy", fd.ROW_POTENTIAL), ("linear_momentum", fd.ROW_LINEAR),
-            ("angular_momentum", fd.ROW_ANGULAR),
-        ):  # fmt: skip
-            mi[word] = layout.offsets[name]
-
-        def put(word: int, value: Any, arena: str) -> None:
-            field_view(arenas[arena], mi, word)[...] = value
-
-        for spec in fd.H.fields:
-            if spec.arena in ("mi", "mf") and hasattr(model, spec.name):
-                put(spec.word, getattr(model, spec.name), spec.arena)
-        put(fd.CON_HAS_LOAD, kinds.HAS_INPUT_LOAD[np.asarray(model.constraint_kind, dtype=np.int64)], "mi")
-        put(fd.INDPTR, indptr, "mi")
-        put(fd.INDICES, indices, "mi")
-        for name, word in (("con_row", fd.CON_ROW_SLOTS), ("con_col", fd.CON_COL_SLOTS), ("con_k", fd.CON_K_SLOTS)):
-            put(word, sparsity.slots(indptr, indices, *cpairs[name]), "mi")
-        for k, (table, (nodes, rows), (r, c)) in enumerate(zip(TABLES, table_rows, pairs, strict=True)):
-            t = k * fd.TABLE_WORDS
-            put(t + T_NODES, nodes, "mi")
-            put(t + T_ROWS, rows, "mi")
-            put(t + T_SLOTS, sparsity.slots(indptr, indices, r, c), "mi")
-            for spec in table.SPEC.fields:
-                if spec.arena in ("mi", "mf") and hasattr(model, spec.name):
-                    put(t + spec.word, getattr(model, spec.name), spec.arena)
-        put(fd.Q_GROUND, (0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0), "wf")
-        self.indptr = field_view(mi, mi, fd.INDPTR)
-        self.indices = field_view(mi, mi, fd.INDICES)
-        self.mi, self.mf, self.wi, self.wf = mi, mf, arenas["wi"], arenas["wf"]
-        mi[fd.SPARSE] = 0
-        self.row_layout = layout
-
-    def _finalize(self) -> None:
-        self.mi[fd.SPARSE] = int(self.solver == "sparse")
-        self.mi.setflags(write=False)
-        self.mf.setflags(write=False)
+            for name, arena, shape in STANDARD:
+                layout.add(arena, f"table{k}.{name}", resolve(shape, tcounts))
+            for name, arena, trailing, _ in table.FIELDS:
+                layout.add(arena, f"table{k}.{name}", (nodes.shape[0], *trailing))
+        arenas, views = layout.allocate()
+        for name, _, _ in fd.MODEL:
+            if hasattr(model, name):
+                views[name][...] = getattr(model, name)
+        kind = np.asarray(model.constraint_kind, dtype=np.int64)
+        views["constraint_has_load"][...] = kinds.HAS_INPUT_LOAD[kind]
+        views["constraint_has_output"][...] = kinds.HAS_OUTPUT[kind]
+        views["indptr"][...] = indptr
+        views["indices"][...] = indices
+        for name in ("con_row", "con_col", "con_k"):
+            views[f"{name}_slots"][...] = sparsity.slots(indptr, indices, *cpairs[name])
+        views["row_offsets"][...] = row_offsets(self.row_layout)
+        views["q_ground"][...] = (0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0)
+        tables = []
+        for k, (table, (nodes, rows), (r, c)) in enumerate(zip(TABLES, blocks, pairs, strict=True)):
+            tv = {name: views[f"table{k}.{name}"] for name in table.TABLE._fields}
+            tv["nodes"][...] = nodes
+            tv["rows"][...] = rows
+            tv["slots"][...] = sparsity.slots(indptr, indices, r, c)
+            for name, _, _, model_name in table.FIELDS:
+                if model_name is not None:
+                    tv[name][...] = np.asarray(getattr(model, model_name)).reshape(tv[name].shape)
+            tables.append(table.TABLE(**tv))
+        for name in fd.MODEL_ARENAS:
+            arenas[name].setflags(write=False)
+        self.arenas = arenas
+        self.views = views
+        self.tables = tuple(tables)
+        self.indptr = views["indptr"]
+        self.indices = views["indices"]
 
     # ------------------------------------------------------------ views
-    def field(self, word: int) -> np.ndarray:
-        """The numpy view of the workspace or model field described at header word ``word``."""
-        spec = next(s for s in fd.H.fields if s.word == word)
-        return field_view(getattr(self, spec.arena), self.mi, word)
-
-    def table_field(self, table: Any, spec_word: int) -> np.ndarray:
-        """A field of an element table (``table`` a module of ``TABLES``, ``spec_word`` its constant)."""
-        k = TABLES.index(table)
-        spec = next(s for s in table.SPEC.fields if s.word == spec_word)
-        return field_view(getattr(self, spec.arena), self.mi, k * fd.TABLE_WORDS + spec_word)
-
     @property
     def vals(self) -> np.ndarray:
-        return self.field(fd.VALS)
+        return self.views["vals"]
 
     @property
     def b(self) -> np.ndarray:
-        return self.field(fd.B)
+        return self.views["b"]
 
     @property
     def dx(self) -> np.ndarray:
-        return self.field(fd.DX)
+        return self.views["dx"]
 
     @property
     def errors(self) -> np.ndarray:
-        return self.field(fd.ERRORS)
+        return self.views["errors"]
 
     @property
     def tangent(self) -> np.ndarray:
-        return self.field(fd.TANGENT)
+        return self.views["tangent"]
 
     @property
     def n_iter(self) -> int:
         """Newton iterations of the last step."""
-        return int(self.wi[self.mi[fd.N_ITER]])
+        return int(self.views["n_iter"][0])
 
     def matrix(self) -> np.ndarray:
         """The Newton matrix of the last assembly as a dense (n, n) array (for inspection)."""
@@ -386,13 +339,30 @@ class Workspace:
         return a
 
     def data(self, state: State, inputs: Inputs) -> Data:
-        """The arenas of ``state``, ``inputs`` and this workspace, as compiled code takes them."""
-        ri, rf = self.reference.i, self.reference.f
+        """The :class:`~kynemapy.engine.fields.Data` of ``state``, ``inputs`` and this workspace:
+        what the compiled entry point takes.  Make it again after the solver's arrays grew."""
         if self.solver == "dense":
             fi, ff = self.fallback
         else:
             fi, ff = self.fallback.i, self.fallback.f
-        return Data(self.mi, self.mf, self.wi, self.wf, state.f, state.i, inputs.data, ri, rf, fi, ff)
+        v = self.views
+        sv = state._asdict()
+        iv = inputs._asdict()
+        return Data(
+            int(self.model.n_system_dofs),
+            int(self.model.n_dofs),
+            self.solver == "sparse",
+            *(v[name] for name, _, _ in fd.MODEL),
+            self.tables,
+            state.f,
+            *(sv[name] for name, _, _ in fd.STATE),
+            *(iv[name] for name, _, _ in fd.INPUTS),
+            *(v[name] for name, _, _ in fd.WORKSPACE),
+            self.reference.i,
+            self.reference.f,
+            fi,
+            ff,
+        )
 
 
 def new_workspace(model: Model, max_iter: int, solver: str = "auto", geometric_stiffness: bool = True) -> Workspace:
@@ -407,15 +377,12 @@ def new_workspace(model: Model, max_iter: int, solver: str = "auto", geometric_s
     """
     if solver not in SOLVERS:
         raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}")
-    ws = Workspace(model, max_iter, solver, geometric_stiffness)
-    ws._finalize()
-    return ws
+    return Workspace(model, max_iter, solver, geometric_stiffness)
 
 
 __all__ = [
     "DENSE_MAX_DOFS",
     "SOLVERS",
-    "FieldSpec",
     "Inputs",
     "State",
     "Workspace",

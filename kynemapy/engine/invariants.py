@@ -8,16 +8,16 @@ angular momentum about the world origin ``(X + u) × (M v)[0:3] + (M v)[3:6]`` [
 
 from __future__ import annotations
 
-from kynemapy._arena import v1, v2, v3
 from kynemapy._jit import njit
-from kynemapy.engine import fields as fd
-from kynemapy.engine.elements import TABLES, masses
-from kynemapy.engine.elements.table import T_NODES
-from kynemapy.engine.fields import TABLE_WORDS
+from kynemapy.engine.rows import (
+    ROW_ANGULAR_MOMENTUM,
+    ROW_KINETIC_ENERGY,
+    ROW_LINEAR_MOMENTUM,
+    ROW_POTENTIAL_ENERGY,
+    ROW_Q,
+    ROW_V,
+)
 from kynemapy.math.quaternion import quat_compose, quat_to_matrix
-
-#: header words of the mass table
-_MASSES = TABLES.index(masses) * TABLE_WORDS
 
 
 @njit
@@ -98,26 +98,25 @@ def system_invariants(mass_node, mass_m_star, x0, gravity, q, v, s4, s33, out):
 @njit
 def fill_invariants(d, rows, start, stop, s4, s33, out):
     """Energy and momentum columns of output rows ``start`` to ``stop - 1`` of ``rows`` (R, width)
-    from their ``q`` and ``v``.
+    from their ``q`` and ``v``; ``d`` the :class:`~kynemapy.engine.fields.Data` (its model part
+    and mass table are read).
 
-    Reads only the model arenas of ``d`` and its own scratch ``s4`` (>= 1, 4), ``s33``
-    (>= 1, 3, 3), ``out`` (8,): the run's writer thread calls it while the stepping goes on.
+    Uses only its own scratch ``s4`` (>= 1, 4), ``s33`` (>= 1, 3, 3), ``out`` (8,): the run's
+    writer thread calls it while the stepping goes on.
     """
-    h = d.mi
-    node = v2(h, h, _MASSES + T_NODES)[:, 0]
-    m_star = v3(d.mf, h, _MASSES + masses.MASS_M_STAR)
-    x0 = v2(d.mf, h, fd.X0)
-    gravity = v1(d.mf, h, fd.GRAVITY)
-    n = h[fd.N_NODES]
-    oq = h[fd.ROW_Q]
-    ov = h[fd.ROW_V]
+    masses = d.tables[0]
+    node = masses.nodes[:, 0]
+    n = d.x0.shape[0]
+    o = d.row_offsets
+    oq = o[ROW_Q]
+    ov = o[ROW_V]
     for r in range(start, stop):
         row = rows[r]
         q = row[oq : oq + 7 * n].reshape((n, 7))
         v = row[ov : ov + 6 * n].reshape((n, 6))
-        system_invariants(node, m_star, x0, gravity, q, v, s4, s33, out)
-        row[h[fd.ROW_KINETIC]] = out[0]
-        row[h[fd.ROW_POTENTIAL]] = out[1]
+        system_invariants(node, masses.m_star, d.x0, d.gravity, q, v, s4, s33, out)
+        row[o[ROW_KINETIC_ENERGY]] = out[0]
+        row[o[ROW_POTENTIAL_ENERGY]] = out[1]
         for k in range(3):
-            row[h[fd.ROW_LINEAR] + k] = out[2 + k]
-            row[h[fd.ROW_ANGULAR] + k] = out[5 + k]
+            row[o[ROW_LINEAR_MOMENTUM] + k] = out[2 + k]
+            row[o[ROW_ANGULAR_MOMENTUM] + k] = out[5 + k]

@@ -52,6 +52,23 @@ ROW_FIELDS: tuple[RowField, ...] = (
 )
 #: names of the fields, in row order
 ROW_NAMES: tuple[str, ...] = tuple(f.name for f in ROW_FIELDS)
+#: index of each field in ``Data.row_offsets`` (its position in ROW_FIELDS)
+(
+    ROW_TIME,
+    ROW_STEP,
+    ROW_Q,
+    ROW_V,
+    ROW_VD,
+    ROW_A,
+    ROW_ITERATIONS,
+    ROW_ERROR,
+    ROW_LAM,
+    ROW_CONSTRAINT_OUTPUT,
+    ROW_KINETIC_ENERGY,
+    ROW_POTENTIAL_ENERGY,
+    ROW_LINEAR_MOMENTUM,
+    ROW_ANGULAR_MOMENTUM,
+) = range(len(ROW_FIELDS))
 #: the fields computed from q and v after recording (by the writer thread)
 DERIVED: tuple[str, ...] = ("kinetic_energy", "potential_energy", "linear_momentum", "angular_momentum")
 
@@ -76,6 +93,11 @@ def row_layout(n_nodes: int, n_constraints: int) -> RowLayout:
         shapes[f.name] = shape
         width += int(np.prod(shape))
     return RowLayout(offsets, shapes, width)
+
+
+def row_offsets(layout: RowLayout) -> np.ndarray:
+    """(len(ROW_FIELDS),) int64: each field's offset in the row, in ROW_FIELDS order."""
+    return np.array([layout.offsets[name] for name in ROW_NAMES], dtype=np.int64)
 
 
 def new_rows(n_nodes: int, n_constraints: int, rows: int) -> np.ndarray:

@@ -24,11 +24,7 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
-from kynemapy._arena import v1, v2, v3
 from kynemapy._jit import njit
-from kynemapy.engine import fields as fd
 from kynemapy.engine.assemble import assemble
 from kynemapy.engine.constraints.phase import constraint_outputs, constraint_terms
 from kynemapy.engine.elements import element_terms
@@ -46,6 +42,18 @@ from kynemapy.engine.params import (
     P_MAX_ITER,
     P_RTOL,
 )
+from kynemapy.engine.rows import (
+    ROW_A,
+    ROW_CONSTRAINT_OUTPUT,
+    ROW_ERROR,
+    ROW_ITERATIONS,
+    ROW_LAM,
+    ROW_Q,
+    ROW_STEP,
+    ROW_TIME,
+    ROW_V,
+    ROW_VD,
+)
 from kynemapy.linalg.dense import SOLVE_CAPACITY, SOLVE_OK, SOLVE_SINGULAR, csc_to_dense, dense_solve, program_solve
 from kynemapy.linalg.sparse_lu import LU_CAPACITY, LU_OK, lu_factor, lu_refactor, lu_solve
 from kynemapy.math.quaternion import quat_exp, quat_product
@@ -61,7 +69,7 @@ NEEDS_MEMORY = 4
 
 
 # ---------------------------------------------------------------- node kinematics
-@njit
+@njit(inline=True)
 def displacement(h, q_delta, q_prev, q):
     """``q = q_prev ⊕ h Δq``: ``u = u_prev + h Δu``, ``r = exp(h Δθ) ⊗ r_prev`` (left, spatial)."""
     for n in range(q.shape[0]):
@@ -73,7 +81,7 @@ def displacement(h, q_delta, q_prev, q):
         )
 
 
-@njit
+@njit(inline=True)
 def global_position(x0, q, x):
     """``x = (X + u, r ⊗ r0)``."""
     for n in range(q.shape[0]):
@@ -85,18 +93,14 @@ def global_position(x0, q, x):
 
 
 # ---------------------------------------------------------------- phases
-@njit
+@njit(inline=True)
 def predict(d, p):
     """Generalized-α predictor of v, v̇, a and Δq for every node; ``q_prev := q``,
     ``q := q_prev ⊕ h Δq``; λ := 0."""
-    h_ = d.mi
-    v = v2(d.sf, h_, fd.V)
-    vd = v2(d.sf, h_, fd.VD)
-    a = v2(d.sf, h_, fd.A)
-    q_delta = v2(d.sf, h_, fd.Q_DELTA)
-    q = v2(d.sf, h_, fd.Q)
-    q_prev = v2(d.sf, h_, fd.Q_PREV)
-    lam = v2(d.sf, h_, fd.LAM)
+    v = d.v
+    vd = d.vd
+    a = d.a
+    q_delta = d.q_delta
     h = p[P_H]
     alpha_m = p[P_ALPHA_M]
     alpha_f = p[P_ALPHA_F]
@@ -112,27 +116,28 @@ def predict(d, p):
             a[n, k] = a_new
             v[n, k] = v_p + h * (1.0 - gamma) * a_p + gamma * h * a_new
             q_delta[n, k] = v_p + (0.5 - beta) * h * a_p + beta * h * a_new
+    q = d.q
+    q_prev = d.q_prev
     for n in range(q.shape[0]):
         for k in range(7):
             q_prev[n, k] = q[n, k]
     displacement(h, q_delta, q_prev, q)
+    lam = d.lam
     for i in range(lam.shape[0]):
         for j in range(6):
             lam[i, j] = 0.0
 
 
-@njit
+@njit(inline=True)
 def update_tangent(d, p):
     """Rotation block of 𝒯 (transposed, Kynema's layout) for every node from ψ = h Δq_rot."""
-    h_ = d.mi
-    q_delta = v2(d.sf, h_, fd.Q_DELTA)
-    tangent = v3(d.wf, h_, fd.TANGENT)
-    psi = v2(d.wf, h_, fd.S3)[0]
+    q_delta = d.q_delta
+    psi = d.s3[0]
     h = p[P_H]
     for n in range(q_delta.shape[0]):
         for k in range(3):
             psi[k] = h * q_delta[n, 3 + k]
-        tangent_operator_rot(psi, tangent[n])
+        tangent_operator_rot(psi, d.tangent[n])
 
 
 @njit(inline=True)
@@ -146,14 +151,13 @@ def solve_system(d, x):
     depends on the current matrix alone, never on earlier solves.  Returns ``SOLVE_OK``,
     ``SOLVE_SINGULAR`` or ``SOLVE_CAPACITY`` (the fallback LU's arrays are too small).
     """
-    h = d.mi
-    vals = v1(d.wf, h, fd.VALS)
-    if h[fd.SPARSE] == 0:
+    vals = d.vals
+    if not d.sparse:
         if program_solve(d.ri, d.rf, vals, x) == SOLVE_OK:
             return SOLVE_OK
         n = x.shape[0]
         a = d.ff[: n * n].reshape((n, n))
-        csc_to_dense(v1(h, h, fd.INDPTR), v1(h, h, fd.INDICES), vals, a)
+        csc_to_dense(d.indptr, d.indices, vals, a)
         return dense_solve(a, d.fi, x)
     if lu_refactor(d.ri, d.rf, vals) == LU_OK:
         lu_solve(d.ri, d.rf, x)
@@ -169,13 +173,12 @@ def solve_system(d, x):
 
 @njit(inline=True)
 def solve(d, p):
-    """Condition (node rows × c), negate, solve, uncondition (λ rows ÷ c): Δx in ``DX``."""
-    h = d.mi
-    nsys = h[fd.N_SYSTEM_DOFS]
-    n = h[fd.N_DOFS]
+    """Condition (node rows × c), negate, solve, uncondition (λ rows ÷ c): Δx in ``dx``."""
+    nsys = d.n_system_dofs
+    n = d.n_dofs
     c = p[P_CONDITIONER]
-    b = v1(d.wf, h, fd.B)
-    dx = v1(d.wf, h, fd.DX)
+    b = d.b
+    dx = d.dx
     for i in range(nsys):
         b[i] *= c
     for i in range(n):
@@ -186,17 +189,16 @@ def solve(d, p):
     return status
 
 
-@njit
+@njit(inline=True)
 def convergence_error(d, p):
     """Weighted RMS of the increment (Arnold & Hante), with the pre-update Δq and λ."""
-    h_ = d.mi
-    node_map = v1(h_, h_, fd.NODE_MAP)
-    node_dofs = v1(h_, h_, fd.NODE_DOFS)
-    crow = v1(h_, h_, fd.CON_ROW)
-    n_rows = v1(h_, h_, fd.CON_N_ROWS)
-    q_delta = v2(d.sf, h_, fd.Q_DELTA)
-    lam = v2(d.sf, h_, fd.LAM)
-    dx = v1(d.wf, h_, fd.DX)
+    node_map = d.node_map
+    node_dofs = d.node_dofs
+    crow = d.constraint_row
+    n_rows = d.constraint_n_rows
+    q_delta = d.q_delta
+    lam = d.lam
+    dx = d.dx
     atol = p[P_ATOL]
     rtol = p[P_RTOL]
     h = p[P_H]
@@ -206,28 +208,27 @@ def convergence_error(d, p):
         for k in range(node_dofs[n]):
             w = dx[m + k] / (atol + rtol * abs(h * q_delta[n, k]))
             s += w * w
-    nsys = h_[fd.N_SYSTEM_DOFS]
+    nsys = d.n_system_dofs
     for ic in range(crow.shape[0]):
         row = nsys + crow[ic]
         for i in range(n_rows[ic]):
             w = dx[row + i] / (atol + rtol * abs(lam[ic, i]))
             s += w * w
-    return math.sqrt(s / h_[fd.N_DOFS])
+    return math.sqrt(s / d.n_dofs)
 
 
-@njit
+@njit(inline=True)
 def update(d, p):
     """Apply the increment: Δq += Δx/h (and v += γ′Δx, v̇ += β′Δx if dynamic), q from q_prev, λ += Δλ."""
-    h_ = d.mi
-    node_map = v1(h_, h_, fd.NODE_MAP)
-    node_dofs = v1(h_, h_, fd.NODE_DOFS)
-    crow = v1(h_, h_, fd.CON_ROW)
-    n_rows = v1(h_, h_, fd.CON_N_ROWS)
-    q_delta = v2(d.sf, h_, fd.Q_DELTA)
-    v = v2(d.sf, h_, fd.V)
-    vd = v2(d.sf, h_, fd.VD)
-    lam = v2(d.sf, h_, fd.LAM)
-    dx = v1(d.wf, h_, fd.DX)
+    node_map = d.node_map
+    node_dofs = d.node_dofs
+    crow = d.constraint_row
+    n_rows = d.constraint_n_rows
+    q_delta = d.q_delta
+    v = d.v
+    vd = d.vd
+    lam = d.lam
+    dx = d.dx
     h = p[P_H]
     gamma_prime = p[P_GAMMA_PRIME]
     beta_prime = p[P_BETA_PRIME]
@@ -240,8 +241,8 @@ def update(d, p):
             if dynamic:
                 v[n, k] += gamma_prime * dd
                 vd[n, k] += beta_prime * dd
-    displacement(h, q_delta, v2(d.sf, h_, fd.Q_PREV), v2(d.sf, h_, fd.Q))
-    nsys = h_[fd.N_SYSTEM_DOFS]
+    displacement(h, q_delta, d.q_prev, d.q)
+    nsys = d.n_system_dofs
     for ic in range(crow.shape[0]):
         row = nsys + crow[ic]
         for i in range(n_rows[ic]):
@@ -251,158 +252,200 @@ def update(d, p):
 @njit(inline=True)
 def finish(d, p):
     """After convergence: a += (1 − α_f)/(1 − α_m) v̇, x = (X + u, r ⊗ r0), joint outputs."""
-    h_ = d.mi
-    a = v2(d.sf, h_, fd.A)
-    vd = v2(d.sf, h_, fd.VD)
+    a = d.a
+    vd = d.vd
     r = (1.0 - p[P_ALPHA_F]) / (1.0 - p[P_ALPHA_M])
     for n in range(a.shape[0]):
         for k in range(6):
             a[n, k] += r * vd[n, k]
-    global_position(v2(d.mf, h_, fd.X0), v2(d.sf, h_, fd.Q), v2(d.sf, h_, fd.X))
+    global_position(d.x0, d.q, d.x)
     constraint_outputs(d, p[P_H] < 0.0)  # False, but not a literal: one compiled version
-
-
-@njit(inline=True)
-def linearize(d, p):
-    """The Newton system at the current iterate: tangent, element and constraint terms, assembly."""
-    update_tangent(d, p)
-    element_terms(d, p)
-    constraint_terms(d, p)
-    assemble(d, p)
-
-
-@njit(inline=True)
-def newton_iteration(d, p):
-    """:func:`linearize` and :func:`solve`; returns a ``SOLVE_*`` status."""
-    linearize(d, p)
-    return solve(d, p)
-
-
-@njit(inline=True)
-def solve_step(d, p):
-    """One Newton solve from the predictor; returns ``(status, n_iter)`` (state not restored)."""
-    predict(d, p)
-    errors = v1(d.wf, d.mi, fd.ERRORS)
-    max_iter = int(p[P_MAX_ITER])
-    n_iter = 0
-    status = NOT_CONVERGED
-    while n_iter < max_iter:
-        solved = newton_iteration(d, p)
-        if solved != SOLVE_OK:
-            status = NEEDS_MEMORY if solved == SOLVE_CAPACITY else SINGULAR
-            break
-        err = convergence_error(d, p)
-        errors[n_iter] = err
-        n_iter += 1
-        update(d, p)
-        if not math.isfinite(err):
-            status = NOT_FINITE
-            break
-        if err <= 1.0:
-            status = CONVERGED
-            break
-    d.wi[d.mi[fd.N_ITER]] = n_iter
-    if status == CONVERGED:
-        finish(d, p)
-    return status, n_iter
 
 
 @njit(inline=True)
 def state_is_finite(d):
     """True when q, v, vd, a and λ hold no NaN or inf."""
-    h = d.mi
     finite = True
-    for w in (fd.Q, fd.V, fd.VD, fd.A, fd.LAM):
-        start = h[w]
-        for i in range(start, start + h[w + 1] * h[w + 2]):
-            if not math.isfinite(d.sf[i]):
+    for arr in (d.v, d.vd, d.a, d.lam):
+        for i in range(arr.shape[0]):
+            for j in range(arr.shape[1]):
+                if not math.isfinite(arr[i, j]):
+                    finite = False
+    q = d.q
+    for i in range(q.shape[0]):
+        for j in range(7):
+            if not math.isfinite(q[i, j]):
                 finite = False
     return finite
 
 
 @njit(inline=True)
-def save_state(d):
-    """Copy the state arena (and step counter) into the workspace (``SAVED``)."""
-    saved = v1(d.wf, d.mi, fd.SAVED)
-    for i in range(saved.shape[0]):
-        saved[i] = d.sf[i]
-    d.wi[d.mi[fd.SAVED_STEP]] = d.si[0]
-
-
-@njit(inline=True)
-def restore_state(d):
-    """Put the state saved by :func:`save_state` back."""
-    saved = v1(d.wf, d.mi, fd.SAVED)
-    for i in range(saved.shape[0]):
-        d.sf[i] = saved[i]
-    d.si[0] = d.wi[d.mi[fd.SAVED_STEP]]
-
-
-@njit(inline=True)
-def step(d, p):
-    """Advance one step of size ``p[P_H]``; on failure the state is restored exactly.
-
-    A static step (``P_DYNAMIC`` 0, β′ = γ′ = 0) is one Newton solve at the full load.
-    Returns ``(status, n_iter)``; the Newton errors are in ``ERRORS[:n_iter]``.  The time
-    and the step counter advance only on success.
-    """
-    save_state(d)
-    status, n_iter = solve_step(d, p)
-    if status == CONVERGED and not state_is_finite(d):
-        status = NOT_FINITE
-    if status != CONVERGED:
-        restore_state(d)
-        return status, n_iter
-    d.sf[d.mi[fd.TIME]] += p[P_H]
-    d.si[0] += 1
-    return status, n_iter
-
-
-@njit
 def record_row(d, n_iter, rows, r):
-    """Copy the state into output row ``r`` of ``rows`` (R, width); the energy and momentum
-    columns are filled later (:func:`kynemapy.engine.invariants.fill_invariants`)."""
-    h = d.mi
+    """Copy the state into output row ``r`` of ``rows`` (R, width) at the offsets
+    ``d.row_offsets`` (:mod:`kynemapy.engine.rows`); energy and momentum come later
+    (:func:`kynemapy.engine.invariants.fill_invariants`)."""
     row = rows[r]
-    row[h[fd.ROW_TIME]] = d.sf[h[fd.TIME]]
-    row[h[fd.ROW_STEP]] = d.si[0]
-    for w, o in ((fd.Q, fd.ROW_Q), (fd.V, fd.ROW_V), (fd.VD, fd.ROW_VD), (fd.A, fd.ROW_A)):
-        src = h[w]
-        dst = h[o]
-        for i in range(h[w + 1] * h[w + 2]):
-            row[dst + i] = d.sf[src + i]
-    for w, o in ((fd.LAM, fd.ROW_LAM), (fd.CON_OUTPUT, fd.ROW_CON_OUTPUT)):
-        src = h[w]
-        dst = h[o]
-        for i in range(h[w + 1] * h[w + 2]):
-            row[dst + i] = d.sf[src + i]
-    row[h[fd.ROW_ITERATIONS]] = n_iter
-    errors = v1(d.wf, h, fd.ERRORS)
-    row[h[fd.ROW_ERROR]] = errors[n_iter - 1] if n_iter > 0 else 0.0
+    o = d.row_offsets
+    row[o[ROW_TIME]] = d.time[0]
+    row[o[ROW_STEP]] = d.step[0]
+    for src, k in ((d.q, ROW_Q), (d.v, ROW_V), (d.vd, ROW_VD), (d.a, ROW_A), (d.lam, ROW_LAM)):
+        dst = o[k]
+        w = src.shape[1]
+        for i in range(src.shape[0]):
+            for j in range(w):
+                row[dst + i * w + j] = src[i, j]
+    out = d.constraint_output
+    dst = o[ROW_CONSTRAINT_OUTPUT]
+    for i in range(out.shape[0]):
+        for j in range(3):
+            row[dst + 3 * i + j] = out[i, j]
+    row[o[ROW_ITERATIONS]] = n_iter
+    row[o[ROW_ERROR]] = d.errors[n_iter - 1] if n_iter > 0 else 0.0
+
+
+#: what :func:`advance` does (its ``mode``)
+STEPS = 0  #: up to ``n_steps`` time steps
+LINEARIZE = 1  #: only the Newton system at the current state (``vals``, ``b``)
+INITIAL_ACCELERATIONS = 2  #: consistent v̇ and λ at the current q, v (``p``: INITIAL_ACCELERATIONS)
 
 
 @njit(inline=True)
-def advance(d, p, n_steps, every, rows, max_rows, iterations):
-    """Up to ``n_steps`` steps with constant inputs, recording output rows.
+def advance(d, p, mode, n_steps, every, rows, max_rows, iterations):
+    """The Newton loop: up to ``n_steps`` steps with constant inputs, recording output rows.
 
-    ``iterations[i]`` receives the Newton iterations of step i (``iterations`` may be shorter
-    than ``n_steps``: then only the first entries are kept).  After each converged step whose
-    counter is a multiple of ``every`` (> 0), one row is recorded into ``rows`` (R, width); at
-    most ``max_rows`` rows.  Stops at the first failed step (state restored) or when ``rows``
-    is full.  Returns ``(steps_done, rows_recorded, status)``.
+    Per step (Kynema's ``SolveStep``): save the state; :func:`predict`; then per Newton
+    iteration :func:`update_tangent`, ``element_terms``, ``constraint_terms``, ``assemble``,
+    :func:`solve`, :func:`convergence_error`, :func:`update`, until the error is <= 1;
+    :func:`finish`.  A failed step (no convergence, NaN, singular matrix) restores the state
+    exactly and stops.  ``iterations[i]`` gets the Newton iterations of step i (``iterations``
+    may be shorter than ``n_steps``).  After each converged step whose counter is a multiple
+    of ``every`` (> 0), one row is recorded into ``rows`` (R, width), at most ``max_rows``.
+
+    ``mode`` ``LINEARIZE`` stops after the first assembly (the reference factorization's
+    matrix); ``INITIAL_ACCELERATIONS`` solves the first linearization for v̇ and λ instead of
+    an increment, with 𝒯 = 0 in the element blocks (their matrix is then M) and 𝒯 = I in the
+    constraint rows (:mod:`kynemapy.engine.initial`).  Both are this loop's first pass, so
+    every phase is compiled once, here.
+
+    Returns ``(steps_done, rows_recorded, status)`` (status: a step status, or for the two
+    other modes a ``SOLVE_*`` status).
     """
-    recorded = np.int64(0)  # not a literal: record_row compiles once
+    recorded = 0
     n_keep = iterations.shape[0]
+    max_iter = int(p[P_MAX_ITER])
     for i in range(n_steps):
-        status, n_iter = step(d, p)
+        if mode == STEPS:
+            save_state(d)
+            predict(d, p)
+        elif mode == INITIAL_ACCELERATIONS:
+            zero_accelerations(d)
+        n_iter = 0
+        status = NOT_CONVERGED
+        while n_iter < max_iter:
+            if mode == INITIAL_ACCELERATIONS:
+                set_tangent(d, 0.0)
+            else:
+                update_tangent(d, p)
+            element_terms(d, p)
+            if mode == INITIAL_ACCELERATIONS:
+                set_tangent(d, 1.0)
+            constraint_terms(d, p)
+            assemble(d, p)
+            if mode == LINEARIZE:
+                return 0, 0, SOLVE_OK
+            solved = solve(d, p)
+            if mode == INITIAL_ACCELERATIONS:
+                if solved == SOLVE_OK:
+                    accelerations_from_solution(d)
+                return 0, 0, solved
+            if solved != SOLVE_OK:
+                status = NEEDS_MEMORY if solved == SOLVE_CAPACITY else SINGULAR
+                break
+            err = convergence_error(d, p)
+            d.errors[n_iter] = err
+            n_iter += 1
+            update(d, p)
+            if not math.isfinite(err):
+                status = NOT_FINITE
+                break
+            if err <= 1.0:
+                status = CONVERGED
+                break
+        d.n_iter[0] = n_iter
+        if status == CONVERGED:
+            finish(d, p)
+            if not state_is_finite(d):
+                status = NOT_FINITE
         if i < n_keep:
             iterations[i] = n_iter
         if status != CONVERGED:
+            restore_state(d)
             return i, recorded, status
-        if every > 0 and d.si[0] % every == 0:
+        d.time[0] += p[P_H]
+        d.step[0] += 1
+        if every > 0 and d.step[0] % every == 0:
             record_row(d, n_iter, rows, recorded)
             recorded += 1
             if recorded >= max_rows:
                 return i + 1, recorded, CONVERGED
     return n_steps, recorded, CONVERGED
 
+
+@njit(inline=True)
+def save_state(d):
+    """Copy the state arena and the step counter into ``saved``, ``saved_step``."""
+    state = d.state
+    saved = d.saved
+    for i in range(state.shape[0]):
+        saved[i] = state[i]
+    d.saved_step[0] = d.step[0]
+
+
+@njit(inline=True)
+def restore_state(d):
+    """Put the state saved by :func:`save_state` back."""
+    state = d.state
+    saved = d.saved
+    for i in range(state.shape[0]):
+        state[i] = saved[i]
+    d.step[0] = d.saved_step[0]
+
+
+@njit(inline=True)
+def zero_accelerations(d):
+    """v̇ := 0 and λ := 0 (the initial accelerations' residual is r(v̇ = 0), and λ is solved for)."""
+    vd = d.vd
+    lam = d.lam
+    for n in range(vd.shape[0]):
+        for k in range(6):
+            vd[n, k] = 0.0
+    for c in range(lam.shape[0]):
+        for k in range(6):
+            lam[c, k] = 0.0
+
+
+@njit(inline=True)
+def set_tangent(d, diagonal):
+    """𝒯 := ``diagonal`` · I for every node."""
+    tangent = d.tangent
+    for n in range(tangent.shape[0]):
+        for i in range(3):
+            for j in range(3):
+                tangent[n, i, j] = diagonal if i == j else 0.0
+
+
+@njit(inline=True)
+def accelerations_from_solution(d):
+    """v̇ and λ from the solution ``dx`` of the initial-accelerations system."""
+    dx = d.dx
+    vd = d.vd
+    lam = d.lam
+    for n in range(vd.shape[0]):
+        m = d.node_map[n]
+        for k in range(d.node_dofs[n]):
+            vd[n, k] = dx[m + k]
+    nsys = d.n_system_dofs
+    for c in range(lam.shape[0]):
+        row = nsys + d.constraint_row[c]
+        for i in range(d.constraint_n_rows[c]):
+            lam[c, i] = dx[row + i]

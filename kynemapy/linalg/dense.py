@@ -22,7 +22,7 @@ import math
 
 import numpy as np
 
-from kynemapy._arena import ArenaBuilder, HeaderSpec, field_view, v1
+from kynemapy._arena import HeaderBuilder, HeaderSpec, field_view, v1
 from kynemapy._jit import njit
 
 SOLVE_OK = 0
@@ -114,20 +114,20 @@ _P = HeaderSpec()
 P_VALID = _P.scalar("valid")  #: 1 when a program was built (else every solve pivots)
 P_N = _P.scalar("n")
 P_LU_SIZE = _P.scalar("lu_size")
-P_PERM = _P.field("wi", "perm", ("n",))  #: row pivoted at step k
-P_FROM = _P.field("wi", "from", ("nnz",))  #: LU-buffer position of each entry of A
-P_PIV = _P.field("wi", "piv", ("n",))  #: LU-buffer position of pivot k
-P_LPTR = _P.field("wi", "lptr", ("n1",))  #: L entries of step k: lptr[k] .. lptr[k+1]
-P_LPOS = _P.field("wi", "lpos", ("n_l",))  #: their LU-buffer positions
-P_LROW = _P.field("wi", "lrow", ("n_l",))  #: their rows
-P_UPTR = _P.field("wi", "uptr", ("n1",))  #: U entries of step k (right of the pivot)
-P_UPOS = _P.field("wi", "upos", ("n_u",))
-P_UCOL = _P.field("wi", "ucol", ("n_u",))
-P_TARGET = _P.field("wi", "target", ("n_ops",))  #: per (L entry, U entry) of a step: the updated position
-P_LU = _P.field("wf", "lu", ("lu_size",))  #: the factors (and the fill) after a factorization
-P_UINV = _P.field("wf", "uinv", ("n",))
-P_Y = _P.field("wf", "y", ("n",))
-P_TOL = _P.field("wf", "tol", (1,))
+P_PERM = _P.field("i", "perm", ("n",))  #: row pivoted at step k
+P_FROM = _P.field("i", "from", ("nnz",))  #: LU-buffer position of each entry of A
+P_PIV = _P.field("i", "piv", ("n",))  #: LU-buffer position of pivot k
+P_LPTR = _P.field("i", "lptr", ("n1",))  #: L entries of step k: lptr[k] .. lptr[k+1]
+P_LPOS = _P.field("i", "lpos", ("n_l",))  #: their LU-buffer positions
+P_LROW = _P.field("i", "lrow", ("n_l",))  #: their rows
+P_UPTR = _P.field("i", "uptr", ("n1",))  #: U entries of step k (right of the pivot)
+P_UPOS = _P.field("i", "upos", ("n_u",))
+P_UCOL = _P.field("i", "ucol", ("n_u",))
+P_TARGET = _P.field("i", "target", ("n_ops",))  #: per (L entry, U entry) of a step: the updated position
+P_LU = _P.field("f", "lu", ("lu_size",))  #: the factors (and the fill) after a factorization
+P_UINV = _P.field("f", "uinv", ("n",))
+P_Y = _P.field("f", "y", ("n",))
+P_TOL = _P.field("f", "tol", (1,))
 
 
 class Program:
@@ -152,7 +152,7 @@ class Program:
         return int(self.i[P_TARGET + 1]) if self.valid else 0
 
     def field(self, word: int) -> np.ndarray:
-        arena = self.i if _P_ARENA[word] == "wi" else self.f
+        arena = self.i if _P_ARENA[word] == "i" else self.f
         return field_view(arena, self.i, word)
 
 
@@ -169,11 +169,8 @@ def _pack_program(n: int, nnz: int, arrays: dict[str, np.ndarray], valid: bool, 
     for name, count in (("lu", "lu_size"), ("lpos", "n_l"), ("upos", "n_u"), ("target", "n_ops")):
         if name in arrays:
             counts[count] = int(arrays[name].shape[0])
-    b = ArenaBuilder(_P.size, header_arena="wi")
-    for spec in _P.fields:
-        b.place(spec, counts)
-    arenas = b.allocate()
-    prog = Program(arenas["wi"], arenas["wf"])
+    b = HeaderBuilder(_P, counts)
+    prog = Program(b.i, b.f)
     prog.i[P_VALID] = int(valid)
     prog.i[P_N] = n
     prog.i[P_LU_SIZE] = counts["lu_size"]

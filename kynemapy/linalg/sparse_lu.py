@@ -61,7 +61,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from kynemapy._arena import ArenaBuilder, HeaderSpec, field_view, v1
+from kynemapy._arena import HeaderBuilder, HeaderSpec, field_view, v1
 from kynemapy._jit import njit
 from kynemapy.linalg.ordering import FillEstimate, choose_ordering
 
@@ -111,27 +111,27 @@ class Symbolic(NamedTuple):
 
 # the LU arenas: an int64 arena (header first) and a float64 arena
 _LU = HeaderSpec()
-AP = _LU.field("wi", "ap", ("n1",))
-AI = _LU.field("wi", "ai", ("nnz",))
-Q = _LU.field("wi", "q", ("n",))
-PROW = _LU.field("wi", "prow", ("n",))
-PINV = _LU.field("wi", "pinv", ("n",))
-LP = _LU.field("wi", "lp", ("n1",))
-LI = _LU.field("wi", "li", ("cap_l",))
-UP = _LU.field("wi", "up", ("n1",))
-UI = _LU.field("wi", "ui", ("cap_u",))
-AROW = _LU.field("wi", "arow", ("nnz",))
-STACK = _LU.field("wi", "stack", ("n",))
-FLAG = _LU.field("wi", "flag", ("n",))
-WORK = _LU.field("wi", "work", ("n",))
-POS = _LU.field("wi", "pos", ("n",))
-INFO = _LU.field("wi", "info", (INFO_SIZE,))
-LX = _LU.field("wf", "lx", ("cap_l",))
-UX = _LU.field("wf", "ux", ("cap_u",))
-UINV = _LU.field("wf", "uinv", ("n",))
-X = _LU.field("wf", "x", ("n",))
-Y = _LU.field("wf", "y", ("n",))
-TOL = _LU.field("wf", "tol", (2,))
+AP = _LU.field("i", "ap", ("n1",))
+AI = _LU.field("i", "ai", ("nnz",))
+Q = _LU.field("i", "q", ("n",))
+PROW = _LU.field("i", "prow", ("n",))
+PINV = _LU.field("i", "pinv", ("n",))
+LP = _LU.field("i", "lp", ("n1",))
+LI = _LU.field("i", "li", ("cap_l",))
+UP = _LU.field("i", "up", ("n1",))
+UI = _LU.field("i", "ui", ("cap_u",))
+AROW = _LU.field("i", "arow", ("nnz",))
+STACK = _LU.field("i", "stack", ("n",))
+FLAG = _LU.field("i", "flag", ("n",))
+WORK = _LU.field("i", "work", ("n",))
+POS = _LU.field("i", "pos", ("n",))
+INFO = _LU.field("i", "info", (INFO_SIZE,))
+LX = _LU.field("f", "lx", ("cap_l",))
+UX = _LU.field("f", "ux", ("cap_u",))
+UINV = _LU.field("f", "uinv", ("n",))
+X = _LU.field("f", "x", ("n",))
+Y = _LU.field("f", "y", ("n",))
+TOL = _LU.field("f", "tol", (2,))
 
 
 class LUWorkspace:
@@ -161,7 +161,7 @@ class LUWorkspace:
         self.f = f
 
     def _field(self, word: int) -> np.ndarray:
-        arena = self.i if _LU_ARENA[word] == "wi" else self.f
+        arena = self.i if _LU_ARENA[word] == "i" else self.f
         return field_view(arena, self.i, word)
 
     @property
@@ -190,11 +190,8 @@ def _pack(arrays: dict[str, np.ndarray]) -> LUWorkspace:
         "cap_l": int(arrays["li"].shape[0]),
         "cap_u": int(arrays["ui"].shape[0]),
     }
-    b = ArenaBuilder(_LU.size, header_arena="wi")
-    for spec in _LU.fields:
-        b.place(spec, counts)
-    arenas = b.allocate()
-    lu = LUWorkspace(arenas["wi"], arenas["wf"])
+    b = HeaderBuilder(_LU, counts)
+    lu = LUWorkspace(b.i, b.f)
     for spec in _LU.fields:
         lu._field(spec.word)[...] = arrays[spec.name]
     return lu

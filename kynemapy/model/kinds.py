@@ -71,3 +71,5 @@ ACCEPTS = {
     "angle input": (ROTATION_CONTROL,),
     "revolute output": (REVOLUTE_JOINT,),
 }
+#: 1 for the kinds with outputs (angle or displacement, rate, acceleration): revolute, hinge, slider
+HAS_OUTPUT = HAS_INPUT_LOAD.copy()

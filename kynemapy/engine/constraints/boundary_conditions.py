@@ -34,7 +34,7 @@ def _ground(prescribed, inputs, ub, rb):
         rb[3] = 0.0
 
 
-@njit
+@njit(inline=True)
 def boundary_condition(X0, inputs, qt, lam, prescribed, six_dof, with_k, phi, bt, k, s3, s4, s33):
     """Φ, ``B_t`` (and K^Φ) of a fixed/prescribed BC on the target node ``qt`` (7,).
 

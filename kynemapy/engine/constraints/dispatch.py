@@ -32,7 +32,7 @@ from kynemapy.model.kinds import (
 )
 
 
-@njit
+@njit(inline=True)
 def evaluate(kind, X0, axes, geom, param, inputs, qb, qt, lam, with_k, phi, bb, bt, k, s3, s4, s33):
     """Residual Φ (6,), gradients ``B_b``, ``B_t`` (6, 6) and K^Φ blocks ``k`` (2, 2, 6, 6).
 

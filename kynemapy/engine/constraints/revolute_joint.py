@@ -17,7 +17,7 @@ from kynemapy.math.quaternion import quat_to_rotvec, rotate_vector
 from kynemapy.math.so3 import cross, tilde
 
 
-@njit
+@njit(inline=True)
 def revolute_joint(X0, axes, qb, qt, lam, with_k, phi, bb, bt, k, s3, s33):
     """Φ (5 rows), ``B_b``, ``B_t`` (and K^Φ) of a revolute joint.
 

@@ -22,7 +22,7 @@ from kynemapy.math.quaternion import quat_compose, quat_inverse, rotvec_to_quat
 from kynemapy.math.so3 import tilde
 
 
-@njit
+@njit(inline=True)
 def rigid_joint(X0, axes, inputs, qb, qt, lam, six_dof, controlled, with_k, phi, bb, bt, k, s3, s4, s33):
     """Φ, ``B_b``, ``B_t`` (and K^Φ) of a rigid joint / 6→3 joint / rotation control.
 

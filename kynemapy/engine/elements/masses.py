@@ -11,20 +11,32 @@ here allocates.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
-from kynemapy._arena import v1, v2, v3
 from kynemapy._jit import njit
-from kynemapy.engine import fields as fd
-from kynemapy.engine.elements.table import T_MAT, T_NODES, T_RES, check_spec, table_spec
 from kynemapy.engine.params import P_BETA_PRIME, P_EXACT, P_GAMMA_PRIME, P_STIFFNESS
 from kynemapy.math.quaternion import quat_compose, quat_to_matrix
 from kynemapy.math.so3 import tilde
 
-#: the table: one node per mass, all six DOFs
-SPEC = table_spec()
-MASS_M_STAR = SPEC.field("mf", "mass_m_star", ("n", 6, 6))  #: material mass matrix M* [kg, kg m, kg m²]
-check_spec(SPEC, "masses")
+
+class MassTable(NamedTuple):
+    """The masses (n of them): the standard table fields, then ``m_star`` (n, 6, 6), the
+    material mass matrix M* about the node [kg, kg m, kg m²]."""
+
+    nodes: np.ndarray
+    rows: np.ndarray
+    slots: np.ndarray
+    res: np.ndarray
+    mat: np.ndarray
+    m_star: np.ndarray
+
+
+TABLE = MassTable
+#: own fields: (field, arena, trailing shape, Model field)
+FIELDS = (("m_star", "mf", (6, 6), "mass_m_star"),)
+#: one node per mass, all six DOFs
 NODE_DOFS = 6
 
 
@@ -375,47 +387,18 @@ def mass_element_terms(
         mat[i, 5] = beta_prime * muu[i, 5] + gamma_prime * g[ii, 2] + kappa * (ka * t02 + kb * t12 + kc * t22)
 
 
-@njit
-def terms(d, p, t):
-    """Residual ``F_I − F_g`` (6,) and matrix ``β′ M + γ′ G + κ K 𝒯`` (6, 6) of every mass
-    (the table whose header words start at ``t``), into its ``T_RES`` and ``T_MAT``."""
-    h = d.mi
-    node = v2(h, h, t + T_NODES)
-    m_star = v3(d.mf, h, t + MASS_M_STAR)
-    res = v2(d.wf, h, t + T_RES)
-    mat = v3(d.wf, h, t + T_MAT)
-    x0 = v2(d.mf, h, fd.X0)
-    q = v2(d.sf, h, fd.Q)
-    v = v2(d.sf, h, fd.V)
-    vd = v2(d.sf, h, fd.VD)
-    tangent = v3(d.wf, h, fd.TANGENT)
-    gravity = v1(d.mf, h, fd.GRAVITY)
-    s33 = v3(d.wf, h, fd.S33)
-    s3 = v2(d.wf, h, fd.S3)
-    s4 = v2(d.wf, h, fd.S4)
-    s66 = v3(d.wf, h, fd.S66)
+@njit(inline=True)
+def terms(t, d, p):
+    """Residual ``F_I − F_g`` (6,) and matrix ``β′ M + γ′ G + κ K 𝒯`` (6, 6) of every mass of
+    the table ``t`` into ``t.res``, ``t.mat`` (``d``: the simulation's
+    :class:`~kynemapy.engine.fields.Data`, ``p``: the step coefficients)."""
     beta_prime = p[P_BETA_PRIME]
     gamma_prime = p[P_GAMMA_PRIME]
     kappa = p[P_STIFFNESS]
     exact = p[P_EXACT] != 0.0
-    for e in range(node.shape[0]):
-        n = node[e, 0]
+    for e in range(t.nodes.shape[0]):
+        n = t.nodes[e, 0]
         mass_element_terms(
-            m_star[e],
-            x0[n, 3:7],
-            q[n, 3:7],
-            v[n],
-            vd[n],
-            tangent[n],
-            gravity,
-            beta_prime,
-            gamma_prime,
-            kappa,
-            exact,
-            s33,
-            s3,
-            s4,
-            s66,
-            res[e],
-            mat[e],
-        )
+            t.m_star[e], d.x0[n, 3:7], d.q[n, 3:7], d.v[n], d.vd[n], d.tangent[n], d.gravity,
+            beta_prime, gamma_prime, kappa, exact, d.s33, d.s3, d.s4, d.s66, t.res[e], t.mat[e],
+        )  # fmt: skip

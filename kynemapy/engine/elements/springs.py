@@ -15,22 +15,39 @@ kernel (``terms``) that writes each element's residual and matrix.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
-from kynemapy._arena import v1, v2, v3
 from kynemapy._jit import njit
-from kynemapy.engine import fields as fd
-from kynemapy.engine.elements.table import T_MAT, T_NODES, T_RES, check_spec, table_spec
 from kynemapy.engine.params import P_EXACT, P_STIFFNESS
 
-#: the table: two nodes per spring, their three translational DOFs
-SPEC = table_spec()
-SPRING_X0 = SPEC.field("mf", "spring_x0", ("n", 3))  #: reference vector X2 − X1 [m]
-SPRING_L_REF = SPEC.field("mf", "spring_l_ref", ("n",))  #: undeformed length [m]
-SPRING_K = SPEC.field("mf", "spring_k", ("n",))  #: stiffness [N/m]
-SPRING_R = SPEC.field("wf", "spring_r", ("n", 3))  #: current spring vector [m] (scratch)
-check_spec(SPEC, "springs")
+
+class SpringTable(NamedTuple):
+    """The springs (n of them): the standard table fields, then ``x0`` (n, 3) reference vector
+    X2 − X1 [m], ``l_ref`` (n,) undeformed length [m], ``k`` (n,) stiffness [N/m] and the
+    scratch ``r`` (n, 3), the current spring vector [m]."""
+
+    nodes: np.ndarray
+    rows: np.ndarray
+    slots: np.ndarray
+    res: np.ndarray
+    mat: np.ndarray
+    x0: np.ndarray
+    l_ref: np.ndarray
+    k: np.ndarray
+    r: np.ndarray
+
+
+TABLE = SpringTable
+#: own fields: (field, arena, trailing shape, Model field or None for workspace)
+FIELDS = (
+    ("x0", "mf", (3,), "spring_x0"),
+    ("l_ref", "mf", (), "spring_l_ref"),
+    ("k", "mf", (), "spring_k"),
+    ("r", "wf", (3,), None),
+)
+#: two nodes per spring, their three translational DOFs
 NODE_DOFS = 3
 
 
@@ -81,29 +98,21 @@ def spring_element_terms(x0, u1, u2, k, l_ref, r, res, mat):
     return length
 
 
-@njit
-def terms(d, p, t):
+@njit(inline=True)
+def terms(t, d, p):
     """Residual (6,) = (force on node 1, its negative on node 2) and matrix (6, 6) =
-    κ s [[A, −A], [−A, A]] of every spring, s = 1 (Kynema) or −1 (exact tangent)."""
-    h = d.mi
-    node = v2(h, h, t + T_NODES)
-    x0 = v2(d.mf, h, t + SPRING_X0)
-    l_ref = v1(d.mf, h, t + SPRING_L_REF)
-    k = v1(d.mf, h, t + SPRING_K)
-    r = v2(d.wf, h, t + SPRING_R)
-    res = v2(d.wf, h, t + T_RES)
-    mat = v3(d.wf, h, t + T_MAT)
-    q = v2(d.sf, h, fd.Q)
-    blk = v3(d.wf, h, fd.S33)[0]
-    f = v2(d.wf, h, fd.S3)[0]
+    κ s [[A, −A], [−A, A]] of every spring of the table ``t``, s = 1 (Kynema) or −1 (exact
+    tangent)."""
+    blk = d.s33[0]
+    f = d.s3[0]
     sign = -1.0 if p[P_EXACT] != 0.0 else 1.0
     kappa = p[P_STIFFNESS]
-    for e in range(node.shape[0]):
-        n1 = node[e, 0]
-        n2 = node[e, 1]
-        spring_element_terms(x0[e], q[n1, 0:3], q[n2, 0:3], k[e], l_ref[e], r[e], f, blk)
-        re = res[e]
-        me = mat[e]
+    for e in range(t.nodes.shape[0]):
+        n1 = t.nodes[e, 0]
+        n2 = t.nodes[e, 1]
+        spring_element_terms(t.x0[e], d.q[n1, 0:3], d.q[n2, 0:3], t.k[e], t.l_ref[e], t.r[e], f, blk)
+        re = t.res[e]
+        me = t.mat[e]
         for i in range(3):
             re[i] = f[i]
             re[3 + i] = -f[i]
