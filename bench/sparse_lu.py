@@ -1,4 +1,4 @@
-"""Benchmark: the sparse LU of kynemapy.sparse_lu on multibody Newton matrices.
+"""Benchmark: the sparse LU of kynemapy.linalg.sparse_lu on multibody Newton matrices.
 
 µs per factor (pivot search), refactor (same pivots, new values), solve, and refactor +
 solve (the Newton-iteration path of ``sparse_factor_solve``), each timed inside one compiled

@@ -28,7 +28,7 @@ from _machine import machine
 from heavy_top import build_heavy_top
 
 import kynemapy as kp
-from kynemapy.driver import auto_block
+from kynemapy.run.loop import auto_block
 
 
 def timed(

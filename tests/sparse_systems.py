@@ -7,7 +7,7 @@ generator returns a ``scipy.sparse.csc_matrix`` whose pattern is what the assemb
     A = [[S, Bᵀ], [B T, 0]]
 
 with the node DOFs first (6 per node, node after node) and the constraint rows after them,
-as :mod:`kynemapy.assembly` lays them out.
+as :mod:`kynemapy.engine.assemble` lays them out.
 
 * :func:`heavy_top` — Kynema's heavy top as kynemapy assembles it (15 × 15: the top's 6 DOFs,
   the pin's 3, the 6→3 rigid joint's 3 rows and the pin's prescribed-displacement 3 rows);

@@ -38,8 +38,8 @@ def test_importing_compiles_nothing() -> None:
     code = (
         "import importlib\n"
         "import kynemapy\n"
-        "s = importlib.import_module('kynemapy.step')\n"
-        "ic = importlib.import_module('kynemapy.initial_conditions')\n"
+        "s = importlib.import_module('kynemapy.engine.step')\n"
+        "ic = importlib.import_module('kynemapy.engine.initial')\n"
         "assert s.step_kernel.signatures == [] and s.advance_kernel.signatures == []\n"
         "assert ic.consistent_accelerations.signatures == []\n"
     )

@@ -22,8 +22,8 @@ import numpy as np
 import pytest
 
 import kynemapy as kp
-from kynemapy.constraints import kinds
-from kynemapy.constraints.dispatch import constraint_terms
+from kynemapy.model import kinds
+from kynemapy.engine.constraints.dispatch import constraint_terms
 
 G = 9.81
 A4, B4, C4, D4 = np.array([0, 0, 0.0]), np.array([0, 1, 0.0]), np.array([2, 1.5, 0.0]), np.array([2, 0, 0.0])
@@ -546,7 +546,7 @@ h = 0.01
 
 
 def test_model_file_reads_two_body_joints() -> None:
-    from kynemapy.model_file import ModelFileError, parse_model_file
+    from kynemapy.model.file import ModelFileError, parse_model_file
 
     mf = parse_model_file(JOINTS_TOML, "joints.toml")
     b = kp.ModelBuilder(gravity=(0, 0, -G))

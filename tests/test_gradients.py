@@ -20,12 +20,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kynemapy.builder import revolute_axes
-from kynemapy.constraints import kinds
-from kynemapy.constraints.body_joints import body_joint_output, input_load
-from kynemapy.constraints.dispatch import constraint_terms
-from kynemapy.constraints.revolute_joint import revolute_torque
-from kynemapy.initial_conditions import constraint_bias
+from kynemapy.model.builder import revolute_axes
+from kynemapy.model import kinds
+from kynemapy.engine.constraints.body_joints import body_joint_output, input_load
+from kynemapy.engine.constraints.dispatch import constraint_terms
+from kynemapy.engine.constraints.revolute_joint import revolute_torque
+from kynemapy.engine.initial import constraint_bias
 
 EPS = 1e-6
 KINDS = [

@@ -24,9 +24,9 @@ from test_regression import (
 )
 
 import kynemapy as kp
-from kynemapy.sparse_lu import INFO_N_FACTOR, INFO_N_REFACTOR, new_lu_workspace
-from kynemapy.sparsity import build_scatter, pattern
-from kynemapy.state import DENSE_MAX_DOFS
+from kynemapy.linalg.sparse_lu import INFO_N_FACTOR, INFO_N_REFACTOR, new_lu_workspace
+from kynemapy.linalg.sparsity import build_scatter, pattern
+from kynemapy.engine.data import DENSE_MAX_DOFS
 
 
 def ball_chain(n: int, duplicate: int | None = None) -> kp.Model:
@@ -84,7 +84,7 @@ def test_sparse_solver_reproduces_kynema_floating_platform() -> None:
 def test_slot_maps_place_every_entry_where_the_dense_assembly_does() -> None:
     """Assemble the same state both ways: the CSC values scattered to a dense matrix equal
     the dense matrix exactly, entry by entry (exact tangent: K^Φ blocks included)."""
-    from kynemapy.step import assemble
+    from kynemapy.engine.step import assemble
 
     model = ball_chain(4)
     sims = {}

@@ -1,4 +1,4 @@
-"""Model files (``kynemapy.model_file``): the example TOML files reproduce Kynema, bad files fail clearly.
+"""Model files (``kynemapy.model.file``): the example TOML files reproduce Kynema, bad files fail clearly.
 
 * ``examples/heavy_top.toml`` builds exactly the model of ``examples/heavy_top.py`` and its
   400 steps reproduce Kynema-FMB's HeavyTopTest q to 1e-10.
@@ -20,8 +20,8 @@ import numpy as np
 import pytest
 
 import kynemapy as kp
-from kynemapy.builder import ModelError
-from kynemapy.model_file import Expression, ModelFileError, load_model_file, parse_model_file
+from kynemapy.model.builder import ModelError
+from kynemapy.model.file import Expression, ModelFileError, load_model_file, parse_model_file
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 

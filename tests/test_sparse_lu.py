@@ -1,4 +1,4 @@
-"""Sparse LU (kynemapy.sparse_lu, kynemapy.ordering) against numpy / scipy, which are independent.
+"""Sparse LU (kynemapy.linalg.sparse_lu, kynemapy.linalg.ordering) against numpy / scipy, which are independent.
 
 Matrices from tests/sparse_systems.py: Kynema's heavy top (real Newton values), chains of
 bodies joined by ball joints (with massless bodies and random joint blocks), free boxes,

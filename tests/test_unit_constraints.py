@@ -3,8 +3,8 @@
 Inputs, expected numbers and tolerances are those of Kynema-FMB's unit tests
 (``tests/unit_tests/constraints``; reference §7.3), which deliberately use
 non-unit quaternions and a raw (non-orthonormal) axes matrix.  Formulas: reference §5.
-The kernels are called through ``kynemapy.constraints.dispatch.constraint_terms``
-with the Kynema kind codes of ``kynemapy.constraints.kinds``.
+The kernels are called through ``kynemapy.engine.constraints.dispatch.constraint_terms``
+with the Kynema kind codes of ``kynemapy.model.kinds``.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 import kynemapy as kp
-from kynemapy.constraints import kinds
-from kynemapy.constraints.dispatch import constraint_terms
-from kynemapy.constraints.revolute_joint import revolute_output, revolute_torque
+from kynemapy.model import kinds
+from kynemapy.engine.constraints.dispatch import constraint_terms
+from kynemapy.engine.constraints.revolute_joint import revolute_output, revolute_torque
 
 X0 = np.array([1.0, 2.0, 3.0])
 AXES_RAW = np.arange(1.0, 10.0).reshape(3, 3)  # [[1,2,3],[4,5,6],[7,8,9]], rows used un-normalised

@@ -14,7 +14,7 @@ import math
 import numpy as np
 import pytest
 
-from kynemapy.elements.masses import (
+from kynemapy.engine.elements.masses import (
     gravity_force,
     gyroscopic_matrix,
     inertia_stiffness_matrix,
@@ -23,7 +23,7 @@ from kynemapy.elements.masses import (
     mass_matrix_components,
     rotate_section_matrix,
 )
-from kynemapy.elements.springs import spring_coefficients, spring_element_terms, spring_stiffness_block
+from kynemapy.engine.elements.springs import spring_coefficients, spring_element_terms, spring_stiffness_block
 
 TOL = 1e-15
 

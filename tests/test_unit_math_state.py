@@ -24,9 +24,9 @@ from kynemapy.math.quaternion import (
 )
 from kynemapy.math.so3 import ax_matrix, axial, cross, matmul3, matvec3, tangent_operator_rot, tilde
 from kynemapy.model import dof_map
-from kynemapy.params import StepCoefficients
-from kynemapy.state import new_inputs, new_state, new_workspace
-from kynemapy.step import CONVERGED, displacement, global_position, next_state, step_kernel, update_prediction
+from kynemapy.engine.params import StepCoefficients
+from kynemapy.engine.data import new_inputs, new_state, new_workspace
+from kynemapy.engine.step import CONVERGED, displacement, global_position, next_state, step_kernel, update_prediction
 
 INV_SQRT2 = 1.0 / math.sqrt(2.0)
 

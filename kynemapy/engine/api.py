@@ -14,8 +14,9 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from kynemapy.engine import entry as _entry
-from kynemapy.engine.data import Inputs, State, Workspace
+from kynemapy.engine.data import Inputs, State, Workspace, new_inputs, new_state
 from kynemapy.engine.fields import Data
+from kynemapy.engine.invariants import fill_invariants
 from kynemapy.engine.params import INITIAL_ACCELERATIONS, StepParameters
 from kynemapy.engine.step import CONVERGED, NEEDS_MEMORY, NOT_CONVERGED, NOT_FINITE, SINGULAR
 from kynemapy.linalg.dense import SOLVE_CAPACITY, SOLVE_OK, build_program
@@ -102,21 +103,43 @@ def task(
     return call(_entry.run_task, data, p, which, n, every, rows, max_rows, iterations, out)
 
 
+def fill_rows(data: Data, rows: np.ndarray) -> None:
+    """Energy and momentum columns of output rows (R, width) from their q and v (compiled
+    :func:`~kynemapy.engine.invariants.fill_invariants`, the caller's scratch)."""
+    call(fill_invariants, data, rows, 0, rows.shape[0], np.zeros((1, 4)), np.zeros((1, 3, 3)), np.zeros(8))
+
+
 def grow_fallback(workspace: Workspace) -> None:
     """Double the capacity of the fallback sparse LU (after ``NEEDS_MEMORY``)."""
     workspace.fallback = grow_lu_workspace(workspace.fallback)
 
 
-def reference_factorization(workspace: Workspace, state: State, inputs: Inputs, params: StepParameters) -> None:
-    """Factor the Newton matrix at the current state (the model's initial one) into
-    ``workspace.reference``: every later solve follows its pivot sequence (refusing, and
-    pivoting afresh, when a pivot became too small), so a run never depends on its own
-    history and a restart repeats it bit for bit.  A singular initial matrix leaves no
-    reference: every solve then pivots.  Assembly reads the state; only the workspace changes.
+def initial_state(model: Model) -> tuple[State, Inputs]:
+    """The state and inputs a model starts from: its initial displacement, velocity and (given)
+    acceleration, its initial constraint inputs; x = X + u (global positions)."""
+    state = new_state(model)
+    inputs = new_inputs(model)
+    state.q[...] = model.initial_q
+    state.q_prev[...] = model.initial_q
+    state.v[...] = model.initial_v
+    state.vd[...] = model.initial_vd
+    inputs.constraint_input[...] = model.initial_constraint_input
+    return state, inputs
+
+
+def reference_factorization(workspace: Workspace, params: StepParameters) -> None:
+    """Factor the Newton matrix at the model's initial state into ``workspace.reference``.
+
+    Every later solve follows its pivot sequence (refusing, and pivoting afresh, when a pivot
+    became too small), so a run never depends on its own history: a restart repeats it bit
+    for bit, and :func:`step` with a new workspace steps exactly as a ``Simulation``.  A
+    singular initial matrix leaves no reference: every solve then pivots.
     """
+    state, inputs = initial_state(workspace.model)
     p = params.coefficients
     task(workspace.data(state, inputs), p, _entry.LINEARIZE)
     n = int(workspace.model.n_dofs)
+    workspace.has_reference = True
     if workspace.solver == "dense":
         workspace.reference = build_program(workspace.indptr, workspace.indices, n, workspace.vals)
         return
@@ -160,6 +183,8 @@ def step(model: Model, state: State, inputs: Inputs, workspace: Workspace, param
     ``params.max_iter`` error slots.  On failure the state is restored exactly.
     """
     check_workspace(model, workspace, params)
+    if not workspace.has_reference:
+        reference_factorization(workspace, params)
     p = params.coefficients
     iterations = np.zeros(1, dtype=np.int64)
     while True:

@@ -235,6 +235,8 @@ class Workspace:
         dense = solver == "dense" or (solver == "auto" and n <= DENSE_MAX_DOFS)
         self.solver = "dense" if dense else "sparse"
         self.has_k = bool(with_k)
+        #: True once the reference factorization was made (:func:`kynemapy.engine.api.reference_factorization`)
+        self.has_reference = False
         self._pack(model, max(int(max_iter), 1))
         if dense:
             self.reference: Program | LUWorkspace = empty_program(n)

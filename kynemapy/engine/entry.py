@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from kynemapy._jit import njit
 from kynemapy.engine import step
-from kynemapy.engine.constraints.phase import constraint_outputs, constraint_reaction
-from kynemapy.engine.step import advance, record_row
+from kynemapy.engine.constraints.phase import constraint_reaction
+from kynemapy.engine.step import advance, record_row, start
 from kynemapy.linalg.sparse_lu import lu_factor
 
 #: tasks of :func:`run_task`
@@ -19,7 +19,7 @@ ADVANCE = 0  #: ``advance``: up to ``n`` steps, rows recorded every ``every`` st
 LINEARIZE = 1  #: the Newton system at the current state (``vals``, ``b``)
 INITIAL_ACCELERATIONS = 2  #: consistent v̇ and λ (``p`` = params.INITIAL_ACCELERATIONS)
 CONSTRAINT_TERMS = 3  #: Φ, B, K^Φ of every constraint (``con_*``), with the rest of a linearization
-INITIAL_OUTPUTS = 4  #: joint outputs at t = 0
+START = 4  #: at t = 0: a := v̇, x := (X + u, r ⊗ r0), joint outputs
 REACTION = 5  #: ``out`` (6,) := reaction of constraint ``n`` after a linearization (``p``: exact gradients)
 RECORD = 6  #: record the state into row ``every`` of ``rows``, with ``n`` Newton iterations
 LU_FACTOR = 7  #: factor the reference sparse LU (``ri``, ``rf``) from ``vals``; status in the result
@@ -35,8 +35,8 @@ def run_task(d, p, task, n, every, rows, max_rows, iterations, out):
     rows_recorded, status)``; tasks other than ``ADVANCE`` return ``(0, 0, status)``.
     The first three tasks are modes of the one Newton loop (:func:`~kynemapy.engine.step.advance`).
     """
-    if task == INITIAL_OUTPUTS:
-        constraint_outputs(d, task == INITIAL_OUTPUTS)
+    if task == START:
+        start(d)
         return 0, 0, 0
     if task == RECORD:
         record_row(d, n, rows, every)

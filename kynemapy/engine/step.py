@@ -392,6 +392,19 @@ def advance(d, p, mode, n_steps, every, rows, max_rows, iterations):
 
 
 @njit(inline=True)
+def start(d):
+    """The state at t = 0 once v̇ is known: a := v̇ (Kynema's start), x := (X + u, r ⊗ r0), and the
+    hinge and slider outputs (Kynema's revolute output stays zero until the first step)."""
+    a = d.a
+    vd = d.vd
+    for n in range(a.shape[0]):
+        for k in range(6):
+            a[n, k] = vd[n, k]
+    global_position(d.x0, d.q, d.x)
+    constraint_outputs(d, a.shape[0] >= 0)  # True, not a literal
+
+
+@njit(inline=True)
 def save_state(d):
     """Copy the state arena and the step counter into ``saved``, ``saved_step``."""
     state = d.state

@@ -9,13 +9,14 @@ from typing import Any
 import numpy as np
 
 from kynemapy.engine import api
-from kynemapy.engine.api import NO_ROWS, ConvergenceError, StepInfo, entry, status_text, task
+from kynemapy.engine.api import NO_ROWS, ConvergenceError, StepInfo, entry, fill_rows, status_text, task
 from kynemapy.engine.checks import check_constraints
-from kynemapy.engine.data import Inputs, State, Workspace, new_inputs, new_state, new_workspace
-from kynemapy.engine.entry import ADVANCE, INITIAL_OUTPUTS, REACTION, run_task
+from kynemapy.engine.data import Inputs, State, Workspace, new_workspace
+from kynemapy.engine.entry import ADVANCE, REACTION, RECORD, START, run_task
 from kynemapy.engine.fields import Data
 from kynemapy.engine.params import INITIAL_ACCELERATIONS, StepParameters
-from kynemapy.engine.step import CONVERGED, NEEDS_MEMORY, global_position
+from kynemapy.engine.rows import split_rows
+from kynemapy.engine.step import CONVERGED, NEEDS_MEMORY
 from kynemapy.model import Model, kinds
 from kynemapy.run import loop
 
@@ -52,26 +53,19 @@ class Simulation:
         self._model = model
         self._params = params
         self._p = params.coefficients
-        self._state = new_state(model)
-        self._inputs = new_inputs(model)
+        self._state, self._inputs = api.initial_state(model)
         self._workspace = new_workspace(model, params.max_iter, params.solver, params.geometric_stiffness)
         self.resume_path: str | None = None
-        self._state.q[...] = model.initial_q
-        self._state.q_prev[...] = model.initial_q
-        self._state.v[...] = model.initial_v
-        self._state.vd[...] = model.initial_vd
-        self._inputs.constraint_input[...] = model.initial_constraint_input
         self._bind()
         check_constraints(self._workspace, self._data)
-        api.reference_factorization(self._workspace, self._state, self._inputs, params)
+        api.reference_factorization(self._workspace, params)
+        self._bind()
         solve = consistent_initial_accelerations
         if solve is None:
             solve = not bool(np.any(model.initial_vd_given))
         if solve:
             self.compute_consistent_accelerations()
-        self._state.a[...] = self._state.vd
-        global_position(model.x0, self._state.q, self._state.x)
-        task(self._data, self._p, INITIAL_OUTPUTS)
+        task(self._data, self._p, START)
 
     def _bind(self) -> None:
         """(Re)build the arenas tuple and the compiled step entry (after the arrays changed)."""
@@ -279,6 +273,43 @@ class Simulation:
             n_iter = self._workspace.n_iter
             raise self._failure(status, tuple(self._workspace.errors[:n_iter].tolist()))
         return iterations[:done]
+
+    def rollout(self, n_steps: int, every: int = 1, throw: bool = True) -> dict[str, np.ndarray]:
+        """Run ``n_steps`` steps in compiled calls (inputs held constant) and return every
+        ``every``-th state as output rows, in memory: the arrays of :func:`kynemapy.io.read`
+        (``time`` (R,) [s], ``step``, ``q`` (R, N, 7), ``v``, ``vd``, ``a`` (R, N, 6), ``lam``
+        (R, C, 6), ``constraint_output``, ``iterations``, ``error``, energies [J] and momenta;
+        see :mod:`kynemapy.engine.rows`), the current state first as row 0.
+
+        Stops at a failed step (raises unless ``throw`` is False; the rows up to it are returned).
+        """
+        if isinstance(n_steps, bool) or not isinstance(n_steps, (int, np.integer)) or n_steps < 0:
+            raise ValueError(f"rollout: n_steps must be an integer >= 0, got {n_steps!r}")
+        if isinstance(every, bool) or not isinstance(every, (int, np.integer)) or every < 1:
+            raise ValueError(f"rollout: every must be an integer >= 1, got {every!r}")
+        layout = self._workspace.row_layout
+        n_rows = 1 + sum(1 for k in range(self.step_count + 1, self.step_count + int(n_steps) + 1) if k % every == 0)
+        rows = np.zeros((n_rows, layout.width))
+        task(self._data, self._p, RECORD, self._workspace.n_iter, 0, rows)
+        rows[0, layout.offsets["iterations"]] = 0
+        rows[0, layout.offsets["error"]] = 0.0
+        iterations = np.zeros(0, dtype=np.int64)
+        done, recorded, status = 0, 1, CONVERGED
+        while done < int(n_steps):
+            steps, got, status = self.advance_rows(
+                int(n_steps) - done, int(every), rows[recorded:], n_rows - recorded, iterations
+            )
+            done += steps
+            recorded += got
+            if status != NEEDS_MEMORY:
+                break
+            self.grow_solver()
+        fill_rows(self._data, rows[:recorded])
+        out = split_rows(layout, rows[:recorded])
+        if status != CONVERGED and throw:
+            n_iter = self._workspace.n_iter
+            raise self._failure(status, tuple(self._workspace.errors[:n_iter].tolist()))
+        return out
 
     # --------------------------------------------------------------- inputs
     def set_load(

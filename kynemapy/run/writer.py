@@ -137,7 +137,7 @@ class BackgroundWriter:
             return
         try:
             buf = self._buffers[index]
-            call(fill_invariants, self._data, buf, 0, n, self._s4, self._s33, self._inv)
+            call(fill_invariants, self._data, buf, 0, n, self._s4, self._s33, self._inv)  # the thread's own scratch
             self.writer.append(split_rows(self._layout, buf[:n]), state=state, inputs=inputs)
         except BaseException as exc:  # reported to the driver at its next submit or at close
             self._error = exc
