@@ -37,7 +37,11 @@ def status_text(status: int) -> str:
 
 
 class StepInfo(NamedTuple):
-    """Outcome of one step: ``converged``, Newton ``iterations`` and their ``errors`` (weighted RMS)."""
+    """Outcome of one step: ``converged``, Newton ``iterations`` and their ``errors`` (weighted RMS).
+
+    A static step with load bisection counts the iterations of all its Newton solves; ``errors``
+    are those of its last solve.
+    """
 
     converged: bool
     iterations: int
@@ -192,9 +196,8 @@ def step(model: Model, state: State, inputs: Inputs, workspace: Workspace, param
         if status != NEEDS_MEMORY:
             break
         grow_fallback(workspace)
-    n_iter = workspace.n_iter
-    errors = tuple(workspace.errors[:n_iter].tolist())
-    return StepInfo(status == CONVERGED, int(n_iter), errors, int(status))
+    errors = tuple(workspace.errors[: workspace.n_iter].tolist())
+    return StepInfo(status == CONVERGED, int(iterations[0]), errors, int(status))
 
 
 __all__ = [

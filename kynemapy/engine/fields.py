@@ -85,6 +85,8 @@ WORKSPACE: FieldList = (
     ("q_ground", "wf", (7,)),  # (0, 0, 0, 1, 0, 0, 0): what a joint sees of the ground
     ("v_ground", "wf", (6,)),
     ("saved", "wf", ("state_size",)),  # the state arena before the step (rollback)
+    ("snapshot", "wf", ("state_size",)),  # static steps: the state at the last converged partial load
+    ("f_baseline", "wf", ("N", 6)),  # static steps: the external loads as given
     ("n_iter", "wi", (1,)),  # Newton iterations of the last step
     ("saved_step", "wi", (1,)),
 )

@@ -29,7 +29,8 @@ P_EXACT = 12  #: 1: exact gradients, K^Φ, true spring Jacobian, gravity-moment 
 P_ASSEMBLE_K = 13  #: 1: K^Φ blocks enter the Newton matrix
 P_STIFFNESS = 14  #: κ, the weight of the stiffness K in the element matrices (1; 0 for initial accelerations)
 P_RHS_BIAS = 15  #: 1: constraint rows get the bias γ of Φ̈ = B v̇ + γ instead of Φ (initial accelerations)
-P_SIZE = 16
+P_STATIC_RETRIES = 16  #: Newton solves a static step may use for load bisection
+P_SIZE = 17
 
 
 def coefficient_vector(
@@ -49,6 +50,7 @@ def coefficient_vector(
     assemble_k: bool,
     stiffness: float = 1.0,
     rhs_bias: bool = False,
+    static_retries: int = 1,
 ) -> np.ndarray:
     """The (P_SIZE,) float64 vector ``p`` of the compiled phases (entries ``P_*``)."""
     p = np.zeros(P_SIZE)
@@ -58,6 +60,7 @@ def coefficient_vector(
     p[P_ATOL], p[P_RTOL], p[P_MAX_ITER] = atol, rtol, max_iter
     p[P_DYNAMIC], p[P_EXACT], p[P_ASSEMBLE_K] = float(dynamic), float(exact), float(assemble_k)
     p[P_STIFFNESS], p[P_RHS_BIAS] = stiffness, float(rhs_bias)
+    p[P_STATIC_RETRIES] = static_retries
     return p
 
 
@@ -79,11 +82,14 @@ class StepParameters:
     max_iter : maximum number of Newton iterations (linear solves) per step, >= 1.
     atol, rtol : absolute and relative tolerances of the weighted-RMS convergence
         error (Arnold & Hante); a step converges when that error is <= 1.
-    dynamic : False solves statics (β′ = γ′ = 0) with Kynema's load bisection.
+    dynamic : False solves statics (β′ = γ′ = 0) with Kynema's load bisection: a step
+        that does not converge at the full external load retries from the last converged
+        partial load, halving the load step (gravity is not scaled, as in Kynema).
     geometric_stiffness : True adds the exact constraint geometric stiffness K^Φ,
         the true spring Jacobian and the gravity-moment stiffness (an exact Newton
         tangent); False reproduces Kynema-FMB (which omits them) number for number.
-    static_load_retries : load-bisection attempts of a static step.
+    static_load_retries : Newton solves a static step may use for its load bisection (>= 1;
+        1: no bisection).
     solver : linear solver of the Newton systems: ``"dense"`` (LU with partial
         pivoting), ``"sparse"`` (sparse LU with a fill-reducing ordering, factors
         reused across iterations and steps; cost linear in the number of bodies for
@@ -154,4 +160,5 @@ class StepParameters:
         return coefficient_vector(
             h, alpha_m, alpha_f, gamma, beta, gamma_prime, beta_prime, beta * h * h,
             float(self.atol), float(self.rtol), int(self.max_iter), bool(self.dynamic), exact, exact,
+            static_retries=int(self.static_load_retries),
         )  # fmt: skip

@@ -41,6 +41,7 @@ from kynemapy.engine.params import (
     P_H,
     P_MAX_ITER,
     P_RTOL,
+    P_STATIC_RETRIES,
 )
 from kynemapy.engine.rows import (
     ROW_A,
@@ -333,51 +334,84 @@ def advance(d, p, mode, n_steps, every, rows, max_rows, iterations):
     recorded = 0
     n_keep = iterations.shape[0]
     max_iter = int(p[P_MAX_ITER])
+    static = mode == STEPS and p[P_DYNAMIC] == 0.0
+    attempts = max(int(p[P_STATIC_RETRIES]), 1) if static else 1
     for i in range(n_steps):
         if mode == STEPS:
             save_state(d)
-            predict(d, p)
-        elif mode == INITIAL_ACCELERATIONS:
-            zero_accelerations(d)
-        n_iter = 0
+        if static:
+            begin_load_bisection(d)
+        low = 0.0
+        load = 1.0
+        high = 1.0
         status = NOT_CONVERGED
-        while n_iter < max_iter:
-            if mode == INITIAL_ACCELERATIONS:
-                set_tangent(d, 0.0)
+        n_iter = 0
+        total_iter = 0
+        for _ in range(attempts):
+            if static:
+                scale_loads(d, load)
+            if mode == STEPS:
+                predict(d, p)
+            elif mode == INITIAL_ACCELERATIONS:
+                zero_accelerations(d)
+            n_iter = 0
+            status = NOT_CONVERGED
+            while n_iter < max_iter:
+                if mode == INITIAL_ACCELERATIONS:
+                    set_tangent(d, 0.0)
+                else:
+                    update_tangent(d, p)
+                element_terms(d, p)
+                if mode == INITIAL_ACCELERATIONS:
+                    set_tangent(d, 1.0)
+                constraint_terms(d, p)
+                assemble(d, p)
+                if mode == LINEARIZE:
+                    return 0, 0, SOLVE_OK
+                solved = solve(d, p)
+                if mode == INITIAL_ACCELERATIONS:
+                    if solved == SOLVE_OK:
+                        accelerations_from_solution(d)
+                    return 0, 0, solved
+                if solved != SOLVE_OK:
+                    status = NEEDS_MEMORY if solved == SOLVE_CAPACITY else SINGULAR
+                    break
+                err = convergence_error(d, p)
+                d.errors[n_iter] = err
+                n_iter += 1
+                update(d, p)
+                if not math.isfinite(err):
+                    status = NOT_FINITE
+                    break
+                if err <= 1.0:
+                    status = CONVERGED
+                    break
+            total_iter += n_iter
+            if not static or status == NEEDS_MEMORY:
+                break
+            # Kynema's load bisection: a converged partial load is kept and the full load tried
+            # from it; a failed one is undone and the load halved towards the last converged one
+            if status == CONVERGED:
+                if abs(load - 1.0) < 1e-10:
+                    break
+                copy_state(d.state, d.snapshot)
+                low = load
+                load = 1.0
             else:
-                update_tangent(d, p)
-            element_terms(d, p)
-            if mode == INITIAL_ACCELERATIONS:
-                set_tangent(d, 1.0)
-            constraint_terms(d, p)
-            assemble(d, p)
-            if mode == LINEARIZE:
-                return 0, 0, SOLVE_OK
-            solved = solve(d, p)
-            if mode == INITIAL_ACCELERATIONS:
-                if solved == SOLVE_OK:
-                    accelerations_from_solution(d)
-                return 0, 0, solved
-            if solved != SOLVE_OK:
-                status = NEEDS_MEMORY if solved == SOLVE_CAPACITY else SINGULAR
-                break
-            err = convergence_error(d, p)
-            d.errors[n_iter] = err
-            n_iter += 1
-            update(d, p)
-            if not math.isfinite(err):
-                status = NOT_FINITE
-                break
-            if err <= 1.0:
-                status = CONVERGED
-                break
+                copy_state(d.snapshot, d.state)
+                high = load
+                load = 0.5 * (low + high)
+        if static:
+            end_load_bisection(d)
+            if status == CONVERGED and abs(load - 1.0) >= 1e-10:
+                status = NOT_CONVERGED
         d.n_iter[0] = n_iter
         if status == CONVERGED:
             finish(d, p)
             if not state_is_finite(d):
                 status = NOT_FINITE
         if i < n_keep:
-            iterations[i] = n_iter
+            iterations[i] = total_iter
         if status != CONVERGED:
             restore_state(d)
             return i, recorded, status
@@ -389,6 +423,41 @@ def advance(d, p, mode, n_steps, every, rows, max_rows, iterations):
             if recorded >= max_rows:
                 return i + 1, recorded, CONVERGED
     return n_steps, recorded, CONVERGED
+
+
+@njit(inline=True)
+def copy_state(src, dst):
+    """``dst := src`` for two state arenas (or a state arena and its copy in the workspace)."""
+    for i in range(src.shape[0]):
+        dst[i] = src[i]
+
+
+@njit(inline=True)
+def begin_load_bisection(d):
+    """A static step's start: the loads as given (``f_baseline``), the state as the last
+    converged one (``snapshot``)."""
+    f = d.f
+    base = d.f_baseline
+    for n in range(f.shape[0]):
+        for k in range(6):
+            base[n, k] = f[n, k]
+    copy_state(d.state, d.snapshot)
+
+
+@njit(inline=True)
+def scale_loads(d, load):
+    """External loads := ``load`` × the given ones (Kynema scales ``f`` only, not gravity)."""
+    f = d.f
+    base = d.f_baseline
+    for n in range(f.shape[0]):
+        for k in range(6):
+            f[n, k] = base[n, k] * load
+
+
+@njit(inline=True)
+def end_load_bisection(d):
+    """The loads as given again."""
+    scale_loads(d, 1.0)
 
 
 @njit(inline=True)

@@ -137,7 +137,7 @@ class Simulation:
             status, _ = self.step_with(self._p)
         ws = self._workspace
         n_iter = int(self._iters1[0])
-        errors = tuple(ws.errors[:n_iter].tolist())
+        errors = tuple(ws.errors[: ws.n_iter].tolist())
         if status != CONVERGED:
             if throw:
                 raise self._failure(status, errors)
