@@ -79,7 +79,7 @@ def measure(model: kp.Model, steps: int, runs: int) -> tuple[float, float, float
         it = sim.advance(steps)
         times.append((time.perf_counter() - t) / steps * 1e6)
         iters.append(it.mean())
-    solver = "dense" if sim.workspace.scatter.dense else "sparse"
+    solver = sim.workspace.solver
     return statistics.median(times), setup, first, float(np.mean(iters)), solver
 
 

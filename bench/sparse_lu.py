@@ -4,7 +4,7 @@
 solve (the Newton-iteration path of ``sparse_factor_solve``), each timed inside one compiled
 loop (no Python dispatch), median of 7 runs (CPU time of the process) after a warm-up; the solve times include copying
 the right-hand side in.  Matrices (tests/sparse_systems.py): Kynema's heavy top (15 × 15,
-real Newton values; compared with kynemapy.linalg.dense_solve on the same matrix, which
+real Newton values; compared with kynemapy.linalg.dense.dense_solve on the same matrix, which
 includes copying the 15 × 15 matrix it overwrites), a chain of N bodies joined by ball
 joints (n = 9 N) and N free boxes (n = 6 N), N = 10, 100, 1000, 5000.  Also: the ordering
 chosen, analysis time, nnz(L+U) (diagonal counted once) and the compile / cache-load time
@@ -30,46 +30,46 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 import sparse_systems as ss
 from _machine import machine
 
-from kynemapy import sparse_lu as sl
-from kynemapy.linalg import dense_solve
+from kynemapy.linalg import sparse_lu as sl
+from kynemapy.linalg.dense import dense_solve
 
 RUNS = 7
 
 
 @numba.njit(cache=False)
-def _loop_factor(lu, values, reps):
+def _loop_factor(li, lf, values, reps):
     s = 0
     for _ in range(reps):
-        s += sl.lu_factor(lu, values)
+        s += sl.lu_factor(li, lf, values)
     return s
 
 
 @numba.njit(cache=False)
-def _loop_refactor(lu, values, reps):
+def _loop_refactor(li, lf, values, reps):
     s = 0
     for _ in range(reps):
-        s += sl.lu_refactor(lu, values)
+        s += sl.lu_refactor(li, lf, values)
     return s
 
 
 @numba.njit(cache=False)
-def _loop_solve(lu, b0, b, reps):
+def _loop_solve(li, lf, b0, b, reps):
     n = b.shape[0]
     for _ in range(reps):
         for i in range(n):
             b[i] = b0[i]
-        sl.lu_solve(lu, b)
+        sl.lu_solve(li, lf, b)
     return b[0]
 
 
 @numba.njit(cache=False)
-def _loop_factor_solve(lu, values, b0, b, reps):
+def _loop_factor_solve(li, lf, values, b0, b, reps):
     n = b.shape[0]
     s = 0
     for _ in range(reps):
         for i in range(n):
             b[i] = b0[i]
-        s += sl.sparse_factor_solve(lu, values, b)
+        s += sl.sparse_factor_solve(li, lf, values, b)
     return s
 
 
@@ -112,17 +112,17 @@ def bench_matrix(a, pivot_tol: float, ordering: str) -> dict[str, float]:
     values = np.ascontiguousarray(a.data)
     b0 = ss.rhs(n)
     b = b0.copy()
-    assert sl.lu_factor(lu, values) == sl.LU_OK
+    assert sl.lu_factor(lu.i, lu.f, values) == sl.LU_OK
     nnz_lu = int(lu.info[sl.INFO_LNZ] + lu.info[sl.INFO_UNZ]) + n
     reps = _reps(nnz_lu)
     out = {
-        "factor": _median_us(lambda r: _loop_factor(lu, values, r), reps),
-        "refactor": _median_us(lambda r: _loop_refactor(lu, values, r), reps),
-        "solve": _median_us(lambda r: _loop_solve(lu, b0, b, r), reps * 4),
-        "refactor+solve": _median_us(lambda r: _loop_factor_solve(lu, values, b0, b, r), reps),
+        "factor": _median_us(lambda r: _loop_factor(lu.i, lu.f, values, r), reps),
+        "refactor": _median_us(lambda r: _loop_refactor(lu.i, lu.f, values, r), reps),
+        "solve": _median_us(lambda r: _loop_solve(lu.i, lu.f, b0, b, r), reps * 4),
+        "refactor+solve": _median_us(lambda r: _loop_factor_solve(lu.i, lu.f, values, b0, b, r), reps),
     }
     x = b0.copy()
-    assert sl.sparse_factor_solve(lu, values, x) == sl.LU_OK
+    assert sl.sparse_factor_solve(lu.i, lu.f, values, x) == sl.LU_OK
     res = np.linalg.norm(a @ x - b0) / np.linalg.norm(b0)
     out.update(analyze_ms=t_analyze * 1e3, nnz_lu=nnz_lu, nnz_a=a.nnz, n=n, residual=res, ordering=sym.ordering)
     return out
@@ -134,15 +134,15 @@ def compile_times() -> tuple[float, float]:
     t = time.perf_counter()
     lu = sl.new_lu_workspace(a.indptr, a.indices, 15, a.data)
     b = ss.rhs(15)
-    sl.sparse_factor_solve(lu, a.data, b)
-    sl.lu_refactor(lu, a.data)
-    sl.lu_solve(lu, b)
+    sl.sparse_factor_solve(lu.i, lu.f, a.data, b)
+    sl.lu_refactor(lu.i, lu.f, a.data)
+    sl.lu_solve(lu.i, lu.f, b)
     t_kernels = time.perf_counter() - t
     t = time.perf_counter()
-    _loop_factor(lu, a.data, 1)
-    _loop_refactor(lu, a.data, 1)
-    _loop_solve(lu, b, b.copy(), 1)
-    _loop_factor_solve(lu, a.data, b, b.copy(), 1)
+    _loop_factor(lu.i, lu.f, a.data, 1)
+    _loop_refactor(lu.i, lu.f, a.data, 1)
+    _loop_solve(lu.i, lu.f, b, b.copy(), 1)
+    _loop_factor_solve(lu.i, lu.f, a.data, b, b.copy(), 1)
     d = a.toarray()
     _loop_dense(d, d.copy(), np.zeros(15, np.int64), b, b.copy(), 1)
     return t_kernels, time.perf_counter() - t

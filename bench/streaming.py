@@ -63,7 +63,7 @@ def main() -> None:
         timed(model, params, n, None, 1, None)
         fixed = statistics.median(timed(model, params, 0, Path(tmp) / f"empty{i}.h5", 1, None) for i in range(5))
         cases = {
-            f"every step (block {auto_block(model)})": (1, None),
+            f"every step (block {auto_block(kp.Simulation(model, params).workspace.row_layout.width)})": (1, None),
             "every step, block 1024": (1, 1024),
             "every 10th step": (10, None),
         }

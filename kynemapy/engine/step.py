@@ -425,14 +425,14 @@ def advance(d, p, mode, n_steps, every, rows, max_rows, iterations):
     return n_steps, recorded, CONVERGED
 
 
-@njit(inline=True)
+@njit
 def copy_state(src, dst):
     """``dst := src`` for two state arenas (or a state arena and its copy in the workspace)."""
     for i in range(src.shape[0]):
         dst[i] = src[i]
 
 
-@njit(inline=True)
+@njit
 def begin_load_bisection(d):
     """A static step's start: the loads as given (``f_baseline``), the state as the last
     converged one (``snapshot``)."""
@@ -444,7 +444,7 @@ def begin_load_bisection(d):
     copy_state(d.state, d.snapshot)
 
 
-@njit(inline=True)
+@njit
 def scale_loads(d, load):
     """External loads := ``load`` × the given ones (Kynema scales ``f`` only, not gravity)."""
     f = d.f
@@ -454,13 +454,13 @@ def scale_loads(d, load):
             f[n, k] = base[n, k] * load
 
 
-@njit(inline=True)
+@njit
 def end_load_bisection(d):
     """The loads as given again."""
     scale_loads(d, 1.0)
 
 
-@njit(inline=True)
+@njit
 def start(d):
     """The state at t = 0 once v̇ is known: a := v̇ (Kynema's start), x := (X + u, r ⊗ r0), and the
     hinge and slider outputs (Kynema's revolute output stays zero until the first step)."""
@@ -493,7 +493,7 @@ def restore_state(d):
     d.step[0] = d.saved_step[0]
 
 
-@njit(inline=True)
+@njit
 def zero_accelerations(d):
     """v̇ := 0 and λ := 0 (the initial accelerations' residual is r(v̇ = 0), and λ is solved for)."""
     vd = d.vd
@@ -506,7 +506,7 @@ def zero_accelerations(d):
             lam[c, k] = 0.0
 
 
-@njit(inline=True)
+@njit
 def set_tangent(d, diagonal):
     """𝒯 := ``diagonal`` · I for every node."""
     tangent = d.tangent
@@ -516,7 +516,7 @@ def set_tangent(d, diagonal):
                 tangent[n, i, j] = diagonal if i == j else 0.0
 
 
-@njit(inline=True)
+@njit
 def accelerations_from_solution(d):
     """v̇ and λ from the solution ``dx`` of the initial-accelerations system."""
     dx = d.dx

@@ -72,6 +72,8 @@ class Simulation:
         self._data = self._workspace.data(self._state, self._inputs)
         self._iters1 = np.zeros(1, dtype=np.int64)
         self._out = np.zeros(6)
+        self._errors = self._workspace.views["errors"]
+        self._n_iter = self._workspace.views["n_iter"]
         args = (self._data, self._p, ADVANCE, 1, 0, NO_ROWS, 0, self._iters1, self._out)
         self._run = entry(run_task, args)
 
@@ -132,12 +134,11 @@ class Simulation:
     def step(self, throw: bool = True) -> StepInfo:
         """Advance one time step h.  On failure the state is unchanged and, with ``throw``,
         :class:`ConvergenceError` is raised (else ``StepInfo(converged=False, ...)`` returned)."""
-        _, _, status = self._run(self._data, self._p, ADVANCE, 1, 0, NO_ROWS, 0, self._iters1, self._out)
+        status = self._run(self._data, self._p, ADVANCE, 1, 0, NO_ROWS, 0, self._iters1, self._out)[2]
         if status == NEEDS_MEMORY:
             status, _ = self.step_with(self._p)
-        ws = self._workspace
         n_iter = int(self._iters1[0])
-        errors = tuple(ws.errors[: ws.n_iter].tolist())
+        errors = tuple(self._errors[: self._n_iter[0]].tolist())
         if status != CONVERGED:
             if throw:
                 raise self._failure(status, errors)

@@ -61,7 +61,7 @@ def constraint_outputs(d, initial):
         )  # fmt: skip
 
 
-@njit(inline=True)
+@njit
 def constraint_reaction(d, c, out):
     """``out`` (6,): force [N] and torque [N m] constraint ``c`` exerts on its target body, world
     frame, torque about the joint point on that body (``x + R(r) d``; the node for Kynema's
