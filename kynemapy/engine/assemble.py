@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from kynemapy._jit import njit
 from kynemapy.engine.elements import element_blocks
-from kynemapy.engine.params import P_ASSEMBLE_K, P_CONDITIONER
 
 
 @njit(inline=True)
@@ -99,65 +98,52 @@ def add_stiffness_block(slots, nr, nc, scale, k66, t_rot, vals):
 
 
 @njit(inline=True)
-def assemble(d, p):
-    """The Newton matrix (``vals``, conditioned element blocks) and residual ``b`` from the
-    element tables' ``res``, ``mat`` and the constraint blocks ``con_*`` of ``d``."""
-    vals = d.vals
-    b = d.b
-    node_dofs = d.node_dofs
-    node_map = d.node_map
-    c = p[P_CONDITIONER]
+def assemble(
+    tables, node_dofs, node_map, f, cnode, n_rows, crow, row_slots, col_slots, k_slots, has_load,
+    tangent, lam, phi, bb, bt, kphi, load, vals, b, nsys, c, with_k,
+):  # fmt: skip
+    """The Newton matrix ``vals`` (conditioned element blocks, constraint rows and columns,
+    ``c K^Φ 𝒯`` with ``with_k``) and the residual ``b`` from the element tables' ``res``, ``mat``
+    and the constraint blocks (``phi``, ``bb``, ``bt``, ``kphi``, ``load``: see
+    :mod:`kynemapy.engine.fields`), in Kynema's order."""
     zero_system(vals, b)
-    add_external_loads(node_dofs, node_map, d.f, b)
-    element_blocks(d, c, vals, b)
-    nc = d.constraint_kind.shape[0]
-    cnode = d.constraint_node
-    n_rows = d.constraint_n_rows
-    tangent = d.tangent
+    add_external_loads(node_dofs, node_map, f, b)
+    element_blocks(tables, c, vals, b)
+    nc = cnode.shape[0]
     for ic in range(nc):
-        nb = cnode[ic, 0]
-        nt = cnode[ic, 1]
-        rows = n_rows[ic]
-        if nb >= 0:
-            add_constraint_rows(
-                d.con_row_slots[ic, 0], d.con_col_slots[ic, 0], node_dofs[nb], rows, d.con_bb[ic], tangent[nb], vals
-            )
-        add_constraint_rows(
-            d.con_row_slots[ic, 1], d.con_col_slots[ic, 1], node_dofs[nt], rows, d.con_bt[ic], tangent[nt], vals
-        )
-    if p[P_ASSEMBLE_K] != 0.0:
+        for side in range(2):  # base, then target
+            n = cnode[ic, side]
+            if n >= 0:
+                grad = bb[ic] if side == 0 else bt[ic]
+                add_constraint_rows(
+                    row_slots[ic, side], col_slots[ic, side], node_dofs[n], n_rows[ic], grad, tangent[n], vals
+                )
+    if with_k:
         for ic in range(nc):
-            nb = cnode[ic, 0]
-            nt = cnode[ic, 1]
-            ndt = node_dofs[nt]
-            ks = d.con_k_slots[ic]
-            kphi = d.con_k[ic]
-            add_stiffness_block(ks[1, 1], ndt, ndt, c, kphi[1, 1], tangent[nt], vals)
-            if nb >= 0:
-                ndb = node_dofs[nb]
-                add_stiffness_block(ks[0, 0], ndb, ndb, c, kphi[0, 0], tangent[nb], vals)
-                add_stiffness_block(ks[0, 1], ndb, ndt, c, kphi[0, 1], tangent[nt], vals)
-                add_stiffness_block(ks[1, 0], ndt, ndb, c, kphi[1, 0], tangent[nb], vals)
+            for pair in ((1, 1), (0, 0), (0, 1), (1, 0)):
+                na = cnode[ic, pair[0]]
+                nb = cnode[ic, pair[1]]
+                if na >= 0 and nb >= 0:
+                    add_stiffness_block(
+                        k_slots[ic, pair[0], pair[1]], node_dofs[na], node_dofs[nb], c,
+                        kphi[ic, pair[0], pair[1]], tangent[nb], vals,
+                    )  # fmt: skip
     for ic in range(nc):
-        if d.constraint_has_load[ic] == 0:
+        if has_load[ic] == 0:
             continue
         for side in range(2):
             n = cnode[ic, side]
             if n >= 0:
                 m = node_map[n]
                 for j in range(node_dofs[n]):
-                    b[m + j] += d.con_load[ic, side, j]
-    nsys = d.n_system_dofs
+                    b[m + j] += load[ic, side, j]
     for ic in range(nc):
-        nb = cnode[ic, 0]
-        nt = cnode[ic, 1]
         rows = n_rows[ic]
-        lam_c = d.lam[ic]
-        if nb >= 0:
-            add_constraint_forces(node_map, node_dofs, nb, rows, d.con_bb[ic], lam_c, b)
-        add_constraint_forces(node_map, node_dofs, nt, rows, d.con_bt[ic], lam_c, b)
-        row = nsys + d.constraint_row[ic]
+        for side in range(2):
+            n = cnode[ic, side]
+            if n >= 0:
+                grad = bb[ic] if side == 0 else bt[ic]
+                add_constraint_forces(node_map, node_dofs, n, rows, grad, lam[ic], b)
+        row = nsys + crow[ic]
         for i in range(rows):
-            b[row + i] = d.con_phi[ic, i]
-
-
+            b[row + i] = phi[ic, i]

@@ -22,6 +22,7 @@ from kynemapy.engine.elements import TABLES
 from kynemapy.engine.elements.table import STANDARD
 from kynemapy.engine.fields import Data
 from kynemapy.engine.rows import ROW_FIELDS, row_layout, row_offsets
+from kynemapy.engine.solvers import DenseSolver, SparseSolver
 from kynemapy.linalg import sparsity
 from kynemapy.linalg.dense import Program, empty_program
 from kynemapy.linalg.sparse_lu import LUWorkspace, analyze, new_lu_workspace
@@ -345,25 +346,22 @@ class Workspace:
         what the compiled entry point takes.  Make it again after the solver's arrays grew."""
         if self.solver == "dense":
             fi, ff = self.fallback
+            solver: DenseSolver | SparseSolver = DenseSolver(self.reference.i, self.reference.f, fi, ff)
         else:
-            fi, ff = self.fallback.i, self.fallback.f
+            solver = SparseSolver(self.reference.i, self.reference.f, self.fallback.i, self.fallback.f)
         v = self.views
         sv = state._asdict()
         iv = inputs._asdict()
         return Data(
             int(self.model.n_system_dofs),
             int(self.model.n_dofs),
-            self.solver == "sparse",
             *(v[name] for name, _, _ in fd.MODEL),
             self.tables,
             state.f,
             *(sv[name] for name, _, _ in fd.STATE),
             *(iv[name] for name, _, _ in fd.INPUTS),
             *(v[name] for name, _, _ in fd.WORKSPACE),
-            self.reference.i,
-            self.reference.f,
-            fi,
-            ff,
+            solver,
         )
 
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from kynemapy._jit import njit
 from kynemapy.engine import step
 from kynemapy.engine.constraints.phase import constraint_reaction
+from kynemapy.engine.solvers import factor_reference
 from kynemapy.engine.step import advance, record_row, start
-from kynemapy.linalg.sparse_lu import lu_factor
 
 #: tasks of :func:`run_task`
 ADVANCE = 0  #: ``advance``: up to ``n`` steps, rows recorded every ``every`` steps
@@ -39,10 +39,12 @@ def run_task(d, p, task, n, every, rows, max_rows, iterations, out):
         start(d)
         return 0, 0, 0
     if task == RECORD:
-        record_row(d, n, rows, every)
+        record_row(
+            d.row_offsets, d.time, d.step, d.q, d.v, d.vd, d.a, d.lam, d.constraint_output, d.errors, n, rows[every]
+        )
         return 0, 0, 0
     if task == LU_FACTOR:
-        return 0, 0, lu_factor(d.ri, d.rf, d.vals)
+        return 0, 0, factor_reference(d.solver, d.vals)
     # the rest are modes of the one Newton loop (the constraint terms come with a linearization)
     if task == ADVANCE:
         mode = step.STEPS
@@ -52,5 +54,7 @@ def run_task(d, p, task, n, every, rows, max_rows, iterations, out):
         mode = step.LINEARIZE
     result = advance(d, p, mode, n if task == ADVANCE else 1, every, rows, max_rows, iterations)
     if task == REACTION:
-        constraint_reaction(d, n, out)
+        constraint_reaction(
+            n, d.constraint_node, d.constraint_geometry, d.constraint_n_rows, d.q, d.lam, d.con_bt, d.s3[0], out
+        )
     return result

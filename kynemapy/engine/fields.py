@@ -96,18 +96,17 @@ MODEL_ARENAS = ("mi", "mf")
 #: int64 arenas
 INT_ARENAS = ("mi", "si", "wi")
 
-_SCALARS = (("n_system_dofs", int), ("n_dofs", int), ("sparse", bool))
+_SCALARS = (("n_system_dofs", int), ("n_dofs", int))
 _ARRAYS = tuple((name, np.ndarray) for name, _, _ in MODEL)
 _STATE_ARRAYS = (("state", np.ndarray), *((name, np.ndarray) for name, _, _ in STATE))
 _REST = tuple((name, np.ndarray) for name, _, _ in INPUTS + WORKSPACE)
-_SOLVER = (("ri", np.ndarray), ("rf", np.ndarray), ("fi", np.ndarray), ("ff", np.ndarray))
+_SOLVER = (("solver", tuple),)
 
-#: The compiled engine's view of one simulation: the counts ``n_system_dofs``, ``n_dofs``,
-#: the solver flag ``sparse``; every field of MODEL, then ``tables`` (the element tables,
-#: one NamedTuple each, see :mod:`kynemapy.engine.elements`); ``state`` (the arena ``sf``)
-#: and the fields of STATE; those of INPUTS and WORKSPACE; the reference factorization
-#: ``ri``, ``rf`` and the fallback ``fi``, ``ff`` (dense: elimination program, partial-pivoting
-#: matrix; sparse: two LUs).
+#: The compiled engine's view of one simulation: the counts ``n_system_dofs``, ``n_dofs``;
+#: every field of MODEL, then ``tables`` (the element tables, one NamedTuple each, see
+#: :mod:`kynemapy.engine.elements`); ``state`` (the arena ``sf``) and the fields of STATE;
+#: those of INPUTS and WORKSPACE; ``solver``, a :class:`~kynemapy.engine.solvers.DenseSolver`
+#: or :class:`~kynemapy.engine.solvers.SparseSolver` (its type selects the compiled solver).
 Data = NamedTuple(
     "Data",
     [*_SCALARS, *_ARRAYS, ("tables", tuple), *_STATE_ARRAYS, *_REST, *_SOLVER],

@@ -31,15 +31,18 @@ from kynemapy.engine.elements import element_terms
 from kynemapy.engine.params import (
     P_ALPHA_F,
     P_ALPHA_M,
+    P_ASSEMBLE_K,
     P_ATOL,
     P_BETA,
     P_BETA_PRIME,
     P_CONDITIONER,
     P_DYNAMIC,
+    P_EXACT,
     P_GAMMA,
     P_GAMMA_PRIME,
     P_H,
     P_MAX_ITER,
+    P_RHS_BIAS,
     P_RTOL,
     P_STATIC_RETRIES,
 )
@@ -55,8 +58,8 @@ from kynemapy.engine.rows import (
     ROW_V,
     ROW_VD,
 )
-from kynemapy.linalg.dense import SOLVE_CAPACITY, SOLVE_OK, SOLVE_SINGULAR, csc_to_dense, dense_solve, program_solve
-from kynemapy.linalg.sparse_lu import LU_CAPACITY, LU_OK, lu_factor, lu_refactor, lu_solve
+from kynemapy.engine.solvers import solve_system
+from kynemapy.linalg.dense import SOLVE_CAPACITY, SOLVE_OK
 from kynemapy.math.quaternion import quat_exp, quat_product
 from kynemapy.math.so3 import tangent_operator_rot
 
@@ -94,14 +97,15 @@ def global_position(x0, q, x):
 
 
 # ---------------------------------------------------------------- phases
+# Each phase takes the arrays it uses (the fields of Data, kynemapy.engine.fields) and the
+# coefficient vector ``p``: inlined into the Newton loop, a phase then copies a few array
+# descriptors instead of the whole Data (numba's compile time grows with both).
+
+
 @njit(inline=True)
-def predict(d, p):
+def predict(p, v, vd, a, q_delta, q_prev, q, lam):
     """Generalized-α predictor of v, v̇, a and Δq for every node; ``q_prev := q``,
     ``q := q_prev ⊕ h Δq``; λ := 0."""
-    v = d.v
-    vd = d.vd
-    a = d.a
-    q_delta = d.q_delta
     h = p[P_H]
     alpha_m = p[P_ALPHA_M]
     alpha_f = p[P_ALPHA_F]
@@ -117,89 +121,42 @@ def predict(d, p):
             a[n, k] = a_new
             v[n, k] = v_p + h * (1.0 - gamma) * a_p + gamma * h * a_new
             q_delta[n, k] = v_p + (0.5 - beta) * h * a_p + beta * h * a_new
-    q = d.q
-    q_prev = d.q_prev
     for n in range(q.shape[0]):
         for k in range(7):
             q_prev[n, k] = q[n, k]
     displacement(h, q_delta, q_prev, q)
-    lam = d.lam
     for i in range(lam.shape[0]):
         for j in range(6):
             lam[i, j] = 0.0
 
 
 @njit(inline=True)
-def update_tangent(d, p):
-    """Rotation block of 𝒯 (transposed, Kynema's layout) for every node from ψ = h Δq_rot."""
-    q_delta = d.q_delta
-    psi = d.s3[0]
-    h = p[P_H]
+def update_tangent(h, q_delta, tangent, psi):
+    """Rotation block of 𝒯 (transposed, Kynema's layout) for every node from ψ = h Δq_rot;
+    ``psi`` (3,) scratch."""
     for n in range(q_delta.shape[0]):
         for k in range(3):
             psi[k] = h * q_delta[n, 3 + k]
-        tangent_operator_rot(psi, d.tangent[n])
+        tangent_operator_rot(psi, tangent[n])
 
 
 @njit(inline=True)
-def solve_system(d, x):
-    """Solve ``A x = rhs`` in place (``x`` (n,) holds the right-hand side on entry).
-
-    Dense solver: the elimination program of the reference factorization (``ri``, ``rf``),
-    or, when it refuses, partial pivoting on a copy of the matrix (``ff`` (n, n), ``fi``
-    the row swaps).  Sparse solver: refactor with the reference LU's pivot sequence, or
-    when refused factor afresh in the fallback LU (``fi``, ``ff``).  Either way the result
-    depends on the current matrix alone, never on earlier solves.  Returns ``SOLVE_OK``,
-    ``SOLVE_SINGULAR`` or ``SOLVE_CAPACITY`` (the fallback LU's arrays are too small).
-    """
-    vals = d.vals
-    if not d.sparse:
-        if program_solve(d.ri, d.rf, vals, x) == SOLVE_OK:
-            return SOLVE_OK
-        n = x.shape[0]
-        a = d.ff[: n * n].reshape((n, n))
-        csc_to_dense(d.indptr, d.indices, vals, a)
-        return dense_solve(a, d.fi, x)
-    if lu_refactor(d.ri, d.rf, vals) == LU_OK:
-        lu_solve(d.ri, d.rf, x)
-        return SOLVE_OK
-    status = lu_factor(d.fi, d.ff, vals)
-    if status == LU_OK:
-        lu_solve(d.fi, d.ff, x)
-        return SOLVE_OK
-    if status == LU_CAPACITY:
-        return SOLVE_CAPACITY
-    return SOLVE_SINGULAR
-
-
-@njit(inline=True)
-def solve(d, p):
+def solve(solver, indptr, indices, vals, b, dx, nsys, c):
     """Condition (node rows × c), negate, solve, uncondition (λ rows ÷ c): Δx in ``dx``."""
-    nsys = d.n_system_dofs
-    n = d.n_dofs
-    c = p[P_CONDITIONER]
-    b = d.b
-    dx = d.dx
+    n = dx.shape[0]
     for i in range(nsys):
         b[i] *= c
     for i in range(n):
         dx[i] = -b[i]
-    status = solve_system(d, dx)
+    status = solve_system(solver, indptr, indices, vals, dx)
     for i in range(nsys, n):
         dx[i] /= c
     return status
 
 
 @njit(inline=True)
-def convergence_error(d, p):
+def convergence_error(p, node_map, node_dofs, crow, n_rows, q_delta, lam, dx, nsys):
     """Weighted RMS of the increment (Arnold & Hante), with the pre-update Δq and λ."""
-    node_map = d.node_map
-    node_dofs = d.node_dofs
-    crow = d.constraint_row
-    n_rows = d.constraint_n_rows
-    q_delta = d.q_delta
-    lam = d.lam
-    dx = d.dx
     atol = p[P_ATOL]
     rtol = p[P_RTOL]
     h = p[P_H]
@@ -209,27 +166,17 @@ def convergence_error(d, p):
         for k in range(node_dofs[n]):
             w = dx[m + k] / (atol + rtol * abs(h * q_delta[n, k]))
             s += w * w
-    nsys = d.n_system_dofs
     for ic in range(crow.shape[0]):
         row = nsys + crow[ic]
         for i in range(n_rows[ic]):
             w = dx[row + i] / (atol + rtol * abs(lam[ic, i]))
             s += w * w
-    return math.sqrt(s / d.n_dofs)
+    return math.sqrt(s / dx.shape[0])
 
 
 @njit(inline=True)
-def update(d, p):
+def update(p, node_map, node_dofs, crow, n_rows, q_delta, v, vd, q_prev, q, lam, dx, nsys):
     """Apply the increment: Δq += Δx/h (and v += γ′Δx, v̇ += β′Δx if dynamic), q from q_prev, λ += Δλ."""
-    node_map = d.node_map
-    node_dofs = d.node_dofs
-    crow = d.constraint_row
-    n_rows = d.constraint_n_rows
-    q_delta = d.q_delta
-    v = d.v
-    vd = d.vd
-    lam = d.lam
-    dx = d.dx
     h = p[P_H]
     gamma_prime = p[P_GAMMA_PRIME]
     beta_prime = p[P_BETA_PRIME]
@@ -242,8 +189,7 @@ def update(d, p):
             if dynamic:
                 v[n, k] += gamma_prime * dd
                 vd[n, k] += beta_prime * dd
-    displacement(h, q_delta, d.q_prev, d.q)
-    nsys = d.n_system_dofs
+    displacement(h, q_delta, q_prev, q)
     for ic in range(crow.shape[0]):
         row = nsys + crow[ic]
         for i in range(n_rows[ic]):
@@ -251,28 +197,23 @@ def update(d, p):
 
 
 @njit(inline=True)
-def finish(d, p):
-    """After convergence: a += (1 − α_f)/(1 − α_m) v̇, x = (X + u, r ⊗ r0), joint outputs."""
-    a = d.a
-    vd = d.vd
+def algorithmic_acceleration(p, vd, a):
+    """After convergence: a += (1 − α_f)/(1 − α_m) v̇."""
     r = (1.0 - p[P_ALPHA_F]) / (1.0 - p[P_ALPHA_M])
     for n in range(a.shape[0]):
         for k in range(6):
             a[n, k] += r * vd[n, k]
-    global_position(d.x0, d.q, d.x)
-    constraint_outputs(d, p[P_H] < 0.0)  # False, but not a literal: one compiled version
 
 
 @njit(inline=True)
-def state_is_finite(d):
+def state_is_finite(q, v, vd, a, lam):
     """True when q, v, vd, a and λ hold no NaN or inf."""
     finite = True
-    for arr in (d.v, d.vd, d.a, d.lam):
+    for arr in (v, vd, a, lam):
         for i in range(arr.shape[0]):
             for j in range(arr.shape[1]):
                 if not math.isfinite(arr[i, j]):
                     finite = False
-    q = d.q
     for i in range(q.shape[0]):
         for j in range(7):
             if not math.isfinite(q[i, j]):
@@ -280,28 +221,28 @@ def state_is_finite(d):
     return finite
 
 
-@njit(inline=True)
-def record_row(d, n_iter, rows, r):
-    """Copy the state into output row ``r`` of ``rows`` (R, width) at the offsets
-    ``d.row_offsets`` (:mod:`kynemapy.engine.rows`); energy and momentum come later
+@njit
+def record_row(o, time, step, q, v, vd, a, lam, con_output, errors, n_iter, row):
+    """Copy the state into the output ``row`` (width,) at the offsets ``o`` (``Data.row_offsets``,
+    :mod:`kynemapy.engine.rows`); energy and momentum come later
     (:func:`kynemapy.engine.invariants.fill_invariants`)."""
-    row = rows[r]
-    o = d.row_offsets
-    row[o[ROW_TIME]] = d.time[0]
-    row[o[ROW_STEP]] = d.step[0]
-    for src, k in ((d.q, ROW_Q), (d.v, ROW_V), (d.vd, ROW_VD), (d.a, ROW_A), (d.lam, ROW_LAM)):
+    row[o[ROW_TIME]] = time[0]
+    row[o[ROW_STEP]] = step[0]
+    for src, k in (
+        (q, ROW_Q),
+        (v, ROW_V),
+        (vd, ROW_VD),
+        (a, ROW_A),
+        (lam, ROW_LAM),
+        (con_output, ROW_CONSTRAINT_OUTPUT),
+    ):
         dst = o[k]
         w = src.shape[1]
         for i in range(src.shape[0]):
             for j in range(w):
                 row[dst + i * w + j] = src[i, j]
-    out = d.constraint_output
-    dst = o[ROW_CONSTRAINT_OUTPUT]
-    for i in range(out.shape[0]):
-        for j in range(3):
-            row[dst + 3 * i + j] = out[i, j]
     row[o[ROW_ITERATIONS]] = n_iter
-    row[o[ROW_ERROR]] = d.errors[n_iter - 1] if n_iter > 0 else 0.0
+    row[o[ROW_ERROR]] = errors[n_iter - 1] if n_iter > 0 else 0.0
 
 
 #: what :func:`advance` does (its ``mode``)
@@ -316,70 +257,135 @@ def advance(d, p, mode, n_steps, every, rows, max_rows, iterations):
 
     Per step (Kynema's ``SolveStep``): save the state; :func:`predict`; then per Newton
     iteration :func:`update_tangent`, ``element_terms``, ``constraint_terms``, ``assemble``,
-    :func:`solve`, :func:`convergence_error`, :func:`update`, until the error is <= 1;
-    :func:`finish`.  A failed step (no convergence, NaN, singular matrix) restores the state
-    exactly and stops.  ``iterations[i]`` gets the Newton iterations of step i (``iterations``
-    may be shorter than ``n_steps``).  After each converged step whose counter is a multiple
-    of ``every`` (> 0), one row is recorded into ``rows`` (R, width), at most ``max_rows``.
+    :func:`solve`, :func:`convergence_error`, :func:`update`, until the error is <= 1; the
+    algorithmic acceleration, global position and joint outputs.  A failed step (no
+    convergence, NaN, singular matrix) restores the state exactly and stops.  A static step
+    (``P_DYNAMIC`` 0: β′ = γ′ = 0) that does not converge at the full load bisects the external
+    loads (Kynema's ``Step``): up to ``P_STATIC_RETRIES`` Newton solves, each from the last
+    converged partial load, until the full load converges.  ``iterations[i]`` gets the Newton
+    iterations of step i (``iterations`` may be shorter than ``n_steps``).  After each converged
+    step whose counter is a multiple of ``every`` (> 0), one row is recorded into ``rows``
+    (R, width), at most ``max_rows``.
 
     ``mode`` ``LINEARIZE`` stops after the first assembly (the reference factorization's
     matrix); ``INITIAL_ACCELERATIONS`` solves the first linearization for v̇ and λ instead of
     an increment, with 𝒯 = 0 in the element blocks (their matrix is then M) and 𝒯 = I in the
-    constraint rows (:mod:`kynemapy.engine.initial`).  Both are this loop's first pass, so
-    every phase is compiled once, here.
+    constraint rows: the KKT system [M Bᵀ; B 0][v̇; λ] = [−r(v̇ = 0); −γ].  Both are this loop's
+    first pass, so every phase is compiled once, here.
 
     Returns ``(steps_done, rows_recorded, status)`` (status: a step status, or for the two
     other modes a ``SOLVE_*`` status).
     """
-    recorded = 0
-    n_keep = iterations.shape[0]
+    # the arrays of d, read once: every phase takes only the arrays it uses
+    tables = d.tables
+    x0 = d.x0
+    gravity = d.gravity
+    node_dofs = d.node_dofs
+    node_map = d.node_map
+    kind = d.constraint_kind
+    cnode = d.constraint_node
+    n_rows = d.constraint_n_rows
+    crow = d.constraint_row
+    cx0 = d.constraint_X0
+    axes = d.constraint_axes
+    geom = d.constraint_geometry
+    param = d.constraint_param
+    has_load = d.constraint_has_load
+    has_output = d.constraint_has_output
+    state = d.state
+    time = d.time
+    step = d.step
+    q = d.q
+    q_prev = d.q_prev
+    q_delta = d.q_delta
+    v = d.v
+    vd = d.vd
+    a = d.a
+    x = d.x
+    lam = d.lam
+    con_output = d.constraint_output
+    f = d.f
+    cin = d.constraint_input
+    vals = d.vals
+    b = d.b
+    dx = d.dx
+    tangent = d.tangent
+    errors = d.errors
+    phi = d.con_phi
+    bb = d.con_bb
+    bt = d.con_bt
+    kphi = d.con_k
+    load = d.con_load
+    s3 = d.s3
+    s4 = d.s4
+    s33 = d.s33
+    s66 = d.s66
+    q_ground = d.q_ground
+    v_ground = d.v_ground
+    saved = d.saved
+    solver = d.solver
+    nsys = d.n_system_dofs
+    h = p[P_H]
+    c = p[P_CONDITIONER]
+    exact = p[P_EXACT] != 0.0
+    with_k = p[P_ASSEMBLE_K] != 0.0
+    with_bias = p[P_RHS_BIAS] != 0.0
     max_iter = int(p[P_MAX_ITER])
     static = mode == STEPS and p[P_DYNAMIC] == 0.0
     attempts = max(int(p[P_STATIC_RETRIES]), 1) if static else 1
+    recorded = 0
+    n_keep = iterations.shape[0]
     for i in range(n_steps):
         if mode == STEPS:
-            save_state(d)
+            copy_state(state, saved)
+            d.saved_step[0] = step[0]
         if static:
-            begin_load_bisection(d)
+            begin_load_bisection(f, d.f_baseline, state, d.snapshot)
         low = 0.0
-        load = 1.0
+        load_factor = 1.0
         high = 1.0
         status = NOT_CONVERGED
         n_iter = 0
         total_iter = 0
         for _ in range(attempts):
             if static:
-                scale_loads(d, load)
+                scale_loads(f, d.f_baseline, load_factor)
             if mode == STEPS:
-                predict(d, p)
+                predict(p, v, vd, a, q_delta, q_prev, q, lam)
             elif mode == INITIAL_ACCELERATIONS:
-                zero_accelerations(d)
+                zero_accelerations(vd, lam)
             n_iter = 0
             status = NOT_CONVERGED
             while n_iter < max_iter:
                 if mode == INITIAL_ACCELERATIONS:
-                    set_tangent(d, 0.0)
+                    set_tangent(tangent, 0.0)
                 else:
-                    update_tangent(d, p)
-                element_terms(d, p)
+                    update_tangent(h, q_delta, tangent, s3[0])
+                element_terms(tables, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p)
                 if mode == INITIAL_ACCELERATIONS:
-                    set_tangent(d, 1.0)
-                constraint_terms(d, p)
-                assemble(d, p)
+                    set_tangent(tangent, 1.0)
+                constraint_terms(
+                    kind, has_load, cnode, cx0, axes, geom, param, cin, q, v, lam, q_ground, v_ground,
+                    phi, bb, bt, kphi, load, s3, s4, s33, exact, with_bias,
+                )  # fmt: skip
+                assemble(
+                    tables, node_dofs, node_map, f, cnode, n_rows, crow, d.con_row_slots, d.con_col_slots,
+                    d.con_k_slots, has_load, tangent, lam, phi, bb, bt, kphi, load, vals, b, nsys, c, with_k,
+                )  # fmt: skip
                 if mode == LINEARIZE:
                     return 0, 0, SOLVE_OK
-                solved = solve(d, p)
+                solved = solve(solver, d.indptr, d.indices, vals, b, dx, nsys, c)
                 if mode == INITIAL_ACCELERATIONS:
                     if solved == SOLVE_OK:
-                        accelerations_from_solution(d)
+                        accelerations_from_solution(node_map, node_dofs, crow, n_rows, dx, vd, lam, nsys)
                     return 0, 0, solved
                 if solved != SOLVE_OK:
                     status = NEEDS_MEMORY if solved == SOLVE_CAPACITY else SINGULAR
                     break
-                err = convergence_error(d, p)
-                d.errors[n_iter] = err
+                err = convergence_error(p, node_map, node_dofs, crow, n_rows, q_delta, lam, dx, nsys)
+                errors[n_iter] = err
                 n_iter += 1
-                update(d, p)
+                update(p, node_map, node_dofs, crow, n_rows, q_delta, v, vd, q_prev, q, lam, dx, nsys)
                 if not math.isfinite(err):
                     status = NOT_FINITE
                     break
@@ -392,33 +398,38 @@ def advance(d, p, mode, n_steps, every, rows, max_rows, iterations):
             # Kynema's load bisection: a converged partial load is kept and the full load tried
             # from it; a failed one is undone and the load halved towards the last converged one
             if status == CONVERGED:
-                if abs(load - 1.0) < 1e-10:
+                if abs(load_factor - 1.0) < 1e-10:
                     break
-                copy_state(d.state, d.snapshot)
-                low = load
-                load = 1.0
+                copy_state(state, d.snapshot)
+                low = load_factor
+                load_factor = 1.0
             else:
-                copy_state(d.snapshot, d.state)
-                high = load
-                load = 0.5 * (low + high)
+                copy_state(d.snapshot, state)
+                high = load_factor
+                load_factor = 0.5 * (low + high)
         if static:
-            end_load_bisection(d)
-            if status == CONVERGED and abs(load - 1.0) >= 1e-10:
+            scale_loads(f, d.f_baseline, 1.0)
+            if status == CONVERGED and abs(load_factor - 1.0) >= 1e-10:
                 status = NOT_CONVERGED
         d.n_iter[0] = n_iter
         if status == CONVERGED:
-            finish(d, p)
-            if not state_is_finite(d):
+            algorithmic_acceleration(p, vd, a)
+            global_position(x0, q, x)
+            constraint_outputs(
+                kind, has_output, cnode, cx0, axes, geom, q, v, vd, q_ground, v_ground, s3, con_output, h < 0.0
+            )  # initial = False, but not a literal: one compiled version
+            if not state_is_finite(q, v, vd, a, lam):
                 status = NOT_FINITE
         if i < n_keep:
             iterations[i] = total_iter
         if status != CONVERGED:
-            restore_state(d)
+            copy_state(saved, state)
+            step[0] = d.saved_step[0]
             return i, recorded, status
-        d.time[0] += p[P_H]
-        d.step[0] += 1
-        if every > 0 and d.step[0] % every == 0:
-            record_row(d, n_iter, rows, recorded)
+        time[0] += h
+        step[0] += 1
+        if every > 0 and step[0] % every == 0:
+            record_row(d.row_offsets, time, step, q, v, vd, a, lam, con_output, errors, n_iter, rows[recorded])
             recorded += 1
             if recorded >= max_rows:
                 return i + 1, recorded, CONVERGED
@@ -433,31 +444,54 @@ def copy_state(src, dst):
 
 
 @njit
-def begin_load_bisection(d):
+def begin_load_bisection(f, f_baseline, state, snapshot):
     """A static step's start: the loads as given (``f_baseline``), the state as the last
     converged one (``snapshot``)."""
-    f = d.f
-    base = d.f_baseline
     for n in range(f.shape[0]):
         for k in range(6):
-            base[n, k] = f[n, k]
-    copy_state(d.state, d.snapshot)
+            f_baseline[n, k] = f[n, k]
+    copy_state(state, snapshot)
 
 
 @njit
-def scale_loads(d, load):
+def scale_loads(f, f_baseline, load):
     """External loads := ``load`` × the given ones (Kynema scales ``f`` only, not gravity)."""
-    f = d.f
-    base = d.f_baseline
     for n in range(f.shape[0]):
         for k in range(6):
-            f[n, k] = base[n, k] * load
+            f[n, k] = f_baseline[n, k] * load
 
 
 @njit
-def end_load_bisection(d):
-    """The loads as given again."""
-    scale_loads(d, 1.0)
+def zero_accelerations(vd, lam):
+    """v̇ := 0 and λ := 0 (the initial accelerations' residual is r(v̇ = 0), and λ is solved for)."""
+    for n in range(vd.shape[0]):
+        for k in range(6):
+            vd[n, k] = 0.0
+    for c in range(lam.shape[0]):
+        for k in range(6):
+            lam[c, k] = 0.0
+
+
+@njit
+def set_tangent(tangent, diagonal):
+    """𝒯 := ``diagonal`` · I for every node."""
+    for n in range(tangent.shape[0]):
+        for i in range(3):
+            for j in range(3):
+                tangent[n, i, j] = diagonal if i == j else 0.0
+
+
+@njit
+def accelerations_from_solution(node_map, node_dofs, crow, n_rows, dx, vd, lam, nsys):
+    """v̇ and λ from the solution ``dx`` of the initial-accelerations system."""
+    for n in range(vd.shape[0]):
+        m = node_map[n]
+        for k in range(node_dofs[n]):
+            vd[n, k] = dx[m + k]
+    for c in range(lam.shape[0]):
+        row = nsys + crow[c]
+        for i in range(n_rows[c]):
+            lam[c, i] = dx[row + i]
 
 
 @njit
@@ -470,64 +504,19 @@ def start(d):
         for k in range(6):
             a[n, k] = vd[n, k]
     global_position(d.x0, d.q, d.x)
-    constraint_outputs(d, a.shape[0] >= 0)  # True, not a literal
-
-
-@njit(inline=True)
-def save_state(d):
-    """Copy the state arena and the step counter into ``saved``, ``saved_step``."""
-    state = d.state
-    saved = d.saved
-    for i in range(state.shape[0]):
-        saved[i] = state[i]
-    d.saved_step[0] = d.step[0]
-
-
-@njit(inline=True)
-def restore_state(d):
-    """Put the state saved by :func:`save_state` back."""
-    state = d.state
-    saved = d.saved
-    for i in range(state.shape[0]):
-        state[i] = saved[i]
-    d.step[0] = d.saved_step[0]
-
-
-@njit
-def zero_accelerations(d):
-    """v̇ := 0 and λ := 0 (the initial accelerations' residual is r(v̇ = 0), and λ is solved for)."""
-    vd = d.vd
-    lam = d.lam
-    for n in range(vd.shape[0]):
-        for k in range(6):
-            vd[n, k] = 0.0
-    for c in range(lam.shape[0]):
-        for k in range(6):
-            lam[c, k] = 0.0
-
-
-@njit
-def set_tangent(d, diagonal):
-    """𝒯 := ``diagonal`` · I for every node."""
-    tangent = d.tangent
-    for n in range(tangent.shape[0]):
-        for i in range(3):
-            for j in range(3):
-                tangent[n, i, j] = diagonal if i == j else 0.0
-
-
-@njit
-def accelerations_from_solution(d):
-    """v̇ and λ from the solution ``dx`` of the initial-accelerations system."""
-    dx = d.dx
-    vd = d.vd
-    lam = d.lam
-    for n in range(vd.shape[0]):
-        m = d.node_map[n]
-        for k in range(d.node_dofs[n]):
-            vd[n, k] = dx[m + k]
-    nsys = d.n_system_dofs
-    for c in range(lam.shape[0]):
-        row = nsys + d.constraint_row[c]
-        for i in range(d.constraint_n_rows[c]):
-            lam[c, i] = dx[row + i]
+    constraint_outputs(
+        d.constraint_kind,
+        d.constraint_has_output,
+        d.constraint_node,
+        d.constraint_X0,
+        d.constraint_axes,
+        d.constraint_geometry,
+        d.q,
+        d.v,
+        d.vd,
+        d.q_ground,
+        d.v_ground,
+        d.s3,
+        d.constraint_output,
+        a.shape[0] >= 0,
+    )  # initial = True, but not a literal

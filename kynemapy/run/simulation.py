@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable
 from typing import Any
@@ -19,6 +20,9 @@ from kynemapy.engine.rows import split_rows
 from kynemapy.engine.step import CONVERGED, NEEDS_MEMORY
 from kynemapy.model import Model, kinds
 from kynemapy.run import loop
+
+#: StepInfo(...) without the NamedTuple constructor's argument parsing (half its cost)
+_step_info = functools.partial(tuple.__new__, StepInfo)
 
 
 def _finite(value: float, what: str) -> float:
@@ -76,6 +80,8 @@ class Simulation:
         self._n_iter = self._workspace.views["n_iter"]
         args = (self._data, self._p, ADVANCE, 1, 0, NO_ROWS, 0, self._iters1, self._out)
         self._run = entry(run_task, args)
+        # one step with every argument bound: the cheapest call from Python
+        self._step_call = functools.partial(self._run, *args)
 
     # ------------------------------------------------------------- data
     # Read-only attributes: the arrays are updated in place, never replaced, so the
@@ -134,16 +140,15 @@ class Simulation:
     def step(self, throw: bool = True) -> StepInfo:
         """Advance one time step h.  On failure the state is unchanged and, with ``throw``,
         :class:`ConvergenceError` is raised (else ``StepInfo(converged=False, ...)`` returned)."""
-        status = self._run(self._data, self._p, ADVANCE, 1, 0, NO_ROWS, 0, self._iters1, self._out)[2]
+        status = self._step_call()[2]
         if status == NEEDS_MEMORY:
             status, _ = self.step_with(self._p)
-        n_iter = int(self._iters1[0])
         errors = tuple(self._errors[: self._n_iter[0]].tolist())
         if status != CONVERGED:
             if throw:
                 raise self._failure(status, errors)
-            return StepInfo(False, n_iter, errors, int(status))
-        return StepInfo(True, n_iter, errors, CONVERGED)
+            return _step_info((False, int(self._iters1[0]), errors, int(status)))
+        return _step_info((True, int(self._iters1[0]), errors, CONVERGED))
 
     def _failure(self, status: int, errors: tuple[float, ...]) -> ConvergenceError:
         t = float(self._state.time[0])

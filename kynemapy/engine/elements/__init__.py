@@ -18,14 +18,14 @@ TABLES = (masses, springs)
 
 
 @njit(inline=True)
-def element_terms(d, p):
+def element_terms(tables, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p):
     """Residual and iteration matrix of every element, table by table (into their ``res``, ``mat``)."""
-    masses.terms(d.tables[0], d, p)
-    springs.terms(d.tables[1], d, p)
+    masses.terms(tables[0], x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p)
+    springs.terms(tables[1], x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p)
 
 
 @njit(inline=True)
-def element_blocks(d, c, vals, b):
+def element_blocks(tables, c, vals, b):
     """Assembly of every table: ``b[rows] += res``, ``vals[slots] += c · mat`` (Kynema's order)."""
-    add_element_blocks(d.tables[0], c, vals, b)
-    add_element_blocks(d.tables[1], c, vals, b)
+    add_element_blocks(tables[0], c, vals, b)
+    add_element_blocks(tables[1], c, vals, b)

@@ -388,10 +388,10 @@ def mass_element_terms(
 
 
 @njit(inline=True)
-def terms(t, d, p):
-    """Residual ``F_I − F_g`` (6,) and matrix ``β′ M + γ′ G + κ K 𝒯`` (6, 6) of every mass of
-    the table ``t`` into ``t.res``, ``t.mat`` (``d``: the simulation's
-    :class:`~kynemapy.engine.fields.Data`, ``p``: the step coefficients)."""
+def terms(t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p):
+    """Residual ``F_I − F_g`` (6,) and matrix ``β′ M + γ′ G + κ K 𝒯`` (6, 6) of every mass of the
+    table ``t`` into ``t.res``, ``t.mat``; node data ``x0`` (N, 7), ``q``, ``v``, ``vd``, ``tangent``
+    (N, 3, 3), ``gravity`` (3,), scratch ``s33``, ``s3``, ``s4``, ``s66``; step coefficients ``p``."""
     beta_prime = p[P_BETA_PRIME]
     gamma_prime = p[P_GAMMA_PRIME]
     kappa = p[P_STIFFNESS]
@@ -399,6 +399,6 @@ def terms(t, d, p):
     for e in range(t.nodes.shape[0]):
         n = t.nodes[e, 0]
         mass_element_terms(
-            t.m_star[e], d.x0[n, 3:7], d.q[n, 3:7], d.v[n], d.vd[n], d.tangent[n], d.gravity,
-            beta_prime, gamma_prime, kappa, exact, d.s33, d.s3, d.s4, d.s66, t.res[e], t.mat[e],
+            t.m_star[e], x0[n, 3:7], q[n, 3:7], v[n], vd[n], tangent[n], gravity,
+            beta_prime, gamma_prime, kappa, exact, s33, s3, s4, s66, t.res[e], t.mat[e],
         )  # fmt: skip

@@ -99,18 +99,19 @@ def spring_element_terms(x0, u1, u2, k, l_ref, r, res, mat):
 
 
 @njit(inline=True)
-def terms(t, d, p):
+def terms(t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p):
     """Residual (6,) = (force on node 1, its negative on node 2) and matrix (6, 6) =
     κ s [[A, −A], [−A, A]] of every spring of the table ``t``, s = 1 (Kynema) or −1 (exact
-    tangent)."""
-    blk = d.s33[0]
-    f = d.s3[0]
+    tangent).  The signature is every table kernel's (:mod:`kynemapy.engine.elements`); springs
+    read only ``q`` and the scratch ``s33``, ``s3``."""
+    blk = s33[0]
+    f = s3[0]
     sign = -1.0 if p[P_EXACT] != 0.0 else 1.0
     kappa = p[P_STIFFNESS]
     for e in range(t.nodes.shape[0]):
         n1 = t.nodes[e, 0]
         n2 = t.nodes[e, 1]
-        spring_element_terms(t.x0[e], d.q[n1, 0:3], d.q[n2, 0:3], t.k[e], t.l_ref[e], t.r[e], f, blk)
+        spring_element_terms(t.x0[e], q[n1, 0:3], q[n2, 0:3], t.k[e], t.l_ref[e], t.r[e], f, blk)
         re = t.res[e]
         me = t.mat[e]
         for i in range(3):
