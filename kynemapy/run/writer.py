@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import queue
 import threading
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -31,7 +32,9 @@ from kynemapy.engine.data import Inputs, State
 from kynemapy.engine.fields import Data
 from kynemapy.engine.invariants import fill_invariants
 from kynemapy.engine.rows import RowLayout, split_rows
-from kynemapy.io.hdf5 import ResultWriter
+
+if TYPE_CHECKING:  # h5py is imported when a run writes a file, not with kynemapy
+    from kynemapy.io.hdf5 import ResultWriter
 
 __all__ = ["BackgroundWriter", "unit_rows"]
 

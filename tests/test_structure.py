@@ -1,0 +1,120 @@
+"""The package's shape: no import cycle, no reaching into another module's private names,
+a top level with only the public entry points, and nothing compiled at import."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import kynemapy
+
+PACKAGE = Path(kynemapy.__file__).resolve().parent
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def resolve(module: str, node: ast.ImportFrom, is_package: bool) -> str:
+    if node.level == 0:
+        return node.module or ""
+    base = module.split(".") if is_package else module.split(".")[:-1]
+    base = base[: len(base) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def module_level_imports(path: Path) -> list[tuple[str, list[str]]]:
+    """(imported module, imported names) of the imports executed when the module is imported:
+    top level and ``if`` blocks, not functions, not ``if TYPE_CHECKING``."""
+    tree = ast.parse(path.read_text())
+    module = module_name(path)
+    out: list[tuple[str, list[str]]] = []
+
+    def visit(body: list[ast.stmt]) -> None:
+        for node in body:
+            if isinstance(node, ast.Import):
+                out.extend((alias.name, []) for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                out.append((resolve(module, node, path.name == "__init__.py"), [a.name for a in node.names]))
+            elif isinstance(node, ast.If):
+                if not (isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"):
+                    visit(node.body)
+                    visit(node.orelse)
+            elif isinstance(node, ast.Try):
+                visit(node.body)
+
+    visit(tree.body)
+    return out
+
+
+def graph() -> dict[str, set[str]]:
+    modules = {module_name(p): p for p in PACKAGE.rglob("*.py")}
+    edges: dict[str, set[str]] = {m: set() for m in modules}
+    for name, path in modules.items():
+        for target, names in module_level_imports(path):
+            for candidate in [target] + [f"{target}.{n}" for n in names]:
+                if candidate in modules and candidate != name:
+                    edges[name].add(candidate)
+            # importing a submodule runs its packages' __init__ first
+            parts = target.split(".")
+            for k in range(1, len(parts)):
+                parent = ".".join(parts[:k])
+                if parent in modules and parent != name and not name.startswith(parent + "."):
+                    edges[name].add(parent)
+    return edges
+
+
+def test_no_import_cycle() -> None:
+    edges = graph()
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def dfs(m: str) -> None:
+        state[m] = 1
+        stack.append(m)
+        for t in sorted(edges[m]):
+            if state.get(t) == 1:
+                cycle = stack[stack.index(t) :] + [t]
+                raise AssertionError("import cycle: " + " -> ".join(cycle))
+            if t not in state:
+                dfs(t)
+        stack.pop()
+        state[m] = 2
+
+    for m in sorted(edges):
+        if m not in state:
+            dfs(m)
+
+
+def test_no_module_imports_another_modules_private_names() -> None:
+    offenders = []
+    for path in PACKAGE.rglob("*.py"):
+        for target, names in module_level_imports(path):
+            if target.startswith("kynemapy"):
+                offenders += [f"{module_name(path)} imports {target}.{n}" for n in names if n.startswith("_")]
+    assert not offenders, offenders
+
+
+def test_top_level_holds_only_the_public_entry_points() -> None:
+    files = sorted(p.name for p in PACKAGE.glob("*.py"))
+    assert files == ["__init__.py", "__main__.py", "_arena.py", "_jit.py", "cli.py"]
+    packages = sorted(p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists())
+    assert packages == ["analytic", "engine", "integrators", "io", "linalg", "math", "model", "run", "validation"]
+
+
+def test_importing_compiles_nothing() -> None:
+    code = (
+        "import kynemapy, numba\n"
+        "from kynemapy.engine import entry, step\n"
+        "from kynemapy.engine.elements import masses\n"
+        "from kynemapy.engine.constraints import dispatch\n"
+        "compiled = [f for f in (entry.run_task, step.advance, step.predict, masses.mass_element_terms,"
+        " dispatch.evaluate) if f.signatures]\n"
+        "assert not compiled, compiled\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
