@@ -494,7 +494,7 @@ def accelerations_from_solution(node_map, node_dofs, crow, n_rows, dx, vd, lam, 
             lam[c, i] = dx[row + i]
 
 
-@njit
+@njit(inline=True)
 def start(d):
     """The state at t = 0 once v̇ is known: a := v̇ (Kynema's start), x := (X + u, r ⊗ r0), and the
     hinge and slider outputs (Kynema's revolute output stays zero until the first step)."""
