@@ -35,13 +35,26 @@ def test_functional_core_steps_exactly_like_the_simulation() -> None:
 
 
 def test_importing_compiles_nothing() -> None:
+    """Importing kynemapy (and the engine's modules) compiles no kernel: not the one entry point
+    ``run_task``, not a phase of the step, not any other compiled function of the package."""
     code = (
-        "import importlib\n"
+        "import sys\n"
         "import kynemapy\n"
-        "s = importlib.import_module('kynemapy.engine.step')\n"
-        "ic = importlib.import_module('kynemapy.engine.initial')\n"
-        "assert s.step_kernel.signatures == [] and s.advance_kernel.signatures == []\n"
-        "assert ic.consistent_accelerations.signatures == []\n"
+        "from kynemapy.engine import api, entry, step\n"
+        "from kynemapy.engine.constraints import dispatch, phase\n"
+        "from kynemapy.engine.elements import masses, springs\n"
+        "import kynemapy.run.simulation\n"
+        "assert entry.run_task.signatures == []\n"
+        "phases = (step.predict, step.update_tangent, step.solve, step.convergence_error, step.update,\n"
+        "          step.advance, step.start, step.record_row, phase.constraint_terms, dispatch.evaluate,\n"
+        "          dispatch.bias, masses.mass_element_terms, springs.spring_element_terms)\n"
+        "assert all(f.signatures == [] for f in phases)\n"
+        "kernels = {(m, n): f for m, mod in list(sys.modules.items()) if m.startswith('kynemapy')\n"
+        "           for n, f in vars(mod).items() if hasattr(f, 'signatures') and hasattr(f, 'py_func')}\n"
+        "assert len(kernels) > 50, len(kernels)\n"
+        "compiled = [k for k, f in kernels.items() if f.signatures]\n"
+        "assert not compiled, compiled\n"
+        "assert not api._ENTRIES\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
 

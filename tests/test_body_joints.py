@@ -22,8 +22,8 @@ import numpy as np
 import pytest
 
 import kynemapy as kp
+from kynemapy.engine.constraints import dispatch
 from kynemapy.model import kinds
-from kynemapy.engine.constraints.dispatch import constraint_terms
 
 G = 9.81
 A4, B4, C4, D4 = np.array([0, 0, 0.0]), np.array([0, 1, 0.0]), np.array([2, 1.5, 0.0]), np.array([2, 0, 0.0])
@@ -230,7 +230,7 @@ def constraint_values(model: kp.Model, q: np.ndarray, inputs: np.ndarray) -> np.
     out = []
     for c in range(model.n_constraints):
         base, target = model.constraint_node[c]
-        constraint_terms(
+        dispatch.evaluate(
             int(model.constraint_kind[c]), model.constraint_X0[c], model.constraint_axes[c],
             model.constraint_geometry[c], float(model.constraint_param[c]), inputs[c],
             ground if base < 0 else q[base], q[target], np.zeros(6), False, phi, bb, bt, k,

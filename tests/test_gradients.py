@@ -20,12 +20,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kynemapy.model.builder import revolute_axes
-from kynemapy.model import kinds
+from kynemapy.engine.constraints import dispatch
 from kynemapy.engine.constraints.body_joints import body_joint_output, input_load
-from kynemapy.engine.constraints.dispatch import constraint_terms
 from kynemapy.engine.constraints.revolute_joint import revolute_torque
-from kynemapy.engine.initial import constraint_bias
+from kynemapy.model import kinds
+from kynemapy.model.builder import revolute_axes
 
 EPS = 1e-6
 KINDS = [
@@ -110,7 +109,7 @@ class Case:
         bb = np.zeros((6, 6))
         bt = np.zeros((6, 6))
         k = np.zeros((2, 2, 6, 6))
-        constraint_terms(
+        dispatch.evaluate(
             self.kind,
             self.X0,
             self.axes,
@@ -315,7 +314,7 @@ def test_body_joint_velocity_terms_give_the_second_derivative_of_phi(kind: int, 
     case = Case(kind, rng)
     vb, vt, ab, at = (rng.normal(size=6) for _ in range(4))
     gamma = np.zeros(6)
-    constraint_bias(
+    dispatch.bias(
         kind, case.X0, case.axes, case.geom, case.param, case.inputs, case.qb, case.qt, vb, vt,
         np.zeros((8, 3)), np.zeros((6, 4)), np.zeros((8, 3, 3)), gamma,
     )  # fmt: skip

@@ -3,7 +3,7 @@
 Inputs, expected numbers and tolerances are those of Kynema-FMB's unit tests
 (``tests/unit_tests/constraints``; reference §7.3), which deliberately use
 non-unit quaternions and a raw (non-orthonormal) axes matrix.  Formulas: reference §5.
-The kernels are called through ``kynemapy.engine.constraints.dispatch.constraint_terms``
+The kernels are called through ``kynemapy.engine.constraints.dispatch.evaluate``
 with the Kynema kind codes of ``kynemapy.model.kinds``.
 """
 
@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 import kynemapy as kp
-from kynemapy.model import kinds
-from kynemapy.engine.constraints.dispatch import constraint_terms
+from kynemapy.engine.constraints import dispatch
 from kynemapy.engine.constraints.revolute_joint import revolute_output, revolute_torque
+from kynemapy.model import kinds
 
 X0 = np.array([1.0, 2.0, 3.0])
 AXES_RAW = np.arange(1.0, 10.0).reshape(3, 3)  # [[1,2,3],[4,5,6],[7,8,9]], rows used un-normalised
@@ -26,7 +26,7 @@ IDENTITY7 = np.array([0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
 
 
 def evaluate(kind, X0=X0, axes=None, inputs=None, qb=None, qt=TARGET_U, lam=None):
-    """Run ``constraint_terms``; returns (Φ, B_b, B_t).  Outputs are pre-filled with NaN to
+    """Run ``dispatch.evaluate``; returns (Φ, B_b, B_t).  Outputs are pre-filled with NaN to
     check that the kernel writes (zeroes) every entry."""
     axes = np.zeros((3, 3)) if axes is None else np.asarray(axes, dtype=float)
     inputs = IDENTITY7.copy() if inputs is None else np.asarray(inputs, dtype=float)
@@ -36,11 +36,11 @@ def evaluate(kind, X0=X0, axes=None, inputs=None, qb=None, qt=TARGET_U, lam=None
     bb = np.full((6, 6), np.nan)
     bt = np.full((6, 6), np.nan)
     k = np.full((2, 2, 6, 6), np.nan)
-    constraint_terms(
+    dispatch.evaluate(
         kind, np.asarray(X0, dtype=float), axes, np.zeros((2, 4, 3)), 0.0, inputs, qb, np.asarray(qt, dtype=float),
         lam, False,
         phi, bb, bt, k, np.zeros((8, 3)), np.zeros((6, 4)), np.zeros((8, 3, 3)),
-    )
+    )  # fmt: skip
     return phi, bb, bt
 
 

@@ -84,7 +84,7 @@ def test_calculate_inertial_forces() -> None:
     inertial_force(
         m, u_ddot, omega, omega_dot, eta, eta_tilde, rho, omega_tilde, omega_dot_tilde,
         np.zeros((3, 3)), np.zeros(3), out,
-    )
+    )  # fmt: skip
     expected = [-2984.0, 32.0, 2922.0, 20624.0, -2248.0, 22100.0]
     np.testing.assert_allclose(out, expected, rtol=0.0, atol=TOL)
     # independent: F_I = [m ü + (m ω̃ω̃ + m ω̇̃) η ; η̃ (m ü) + ρ ω̇ + (ω̃ ρ) ω]
@@ -133,7 +133,7 @@ def test_calculate_inertia_stiffness_matrix() -> None:
     inertia_stiffness_matrix(
         m, u_ddot, omega, omega_dot, eta, rho, omega_tilde, omega_dot_tilde,
         np.zeros((3, 3)), np.zeros((3, 3)), np.zeros(3), out,
-    )
+    )  # fmt: skip
     expected = np.array(
         [
             [0, 0, 0, 3396, -6792, 3396],
@@ -230,7 +230,7 @@ def test_rotate_section_matrix() -> None:
         ),
     ],
     ids=["identity", "pi_about_x", "quarter_pi_about_y"],
-)
+)  # fmt: skip
 def test_rotate_section_matrix_unit_quaternions(q, expected) -> None:
     """Same operation as Kynema's math::RotateMatrix6 (test_matrix_operations.cpp, tolerance 1e-12)."""
     out = np.zeros((6, 6))
@@ -255,9 +255,9 @@ def test_mass_element_terms_free_body_consistency() -> None:
     res = np.zeros(6)
     mat = np.zeros((6, 6))
     mass_element_terms(
-        m_star, r0, r, v, vd, t_rot, gravity, beta_prime, gamma_prime, False,
+        m_star, r0, r, v, vd, t_rot, gravity, beta_prime, gamma_prime, 1.0, False,
         np.zeros((8, 3, 3)), np.zeros((6, 3)), np.zeros((1, 4)), np.zeros((4, 6, 6)), res, mat,
-    )
+    )  # fmt: skip
     # independent evaluation
     w0, x0_, y0, z0 = r0
     a = r
@@ -266,7 +266,7 @@ def test_mass_element_terms_free_body_consistency() -> None:
         a[0] * x0_ + a[1] * w0 + a[2] * z0 - a[3] * y0,
         a[0] * y0 - a[1] * z0 + a[2] * w0 + a[3] * x0_,
         a[0] * z0 + a[1] * y0 - a[2] * x0_ + a[3] * w0,
-    ])
+    ])  # fmt: skip
     big_r = blockdiag2(rot_literal(xr))
     mm = big_r @ m_star @ big_r.T
     rho = mm[3:, 3:]
@@ -282,6 +282,17 @@ def test_mass_element_terms_free_body_consistency() -> None:
     tangent = np.eye(6)
     tangent[3:, 3:] = t_rot
     np.testing.assert_allclose(mat, beta_prime * mm + gamma_prime * g_mat + k_mat @ tangent, rtol=0.0, atol=1e-12)
+    # κ weighs the inertial stiffness K only (κ = 0: the initial accelerations' matrix β′ M + γ′ G)
+    for kappa in (0.0, 0.5):
+        res_k = np.zeros(6)
+        mat_k = np.zeros((6, 6))
+        mass_element_terms(
+            m_star, r0, r, v, vd, t_rot, gravity, beta_prime, gamma_prime, kappa, False,
+            np.zeros((8, 3, 3)), np.zeros((6, 3)), np.zeros((1, 4)), np.zeros((4, 6, 6)), res_k, mat_k,
+        )  # fmt: skip
+        np.testing.assert_array_equal(res_k, res)
+        expected = beta_prime * mm + gamma_prime * g_mat + kappa * k_mat @ tangent
+        np.testing.assert_allclose(mat_k, expected, rtol=0.0, atol=1e-12)
 
 
 # ---------------------------------------------------------------------------
@@ -324,7 +335,7 @@ def test_force_coefficients_zero_reference_length() -> None:
     [((1.0, 2.0, 3.0), 2.0, (2.0, 4.0, 6.0)), ((4.0, 5.0, 6.0), -1.0, (-4.0, -5.0, -6.0)),
      ((7.0, 8.0, 9.0), 0.5, (3.5, 4.0, 4.5))],
     ids=["c1_2", "c1_neg1", "c1_half"],
-)
+)  # fmt: skip
 def test_calculate_force_vectors(r, c1, expected) -> None:
     """f = c1 r.  kynemapy computes c1 inside ``spring_element_terms``; k and l_ref are chosen so
     that c1 = k (l_ref/l − 1) is exactly the tested value (l_ref = 2l gives l_ref/l = 2 exactly)."""

@@ -14,6 +14,18 @@ import numpy as np
 import pytest
 
 import kynemapy as kp
+from kynemapy.engine import entry
+from kynemapy.engine.api import task
+from kynemapy.engine.data import new_inputs, new_state, new_workspace
+from kynemapy.engine.params import coefficient_vector
+from kynemapy.engine.step import (
+    CONVERGED,
+    algorithmic_acceleration,
+    displacement,
+    global_position,
+    predict,
+    update,
+)
 from kynemapy.math.quaternion import (
     quat_compose,
     quat_inverse,
@@ -24,9 +36,6 @@ from kynemapy.math.quaternion import (
 )
 from kynemapy.math.so3 import ax_matrix, axial, cross, matmul3, matvec3, tangent_operator_rot, tilde
 from kynemapy.model import dof_map
-from kynemapy.engine.params import StepCoefficients
-from kynemapy.engine.data import new_inputs, new_state, new_workspace
-from kynemapy.engine.step import CONVERGED, displacement, global_position, next_state, step_kernel, update_prediction
 
 INV_SQRT2 = 1.0 / math.sqrt(2.0)
 
@@ -370,33 +379,76 @@ def test_exponential_map_derivative_right_composition(psi) -> None:
 # ---------------------------------------------------------------------------
 
 
+def _data(model, max_iter: int = 1):
+    """A fresh state and inputs of ``model`` and the Data of a workspace over them (the views the
+    phases take: ``d.q`` is ``state.q``)."""
+    state = new_state(model)
+    inputs = new_inputs(model)
+    ws = new_workspace(model, max_iter)
+    return state, inputs, ws, ws.data(state, inputs)
+
+
+def _coefficients(
+    h, *, alpha_m=0.0, alpha_f=0.0, gamma=0.5, beta=0.25, gamma_prime=0.0, beta_prime=0.0,
+    conditioner=1.0, atol=1e-5, rtol=1e-3, max_iter=5, dynamic=True,
+) -> np.ndarray:  # fmt: skip
+    """The phases' coefficient vector ``p`` with the given entries (Kynema's test values need not
+    be those of a ρ∞)."""
+    return coefficient_vector(
+        h, alpha_m, alpha_f, gamma, beta, gamma_prime, beta_prime, conditioner, atol, rtol, max_iter,
+        dynamic, False, False,
+    )  # fmt: skip
+
+
+def _update(d, p) -> None:
+    """The Newton update phase (Kynema's UpdateDynamicPrediction / UpdateStaticPrediction) on the
+    increment in ``d.dx``."""
+    update(
+        p, d.node_map, d.node_dofs, d.constraint_row, d.constraint_n_rows, d.q_delta, d.v, d.vd, d.q_prev, d.q,
+        d.lam, d.dx, d.n_system_dofs,
+    )  # fmt: skip
+
+
 def test_calculate_next_state() -> None:
-    h, alpha_f, alpha_m, beta, gamma = 2.0, 3.0, 4.0, 5.0, 6.0
-    q_delta = np.array([[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]])
-    v = np.array([[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]])
-    vd = np.array([[7.0, 8.0, 9.0, 10.0, 11.0, 12.0]])
-    a = np.array([[13.0, 14.0, 15.0, 16.0, 17.0, 18.0]])
-    next_state(h, alpha_m, alpha_f, beta, gamma, v, vd, a, q_delta)
+    """Kynema CalculateNextState (h 2, α_f 3, α_m 4, β 5, γ 6) through the predictor phase, which also
+    sets q_prev := q, q := q_prev ⊕ h Δq and λ := 0."""
+    model = _mass_model(1)
+    state, _, _, d = _data(model)
+    d.v[0] = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
+    d.vd[0] = [7.0, 8.0, 9.0, 10.0, 11.0, 12.0]
+    d.a[0] = [13.0, 14.0, 15.0, 16.0, 17.0, 18.0]
+    d.q_delta[0] = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]  # overwritten by the predictor
+    q_start = np.array([0.1, 0.2, 0.3, math.cos(0.2), 0.0, math.sin(0.2), 0.0])
+    d.q[0] = q_start
+    d.lam[...] = 5.0
+    p = _coefficients(2.0, alpha_m=4.0, alpha_f=3.0, beta=5.0, gamma=6.0)
+    predict(p, d.v, d.vd, d.a, d.q_delta, d.q_prev, d.q, d.lam)
     tol = 1e-14
     np.testing.assert_allclose(
-        q_delta[0],
+        state.q_delta[0],
         [-12.666666666666661, -17.333333333333339, -22.0, -26.666666666666661, -31.333333333333339, -36.0],
         rtol=0.0,
         atol=tol,
     )
     np.testing.assert_allclose(
-        v[0],
+        state.v[0],
         [-4.9999999999999929, -10.000000000000007, -15.0, -19.999999999999993, -25.000000000000007, -30.0],
         rtol=0.0,
         atol=tol,
     )
-    np.testing.assert_allclose(vd[0], np.zeros(6), rtol=0.0, atol=tol)
+    np.testing.assert_allclose(state.vd[0], np.zeros(6), rtol=0.0, atol=tol)
     np.testing.assert_allclose(
-        a[0],
+        state.a[0],
         [10.333333333333334, 10.666666666666666, 11.0, 11.333333333333334, 11.666666666666666, 12.0],
         rtol=0.0,
         atol=tol,
     )
+    # q_prev := q; q = q_prev ⊕ h Δq (the displacement kernel, tested below); λ := 0
+    np.testing.assert_array_equal(state.q_prev[0], q_start)
+    expected_q = np.zeros((1, 7))
+    displacement(2.0, state.q_delta, state.q_prev, expected_q)
+    np.testing.assert_array_equal(state.q, expected_q)
+    np.testing.assert_array_equal(state.lam, 0.0)
 
 
 def test_calculate_displacement() -> None:
@@ -428,24 +480,13 @@ def _mass_model(n_bodies: int):
     return b.build()
 
 
-def _coefficients(h, *, alpha_m=0.0, alpha_f=0.0, gamma=0.5, beta=0.25, gamma_prime=0.0, beta_prime=0.0,
-                  conditioner=1.0, atol=1e-5, rtol=1e-3, max_iter=5, is_dynamic=True) -> StepCoefficients:
-    return StepCoefficients(
-        h=float(h), alpha_m=float(alpha_m), alpha_f=float(alpha_f), gamma=float(gamma), beta=float(beta),
-        gamma_prime=float(gamma_prime), beta_prime=float(beta_prime), conditioner=float(conditioner),
-        atol=float(atol), rtol=float(rtol), max_iter=int(max_iter), is_dynamic=bool(is_dynamic),
-        geometric_stiffness=False,
-    )
-
-
 def test_update_dynamic_prediction() -> None:
     """Kynema UpdateDynamicPrediction: h 0.5, β′ 2, γ′ 3, Δx = (1..6) on one ALL node."""
     model = _mass_model(1)
-    state = new_state(model)
-    ws = new_workspace(model, 1)
-    p = _coefficients(0.5, beta_prime=2.0, gamma_prime=3.0, is_dynamic=True)
-    dx = np.arange(1.0, 7.0)
-    update_prediction(model, state, dx, p, ws)
+    state, _, _, d = _data(model)
+    p = _coefficients(0.5, beta_prime=2.0, gamma_prime=3.0, dynamic=True)
+    d.dx[...] = np.arange(1.0, 7.0)
+    _update(d, p)
     np.testing.assert_allclose(state.q_delta[0], [2, 4, 6, 8, 10, 12], rtol=0.0, atol=1e-14)
     np.testing.assert_allclose(state.v[0], [3, 6, 9, 12, 15, 18], rtol=0.0, atol=1e-14)
     np.testing.assert_allclose(state.vd[0], [2, 4, 6, 8, 10, 12], rtol=0.0, atol=1e-14)
@@ -458,11 +499,10 @@ def test_update_static_prediction() -> None:
     """Kynema UpdateStaticPrediction: h 2, Δx = (2, 4, ..., 24) over two ALL nodes → Δq = (1..12)."""
     model = _mass_model(2)
     np.testing.assert_array_equal(model.node_map, [0, 6])
-    state = new_state(model)
-    ws = new_workspace(model, 1)
-    p = _coefficients(2.0, beta_prime=2.0, gamma_prime=3.0, is_dynamic=False)
-    dx = np.arange(2.0, 25.0, 2.0)
-    update_prediction(model, state, dx, p, ws)
+    state, _, _, d = _data(model)
+    p = _coefficients(2.0, beta_prime=2.0, gamma_prime=3.0, dynamic=False)
+    d.dx[...] = np.arange(2.0, 25.0, 2.0)
+    _update(d, p)
     np.testing.assert_allclose(state.q_delta.ravel(), np.arange(1.0, 13.0), rtol=0.0, atol=1e-14)
     # static: v and vd untouched
     np.testing.assert_array_equal(state.v, np.zeros((2, 6)))
@@ -477,12 +517,11 @@ def test_update_prediction_position_only_node_updates_translations_only() -> Non
     b.add_spherical_joint(body, point=(0.0, 0.0, 0.0))
     model = b.build()
     np.testing.assert_array_equal(model.node_dofs, [6, 3])
-    state = new_state(model)
-    ws = new_workspace(model, 1)
-    p = _coefficients(0.5, beta_prime=2.0, gamma_prime=3.0, is_dynamic=True)
-    dx = np.zeros(model.n_dofs)
-    dx[: model.n_system_dofs] = np.arange(1.0, 10.0)
-    update_prediction(model, state, dx, p, ws)
+    state, _, _, d = _data(model)
+    p = _coefficients(0.5, beta_prime=2.0, gamma_prime=3.0, dynamic=True)
+    d.dx[...] = 0.0
+    d.dx[: model.n_system_dofs] = np.arange(1.0, 10.0)
+    _update(d, p)
     np.testing.assert_allclose(state.q_delta[0], np.arange(1.0, 7.0) / 0.5, rtol=0.0, atol=1e-14)
     np.testing.assert_allclose(state.q_delta[1], [14.0, 16.0, 18.0, 0.0, 0.0, 0.0], rtol=0.0, atol=1e-14)
     np.testing.assert_allclose(state.v[1], [21.0, 24.0, 27.0, 0.0, 0.0, 0.0], rtol=0.0, atol=1e-14)
@@ -492,21 +531,24 @@ def test_update_prediction_position_only_node_updates_translations_only() -> Non
 def test_update_algorithmic_acceleration() -> None:
     """Kynema UpdateAlgorithmicAcceleration: α_f 0.5, α_m 0.75, vd = (7..12), a = 0 → a = (14, 16, ..., 24).
 
-    kynemapy applies ``a += (1−α_f)/(1−α_m) vd`` inside the compiled step after convergence,
-    so the arithmetic is exercised through ``step_kernel``: a free body with M* = I at rest,
-    loaded by f = (7..12), with β′ = c = 1 and a loose absolute tolerance, converges in one
-    Newton iteration with vd = f exactly (A = c β′ I, b = −c f); the predictor gives a = 0
-    (vd = a = 0 before the step), so afterwards a = 2 vd exactly.
+    First the phase itself, then through the compiled step (the engine's ADVANCE task): a free
+    body with M* = I at rest, loaded by f = (7..12), with β′ = c = 1 and a loose absolute
+    tolerance, converges in one Newton iteration with vd = f exactly (A = c β′ I, b = −c f); the
+    predictor gives a = 0 (vd = a = 0 before the step), so afterwards a = 2 vd exactly.
     """
-    model = _mass_model(1)
-    state = new_state(model)
-    inputs = new_inputs(model)
-    ws = new_workspace(model, 5)
-    inputs.f[0] = np.arange(7.0, 13.0)
     p = _coefficients(1.0, alpha_m=0.75, alpha_f=0.5, beta_prime=1.0, gamma_prime=1.0, conditioner=1.0, atol=1e3)
-    status, n_iter = step_kernel(model, state, inputs, ws, p)
-    assert status == CONVERGED
-    assert n_iter == 1
+    vd = np.arange(7.0, 13.0).reshape(1, 6)
+    a = np.zeros((1, 6))
+    algorithmic_acceleration(p, vd, a)
+    np.testing.assert_array_equal(a[0], [14.0, 16.0, 18.0, 20.0, 22.0, 24.0])
+
+    model = _mass_model(1)
+    state, inputs, ws, d = _data(model, max_iter=5)
+    inputs.f[0] = np.arange(7.0, 13.0)
+    iterations = np.zeros(1, dtype=np.int64)
+    steps, _, status = task(d, p, entry.ADVANCE, 1, iterations=iterations)
+    assert (steps, status) == (1, CONVERGED)
+    assert iterations[0] == 1 and ws.n_iter == 1
     np.testing.assert_array_equal(state.vd[0], np.arange(7.0, 13.0))
     np.testing.assert_array_equal(state.a[0], [14.0, 16.0, 18.0, 20.0, 22.0, 24.0])
 

@@ -125,7 +125,7 @@ P_UPOS = _P.field("i", "upos", ("n_u",))
 P_UCOL = _P.field("i", "ucol", ("n_u",))
 P_TARGET = _P.field("i", "target", ("n_ops",))  #: per (L entry, U entry) of a step: the updated position
 P_LU = _P.field("f", "lu", ("lu_size",))  #: the factors (and the fill) after a factorization
-P_UINV = _P.field("f", "uinv", ("n",))
+P_DIAG = _P.field("f", "diag", ("n",))  #: the pivots
 P_Y = _P.field("f", "y", ("n",))
 P_TOL = _P.field("f", "tol", (1,))
 
@@ -267,11 +267,17 @@ def program_solve(i, f, values, x):
     Returns ``SOLVE_OK``, or ``PROGRAM_REFUSED`` (no valid program, a pivot below the growth
     threshold, or a value that is not finite): ``x`` is then unchanged.  Indices are cast to
     ``uint64`` where they index (no negative-index wraparound code).
+
+    Every operation is :func:`dense_solve`'s, in its order (multipliers ``a_ik · (1/a_kk)``,
+    updates column by column, forward substitution inside the elimination order, back
+    substitution dividing by the pivot), less the ones on structural zeros, which change
+    nothing: when the reference's pivot rows are the ones partial pivoting would choose, the
+    result is bit for bit :func:`dense_solve`'s.
     """
     if i[P_VALID] == 0:
         return PROGRAM_REFUSED
     lu = v1(f, i, P_LU)
-    uinv = v1(f, i, P_UINV)
+    diag = v1(f, i, P_DIAG)
     y = v1(f, i, P_Y)
     src = v1(i, i, P_FROM)
     piv = v1(i, i, P_PIV)
@@ -305,7 +311,7 @@ def program_solve(i, f, values, x):
         if not (check == 0.0 and p != 0.0 and abs(p) >= tol * amax):
             return PROGRAM_REFUSED
         inv = 1.0 / p
-        uinv[k] = inv
+        diag[k] = p
         u0 = _u(uptr[k])
         u1 = _u(uptr[k + one])
         for pl in range(l0, l1):
@@ -330,7 +336,7 @@ def program_solve(i, f, values, x):
         s = y[_u(perm[k])]
         for pu in range(_u(uptr[k]), _u(uptr[k + one])):
             s -= lu[_u(upos[pu])] * x[_u(ucol[pu])]
-        x[k] = s * uinv[k]
+        x[k] = s / diag[k]
     return SOLVE_OK
 
 
