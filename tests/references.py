@@ -22,6 +22,8 @@ Reference problems
 2. The Gazebo "Boxes" benchmark: a free-floating box whose centre of mass
    follows a ballistic trajectory (:func:`ballistic_com`) while its attitude
    obeys the torque-free Euler equations (:func:`free_rigid_body_reference`).
+3. Energy and momentum of a model's rigid bodies per output row, in vectorised
+   numpy (:func:`model_energy_and_momentum`): the twin of the compiled kernel.
 
 All ODEs are integrated with ``scipy.integrate.solve_ivp(method="DOP853")`` at
 tight tolerances; the right-hand sides are written with plain Python floats
@@ -261,14 +263,10 @@ def heavy_top_pivot_inertia() -> FloatArray:
         ``diag(15.234375, 0.46875, 15.234375)``.
     """
     r = HEAVY_TOP_COM
-    return HEAVY_TOP_CENTROIDAL_INERTIA + HEAVY_TOP_MASS * (
-        float(r @ r) * np.eye(3) - np.outer(r, r)
-    )
+    return HEAVY_TOP_CENTROIDAL_INERTIA + HEAVY_TOP_MASS * (float(r @ r) * np.eye(3) - np.outer(r, r))
 
 
-def _heavy_top_torque() -> Callable[
-    [float, float, float, float], tuple[float, float, float]
-]:
+def _heavy_top_torque() -> Callable[[float, float, float, float], tuple[float, float, float]]:
     """Body-frame gravity torque ``r x (R(q)^T m g)`` about the pivot (N m)."""
     r1, r2, r3 = (float(v) for v in HEAVY_TOP_COM)
     f1, f2, f3 = (float(v) for v in HEAVY_TOP_MASS * HEAVY_TOP_GRAVITY)
@@ -278,29 +276,15 @@ def _heavy_top_torque() -> Callable[
         n2 = w * w + x * x + y * y + z * z
         s = 2.0 / n2
         # columns of R^T are rows of R:  G = R^T f (body-frame weight)
-        g1 = (
-            (1.0 - s * (y * y + z * z)) * f1
-            + s * (x * y + w * z) * f2
-            + s * (x * z - w * y) * f3
-        )
-        g2 = (
-            s * (x * y - w * z) * f1
-            + (1.0 - s * (x * x + z * z)) * f2
-            + s * (y * z + w * x) * f3
-        )
-        g3 = (
-            s * (x * z + w * y) * f1
-            + s * (y * z - w * x) * f2
-            + (1.0 - s * (x * x + y * y)) * f3
-        )
+        g1 = (1.0 - s * (y * y + z * z)) * f1 + s * (x * y + w * z) * f2 + s * (x * z - w * y) * f3
+        g2 = s * (x * y - w * z) * f1 + (1.0 - s * (x * x + z * z)) * f2 + s * (y * z + w * x) * f3
+        g3 = s * (x * z + w * y) * f1 + s * (y * z - w * x) * f2 + (1.0 - s * (x * x + y * y)) * f3
         return (r2 * g3 - r3 * g2, r3 * g1 - r1 * g3, r1 * g2 - r2 * g1)
 
     return torque
 
 
-def heavy_top_solution(
-    times: ArrayLike, rtol: float = 1e-13, atol: float = 1e-13
-) -> tuple[FloatArray, FloatArray]:
+def heavy_top_solution(times: ArrayLike, rtol: float = 1e-13, atol: float = 1e-13) -> tuple[FloatArray, FloatArray]:
     """Orientation and body angular velocity of the Kynema heavy top.
 
     The top is integrated in reduced coordinates about the fixed pivot::
@@ -337,9 +321,7 @@ def heavy_top_solution(
     )
 
 
-def heavy_top_reference(
-    times: ArrayLike, rtol: float = 1e-13, atol: float = 1e-13
-) -> tuple[FloatArray, FloatArray]:
+def heavy_top_reference(times: ArrayLike, rtol: float = 1e-13, atol: float = 1e-13) -> tuple[FloatArray, FloatArray]:
     """Compute the reference displacement and orientation of the heavy top.
 
     Parameters
@@ -455,13 +437,9 @@ class BoxesScenario:
 
 
 #: "Complex" scenario: gravity on, spin near the intermediate (y) axis.
-BOXES_COMPLEX = BoxesScenario(
-    gravity=(0.0, 0.0, -9.8), v0=(-2.0, 2.0, 8.0), omega0=(0.1, 5.0, 0.1)
-)
+BOXES_COMPLEX = BoxesScenario(gravity=(0.0, 0.0, -9.8), v0=(-2.0, 2.0, 8.0), omega0=(0.1, 5.0, 0.1))
 #: "Simple" scenario: no gravity, spin about the major (x) axis.
-BOXES_SIMPLE = BoxesScenario(
-    gravity=(0.0, 0.0, 0.0), v0=(-0.9, 0.4, 0.1), omega0=(0.5, 0.0, 0.0)
-)
+BOXES_SIMPLE = BoxesScenario(gravity=(0.0, 0.0, 0.0), v0=(-0.9, 0.4, 0.1), omega0=(0.5, 0.0, 0.0))
 
 
 def boxes_inertia() -> FloatArray:
@@ -480,9 +458,7 @@ def boxes_inertia() -> FloatArray:
     return BOXES_MASS / 12.0 * np.array([b * b + c * c, a * a + c * c, a * a + b * b])
 
 
-def ballistic_com(
-    t: ArrayLike, c0: ArrayLike, v0: ArrayLike, g: ArrayLike
-) -> tuple[FloatArray, FloatArray]:
+def ballistic_com(t: ArrayLike, c0: ArrayLike, v0: ArrayLike, g: ArrayLike) -> tuple[FloatArray, FloatArray]:
     """Closed-form ballistic centre-of-mass trajectory.
 
     ``c(t) = c0 + v0 t + g t^2 / 2`` and ``v(t) = v0 + g t``.
@@ -510,9 +486,7 @@ def ballistic_com(
     return c0 + v0 * t + 0.5 * g * t * t, v0 + g * t
 
 
-def _zero_torque(
-    _w: float, _x: float, _y: float, _z: float
-) -> tuple[float, float, float]:
+def _zero_torque(_w: float, _x: float, _y: float, _z: float) -> tuple[float, float, float]:
     """Torque-free body: zero body-frame torque (N m)."""
     return (0.0, 0.0, 0.0)
 
@@ -595,8 +569,95 @@ def rigid_body_invariants(
     c = np.asarray(c, dtype=float)
     g = np.asarray(g, dtype=float).reshape(3)
     jw = w * np.asarray(inertia_diag, dtype=float).reshape(3)
-    energy = (
-        0.5 * m * np.sum(v * v, axis=-1) + 0.5 * np.sum(w * jw, axis=-1) - m * (c @ g)
-    )
+    energy = 0.5 * m * np.sum(v * v, axis=-1) + 0.5 * np.sum(w * jw, axis=-1) - m * (c @ g)
     world_l = np.einsum("...ij,...j->...i", quat_to_rotation_matrix(quat), jw)
     return energy, world_l
+
+
+def _quat_compose(a: FloatArray, b: FloatArray) -> FloatArray:
+    """Hamilton product ``a ⊗ b`` of (..., 4) arrays (w, x, y, z), broadcast."""
+    a0, a1, a2, a3 = a[..., 0], a[..., 1], a[..., 2], a[..., 3]
+    b0, b1, b2, b3 = b[..., 0], b[..., 1], b[..., 2], b[..., 3]
+    return np.stack(
+        [
+            a0 * b0 - a1 * b1 - a2 * b2 - a3 * b3,
+            a0 * b1 + a1 * b0 + a2 * b3 - a3 * b2,
+            a0 * b2 - a1 * b3 + a2 * b0 + a3 * b1,
+            a0 * b3 + a1 * b2 - a2 * b1 + a3 * b0,
+        ],
+        axis=-1,
+    )
+
+
+def _quat_matrix_unnormalised(q: FloatArray) -> FloatArray:
+    """Rotation matrices (..., 3, 3) of quaternions (..., 4), Kynema's formula (not normalised)."""
+    w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
+    out = np.empty((*q.shape[:-1], 3, 3))
+    out[..., 0, 0] = w * w + x * x - y * y - z * z
+    out[..., 0, 1] = 2.0 * (x * y - w * z)
+    out[..., 0, 2] = 2.0 * (x * z + w * y)
+    out[..., 1, 0] = 2.0 * (x * y + w * z)
+    out[..., 1, 1] = w * w - x * x + y * y - z * z
+    out[..., 1, 2] = 2.0 * (y * z - w * x)
+    out[..., 2, 0] = 2.0 * (x * z - w * y)
+    out[..., 2, 1] = 2.0 * (y * z + w * x)
+    out[..., 2, 2] = w * w - x * x - y * y + z * z
+    return out
+
+
+def model_energy_and_momentum(
+    model, q: ArrayLike, v: ArrayLike, *, chunk_rows: int = 4096
+) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+    """Energy and momentum of a kynemapy model's rigid bodies, per row, in vectorised numpy:
+    the independent twin of the compiled output-row kernel
+    (``kynemapy.engine.invariants.system_invariants``).
+
+    ``model`` is read by attribute only (``n_nodes``, ``mass_node``, ``mass_m_star`` (K, 6, 6),
+    ``x0`` (N, 7), ``gravity``).  Per mass element on node i: ``M = diag(R,R) M* diag(R,R)ᵀ``
+    with ``R = R(q_rot ⊗ r0)``, ``m = M[0,0]``, ``η = (M[5,1], −M[5,0], M[4,0]) / m``; summed over
+    masses: kinetic energy ``½ vᵀ M v`` [J], potential energy ``−m g·(X + u + η)`` [J], linear
+    momentum ``(M v)[0:3]`` [kg m/s], angular momentum about the world origin
+    ``(X + u) × (M v)[0:3] + (M v)[3:6]`` [kg m²/s].
+
+    q : (..., N, 7), v : (..., N, 6); ``chunk_rows`` bounds the temporary memory.
+    Returns ke (...,), pe (...,), p (..., 3), L (..., 3).
+    """
+    q = np.asarray(q, dtype=np.float64)
+    v = np.asarray(v, dtype=np.float64)
+    nn = model.n_nodes
+    if q.shape[-2:] != (nn, 7) or v.shape[-2:] != (nn, 6) or q.shape[:-2] != v.shape[:-2]:
+        raise ValueError(f"expected q (..., {nn}, 7) and v (..., {nn}, 6), got {q.shape}, {v.shape}")
+    lead = q.shape[:-2]
+    qq = q.reshape(-1, nn, 7)
+    vv = v.reshape(-1, nn, 6)
+    n = qq.shape[0]
+    ke = np.zeros(n)
+    pe = np.zeros(n)
+    p = np.zeros((n, 3))
+    ang = np.zeros((n, 3))
+    nodes = np.asarray(model.mass_node, dtype=np.int64)
+    k = nodes.shape[0]
+    if k and n:
+        m_star = np.asarray(model.mass_m_star, dtype=np.float64)  # (K, 6, 6)
+        r0 = np.asarray(model.x0, dtype=np.float64)[nodes, 3:7]  # (K, 4)
+        big_x = np.asarray(model.x0, dtype=np.float64)[nodes, 0:3]  # (K, 3)
+        g = np.asarray(model.gravity, dtype=np.float64)
+        step = max(1, int(chunk_rows) // k)
+        for s in range(0, n, step):
+            sl = slice(s, min(n, s + step))
+            qs = qq[sl][:, nodes]  # (c, K, 7)
+            vs = vv[sl][:, nodes]  # (c, K, 6)
+            rot = _quat_matrix_unnormalised(_quat_compose(qs[..., 3:7], r0))  # (c, K, 3, 3)
+            t = np.zeros((*rot.shape[:-2], 6, 6))
+            t[..., :3, :3] = rot
+            t[..., 3:, 3:] = rot
+            mm = t @ m_star @ np.swapaxes(t, -1, -2)  # (c, K, 6, 6)
+            mv = (mm @ vs[..., None])[..., 0]  # (c, K, 6)
+            mass = mm[..., 0, 0]
+            eta = np.stack([mm[..., 5, 1], -mm[..., 5, 0], mm[..., 4, 0]], axis=-1) / mass[..., None]
+            pos = big_x + qs[..., 0:3]  # (c, K, 3)
+            ke[sl] = 0.5 * np.einsum("ckj,ckj->c", vs, mv)
+            pe[sl] = -np.einsum("ck,ckj,j->c", mass, pos + eta, g)
+            p[sl] = mv[..., 0:3].sum(axis=1)
+            ang[sl] = (np.cross(pos, mv[..., 0:3]) + mv[..., 3:6]).sum(axis=1)
+    return ke.reshape(lead), pe.reshape(lead), p.reshape((*lead, 3)), ang.reshape((*lead, 3))

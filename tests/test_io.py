@@ -15,11 +15,16 @@ from pathlib import Path
 import h5py
 import numpy as np
 import pytest
+from references import model_energy_and_momentum
 
 import kynemapy as kp
+from kynemapy.engine.rows import DERIVED, ROW_FIELDS, ROW_NAMES
 from kynemapy.io import Result, ResultWriter, energy_and_momentum, read, read_kynema_netcdf
-from kynemapy.io.hdf5 import DERIVED_ROWS, REQUIRED_ROWS, ROW_FIELDS
 from kynemapy.io.netcdf import NC_FILL_DOUBLE
+
+#: the row fields the caller of ResultWriter.append must pass (the others are derived from q and v)
+REQUIRED_ROWS = tuple(name for name in ROW_NAMES if name not in DERIVED)
+DERIVED_ROWS = DERIVED
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -136,22 +141,27 @@ def test_round_trip_every_array_model_params_and_attributes(tmp_path: Path) -> N
         got = getattr(r, name)
         np.testing.assert_array_equal(got, expected[name], err_msg=name)
         assert got.dtype == (np.int64 if name in ("step", "iterations") else np.float64), name
-    # derived rows: given ones stored verbatim, others computed from q and v
+    # derived rows: given ones stored verbatim, others computed from q and v (by the compiled
+    # kernel: exactly kp.io.energy_and_momentum, and the numpy twin to rounding)
     ke, pe, p, ang = energy_and_momentum(model, expected["q"], expected["v"])
     computed = dict(zip(DERIVED_ROWS, (ke, pe, p, ang), strict=True))
+    twin = dict(zip(DERIVED_ROWS, model_energy_and_momentum(model, expected["q"], expected["v"]), strict=True))
     for name in DERIVED_ROWS:
         got = getattr(r, name)
         np.testing.assert_array_equal(got[:8], computed[name][:8], err_msg=name)
         np.testing.assert_array_equal(got[8:16], bs[1][name], err_msg=name)
         np.testing.assert_array_equal(got[16:], computed[name][16:], err_msg=name)
+        for rows in (slice(0, 8), slice(16, None)):
+            np.testing.assert_allclose(got[rows], twin[name][rows], rtol=1e-12, atol=1e-12, err_msg=name)
     assert_models_equal(r.model, model)
     assert r.params == PARAMS
     assert type(r.params.max_iter) is int and type(r.params.dynamic) is bool
     assert r.attrs["kynemapy_version"] == kp.__version__
     assert datetime.datetime.fromisoformat(r.attrs["created"]).tzinfo is not None
     assert r.attrs["case"] == "round trip" and r.attrs["seed"] == 7 and json.loads(r.attrs["meta"]) == {"a": [1, 2]}
-    assert set(ROW_FIELDS) <= set(r.units) and r.units == json.loads(r.attrs["units"])
+    assert set(ROW_NAMES) <= set(r.units) and r.units == json.loads(r.attrs["units"])
     assert r.units["time"] == "s" and r.units["kinetic_energy"] == "J"
+    assert all(r.units[f.name] == f.unit for f in ROW_FIELDS)
     # restart data = the state/inputs handed in with the last block
     state, inputs = state_of_last_row(model, bs[-1])
     assert r.restart is not None and int(r.restart["committed"]) == 29
@@ -165,9 +175,10 @@ def test_round_trip_every_array_model_params_and_attributes(tmp_path: Path) -> N
     np.testing.assert_array_equal(ri.f, inputs.f)
     # file layout: chunks of `block` rows, unlimited first axis, SWMR-capable superblock
     with h5py.File(path, "r") as f:
-        for name in ROW_FIELDS:
-            ds = f[name]
-            assert ds.chunks[0] == 8 and ds.maxshape[0] is None and ds.shape[0] == 29, name
+        for fld in ROW_FIELDS:
+            ds = f[fld.name]
+            assert ds.chunks[0] == 8 and ds.maxshape[0] is None and ds.shape[0] == 29, fld.name
+            assert ds.dtype == fld.dtype, fld.name
         assert f["committed"][0] == 29
         assert dict(f["params"].attrs)["h"] == 0.01 and f["params/derived"].attrs["beta"] == PARAMS.beta
         assert f["model"].attrs["n_nodes"] == model.n_nodes
@@ -199,8 +210,8 @@ def test_each_dataset_is_resized_once_per_block(tmp_path: Path) -> None:
         w._datasets = {name: Counting(ds) for name, ds in w._datasets.items()}
         for b in blocks(model, [16, 16, 9]):
             w.append(b)
-    assert len(calls) == 3 * len(ROW_FIELDS)
-    assert sorted(set(calls)) == sorted("/" + n for n in ROW_FIELDS)
+    assert len(calls) == 3 * len(ROW_NAMES)
+    assert sorted(set(calls)) == sorted("/" + n for n in ROW_NAMES)
     r = read(tmp_path / "r.h5")
     assert r.committed == 41 and r.q.shape[0] == 41
     np.testing.assert_array_equal(r.q, concat(blocks(model, [16, 16, 9]))["q"])
@@ -582,7 +593,34 @@ def unit(q: list[float]) -> np.ndarray:
     return q / np.linalg.norm(q)
 
 
-def test_energy_momentum_free_spinning_body() -> None:
+def compiled_invariants(model: kp.Model, q: np.ndarray, v: np.ndarray):
+    """The run driver's per-row kernel (kynemapy.engine.invariants.fill_invariants, through
+    kynemapy.engine.api.fill_rows) on output rows holding q (n, N, 7) and v (n, N, 6)."""
+    from kynemapy.engine.api import fill_rows, initial_state
+    from kynemapy.engine.data import new_workspace
+    from kynemapy.engine.rows import new_rows, split_rows
+
+    workspace = new_workspace(model, 1)
+    layout = workspace.row_layout
+    n = q.shape[0]
+    rows = new_rows(model.n_nodes, model.n_constraints, n)
+    for name, value in (("q", q), ("v", v)):
+        o = layout.offsets[name]
+        rows[:, o : o + value[0].size] = value.reshape(n, -1)
+    fill_rows(workspace.data(*initial_state(model)), rows)
+    out = split_rows(layout, rows)
+    return tuple(out[name] for name in DERIVED_ROWS)
+
+
+INVARIANTS = pytest.mark.parametrize(
+    "invariants",
+    [model_energy_and_momentum, energy_and_momentum, compiled_invariants],
+    ids=["numpy", "kp.io", "compiled rows"],
+)
+
+
+@INVARIANTS
+def test_energy_momentum_free_spinning_body(invariants) -> None:
     g = np.array([0.3, -1.0, -9.81])
     X = np.array([1.0, -2.0, 0.5])
     r0 = unit([0.9, 0.1, -0.3, 0.2])
@@ -598,7 +636,7 @@ def test_energy_momentum_free_spinning_body() -> None:
     q[:, 0, 3:] = rng.standard_normal((n, 4))
     q[:, 0, 3:] /= np.linalg.norm(q[:, 0, 3:], axis=-1, keepdims=True)
     v = rng.standard_normal((n, 1, 6))
-    ke, pe, p, ang = energy_and_momentum(model, q, v)
+    ke, pe, p, ang = invariants(model, q, v)
     assert ke.shape == pe.shape == (n,) and p.shape == ang.shape == (n, 3)
     for i in range(n):
         u, r, ud, w = q[i, 0, :3], q[i, 0, 3:], v[i, 0, :3], v[i, 0, 3:]
@@ -609,29 +647,24 @@ def test_energy_momentum_free_spinning_body() -> None:
         np.testing.assert_allclose(pe[i], -m * g @ x, rtol=1e-13)
         np.testing.assert_allclose(p[i], m * ud, rtol=1e-13)
         np.testing.assert_allclose(ang[i], np.cross(x, m * ud) + Jw @ w, rtol=1e-12, atol=1e-13)
-    # one row without the leading axis, and row-chunking, give the same numbers
-    one = energy_and_momentum(model, q[3], v[3])
+    if invariants is compiled_invariants:
+        return
+    # one row without the leading axis gives the same numbers
+    one = invariants(model, q[3], v[3])
     assert one[0].shape == () and one[2].shape == (3,)
     np.testing.assert_array_equal(one[3], ang[3])
-    for a, c in zip(energy_and_momentum(model, q, v, chunk_rows=2), (ke, pe, p, ang), strict=True):
-        np.testing.assert_array_equal(a, c)
+    if invariants is model_energy_and_momentum:  # and so does row-chunking
+        for a, c in zip(invariants(model, q, v, chunk_rows=2), (ke, pe, p, ang), strict=True):
+            np.testing.assert_array_equal(a, c)
 
 
-def compiled_invariants(model: kp.Model, q: np.ndarray, v: np.ndarray):
-    """The run driver's per-row kernel (kynemapy.rollout.fill_invariants) on rows (n, N, 7), (n, N, 6)."""
-    from kynemapy.rollout import fill_invariants, new_record
-
-    rec = new_record(model, q.shape[0])
-    rec.q[:], rec.v[:] = q, v
-    m = model
-    scratch = (np.zeros((1, 4)), np.zeros((1, 3, 3)), np.zeros(8))
-    fill_invariants(m.mass_node, m.mass_m_star, m.x0, m.gravity, rec, 0, q.shape[0], *scratch)
-    return rec.kinetic_energy, rec.potential_energy, rec.linear_momentum, rec.angular_momentum
-
-
-INVARIANTS = pytest.mark.parametrize(
-    "invariants", [energy_and_momentum, compiled_invariants], ids=["numpy", "compiled"]
-)
+def test_energy_and_momentum_rejects_bad_shapes() -> None:
+    model = small_model()
+    q = np.zeros((2, model.n_nodes, 7))
+    with pytest.raises(ValueError, match="expected q"):
+        energy_and_momentum(model, q, np.zeros((2, model.n_nodes, 7)))
+    ke, pe, p, ang = energy_and_momentum(model, q[:0], np.zeros((0, model.n_nodes, 6)))
+    assert ke.shape == pe.shape == (0,) and p.shape == ang.shape == (0, 3)
 
 
 @INVARIANTS

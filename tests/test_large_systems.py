@@ -1,9 +1,9 @@
 """The sparse path: slot-map assembly, sparse LU in the Newton loop, large-model checks.
 
 The sparse solver must reproduce Kynema's published numbers exactly as the dense one
-does (same tolerances), the slot maps must put every element entry where the dense
-assembly puts it, a factorization that outgrows its arrays must be transparent, and
-the build-time redundancy check must name the constraints of large models too.
+does (same tolerances), the slot maps must put every element and constraint entry where a
+dense assembly by system rows puts it, a factorization that outgrows its arrays must be
+transparent, and the build-time redundancy check must name the constraints of large models too.
 """
 
 from __future__ import annotations
@@ -24,9 +24,8 @@ from test_regression import (
 )
 
 import kynemapy as kp
-from kynemapy.linalg.sparse_lu import INFO_N_FACTOR, INFO_N_REFACTOR, new_lu_workspace
-from kynemapy.linalg.sparsity import build_scatter, pattern
 from kynemapy.engine.data import DENSE_MAX_DOFS
+from kynemapy.linalg.sparse_lu import INFO_LNZ, INFO_N_FACTOR, INFO_N_REFACTOR, LUWorkspace, new_lu_workspace
 
 
 def ball_chain(n: int, duplicate: int | None = None) -> kp.Model:
@@ -48,11 +47,11 @@ def test_sparse_solver_reproduces_kynema_heavy_top(exact: bool) -> None:
     """R1 (400 steps, Kynema's q to 1e-10) through the sparse LU, both tangents."""
     params = dataclasses.replace(HEAVY_TOP_PARAMS, solver="sparse", geometric_stiffness=exact)
     sim = kp.Simulation(heavy_top_model(), params)
-    assert not sim.workspace.scatter.dense
+    assert sim.workspace.solver == "sparse"
     iterations = sim.advance(400)
     assert np.all(iterations == 3)
     np.testing.assert_allclose(sim.state.q[0], HEAVY_TOP_Q400, rtol=0.0, atol=1e-10)
-    info = sim.workspace.lu.info
+    info = sim.workspace.reference.info
     assert info[INFO_N_FACTOR] == 1  # the reference factorization at the initial state
     assert info[INFO_N_REFACTOR] >= 1100  # nearly every one of the 1200 solves reuses its pivot sequence
 
@@ -81,10 +80,75 @@ def test_sparse_solver_reproduces_kynema_floating_platform() -> None:
     assert {k: iterations.count(k) for k in set(iterations)} == {2: 65, 3: 36}
 
 
+def dense_assembly(sim: kp.Simulation) -> tuple[np.ndarray, np.ndarray]:
+    """The Newton matrix of the simulation's last linearization, assembled densely by system
+    rows (``node_map``, ``node_dofs``, ``constraint_row``) from the blocks the workspace holds:
+    the element tables' ``mat`` (times the conditioner c), the constraint gradients ``B``
+    (rows ``B 𝒯``, columns ``Bᵀ``) and, with the exact tangent, ``c K^Φ 𝒯``; the slot tables
+    are not used.  Sums in the kernels' order, so the result is exact.  Also the pattern mask
+    (every entry some block writes, and the diagonal)."""
+    from kynemapy.engine.params import P_CONDITIONER
+
+    model, ws = sim.model, sim.workspace
+    n = model.n_dofs
+    c = float(sim.coefficients[P_CONDITIONER])
+    a = np.zeros((n, n))
+    touched = np.eye(n, dtype=bool)
+    node_map, node_dofs = model.node_map, model.node_dofs
+
+    def dofs(node: int) -> list[int]:
+        return [int(node_map[node]) + j for j in range(int(node_dofs[node]))]
+
+    for table in ws.tables:
+        for e in range(table.rows.shape[0]):
+            rows = table.rows[e]
+            for i in range(rows.shape[0]):
+                for j in range(rows.shape[0]):
+                    if rows[i] >= 0 and rows[j] >= 0:
+                        a[rows[i], rows[j]] += c * table.mat[e, i, j]
+                        touched[rows[i], rows[j]] = True
+
+    def times_tangent(g: np.ndarray, t: np.ndarray) -> list[float]:
+        """(g[0:3], g[3:6] 𝒯) as the kernels compute it."""
+        return [g[0], g[1], g[2], *(g[3] * t[0, k] + g[4] * t[1, k] + g[5] * t[2, k] for k in range(3))]
+
+    tangent, bb, bt = ws.views["tangent"], ws.views["con_bb"], ws.views["con_bt"]
+    for ic in range(model.n_constraints):
+        first = model.n_system_dofs + int(model.constraint_row[ic])
+        for side, grad in ((0, bb[ic]), (1, bt[ic])):
+            node = int(model.constraint_node[ic, side])
+            if node < 0:
+                continue
+            cols = dofs(node)
+            for i in range(int(model.constraint_n_rows[ic])):
+                row = times_tangent(grad[i], tangent[node])
+                for j, col in enumerate(cols):
+                    a[first + i, col] += row[j]
+                    a[col, first + i] += grad[i, j]
+                    touched[first + i, col] = touched[col, first + i] = True
+    if ws.has_k and sim.params.geometric_stiffness:
+        kphi = ws.views["con_k"]
+        for ic in range(model.n_constraints):
+            for sa, sb in ((1, 1), (0, 0), (0, 1), (1, 0)):
+                na, nb = int(model.constraint_node[ic, sa]), int(model.constraint_node[ic, sb])
+                if na < 0 or nb < 0:
+                    continue
+                for i, row in enumerate(dofs(na)):
+                    k_row = times_tangent(kphi[ic, sa, sb, i], tangent[nb])
+                    for j, col in enumerate(dofs(nb)):
+                        a[row, col] += c * k_row[j]
+                        touched[row, col] = True
+    return a, touched
+
+
 def test_slot_maps_place_every_entry_where_the_dense_assembly_does() -> None:
-    """Assemble the same state both ways: the CSC values scattered to a dense matrix equal
-    the dense matrix exactly, entry by entry (exact tangent: K^Φ blocks included)."""
-    from kynemapy.engine.step import assemble
+    """Linearize the same state with the dense and the sparse solver's workspaces: the CSC
+    values (one slot-mapped assembly for both solvers) are equal, and scattered to a dense
+    matrix they equal, entry by entry, a dense assembly by system rows of the element and
+    constraint blocks (exact tangent: K^Φ blocks included); the pattern is exactly the set
+    of entries written, plus the diagonal."""
+    from kynemapy.engine.api import task
+    from kynemapy.engine.entry import LINEARIZE
 
     model = ball_chain(4)
     sims = {}
@@ -92,22 +156,23 @@ def test_slot_maps_place_every_entry_where_the_dense_assembly_does() -> None:
         params = kp.StepParameters(h=1e-3, rho_inf=0.5, geometric_stiffness=True, solver=solver)
         sims[solver] = kp.Simulation(model, params)
     sparse, dense = sims["sparse"], sims["dense"]
+    assert (sparse.workspace.solver, dense.workspace.solver) == ("sparse", "dense")
     dense.advance(3)
-    for mine, theirs in zip(sparse.state, dense.state, strict=True):  # the same state for both
-        mine[...] = theirs
+    sparse.state.assign(dense.state)  # the same state for both
     for sim in (dense, sparse):
-        assemble.py_func(sim.model, sim.state, sim.inputs, sim.workspace, sim._coefficients)
-    indptr, indices = pattern(model)
-    n = model.n_dofs
-    rebuilt = np.zeros((n, n))
-    cols = np.repeat(np.arange(n), np.diff(indptr))
-    rebuilt[indices, cols] = sparse.workspace.vals
-    np.testing.assert_array_equal(rebuilt, dense.workspace.A)
+        task(sim.data, np.array(sim.coefficients), LINEARIZE)  # (a writable copy: the compiled entry's type)
+    np.testing.assert_array_equal(sparse.workspace.indptr, dense.workspace.indptr)
+    np.testing.assert_array_equal(sparse.workspace.indices, dense.workspace.indices)
+    np.testing.assert_array_equal(sparse.workspace.vals, dense.workspace.vals)
     np.testing.assert_array_equal(sparse.workspace.b, dense.workspace.b)
-    # nothing outside the pattern
-    outside = np.ones((n, n), dtype=bool)
-    outside[indices, cols] = False
-    assert np.all(dense.workspace.A[outside] == 0.0)
+    n = model.n_dofs
+    expected, touched = dense_assembly(dense)
+    assert np.count_nonzero(expected) > 4 * n  # a real matrix: blocks, constraint rows and K^Φ
+    np.testing.assert_array_equal(dense.workspace.matrix(), expected)
+    indptr, indices = dense.workspace.indptr, dense.workspace.indices
+    in_pattern = np.zeros((n, n), dtype=bool)
+    in_pattern[indices, np.repeat(np.arange(n), np.diff(indptr))] = True
+    np.testing.assert_array_equal(in_pattern, touched)
 
 
 def test_sparse_and_dense_chains_follow_the_reduced_reference() -> None:
@@ -130,7 +195,7 @@ def test_sparse_and_dense_chains_follow_the_reduced_reference() -> None:
             h=h, rho_inf=0.9, max_iter=20, atol=1e-10, rtol=1e-10, geometric_stiffness=True, solver=solver
         )
         sim = kp.Simulation(model, params)
-        assert sim.workspace.scatter.dense == (solver == "dense")
+        assert sim.workspace.solver == solver
         sim.advance(n_steps)
         errors = [
             float(ref.rotation_angle(ref.body_pose(model, sim.state.q, n)[1], rot_ref[i])) for i, n in enumerate(nodes)
@@ -143,13 +208,16 @@ def test_sparse_and_dense_chains_follow_the_reduced_reference() -> None:
 BALL_CHAIN_ORIENTATION_BOUND = 7e-4
 
 
-def _without_reference(sim: kp.Simulation, capacity: tuple[int, int] | None = None) -> None:
-    """Drop the reference factorization (every solve then factors afresh in the fallback)."""
+def _without_reference(sim: kp.Simulation, capacity: tuple[int, int] | None = None) -> int:
+    """Drop the reference factorization (every solve then factors afresh in the fallback),
+    the fallback LU starting from arrays of ``capacity`` entries; ``sim.grow_solver()`` (one
+    doubling) takes the simulation to the new arrays.  Returns the fallback's L capacity then."""
     ws = sim.workspace
     n = sim.model.n_dofs
-    fresh = new_lu_workspace(ws.scatter.indptr, ws.scatter.indices, n)
-    fallback = new_lu_workspace(ws.scatter.indptr, ws.scatter.indices, n, capacity=capacity)
-    sim._workspace = ws._replace(lu=fresh, lu_fallback=fallback)
+    ws.reference = new_lu_workspace(ws.indptr, ws.indices, n)  # never factored: every refactor is refused
+    ws.fallback = new_lu_workspace(ws.indptr, ws.indices, n, capacity=capacity)
+    sim.grow_solver()
+    return int(ws.fallback.li.shape[0])
 
 
 def test_sparse_lu_growth_is_transparent() -> None:
@@ -161,18 +229,21 @@ def test_sparse_lu_growth_is_transparent() -> None:
     _without_reference(ref)
     ref.advance(30)
     sim = kp.Simulation(model, params)
-    _without_reference(sim, capacity=(8, 8))
+    start = _without_reference(sim, capacity=(8, 8))
+    assert start < ref.workspace.fallback.info[INFO_LNZ]  # far too small for L
     sim.advance(10)
     sim.step()
     sim.advance(19)
-    assert sim.workspace.lu_fallback.li.shape[0] > 8  # it grew
-    assert sim.workspace.lu_fallback.info[INFO_N_FACTOR] >= 30
+    assert sim.workspace.fallback.li.shape[0] > start  # it grew
+    assert sim.workspace.fallback.info[INFO_N_FACTOR] >= 30
+    assert sim.workspace.reference.info[INFO_N_FACTOR] == 0  # no reference: nothing refactored
     np.testing.assert_array_equal(sim.state.q, ref.state.q)
     np.testing.assert_array_equal(sim.state.lam, ref.state.lam)
     # and against Kynema's numbers: R1 with every solve factored afresh in arrays grown from 8 entries
     top = kp.Simulation(heavy_top_model(), dataclasses.replace(HEAVY_TOP_PARAMS, solver="sparse"))
-    _without_reference(top, capacity=(8, 8))
+    start = _without_reference(top, capacity=(8, 8))
     top.advance(400)
+    assert top.workspace.fallback.li.shape[0] > start
     np.testing.assert_allclose(top.state.q[0], HEAVY_TOP_Q400, rtol=0.0, atol=1e-10)
 
 
@@ -191,15 +262,17 @@ def test_sparse_solves_do_not_depend_on_the_run_history() -> None:
     resumed.advance(25)
     for name, a, b in zip(kp.State._fields, resumed.state, full.state, strict=True):
         np.testing.assert_array_equal(a, b, err_msg=name)
-    assert full.workspace.lu.info[INFO_N_FACTOR] == 1  # the reference, factored once
+    assert full.workspace.reference.info[INFO_N_FACTOR] == 1  # the reference, factored once
 
 
 def test_auto_solver_threshold() -> None:
     small = kp.Simulation(heavy_top_model(), HEAVY_TOP_PARAMS)
-    assert small.model.n_dofs <= DENSE_MAX_DOFS and small.workspace.scatter.dense
+    assert small.model.n_dofs <= DENSE_MAX_DOFS and small.workspace.solver == "dense"
+    assert small.workspace.fallback[1].shape == (small.model.n_dofs**2,)  # partial pivoting on an n² copy
     big = kp.Simulation(ball_chain(8), kp.StepParameters(h=1e-3))
-    assert big.model.n_dofs > DENSE_MAX_DOFS and not big.workspace.scatter.dense
-    assert big.workspace.A.shape == (0, 0)  # no n² matrix for large models
+    assert big.model.n_dofs > DENSE_MAX_DOFS and big.workspace.solver == "sparse"
+    # no n² matrix for large models: both factorizations are sparse LUs
+    assert isinstance(big.workspace.reference, LUWorkspace) and isinstance(big.workspace.fallback, LUWorkspace)
     with pytest.raises(ValueError, match="solver"):
         kp.StepParameters(h=1e-3, solver="cholesky")
 
@@ -209,10 +282,11 @@ def test_slot_tables_of_a_large_model_are_linear_in_size() -> None:
     per_body = []
     for n in (100, 400):
         model = ball_chain(n)
-        indptr, _ = pattern(model)
-        per_body.append(indptr[-1] / n)
-        sc = build_scatter(model, dense=False)
-        assert sc.mass.max() < indptr[-1] and sc.con_k.max() < indptr[-1]
+        ws = kp.new_workspace(model, 1, "sparse")
+        nnz = ws.indptr[-1]
+        per_body.append(nnz / n)
+        assert ws.tables[0].slots.size and all(np.all(table.slots < nnz) for table in ws.tables)
+        assert ws.views["con_k_slots"].max() < nnz
     assert per_body[0] == pytest.approx(per_body[1], rel=0.02)
 
 

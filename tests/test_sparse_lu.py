@@ -26,9 +26,9 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 import sparse_systems as ss
 
-from kynemapy import ordering as od
-from kynemapy import sparse_lu as sl
-from kynemapy.linalg import SOLVE_OK, SOLVE_SINGULAR, dense_solve
+from kynemapy.linalg import ordering as od
+from kynemapy.linalg import sparse_lu as sl
+from kynemapy.linalg.dense import SOLVE_OK, SOLVE_SINGULAR, dense_solve
 
 ORDERINGS = ("amd", "rcm", "natural")
 
@@ -42,10 +42,10 @@ def solve_fresh(a: sp.csc_matrix, b: np.ndarray, **kw) -> tuple[np.ndarray, sl.L
     lu = sl.new_lu_workspace(a.indptr, a.indices, a.shape[0], **kw)
     x = b.copy()
     values = np.ascontiguousarray(a.data)
-    status = sl.sparse_factor_solve(lu, values, x)
+    status = sl.sparse_factor_solve(lu.i, lu.f, values, x)
     while status == sl.LU_CAPACITY:
         lu = sl.grow_lu_workspace(lu)
-        status = sl.sparse_factor_solve(lu, values, x)
+        status = sl.sparse_factor_solve(lu.i, lu.f, values, x)
     assert status == sl.LU_OK
     return x, lu
 
@@ -207,13 +207,13 @@ def test_refactor_equals_fresh_factor(name, matrix):
     rng = np.random.default_rng(9)
     lu = sl.new_lu_workspace(a.indptr, a.indices, n, a.data)
     values = a.data * (1.0 + 1e-3 * rng.standard_normal(a.nnz))  # the next Newton iteration
-    assert sl.lu_refactor(lu, values) == sl.LU_OK
+    assert sl.lu_refactor(lu.i, lu.f, values) == sl.LU_OK
     fresh = sl.new_lu_workspace(a.indptr, a.indices, n, values)
     assert fresh.info[sl.INFO_VALID] == 1
     b = ss.rhs(n)
     x_re, x_fresh = b.copy(), b.copy()
-    sl.lu_solve(lu, x_re)
-    sl.lu_solve(fresh, x_fresh)
+    sl.lu_solve(lu.i, lu.f, x_re)
+    sl.lu_solve(fresh.i, fresh.f, x_fresh)
     assert np.linalg.norm(x_re - x_fresh) <= 1e-12 * np.linalg.norm(x_fresh)
     a2 = sp.csc_matrix((values, a.indices, a.indptr), shape=(n, n))
     check_against_numpy(a2, x_re, b)
@@ -250,36 +250,36 @@ def test_refactor_refuses_small_pivot_and_factor_recovers():
     lu = sl.new_lu_workspace(indptr, indices, 2, np.array([1.0, 1.0, 1.0, 2.0]), pivot_tol=1.0)
     assert lu.prow[0] == 0
     small = np.array([1e-6, 1.0, 1.0, 2.0])
-    assert sl.lu_refactor(lu, small) == sl.LU_REFACTOR_FAILED
+    assert sl.lu_refactor(lu.i, lu.f, small) == sl.LU_REFACTOR_FAILED
     assert lu.info[sl.INFO_VALID] == 0 and lu.info[sl.INFO_COLUMN] == 0
     assert np.all(lu.x == 0.0)  # the accumulator is left clean
     b = np.array([1.0, 3.0])
     x = b.copy()
-    assert sl.sparse_factor_solve(lu, small, x) == sl.LU_OK
+    assert sl.sparse_factor_solve(lu.i, lu.f, small, x) == sl.LU_OK
     assert lu.prow[0] == 1  # re-pivoted
     np.testing.assert_allclose(np.array([[1e-6, 1.0], [1.0, 2.0]]) @ x, b, rtol=1e-14)
     assert lu.info[sl.INFO_N_FACTOR] == 2  # one factor at creation, one after the refusal
     # growth within growth_tol is accepted
     # now row 1 is the pivot of column 0: |a00 / a10| ≤ 1 / growth_tol is accepted, beyond refused
-    assert sl.lu_refactor(lu, np.array([2.0, 0.01, 1.0, 2.0])) == sl.LU_OK
-    assert sl.lu_refactor(lu, np.array([20.0, 0.01, 1.0, 2.0])) == sl.LU_REFACTOR_FAILED
+    assert sl.lu_refactor(lu.i, lu.f, np.array([2.0, 0.01, 1.0, 2.0])) == sl.LU_OK
+    assert sl.lu_refactor(lu.i, lu.f, np.array([20.0, 0.01, 1.0, 2.0])) == sl.LU_REFACTOR_FAILED
 
 
 def test_refactor_without_factorization_and_non_finite_values():
     a = ss.chain(5)
     lu = sl.new_lu_workspace(a.indptr, a.indices, a.shape[0])
-    assert sl.lu_refactor(lu, a.data) == sl.LU_REFACTOR_FAILED  # nothing to reuse yet
-    assert sl.lu_factor(lu, a.data) == sl.LU_OK
+    assert sl.lu_refactor(lu.i, lu.f, a.data) == sl.LU_REFACTOR_FAILED  # nothing to reuse yet
+    assert sl.lu_factor(lu.i, lu.f, a.data) == sl.LU_OK
     for bad in (np.nan, np.inf):
         v = a.data.copy()
         v[7] = bad
-        assert sl.lu_refactor(lu, v) == sl.LU_REFACTOR_FAILED
+        assert sl.lu_refactor(lu.i, lu.f, v) == sl.LU_REFACTOR_FAILED
         assert np.all(lu.x == 0.0)
         b = ss.rhs(a.shape[0])
         x = b.copy()
-        assert sl.sparse_factor_solve(lu, v, x) == sl.LU_SINGULAR
+        assert sl.sparse_factor_solve(lu.i, lu.f, v, x) == sl.LU_SINGULAR
         assert np.array_equal(x, b)  # untouched
-        assert sl.sparse_factor_solve(lu, a.data, x) == sl.LU_OK
+        assert sl.sparse_factor_solve(lu.i, lu.f, a.data, x) == sl.LU_OK
         check_against_numpy(a, x, b)
 
 
@@ -292,7 +292,7 @@ def test_singular_structurally():
     d = np.array([[1.0, 2.0, 0.0], [0.0, 0.0, 1.0], [0.0, 0.0, 3.0]])
     a = sp.csc_matrix(d)
     lu = sl.new_lu_workspace(a.indptr, a.indices, 3, ordering="natural")
-    assert sl.lu_factor(lu, a.data) == sl.LU_SINGULAR
+    assert sl.lu_factor(lu.i, lu.f, a.data) == sl.LU_SINGULAR
     assert lu.info[sl.INFO_COLUMN] == 1 and lu.info[sl.INFO_VALID] == 0
     assert np.all(lu.x == 0.0)
     with pytest.raises(RuntimeError):
@@ -326,7 +326,7 @@ def test_capacity_path_grows():
     b = ss.rhs(n)
     lu = sl.new_lu_workspace(a.indptr, a.indices, n, capacity=(100, 100))
     x = b.copy()
-    assert sl.sparse_factor_solve(lu, a.data, x) == sl.LU_CAPACITY
+    assert sl.sparse_factor_solve(lu.i, lu.f, a.data, x) == sl.LU_CAPACITY
     assert np.array_equal(x, b)
     assert lu.info[sl.INFO_VALID] == 0 and lu.info[sl.INFO_PATTERN] == 0
     grows = 0
@@ -334,12 +334,12 @@ def test_capacity_path_grows():
     while status == sl.LU_CAPACITY:
         lu = sl.grow_lu_workspace(lu)
         grows += 1
-        status = sl.sparse_factor_solve(lu, a.data, x)
+        status = sl.sparse_factor_solve(lu.i, lu.f, a.data, x)
     assert status == sl.LU_OK and grows <= 6
     check_against_numpy(a, x, b)
     # U full (L roomy) is reported as such
     lu = sl.new_lu_workspace(a.indptr, a.indices, n, capacity=(10 * a.nnz, 50))
-    assert sl.lu_factor(lu, a.data) == sl.LU_CAPACITY and lu.info[sl.INFO_NEED] == 1
+    assert sl.lu_factor(lu.i, lu.f, a.data) == sl.LU_CAPACITY and lu.info[sl.INFO_NEED] == 1
     # SparseLU grows by itself
     slu = sl.SparseLU(a.indptr, a.indices, n, capacity_factor=1.0)
     slu.workspace = sl.new_lu_workspace(a.indptr, a.indices, n, capacity=(10, 10))
@@ -361,7 +361,7 @@ def test_workspace_sized_by_first_factorization():
 
 
 @numba.njit(cache=False, _nrt=False)
-def _newton_like(lu, values, b0, x, scales, statuses):
+def _newton_like(lu_i, lu_f, values, b0, x, scales, statuses):
     """Per iteration: scale the values, solve; what the integrator does inside its step."""
     nnz = values.shape[0]
     for it in range(scales.shape[0]):
@@ -369,7 +369,7 @@ def _newton_like(lu, values, b0, x, scales, statuses):
             values[p] *= scales[it]
         for i in range(b0.shape[0]):
             x[it, i] = b0[i]
-        statuses[it] = sl.sparse_factor_solve(lu, values, x[it])
+        statuses[it] = sl.sparse_factor_solve(lu_i, lu_f, values, x[it])
     return 0
 
 
@@ -382,7 +382,7 @@ def test_sparse_factor_solve_inside_compiled_loop():
     x = np.zeros((4, n))
     statuses = np.zeros(4, dtype=np.int64)
     b = ss.rhs(n)
-    _newton_like(lu, values, b, x, scales, statuses)
+    _newton_like(lu.i, lu.f, values, b, x, scales, statuses)
     assert np.all(statuses == sl.LU_OK)
     assert lu.info[sl.INFO_N_FACTOR] == 1 and lu.info[sl.INFO_N_REFACTOR] == 3
     s = np.cumprod(scales)
@@ -398,12 +398,12 @@ def test_plain_python_kernels_agree(tmp_path):
         import numpy as np
         sys.path.insert(0, {tests!r})
         import sparse_systems as ss
-        from kynemapy import sparse_lu as sl
+        from kynemapy.linalg import sparse_lu as sl
         out = []
         for a in (ss.heavy_top(), ss.chain(4, massless_every=2)):
             lu = sl.new_lu_workspace(a.indptr, a.indices, a.shape[0], a.data)
             x = ss.rhs(a.shape[0])
-            assert sl.sparse_factor_solve(lu, a.data, x) == sl.LU_OK
+            assert sl.sparse_factor_solve(lu.i, lu.f, a.data, x) == sl.LU_OK
             out.append(x)
         np.save({path!r}, np.concatenate(out))
         """

@@ -79,7 +79,7 @@ def test_no_import_cycle() -> None:
         stack.append(m)
         for t in sorted(edges[m]):
             if state.get(t) == 1:
-                cycle = stack[stack.index(t) :] + [t]
+                cycle = [*stack[stack.index(t) :], t]
                 raise AssertionError("import cycle: " + " -> ".join(cycle))
             if t not in state:
                 dfs(t)

@@ -101,7 +101,12 @@ def task(
     iterations: np.ndarray = NO_ITERATIONS,
     out: np.ndarray | None = None,
 ) -> tuple[int, int, int]:
-    """Run a task of the engine's entry point (:func:`kynemapy.engine.entry.run_task`)."""
+    """Run a task of the engine's entry point (:func:`kynemapy.engine.entry.run_task`).
+
+    ``p`` is used as a writable C-contiguous float64 array (a read-only one is copied: numba
+    would compile a second entry point for it)."""
+    if not p.flags.writeable or p.dtype != np.float64 or not p.flags.c_contiguous:
+        p = np.array(p, dtype=np.float64)
     if out is None:
         out = np.zeros(6)
     return call(_entry.run_task, data, p, which, n, every, rows, max_rows, iterations, out)

@@ -12,11 +12,13 @@ File layout (N = n_nodes, C = n_constraints, n = committed rows; SI units):
     the :class:`kynemapy.StepParameters` fields as attributes; ``/params/derived``
     holds α_m, α_f, γ, β (informational).
 time-series datasets (chunked ``block`` rows, unlimited first axis)
-    ``time`` (n,) [s], ``step`` (n,) int64, ``q`` (n, N, 7), ``v``, ``vd``, ``a``
-    (n, N, 6), ``iterations`` (n,) int64, ``error`` (n,) (final Newton error),
-    ``lam`` (n, C, 6), ``constraint_output`` (n, C, 3), ``kinetic_energy`` (n,) [J],
-    ``potential_energy`` (n,) [J], ``linear_momentum`` (n, 3) [kg m/s],
-    ``angular_momentum`` (n, 3) [kg m²/s] (about the world origin).
+    one per field of the output row, :data:`kynemapy.engine.rows.ROW_FIELDS` (the one
+    definition of their names, shapes, dtypes and units): ``time`` (n,) [s], ``step``
+    (n,) int64, ``q`` (n, N, 7), ``v``, ``vd``, ``a`` (n, N, 6), ``iterations`` (n,)
+    int64, ``error`` (n,) (final Newton error), ``lam`` (n, C, 6),
+    ``constraint_output`` (n, C, 3), ``kinetic_energy`` (n,) [J], ``potential_energy``
+    (n,) [J], ``linear_momentum`` (n, 3) [kg m/s], ``angular_momentum`` (n, 3) [kg m²/s]
+    (about the world origin).
 ``/committed`` (1,) int64
     number of complete rows.  Rows beyond it (a block being written when the
     writer died) are ignored by :func:`read`.
@@ -64,48 +66,25 @@ import numpy as np
 from h5py import h5s
 
 import kynemapy
+from kynemapy.engine.api import entry
 from kynemapy.engine.data import Inputs, State
+from kynemapy.engine.invariants import system_invariants
 from kynemapy.engine.params import StepParameters
+from kynemapy.engine.rows import DERIVED, ROW_FIELDS, ROW_NAMES, row_layout
 from kynemapy.model import Model, freeze
 
-__all__ = ["ROW_FIELDS", "Result", "ResultWriter", "energy_and_momentum", "read"]
+__all__ = ["UNITS", "Result", "ResultWriter", "energy_and_momentum", "read"]
 
-#: Per-row fields the caller must pass to :meth:`ResultWriter.append`.
-REQUIRED_ROWS: tuple[str, ...] = (
-    "time",
-    "step",
-    "q",
-    "v",
-    "vd",
-    "a",
-    "iterations",
-    "error",
-    "lam",
-    "constraint_output",
-)
-#: Per-row fields computed from ``q`` and ``v`` by :func:`energy_and_momentum` when not passed.
-DERIVED_ROWS: tuple[str, ...] = ("kinetic_energy", "potential_energy", "linear_momentum", "angular_momentum")
-#: Every per-row dataset, in file order.
-ROW_FIELDS: tuple[str, ...] = REQUIRED_ROWS + DERIVED_ROWS
+#: Per-row fields the caller must pass to :meth:`ResultWriter.append` (the others, ``DERIVED``,
+#: are computed from ``q`` and ``v`` when left out).
+_REQUIRED: tuple[str, ...] = tuple(name for name in ROW_NAMES if name not in DERIVED)
 
 _RESTART_STATE = State._fields
 _RESTART_INPUTS = Inputs._fields
 
-UNITS: dict[str, str] = {
-    "time": "s",
-    "step": "1 (converged steps)",
-    "q": "m (u, columns 0-2), 1 (rotation quaternion w, x, y, z, columns 3-6)",
-    "v": "m/s (columns 0-2), rad/s (columns 3-5)",
-    "vd": "m/s^2 (columns 0-2), rad/s^2 (columns 3-5)",
-    "a": "m/s^2 (columns 0-2), rad/s^2 (columns 3-5) (generalized-alpha algorithmic acceleration)",
-    "iterations": "1 (Newton iterations of the step)",
-    "error": "1 (final weighted-RMS Newton error of the step)",
-    "lam": "N (force rows), N m (moment rows)",
-    "constraint_output": "rad, rad/s, rad/s^2 (revolute and hinge joints); m, m/s, m/s^2 (slider joints)",
-    "kinetic_energy": "J",
-    "potential_energy": "J (gravity, zero at the world origin)",
-    "linear_momentum": "kg m/s",
-    "angular_momentum": "kg m^2/s (about the world origin, world frame)",
+#: Unit of every dataset: the per-row ones from :data:`kynemapy.engine.rows.ROW_FIELDS`, then
+#: ``committed``, ``/restart`` and ``/model``.
+UNITS: dict[str, str] = {f.name: f.unit for f in ROW_FIELDS} | {
     "committed": "1 (complete rows)",
     "restart/q": "as q",
     "restart/q_prev": "as q",
@@ -137,45 +116,15 @@ UNITS: dict[str, str] = {
 
 
 # --------------------------------------------------------------------------- physics
-def _quat_compose(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Hamilton product ``a ⊗ b`` of (..., 4) arrays (w, x, y, z), broadcast."""
-    a0, a1, a2, a3 = a[..., 0], a[..., 1], a[..., 2], a[..., 3]
-    b0, b1, b2, b3 = b[..., 0], b[..., 1], b[..., 2], b[..., 3]
-    return np.stack(
-        [
-            a0 * b0 - a1 * b1 - a2 * b2 - a3 * b3,
-            a0 * b1 + a1 * b0 + a2 * b3 - a3 * b2,
-            a0 * b2 - a1 * b3 + a2 * b0 + a3 * b1,
-            a0 * b3 + a1 * b2 - a2 * b1 + a3 * b0,
-        ],
-        axis=-1,
-    )
-
-
-def _quat_matrix(q: np.ndarray) -> np.ndarray:
-    """Rotation matrices (..., 3, 3) of quaternions (..., 4), Kynema's formula (not normalised)."""
-    w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
-    out = np.empty((*q.shape[:-1], 3, 3))
-    out[..., 0, 0] = w * w + x * x - y * y - z * z
-    out[..., 0, 1] = 2.0 * (x * y - w * z)
-    out[..., 0, 2] = 2.0 * (x * z + w * y)
-    out[..., 1, 0] = 2.0 * (x * y + w * z)
-    out[..., 1, 1] = w * w - x * x + y * y - z * z
-    out[..., 1, 2] = 2.0 * (y * z - w * x)
-    out[..., 2, 0] = 2.0 * (x * z - w * y)
-    out[..., 2, 1] = 2.0 * (y * z + w * x)
-    out[..., 2, 2] = w * w - x * x - y * y + z * z
-    return out
-
-
 def energy_and_momentum(
-    model: Model, q: np.ndarray, v: np.ndarray, *, chunk_rows: int = 4096
+    model: Model, q: np.ndarray, v: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Kinetic and potential energy, linear and angular momentum of the rigid bodies, per row.
 
-    For each mass element on node i: ``M = diag(R,R) M* diag(R,R)ᵀ`` with ``R = R(q_rot ⊗ r0)``
-    (exactly the inertial-frame mass matrix of the element kernel), ``m = M[0,0]`` and the
-    centre-of-mass offset ``η = (M[5,1], −M[5,0], M[4,0]) / m``.  Then, summed over masses:
+    The compiled kernel of the output rows (:func:`kynemapy.engine.invariants.system_invariants`),
+    one state at a time.  For each mass element on node i: ``M = diag(R,R) M* diag(R,R)ᵀ``
+    with ``R = R(q_rot ⊗ r0)``, ``m = M[0,0]`` and the centre-of-mass offset
+    ``η = (M[5,1], −M[5,0], M[4,0]) / m``.  Then, summed over masses:
 
     * kinetic energy ``T = ½ vᵀ M v`` [J];
     * potential energy ``V = −m g·(X + u + η)`` [J] (zero at the world origin);
@@ -191,7 +140,6 @@ def energy_and_momentum(
     model : the model (masses, reference positions ``x0``, ``gravity``).
     q : (..., N, 7) displacements (u [m], rotation quaternion).
     v : (..., N, 6) velocities (u̇ [m/s], ω [rad/s]), inertial frame.
-    chunk_rows : rows processed at a time (bounds the temporary memory).
 
     Returns
     -------
@@ -205,61 +153,35 @@ def energy_and_momentum(
             f"energy_and_momentum: expected q (..., {nn}, 7) and v (..., {nn}, 6), got {q.shape}, {v.shape}"
         )
     lead = q.shape[:-2]
-    qq = q.reshape(-1, nn, 7)
-    vv = v.reshape(-1, nn, 6)
+    qq = np.ascontiguousarray(q.reshape(-1, nn, 7))
+    vv = np.ascontiguousarray(v.reshape(-1, nn, 6))
     n = qq.shape[0]
-    ke = np.zeros(n)
-    pe = np.zeros(n)
-    p = np.zeros((n, 3))
-    ang = np.zeros((n, 3))
-    nodes = np.asarray(model.mass_node, dtype=np.int64)
-    k = nodes.shape[0]
-    if k and n:
-        m_star = np.asarray(model.mass_m_star, dtype=np.float64)  # (K, 6, 6)
-        r0 = np.asarray(model.x0, dtype=np.float64)[nodes, 3:7]  # (K, 4)
-        big_x = np.asarray(model.x0, dtype=np.float64)[nodes, 0:3]  # (K, 3)
-        g = np.asarray(model.gravity, dtype=np.float64)
-        step = max(1, int(chunk_rows) // k)
-        for s in range(0, n, step):
-            sl = slice(s, min(n, s + step))
-            qs = qq[sl][:, nodes]  # (c, K, 7)
-            vs = vv[sl][:, nodes]  # (c, K, 6)
-            rot = _quat_matrix(_quat_compose(qs[..., 3:7], r0))  # (c, K, 3, 3)
-            t = np.zeros((*rot.shape[:-2], 6, 6))
-            t[..., :3, :3] = rot
-            t[..., 3:, 3:] = rot
-            mm = t @ m_star @ np.swapaxes(t, -1, -2)  # (c, K, 6, 6)
-            mv = (mm @ vs[..., None])[..., 0]  # (c, K, 6)
-            mass = mm[..., 0, 0]
-            eta = np.stack([mm[..., 5, 1], -mm[..., 5, 0], mm[..., 4, 0]], axis=-1) / mass[..., None]
-            pos = big_x + qs[..., 0:3]  # (c, K, 3)
-            ke[sl] = 0.5 * np.einsum("ckj,ckj->c", vs, mv)
-            pe[sl] = -np.einsum("ck,ckj,j->c", mass, pos + eta, g)
-            p[sl] = mv[..., 0:3].sum(axis=1)
-            ang[sl] = (np.cross(pos, mv[..., 0:3]) + mv[..., 3:6]).sum(axis=1)
-    return ke.reshape(lead), pe.reshape(lead), p.reshape((*lead, 3)), ang.reshape((*lead, 3))
+    out = np.zeros((n, 8))
+    if n and model.mass_node.shape[0]:
+        # writable copies: the kernel is compiled (and cached) for plain arrays
+        args = (
+            np.array(model.mass_node, dtype=np.int64),
+            np.array(model.mass_m_star, dtype=np.float64),
+            np.array(model.x0, dtype=np.float64),
+            np.array(model.gravity, dtype=np.float64),
+        )
+        s4, s33 = np.zeros((1, 4)), np.zeros((1, 3, 3))
+        kernel = entry(system_invariants, (*args, qq[0], vv[0], s4, s33, out[0]))
+        for r in range(n):
+            kernel(*args, qq[r], vv[r], s4, s33, out[r])
+    return (
+        out[:, 0].reshape(lead),
+        out[:, 1].reshape(lead),
+        out[:, 2:5].reshape((*lead, 3)),
+        out[:, 5:8].reshape((*lead, 3)),
+    )
 
 
 # --------------------------------------------------------------------------- writer
 def _row_shapes(model: Model) -> dict[str, tuple[tuple[int, ...], type]]:
-    """Trailing shape and dtype of every per-row dataset."""
-    nn, nc = model.n_nodes, model.n_constraints
-    return {
-        "time": ((), np.float64),
-        "step": ((), np.int64),
-        "q": ((nn, 7), np.float64),
-        "v": ((nn, 6), np.float64),
-        "vd": ((nn, 6), np.float64),
-        "a": ((nn, 6), np.float64),
-        "iterations": ((), np.int64),
-        "error": ((), np.float64),
-        "lam": ((nc, 6), np.float64),
-        "constraint_output": ((nc, 3), np.float64),
-        "kinetic_energy": ((), np.float64),
-        "potential_energy": ((), np.float64),
-        "linear_momentum": ((3,), np.float64),
-        "angular_momentum": ((3,), np.float64),
-    }
+    """Trailing shape and dtype of every per-row dataset (:data:`kynemapy.engine.rows.ROW_FIELDS`)."""
+    shapes = row_layout(model.n_nodes, model.n_constraints).shapes
+    return {f.name: (shapes[f.name], f.dtype) for f in ROW_FIELDS}
 
 
 def _restart_shapes(model: Model) -> dict[str, tuple[tuple[int, ...], type]]:
@@ -381,7 +303,7 @@ class ResultWriter:
         self._create_layout(f)
         f.flush()
         f.swmr_mode = True
-        self._datasets = {name: f[name] for name in ROW_FIELDS}
+        self._datasets = {name: f[name] for name in ROW_NAMES}
         self._committed_ds = f["committed"]
         self._restart = (
             {name: f["restart"][name] for name in _restart_shapes(self.model)} | {"slot_info": f["restart/slot_info"]}
@@ -462,20 +384,20 @@ class ResultWriter:
 
     # ---------------------------------------------------------------- writing
     def _check_rows(self, rows: Mapping[str, Any]) -> tuple[int, dict[str, np.ndarray]]:
-        unknown = sorted(set(rows) - set(ROW_FIELDS))
+        unknown = sorted(set(rows) - set(ROW_NAMES))
         if unknown:
-            raise KeyError(f"ResultWriter.append: unknown row fields {unknown}; known: {list(ROW_FIELDS)}")
-        missing = [k for k in REQUIRED_ROWS if k not in rows]
+            raise KeyError(f"ResultWriter.append: unknown row fields {unknown}; known: {list(ROW_NAMES)}")
+        missing = [k for k in _REQUIRED if k not in rows]
         if missing:
             raise KeyError(f"ResultWriter.append: missing row fields {missing}")
-        derived = [k for k in DERIVED_ROWS if k in rows]
-        if derived and len(derived) != len(DERIVED_ROWS):
+        derived = [k for k in DERIVED if k in rows]
+        if derived and len(derived) != len(DERIVED):
             raise KeyError(
-                f"ResultWriter.append: pass all of {list(DERIVED_ROWS)} or none (they are then computed), got {derived}"
+                f"ResultWriter.append: pass all of {list(DERIVED)} or none (they are then computed), got {derived}"
             )
         n = None
         out: dict[str, np.ndarray] = {}
-        for name in ROW_FIELDS:
+        for name in ROW_NAMES:
             if name not in rows:
                 continue
             shape, dtype = self._shapes[name]
@@ -496,7 +418,8 @@ class ResultWriter:
         assert n is not None
         if not derived and n:
             ke, pe, p, ang = energy_and_momentum(self.model, out["q"], out["v"])
-            out.update(kinetic_energy=ke, potential_energy=pe, linear_momentum=p, angular_momentum=ang)
+            computed = dict(zip(DERIVED, (ke, pe, p, ang), strict=True))
+            out.update({name: np.ascontiguousarray(computed[name], dtype=self._shapes[name][1]) for name in DERIVED})
         return n, out
 
     def _write_restart_slot(self, state: State, inputs: Inputs) -> int:
@@ -606,7 +529,7 @@ class ResultWriter:
             n = old.committed
             for start in range(0, n, writer.block):
                 stop = min(start + writer.block, n)
-                rows = {name: getattr(old, name)[start:stop] for name in ROW_FIELDS}
+                rows = {name: getattr(old, name)[start:stop] for name in ROW_NAMES}
                 if stop == n and old.restart is not None:
                     state, inputs = old.restart_state()
                     writer.append(rows, state=state, inputs=inputs)
@@ -698,6 +621,11 @@ class Result:
         return state, inputs
 
 
+# the reader's row attributes are the output row's fields, in order
+if tuple(f.name for f in dataclasses.fields(Result))[: len(ROW_NAMES)] != ROW_NAMES:  # pragma: no cover
+    raise ImportError("kynemapy.io.hdf5.Result: its first fields must be kynemapy.engine.rows.ROW_NAMES")
+
+
 def _decode(value: Any) -> Any:
     if isinstance(value, bytes):
         return value.decode("utf-8")
@@ -740,7 +668,7 @@ def read(path: str | os.PathLike[str]) -> Result:
     with f:
         committed = int(f["committed"][0])
         rows: dict[str, np.ndarray] = {}
-        for name in ROW_FIELDS:
+        for name in ROW_NAMES:
             ds = f[name]
             if ds.shape[0] < committed:
                 raise OSError(f"{path}: {name} holds {ds.shape[0]} rows, but {committed} are marked committed")

@@ -118,10 +118,8 @@ class Simulation:
 
     @property
     def coefficients(self) -> np.ndarray:
-        """The coefficient vector ``p`` of the compiled phases for ``params`` (read-only copy)."""
-        p = self._p.copy()
-        p.setflags(write=False)
-        return p
+        """A copy of the coefficient vector ``p`` of the compiled phases for ``params``."""
+        return self._p.copy()
 
     # ------------------------------------------------------------- stepping
     def compute_consistent_accelerations(self) -> None:

@@ -1,5 +1,5 @@
 """Runs of the constrained generalized-α engine (``kp.Simulation``) for the validation cases:
-the models, and a rollout that records every step inside one compiled call."""
+the models, and a rollout that records every step in compiled calls."""
 
 from __future__ import annotations
 
@@ -81,40 +81,30 @@ def free_body_model(mass: float, inertia, R0: np.ndarray, W0, v0=(0.0, 0.0, 0.0)
 
 
 def rollout(model, node: int, params, n_steps: int) -> EngineRun:
-    """``n_steps`` steps from consistent initial accelerations, every step recorded."""
+    """``n_steps`` steps from consistent initial accelerations, every step recorded
+    (:meth:`kynemapy.Simulation.rollout`: compiled calls, or plain Python with
+    ``KYNEMAPY_DISABLE_JIT=1``)."""
     import time
 
     import kynemapy as kp
-    from kynemapy.engine.step import CONVERGED
-    from kynemapy.rollout import advance_kernel, new_record
 
     sim = kp.Simulation(model, params)
-    rec = new_record(model, n_steps)
-    iterations = np.zeros(n_steps, dtype=np.int64)
-    q0, v0 = sim.state.q[node].copy(), sim.state.v[node].copy()
     start = time.perf_counter()
-    if sim.jit_enabled:
-        done, _, status = advance_kernel(
-            sim.model, sim.state, sim.inputs, sim.workspace, sim._coefficients, n_steps, 1, iterations, rec, n_steps
-        )
-    else:  # KYNEMAPY_DISABLE_JIT: the same, one Python-level step at a time
-        done, status = 0, CONVERGED
-        for i in range(n_steps):
-            info = sim.step(throw=False)
-            if not info.converged:
-                status = 1
-                break
-            rec.q[i], rec.v[i], iterations[i] = sim.state.q, sim.state.v, info.iterations
-            rec.time[i] = sim.time
-            done += 1
-    wall = time.perf_counter() - start
-    if status != CONVERGED:
+    try:
+        rows = sim.rollout(n_steps, every=1)
+    except kp.ConvergenceError as exc:
         raise kp.ConvergenceError(
-            f"validation engine run: step {done + 1} did not converge (h = {params.h})", sim.time, done, (), int(status)
-        )
-    q = np.concatenate([q0[None], rec.q[:, node]])
-    v = np.concatenate([v0[None], rec.v[:, node]])
-    t = np.concatenate([[0.0], rec.time])
+            f"validation engine run: step {exc.step + 1} did not converge (h = {params.h}): {exc}",
+            exc.time,
+            exc.step,
+            exc.errors,
+            exc.status,
+        ) from exc
+    wall = time.perf_counter() - start
+    q = rows["q"][:, node]
+    v = rows["v"][:, node]
+    t = rows["time"]
+    iterations = rows["iterations"][1:]  # row 0 is the initial state
     r0 = np.asarray(model.x0[node, 3:])
     R = quat_to_matrix(quat_multiply(q[:, 3:], np.broadcast_to(r0, (len(q), 4))))
     W = np.einsum("nji,nj->ni", R, v[:, 3:])
