@@ -33,9 +33,7 @@ def constraint_terms(
             input_load(kind[ic], cX0[ic], axes[ic], geom[ic], cin[ic, 0], qb, q[nt], load[ic])
         if with_bias:
             vb = v_ground if nb < 0 else v[nb]
-            bias(
-                kind[ic], cX0[ic], axes[ic], geom[ic], param[ic], cin[ic], qb, q[nt], vb, v[nt], s3, s4, s33, phi[ic]
-            )
+            bias(kind[ic], cX0[ic], axes[ic], geom[ic], param[ic], cin[ic], qb, q[nt], vb, v[nt], s3, s4, s33, phi[ic])
 
 
 @njit(inline=True)
