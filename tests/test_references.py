@@ -60,9 +60,7 @@ def test_quaternion_conventions() -> None:
     np.testing.assert_allclose(quat_multiply(i, j), k, atol=0.0)
     # 90 deg about z maps body x onto world y (active rotation).
     q = np.array([np.cos(np.pi / 4), 0.0, 0.0, np.sin(np.pi / 4)])
-    np.testing.assert_allclose(
-        quat_to_rotation_matrix(q) @ [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], atol=1e-15
-    )
+    np.testing.assert_allclose(quat_to_rotation_matrix(q) @ [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], atol=1e-15)
     # R(p q) = R(p) R(q)
     rng = np.random.default_rng(0)
     p, r = rng.normal(size=(2, 4))
@@ -90,9 +88,7 @@ def heavy_top_run() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def test_heavy_top_pivot_inertia() -> None:
     """Parallel-axis theorem about the pivot."""
-    np.testing.assert_allclose(
-        heavy_top_pivot_inertia(), np.diag([15.234375, 0.46875, 15.234375])
-    )
+    np.testing.assert_allclose(heavy_top_pivot_inertia(), np.diag([15.234375, 0.46875, 15.234375]))
 
 
 @pytest.mark.parametrize("t", sorted(KYNEMA_HEAVY_TOP))
@@ -163,9 +159,7 @@ def test_heavy_top_converged() -> None:
 
 def test_boxes_inertia() -> None:
     """Box inertia matches the published Gazebo values."""
-    np.testing.assert_allclose(
-        boxes_inertia(), [0.8083333333333333, 0.6833333333333333, 0.1416666666666667]
-    )
+    np.testing.assert_allclose(boxes_inertia(), [0.8083333333333333, 0.6833333333333333, 0.1416666666666667])
 
 
 def test_ballistic_com() -> None:
@@ -178,23 +172,17 @@ def test_ballistic_com() -> None:
     np.testing.assert_allclose(v[1], [-2.0, 2.0, 8.0 - 9.8])
 
 
-def _boxes_invariants(
-    scenario: BoxesScenario, n: int = 1001
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _boxes_invariants(scenario: BoxesScenario, n: int = 1001) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Sample a Boxes scenario: (times, quat, energy, L)."""
     times = np.linspace(0.0, scenario.duration, n)
     inertia = boxes_inertia()
     quat, w = free_rigid_body_reference(times, inertia, scenario.omega0, q0=scenario.q0)
     c, v = ballistic_com(times, scenario.c0, scenario.v0, scenario.gravity)
-    energy, ang = rigid_body_invariants(
-        quat, w, inertia, BOXES_MASS, c, v, scenario.gravity
-    )
+    energy, ang = rigid_body_invariants(quat, w, inertia, BOXES_MASS, c, v, scenario.gravity)
     return times, quat, energy, ang
 
 
-@pytest.mark.parametrize(
-    "scenario", [BOXES_COMPLEX, BOXES_SIMPLE], ids=["complex", "simple"]
-)
+@pytest.mark.parametrize("scenario", [BOXES_COMPLEX, BOXES_SIMPLE], ids=["complex", "simple"])
 def test_boxes_conservation(scenario: BoxesScenario) -> None:
     """Energy and world angular momentum about the CM conserved to 1e-11."""
     _, quat, energy, ang = _boxes_invariants(scenario)

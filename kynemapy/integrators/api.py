@@ -305,7 +305,7 @@ def integrate(
 
 
 def _exact(J: FloatArray, R0: FloatArray, W0: FloatArray, tau: FloatArray) -> tuple[FloatArray, FloatArray]:
-    from kynemapy.integrators.exact_flow import free_body_flow
+    from kynemapy.analytic.free_body import free_body_flow
 
     return free_body_flow(J, R0, W0, tau)
 

@@ -22,8 +22,8 @@ import math
 
 from kynemapy._jit import njit
 from kynemapy.integrators.rig_schemes import NEWTON_MAX_ITER
-from kynemapy.integrators.so3_kernels import cayley_so3, matmul3_into_first, matTvec3, solve3
 from kynemapy.integrators.torques import body_torque
+from kynemapy.math.so3 import cayley_so3, matmul3_into_first, matTvec3, solve3
 
 
 @njit

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from kynemapy._jit import njit
 from kynemapy.integrators.rig_schemes import solve_exp_momentum
-from kynemapy.integrators.so3_kernels import matmul3_into_first, matTvec3
 from kynemapy.integrators.torques import body_torque
+from kynemapy.math.so3 import matmul3_into_first, matTvec3
 
 
 @njit(inline=True)

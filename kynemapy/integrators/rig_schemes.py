@@ -25,15 +25,8 @@ from __future__ import annotations
 import math
 
 from kynemapy._jit import njit
-from kynemapy.integrators.so3_kernels import (
-    exp_so3,
-    matmul3,
-    matmul3_into_first,
-    matTvec3,
-    right_jacobian_so3,
-    solve3,
-)
 from kynemapy.integrators.torques import body_torque
+from kynemapy.math.so3 import exp_so3, matmul3, matmul3_into_first, matTvec3, right_jacobian_so3, solve3
 
 NEWTON_MAX_ITER = 50
 

@@ -16,9 +16,37 @@ Simo–Wong top (its symmetry axis within 5 % of the best order); see ``tests/te
 
 from __future__ import annotations
 
+import math
+
 from kynemapy._jit import njit
-from kynemapy.integrators.so3_kernels import rotate_about_body_axis
 from kynemapy.integrators.torques import body_torque
+
+
+@njit
+def rotate_about_body_axis(axis, angle, R, v):
+    """``R ← R rot_axis(angle)``, ``v ← rot_axis(angle)ᵀ v`` in place: the exact flow of ``H_i``.
+
+    Parameters
+    ----------
+    axis : int, the body axis 0, 1 or 2.
+    angle : float, the rotation angle [rad]; ``τ Π_i / I_i`` for the flow of
+        ``H_i = Π_i²/(2 I_i)`` over the time τ.
+    R : (3, 3) float64, body-to-world rotation, updated in place.
+    v : (3,) float64, a body-frame vector (the momentum ``Π``), updated in place.
+    """
+    j = (axis + 1) % 3
+    k = (axis + 2) % 3
+    c = math.cos(angle)
+    s = math.sin(angle)
+    for r in range(3):
+        rj = R[r, j]
+        rk = R[r, k]
+        R[r, j] = c * rj + s * rk
+        R[r, k] = c * rk - s * rj
+    vj = v[j]
+    vk = v[k]
+    v[j] = c * vj + s * vk
+    v[k] = c * vk - s * vj
 
 
 @njit(inline=True)

@@ -58,14 +58,26 @@ def quat_to_matrix(q, out):
     out[2, 2] = w * w - x * x - y * y + z * z
 
 
-@njit
-def rotate_vector(q, v, out):
-    """``out = R(q) v`` for a (3,) vector ``v`` (same formula as :func:`quat_to_matrix`)."""
+@njit(inline=True)
+def rot(q, v):
+    """``R(q) v`` as a 3-tuple, for a quaternion ``q`` (4,) and a 3-vector ``v`` (a (3,) array or a 3-tuple).
+
+    Kynema's unnormalised formula (the entries of :func:`quat_to_matrix`); the tuple form of
+    :func:`rotate_vector`, for kernels that hold vectors in locals.
+    """
     w, x, y, z = q[0], q[1], q[2], q[3]
     v0, v1, v2 = v[0], v[1], v[2]
-    out[0] = (w * w + x * x - y * y - z * z) * v0 + 2.0 * (x * y - w * z) * v1 + 2.0 * (x * z + w * y) * v2
-    out[1] = 2.0 * (x * y + w * z) * v0 + (w * w - x * x + y * y - z * z) * v1 + 2.0 * (y * z - w * x) * v2
-    out[2] = 2.0 * (x * z - w * y) * v0 + 2.0 * (y * z + w * x) * v1 + (w * w - x * x - y * y + z * z) * v2
+    return (
+        (w * w + x * x - y * y - z * z) * v0 + 2.0 * (x * y - w * z) * v1 + 2.0 * (x * z + w * y) * v2,
+        2.0 * (x * y + w * z) * v0 + (w * w - x * x + y * y - z * z) * v1 + 2.0 * (y * z - w * x) * v2,
+        2.0 * (x * z - w * y) * v0 + 2.0 * (y * z + w * x) * v1 + (w * w - x * x - y * y + z * z) * v2,
+    )
+
+
+@njit
+def rotate_vector(q, v, out):
+    """``out = R(q) v`` for a (3,) vector ``v`` (:func:`rot`; ``out`` may alias ``v``)."""
+    out[0], out[1], out[2] = rot(q, v)
 
 
 @njit

@@ -34,10 +34,8 @@ import numpy as np
 from kynemapy._jit import njit
 from kynemapy.engine.constraints.primitives import (
     add_skew,
-    cross,
     distance_bias,
     distance_row,
-    dot,
     joint_points,
     line_bias,
     line_force,
@@ -48,8 +46,9 @@ from kynemapy.engine.constraints.primitives import (
     point_bias,
     point_rate,
     point_rows,
-    rot,
 )
+from kynemapy.math.quaternion import rot
+from kynemapy.math.vectors import cross, dot
 from kynemapy.model import kinds
 from kynemapy.model.kinds import HINGE_JOINT, SLIDER_JOINT
 

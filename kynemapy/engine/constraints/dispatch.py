@@ -12,10 +12,10 @@ from kynemapy._jit import njit
 from kynemapy.engine.constraints.body_joints import body_joint, body_joint_bias, body_joint_output
 from kynemapy.engine.constraints.body_joints import input_load as body_joint_load
 from kynemapy.engine.constraints.boundary_conditions import boundary_condition
-from kynemapy.engine.constraints.primitives import add_skew, rot
+from kynemapy.engine.constraints.primitives import add_skew
 from kynemapy.engine.constraints.revolute_joint import revolute_joint, revolute_output, revolute_torque
 from kynemapy.engine.constraints.rigid_joint import rigid_joint
-from kynemapy.math.quaternion import quat_compose, quat_inverse, quat_to_matrix, rotate_vector, rotvec_to_quat
+from kynemapy.math.quaternion import quat_compose, quat_inverse, quat_to_matrix, rot, rotate_vector, rotvec_to_quat
 from kynemapy.math.so3 import cross, tilde
 from kynemapy.model.kinds import (
     BALL_JOINT,

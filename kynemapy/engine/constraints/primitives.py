@@ -20,7 +20,8 @@ in a side.  Increments are node translations δu and spatial rotations δθ
   ``K_xy = s_x s_y P_x G P_yᵀ`` (+ ``λ ê~ρ_b~`` on bb, ``−λ ê~ρ_a~`` on aa), with
   ``P_s = [I; ρ_s~]``, ``G = λ (I − ê êᵀ)/|Δ|``, ``s_a = −1``, ``s_b = 1``.
 
-Every function works on local scalars (vectors as 3-tuples) and writes into the
+Every function works on local scalars (vectors as 3-tuples, with the algebra of
+:mod:`kynemapy.math.vectors` and :func:`kynemapy.math.quaternion.rot`) and writes into the
 caller's ``phi`` (6,), ``bb``, ``bt`` (6, 6) and ``k`` (2, 2, 6, 6); nothing is allocated.
 """
 
@@ -29,40 +30,8 @@ from __future__ import annotations
 import math
 
 from kynemapy._jit import njit
-
-
-@njit(inline=True)
-def rot(q, v):
-    """``R(q) v`` as a 3-tuple (Kynema's unnormalised quaternion formula)."""
-    w, x, y, z = q[0], q[1], q[2], q[3]
-    v0, v1, v2 = v[0], v[1], v[2]
-    return (
-        (w * w + x * x - y * y - z * z) * v0 + 2.0 * (x * y - w * z) * v1 + 2.0 * (x * z + w * y) * v2,
-        2.0 * (x * y + w * z) * v0 + (w * w - x * x + y * y - z * z) * v1 + 2.0 * (y * z - w * x) * v2,
-        2.0 * (x * z - w * y) * v0 + 2.0 * (y * z + w * x) * v1 + (w * w - x * x - y * y + z * z) * v2,
-    )
-
-
-@njit(inline=True)
-def dot(a, b):
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-
-
-@njit(inline=True)
-def cross(a, b):
-    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
-
-
-@njit(inline=True)
-def tilde_entry(v, i, j):
-    """Entry (i, j) of ṽ (ṽ a = v × a)."""
-    if i == j:
-        return 0.0
-    if i == 0:
-        return -v[2] if j == 1 else v[1]
-    if i == 1:
-        return v[2] if j == 0 else -v[0]
-    return -v[1] if j == 0 else v[0]
+from kynemapy.math.quaternion import rot
+from kynemapy.math.vectors import cross, dot, spin2, tilde_entry
 
 
 @njit
@@ -212,12 +181,6 @@ def distance_row(row, length, ra, rb, d, lam, with_k, phi, bb, bt, k):
 
 
 # ---------------------------------------------------------------- velocity terms of Φ̈
-@njit(inline=True)
-def spin2(w, v):
-    """``ω × (ω × v)``."""
-    return cross(w, cross(w, v))
-
-
 @njit
 def point_bias(wa, wb, ra, rb):
     """Velocity part of ``Δ̈``: ``ω_b×(ω_b×ρ_b) − ω_a×(ω_a×ρ_a)``."""
