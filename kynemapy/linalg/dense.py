@@ -40,6 +40,7 @@ GROWTH_TOL = 1e-3
 
 
 _u = np.uint64
+_i = np.int64
 
 
 @njit
@@ -127,6 +128,8 @@ P_TARGET = _P.field("i", "target", ("n_ops",))  #: per (L entry, U entry) of a s
 P_LU = _P.field("f", "lu", ("lu_size",))  #: the factors (and the fill) after a factorization
 P_DIAG = _P.field("f", "diag", ("n",))  #: the pivots
 P_Y = _P.field("f", "y", ("n",))
+P_UVAL = _P.field("f", "uval", ("n",))  #: the non-zero U values of the current pivot row
+P_UIDX = _P.field("i", "uidx", ("n",))  #: their positions in the row's U entries
 P_TOL = _P.field("f", "tol", (1,))
 
 
@@ -279,6 +282,8 @@ def program_solve(i, f, values, x):
     lu = v1(f, i, P_LU)
     diag = v1(f, i, P_DIAG)
     y = v1(f, i, P_Y)
+    uval = v1(f, i, P_UVAL)
+    uidx = v1(i, i, P_UIDX)
     src = v1(i, i, P_FROM)
     piv = v1(i, i, P_PIV)
     perm = v1(i, i, P_PERM)
@@ -314,16 +319,23 @@ def program_solve(i, f, values, x):
         diag[k] = p
         u0 = _u(uptr[k])
         u1 = _u(uptr[k + one])
+        nu = u1 - u0
+        # the pivot row's U values that are not exact zeros (an update by a zero changes nothing)
+        cnt = _u(0)
+        for pu in range(u0, u1):
+            val = lu[_u(upos[pu])]
+            if val != 0.0:
+                uval[cnt] = val
+                uidx[cnt] = _i(pu - u0)
+                cnt += one
         for pl in range(l0, l1):
             q = _u(lpos[pl])
             m = lu[q] * inv
             lu[q] = m
             if m != 0.0:
-                for pu in range(u0, u1):
-                    lu[_u(target[t])] -= m * lu[_u(upos[pu])]
-                    t += one
-            else:
-                t += u1 - u0
+                for j in range(cnt):
+                    lu[_u(target[t + _u(uidx[j])])] -= m * uval[j]
+            t += nu
     for k in range(n):
         y[k] = x[k]
     for k in range(n):
