@@ -18,6 +18,7 @@ import numpy as np
 
 from kynemapy._arena import Arenas, resolve
 from kynemapy.engine import fields as fd
+from kynemapy.engine.constraints.phase import AllKinds, KynemaKinds
 from kynemapy.engine.elements import TABLES
 from kynemapy.engine.elements.table import STANDARD
 from kynemapy.engine.fields import Data
@@ -304,6 +305,8 @@ class Workspace:
         self.arenas = arenas
         self.views = views
         self.tables = tuple(tables)
+        joints = bool(np.any(np.isin(kind, kinds.BODY_JOINTS)))
+        self.kinds = (AllKinds if joints else KynemaKinds)(views["constraint_kind"])
         self.indptr = views["indptr"]
         self.indices = views["indices"]
 
@@ -356,6 +359,7 @@ class Workspace:
             int(self.model.n_system_dofs),
             int(self.model.n_dofs),
             *(v[name] for name, _, _ in fd.MODEL),
+            self.kinds,
             self.tables,
             state.f,
             *(sv[name] for name, _, _ in fd.STATE),

@@ -103,12 +103,14 @@ _REST = tuple((name, np.ndarray) for name, _, _ in INPUTS + WORKSPACE)
 _SOLVER = (("solver", tuple),)
 
 #: The compiled engine's view of one simulation: the counts ``n_system_dofs``, ``n_dofs``;
-#: every field of MODEL, then ``tables`` (the element tables, one NamedTuple each, see
+#: every field of MODEL, then ``kinds`` (the constraint kind codes in a
+#: :class:`~kynemapy.engine.constraints.phase.KynemaKinds` or ``AllKinds``: its type selects
+#: the constraint dispatch compiled in), ``tables`` (the element tables, one NamedTuple each, see
 #: :mod:`kynemapy.engine.elements`); ``state`` (the arena ``sf``) and the fields of STATE;
 #: those of INPUTS and WORKSPACE; ``solver``, a :class:`~kynemapy.engine.solvers.DenseSolver`
 #: or :class:`~kynemapy.engine.solvers.SparseSolver` (its type selects the compiled solver).
 Data = NamedTuple(
     "Data",
-    [*_SCALARS, *_ARRAYS, ("tables", tuple), *_STATE_ARRAYS, *_REST, *_SOLVER],
+    [*_SCALARS, *_ARRAYS, ("kinds", tuple), ("tables", tuple), *_STATE_ARRAYS, *_REST, *_SOLVER],
 )
 Data.__module__ = __name__

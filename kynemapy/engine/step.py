@@ -282,7 +282,7 @@ def advance(d, p, mode, n_steps, every, rows, max_rows, iterations):
     gravity = d.gravity
     node_dofs = d.node_dofs
     node_map = d.node_map
-    kind = d.constraint_kind
+    kinds = d.kinds
     cnode = d.constraint_node
     n_rows = d.constraint_n_rows
     crow = d.constraint_row
@@ -365,7 +365,7 @@ def advance(d, p, mode, n_steps, every, rows, max_rows, iterations):
                 if mode == INITIAL_ACCELERATIONS:
                     set_tangent(tangent, 1.0)
                 constraint_terms(
-                    kind, has_load, cnode, cx0, axes, geom, param, cin, q, v, lam, q_ground, v_ground,
+                    kinds, has_load, cnode, cx0, axes, geom, param, cin, q, v, lam, q_ground, v_ground,
                     phi, bb, bt, kphi, load, s3, s4, s33, exact, with_bias,
                 )  # fmt: skip
                 assemble(
@@ -416,7 +416,7 @@ def advance(d, p, mode, n_steps, every, rows, max_rows, iterations):
             algorithmic_acceleration(p, vd, a)
             global_position(x0, q, x)
             constraint_outputs(
-                kind, has_output, cnode, cx0, axes, geom, q, v, vd, q_ground, v_ground, s3, con_output, h < 0.0
+                kinds, has_output, cnode, cx0, axes, geom, q, v, vd, q_ground, v_ground, s3, con_output, h < 0.0
             )  # initial = False, but not a literal: one compiled version
             if not state_is_finite(q, v, vd, a, lam):
                 status = NOT_FINITE
@@ -505,7 +505,7 @@ def start(d):
             a[n, k] = vd[n, k]
     global_position(d.x0, d.q, d.x)
     constraint_outputs(
-        d.constraint_kind,
+        d.kinds,
         d.constraint_has_output,
         d.constraint_node,
         d.constraint_X0,

@@ -2,8 +2,9 @@
 
 :func:`evaluate` (Φ, gradients, K^Φ), :func:`bias` (velocity part of Φ̈), :func:`input_load`
 (the residual of a joint's torque or force input) and :func:`output` (joint angle or
-displacement, rate, acceleration).  The phase kernels of :mod:`kynemapy.engine.constraints`
-call them for every constraint.
+displacement, rate, acceleration).  Each has a ``*_kynema`` variant for Kynema's eight kinds
+alone: a model without two-body joints compiles only those (see :mod:`.phase`), which takes
+several seconds off its first compilation.  The phase kernels call them for every constraint.
 """
 
 from __future__ import annotations
@@ -53,6 +54,16 @@ def evaluate(kind, X0, axes, geom, param, inputs, qb, qt, lam, with_k, phi, bb, 
     each, with the variant flags computed from ``kind``): a real call would pass
     about a dozen array descriptors, which costs more than a whole joint evaluation.
     """
+    if kind >= BALL_JOINT:
+        clear(phi, bb, bt, k, with_k)
+        body_joint(kind, X0, geom, param, inputs, qb, qt, lam, with_k, phi, bb, bt, k)
+    else:
+        evaluate_kynema(kind, X0, axes, geom, param, inputs, qb, qt, lam, with_k, phi, bb, bt, k, s3, s4, s33)
+
+
+@njit(inline=True)
+def clear(phi, bb, bt, k, with_k):
+    """Φ, B_b, B_t := 0 (and K^Φ with ``with_k``)."""
     for i in range(6):
         phi[i] = 0.0
         for j in range(6):
@@ -64,6 +75,12 @@ def evaluate(kind, X0, axes, geom, param, inputs, qb, qt, lam, with_k, phi, bb, 
                 for i in range(6):
                     for j in range(6):
                         k[a, b, i, j] = 0.0
+
+
+@njit(inline=True)
+def evaluate_kynema(kind, X0, axes, geom, param, inputs, qb, qt, lam, with_k, phi, bb, bt, k, s3, s4, s33):
+    """:func:`evaluate` for Kynema's eight kinds (what a model without two-body joints compiles)."""
+    clear(phi, bb, bt, k, with_k)
     k_rot = k[:, :, 3:6, 3:6]
     if kind == FIXED_BC or kind == FIXED_BC_3DOF or kind == PRESCRIBED_BC or kind == PRESCRIBED_BC_3DOF:
         prescribed = kind == PRESCRIBED_BC or kind == PRESCRIBED_BC_3DOF
@@ -78,8 +95,6 @@ def evaluate(kind, X0, axes, geom, param, inputs, qb, qt, lam, with_k, phi, bb, 
         if with_k and inputs[0] != 0.0:
             # the brake torque's residual τ R(r_t) a0 turns with the target: ∂/∂θ_t = −τ (R(r_t) a0)~
             add_skew(k, 1, 1, 3, 3, -inputs[0], rot(qt[3:7], axes[0]))
-    elif kind >= BALL_JOINT:
-        body_joint(kind, X0, geom, param, inputs, qb, qt, lam, with_k, phi, bb, bt, k)
 
 
 @njit
@@ -91,7 +106,13 @@ def bias(kind, X0, axes, geom, param, inputs, qb, qt, vb, vt, s3, s4, s33, gamma
     """
     if kind >= BALL_JOINT:
         body_joint_bias(kind, X0, geom, param, qb, qt, vb, vt, gamma)
-        return
+    else:
+        bias_kynema(kind, X0, axes, geom, param, inputs, qb, qt, vb, vt, s3, s4, s33, gamma)
+
+
+@njit
+def bias_kynema(kind, X0, axes, geom, param, inputs, qb, qt, vb, vt, s3, s4, s33, gamma):
+    """:func:`bias` for Kynema's eight kinds."""
     for i in range(6):
         gamma[i] = 0.0
     if kind != RIGID_JOINT and kind != RIGID_JOINT_6DOF_TO_3DOF and kind != ROTATION_CONTROL and kind != REVOLUTE_JOINT:
@@ -175,14 +196,20 @@ def input_load(kind, X0, axes, geom, value, qb, qt, out):
     Kynema's revolute joint: ``τ R(r_t) a0`` on the target's moment rows (a brake torque);
     hinge: torque, slider: force (see :func:`~.body_joints.input_load`).  Other kinds: zeros.
     """
+    if kind >= BALL_JOINT:
+        body_joint_load(kind, X0, geom, value, qb, qt, out)
+    else:
+        input_load_kynema(kind, X0, axes, geom, value, qb, qt, out)
+
+
+@njit
+def input_load_kynema(kind, X0, axes, geom, value, qb, qt, out):
+    """:func:`input_load` for Kynema's kinds (the revolute joint's brake torque; others zeros)."""
+    for s in range(2):
+        for i in range(6):
+            out[s, i] = 0.0
     if kind == REVOLUTE_JOINT:
-        for s in range(2):
-            for i in range(6):
-                out[s, i] = 0.0
-        m = out[1, 3:6]
-        revolute_torque(axes, qt, value, m)
-        return
-    body_joint_load(kind, X0, geom, value, qb, qt, out)
+        revolute_torque(axes, qt, value, out[1, 3:6])
 
 
 @njit
@@ -190,9 +217,14 @@ def output(kind, X0, axes, geom, qb, qt, vb, vt, vdb, vdt, initial, s3, out):
     """Revolute: azimuth, speed, acceleration about the axis; hinge: relative angle, rate,
     acceleration; slider: displacement, rate, acceleration (``out`` (3,)); others: untouched.
     ``initial`` (t = 0): Kynema's revolute output stays zero until the first step."""
-    if kind == REVOLUTE_JOINT:
-        if initial:
-            return
-        revolute_output(axes, qt, vt, vdt, s3, out)
-    elif kind == HINGE_JOINT or kind == SLIDER_JOINT:
+    if kind == HINGE_JOINT or kind == SLIDER_JOINT:
         body_joint_output(kind, X0, geom, qb, qt, vb, vt, vdb, vdt, out)
+    else:
+        output_kynema(kind, X0, axes, geom, qb, qt, vb, vt, vdb, vdt, initial, s3, out)
+
+
+@njit
+def output_kynema(kind, X0, axes, geom, qb, qt, vb, vt, vdb, vdt, initial, s3, out):
+    """:func:`output` for Kynema's kinds (the revolute joint's azimuth, speed, acceleration)."""
+    if kind == REVOLUTE_JOINT and not initial:
+        revolute_output(axes, qt, vt, vdt, s3, out)
