@@ -7,9 +7,9 @@ Kynema's kinds (:class:`KynemaKinds`) calls the ``*_kynema`` dispatch and compil
 two-body joint; one with two-body joints (:class:`AllKinds`) the full one.  Each loop is a
 compiled function of its own (not inlined into the Newton loop): called once per Newton
 iteration it costs a few tens of nanoseconds, and keeping the kinds' code out of the
-entry point halves its compilation (measured: heavy-top cold start 41 → 26 s).  They write the workspace fields ``con_phi``,
-``con_bb``, ``con_bt``, ``con_k``, ``con_load`` of :class:`~kynemapy.engine.fields.Data`,
-which the assembly scatters without knowing the kinds.
+entry point halves its compilation (measured: heavy-top cold start 41 → 26 s).  They write
+the workspace fields ``con_phi``, ``con_bb``, ``con_bt``, ``con_k``, ``con_load`` of
+:class:`~kynemapy.engine.fields.Data`, which the assembly scatters without knowing the kinds.
 """
 
 from __future__ import annotations
