@@ -35,12 +35,14 @@ def _ground(prescribed, inputs, ub, rb):
 
 
 @njit(inline=True)
-def boundary_condition(X0, inputs, qt, lam, prescribed, six_dof, with_k, phi, bt, k, s3, s4, s33):
+def boundary_condition(X0, inputs, qt, lam, prescribed, six_dof, with_k, with_base, phi, bt, k, s3, s4, s33):
     """Φ, ``B_t`` (and K^Φ) of a fixed/prescribed BC on the target node ``qt`` (7,).
 
     ``with_k`` selects the exact gradient and adds K^Φ; otherwise Kynema's gradient.
 
-    ``six_dof`` False: only the translational rows (3) exist.
+    ``six_dof`` False: only the translational rows (3) exist.  ``with_base`` is False (the base
+    is the ground; passed by the caller as a run-time value, so the shared rotation kernels of
+    :mod:`.common` compile once for every kind).
     Scratch: ``s3`` (>= 4, 3), ``s4`` (>= 3, 4), ``s33`` (>= 3, 3, 3).
     """
     ub = s3[0]
@@ -57,6 +59,6 @@ def boundary_condition(X0, inputs, qt, lam, prescribed, six_dof, with_k, phi, bt
     quat_inverse(rb, rb_inv)
     c = s33[0]
     relative_rotation(qt[3:7], rb_inv, tmp4, c, phi)
-    rotation_gradients(c, s33[1], bt, bt, False, with_k)
+    rotation_gradients(c, s33[1], bt, bt, with_base, with_k)
     if with_k:
-        rotation_geometric_stiffness(c, lam, False, s3[2], s3[3], s33[2], k)
+        rotation_geometric_stiffness(c, lam, with_base, s3[2], s3[3], s33[2], k)

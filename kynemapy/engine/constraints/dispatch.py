@@ -82,14 +82,17 @@ def evaluate_kynema(kind, X0, axes, geom, param, inputs, qb, qt, lam, with_k, ph
     """:func:`evaluate` for Kynema's eight kinds (what a model without two-body joints compiles)."""
     clear(phi, bb, bt, k, with_k)
     k_rot = k[:, :, 3:6, 3:6]
-    if kind == FIXED_BC or kind == FIXED_BC_3DOF or kind == PRESCRIBED_BC or kind == PRESCRIBED_BC_3DOF:
+    one_node = kind == FIXED_BC or kind == FIXED_BC_3DOF or kind == PRESCRIBED_BC or kind == PRESCRIBED_BC_3DOF
+    if one_node:
         prescribed = kind == PRESCRIBED_BC or kind == PRESCRIBED_BC_3DOF
         six_dof = kind == FIXED_BC or kind == PRESCRIBED_BC
-        boundary_condition(X0, inputs, qt, lam, prescribed, six_dof, with_k, phi, bt, k_rot, s3, s4, s33)
+        boundary_condition(X0, inputs, qt, lam, prescribed, six_dof, with_k, not one_node, phi, bt, k_rot, s3, s4, s33)
     elif kind == RIGID_JOINT or kind == RIGID_JOINT_6DOF_TO_3DOF or kind == ROTATION_CONTROL:
         six_dof = kind != RIGID_JOINT_6DOF_TO_3DOF
         controlled = kind == ROTATION_CONTROL
-        rigid_joint(X0, axes, inputs, qb, qt, lam, six_dof, controlled, with_k, phi, bb, bt, k_rot, s3, s4, s33)
+        rigid_joint(
+            X0, axes, inputs, qb, qt, lam, six_dof, controlled, with_k, not one_node, phi, bb, bt, k_rot, s3, s4, s33
+        )
     elif kind == REVOLUTE_JOINT:
         revolute_joint(X0, axes, qb, qt, lam, with_k, phi, bb, bt, k_rot, s3, s33[0])
         if with_k and inputs[0] != 0.0:

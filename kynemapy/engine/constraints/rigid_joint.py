@@ -23,13 +23,14 @@ from kynemapy.math.so3 import tilde
 
 
 @njit(inline=True)
-def rigid_joint(X0, axes, inputs, qb, qt, lam, six_dof, controlled, with_k, phi, bb, bt, k, s3, s4, s33):
+def rigid_joint(X0, axes, inputs, qb, qt, lam, six_dof, controlled, with_k, with_base, phi, bb, bt, k, s3, s4, s33):
     """Φ, ``B_b``, ``B_t`` (and K^Φ) of a rigid joint / 6→3 joint / rotation control.
 
     ``qb``, ``qt`` : (7,) base and target node displacement (u, quaternion).
     ``with_k``: exact rotation gradients plus K^Φ (else Kynema's gradients, exact on
     the constraint manifold).  ``six_dof`` False: translational rows only (6→3 joint).  ``controlled``: rotation
-    control with angle ``inputs[0]`` [rad] about ``axes[0]``.
+    control with angle ``inputs[0]`` [rad] about ``axes[0]``.  ``with_base`` is True (a run-time
+    value from the caller: the shared rotation kernels of :mod:`.common` compile once).
     Scratch: ``s3`` (>= 4, 3), ``s4`` (>= 5, 4), ``s33`` (>= 3, 3, 3).
     """
     r1x0 = s3[0]
@@ -62,6 +63,6 @@ def rigid_joint(X0, axes, inputs, qb, qt, lam, six_dof, controlled, with_k, phi,
         relative_rotation(rt_rc_inv, rb_inv, tmp4, c, phi)
     else:
         relative_rotation(qt[3:7], rb_inv, tmp4, c, phi)
-    rotation_gradients(c, s33[1], bb, bt, True, with_k)
+    rotation_gradients(c, s33[1], bb, bt, with_base, with_k)
     if with_k:
-        rotation_geometric_stiffness(c, lam, True, s3[2], s3[3], s33[2], k)
+        rotation_geometric_stiffness(c, lam, with_base, s3[2], s3[3], s33[2], k)
