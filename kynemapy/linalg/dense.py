@@ -115,8 +115,8 @@ _P = HeaderSpec()
 P_VALID = _P.scalar("valid")  #: 1 when a program was built (else every solve pivots)
 P_N = _P.scalar("n")
 P_LU_SIZE = _P.scalar("lu_size")
+P_NNZ = _P.scalar("nnz")  #: entries of A: the first ``nnz`` words of the LU buffer
 P_PERM = _P.field("i", "perm", ("n",))  #: row pivoted at step k
-P_FROM = _P.field("i", "from", ("nnz",))  #: LU-buffer position of each entry of A
 P_PIV = _P.field("i", "piv", ("n",))  #: LU-buffer position of pivot k
 P_LPTR = _P.field("i", "lptr", ("n1",))  #: L entries of step k: lptr[k] .. lptr[k+1]
 P_LPOS = _P.field("i", "lpos", ("n_l",))  #: their LU-buffer positions
@@ -177,6 +177,7 @@ def _pack_program(n: int, nnz: int, arrays: dict[str, np.ndarray], valid: bool, 
     prog.i[P_VALID] = int(valid)
     prog.i[P_N] = n
     prog.i[P_LU_SIZE] = counts["lu_size"]
+    prog.i[P_NNZ] = nnz
     for spec in _P.fields:
         if spec.name in arrays:
             prog.field(spec.word)[...] = arrays[spec.name]
@@ -204,6 +205,8 @@ def build_program(
     np.add.at(a, (indices, cols), np.asarray(values, dtype=np.float64))
     s = np.zeros((n, n), dtype=bool)
     s[indices, cols] = True
+    if np.count_nonzero(s) != nnz:
+        raise ValueError("build_program: the CSC pattern lists an entry twice")
     free = np.ones(n, dtype=bool)
     perm = np.zeros(n, dtype=np.int64)
     steps: list[tuple[np.ndarray, np.ndarray]] = []
@@ -230,10 +233,13 @@ def build_program(
             a[lrows, k] = m
             a[np.ix_(lrows, ucols)] -= np.outer(m, a[p, ucols])
             s[np.ix_(lrows, ucols)] = True
-    # positions in the LU buffer: every structural entry after fill, row-major
-    rr, cc = np.nonzero(s)
+    # positions in the LU buffer: A's entries first, in CSC order (a solve copies the values
+    # in one pass), then the fill, row-major (a solve zeroes only these)
     position = np.full((n, n), -1, dtype=np.int64)
-    position[rr, cc] = np.arange(rr.size)
+    position[indices, cols] = np.arange(nnz)
+    fill_r, fill_c = np.nonzero(s & (position < 0))
+    position[fill_r, fill_c] = nnz + np.arange(fill_r.size)
+    lu_size = nnz + fill_r.size
     lptr, uptr = [0], [0]
     lpos, lrow, upos, ucol, target = [], [], [], [], []
     for k, (lrows, ucols) in enumerate(steps):
@@ -248,7 +254,6 @@ def build_program(
             target.extend(position[i, ucols])
     arrays = {
         "perm": perm,
-        "from": position[indices, cols],
         "piv": position[perm, np.arange(n)],
         "lptr": np.array(lptr),
         "lpos": np.array(lpos, dtype=np.int64),
@@ -257,7 +262,7 @@ def build_program(
         "upos": np.array(upos, dtype=np.int64),
         "ucol": np.array(ucol, dtype=np.int64),
         "target": np.array(target, dtype=np.int64),
-        "lu": np.zeros(rr.size),
+        "lu": np.zeros(lu_size),
     }
     return _pack_program(n, nnz, arrays, valid=True, growth_tol=growth_tol)
 
@@ -268,7 +273,8 @@ def program_solve(i, f, values, x):
     right-hand side on entry); ``values`` (nnz,) are A's entries in CSC order.
 
     Returns ``SOLVE_OK``, or ``PROGRAM_REFUSED`` (no valid program, a pivot below the growth
-    threshold, or a value that is not finite): ``x`` is then unchanged.  Indices are cast to
+    threshold, a value that is not finite, or ``values`` not of the program's length): ``x``
+    is then unchanged.  Indices are cast to
     ``uint64`` where they index (no negative-index wraparound code).
 
     Every operation is :func:`dense_solve`'s, in its order (multipliers ``a_ik · (1/a_kk)``,
@@ -284,7 +290,6 @@ def program_solve(i, f, values, x):
     y = v1(f, i, P_Y)
     uval = v1(f, i, P_UVAL)
     uidx = v1(i, i, P_UIDX)
-    src = v1(i, i, P_FROM)
     piv = v1(i, i, P_PIV)
     perm = v1(i, i, P_PERM)
     lptr = v1(i, i, P_LPTR)
@@ -297,23 +302,18 @@ def program_solve(i, f, values, x):
     tol = f[i[P_TOL]]
     n = _u(i[P_N])
     one = _u(1)
-    for k in range(_u(lu.shape[0])):
+    # A's values fill the start of the buffer in CSC order; the fill after them starts at zero
+    nnz = _u(values.shape[0])
+    if nnz != _u(i[P_NNZ]):
+        return PROGRAM_REFUSED
+    for k in range(nnz):
+        lu[k] = values[k]
+    for k in range(nnz, _u(lu.shape[0])):
         lu[k] = 0.0
-    for k in range(_u(src.shape[0])):
-        lu[_u(src[k])] = values[k]
     t = _u(0)
     for k in range(n):
         p = lu[_u(piv[k])]
-        l0 = _u(lptr[k])
-        l1 = _u(lptr[k + one])
-        amax = 0.0
-        check = p * 0.0
-        for pl in range(l0, l1):
-            v = abs(lu[_u(lpos[pl])])
-            check += v * 0.0
-            if v > amax:
-                amax = v
-        if not (check == 0.0 and p != 0.0 and abs(p) >= tol * amax):
+        if not (p * 0.0 == 0.0 and p != 0.0):
             return PROGRAM_REFUSED
         inv = 1.0 / p
         diag[k] = p
@@ -328,14 +328,25 @@ def program_solve(i, f, values, x):
                 uval[cnt] = val
                 uidx[cnt] = _i(pu - u0)
                 cnt += one
-        for pl in range(l0, l1):
+        # multipliers and updates; the growth test over the column's entries comes after
+        # them (on refusal the buffer is scratch), the NaN/inf test with it
+        amax = 0.0
+        check = 0.0
+        for pl in range(_u(lptr[k]), _u(lptr[k + one])):
             q = _u(lpos[pl])
-            m = lu[q] * inv
+            v = lu[q]
+            a = abs(v)
+            check += a * 0.0
+            if a > amax:
+                amax = a
+            m = v * inv
             lu[q] = m
             if m != 0.0:
                 for j in range(cnt):
                     lu[_u(target[t + _u(uidx[j])])] -= m * uval[j]
             t += nu
+        if not (check == 0.0 and abs(p) >= tol * amax):
+            return PROGRAM_REFUSED
     for k in range(n):
         y[k] = x[k]
     for k in range(n):
