@@ -139,14 +139,16 @@ class Simulation:
         """Advance one time step h.  On failure the state is unchanged and, with ``throw``,
         :class:`ConvergenceError` is raised (else ``StepInfo(converged=False, ...)`` returned)."""
         status = self._step_call()[2]
+        if status == CONVERGED:  # the common case first, in as few Python operations as possible
+            return _step_info((True, self._iters1.item(), tuple(self._errors.tolist()[: self._n_iter.item()]), 0))
         if status == NEEDS_MEMORY:
             status, _ = self.step_with(self._p)
-        errors = tuple(self._errors[: self._n_iter[0]].tolist())
+        errors = tuple(self._errors.tolist()[: self._n_iter.item()])
         if status != CONVERGED:
             if throw:
                 raise self._failure(status, errors)
-            return _step_info((False, int(self._iters1[0]), errors, int(status)))
-        return _step_info((True, int(self._iters1[0]), errors, CONVERGED))
+            return _step_info((False, self._iters1.item(), errors, int(status)))
+        return _step_info((True, self._iters1.item(), errors, CONVERGED))
 
     def _failure(self, status: int, errors: tuple[float, ...]) -> ConvergenceError:
         t = float(self._state.time[0])
