@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import h5py
@@ -266,6 +267,25 @@ def test_model_without_constraints_or_restart(tmp_path: Path) -> None:
     for mine, theirs in zip((*state, *inputs), (*expected_state, *expected_inputs), strict=True):
         np.testing.assert_array_equal(mine, theirs)
         assert mine.shape == theirs.shape and mine.dtype == theirs.dtype
+
+
+def test_truncated_file_is_refused_at_once(tmp_path: Path) -> None:
+    """A result file cut short (a partial copy) is an error naming the file, not a hang in
+    HDF5's SWMR retries."""
+    model = kp.ModelBuilder()
+    node = model.add_node(velocity=(1.0, 0.0, 0.0, 0.0, 0.0, 2.0))
+    model.add_mass(node, mass=1.5, inertia=(1.0, 2.0, 3.0))
+    model = model.build()
+    with ResultWriter(tmp_path / "whole.h5", model, kp.StepParameters(h=0.1), block=4) as w:
+        for blk in blocks(model, [4, 4]):
+            w.append(blk, *state_of_last_row(model, blk))
+    data = (tmp_path / "whole.h5").read_bytes()
+    cut = tmp_path / "cut.h5"
+    cut.write_bytes(data[: len(data) // 3])
+    started = time.perf_counter()
+    with pytest.raises(OSError, match=r"cut\.h5: damaged HDF5 file.*truncated file"):
+        read(cut)
+    assert time.perf_counter() - started < 5.0
 
 
 def test_append_rejects_bad_rows(tmp_path: Path) -> None:

@@ -648,10 +648,19 @@ def _convert(value: Any, type_name: Any) -> Any:
 
 
 def _open(path: str) -> tuple[h5py.File, bool]:
-    """Open read-only; a file still marked as open by a (live or killed) SWMR writer needs ``swmr=True``."""
+    """Open read-only; a file still marked as open by a (live or killed) SWMR writer needs ``swmr=True``.
+
+    A file shorter than its superblock says is damaged (cut off by a copy, a transfer or a full
+    disk; a killed writer never leaves one: it extends its superblock's end only after the data
+    are flushed): it is refused at once, since a SWMR reader would retry every missing
+    metadata block for minutes."""
     try:
         return h5py.File(path, "r"), True
     except OSError as plain_error:
+        message = str(plain_error)
+        if "truncated file" in message:
+            detail = message[message.index("truncated file") :].rstrip(")")
+            raise OSError(f"{path}: damaged HDF5 file, shorter than its header says ({detail})") from None
         try:
             return h5py.File(path, "r", swmr=True), False
         except OSError:
