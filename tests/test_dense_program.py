@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kynemapy.linalg.dense import PROGRAM_REFUSED, SOLVE_OK, build_program, dense_solve, program_solve
+from kynemapy.linalg.dense import P_PERM, PROGRAM_REFUSED, SOLVE_OK, build_program, dense_solve, program_solve
 
 
 def random_pattern(rng: np.random.Generator, n: int, density: float) -> np.ndarray:
@@ -44,21 +44,35 @@ def kkt_like(rng: np.random.Generator, n_dofs: int, n_rows: int) -> tuple[np.nda
     return a != 0.0, a
 
 
+def program_for(s: np.ndarray, a: np.ndarray):
+    """CSC values of ``a`` on pattern ``s`` and the program built with them as the reference."""
+    indptr, indices, values = to_csc(s, a)
+    return values, build_program(indptr, indices, s.shape[0], values)
+
+
+def dense_of(s: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """The n × n matrix of CSC ``values`` on pattern ``s``."""
+    a = np.zeros(s.shape)
+    a.T[s.T] = values  # column-major traversal of the pattern = CSC order
+    return a
+
+
 def program_solution(prog, values: np.ndarray, rhs: np.ndarray) -> tuple[int, np.ndarray]:
     x = rhs.copy()
     status = program_solve(prog.i, prog.f, values, x)
     return status, x
 
 
-def pivoting_solution(s: np.ndarray, values: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-    indptr, indices, _ = to_csc(s, np.zeros(s.shape))
+def pivoting_solution(s: np.ndarray, values: np.ndarray, rhs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Partial pivoting's solution and the original row it pivoted at each step."""
     n = s.shape[0]
-    a = np.zeros((n, n))
-    cols = np.repeat(np.arange(n), np.diff(indptr))
-    a[indices, cols] = values
+    swaps = np.zeros(n, dtype=np.int64)
     x = rhs.copy()
-    assert dense_solve(a, np.zeros(n, dtype=np.int64), x) == SOLVE_OK
-    return x
+    assert dense_solve(dense_of(s, values), swaps, x) == SOLVE_OK
+    rows = np.arange(n)
+    for k in range(n):
+        rows[[k, swaps[k]]] = rows[[swaps[k], k]]
+    return x, rows
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -70,34 +84,36 @@ def test_program_matches_lapack_and_partial_pivoting(seed: int) -> None:
         s = random_pattern(rng, 20, 0.15)
         a = np.where(s, rng.standard_normal(s.shape), 0.0)
         a[np.arange(20), np.arange(20)] += 4.0
-    indptr, indices, values = to_csc(s, a)
-    prog = build_program(indptr, indices, s.shape[0], values)
+    values, prog = program_for(s, a)
     assert prog.valid
-    for trial in range(5):
+    perm = prog.field(P_PERM)
+    same_pivots = 0
+    for _ in range(5):
         # a nearby matrix of the same pattern (the next Newton iteration's)
         vals = values * (1.0 + 0.01 * rng.standard_normal(values.shape))
         rhs = rng.standard_normal(s.shape[0])
         status, x = program_solution(prog, vals, rhs)
         assert status == SOLVE_OK
-        dense = np.zeros(s.shape)
-        cols = np.repeat(np.arange(s.shape[0]), np.diff(indptr))
-        dense[indices, cols] = vals
-        reference = np.linalg.solve(dense, rhs)
+        reference = np.linalg.solve(dense_of(s, vals), rhs)
         assert np.max(np.abs(x - reference)) <= 1e-12 * np.max(np.abs(reference))
-        # same pivot rows as partial pivoting on this matrix: the same arithmetic, bit for bit
-        if trial == 0:
-            assert np.array_equal(x, pivoting_solution(s, vals, rhs))
+        # where partial pivoting picks the program's rows, the arithmetic is the same, bit for bit
+        x_pivoting, rows = pivoting_solution(s, vals, rhs)
+        if np.array_equal(rows, perm):
+            same_pivots += 1
+            assert np.array_equal(x, x_pivoting)
+    assert same_pivots > 0
 
 
 def test_reference_matrix_is_partial_pivoting_bit_for_bit() -> None:
     rng = np.random.default_rng(11)
     s, a = kkt_like(rng, 9, 6)
-    indptr, indices, values = to_csc(s, a)
-    prog = build_program(indptr, indices, s.shape[0], values)
+    values, prog = program_for(s, a)
     rhs = rng.standard_normal(s.shape[0])
     status, x = program_solution(prog, values, rhs)
     assert status == SOLVE_OK
-    assert np.array_equal(x, pivoting_solution(s, values, rhs))
+    x_pivoting, rows = pivoting_solution(s, values, rhs)
+    assert np.array_equal(rows, prog.field(P_PERM))
+    assert np.array_equal(x, x_pivoting)
 
 
 def test_refusals_leave_x_untouched() -> None:
