@@ -156,7 +156,10 @@ def _plot(args: argparse.Namespace) -> int:
 def _validate(args: argparse.Namespace) -> int:
     from kynemapy.validation.report import validate
 
-    results, _ = validate(out=args.out, quick=args.quick, cases=args.case, figures=not args.no_figures)
+    from kynemapy.validation.report import DEFAULT_OUT
+
+    out = DEFAULT_OUT if args.out is None else args.out
+    results, _ = validate(out=out, quick=args.quick, cases=args.case, figures=not args.no_figures)
     return 0 if all(r.passed for r in results) else 1
 
 
@@ -187,7 +190,11 @@ def parser() -> argparse.ArgumentParser:
     plot.set_defaults(func=_plot)
     val = sub.add_parser("validate", help="run the seed validation cases, write a Markdown report with figures")
     val.add_argument("--quick", action="store_true", help="a subset of each case (under a minute)")
-    val.add_argument("--out", default="docs/validation", help="report directory (default: docs/validation)")
+    val.add_argument(
+        "--out",
+        default=None,
+        help="report directory, created if needed (default: ./kynemapy-validation in the working directory)",
+    )
     val.add_argument(
         "--case", action="append", help="run only this case (repeatable): simo_wong, kynema_top, abaqus, vilmart, boxes"
     )

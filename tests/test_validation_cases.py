@@ -119,6 +119,15 @@ def test_validate_command_writes_the_report(tmp_path) -> None:
     assert (out / "vilmart_invariants.png").stat().st_size > 10_000
 
 
+def test_validate_command_writes_a_new_folder_in_the_working_directory_by_default(tmp_path, monkeypatch) -> None:
+    # the committed report (docs/validation) is written only when --out names it
+    monkeypatch.chdir(tmp_path)
+    assert main(["validate", "--quick", "--case", "vilmart", "--no-figures"]) == 0
+    text = (tmp_path / "kynemapy-validation" / "README.md").read_text(encoding="utf-8")
+    assert '<a href="#vilmart">' in text and '<a id="vilmart"></a>' in text  # links both GitHub and Sphinx resolve
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["kynemapy-validation"]
+
+
 def test_validate_command_exit_status_on_failure_and_bad_usage(tmp_path, monkeypatch, capsys) -> None:
     from kynemapy.validation import vilmart
 

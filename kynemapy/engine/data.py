@@ -84,27 +84,40 @@ class _Arrays:
 
 
 class State(_Arrays):
-    """Node states (inertial frame), shapes with N = n_nodes, C = n_constraints.
-
-    q : (N, 7) displacement u [m] and rotation quaternion r (w, x, y, z) relative
-        to the reference orientation (current orientation = r ⊗ r0).
-    q_prev : (N, 7) q at the start of the last step.
-    q_delta : (N, 6) velocity-like increment Δq [m/s, rad/s]: q = q_prev ⊕ h Δq.
-    v : (N, 6) velocity (u̇ [m/s], ω [rad/s]).
-    vd : (N, 6) acceleration (ü [m/s²], ω̇ [rad/s²]).
-    a : (N, 6) generalized-α algorithmic acceleration.
-    x : (N, 7) current position X + u [m] and orientation r ⊗ r0.
-    lam : (C, 6) Lagrange multipliers λ [N, N m] (first n_rows entries used).
-    constraint_output : (C, 3) revolute joints: azimuth [rad], speed [rad/s],
-        acceleration [rad/s²] about the axis; hinge joints: angle of body_b relative
-        to body_a [rad] (unwrapped), rate [rad/s], acceleration [rad/s²]; slider
-        joints: displacement [m], rate [m/s], acceleration [m/s²]; zero for other kinds.
-    time : (1,) simulated time [s].
-    step : (1,) int64 number of converged steps.
+    """Node states (inertial frame); shapes with N = n_nodes, C = n_constraints.
 
     The arrays are views into two arenas, ``f`` (float64) and ``i`` (int64, the step
     counter).  ``State(q=..., ...)`` (or positional, in :attr:`_fields` order) copies
     the given arrays into a new state.
+
+    Attributes
+    ----------
+    q : (N, 7) float64
+        Displacement u [m] and rotation quaternion r (w, x, y, z) relative to the reference
+        orientation (current orientation = r ⊗ r0).
+    q_prev : (N, 7) float64
+        q at the start of the last step.
+    q_delta : (N, 6) float64
+        Velocity-like increment Δq [m/s, rad/s]: q = q_prev ⊕ h Δq.
+    v : (N, 6) float64
+        Velocity (u̇ [m/s], ω [rad/s]).
+    vd : (N, 6) float64
+        Acceleration (ü [m/s²], ω̇ [rad/s²]).
+    a : (N, 6) float64
+        Generalized-α algorithmic acceleration [m/s², rad/s²].
+    x : (N, 7) float64
+        Current position X + u [m] and orientation r ⊗ r0 (w, x, y, z).
+    lam : (C, 6) float64
+        Lagrange multipliers λ [N, N m] (the first n_rows entries of each row are used).
+    constraint_output : (C, 3) float64
+        Revolute joints: azimuth [rad], speed [rad/s], acceleration [rad/s²] about the axis;
+        hinge joints: angle of body_b relative to body_a [rad] (unwrapped), rate [rad/s],
+        acceleration [rad/s²]; slider joints: displacement [m], rate [m/s], acceleration
+        [m/s²]; zero for other kinds.
+    time : (1,) float64
+        Simulated time [s].
+    step : (1,) int64
+        Number of converged steps.
     """
 
     _fields = ("q", "q_prev", "q_delta", "v", "vd", "a", "x", "lam", "constraint_output", "time", "step")
@@ -161,14 +174,16 @@ def state_size(n_nodes: int, n_constraints: int) -> int:
 
 
 class Inputs(_Arrays):
-    """Quantities the user sets between steps.
+    """Quantities the user sets between steps (views into one float64 arena ``data``).
 
-    f : (N, 6) external nodal force [N] and moment [N m], inertial frame.
-    constraint_input : (C, 7) per constraint: prescribed displacement (u, quaternion)
-        for prescribed BCs; ``[0]`` = torque [N m] of a revolute or hinge joint,
-        force [N] of a slider joint, or angle [rad] of a rotation control.
-
-    Views into one float64 arena ``data``.
+    Attributes
+    ----------
+    f : (N, 6) float64
+        External nodal force [N] and moment [N m], inertial frame.
+    constraint_input : (C, 7) float64
+        Per constraint: the prescribed displacement (u [m], quaternion) of prescribed BCs;
+        ``[0]`` = torque [N m] of a revolute or hinge joint, force [N] of a slider joint, or
+        angle [rad] of a rotation control.
     """
 
     _fields = ("f", "constraint_input")

@@ -27,20 +27,30 @@ loads are in the inertial (world) frame; quaternions are (w, x, y, z).
     ``gravity = [gx, gy, gz]``  gravitational acceleration [m/s²], default [0, 0, 0].
 
 ``[[node]]`` (one per node, at least one; node ids follow file order, from 0)
-    ``name``          string, unique (required).
-    ``position``      [x, y, z] reference position [m], default [0, 0, 0].
-    ``orientation``   [w, x, y, z] reference orientation, unit quaternion, default [1, 0, 0, 0].
-    ``velocity``      [u̇x, u̇y, u̇z, ωx, ωy, ωz] initial velocity [m/s, rad/s], default zeros.
-    ``acceleration``  [üx, üy, üz, ω̇x, ω̇y, ω̇z] initial acceleration [m/s², rad/s²], optional.
-                      Leave it out on every node and consistent accelerations are computed
-                      at t = 0; give it on some nodes and the others start from zero (Kynema).
-    ``displacement``  [ux, uy, uz, w, x, y, z] initial displacement [m] and rotation, optional.
+
+    ================ ================================================================
+    key              value
+    ================ ================================================================
+    ``name``         string, unique (required).
+    ``position``     [x, y, z] reference position [m], default [0, 0, 0].
+    ``orientation``  [w, x, y, z] reference orientation, unit quaternion, default [1, 0, 0, 0].
+    ``velocity``     [u̇x, u̇y, u̇z, ωx, ωy, ωz] initial velocity [m/s, rad/s], default zeros.
+    ``acceleration`` [üx, üy, üz, ω̇x, ω̇y, ω̇z] initial acceleration [m/s², rad/s²], optional.
+                     Leave it out on every node and consistent accelerations are computed
+                     at t = 0; give it on some nodes and the others start from zero (Kynema).
+    ``displacement`` [ux, uy, uz, w, x, y, z] initial displacement [m] and rotation, optional.
+    ================ ================================================================
 
 ``[[mass]]`` (a rigid body on a node)
-    ``node``          node name (required).
-    ``mass``          [kg] and ``inertia`` [kg m²] about the node, in the body frame:
-                      3 principal values or a 3×3 matrix; or instead
-    ``mass_matrix``   6×6 material mass matrix M* [kg, kg m, kg m²].
+
+    ================ ================================================================
+    key              value
+    ================ ================================================================
+    ``node``         node name (required).
+    ``mass``         [kg], with ``inertia`` [kg m²] about the node in the body frame:
+                     3 principal values or a 3×3 matrix; or instead
+    ``mass_matrix``  6×6 material mass matrix M* [kg, kg m, kg m²].
+    ================ ================================================================
 
 ``[[spring]]`` (linear spring between two node positions)
     ``nodes = ["a", "b"]``, ``stiffness`` [N/m] >= 0, ``undeformed_length`` [m] >= 0 (all required).

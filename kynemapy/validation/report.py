@@ -54,6 +54,11 @@ def _machine() -> str:
     return f"{platform.system()} {platform.machine()}, Python {platform.python_version()}, {versions}"
 
 
+#: where ``kynemapy validate`` writes its report by default: a folder in the working directory
+#: (never the committed report in docs/validation, which ``--out docs/validation`` regenerates)
+DEFAULT_OUT = "kynemapy-validation"
+
+
 def write_report(results: list[CaseResult], directory: Path, figures: bool = True) -> Path:
     """Write ``directory/README.md`` (and the PNG figures when matplotlib is available)."""
     from kynemapy import __version__
@@ -91,7 +96,8 @@ def write_report(results: list[CaseResult], directory: Path, figures: bool = Tru
     ]
     for r in results:
         status = f"{len(r.checks) - len(r.failed)}/{len(r.checks)}" + ("" if r.passed else " **FAIL**")
-        out.append(f"| [{_md(r.title)}](#{r.name}) | {r.seed} | {status} | {r.wall_time:.1f} |")
+        # a raw-HTML link to the raw-HTML anchor: GitHub and the Sphinx (MyST) build both resolve it
+        out.append(f'| <a href="#{r.name}">{_md(r.title)}</a> | {r.seed} | {status} | {r.wall_time:.1f} |')
     if figure_note:
         out += ["", figure_note]
     for r in results:
@@ -107,7 +113,7 @@ def write_report(results: list[CaseResult], directory: Path, figures: bool = Tru
 
 
 def validate(
-    out: str | Path = "docs/validation",
+    out: str | Path = DEFAULT_OUT,
     quick: bool = False,
     cases: Sequence[str] | None = None,
     figures: bool = True,
