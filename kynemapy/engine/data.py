@@ -328,22 +328,27 @@ class Workspace:
     # ------------------------------------------------------------ views
     @property
     def vals(self) -> np.ndarray:
+        """(nnz,) float64: the Newton matrix's values of the last iteration, CSC order of ``indptr``, ``indices``."""
         return self.views["vals"]
 
     @property
     def b(self) -> np.ndarray:
+        """(n,) float64: the residual of the last iteration, then the right-hand side of its solve."""
         return self.views["b"]
 
     @property
     def dx(self) -> np.ndarray:
+        """(n,) float64: the Newton increment of the last iteration."""
         return self.views["dx"]
 
     @property
     def errors(self) -> np.ndarray:
+        """(max_iter,) float64: the Newton errors of the last step (the first ``n_iter`` are set)."""
         return self.views["errors"]
 
     @property
     def tangent(self) -> np.ndarray:
+        """(N, 3, 3) float64: the rotation block of the tangent operator 𝒯 per node (transposed)."""
         return self.views["tangent"]
 
     @property
