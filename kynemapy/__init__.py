@@ -16,6 +16,7 @@ from kynemapy.engine.data import Inputs, State, Workspace, new_inputs, new_state
 from kynemapy.engine.params import StepParameters
 from kynemapy.model import Model
 from kynemapy.model.builder import GROUND, ModelBuilder, ModelError, SphericalJoint
+from kynemapy.run.batch import Batch, BatchInfo
 from kynemapy.run.simulation import Simulation, simulate
 
 __version__ = "0.1.0"
@@ -45,6 +46,8 @@ def __getattr__(name: str):  # PEP 562
 
 __all__ = [
     "GROUND",
+    "Batch",
+    "BatchInfo",
     "ConvergenceError",
     "Inputs",
     "Model",

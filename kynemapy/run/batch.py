@@ -1,0 +1,176 @@
+"""``Batch``: many simulations of one model advanced together in one compiled, threaded call."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import NamedTuple
+
+import numpy as np
+
+from kynemapy.engine.api import NO_ITERATIONS, NO_ROWS, entry
+from kynemapy.engine.batch import advance_members
+from kynemapy.engine.step import NEEDS_MEMORY
+from kynemapy.run.simulation import Simulation
+
+
+class BatchInfo(NamedTuple):
+    """Outcome of :meth:`Batch.advance`.
+
+    Attributes
+    ----------
+    steps : (M,) int64
+        Steps each member completed.
+    status : (M,) int64
+        Each member's status: 0 (converged) when it completed every step, else the status of
+        the step that failed (see :func:`kynemapy.engine.api.status_text`).
+    wall_time : float
+        Wall-clock time of the call [s].
+    """
+
+    steps: np.ndarray
+    status: np.ndarray
+    wall_time: float
+
+
+class Batch:
+    """Simulations of one model advanced together: each thread (one per core by default)
+    steps its share of the members in one compiled call that holds no GIL.
+
+    Each member is a :class:`~kynemapy.Simulation` of the same model (equal model tables) with
+    the same step parameters; members differ in their state and inputs (initial conditions,
+    loads, joint inputs: set them on each member before :meth:`advance`).  A member's steps
+    are exactly those of its own ``Simulation.advance``: the results are bit for bit the
+    same, whatever the number of threads.
+
+    Parameters
+    ----------
+    members : sequence of Simulation
+        At least one.  They stay usable on their own; :meth:`advance` updates their states.
+
+    Examples
+    --------
+    >>> sims = [kp.Simulation(model, params) for _ in range(100)]  # doctest: +SKIP
+    >>> for k, sim in enumerate(sims):                              # doctest: +SKIP
+    ...     sim.set_load(node, force=(k, 0, 0), moment=(0, 0, 0))
+    >>> info = kp.Batch(sims).advance(1000)                         # doctest: +SKIP
+    >>> sims[7].state.q                                              # doctest: +SKIP
+    """
+
+    def __init__(self, members: Sequence[Simulation]) -> None:
+        members = tuple(members)
+        if not members:
+            raise ValueError("Batch: give at least one Simulation")
+        for k, sim in enumerate(members):
+            if not isinstance(sim, Simulation):
+                raise TypeError(f"Batch: member {k} is a {type(sim).__name__}, not a kynemapy.Simulation")
+        if len({id(sim) for sim in members}) != len(members):
+            raise ValueError("Batch: a Simulation is listed twice (each member needs its own)")
+        first = members[0]
+        for k, sim in enumerate(members[1:], start=1):
+            if sim.params != first.params:
+                raise ValueError(f"Batch: member {k}'s step parameters differ from member 0's ({sim.params!r})")
+            if sim.workspace.solver != first.workspace.solver:
+                raise ValueError(
+                    f"Batch: member {k} uses the {sim.workspace.solver} solver, member 0 the {first.workspace.solver}"
+                )
+            for name in ("mi", "mf"):
+                a, b = sim.workspace.arenas[name], first.workspace.arenas[name]
+                if a.shape != b.shape or not np.array_equal(a, b):
+                    raise ValueError(
+                        f"Batch: member {k} simulates another model than member 0 (its tables differ); "
+                        "a batch runs one model with different states and inputs"
+                    )
+        self._members = members
+
+    @property
+    def members(self) -> tuple[Simulation, ...]:
+        """The member simulations, in order."""
+        return self._members
+
+    def __len__(self) -> int:
+        return len(self._members)
+
+    def advance(self, n_steps: int, threads: int | None = None) -> BatchInfo:
+        """Run ``n_steps`` steps of every member in one compiled call (inputs held constant).
+
+        Parameters
+        ----------
+        n_steps : int
+            Steps per member, >= 0.
+        threads : int, optional
+            Threads to use (default: one per core, at most one per member); 1 runs the members
+            one after the other in this thread.
+
+        Returns
+        -------
+        BatchInfo
+            Steps done and status per member.  A member whose step fails stops there, its
+            state that of its last converged step; the other members go on.  Nothing is raised.
+        """
+        if isinstance(n_steps, bool) or not isinstance(n_steps, (int, np.integer)) or n_steps < 0:
+            raise ValueError(f"Batch.advance: n_steps must be an integer >= 0, got {n_steps!r}")
+        if threads is not None and (
+            isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1
+        ):
+            raise ValueError(f"Batch.advance: threads must be an integer >= 1, got {threads!r}")
+        start = time.perf_counter()
+        self._match_solver_capacity()
+        members = self._members
+        m = len(members)
+        arenas = [_member_arenas(sim) for sim in members]
+        stacks = [np.stack([a[k] for a in arenas]) for k in range(len(arenas[0]))]
+        first_sim = members[0]
+        d0 = first_sim.workspace.data(first_sim.state, first_sim.inputs)
+        a0 = arenas[0][:5]
+        out = np.zeros((m, 6))
+        result = np.zeros((m, 3), dtype=np.int64)
+        n_threads = min(int(threads) if threads else (os.cpu_count() or 1), m)
+        bounds = np.linspace(0, m, n_threads + 1).round().astype(np.int64)
+        args = (d0, a0, first_sim.coefficients, int(n_steps), 0, m, *stacks, NO_ROWS, NO_ITERATIONS, out, result)
+        run = entry(advance_members, args)  # compiled (or loaded) here, before any thread starts
+        if n_threads == 1:
+            run(*args)
+        else:  # the compiled call releases the GIL: the threads run at once, on disjoint members
+            with ThreadPoolExecutor(n_threads) as pool:
+                futures = [pool.submit(run, *args[:4], a, b, *args[6:]) for a, b in itertools.pairwise(bounds)]
+                for future in futures:
+                    future.result()
+        for k in range(m):
+            for target, stack in zip(arenas[k], stacks, strict=True):
+                target[...] = stack[k]
+        steps = result[:, 0].copy()
+        status = result[:, 2].copy()
+        # a member whose sparse fallback outgrew its arrays goes on alone, on grown arrays
+        for k in np.flatnonzero(status == NEEDS_MEMORY):
+            sim, code = members[k], NEEDS_MEMORY
+            while code == NEEDS_MEMORY:
+                sim.grow_solver()
+                done, _, code = sim.advance_rows(int(n_steps) - int(steps[k]), 0, NO_ROWS, 0, NO_ITERATIONS)
+                steps[k] += done
+            status[k] = code
+        return BatchInfo(steps, status, time.perf_counter() - start)
+
+    def _match_solver_capacity(self) -> None:
+        """Grow the members' sparse fallback LUs to one capacity (the largest), so that their
+        arenas stack (a fallback grows by doubling from the same start: the sizes meet)."""
+        largest = max(_member_arenas(sim)[-1].size for sim in self._members)
+        for sim in self._members:
+            while _member_arenas(sim)[-1].size < largest:
+                sim.grow_solver()
+        if len({tuple(a.shape for a in _member_arenas(sim)) for sim in self._members}) != 1:
+            raise RuntimeError("Batch: the members' solver arrays could not be brought to one size")
+
+
+def _member_arenas(sim: Simulation) -> tuple[np.ndarray, ...]:
+    """(sf, si, xf, wf, wi, ri, rf, fi, ff): the arenas a member owns (state, inputs,
+    workspace, the solver's reference and fallback), in :func:`advance_members`' order."""
+    ws = sim.workspace
+    fallback = ws.fallback if isinstance(ws.fallback, tuple) else (ws.fallback.i, ws.fallback.f)
+    return (
+        sim.state.f, sim.state.i, sim.inputs.data, ws.arenas["wf"], ws.arenas["wi"],
+        ws.reference.i, ws.reference.f, *fallback,
+    )  # fmt: skip
