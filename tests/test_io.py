@@ -283,7 +283,7 @@ def test_truncated_file_is_refused_at_once(tmp_path: Path) -> None:
     cut = tmp_path / "cut.h5"
     cut.write_bytes(data[: len(data) // 3])
     started = time.perf_counter()
-    with pytest.raises(OSError, match=r"cut\.h5: damaged HDF5 file.*truncated file"):
+    with pytest.raises(OSError, match=r"cut\.h5: damaged HDF5 file, cut short: \d+ of the \d+ bytes"):
         read(cut)
     assert time.perf_counter() - started < 5.0
 

@@ -209,7 +209,7 @@ def model_difference(theirs: Model, mine: Model) -> str | None:
         if np.any(differs):
             where = tuple(int(i) for i in np.argwhere(differs)[0])
             index = ", ".join(map(str, where))
-            return f"{name}[{index}] is {b[where]!r} in the new model, {a[where]!r} in the file's"
+            return f"{name}[{index}] is {b[where].item()!r} in the new model, {a[where].item()!r} in the file's"
     return None
 
 
@@ -1068,6 +1068,7 @@ def _verify(
     first_bad = committed if bad_from is None else bad_from
     for k, name in enumerate(ROW_NAMES):
         ds = f[name]
+        unreadable: set[int] = set()
         try:
             data = ds[:committed]
         except Exception:  # an unreadable chunk: read block by block to find it
@@ -1077,27 +1078,50 @@ def _verify(
                 try:
                     data[a:b] = ds[a:b]
                 except Exception:
+                    unreadable.add(a)
                     problems.append((name, a, b))
                     first_bad = min(first_bad, a)
-        else:
-            for rec in records:
-                a, b = int(rec[0]), int(rec[1])
-                if _crc(data[a:b]) != int(rec[2 + k]):
-                    problems.append((name, a, b))
-                    first_bad = min(first_bad, a)
+        for rec in records:
+            a, b = int(rec[0]), int(rec[1])
+            if a not in unreadable and _crc(data[a:b]) != int(rec[2 + k]):
+                problems.append((name, a, b))
+                first_bad = min(first_bad, a)
         rows[name] = data
     intact = first_bad
     if problems and not salvage:
         raise ResultFileError(
-            f"{path}: damaged: "
-            + "; ".join(_problem_text(p, committed) for p in problems[:6])
-            + (f"; and {len(problems) - 6} more" if len(problems) > 6 else "")
-            + _intact_text(path, intact),
+            f"{path}: damaged: " + _summary(problems, committed) + _intact_text(path, intact),
             path,
             problems,
             intact,
         )
     return intact, {name: arr[:intact] for name, arr in rows.items()}, problems
+
+
+def _summary(problems: list[tuple[str, int | None, int | None]], committed: int, most: int = 8) -> str:
+    """The problems as text, adjacent row ranges of one dataset merged, in order of their first row."""
+    merged: list[tuple[str, int | None, int | None]] = []
+    for name, a, b in sorted(problems, key=lambda p: (-1 if p[1] is None else p[1], p[0])):
+        for i, (other, c, d) in enumerate(merged):
+            if other == name and a is not None and d is not None and c is not None and c <= a <= d:
+                merged[i] = (name, c, max(d, b or d))
+                break
+        else:
+            merged.append((name, a, b))
+    groups: dict[tuple[int | None, int | None], list[str]] = {}
+    others: list[tuple[str, int | None, int | None]] = []
+    for name, a, b in merged:
+        if a is None or b is None or name in ("committed", "checksums"):
+            others.append((name, a, b))
+        else:
+            groups.setdefault((a, b), []).append(name)
+    parts = [_problem_text(p, committed) for p in others]
+    for (a, b), names in groups.items():
+        shown = ", ".join(f"/{n}" for n in names[:most])
+        if len(names) > most:
+            shown += f" and {len(names) - most} more"
+        parts.append(f"rows {a} to {b - 1} of {shown} fail their checksum")  # type: ignore[operator]
+    return "; ".join(parts)
 
 
 def _problem_text(problem: tuple[str, int | None, int | None], committed: int) -> str:
@@ -1175,9 +1199,7 @@ def read(path: str | os.PathLike[str], *, salvage: bool = False) -> Result:
             restart = _restart_slot(f, path, model, intact, salvage)
     if problems:
         warnings.warn(
-            f"{path}: damaged: "
-            + "; ".join(_problem_text(p, intact) for p in problems[:6])
-            + f"; returning the {intact} intact rows",
+            f"{path}: damaged: " + _summary(problems, intact) + f"; returning the {intact} intact rows",
             ResultFileWarning,
             stacklevel=2,
         )
@@ -1208,6 +1230,11 @@ def _restart_slot(f: h5py.File, path: str, model: Model, committed: int, salvage
         arrays = {name: gr[name][slot] for name in _restart_shapes(model)}
         if crcs is not None and _slot_crc(arrays) != int(crcs[slot]):
             if salvage:
+                warnings.warn(
+                    f"{path}: damaged: restart slot {slot} fails its checksum; no restart data returned",
+                    ResultFileWarning,
+                    stacklevel=3,
+                )
                 continue
             raise ResultFileError(
                 f"{path}: damaged: restart slot {slot} (/restart/*[{slot}], the state after row {committed - 1}) "
