@@ -4,10 +4,11 @@ File layout (N = n_nodes, C = n_constraints, n = committed rows; SI units):
 
 ``/`` attributes
     ``kynemapy_version``, ``created`` (ISO 8601, UTC), ``units`` (JSON object
-    dataset → unit) and the user's ``attrs``.
+    dataset → unit), ``writer_pid`` and ``writer_host`` (the writing process) and the
+    user's ``attrs``.
 ``/model``
     every field of :class:`kynemapy.Model`: arrays as datasets (exact dtype and
-    shape), integer counts as attributes.
+    shape; attribute ``crc32``: CRC-32 of the array's bytes), integer counts as attributes.
 ``/params``
     the :class:`kynemapy.StepParameters` fields as attributes; ``/params/derived``
     holds α_m, α_f, γ, β (informational).
@@ -19,16 +20,24 @@ time-series datasets (chunked ``block`` rows, unlimited first axis)
     ``constraint_output`` (n, C, 3), ``kinetic_energy`` (n,) [J], ``potential_energy``
     (n,) [J], ``linear_momentum`` (n, 3) [kg m/s], ``angular_momentum`` (n, 3) [kg m²/s]
     (about the world origin).
+``/checksums`` (m, 2 + F) int64
+    one record per appended block: first row, stop row, then the CRC-32 (``zlib.crc32``)
+    of each of the F per-row datasets' rows of that block (C order, in the order of
+    ``ROW_FIELDS``; attribute ``columns`` names them).  The records of the committed rows
+    tile rows ``0 .. committed - 1``.
 ``/committed`` (1,) int64
     number of complete rows.  Rows beyond it (a block being written when the
     writer died) are ignored by :func:`read`.
+``/closed`` (1,) int64
+    1 once the writer closed the file, 0 while it writes (or after it was killed).
 ``/restart`` (with ``restart=True``)
     the full :class:`kynemapy.State` (``q, q_prev, q_delta, v, vd, a, x, lam,
     constraint_output, time, step``) and :class:`kynemapy.Inputs` (``f,
     constraint_input``) of the last committed row, **double-buffered**: every
     array has a leading slot axis of length 2 (e.g. ``/restart/q`` is (2, N, 7)),
     and ``/restart/slot_info`` (2, 2) int64 holds, per slot, (committed row count
-    the slot belongs to, write generation).  A write always goes to the slot not
+    the slot belongs to, write generation); ``/restart/slot_crc`` (2,) the CRC-32 of each
+    slot's arrays (State's fields, then Inputs', in order), written with the slot.  A write always goes to the slot not
     holding the newest restart, so a crash in the middle of one never damages
     the other; :func:`read` returns the newest slot whose row count equals
     ``committed``.
@@ -46,9 +55,25 @@ writes in three ordered phases, each ended by a flush:
 3. write ``committed``.
 
 So ``committed`` on disk never counts a row whose data is not on disk, and a
-restart slot is never pointed at before its arrays are on disk.  (This protects
+restart slot is never pointed at before its arrays are on disk.  The block's checksum
+record is written with its rows (phase 1), the restart slot's checksum with the slot.  (This protects
 against the *process* dying; surviving an operating-system crash or power loss
 would also need fsync, which HDF5's flush does not do.)
+
+A killed writer leaves its file marked "open for writing" (HDF5's superblock status
+flags), which only a SWMR reader accepts.  :func:`read` (and so ``Simulation.restart``,
+``kynemapy info``, ``--resume``) clears those marks when the writer is gone
+(``writer_pid`` no longer runs on this host), as ``h5clear -s`` would, and warns
+(:class:`ResultFileWarning`); afterwards any HDF5 reader (h5py, h5dump, ParaView) opens
+the file.  The marks of a live writer are left alone.
+
+Checksums rather than HDF5's Fletcher-32 filter: Fletcher-32 passes a chunk whose bytes
+are all zeros (a copy whose end never arrived), cannot say which rows of a failing
+dataset are bad, and costs a filter pipeline per chunk.  Every :func:`read` checks every
+committed row, the model tables and the restart slot it returns; a failure raises
+:class:`ResultFileError` naming the datasets and rows and the rows still intact
+(``read(path, salvage=True)`` returns those).  Files written before the checksums are
+read unchecked.
 """
 
 from __future__ import annotations
