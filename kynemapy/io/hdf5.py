@@ -48,15 +48,17 @@ the first append), then SWMR (single-writer/multiple-reader) mode is switched on
 From then on HDF5 keeps the on-disk metadata consistent at every moment, so a
 process killed with SIGKILL leaves a file that opens (read-only, ``swmr=True``)
 with everything up to the last ``flush()``.  Each :meth:`ResultWriter.append`
-writes in three ordered phases, each ended by a flush:
+writes in two ordered phases, each ended by a flush:
 
-1. resize every dataset once and write the block (and the spare restart slot);
-2. mark the restart slot as belonging to the new row count;
-3. write ``committed``.
+1. resize every dataset once and write the block and its checksum record, the spare
+   restart slot and its checksum, and mark that slot as belonging to the new row count;
+2. write ``committed``.
 
-So ``committed`` on disk never counts a row whose data is not on disk, and a
-restart slot is never pointed at before its arrays are on disk.  The block's checksum
-record is written with its rows (phase 1), the restart slot's checksum with the slot.  (This protects
+So ``committed`` on disk never counts a row whose data is not on disk.  A restart slot
+is used only when its row count equals ``committed``, so the spare slot may be marked in
+the flush that writes it: until phase 2 the file's ``committed`` is the old count, whose
+slot is the other one, untouched.  (Until 2.x the mark had a flush of its own: three
+flushes an append, a third of the writer's HDF5 time.)  (This protects
 against the *process* dying; surviving an operating-system crash or power loss
 would also need fsync, which HDF5's flush does not do.)
 
@@ -600,12 +602,12 @@ class ResultWriter:
         slot = None
         if state is not None and inputs is not None and self._restart is not None:
             slot = self._write_restart_slot(state, inputs)
-        f.flush()  # phase 1: the rows (and the spare restart slot) are in the file
         if slot is not None:
+            # labelled with the row count it will belong to: ignored by readers until `committed` says so
             self._mark_slot(slot, stop)
-            f.flush()  # phase 2: the slot is labelled with the row count it will belong to
+        f.flush()  # phase 1: the rows, the spare restart slot and its label are in the file
         self._write_committed(stop)
-        f.flush()  # phase 3: commit
+        f.flush()  # phase 2: commit
         self._committed = stop
         self._last_step = int(data["step"][-1])
         return stop
