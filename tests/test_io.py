@@ -646,7 +646,7 @@ def test_energy_momentum_free_spinning_body(invariants) -> None:
     g = np.array([0.3, -1.0, -9.81])
     X = np.array([1.0, -2.0, 0.5])
     r0 = unit([0.9, 0.1, -0.3, 0.2])
-    m, J = 4.0, np.array([[2.0, 0.1, 0.0], [0.1, 3.0, -0.2], [0.0, -0.2, 5.0]])
+    m, J = 4.0, np.array([[2.0, 0.1, 0.0], [0.1, 3.0, -0.2], [0.0, -0.2, 4.5]])  # I1 + I2 >= I3: a rigid body
     b = kp.ModelBuilder(gravity=g)
     node = b.add_node(position=X, orientation=r0)
     b.add_mass(node, mass=m, inertia=J)
