@@ -363,6 +363,7 @@ class ResultWriter:
         self._generation = 0
         self._laid_out = False
         self._n_records = 0
+        self._spaces: dict[tuple[str, int], tuple[Any, Any, Any]] = {}
         f = h5py.File(self.path, "w", libver="latest")
         self._file: h5py.File | None = f
         try:
@@ -532,11 +533,26 @@ class ResultWriter:
             arrays[name] = np.ascontiguousarray(arr, dtype=dtype)
         newest = int(np.argmax(self._slot_info[:, 1]))
         slot = 1 - newest if self._slot_info[newest, 1] >= 0 else 0
+        arrays["slot_crc"] = np.array([_slot_crc(arrays)], dtype=np.int64)
         for name, arr in arrays.items():
             if arr.size:
-                _write_at(self._restart[name].id, (slot,) + (0,) * arr.ndim, arr.reshape(1, *arr.shape))
-        _write_at(self._restart["slot_crc"].id, (slot,), np.array([_slot_crc(arrays)], dtype=np.int64))
+                dsid, mspace, fspace = self._slot_spaces(name, slot, arr.shape)
+                dsid.write(mspace, fspace, arr)
         return slot
+
+    def _slot_spaces(self, name: str, slot: int, shape: tuple[int, ...]) -> tuple[Any, Any, Any]:
+        """Dataset id, memory and file dataspace of one restart array's slot (made once: the slot
+        datasets never change extent, and an append writes 14 of them)."""
+        key = (name, slot)
+        spaces = self._spaces.get(key)
+        if spaces is None:
+            assert self._restart is not None
+            dsid = self._restart[name].id
+            fspace = dsid.get_space()
+            count = (1, *shape) if name != "slot_crc" else (1,)
+            fspace.select_hyperslab((slot,) + (0,) * (len(count) - 1), count)
+            spaces = self._spaces[key] = (dsid, h5s.create_simple(shape), fspace)
+        return spaces
 
     def _mark_slot(self, slot: int, rows: int) -> None:
         """Point restart ``slot`` at ``rows`` committed rows with a new generation (no flush)."""

@@ -121,7 +121,8 @@ class BackgroundWriter:
         self._raise_writer_error()
         if self.fill == 0:
             return
-        item = (self._current, self.fill, state.copy(), Inputs(*inputs))
+        # copies: the driver goes on (and a loads callback writes the inputs) while the thread writes
+        item = (self._current, self.fill, state.copy(), Inputs(*(np.array(a) for a in inputs)))
         self._start += self.fill
         self.fill = 0
         if self._thread is None:
