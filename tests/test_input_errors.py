@@ -63,12 +63,13 @@ def test_inertia_that_no_rigid_body_has_is_refused() -> None:
     assert b.add_mass(n, mass=1.0, inertia=j) == 1
 
 
-def test_a_node_with_nothing_attached_is_refused_by_name() -> None:
+def test_a_load_on_a_node_with_nothing_attached_is_refused_by_name() -> None:
     b = one_body()
-    lone = b.add_node(position=(5.0, 0.0, 0.0))  # no mass, spring or constraint
-    model = b.build()
-    with pytest.raises(ModelError, match=rf"node {lone} has nothing attached \(no mass, spring or constraint\)"):
-        kp.Simulation(model, PARAMS)
+    lone = b.add_node(position=(5.0, 0.0, 0.0))  # no mass, spring or constraint: no unknowns
+    sim = kp.Simulation(b.build(), PARAMS)
+    with pytest.raises(ValueError, match=rf"load on node {lone}: the node has nothing attached"):
+        sim.set_load(lone, force=(1.0, 0.0, 0.0))  # it used to be ignored without a word
+    assert not np.any(sim.inputs.f)
 
 
 def test_a_node_held_by_springs_only_is_refused_in_dynamics_by_name() -> None:

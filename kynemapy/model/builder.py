@@ -623,20 +623,14 @@ def joint_frame(axis: np.ndarray) -> np.ndarray:
 
 
 def check_simulation(model: Model, dynamic: bool = True) -> None:
-    """Refuse a model with a node that a simulation cannot move as asked; raises :class:`ModelError` naming it.
+    """Refuse a model with a node that makes the dynamics singular; raises :class:`ModelError` naming it.
 
-    * A node with nothing attached (no mass, spring or constraint) has no unknowns: loads and
-      gravity on it would be ignored without a word.
-    * In dynamics (``dynamic``), a node with degrees of freedom (a spring ends on it) but neither
-      a mass nor a constraint has no inertia in any direction: the iteration matrix is singular.
-      (Statics may still solve it, when its springs hold it in every direction.)
+    In dynamics (``dynamic``), a node with degrees of freedom (a spring ends on it) but neither a
+    mass nor a constraint has no inertia in any direction: the iteration matrix is singular.
+    (Statics may still solve it, when its springs hold it in every direction.)  A node with
+    nothing attached at all has no unknowns and is left alone (Kynema's model tests create
+    such states); a load on it is refused by :meth:`kynemapy.Simulation.set_load`.
     """
-    for i in range(model.n_nodes):
-        if model.node_dofs[i] == 0:
-            raise ModelError(
-                f"node {i} has nothing attached (no mass, spring or constraint): it has no equation of "
-                f"motion, and loads or gravity on it would be ignored; attach a mass to it or leave it out"
-            )
     if not dynamic:
         return
     held = np.zeros(model.n_nodes, dtype=bool)

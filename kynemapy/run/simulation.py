@@ -333,7 +333,13 @@ class Simulation:
         f = np.concatenate([np.asarray(force, float), np.asarray(moment, float)])
         if f.shape != (6,) or not np.all(np.isfinite(f)):
             raise ValueError(f"load on node {node}: force and moment must be 3 finite numbers each, got {f.tolist()}")
-        self.inputs.f[self._node(node)] = f
+        node = self._node(node)
+        if self.model.node_dofs[node] == 0:
+            raise ValueError(
+                f"load on node {node}: the node has nothing attached (no mass, spring or constraint), "
+                f"so a load on it would be ignored"
+            )
+        self.inputs.f[node] = f
 
     def _node(self, node: int) -> int:
         if not 0 <= int(node) < self.model.n_nodes:
