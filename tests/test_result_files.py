@@ -90,6 +90,8 @@ def test_a_file_cut_short_fails_fast_and_names_the_rows_still_intact(whole: Path
     head.write_bytes(data[:2048])
     err = refused_everywhere(head, r"head\.h5: damaged HDF5 file, cut short.*no row can be read")
     assert err.intact_rows == 0
+    with pytest.raises(ResultFileError, match=r"head\.h5: damaged HDF5 file, cut short.*no row can be read"):
+        read(head, salvage=True)  # nothing to salvage: still an error naming the file, not h5py's
 
 
 def test_a_zeroed_second_half_is_detected_not_read_as_rows_at_time_zero(whole: Path, tmp_path: Path) -> None:

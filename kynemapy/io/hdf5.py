@@ -987,8 +987,23 @@ def _open(path: str, *, salvage: bool = False) -> tuple[h5py.File, str | None]:
     sb, size = _superblock(path)
     if sb is not None and size < sb.eof:
         if salvage:
-            f = _open_patched(path, sb, size)
-            _check_kynemapy(f, path)
+            try:
+                f = _open_patched(path, sb, size)
+                try:
+                    _check_kynemapy(f, path)
+                except BaseException:
+                    f.close()
+                    raise
+            except ResultFileError:
+                raise
+            except Exception as exc:  # its metadata are in the missing part
+                raise ResultFileError(
+                    f"{path}: damaged HDF5 file, cut short: {size} of the {sb.eof} bytes its superblock names; "
+                    f"no row can be read from it ({exc})",
+                    path,
+                    [("(file)", None, None)],
+                    0,
+                ) from None
             return f, f"{path}: cut short ({size} of {sb.eof} bytes); reading the intact rows"
         message = f"{path}: damaged HDF5 file, cut short: {size} of the {sb.eof} bytes its superblock names"
         intact = None
@@ -1047,8 +1062,10 @@ def _open(path: str, *, salvage: bool = False) -> tuple[h5py.File, str | None]:
         raise ResultFileError(f"{path}: not a readable HDF5 file ({exc})", path) from None
     try:
         _check_kynemapy(f, path)
-    except BaseException:
+    except BaseException as exc:
         f.close()
+        if isinstance(exc, (OSError, RuntimeError, KeyError)) and not isinstance(exc, ResultFileError):
+            raise ResultFileError(f"{path}: damaged: HDF5 cannot read its root group ({exc})", path) from exc
         raise
     return f, None
 
@@ -1212,42 +1229,49 @@ def read(path: str | os.PathLike[str], *, salvage: bool = False) -> Result:
     f, note = _open(path, salvage=salvage)
     if note is not None:
         warnings.warn(note, ResultFileWarning, stacklevel=2)
-    with f:
-        clean = bool(f["closed"][0]) if "closed" in f else (note is None and not f.swmr_mode)
-        intact, rows, problems = _verify(f, path, salvage=salvage)
-        gm = f["model"]
-        fields: dict[str, Any] = {}
-        for name in Model._fields:
-            if name in gm:
-                ds = gm[name]
-                value = ds[()]
-                crc = ds.attrs.get("crc32")
-                if crc is not None and _crc(value) != int(crc):
-                    raise ResultFileError(
-                        f"{path}: damaged: /model/{name} fails its checksum (the model cannot be trusted)",
-                        path,
-                        [(f"model/{name}", None, None)],
-                        0,
-                    )
-                fields[name] = freeze(value, ds.dtype.type)
-            elif name in gm.attrs:
-                fields[name] = int(gm.attrs[name])
-            else:
-                raise ResultFileError(f"{path}: /model lacks {name}", path, [(f"model/{name}", None, None)])
-        model = Model(**fields)
-        gp = f["params"]
-        params = StepParameters(
-            **{
-                fld.name: _convert(gp.attrs[fld.name], fld.type)
-                for fld in dataclasses.fields(StepParameters)
-                if fld.name in gp.attrs
-            }
-        )
-        attrs = {k: _decode(v) for k, v in f.attrs.items()}
-        units = json.loads(attrs["units"]) if "units" in attrs else {}
-        restart = None
-        if "restart" in f:
-            restart = _restart_slot(f, path, model, intact, salvage)
+    try:
+        with f:
+            clean = bool(f["closed"][0]) if "closed" in f else (note is None and not f.swmr_mode)
+            intact, rows, problems = _verify(f, path, salvage=salvage)
+            gm = f["model"]
+            fields: dict[str, Any] = {}
+            for name in Model._fields:
+                if name in gm:
+                    ds = gm[name]
+                    value = ds[()]
+                    crc = ds.attrs.get("crc32")
+                    if crc is not None and _crc(value) != int(crc):
+                        raise ResultFileError(
+                            f"{path}: damaged: /model/{name} fails its checksum (the model cannot be trusted)",
+                            path,
+                            [(f"model/{name}", None, None)],
+                            0,
+                        )
+                    fields[name] = freeze(value, ds.dtype.type)
+                elif name in gm.attrs:
+                    fields[name] = int(gm.attrs[name])
+                else:
+                    raise ResultFileError(f"{path}: /model lacks {name}", path, [(f"model/{name}", None, None)])
+            model = Model(**fields)
+            gp = f["params"]
+            params = StepParameters(
+                **{
+                    fld.name: _convert(gp.attrs[fld.name], fld.type)
+                    for fld in dataclasses.fields(StepParameters)
+                    if fld.name in gp.attrs
+                }
+            )
+            attrs = {k: _decode(v) for k, v in f.attrs.items()}
+            units = json.loads(attrs["units"]) if "units" in attrs else {}
+            restart = None
+            if "restart" in f:
+                restart = _restart_slot(f, path, model, intact, salvage)
+    except ResultFileError:
+        raise
+    except (OSError, RuntimeError, KeyError, ValueError, TypeError) as exc:  # HDF5's own complaint
+        raise ResultFileError(
+            f"{path}: damaged: HDF5 cannot read it ({type(exc).__name__}: {exc})", path, [("(file)", None, None)], 0
+        ) from exc
     if problems:
         warnings.warn(
             f"{path}: damaged: " + _summary(problems, intact) + f"; returning the {intact} intact rows",
