@@ -1,13 +1,14 @@
 """The ``kynemapy`` command line: run a TOML model, summarise and plot a result file.
 
-    kynemapy run model.toml [-o run.h5] [--resume] [--every K] [--block B] [--adaptive] [--no-progress]
+    kynemapy run model.toml [-o run.h5] [--resume | --overwrite] [--every K] [--block B] [--adaptive] [--no-progress]
     kynemapy info run.h5
     kynemapy plot run.h5 [-o DIR]
     kynemapy validate [--quick] [--out DIR] [--case NAME ...] [--no-figures]
 
 Exit status: 0 on success, 1 when a run stops at a step that does not converge (the
 rows so far are in the file) or a validation check fails, 2 for bad input (model file,
-options, output path).
+options, output path, a damaged or foreign result file), 130 when interrupted (Ctrl-C: the
+rows computed so far are in the file, and the message says how to resume).
 """
 
 from __future__ import annotations
@@ -21,7 +22,44 @@ from pathlib import Path
 import numpy as np
 
 
+def _positive(text: str) -> int:
+    """An argparse type: an integer >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {value}")
+    return value
+
+
+def _check_resume(output: str, model_path: str, mf: object) -> None:
+    """Refuse to continue ``output`` with a model file whose model or step parameters differ from the file's."""
+    import dataclasses
+
+    from kynemapy.io import model_difference, read
+
+    r = read(output)
+    difference = model_difference(r.model, mf.model)  # type: ignore[attr-defined]
+    if difference is None:
+        for fld in dataclasses.fields(r.params):
+            theirs, mine = getattr(r.params, fld.name), getattr(mf.params, fld.name)  # type: ignore[attr-defined]
+            if theirs != mine:
+                difference = f"step parameter {fld.name} is {mine!r} in {model_path}, {theirs!r} in the file"
+                break
+    if difference is not None:
+        origin = r.attrs.get("model_file")
+        hint = (
+            f"kynemapy run {origin} -o {output} --resume" if origin else f"kp.Simulation.restart({output!r}).run(...)"
+        )
+        raise ValueError(
+            f"--resume: {output} was written by another model than {model_path}: {difference}; "
+            f"to continue the file's own model: {hint}"
+        )
+
+
 def _run(args: argparse.Namespace) -> int:
+    from kynemapy.io import read
     from kynemapy.model.file import load_model_file
     from kynemapy.run.simulation import ConvergenceError, Simulation
 
@@ -29,12 +67,13 @@ def _run(args: argparse.Namespace) -> int:
     output = args.output or mf.output.get("path")
     if output is None:
         raise ValueError("no output file: give -o/--output or an [output] path in the model file")
-    every = args.every or int(mf.output.get("every", 1))
-    block = args.block or mf.output.get("block")
+    every = args.every if args.every is not None else int(mf.output.get("every", 1))
+    block = args.block if args.block is not None else mf.output.get("block")
     n_total = mf.n_steps
     if args.resume:
         if not os.path.exists(output):
             raise ValueError(f"--resume: {output!r} does not exist")
+        _check_resume(output, args.model, mf)
         sim = Simulation.restart(output)
         remaining = max(n_total - sim.step_count, 0)
         print(f"resuming {output} at step {sim.step_count} (t = {sim.time:.9g} s); {remaining} steps to go")
@@ -52,10 +91,22 @@ def _run(args: argparse.Namespace) -> int:
             loads=loads,
             adaptive=args.adaptive,
             attrs={"model_file": str(Path(args.model).resolve())},
+            overwrite=args.overwrite,
         )
     except ConvergenceError as exc:
         print(f"kynemapy run: {exc}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        try:
+            rows = f"{read(output).committed} rows are in {output}"
+        except Exception as exc:  # the file is not readable: say so rather than hide it
+            rows = f"the output file cannot be read ({exc})"
+        print(
+            f"kynemapy run: interrupted at step {sim.step_count}, t = {sim.time:.9g} s; {rows}; "
+            f"continue with: kynemapy run {args.model} -o {output} --resume",
+            file=sys.stderr,
+        )
+        return 130
     print(
         f"{info.steps} steps to t = {info.time:.9g} s in {info.wall_time:.2f} s; "
         f"Newton iterations/step mean {info.iterations_mean:.2f}, max {info.iterations_max}; "
@@ -171,10 +222,11 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("model", help="model file (.toml)")
     run.add_argument("-o", "--output", help="HDF5 result file (default: the model file's [output] path)")
     run.add_argument("--resume", action="store_true", help="continue the output file from its last committed step")
-    run.add_argument("--every", type=int, help="write every K-th step (default: model file, else 1)")
+    run.add_argument("--overwrite", action="store_true", help="replace an existing output file (else refused)")
+    run.add_argument("--every", type=_positive, help="write every K-th step (default: model file, else 1)")
     run.add_argument(
         "--block",
-        type=int,
+        type=_positive,
         help="rows a killed run may lose at most, written in half blocks "
         "(default: model file, else about 2 MiB of rows)",
     )
@@ -205,14 +257,32 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status."""
+    import warnings
+
     from kynemapy.model.builder import ModelError
 
     args = parser().parse_args(argv)
-    try:
-        return int(args.func(args))
-    except (ModelError, ValueError, OSError, KeyError) as exc:
-        print(f"kynemapy {args.command}: {exc}", file=sys.stderr)
+    prefix = f"kynemapy {args.command}: "
+    if args.command == "run" and args.resume and args.overwrite:
+        print(prefix + "give --resume or --overwrite, not both", file=sys.stderr)
         return 2
+
+    def show(message: Warning | str, category: type[Warning], *_: object, **__: object) -> None:
+        print(prefix + str(message), file=sys.stderr)
+
+    try:
+        with warnings.catch_warnings():
+            warnings.showwarning = show  # a library warning (e.g. a killed writer's marks cleared): one line
+            return int(args.func(args))
+    except (ModelError, ValueError, OSError, KeyError) as exc:
+        message = str(exc)
+        if message.startswith(f"{args.command}: "):  # the library names the call already
+            message = message[len(args.command) + 2 :]
+        print(prefix + message, file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(prefix + "interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

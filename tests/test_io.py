@@ -283,7 +283,7 @@ def test_truncated_file_is_refused_at_once(tmp_path: Path) -> None:
     cut = tmp_path / "cut.h5"
     cut.write_bytes(data[: len(data) // 3])
     started = time.perf_counter()
-    with pytest.raises(OSError, match=r"cut\.h5: damaged HDF5 file.*truncated file"):
+    with pytest.raises(OSError, match=r"cut\.h5: damaged HDF5 file, cut short: \d+ of the \d+ bytes"):
         read(cut)
     assert time.perf_counter() - started < 5.0
 
@@ -381,10 +381,10 @@ CHILD = HELPERS + textwrap.dedent(
             w._datasets[name][start:] = arr
         w._file.flush()
         die()
-    elif mode == "before_mark":  # phase 1 done (rows + spare restart slot on disk)
+    elif mode == "before_mark":  # rows and spare restart slot written, not flushed (the mark goes with them)
         w._mark_slot = die
         w.append(b, *state_of_last_row(model, b))
-    elif mode == "before_commit":  # phases 1 and 2 done, `committed` not yet written
+    elif mode == "before_commit":  # phase 1 done (rows, spare slot and its mark flushed), `committed` not yet written
         w._write_committed = die
         w.append(b, *state_of_last_row(model, b))
     elif mode == "forever":  # the parent kills us
@@ -446,6 +446,8 @@ def test_sigkill_leaves_exactly_the_flushed_rows(tmp_path: Path, mode: str) -> N
         info = f["restart/slot_info"][()]
     if mode == "between_blocks":
         assert extent == n_blocks * block
+    elif mode == "before_mark":  # killed before the flush: HDF5 may or may not have written the resize yet
+        assert extent in (n_blocks * block, (n_blocks + 1) * block)
     else:  # the uncommitted block reached the file but is ignored
         assert extent == (n_blocks + 1) * block
     if mode == "before_commit":  # the spare slot already names the next row count; read() skips it
@@ -644,7 +646,7 @@ def test_energy_momentum_free_spinning_body(invariants) -> None:
     g = np.array([0.3, -1.0, -9.81])
     X = np.array([1.0, -2.0, 0.5])
     r0 = unit([0.9, 0.1, -0.3, 0.2])
-    m, J = 4.0, np.array([[2.0, 0.1, 0.0], [0.1, 3.0, -0.2], [0.0, -0.2, 5.0]])
+    m, J = 4.0, np.array([[2.0, 0.1, 0.0], [0.1, 3.0, -0.2], [0.0, -0.2, 4.5]])  # I1 + I2 >= I3: a rigid body
     b = kp.ModelBuilder(gravity=g)
     node = b.add_node(position=X, orientation=r0)
     b.add_mass(node, mass=m, inertia=J)

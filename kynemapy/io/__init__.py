@@ -3,7 +3,24 @@
 Imported explicitly (``import kynemapy.io``); ``import kynemapy`` does not load h5py.
 """
 
-from kynemapy.io.hdf5 import Result, ResultWriter, energy_and_momentum, read
+from kynemapy.io.hdf5 import (
+    Result,
+    ResultFileError,
+    ResultFileWarning,
+    ResultWriter,
+    energy_and_momentum,
+    model_difference,
+    read,
+)
 from kynemapy.io.netcdf import read_kynema_netcdf
 
-__all__ = ["Result", "ResultWriter", "energy_and_momentum", "read", "read_kynema_netcdf"]
+__all__ = [
+    "Result",
+    "ResultFileError",
+    "ResultFileWarning",
+    "ResultWriter",
+    "energy_and_momentum",
+    "model_difference",
+    "read",
+    "read_kynema_netcdf",
+]

@@ -4,10 +4,11 @@ File layout (N = n_nodes, C = n_constraints, n = committed rows; SI units):
 
 ``/`` attributes
     ``kynemapy_version``, ``created`` (ISO 8601, UTC), ``units`` (JSON object
-    dataset → unit) and the user's ``attrs``.
+    dataset → unit), ``writer_pid`` and ``writer_host`` (the writing process) and the
+    user's ``attrs``.
 ``/model``
     every field of :class:`kynemapy.Model`: arrays as datasets (exact dtype and
-    shape), integer counts as attributes.
+    shape; attribute ``crc32``: CRC-32 of the array's bytes), integer counts as attributes.
 ``/params``
     the :class:`kynemapy.StepParameters` fields as attributes; ``/params/derived``
     holds α_m, α_f, γ, β (informational).
@@ -19,16 +20,24 @@ time-series datasets (chunked ``block`` rows, unlimited first axis)
     ``constraint_output`` (n, C, 3), ``kinetic_energy`` (n,) [J], ``potential_energy``
     (n,) [J], ``linear_momentum`` (n, 3) [kg m/s], ``angular_momentum`` (n, 3) [kg m²/s]
     (about the world origin).
+``/checksums`` (m, 2 + F) int64
+    one record per appended block: first row, stop row, then the CRC-32 (``zlib.crc32``)
+    of each of the F per-row datasets' rows of that block (C order, in the order of
+    ``ROW_FIELDS``; attribute ``columns`` names them).  The records of the committed rows
+    tile rows ``0 .. committed - 1``.
 ``/committed`` (1,) int64
     number of complete rows.  Rows beyond it (a block being written when the
     writer died) are ignored by :func:`read`.
+``/closed`` (1,) int64
+    1 once the writer closed the file, 0 while it writes (or after it was killed).
 ``/restart`` (with ``restart=True``)
     the full :class:`kynemapy.State` (``q, q_prev, q_delta, v, vd, a, x, lam,
     constraint_output, time, step``) and :class:`kynemapy.Inputs` (``f,
     constraint_input``) of the last committed row, **double-buffered**: every
     array has a leading slot axis of length 2 (e.g. ``/restart/q`` is (2, N, 7)),
     and ``/restart/slot_info`` (2, 2) int64 holds, per slot, (committed row count
-    the slot belongs to, write generation).  A write always goes to the slot not
+    the slot belongs to, write generation); ``/restart/slot_crc`` (2,) the CRC-32 of each
+    slot's arrays (State's fields, then Inputs', in order), written with the slot.  A write always goes to the slot not
     holding the newest restart, so a crash in the middle of one never damages
     the other; :func:`read` returns the newest slot whose row count equals
     ``committed``.
@@ -39,24 +48,46 @@ the first append), then SWMR (single-writer/multiple-reader) mode is switched on
 From then on HDF5 keeps the on-disk metadata consistent at every moment, so a
 process killed with SIGKILL leaves a file that opens (read-only, ``swmr=True``)
 with everything up to the last ``flush()``.  Each :meth:`ResultWriter.append`
-writes in three ordered phases, each ended by a flush:
+writes in two ordered phases, each ended by a flush:
 
-1. resize every dataset once and write the block (and the spare restart slot);
-2. mark the restart slot as belonging to the new row count;
-3. write ``committed``.
+1. resize every dataset once and write the block and its checksum record, the spare
+   restart slot and its checksum, and mark that slot as belonging to the new row count;
+2. write ``committed``.
 
-So ``committed`` on disk never counts a row whose data is not on disk, and a
-restart slot is never pointed at before its arrays are on disk.  (This protects
+So ``committed`` on disk never counts a row whose data is not on disk.  A restart slot
+is used only when its row count equals ``committed``, so the spare slot may be marked in
+the flush that writes it: until phase 2 the file's ``committed`` is the old count, whose
+slot is the other one, untouched.  (Until 2.x the mark had a flush of its own: three
+flushes an append, a third of the writer's HDF5 time.)  (This protects
 against the *process* dying; surviving an operating-system crash or power loss
 would also need fsync, which HDF5's flush does not do.)
+
+A killed writer leaves its file marked "open for writing" (HDF5's superblock status
+flags), which only a SWMR reader accepts.  :func:`read` (and so ``Simulation.restart``,
+``kynemapy info``, ``--resume``) clears those marks when the writer is gone
+(``writer_pid`` no longer runs on this host), as ``h5clear -s`` would, and warns
+(:class:`ResultFileWarning`); afterwards any HDF5 reader (h5py, h5dump, ParaView) opens
+the file.  The marks of a live writer are left alone.
+
+Checksums rather than HDF5's Fletcher-32 filter: Fletcher-32 passes a chunk whose bytes
+are all zeros (a copy whose end never arrived), cannot say which rows of a failing
+dataset are bad, and costs a filter pipeline per chunk.  Every :func:`read` checks every
+committed row, the model tables and the restart slot it returns; a failure raises
+:class:`ResultFileError` naming the datasets and rows and the rows still intact
+(``read(path, salvage=True)`` returns those).  Files written before the checksums are
+read unchecked.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import datetime
+import io
 import json
 import os
+import socket
+import warnings
+import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -73,7 +104,16 @@ from kynemapy.engine.params import StepParameters
 from kynemapy.engine.rows import DERIVED, ROW_FIELDS, ROW_NAMES, row_layout
 from kynemapy.model import Model, freeze
 
-__all__ = ["UNITS", "Result", "ResultWriter", "energy_and_momentum", "read"]
+__all__ = [
+    "UNITS",
+    "Result",
+    "ResultFileError",
+    "ResultFileWarning",
+    "ResultWriter",
+    "energy_and_momentum",
+    "model_difference",
+    "read",
+]
 
 #: Per-row fields the caller must pass to :meth:`ResultWriter.append` (the others, ``DERIVED``,
 #: are computed from ``q`` and ``v`` when left out).
@@ -178,6 +218,28 @@ def energy_and_momentum(
 
 
 # --------------------------------------------------------------------------- writer
+def model_difference(theirs: Model, mine: Model) -> str | None:
+    """The first difference between two models as a sentence (``theirs``: a file's), or None if equal."""
+    for name in Model._fields:
+        a, b = getattr(theirs, name), getattr(mine, name)
+        if not isinstance(a, np.ndarray):
+            if int(a) != int(b):
+                return f"{name} is {b} in the new model, {a} in the file's"
+            continue
+        a, b = np.asarray(a), np.asarray(b)
+        if a.shape != b.shape:
+            return f"{name} has shape {b.shape} in the new model, {a.shape} in the file's"
+        if a.dtype.kind == "f":
+            differs = ~((a == b) | (np.isnan(a) & np.isnan(b)))
+        else:
+            differs = a != b
+        if np.any(differs):
+            where = tuple(int(i) for i in np.argwhere(differs)[0])
+            index = ", ".join(map(str, where))
+            return f"{name}[{index}] is {b[where].item()!r} in the new model, {a[where].item()!r} in the file's"
+    return None
+
+
 def _row_shapes(model: Model) -> dict[str, tuple[tuple[int, ...], type]]:
     """Trailing shape and dtype of every per-row dataset (:data:`kynemapy.engine.rows.ROW_FIELDS`)."""
     shapes = row_layout(model.n_nodes, model.n_constraints).shapes
@@ -202,6 +264,23 @@ def _restart_shapes(model: Model) -> dict[str, tuple[tuple[int, ...], type]]:
         "f": ((nn, 6), np.float64),
         "constraint_input": ((nc, 7), np.float64),
     }
+
+
+def _crc(arr: np.ndarray, start: int = 0) -> int:
+    """CRC-32 (zlib) of an array's bytes in C order, continuing ``start``."""
+    return zlib.crc32(np.ascontiguousarray(arr).reshape(-1).view(np.uint8), start)
+
+
+def _slot_crc(arrays: Mapping[str, np.ndarray]) -> int:
+    """CRC-32 of one restart slot: its arrays in the order of State, then Inputs."""
+    crc = 0
+    for name in (*_RESTART_STATE, *_RESTART_INPUTS):
+        crc = _crc(arrays[name], crc)
+    return crc
+
+
+#: root attributes the writer sets (not the user's)
+_RESERVED = ("kynemapy_version", "created", "units", "writer_pid", "writer_host")
 
 
 def _attr_value(value: Any) -> Any:
@@ -283,6 +362,8 @@ class ResultWriter:
         self._slot_info = np.full((2, 2), -1, dtype=np.int64)  # (rows, generation) per slot
         self._generation = 0
         self._laid_out = False
+        self._n_records = 0
+        self._spaces: dict[tuple[str, int], tuple[Any, Any, Any]] = {}
         f = h5py.File(self.path, "w", libver="latest")
         self._file: h5py.File | None = f
         try:
@@ -305,8 +386,13 @@ class ResultWriter:
         f.swmr_mode = True
         self._datasets = {name: f[name] for name in ROW_NAMES}
         self._committed_ds = f["committed"]
+        self._checksums = f["checksums"]
         self._restart = (
-            {name: f["restart"][name] for name in _restart_shapes(self.model)} | {"slot_info": f["restart/slot_info"]}
+            {name: f["restart"][name] for name in _restart_shapes(self.model)}
+            | {
+                "slot_info": f["restart/slot_info"],
+                "slot_crc": f["restart/slot_crc"],
+            }
             if self.restart
             else None
         )
@@ -317,8 +403,12 @@ class ResultWriter:
         f.attrs["created"] = datetime.datetime.now(datetime.UTC).isoformat()
         units = {k: u for k, u in UNITS.items() if self.restart or not k.startswith("restart/")}
         f.attrs["units"] = json.dumps(units, ensure_ascii=False)
+        # who writes the file: a reader that finds it still marked "open for writing" clears the
+        # marks only when this process no longer runs
+        f.attrs["writer_pid"] = os.getpid()
+        f.attrs["writer_host"] = socket.gethostname()
         for key, value in (attrs or {}).items():
-            if key in ("kynemapy_version", "created", "units"):
+            if key in _RESERVED:
                 raise ValueError(f"ResultWriter: attribute {key!r} is reserved")
             f.attrs[key] = _attr_value(value)
 
@@ -327,7 +417,8 @@ class ResultWriter:
         for name in Model._fields:
             value = getattr(self.model, name)
             if isinstance(value, np.ndarray):
-                gm.create_dataset(name, data=np.ascontiguousarray(value))
+                ds = gm.create_dataset(name, data=np.ascontiguousarray(value))
+                ds.attrs["crc32"] = _crc(value)
             else:
                 gm.attrs[name] = int(value)
         gp = f.create_group("params")
@@ -342,12 +433,18 @@ class ResultWriter:
             maxshape = (None, *(d if d > 0 else None for d in shape))
             chunks = (self.block, *(max(d, 1) for d in shape))
             f.create_dataset(name, shape=(0, *shape), maxshape=maxshape, chunks=chunks, dtype=dtype)
+        width = 2 + len(ROW_NAMES)
+        ck = f.create_dataset("checksums", shape=(0, width), maxshape=(None, width), chunks=(64, width), dtype=np.int64)
+        ck.attrs["columns"] = json.dumps(["first_row", "stop_row", *ROW_NAMES])
+        ck.attrs["algorithm"] = "CRC-32 (zlib.crc32) of each dataset's rows first_row .. stop_row - 1, C order"
         f.create_dataset("committed", shape=(1,), dtype=np.int64, data=np.zeros(1, dtype=np.int64))
+        f.create_dataset("closed", shape=(1,), dtype=np.int64, data=np.zeros(1, dtype=np.int64))
         if self.restart:
             gr = f.create_group("restart")
             for name, (shape, dtype) in _restart_shapes(self.model).items():
                 gr.create_dataset(name, shape=(2, *shape), dtype=dtype, fillvalue=0)
             gr.create_dataset("slot_info", data=self._slot_info)
+            gr.create_dataset("slot_crc", shape=(2,), dtype=np.int64, data=np.full(2, -1, dtype=np.int64))
 
     # ---------------------------------------------------------------- context
     def __enter__(self) -> ResultWriter:
@@ -362,6 +459,7 @@ class ResultWriter:
         if self._file is not None:
             try:
                 self.ensure_layout()
+                self._file["closed"].id.write(h5s.ALL, h5s.ALL, np.ones(1, dtype=np.int64))
                 self._file.flush()
             finally:
                 self._file.close()
@@ -435,10 +533,26 @@ class ResultWriter:
             arrays[name] = np.ascontiguousarray(arr, dtype=dtype)
         newest = int(np.argmax(self._slot_info[:, 1]))
         slot = 1 - newest if self._slot_info[newest, 1] >= 0 else 0
+        arrays["slot_crc"] = np.array([_slot_crc(arrays)], dtype=np.int64)
         for name, arr in arrays.items():
             if arr.size:
-                _write_at(self._restart[name].id, (slot,) + (0,) * arr.ndim, arr.reshape(1, *arr.shape))
+                dsid, mspace, fspace = self._slot_spaces(name, slot, arr.shape)
+                dsid.write(mspace, fspace, arr)
         return slot
+
+    def _slot_spaces(self, name: str, slot: int, shape: tuple[int, ...]) -> tuple[Any, Any, Any]:
+        """Dataset id, memory and file dataspace of one restart array's slot (made once: the slot
+        datasets never change extent, and an append writes 14 of them)."""
+        key = (name, slot)
+        spaces = self._spaces.get(key)
+        if spaces is None:
+            assert self._restart is not None
+            dsid = self._restart[name].id
+            fspace = dsid.get_space()
+            count = (1, *shape) if name != "slot_crc" else (1,)
+            fspace.select_hyperslab((slot,) + (0,) * (len(count) - 1), count)
+            spaces = self._spaces[key] = (dsid, h5s.create_simple(shape), fspace)
+        return spaces
 
     def _mark_slot(self, slot: int, rows: int) -> None:
         """Point restart ``slot`` at ``rows`` committed rows with a new generation (no flush)."""
@@ -452,12 +566,30 @@ class ResultWriter:
         self._committed_ds.id.write(h5s.ALL, h5s.ALL, np.array([rows], dtype=np.int64))
 
     def _write_rows(self, data: Mapping[str, np.ndarray], start: int) -> None:
-        """Extend every per-row dataset to ``start + n`` rows and write ``data`` (n rows each) there (no flush)."""
-        for name, arr in data.items():
+        """Extend every per-row dataset to ``start + n`` rows and write ``data`` (n rows each) there,
+        and the block's checksum record (no flush)."""
+        record = np.zeros((1, 2 + len(ROW_NAMES)), dtype=np.int64)
+        # a block that is exactly one chunk goes to the file as it is (H5Dwrite_chunk): no copy
+        # into HDF5's chunk cache and out of it at the flush (the usual case: the run driver's
+        # buffers are chunk-sized and chunk-aligned)
+        whole = start % self.block == 0 and data["time"].shape[0] == self.block
+        for k, name in enumerate(ROW_NAMES):
+            arr = data[name]
             dsid = self._datasets[name].id
             dsid.set_extent((start + arr.shape[0], *arr.shape[1:]))
             if arr.size:
-                _write_at(dsid, (start,) + (0,) * (arr.ndim - 1), arr)
+                offset = (start,) + (0,) * (arr.ndim - 1)
+                if whole:
+                    dsid.write_direct_chunk(offset, arr)
+                else:
+                    _write_at(dsid, offset, arr)
+            record[0, 2 + k] = _crc(arr)
+        record[0, :2] = start, start + data["time"].shape[0]
+        ck = self._checksums.id
+        m = self._n_records
+        ck.set_extent((m + 1, record.shape[1]))
+        _write_at(ck, (m, 0), record)
+        self._n_records = m + 1
 
     def append(self, rows: Mapping[str, Any], state: State | None = None, inputs: Inputs | None = None) -> int:
         """Append one block of rows, commit it and flush; return the committed row count.
@@ -494,12 +626,12 @@ class ResultWriter:
         slot = None
         if state is not None and inputs is not None and self._restart is not None:
             slot = self._write_restart_slot(state, inputs)
-        f.flush()  # phase 1: the rows (and the spare restart slot) are in the file
         if slot is not None:
+            # labelled with the row count it will belong to: ignored by readers until `committed` says so
             self._mark_slot(slot, stop)
-            f.flush()  # phase 2: the slot is labelled with the row count it will belong to
+        f.flush()  # phase 1: the rows, the spare restart slot and its label are in the file
         self._write_committed(stop)
-        f.flush()  # phase 3: commit
+        f.flush()  # phase 2: commit
         self._committed = stop
         self._last_step = int(data["step"][-1])
         return stop
@@ -517,12 +649,10 @@ class ResultWriter:
         """
         path = os.fspath(path)
         old = read(path)
-        for name in Model._fields:
-            mine, theirs = getattr(model, name), getattr(old.model, name)
-            if not np.array_equal(np.asarray(mine), np.asarray(theirs)):
-                raise ValueError(f"ResultWriter.reopen: {path} holds a different model ({name} differs)")
-        reserved = {"kynemapy_version", "created", "units"}
-        attrs = {k: v for k, v in old.attrs.items() if k not in reserved}
+        difference = model_difference(old.model, model)
+        if difference is not None:
+            raise ValueError(f"ResultWriter.reopen: {path} holds a different model: {difference}")
+        attrs = {k: v for k, v in old.attrs.items() if k not in _RESERVED}
         tmp = path + ".resume-tmp"
         writer = cls(tmp, model, params, block=block, restart=old.restart is not None, attrs=attrs)
         try:
@@ -647,74 +777,510 @@ def _convert(value: Any, type_name: Any) -> Any:
     return value
 
 
-def _open(path: str) -> tuple[h5py.File, bool]:
-    """Open read-only; a file still marked as open by a (live or killed) SWMR writer needs ``swmr=True``.
+# ------------------------------------------------------------------ the file's first bytes
+_SIGNATURE = b"\x89HDF\r\n\x1a\n"
+_M32 = 0xFFFFFFFF
 
-    A file shorter than its superblock says is damaged (cut off by a copy, a transfer or a full
-    disk; a killed writer never leaves one: it extends its superblock's end only after the data
-    are flushed): it is refused at once, since a SWMR reader would retry every missing
-    metadata block for minutes."""
+
+def _rot(x: int, k: int) -> int:
+    return ((x << k) | (x >> (32 - k))) & _M32
+
+
+def _lookup3(data: bytes, initval: int = 0) -> int:
+    """Bob Jenkins' lookup3 ``hashlittle``: the checksum HDF5 puts on its superblock (and metadata)."""
+    length = len(data)
+    a = b = c = (0xDEADBEEF + length + initval) & _M32
+    k = 0
+    while length > 12:
+        a = (a + int.from_bytes(data[k : k + 4], "little")) & _M32
+        b = (b + int.from_bytes(data[k + 4 : k + 8], "little")) & _M32
+        c = (c + int.from_bytes(data[k + 8 : k + 12], "little")) & _M32
+        a = (a - c) & _M32 ^ _rot(c, 4)
+        c = (c + b) & _M32
+        b = (b - a) & _M32 ^ _rot(a, 6)
+        a = (a + c) & _M32
+        c = (c - b) & _M32 ^ _rot(b, 8)
+        b = (b + a) & _M32
+        a = (a - c) & _M32 ^ _rot(c, 16)
+        c = (c + b) & _M32
+        b = (b - a) & _M32 ^ _rot(a, 19)
+        a = (a + c) & _M32
+        c = (c - b) & _M32 ^ _rot(b, 4)
+        b = (b + a) & _M32
+        length -= 12
+        k += 12
+    if length == 0:
+        return c
+    tail = data[k : k + length] + bytes(12 - length)
+    a = (a + int.from_bytes(tail[0:4], "little")) & _M32
+    b = (b + int.from_bytes(tail[4:8], "little")) & _M32
+    c = (c + int.from_bytes(tail[8:12], "little")) & _M32
+    c = (c ^ b) - _rot(b, 14) & _M32
+    a = (a ^ c) - _rot(c, 11) & _M32
+    b = (b ^ a) - _rot(a, 25) & _M32
+    c = (c ^ b) - _rot(b, 16) & _M32
+    a = (a ^ c) - _rot(c, 4) & _M32
+    b = (b ^ a) - _rot(a, 14) & _M32
+    c = (c ^ b) - _rot(b, 24) & _M32
+    return c
+
+
+@dataclass
+class _Superblock:
+    """What kynemapy needs of an HDF5 version 2/3 superblock (the format of ``libver="latest"``)."""
+
+    header: bytes  # its 48 bytes
+    flags: int  # file consistency flags: bit 0 open for writing, bit 2 open for SWMR writing
+    eof: int  # end-of-file address: the size the file must have [bytes]
+
+    def cleared(self) -> bytes:
+        """The superblock with its consistency flags cleared and its checksum renewed (what h5clear does)."""
+        head = bytearray(self.header[:44])
+        head[11] = 0
+        return bytes(head) + _lookup3(bytes(head)).to_bytes(4, "little")
+
+
+class ResultFileError(OSError):
+    """A file that :func:`read` cannot return as it is: not a kynemapy result file, cut short, or damaged.
+
+    Attributes
+    ----------
+    path : the file.
+    problems : ``(dataset, first_row, stop_row)`` of every damaged range found (rows None: the
+        dataset as a whole).
+    intact_rows : rows ``0 .. intact_rows - 1`` passed their checksums and can be had with
+        ``read(path, salvage=True)`` (0: none; None: not a result file).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        path: str,
+        problems: list[tuple[str, int | None, int | None]] | None = None,
+        intact_rows: int | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.path = path
+        self.problems = problems or []
+        self.intact_rows = intact_rows
+
+
+def _superblock(path: str) -> tuple[_Superblock | None, int]:
+    """The superblock of ``path`` (None for an HDF5 superblock of another version) and the file size.
+
+    Raises :class:`ResultFileError` for a file that does not start like an HDF5 file."""
     try:
-        return h5py.File(path, "r"), True
-    except OSError as plain_error:
-        message = str(plain_error)
-        if "truncated file" in message:
-            detail = message[message.index("truncated file") :].rstrip(")")
-            raise OSError(f"{path}: damaged HDF5 file, shorter than its header says ({detail})") from None
+        with open(path, "rb") as fh:
+            header = fh.read(48)
+            size = os.fstat(fh.fileno()).st_size
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise ResultFileError(f"{path}: not a kynemapy result file (a directory)", path) from None
+    if size == 0:
+        raise ResultFileError(f"{path}: not a kynemapy result file (the file is empty)", path)
+    if header[:8] != _SIGNATURE:
+        what = "its first bytes are zeros" if not any(header) else "no HDF5 signature at its start"
+        raise ResultFileError(f"{path}: not a kynemapy result file (not an HDF5 file: {what})", path)
+    if len(header) < 48 or header[8] not in (2, 3) or header[9] != 8:
+        return None, size
+    if _lookup3(header[:44]) != int.from_bytes(header[44:48], "little"):
+        raise ResultFileError(f"{path}: damaged HDF5 file (its superblock fails its checksum)", path)
+    eof = int.from_bytes(header[28:36], "little")
+    return _Superblock(header, header[11], eof), size
+
+
+class _Patched(io.RawIOBase):
+    """Read-only view of a file with a new superblock and zeros beyond its end, up to ``size`` bytes.
+
+    h5py opens it (``driver="fileobj"``) as an ordinary file: a file cut short, or one still
+    marked as open by a killed writer, is read without touching it on disk and without SWMR's
+    minutes of retries."""
+
+    def __init__(self, path: str, superblock: bytes, size: int) -> None:
+        self._fh = open(path, "rb")  # closed by close()
+        self._superblock = superblock
+        self._size = size
+        self._pos = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        base = {0: 0, 1: self._pos, 2: self._size}[whence]
+        self._pos = base + offset
+        return self._pos
+
+    def tell(self) -> int:
+        return self._pos
+
+    def readinto(self, buffer: Any) -> int:
+        view = memoryview(buffer).cast("B")
+        n = max(0, min(len(view), self._size - self._pos))
+        self._fh.seek(self._pos)
+        got = self._fh.readinto(view[:n]) or 0
+        view[got:n] = bytes(n - got)  # beyond the end of what is on disk: zeros
+        lo, hi = self._pos, self._pos + n
+        if lo < len(self._superblock):
+            end = min(hi, len(self._superblock))
+            view[: end - lo] = self._superblock[lo:end]
+        self._pos += n
+        return n
+
+    def close(self) -> None:
+        self._fh.close()
+        super().close()
+
+
+def _open_patched(path: str, sb: _Superblock, size: int) -> h5py.File:
+    return h5py.File(_Patched(path, sb.cleared(), max(size, sb.eof)), "r")
+
+
+def _writer_alive(f: h5py.File) -> bool | None:
+    """Whether the process that wrote ``f`` runs: True, False, or None (unknown: other host, old file)."""
+    pid, host = f.attrs.get("writer_pid"), _decode(f.attrs.get("writer_host"))
+    if pid is None or host != socket.gethostname():
+        return None
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _check_kynemapy(f: h5py.File, path: str, *, layout: bool = True) -> None:
+    """Raise :class:`ResultFileError` unless ``f`` was written by kynemapy (and, with ``layout``, has its datasets)."""
+    if "kynemapy_version" in f.attrs and "committed" not in f and layout:
+        raise ResultFileError(
+            f"{path}: a kynemapy result file without its datasets yet (its writer is starting, or stopped "
+            f"before writing the first row)",
+            path,
+            [("committed", None, None)],
+            0,
+        )
+    if "kynemapy_version" not in f.attrs or ("committed" not in f and layout):
+        found = ", ".join(sorted(f.keys())[:8]) or "nothing"
+        raise ResultFileError(
+            f"{path}: not a kynemapy result file (an HDF5 file without kynemapy's /committed and "
+            f"kynemapy_version; it holds {found})",
+            path,
+        )
+
+
+def _open(path: str, *, salvage: bool = False) -> tuple[h5py.File, str | None]:
+    """Open a result file read-only; return it and a note on what was done to it (or None).
+
+    * not an HDF5 file (empty, zeroed header, other data) or an HDF5 file kynemapy did not
+      write: :class:`ResultFileError` "not a kynemapy result file";
+    * cut short (shorter than its superblock says): :class:`ResultFileError` naming the rows
+      that are intact, found by reading it as if padded with zeros (``salvage``: opened so);
+    * still marked as open for writing: if its writer (``writer_pid`` on this host) still
+      runs, opened as a SWMR reader; if not, the marks are cleared on disk (what ``h5clear -s``
+      does), so that any HDF5 reader opens it again, and the note says so; a file that cannot
+      be written (permissions) is read through an in-memory copy of its cleared superblock.
+    """
+    sb, size = _superblock(path)
+    if sb is not None and size < sb.eof:
+        if salvage:
+            try:
+                f = _open_patched(path, sb, size)
+                try:
+                    _check_kynemapy(f, path)
+                except BaseException:
+                    f.close()
+                    raise
+            except ResultFileError:
+                raise
+            except Exception as exc:  # its metadata are in the missing part
+                raise ResultFileError(
+                    f"{path}: damaged HDF5 file, cut short: {size} of the {sb.eof} bytes its superblock names; "
+                    f"no row can be read from it ({exc})",
+                    path,
+                    [("(file)", None, None)],
+                    0,
+                ) from None
+            return f, f"{path}: cut short ({size} of {sb.eof} bytes); reading the intact rows"
+        message = f"{path}: damaged HDF5 file, cut short: {size} of the {sb.eof} bytes its superblock names"
+        intact = None
         try:
-            return h5py.File(path, "r", swmr=True), False
-        except OSError:
-            raise plain_error from None
+            with _open_patched(path, sb, size) as f:
+                _check_kynemapy(f, path)
+                if "checksums" not in f:  # an older file: rows read as zeros cannot be told from data
+                    raise ResultFileError(message + "; written without checksums: the intact rows are unknown", path)
+                intact = _verify(f, path, salvage=True)[0]
+        except ResultFileError as exc:
+            raise ResultFileError(str(exc), path, [("(file)", None, None)], None) from None
+        except Exception:
+            pass
+        raise ResultFileError(message + _intact_text(path, intact), path, [("(file)", None, None)], intact or 0)
+    if sb is not None and sb.flags:
+        # the root attributes (kynemapy_version, writer_pid) are written before the writer goes on
+        try:
+            with _open_patched(path, sb, size) as f:
+                _check_kynemapy(f, path, layout=False)
+                alive = _writer_alive(f)
+        except ResultFileError:
+            raise
+        except Exception:  # changing under our eyes: a writer runs
+            alive = None
+        if alive is not False:  # a live writer (or one we cannot tell): a SWMR reader sees its flushed state
+            try:
+                f = h5py.File(path, "r", swmr=True)
+            except OSError as exc:
+                raise ResultFileError(
+                    f"{path}: open for writing by another process and not readable yet ({exc})", path
+                ) from None
+            try:
+                _check_kynemapy(f, path)
+            except BaseException:
+                f.close()
+                raise
+            return f, None
+        note = (
+            f"{path}: its writer (pid {_pid_of(path, sb, size)}) was killed; cleared HDF5's "
+            f"'open for writing' marks (as h5clear -s does), so any HDF5 reader opens it again"
+        )
+        try:
+            with open(path, "r+b") as fh:
+                fh.write(sb.cleared())
+        except OSError as exc:
+            note = (
+                f"{path}: its writer was killed and the file still carries HDF5's 'open for writing' marks "
+                f"(not cleared: {exc.strerror}; run h5clear -s on it for other HDF5 readers)"
+            )
+            f = _open_patched(path, sb, size)
+            return f, note
+        return h5py.File(path, "r"), note
+    try:
+        f = h5py.File(path, "r")
+    except OSError as exc:
+        raise ResultFileError(f"{path}: not a readable HDF5 file ({exc})", path) from None
+    try:
+        _check_kynemapy(f, path)
+    except BaseException as exc:
+        f.close()
+        if isinstance(exc, (OSError, RuntimeError, KeyError)) and not isinstance(exc, ResultFileError):
+            raise ResultFileError(f"{path}: damaged: HDF5 cannot read its root group ({exc})", path) from exc
+        raise
+    return f, None
 
 
-def read(path: str | os.PathLike[str]) -> Result:
+def _pid_of(path: str, sb: _Superblock, size: int) -> str:
+    with _open_patched(path, sb, size) as f:
+        return str(_decode(f.attrs.get("writer_pid", "?")))
+
+
+def _intact_text(path: str, intact: int | None) -> str:
+    if not intact:
+        return "; no row can be read from it"
+    return f"; rows 0 to {intact - 1} are intact: kynemapy.io.read({path!r}, salvage=True) returns them"
+
+
+def _segments(f: h5py.File, committed: int) -> tuple[np.ndarray, int | None]:
+    """The checksum records that tile rows ``0 .. committed`` and the row where they stop making sense.
+
+    Returns ``(records, bad_from)``: ``bad_from`` is None when the records tile the committed
+    rows exactly, else the first row they do not vouch for (the records table is damaged)."""
+    table = f["checksums"][()]
+    out, row = [], 0
+    for rec in table:
+        if row >= committed:
+            break
+        if int(rec[0]) != row or not row < int(rec[1]) <= committed:
+            return np.array(out, dtype=np.int64).reshape(-1, table.shape[1]), row
+        out.append(rec)
+        row = int(rec[1])
+    records = np.array(out, dtype=np.int64).reshape(-1, table.shape[1])
+    return records, None if row == committed else row
+
+
+def _verify(
+    f: h5py.File, path: str, *, salvage: bool
+) -> tuple[int, dict[str, np.ndarray], list[tuple[str, int | None, int | None]]]:
+    """Read the committed rows and check them against their checksums.
+
+    Returns ``(intact, rows, problems)``: rows ``0 .. intact - 1`` are verified (all of them when
+    ``problems`` is empty); ``rows`` holds every field truncated to ``intact``.  Without ``salvage``
+    a problem raises :class:`ResultFileError`."""
+    problems: list[tuple[str, int | None, int | None]] = []
+    try:
+        committed = int(f["committed"][0])
+    except Exception as exc:
+        raise ResultFileError(
+            f"{path}: damaged: /committed cannot be read ({exc})", path, [("committed", None, None)], 0
+        ) from None
+    lengths = {}
+    for name in ROW_NAMES:
+        if name not in f:
+            raise ResultFileError(
+                f"{path}: not a complete kynemapy result file: no /{name}", path, [(name, None, None)]
+            )
+        lengths[name] = f[name].shape[0]
+    short = min(lengths.values())
+    if not 0 <= committed <= short:
+        problems.append(("committed", None, None))
+        committed = max(0, min(committed, short))
+    checked = "checksums" in f
+    bad_from: int | None = None
+    records = np.zeros((0, 2 + len(ROW_NAMES)), dtype=np.int64)
+    if checked:
+        records, bad_from = _segments(f, committed)
+        if bad_from is not None:
+            problems.append(("checksums", bad_from, committed))
+    rows: dict[str, np.ndarray] = {}
+    first_bad = committed if bad_from is None else bad_from
+    for k, name in enumerate(ROW_NAMES):
+        ds = f[name]
+        unreadable: set[int] = set()
+        try:
+            data = ds[:committed]
+        except Exception:  # an unreadable chunk: read block by block to find it
+            data = np.zeros((committed, *ds.shape[1:]), dtype=ds.dtype)
+            bounds = [(int(r[0]), int(r[1])) for r in records] or [(0, committed)]
+            for a, b in bounds:
+                try:
+                    data[a:b] = ds[a:b]
+                except Exception:
+                    unreadable.add(a)
+                    problems.append((name, a, b))
+                    first_bad = min(first_bad, a)
+        for rec in records:
+            a, b = int(rec[0]), int(rec[1])
+            if a not in unreadable and _crc(data[a:b]) != int(rec[2 + k]):
+                problems.append((name, a, b))
+                first_bad = min(first_bad, a)
+        rows[name] = data
+    intact = first_bad
+    if problems and not salvage:
+        raise ResultFileError(
+            f"{path}: damaged: " + _summary(problems, committed) + _intact_text(path, intact),
+            path,
+            problems,
+            intact,
+        )
+    return intact, {name: arr[:intact] for name, arr in rows.items()}, problems
+
+
+def _summary(problems: list[tuple[str, int | None, int | None]], committed: int, most: int = 8) -> str:
+    """The problems as text, adjacent row ranges of one dataset merged, in order of their first row."""
+    merged: list[tuple[str, int | None, int | None]] = []
+    for name, a, b in sorted(problems, key=lambda p: (-1 if p[1] is None else p[1], p[0])):
+        for i, (other, c, d) in enumerate(merged):
+            if other == name and a is not None and d is not None and c is not None and c <= a <= d:
+                merged[i] = (name, c, max(d, b or d))
+                break
+        else:
+            merged.append((name, a, b))
+    groups: dict[tuple[int | None, int | None], list[str]] = {}
+    others: list[tuple[str, int | None, int | None]] = []
+    for name, a, b in merged:
+        if a is None or b is None or name in ("committed", "checksums"):
+            others.append((name, a, b))
+        else:
+            groups.setdefault((a, b), []).append(name)
+    parts = [_problem_text(p, committed) for p in others]
+    for (a, b), names in groups.items():
+        shown = ", ".join(f"/{n}" for n in names[:most])
+        if len(names) > most:
+            shown += f" and {len(names) - most} more"
+        parts.append(f"rows {a} to {b - 1} of {shown} fail their checksum")  # type: ignore[operator]
+    return "; ".join(parts)
+
+
+def _problem_text(problem: tuple[str, int | None, int | None], committed: int) -> str:
+    name, a, b = problem
+    if name == "committed":
+        return f"/committed ({committed} rows marked committed) is out of range of the datasets"
+    if name == "checksums":
+        return f"the checksum records of rows {a} to {b - 1} are missing or damaged" if b else "checksums"
+    if a is None:
+        return f"/{name} is damaged"
+    return f"/{name} rows {a} to {b - 1} fail their checksum"  # type: ignore[operator]
+
+
+def read(path: str | os.PathLike[str], *, salvage: bool = False) -> Result:
     """Read a file written by :class:`ResultWriter` (finished, still being written, or killed).
 
-    Every per-row array is truncated to the committed rows.
+    Every per-row array is truncated to the committed rows, and checked against the CRC-32
+    of every appended block (files written by kynemapy 2.x before checksums are read
+    unchecked).  The model tables and the restart slot are checked too.
+
+    Parameters
+    ----------
+    path : the result file.
+    salvage : return the rows before the first damaged one (with a warning) instead of
+        raising :class:`ResultFileError`; the restart data are then left out unless intact.
+
+    Raises
+    ------
+    ResultFileError
+        (an ``OSError``) not a kynemapy result file, cut short, or damaged: the message names
+        the file, the datasets and rows, and the rows that are intact.
+
+    A file left marked "open for writing" by a killed writer is cleared of those marks (what
+    ``h5clear -s`` does; a warning says so) so that any HDF5 reader opens it again.
     """
     path = os.fspath(path)
-    f, clean = _open(path)
-    with f:
-        committed = int(f["committed"][0])
-        rows: dict[str, np.ndarray] = {}
-        for name in ROW_NAMES:
-            ds = f[name]
-            if ds.shape[0] < committed:
-                raise OSError(f"{path}: {name} holds {ds.shape[0]} rows, but {committed} are marked committed")
-            rows[name] = ds[:committed]
-        gm = f["model"]
-        fields: dict[str, Any] = {}
-        for name in Model._fields:
-            if name in gm:
-                ds = gm[name]
-                fields[name] = freeze(ds[()], ds.dtype.type)
-            elif name in gm.attrs:
-                fields[name] = int(gm.attrs[name])
-            else:
-                raise OSError(f"{path}: /model lacks {name}")
-        model = Model(**fields)
-        gp = f["params"]
-        params = StepParameters(
-            **{
-                fld.name: _convert(gp.attrs[fld.name], fld.type)
-                for fld in dataclasses.fields(StepParameters)
-                if fld.name in gp.attrs
-            }
+    f, note = _open(path, salvage=salvage)
+    if note is not None:
+        warnings.warn(note, ResultFileWarning, stacklevel=2)
+    try:
+        with f:
+            clean = bool(f["closed"][0]) if "closed" in f else (note is None and not f.swmr_mode)
+            intact, rows, problems = _verify(f, path, salvage=salvage)
+            gm = f["model"]
+            fields: dict[str, Any] = {}
+            for name in Model._fields:
+                if name in gm:
+                    ds = gm[name]
+                    value = ds[()]
+                    crc = ds.attrs.get("crc32")
+                    if crc is not None and _crc(value) != int(crc):
+                        raise ResultFileError(
+                            f"{path}: damaged: /model/{name} fails its checksum (the model cannot be trusted)",
+                            path,
+                            [(f"model/{name}", None, None)],
+                            0,
+                        )
+                    fields[name] = freeze(value, ds.dtype.type)
+                elif name in gm.attrs:
+                    fields[name] = int(gm.attrs[name])
+                else:
+                    raise ResultFileError(f"{path}: /model lacks {name}", path, [(f"model/{name}", None, None)])
+            model = Model(**fields)
+            gp = f["params"]
+            params = StepParameters(
+                **{
+                    fld.name: _convert(gp.attrs[fld.name], fld.type)
+                    for fld in dataclasses.fields(StepParameters)
+                    if fld.name in gp.attrs
+                }
+            )
+            attrs = {k: _decode(v) for k, v in f.attrs.items()}
+            units = json.loads(attrs["units"]) if "units" in attrs else {}
+            restart = None
+            if "restart" in f:
+                restart = _restart_slot(f, path, model, intact, salvage)
+    except ResultFileError:
+        raise
+    except (OSError, RuntimeError, KeyError, ValueError, TypeError) as exc:  # HDF5's own complaint
+        raise ResultFileError(
+            f"{path}: damaged: HDF5 cannot read it ({type(exc).__name__}: {exc})", path, [("(file)", None, None)], 0
+        ) from exc
+    if problems:
+        warnings.warn(
+            f"{path}: damaged: " + _summary(problems, intact) + f"; returning the {intact} intact rows",
+            ResultFileWarning,
+            stacklevel=2,
         )
-        attrs = {k: _decode(v) for k, v in f.attrs.items()}
-        units = json.loads(attrs["units"]) if "units" in attrs else {}
-        restart = None
-        if "restart" in f:
-            gr = f["restart"]
-            info = gr["slot_info"][()]
-            match = [s for s in range(2) if info[s, 0] == committed and info[s, 1] >= 0]
-            if match:
-                slot = max(match, key=lambda s: info[s, 1])
-                restart = {name: gr[name][slot] for name in _restart_shapes(model)}
-                restart["committed"] = np.array(committed, dtype=np.int64)
     return Result(
         **rows,
-        committed=committed,
+        committed=intact,
         model=model,
         params=params,
         attrs=attrs,
@@ -723,3 +1289,35 @@ def read(path: str | os.PathLike[str]) -> Result:
         closed_cleanly=clean,
         path=path,
     )
+
+
+class ResultFileWarning(UserWarning):
+    """:func:`read` changed a file (cleared a killed writer's marks) or returned only its intact rows."""
+
+
+def _restart_slot(f: h5py.File, path: str, model: Model, committed: int, salvage: bool) -> dict[str, np.ndarray] | None:
+    """The newest restart slot that belongs to ``committed`` rows and passes its checksum."""
+    gr = f["restart"]
+    info = gr["slot_info"][()]
+    crcs = gr["slot_crc"][()] if "slot_crc" in gr else None
+    match = sorted((s for s in range(2) if info[s, 0] == committed and info[s, 1] >= 0), key=lambda s: -info[s, 1])
+    for slot in match:
+        arrays = {name: gr[name][slot] for name in _restart_shapes(model)}
+        if crcs is not None and _slot_crc(arrays) != int(crcs[slot]):
+            if salvage:
+                warnings.warn(
+                    f"{path}: damaged: restart slot {slot} fails its checksum; no restart data returned",
+                    ResultFileWarning,
+                    stacklevel=3,
+                )
+                continue
+            raise ResultFileError(
+                f"{path}: damaged: restart slot {slot} (/restart/*[{slot}], the state after row {committed - 1}) "
+                f"fails its checksum; the rows are intact, but no run can continue from this file",
+                path,
+                [(f"restart[{slot}]", None, None)],
+                committed,
+            )
+        arrays["committed"] = np.array(committed, dtype=np.int64)
+        return arrays
+    return None

@@ -161,16 +161,29 @@ class ModelBuilder:
         if mass_matrix is not None:
             if mass is not None or inertia is not None:
                 raise ModelError(f"{what}: give either mass and inertia, or mass_matrix, not both")
-            m_star = np.asarray(mass_matrix, dtype=np.float64)
+            try:
+                m_star = np.asarray(mass_matrix, dtype=np.float64)
+            except (TypeError, ValueError) as exc:
+                raise ModelError(f"{what}: mass_matrix must be a 6×6 array of numbers, got {mass_matrix!r}") from exc
             if m_star.shape != (6, 6):
                 raise ModelError(f"{what}: mass_matrix must be 6×6, got shape {m_star.shape}")
         else:
             if mass is None or inertia is None:
                 raise ModelError(f"{what}: give mass [kg] and inertia [kg m²] (or mass_matrix)")
-            m = float(mass)
+            try:
+                if isinstance(mass, (str, bytes, bool)):
+                    raise TypeError
+                m = float(mass)
+            except (TypeError, ValueError):
+                raise ModelError(f"{what}: mass must be a finite number > 0 kg, got {mass!r}") from None
             if not math.isfinite(m) or m <= 0.0:
                 raise ModelError(f"{what}: mass must be a finite number > 0 kg, got {mass!r}")
-            j = np.asarray(inertia, dtype=np.float64)
+            try:
+                j = np.asarray(inertia, dtype=np.float64)
+            except (TypeError, ValueError):
+                raise ModelError(
+                    f"{what}: inertia must be 3 principal values or a 3×3 matrix of numbers [kg m²], got {inertia!r}"
+                ) from None
             if j.shape == (3,):
                 j = np.diag(j)
             if j.shape != (3, 3):
@@ -189,6 +202,14 @@ class ModelBuilder:
             raise ModelError(
                 f"{what}: mass matrix must be positive definite (inertia positive definite), "
                 f"smallest eigenvalue {eig.min():.6g}"
+            )
+        # every rigid body's principal moments obey the triangle inequality I1 + I2 >= I3 (they are
+        # sums of m (y² + z²) etc.); the inertia about the node, J = J_c + m(|η|² I − η ηᵀ), does too
+        principal = np.linalg.eigvalsh(m_star[3:, 3:])
+        if principal[0] + principal[1] < principal[2] * (1.0 - 1e-9):
+            raise ModelError(
+                f"{what}: no rigid body has the principal moments of inertia {principal.tolist()} kg m²: "
+                f"they must satisfy I1 + I2 >= I3 (here {principal[0]:.6g} + {principal[1]:.6g} < {principal[2]:.6g})"
             )
         self._masses.append((node, m_star.copy()))
         return len(self._masses) - 1
@@ -599,3 +620,29 @@ def joint_frame(axis: np.ndarray) -> np.ndarray:
     """Right-handed orthonormal frame (3, 3) whose row 0 is ``axis/|axis|`` (rows 1, 2 span the
     perpendicular plane; Kynema's revolute construction, :func:`revolute_axes`)."""
     return revolute_axes(axis)
+
+
+def check_simulation(model: Model, dynamic: bool = True) -> None:
+    """Refuse a model with a node that makes the dynamics singular; raises :class:`ModelError` naming it.
+
+    In dynamics (``dynamic``), a node with degrees of freedom (a spring ends on it) but neither a
+    mass nor a constraint has no inertia in any direction: the iteration matrix is singular.
+    (Statics may still solve it, when its springs hold it in every direction.)  A node with
+    nothing attached at all has no unknowns and is left alone (Kynema's model tests create
+    such states); a load on it is refused by :meth:`kynemapy.Simulation.set_load`.
+    """
+    if not dynamic:
+        return
+    held = np.zeros(model.n_nodes, dtype=bool)
+    held[np.asarray(model.mass_node, dtype=np.int64)] = True
+    for base, target in np.asarray(model.constraint_node, dtype=np.int64):
+        held[target] = True
+        if base >= 0:
+            held[base] = True
+    for i in range(model.n_nodes):
+        if model.node_dofs[i] > 0 and not held[i]:
+            raise ModelError(
+                f"node {i} has no mass and no constraint (only springs): in dynamics its equation of "
+                f"motion has no inertia, so the iteration matrix is singular; add a mass to it, "
+                f"constrain it, or solve statics (StepParameters(dynamic=False))"
+            )

@@ -1074,8 +1074,7 @@ class _Reader:
         if item is None:
             return output
         item.check_keys(("path", "every", "block"))
-        item.require("path")
-        output["path"] = item.string("path")
+        output["path"] = item.string("path")  # optional: ``kynemapy run -o`` names the file then
         for key in ("every", "block"):
             value = item.integer(key, output[key])
             if value is None:

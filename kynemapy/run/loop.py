@@ -151,6 +151,7 @@ def run(
     max_halvings: int = 6,
     throw: bool = True,
     attrs: dict[str, Any] | None = None,
+    overwrite: bool = False,
 ) -> RunInfo:
     """See :meth:`kynemapy.Simulation.run` (``sim`` is a :class:`kynemapy.Simulation`)."""
     from kynemapy.io.hdf5 import ResultWriter  # h5py on first use only
@@ -168,8 +169,14 @@ def run(
     if output is not None:
         path = os.fspath(output)
         unit = unit_rows(block)
+        resuming = sim.resume_path is not None and os.path.abspath(path) == os.path.abspath(sim.resume_path)
+        if not resuming and not overwrite and os.path.lexists(path):
+            raise FileExistsError(
+                f"run: the output file {path!r} exists; pass overwrite=True (command line: --overwrite) to "
+                f"replace it, or continue it: Simulation.restart({path!r}).run(...) (command line: --resume)"
+            )
         try:
-            if sim.resume_path is not None and os.path.abspath(path) == os.path.abspath(sim.resume_path):
+            if resuming:
                 writer = ResultWriter.reopen(path, sim.model, sim.params, block=unit)
             else:
                 writer = ResultWriter(path, sim.model, sim.params, block=unit, attrs=attrs, defer_layout=block >= 2)

@@ -20,6 +20,7 @@ from kynemapy.engine.params import INITIAL_ACCELERATIONS, StepParameters
 from kynemapy.engine.rows import split_rows
 from kynemapy.engine.step import CONVERGED, NEEDS_MEMORY
 from kynemapy.model import Model, kinds
+from kynemapy.model.builder import check_simulation
 from kynemapy.run import loop
 
 #: StepInfo(...) without the NamedTuple constructor's argument parsing (half its cost)
@@ -61,6 +62,7 @@ class Simulation:
     ) -> None:
         if not isinstance(params, StepParameters):
             raise TypeError(f"params must be a kynemapy.StepParameters, got {type(params).__name__}")
+        check_simulation(model, params.dynamic)  # a node without equation or inertia, named
         self._model = model
         self._params = params
         self._p = params.coefficients
@@ -217,6 +219,7 @@ class Simulation:
         max_halvings: int = 6,
         throw: bool = True,
         attrs: dict[str, Any] | None = None,
+        overwrite: bool = False,
     ) -> loop.RunInfo:
         """Run to ``t_end`` [s] (or ``n_steps`` steps), streaming results to an HDF5 file.
 
@@ -224,7 +227,8 @@ class Simulation:
         ----------
         output : HDF5 file (see :mod:`kynemapy.io`), checked writable before the first step;
             rows: the initial state (new file), every ``every``-th step and the last step.
-            If this simulation came from :meth:`restart` of the same file, the file is continued.
+            If this simulation came from :meth:`restart` of the same file, the file is continued;
+            any other existing file is refused (``FileExistsError``) unless ``overwrite``.
         block : a killed run loses fewer than ``block`` rows (default: about 2 MiB of rows,
             64 to 16384).  Rows are recorded into two buffers of ``block // 2`` rows (the
             file's chunk); a background thread appends each full buffer while the stepping
@@ -236,6 +240,9 @@ class Simulation:
         throw : raise :class:`ConvergenceError` when a step fails (everything converged so far is
             written, the state is that of the last converged step); else return with
             ``converged=False``.
+        attrs : extra root attributes of the file (str, numbers, arrays; dicts and lists as JSON).
+        overwrite : replace an existing ``output`` file (default False: refuse it, so that a run
+            never silently destroys another run's results).
         """
         return loop.run(
             self,
@@ -250,6 +257,7 @@ class Simulation:
             max_halvings=max_halvings,
             throw=throw,
             attrs=attrs,
+            overwrite=overwrite,
         )
 
     @classmethod
@@ -338,7 +346,13 @@ class Simulation:
         f = np.concatenate([np.asarray(force, float), np.asarray(moment, float)])
         if f.shape != (6,) or not np.all(np.isfinite(f)):
             raise ValueError(f"load on node {node}: force and moment must be 3 finite numbers each, got {f.tolist()}")
-        self.inputs.f[self._node(node)] = f
+        node = self._node(node)
+        if self.model.node_dofs[node] == 0:
+            raise ValueError(
+                f"load on node {node}: the node has nothing attached (no mass, spring or constraint), "
+                f"so a load on it would be ignored"
+            )
+        self.inputs.f[node] = f
 
     def _node(self, node: int) -> int:
         if not 0 <= int(node) < self.model.n_nodes:
@@ -394,6 +408,12 @@ class Simulation:
 
     def multipliers(self, cid: int) -> np.ndarray:
         """Lagrange multipliers λ of constraint ``cid`` (its n_rows entries) [N, N m]."""
+        if isinstance(cid, bool) or not isinstance(cid, (int, np.integer)):
+            raise TypeError(f"multipliers: cid must be a constraint id (int), got {cid!r}")
+        if not 0 <= int(cid) < self.model.n_constraints:
+            raise IndexError(
+                f"multipliers: unknown constraint id {cid} (the model has {self.model.n_constraints} constraints)"
+            )
         n = int(self.model.constraint_n_rows[cid])
         return self.state.lam[cid, :n].copy()
 
@@ -450,7 +470,7 @@ def simulate(
 ) -> tuple[Simulation, loop.RunInfo]:
     """Build a :class:`Simulation` and :meth:`~Simulation.run` it; returns both.
 
-    ``run_options``: ``every, block, progress, loads, adaptive, max_halvings, throw, attrs``.
+    ``run_options``: ``every, block, progress, loads, adaptive, max_halvings, throw, attrs, overwrite``.
     """
     sim = Simulation(model, params)
     info = sim.run(t_end=t_end, n_steps=n_steps, output=output, **run_options)

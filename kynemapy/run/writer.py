@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from kynemapy.engine.api import call
+from kynemapy.engine.api import entry
 from kynemapy.engine.data import Inputs, State
 from kynemapy.engine.fields import Data
 from kynemapy.engine.invariants import fill_invariants
@@ -71,6 +71,9 @@ class BackgroundWriter:
         self._buffers = [np.zeros((self.unit, layout.width)) for _ in range(2 if self.threaded else 1)]
         # scratch of the energy/momentum kernel, the writer's own (the stepping uses the workspace's)
         self._s4, self._s33, self._inv = np.zeros((1, 4)), np.zeros((1, 3, 3)), np.zeros(8)
+        # the compiled entry resolved once: resolving it from the arguments' types costs about
+        # 0.6 ms a call (the arenas tuple), which was most of the writer's energy/momentum time
+        self._fill = entry(fill_invariants, (data, self._buffers[0], 0, 0, self._s4, self._s33, self._inv))
         self._current = 0
         #: rows in the current buffer
         self.fill = 0
@@ -118,7 +121,8 @@ class BackgroundWriter:
         self._raise_writer_error()
         if self.fill == 0:
             return
-        item = (self._current, self.fill, state.copy(), Inputs(*inputs))
+        # copies: the driver goes on (and a loads callback writes the inputs) while the thread writes
+        item = (self._current, self.fill, state.copy(), Inputs(*(np.array(a) for a in inputs)))
         self._start += self.fill
         self.fill = 0
         if self._thread is None:
@@ -140,7 +144,7 @@ class BackgroundWriter:
             return
         try:
             buf = self._buffers[index]
-            call(fill_invariants, self._data, buf, 0, n, self._s4, self._s33, self._inv)  # the thread's own scratch
+            self._fill(self._data, buf, 0, n, self._s4, self._s33, self._inv)  # the thread's own scratch
             self.writer.append(split_rows(self._layout, buf[:n]), state=state, inputs=inputs)
         except BaseException as exc:  # reported to the driver at its next submit or at close
             self._error = exc

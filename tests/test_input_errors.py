@@ -1,0 +1,81 @@
+"""Bad arguments and impossible models are refused with the argument or item named (issue 12)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import kynemapy as kp
+from kynemapy.model.builder import ModelError
+
+PARAMS = kp.StepParameters(h=0.01)
+
+
+def one_body() -> kp.ModelBuilder:
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, -9.81))
+    n = b.add_node(position=(1.0, 0.0, 0.0))
+    b.add_mass(n, mass=2.0, inertia=(0.1, 0.2, 0.3))
+    b.add_spherical_joint(n, point=(0.0, 0.0, 0.0))
+    return b
+
+
+def test_simulation_arguments_are_named() -> None:
+    sim = kp.Simulation(one_body().build(), PARAMS)
+    with pytest.raises(ValueError, match=r"advance: n_steps must be an integer >= 0, got -5"):
+        sim.advance(-5)
+    nc = sim.model.n_constraints
+    with pytest.raises(IndexError, match=rf"multipliers: unknown constraint id 99 \(the model has {nc} constraints\)"):
+        sim.multipliers(99)
+    with pytest.raises(IndexError, match=r"multipliers: unknown constraint id -1"):
+        sim.multipliers(-1)  # numpy would have answered with the last constraint's multipliers
+    with pytest.raises(TypeError, match=r"multipliers: cid must be a constraint id"):
+        sim.multipliers("joint")
+    assert sim.multipliers(0).shape == (int(sim.model.constraint_n_rows[0]),)
+
+
+@pytest.mark.parametrize("mass", ["heavy", None, [1.0, 2.0], True])
+def test_add_mass_names_a_bad_mass(mass: object) -> None:
+    b = kp.ModelBuilder()
+    n = b.add_node()
+    with pytest.raises(ModelError, match=r"mass 0: .*mass"):
+        b.add_mass(n, mass=mass, inertia=(1.0, 1.0, 1.0))  # type: ignore[arg-type]
+
+
+def test_add_mass_names_a_bad_inertia_or_matrix() -> None:
+    b = kp.ModelBuilder()
+    n = b.add_node()
+    with pytest.raises(ModelError, match=r"mass 0: inertia must be .* got 'big'"):
+        b.add_mass(n, mass=1.0, inertia="big")
+    with pytest.raises(ModelError, match=r"mass 0: mass_matrix must be a 6×6 array of numbers"):
+        b.add_mass(n, mass_matrix=[["a"] * 6] * 6)
+
+
+def test_inertia_that_no_rigid_body_has_is_refused() -> None:
+    b = kp.ModelBuilder()
+    n = b.add_node()
+    with pytest.raises(ModelError, match=r"mass 0: no rigid body has the principal moments .*I1 \+ I2 >= I3"):
+        b.add_mass(n, mass=1.0, inertia=(1.0, 1.0, 5.0))
+    m_star = np.diag([1.0, 1.0, 1.0, 5.0, 1.0, 1.0])
+    with pytest.raises(ModelError, match=r"I1 \+ I2 >= I3"):
+        b.add_mass(n, mass_matrix=m_star)
+    assert b.add_mass(n, mass=1.0, inertia=(1.0, 1.0, 2.0)) == 0  # a thin disc: the limit itself is a body
+    j = np.array([[2.0, 0.3, 0.0], [0.3, 1.5, 0.1], [0.0, 0.1, 1.0]])  # a full, valid tensor
+    assert b.add_mass(n, mass=1.0, inertia=j) == 1
+
+
+def test_a_load_on_a_node_with_nothing_attached_is_refused_by_name() -> None:
+    b = one_body()
+    lone = b.add_node(position=(5.0, 0.0, 0.0))  # no mass, spring or constraint: no unknowns
+    sim = kp.Simulation(b.build(), PARAMS)
+    with pytest.raises(ValueError, match=rf"load on node {lone}: the node has nothing attached"):
+        sim.set_load(lone, force=(1.0, 0.0, 0.0))  # it used to be ignored without a word
+    assert not np.any(sim.inputs.f)
+
+
+def test_a_node_held_by_springs_only_is_refused_in_dynamics_by_name() -> None:
+    b = one_body()
+    c = b.add_node(position=(2.0, 0.0, 0.0))
+    b.add_spring(0, c, stiffness=100.0, undeformed_length=1.0)
+    model = b.build()
+    with pytest.raises(ModelError, match=rf"node {c} has no mass and no constraint \(only springs\)"):
+        kp.Simulation(model, PARAMS)

@@ -1,0 +1,330 @@
+"""Result files that are damaged, foreign, left by a killed writer or in the way (issue 12).
+
+Every damaged file must be refused within seconds by ``read``, ``Simulation.restart``,
+``kynemapy info`` and ``kynemapy run --resume``, with the file, the dataset and the rows named
+and the rows that are still intact; what is intact must be readable (``salvage=True``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import h5py
+import numpy as np
+import pytest
+
+import kynemapy as kp
+from kynemapy.io import ResultFileError, ResultFileWarning, read
+
+ROOT = Path(__file__).resolve().parents[1]
+HEAVY_TOP = (ROOT / "examples" / "heavy_top.toml").read_text()
+PARAMS = kp.StepParameters(h=0.001)
+
+
+def free_body(mass: float = 1.5) -> kp.Model:
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, -9.81))
+    n = b.add_node(velocity=(1.0, 0.0, 0.0, 0.0, 0.3, 2.0))
+    b.add_mass(n, mass=mass, inertia=(1.0, 2.0, 3.0))
+    return b.build()
+
+
+@pytest.fixture(scope="module")
+def whole(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A finished result file of 3001 rows written in blocks of 128 rows."""
+    path = tmp_path_factory.mktemp("whole") / "whole.h5"
+    kp.Simulation(free_body(), PARAMS).run(n_steps=3000, output=path, block=256)
+    return path
+
+
+def cli(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "kynemapy", *args], capture_output=True, text=True, cwd=cwd, timeout=timeout
+    )
+
+
+def refused_everywhere(path: Path, pattern: str) -> ResultFileError:
+    """read, Simulation.restart, `kynemapy info` and `kynemapy run --resume` refuse ``path`` within 5 s each."""
+    started = time.perf_counter()
+    with pytest.raises(ResultFileError, match=pattern) as err:
+        read(path)
+    assert time.perf_counter() - started < 5.0
+    assert str(path) in str(err.value) and err.value.path == str(path)
+    started = time.perf_counter()
+    with pytest.raises(ResultFileError, match=pattern):
+        kp.Simulation.restart(path)
+    assert time.perf_counter() - started < 5.0
+    res = cli("info", str(path), cwd=path.parent, timeout=60)
+    assert res.returncode == 2 and "Traceback" not in res.stderr, res.stderr
+    assert str(path) in res.stderr and len(res.stderr.strip().splitlines()) == 1, res.stderr
+    toml = path.parent / "free.toml"
+    toml.write_text(HEAVY_TOP)
+    res = cli("run", str(toml), "-o", str(path), "--resume", "--no-progress", cwd=path.parent, timeout=60)
+    assert res.returncode == 2 and "Traceback" not in res.stderr and str(path) in res.stderr, res.stderr
+    return err.value
+
+
+# ------------------------------------------------------------------------------ damaged files
+def test_a_file_cut_short_fails_fast_and_names_the_rows_still_intact(whole: Path, tmp_path: Path) -> None:
+    data = whole.read_bytes()
+    full = read(whole)
+    cut = tmp_path / "half.h5"
+    cut.write_bytes(data[: len(data) // 2])
+    err = refused_everywhere(cut, r"half\.h5: damaged HDF5 file, cut short")
+    assert err.intact_rows is not None and 0 < err.intact_rows < full.committed
+    assert f"rows 0 to {err.intact_rows - 1} are intact" in str(err) and "salvage=True" in str(err)
+    with pytest.warns(ResultFileWarning, match="cut short"):
+        part = read(cut, salvage=True)
+    assert part.committed == err.intact_rows
+    for name in ("time", "q", "v", "lam", "kinetic_energy"):
+        np.testing.assert_array_equal(getattr(part, name), getattr(full, name)[: part.committed], err_msg=name)
+    assert part.restart is None  # the restart state belongs to the last row, which is gone
+
+    head = tmp_path / "head.h5"
+    head.write_bytes(data[:2048])
+    err = refused_everywhere(head, r"head\.h5: damaged HDF5 file, cut short.*no row can be read")
+    assert err.intact_rows == 0
+    with pytest.raises(ResultFileError, match=r"head\.h5: damaged HDF5 file, cut short.*no row can be read"):
+        read(head, salvage=True)  # nothing to salvage: still an error naming the file, not h5py's
+
+
+def test_a_zeroed_second_half_is_detected_not_read_as_rows_at_time_zero(whole: Path, tmp_path: Path) -> None:
+    """A copy whose second half never arrived (zeros, full length): rows of zeros were returned as data."""
+    data = bytearray(whole.read_bytes())
+    data[len(data) // 2 :] = bytes(len(data) - len(data) // 2)
+    path = tmp_path / "zeroed.h5"
+    path.write_bytes(bytes(data))
+    err = refused_everywhere(path, r"zeroed\.h5: damaged: rows \d+ to \d+ of /.* fail their checksum")
+    full = read(whole)
+    assert 0 < err.intact_rows < full.committed
+    assert any(name == "q" for name, _, _ in err.problems)
+    with pytest.warns(ResultFileWarning):
+        part = read(path, salvage=True)
+    assert part.committed == err.intact_rows and np.all(part.time[1:] > 0)
+    np.testing.assert_array_equal(part.q, full.q[: part.committed])
+
+
+def random_bytes_into(path: Path, offset: int, n: int = 4096) -> None:
+    with open(path, "r+b") as fh:
+        fh.seek(offset)
+        fh.write(np.random.default_rng(12).bytes(n))
+
+
+def test_random_bytes_in_a_data_chunk_name_the_dataset_and_rows(whole: Path, tmp_path: Path) -> None:
+    path = tmp_path / "noise.h5"
+    path.write_bytes(whole.read_bytes())
+    with h5py.File(path, "r") as f:
+        chunk = f["q"].id.get_chunk_info(5)  # rows 5 * 128 ... of q
+        rows = f["q"].chunks[0]
+    random_bytes_into(path, chunk.byte_offset + 64)
+    err = refused_everywhere(path, r"noise\.h5: damaged: rows \d+ to \d+ of /q fail their checksum")
+    first = chunk.chunk_offset[0]
+    assert ("q", first, first + rows) in [(n, a, b) for n, a, b in err.problems if a is not None and b is not None]
+    assert err.intact_rows == first
+    with pytest.warns(ResultFileWarning):
+        part = read(path, salvage=True)
+    assert part.committed == first and part.restart is None
+    assert np.all(np.abs(part.time) < 10.0) and np.all(np.abs(part.kinetic_energy) < 1e3)
+
+
+def test_a_damaged_restart_slot_is_never_resumed_from(whole: Path, tmp_path: Path) -> None:
+    path = tmp_path / "slot.h5"
+    path.write_bytes(whole.read_bytes())
+    with h5py.File(path, "r") as f:
+        info = f["restart/slot_info"][()]
+        offset = f["restart/v"].id.get_offset()
+        slot = int(np.argmax(info[:, 1]))  # the newest: the one a restart would use
+        itemsize = f["restart/v"][0].nbytes
+    random_bytes_into(path, offset + slot * itemsize, itemsize)
+    refused_everywhere(path, rf"slot\.h5: damaged: restart slot {slot} .*fails its checksum")
+    with pytest.warns(ResultFileWarning):
+        r = read(path, salvage=True)
+    assert r.restart is None and r.committed == read(whole).committed  # the rows themselves are intact
+
+
+def test_a_damaged_model_table_is_named(whole: Path, tmp_path: Path) -> None:
+    path = tmp_path / "model.h5"
+    path.write_bytes(whole.read_bytes())
+    with h5py.File(path, "r") as f:
+        offset = f["model/mass_m_star"].id.get_offset()
+    random_bytes_into(path, offset, 16)
+    refused_everywhere(path, r"model\.h5: damaged: /model/mass_m_star fails its checksum")
+
+
+# --------------------------------------------------------------------------- foreign files
+@pytest.mark.parametrize("kind", ["plain_hdf5", "empty", "zeroed_header", "text"])
+def test_a_file_kynemapy_did_not_write_is_named_as_such(tmp_path: Path, kind: str) -> None:
+    path = tmp_path / f"{kind}.h5"
+    if kind == "plain_hdf5":
+        with h5py.File(path, "w") as f:
+            f["x"] = np.arange(3.0)
+    elif kind == "empty":
+        path.write_bytes(b"")
+    elif kind == "zeroed_header":
+        path.write_bytes(bytes(8192))
+    else:
+        path.write_text("time,q\n0,1\n")
+    err = refused_everywhere(path, rf"{kind}\.h5: not a kynemapy result file")
+    assert err.intact_rows is None
+
+
+# ------------------------------------------------------------------------------ killed writers
+CHILD = textwrap.dedent(
+    """
+    import os, signal, sys
+    import kynemapy as kp
+    b = kp.ModelBuilder()
+    n = b.add_node(velocity=(1.0, 0.0, 0.0, 0.0, 0.0, 2.0))
+    b.add_mass(n, mass=1.5, inertia=(1.0, 2.0, 3.0))
+    sim = kp.Simulation(b.build(), kp.StepParameters(h=0.001))
+    sim.run(n_steps=200, output=sys.argv[1], block=1)  # no thread: every row is committed before the next step
+    w = kp.io.ResultWriter(sys.argv[2], sim.model, sim.params, block=4)
+    print("ready", flush=True)
+    if sys.argv[3] == "kill":
+        os.kill(os.getpid(), signal.SIGKILL)
+    sys.stdin.read()  # "live": stay alive until the parent closes stdin
+    """
+)
+
+
+def test_a_killed_writers_file_opens_in_any_hdf5_reader_after_kynemapy_touched_it(tmp_path: Path) -> None:
+    done, killed = tmp_path / "done.h5", tmp_path / "killed.h5"
+    proc = subprocess.run(
+        [sys.executable, "-c", CHILD, str(done), str(killed), "kill"], capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    with pytest.raises(OSError, match="already open for write"):
+        h5py.File(killed, "r").close()
+    with pytest.warns(ResultFileWarning, match=r"killed\.h5: its writer \(pid \d+\) was killed; cleared"):
+        r = read(killed)
+    assert r.committed == 0 and not r.closed_cleanly
+    with h5py.File(killed, "r") as f:  # a plain HDF5 reader, no h5clear
+        assert int(f["committed"][0]) == 0 and f.attrs["kynemapy_version"] == kp.__version__
+    again = read(killed)  # no warning the second time, still not a clean close
+    assert not again.closed_cleanly
+    assert read(done).closed_cleanly and read(done).committed == 201
+
+
+def test_a_live_writers_marks_are_left_alone(tmp_path: Path) -> None:
+    live = tmp_path / "live.h5"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(tmp_path / "done.h5"), str(live), "live"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None and proc.stdin is not None
+        assert proc.stdout.readline().strip() == "ready"
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # no "cleared" warning
+            r = read(live)
+        assert r.committed == 0 and not r.closed_cleanly
+        with pytest.raises(OSError, match="already open for write"):
+            h5py.File(live, "r").close()
+        proc.stdin.close()
+    finally:
+        proc.wait(timeout=60)
+    assert proc.returncode == 0
+
+
+# ------------------------------------------------------------------------- files in the way
+def test_run_refuses_to_overwrite_an_existing_file_unless_asked(tmp_path: Path) -> None:
+    path = tmp_path / "run.h5"
+    kp.Simulation(free_body(15.0), PARAMS).run(n_steps=10, output=path)
+    other = kp.Simulation(free_body(30.0), PARAMS)
+    with pytest.raises(FileExistsError, match=r"run\.h5' exists; pass overwrite=True.*--resume"):
+        other.run(n_steps=20, output=path)
+    assert read(path).committed == 11 and read(path).model.mass_m_star[0, 0, 0] == 15.0
+    other.run(n_steps=20, output=path, overwrite=True)
+    assert read(path).committed == 21 and read(path).model.mass_m_star[0, 0, 0] == 30.0
+    with pytest.raises(FileExistsError):
+        kp.simulate(free_body(), PARAMS, n_steps=1, output=path)
+    kp.simulate(free_body(), PARAMS, n_steps=1, output=path, overwrite=True)
+    sim = kp.Simulation.restart(path)  # resuming its own file needs no overwrite
+    sim.run(n_steps=3, output=path)
+    assert read(path).committed == 5
+
+
+def test_command_line_overwrite_and_resume_with_another_model(tmp_path: Path) -> None:
+    own, other = tmp_path / "top.toml", tmp_path / "other.toml"
+    own.write_text(HEAVY_TOP.replace("n_steps = 400", "n_steps = 40"))
+    other.write_text(HEAVY_TOP.replace("mass = 15.0", "mass = 30.0").replace("n_steps = 400", "n_steps = 80"))
+    out = tmp_path / "ht.h5"
+    assert cli("run", str(own), "-o", str(out), "--no-progress", cwd=tmp_path).returncode == 0
+    before = out.read_bytes()
+    res = cli("run", str(other), "-o", str(out), "--no-progress", cwd=tmp_path)
+    assert res.returncode == 2 and "--overwrite" in res.stderr and "Traceback" not in res.stderr
+    assert res.stderr.startswith("kynemapy run: the output file") and "run: run:" not in res.stderr
+    res = cli("run", str(other), "-o", str(out), "--resume", "--no-progress", cwd=tmp_path)
+    assert res.returncode == 2, res.stderr
+    assert "mass_m_star[0, 0, 0] is 30.0 in the new model, 15.0 in the file's" in res.stderr
+    assert f"kynemapy run {own.resolve()} -o {out} --resume" in res.stderr
+    assert out.read_bytes() == before  # untouched
+    res = cli("run", str(other), "-o", str(out), "--overwrite", "--no-progress", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    assert read(out).committed == 81 and read(out).model.mass_m_star[0, 0, 0] == 30.0
+
+
+def test_command_line_options_are_validated_and_output_path_may_come_from_o(tmp_path: Path) -> None:
+    toml = tmp_path / "top.toml"
+    toml.write_text(HEAVY_TOP.replace("n_steps = 400", "n_steps = 20").replace('path = "heavy_top.h5"\n', ""))
+    for option in ("--every", "--block"):
+        res = cli("run", str(toml), "-o", str(tmp_path / "x.h5"), option, "0", cwd=tmp_path)
+        assert res.returncode == 2 and option in res.stderr and ">= 1" in res.stderr, res.stderr
+        assert not (tmp_path / "x.h5").exists()
+    res = cli("run", str(toml), "-o", str(tmp_path / "y.h5"), "--every", "5", "--no-progress", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    np.testing.assert_array_equal(read(tmp_path / "y.h5").step, [0, 5, 10, 15, 20])
+    res = cli("run", str(toml), "--no-progress", cwd=tmp_path)  # neither -o nor a path
+    assert res.returncode == 2 and "no output file" in res.stderr
+
+
+def test_ctrl_c_during_a_run_is_one_line_saying_how_to_resume(tmp_path: Path) -> None:
+    toml = tmp_path / "long.toml"
+    toml.write_text(HEAVY_TOP.replace("n_steps = 400", "n_steps = 100000000"))
+    out = tmp_path / "long.h5"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kynemapy", "run", str(toml), "-o", str(out), "--block", "64", "--no-progress"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+    )
+    try:
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            try:
+                if read(out).committed >= 64:
+                    break
+            except OSError:
+                pass
+            time.sleep(0.05)
+        os.kill(proc.pid, signal.SIGINT)  # this child, by its id
+        _, stderr = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, stderr
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in stderr, stderr
+    r = read(out)
+    match = re.fullmatch(
+        rf"kynemapy run: interrupted at step (\d+), t = (\S+) s; (\d+) rows are in {re.escape(str(out))}; "
+        rf"continue with: kynemapy run {re.escape(str(toml))} -o {re.escape(str(out))} --resume",
+        lines[0],
+    )
+    assert match is not None, lines[0]
+    step, t, rows = int(match[1]), float(match[2]), int(match[3])
+    assert rows == r.committed >= 64 and step >= r.step[-1] and t == pytest.approx(step * 0.002, rel=1e-9)
+    assert r.restart is not None and int(r.restart["step"][0]) == r.step[-1]
