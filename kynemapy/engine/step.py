@@ -29,6 +29,7 @@ from kynemapy.engine.assemble import assemble
 from kynemapy.engine.constraints.phase import constraint_outputs, constraint_terms
 from kynemapy.engine.elements import element_terms
 from kynemapy.engine.params import (
+    CONVERGENCE_ROUNDOFF,
     P_ALPHA_F,
     P_ALPHA_M,
     P_ASSEMBLE_K,
@@ -36,6 +37,7 @@ from kynemapy.engine.params import (
     P_BETA,
     P_BETA_PRIME,
     P_CONDITIONER,
+    P_CONVERGENCE,
     P_DYNAMIC,
     P_EXACT,
     P_GAMMA,
@@ -155,21 +157,55 @@ def solve(solver, indptr, indices, vals, b, dx, nsys, c):
 
 
 @njit(inline=True)
-def convergence_error(p, node_map, node_dofs, crow, n_rows, q_delta, lam, dx, nsys):
-    """Weighted RMS of the increment (Arnold & Hante), with the pre-update Δq and λ."""
+def node_mass_scale(indptr, indices, vals, nsys):
+    """μ [kg]: the largest |diagonal entry| of the conditioned node block c·S of the Newton
+    matrix (≈ (1 − α_m)/(1 − α_f) × the largest mass or inertia); 1 when that block is empty."""
+    mu = 0.0
+    for j in range(nsys):
+        for k in range(indptr[j], indptr[j + 1]):
+            if indices[k] == j:
+                mu = max(mu, abs(vals[k]))
+    return mu if mu > 0.0 else 1.0
+
+
+#: the round-off floor of :func:`convergence_error` (``P_CONVERGENCE`` round-off): this many
+#: times the unit round-off of the position unknowns, ε L, and of the multipliers, ε L μ / (βh²)
+ROUNDOFF_FACTOR = 10.0
+EPS = 2.220446049250313e-16
+
+
+@njit(inline=True)
+def convergence_error(p, node_map, node_dofs, crow, n_rows, q_delta, lam, dx, nsys, x, indptr, indices, vals):
+    """Weighted RMS of the increment (Arnold & Hante), with the pre-update Δq and λ.
+
+    ``P_CONVERGENCE`` Kynema: ``Δx/(atol + rtol|hΔq|)`` and ``Δλ/(atol + rtol|λ|)``.  Round-off:
+    the same with a round-off floor added to each weight, ``κ ε L`` for Δx and ``κ ε L μ / c``
+    for Δλ (κ = :data:`ROUNDOFF_FACTOR`, L = max(1, largest |coordinate| of ``x``) [m], μ
+    [kg] :func:`node_mass_scale`, c = βh²): the size the round-off of the positions (ε L) takes
+    in a multiplier increment through the conditioned matrix (c S Δx + c Bᵀ Δλ = ...)."""
     atol = p[P_ATOL]
     rtol = p[P_RTOL]
     h = p[P_H]
+    atol_x = atol
+    atol_lam = atol
+    if p[P_CONVERGENCE] == CONVERGENCE_ROUNDOFF:
+        length = 1.0
+        for n in range(x.shape[0]):
+            for k in range(3):
+                length = max(length, abs(x[n, k]))
+        floor = ROUNDOFF_FACTOR * EPS * length
+        atol_x = atol + floor
+        atol_lam = atol + floor * node_mass_scale(indptr, indices, vals, nsys) / p[P_CONDITIONER]
     s = 0.0
     for n in range(node_map.shape[0]):
         m = node_map[n]
         for k in range(node_dofs[n]):
-            w = dx[m + k] / (atol + rtol * abs(h * q_delta[n, k]))
+            w = dx[m + k] / (atol_x + rtol * abs(h * q_delta[n, k]))
             s += w * w
     for ic in range(crow.shape[0]):
         row = nsys + crow[ic]
         for i in range(n_rows[ic]):
-            w = dx[row + i] / (atol + rtol * abs(lam[ic, i]))
+            w = dx[row + i] / (atol_lam + rtol * abs(lam[ic, i]))
             s += w * w
     return math.sqrt(s / dx.shape[0])
 
@@ -382,7 +418,9 @@ def advance(d, p, mode, n_steps, every, rows, max_rows, iterations):
                 if solved != SOLVE_OK:
                     status = NEEDS_MEMORY if solved == SOLVE_CAPACITY else SINGULAR
                     break
-                err = convergence_error(p, node_map, node_dofs, crow, n_rows, q_delta, lam, dx, nsys)
+                err = convergence_error(
+                    p, node_map, node_dofs, crow, n_rows, q_delta, lam, dx, nsys, x, d.indptr, d.indices, vals
+                )
                 errors[n_iter] = err
                 n_iter += 1
                 update(p, node_map, node_dofs, crow, n_rows, q_delta, v, vd, q_prev, q, lam, dx, nsys)
