@@ -73,3 +73,82 @@ def test_kynema_criterion_stays_the_default_and_stalls_on_roundoff(top_reference
 def test_convergence_option_is_checked():
     with pytest.raises(ValueError, match="convergence"):
         kp.StepParameters(h=1e-3, convergence="scaled")
+
+
+# ------------------------------------------------------------------------------ time
+def _falling_mass() -> kp.Model:
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, -9.81))
+    node = b.add_node(velocity=(1.0, 0.0, 0.0, 0.0, 0.0, 0.0))
+    b.add_mass(node, mass=2.0, inertia=(1.0, 1.0, 1.0))
+    return b.build()
+
+
+H = 0.01
+
+
+def test_time_is_n_times_h_in_step_advance_and_run(tmp_path):
+    """t = n h exactly (it was 2.0000000000000013 after 200 steps of 0.01), in every way of stepping."""
+    sim = kp.Simulation(_falling_mass(), kp.StepParameters(h=H))
+    for n in range(1, 201):
+        sim.step()
+        assert sim.time == n * H
+    assert sim.time == 2.0
+    sim = kp.Simulation(_falling_mass(), kp.StepParameters(h=H))
+    sim.advance(37)
+    for _ in range(13):
+        sim.step()
+    seen = []
+    sim.run(n_steps=150, loads=lambda s, t: seen.append(t))
+    assert seen == [n * H for n in range(50, 200)]
+    assert sim.time == 2.0 and sim.step_count == 200
+    sim = kp.Simulation(_falling_mass(), kp.StepParameters(h=H))
+    sim.run(t_end=1.0, output=tmp_path / "t.h5")
+    assert sim.time == 1.0
+    again = kp.Simulation.restart(tmp_path / "t.h5")
+    again.run(t_end=2.0, output=tmp_path / "t.h5")
+    assert again.time == 2.0
+    assert again.advance(0).shape == (0,) and kp.io.read(tmp_path / "t.h5").time[-1] == 2.0
+
+
+# ------------------------------------------------------------------ failed steps
+def _spinning_body() -> tuple[kp.Model, kp.StepParameters]:
+    """A fast spinning free body: with h = 0.1 and max_iter = 3 Newton fails at the third step,
+    two steps of h/2 succeed (tests/test_run.py)."""
+    b = kp.ModelBuilder()
+    body = b.add_node(velocity=(0, 0, 0, 0.1, 8.0, 0.1))
+    b.add_mass(body, mass=10.0, inertia=(0.8083, 0.6833, 0.1417))
+    return b.build(), kp.StepParameters(h=0.1, rho_inf=1.0, max_iter=3, atol=1e-9, rtol=1e-9)
+
+
+def test_run_info_counts_rejected_steps_and_the_smallest_step():
+    model, params = _spinning_body()
+    seen = []
+    sim = kp.Simulation(model, params)
+    info = sim.run(n_steps=20, adaptive=True, loads=lambda s, t: seen.append(t))
+    assert info.converged and info.substepped > 0
+    assert info.rejected > info.substepped and info.min_step in (0.05, 0.025)  # some steps need h/4
+    assert seen == [n * 0.1 for n in range(20)] and sim.time == 2.0  # the main grid, sub-steps or not
+    compiled = kp.Simulation(model, params).run(n_steps=20, adaptive=True)  # compiled calls, the same steps
+    assert compiled[:3] + compiled[5:6] + compiled[8:] == info[:3] + info[5:6] + info[8:]
+    plain = kp.Simulation(model, params).run(n_steps=2)
+    assert plain.rejected == 0 and plain.min_step == 0.1
+
+
+def test_min_step_stops_the_run_at_the_last_converged_step():
+    model, params = _spinning_body()
+    sim = kp.Simulation(model, params)
+    with pytest.raises(kp.ConvergenceError, match="minimum step size 0.1 s"):
+        sim.run(n_steps=20, adaptive=True, min_step=0.1)
+    assert sim.step_count == 2 and sim.time == 0.2
+
+    def bad_load(s, t):
+        if s.step_count >= 5:
+            s.inputs.f[0, 0] = np.nan
+
+    sim = kp.Simulation(_falling_mass(), kp.StepParameters(h=0.1))
+    info = sim.run(n_steps=20, adaptive=True, loads=bad_load, min_step=0.025, throw=False)
+    # a NaN load from step 6 on: h fails, then h/2, then h/4; h/8 is below min_step
+    assert not info.converged and info.rejected == 3 and sim.step_count == 5 and sim.time == 0.5
+    assert np.all(np.isfinite(sim.state.q))
+    with pytest.raises(ValueError, match="min_step"):
+        kp.Simulation(model, params).run(n_steps=2, min_step=0.2)

@@ -233,6 +233,17 @@ def update(p, node_map, node_dofs, crow, n_rows, q_delta, v, vd, q_prev, q, lam,
 
 
 @njit(inline=True)
+def next_time(t, h):
+    """The time after a step of ``h`` from ``t`` [s]: ``(k + 1) h`` when ``t`` is ``k h`` exactly
+    (the step grid through t = 0: no round-off accumulates, ``t = n h`` after n steps whatever
+    the calls), else ``t + h`` (a time set off the grid, or a step size changed mid-run)."""
+    k = round(t / h)
+    if k * h == t:
+        return (k + 1.0) * h
+    return t + h
+
+
+@njit(inline=True)
 def algorithmic_acceleration(p, vd, a):
     """After convergence: a += (1 − α_f)/(1 − α_m) v̇."""
     r = (1.0 - p[P_ALPHA_F]) / (1.0 - p[P_ALPHA_M])
@@ -464,7 +475,7 @@ def advance(d, p, mode, n_steps, every, rows, max_rows, iterations):
             copy_state(saved, state)
             step[0] = d.saved_step[0]
             return i, recorded, status
-        time[0] += h
+        time[0] = next_time(time[0], h)
         step[0] += 1
         if every > 0 and step[0] % every == 0:
             record_row(d.row_offsets, time, step, q, v, vd, a, lam, con_output, errors, n_iter, rows[recorded])

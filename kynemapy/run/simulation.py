@@ -202,6 +202,7 @@ class Simulation:
         loads: Callable[[Simulation, float], None] | None = None,
         adaptive: bool = False,
         max_halvings: int = 6,
+        min_step: float | None = None,
         throw: bool = True,
         attrs: dict[str, Any] | None = None,
     ) -> loop.RunInfo:
@@ -219,7 +220,13 @@ class Simulation:
         progress : draw a progress bar on stderr.
         loads : ``loads(sim, t)`` called before every step with the time at its start [s]
             (write ``sim.inputs``); without it the steps run in compiled calls of about 0.25 s.
-        adaptive : retry a failed step as two half steps, recursively up to ``max_halvings``.
+        adaptive : retry a failed step as two half steps, recursively up to ``max_halvings``
+            times and never below ``min_step``.  The main grid stays ``t = n h``; sub-steps
+            lie on the grid of their own size.  :class:`RunInfo` counts the rejected attempts
+            (``rejected``) and the smallest step size that converged (``min_step``).
+        min_step : the smallest sub-step size [s] (default ``h / 2**max_halvings``): a step that
+            fails at the smallest allowed size stops the run (raises, or ``converged=False``
+            with ``throw=False``), the state being that of the last converged step of size h.
         throw : raise :class:`ConvergenceError` when a step fails (everything converged so far is
             written, the state is that of the last converged step); else return with
             ``converged=False``.
@@ -235,6 +242,7 @@ class Simulation:
             loads=loads,
             adaptive=adaptive,
             max_halvings=max_halvings,
+            min_step=min_step,
             throw=throw,
             attrs=attrs,
         )
@@ -437,7 +445,7 @@ def simulate(
 ) -> tuple[Simulation, loop.RunInfo]:
     """Build a :class:`Simulation` and :meth:`~Simulation.run` it; returns both.
 
-    ``run_options``: ``every, block, progress, loads, adaptive, max_halvings, throw, attrs``.
+    ``run_options``: ``every, block, progress, loads, adaptive, max_halvings, min_step, throw, attrs``.
     """
     sim = Simulation(model, params)
     info = sim.run(t_end=t_end, n_steps=n_steps, output=output, **run_options)
