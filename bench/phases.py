@@ -101,8 +101,8 @@ def time_convergence(d, p, n):
     for _ in range(n):
         s += convergence_error(
             p, d.node_map, d.node_dofs, d.constraint_row, d.constraint_n_rows, d.q_delta, d.lam, d.dx, d.n_system_dofs,
-            d.indptr, d.indices, d.vals,
-        )  # fmt: skip
+            d.x, d.indptr, d.indices, d.vals, d.force_scratch, -1.0,
+        )[0]  # fmt: skip
     return s
 
 
