@@ -164,7 +164,7 @@ def run(quick: bool = False) -> CaseResult:
         result.checks.append(check(f"h = {h:g}: max |θ − θ_ref| over [0, 10] s [rad]", err, bound))
         if history is None or h == 1e-3:
             history = (t, angles[:, 0], theta)
-    coarse = [(h, e) for h, e in zip(steps, errors) if h >= 1e-3]
+    coarse = [(h, e) for h, e in zip(steps, errors, strict=True) if h >= 1e-3]
     slope = float(np.polyfit(np.log([h for h, _ in coarse]), np.log([e for _, e in coarse]), 1)[0])
     result.checks.append(
         check("order of the crank-angle error, h = 1e-2 … 1e-3 (log-log slope)", slope, (1.8, 2.2), "in")
@@ -178,7 +178,7 @@ def run(quick: bool = False) -> CaseResult:
     rows.append(["1e-3, exact tangent", round(T_END / 1e-3), err_exact, "—", "—", "—"])
     result.tables.append(
         Table(
-            "Crank angle against the reduced reference (generalized-α ρ∞ = 0.9, atol = rtol = 1e-8, round-off criterion)",
+            "Crank angle against the reduced reference (generalized-α ρ∞ = 0.9, atol = rtol = 1e-8, round-off)",
             ["h [s]", "steps", "max |θ − θ_ref| [rad]", "max spread of the 3 cranks [rad]", "Newton it/step", "max it"],
             rows,
             note=f"Least-squares slope for h = 1e-2 … 1e-3: {slope:.3f}; the reference's tip at t = 10 s is "
