@@ -193,3 +193,64 @@ def test_tiny_rotation_increments_are_applied():
 
     w, x, y, z = quat_exp(4e-13, 0.0, -2e-13)
     assert (w, x, y, z) == (1.0, 2e-13, 0.0, -1e-13)
+
+
+# ------------------------------------------------------------------ initial velocities
+def _rod(velocity) -> kp.Model:
+    """A body (2 kg) whose centre is 1 m from a ball joint at the origin, along x."""
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, -9.81))
+    body = b.add_node(position=(1.0, 0.0, 0.0), velocity=velocity)
+    b.add_mass(body, mass=2.0, inertia=(0.1, 0.2, 0.2))
+    b.add_ball_joint(body, kp.GROUND, point=(0.0, 0.0, 0.0))
+    return b.build()
+
+
+#: 3 m/s along the rod, plus a consistent swing (v = ω × r, ω = (0, −0.5, 0))
+ROD_VELOCITY = (3.0, 0.0, 0.5, 0.0, -0.5, 0.0)
+
+
+def _radial_speed(sim: kp.Simulation) -> float:
+    x = sim.state.x[0, :3]
+    return float(sim.state.v[0, :3] @ x / np.linalg.norm(x))
+
+
+def test_initial_velocities_are_projected_by_default():
+    """The radial 3 m/s violates B v = 0; the least kinetic-energy correction removes exactly it
+    (a rotation cannot produce velocity along the rod): Δv = (−3, 0, 0), Δω = 0.  With the velocity
+    kept as given (Kynema), the body still moves 2.15 m/s along its rod after 10 steps."""
+    params = kp.StepParameters(h=0.001, rho_inf=0.9)
+    with pytest.warns(UserWarning, match=r"largest change 3 .*ball_joint\): B v = \[3, 0, 0\]"):
+        sim = kp.Simulation(_rod(ROD_VELOCITY), params)
+    np.testing.assert_allclose(sim.initial_velocity_correction[0], (-3.0, 0, 0, 0, 0, 0), rtol=0, atol=1e-14)
+    np.testing.assert_allclose(sim.state.v[0], (0.0, 0.0, 0.5, 0.0, -0.5, 0.0), rtol=0, atol=1e-14)
+    sim.advance(10)
+    assert abs(_radial_speed(sim)) < 1e-6  # the swing's O(h) radial round-off, not 3 m/s
+    kept = kp.Simulation(_rod(ROD_VELOCITY), params, initial_velocities="keep")
+    kept.advance(10)
+    assert _radial_speed(kept) > 2.0
+
+
+def test_inconsistent_initial_velocities_can_be_refused():
+    with pytest.raises(ValueError, match=r"constraint 0 \(ball_joint\): B v = \[3, 0, 0\]"):
+        kp.Simulation(_rod(ROD_VELOCITY), kp.StepParameters(h=0.001), initial_velocities="check")
+    with pytest.raises(ValueError, match="initial_velocities"):
+        kp.Simulation(_rod(ROD_VELOCITY), kp.StepParameters(h=0.001), initial_velocities="fix")
+
+
+def test_consistent_velocities_and_prescribed_rates_are_left_as_given(recwarn):
+    """A consistent swing is not touched (bit for bit, no warning); a node held by a prescribed BC
+    keeps its given velocity (its rate is the user's), a fixed BC's rate is zero."""
+    sim = kp.Simulation(_rod((0.0, 0.0, 0.5, 0.0, -0.5, 0.0)), kp.StepParameters(h=0.001), initial_velocities="check")
+    assert np.all(sim.initial_velocity_correction == 0.0)
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, 0.0))
+    moving = b.add_node(velocity=(1.0, 0.0, 0.0, 0.0, 0.0, 0.5))
+    b.add_mass(moving, mass=1.0, inertia=(1.0, 1.0, 1.0))
+    b.add_prescribed_bc(moving)
+    held = b.add_node(position=(2.0, 0.0, 0.0), velocity=(0.0, 1.0, 0.0, 0.0, 0.0, 0.0))
+    b.add_mass(held, mass=1.0, inertia=(1.0, 1.0, 1.0))
+    b.add_fixed_bc(held)
+    with pytest.warns(UserWarning, match="constraint 1 \\(fixed_bc\\)"):
+        sim = kp.Simulation(b.build(), kp.StepParameters(h=0.001))
+    np.testing.assert_array_equal(sim.state.v[moving], (1.0, 0.0, 0.0, 0.0, 0.0, 0.5))
+    np.testing.assert_allclose(sim.state.v[held], 0.0, atol=1e-15)
+    assert not [w for w in recwarn if "projected" in str(w.message) and "prescribed" in str(w.message)]
