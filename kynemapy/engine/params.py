@@ -93,14 +93,16 @@ class StepParameters:
         the units of the position increments (m, rad).
     convergence : ``"kynema"`` (default): Kynema-FMB's criterion, reproduced number for number:
         the position increments against ``atol + rtol|hΔq|``, the multiplier increments Δλ
-        against ``atol + rtol|λ|`` (``atol`` read as N, N m).  At small h the round-off of λ,
-        which grows like 1/h², exceeds that and Newton never converges (the heavy top with
-        atol = 1e-7, rtol = 1e-6 fails for h <= 5e-5).  ``"roundoff"``: the same weights plus
-        a round-off floor, ``10 ε L`` for positions and ``10 ε L μ/(βh²)`` for multipliers
-        (ε = 2.2e-16, L = max(1 m, largest |coordinate|), μ [kg] the largest diagonal entry
-        of the conditioned node block βh²S of the Newton matrix, ≈ the largest mass): where
-        round-off is below the tolerances it is Kynema's criterion; below that, Newton stops
-        at round-off instead of stalling.  See ``docs/algorithm.md``.
+        against ``atol + rtol|λ|`` (``atol`` read as N, N m), RMS over all unknowns.  Tight
+        tolerances can be below round-off: λ carries ≈ m ε|x|/(βh²) (the heavy top with
+        atol = 1e-7, rtol = 1e-6 never converges for h <= 5e-5), and near a singular position
+        the multipliers in the near-null space of Bᵀ are noise.  ``"roundoff"``: the same
+        tolerances with the round-off taken out: a floor of 10 ε L on the position
+        increments (L = max(1 m, largest |coordinate|)); the multipliers measured by the
+        forces they apply, Bᵀ Δλ per node DOF, against ``atol + rtol Σ|Bᵀλ| + 10 (ε Σ|Bᵀλ|
+        + δ S_ii)`` (S_ii the iteration matrix's diagonal, ≈ β′ × mass; δ the position
+        round-off ε L, or the size of stalled position increments within tolerance).  It
+        converges at any h and through singular positions; see ``docs/algorithm.md``.
     dynamic : False solves statics (β′ = γ′ = 0) with Kynema's load bisection: a step
         that does not converge at the full external load retries from the last converged
         partial load, halving the load step (gravity is not scaled, as in Kynema).

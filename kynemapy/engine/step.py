@@ -184,9 +184,10 @@ def convergence_error(
     δ S_ii)``, RMS over the 2 n_sys terms: ``a = Σ_j |Bᵀ_ij λ_j|`` the size of the constraint
     forces on that DOF, ``S_ii`` the diagonal of the unconditioned iteration matrix (≈ β′ ×
     mass), δ the round-off of the positions: ε L, or, when the node increments are within
-    tolerance and stopped shrinking (the last two differ by less than :data:`STALL_RATIO`),
-    the larger of the two — the force that this position noise makes through the matrix is
-    round-off too.  κ = :data:`ROUNDOFF_FACTOR`, L = max(1, largest |coordinate| of ``x``) [m].
+    tolerance and stopped shrinking (the largest of this iteration and of the previous one
+    within a factor 1/:data:`STALL_RATIO` of each other), the larger of the two: the force
+    that this position noise makes through the matrix is round-off too.  κ =
+    :data:`ROUNDOFF_FACTOR`, L = max(1, largest |coordinate| of ``x``) [m].
     ``fs`` (2, n) scratch; ``vals`` the conditioned matrix of this iteration (c S, Bᵀ)."""
     atol = p[P_ATOL]
     rtol = p[P_RTOL]

@@ -111,7 +111,8 @@ class _Stepper:
         self.substepped = 0
         self.rejected = 0
         self.smallest = math.inf  # smallest step size of a converged step or sub-step [s]
-        self.at_min_step = False  # the last failure stopped at the minimum step size
+        self.at_min_step = False  # the last failure stopped at the smallest step size allowed
+        self.failed_step = 0.0  # that step size [s]
         self._coefficients: dict[int, Any] = {0: sim.coefficients}
 
     def coefficients(self, level: int) -> Any:
@@ -139,7 +140,7 @@ class _Stepper:
         if not self.adaptive:
             return status, n_iter
         if not self.can_halve(0):
-            self.at_min_step = True
+            self.at_min_step, self.failed_step = True, self.sim.params.h
             return status, n_iter
         saved = self.sim.state.copy()
         t0, step0 = float(self.sim.state.time[0]), int(self.sim.state.step[0])
@@ -165,7 +166,7 @@ class _Stepper:
                 continue
             self.rejected += 1
             if not self.can_halve(level):
-                self.at_min_step = True
+                self.at_min_step, self.failed_step = True, self.sim.params.h / 2**level
                 return status, total
             status, n_iter = self._halves(level + 1)
             total += n_iter
@@ -345,7 +346,12 @@ def run(
         raise ConvergenceError(
             f"run stopped at step {sim.step_count + 1} (t = {sim.time:.9g} s → {sim.time + sim.params.h:.9g} s): "
             f"{status_text(status)}; Newton errors {', '.join(f'{e:.3g}' for e in errors)}; "
-            + (f"the minimum step size {min_step:.3g} s was reached; " if adaptive and stepper.at_min_step else "")
+            + (
+                f"the smallest step size allowed ({stepper.failed_step:.3g} s; max_halvings = {max_halvings}, "
+                f"min_step = {min_step:.3g} s) failed too; "
+                if adaptive and stepper.at_min_step
+                else ""
+            )
             + "the state is that of the last converged step"
             + (f"; {out.writer.committed} rows are in {out.writer.path!r}" if out is not None else ""),
             sim.time,
