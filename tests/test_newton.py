@@ -108,6 +108,14 @@ def test_time_is_n_times_h_in_step_advance_and_run(tmp_path):
     again.run(t_end=2.0, output=tmp_path / "t.h5")
     assert again.time == 2.0
     assert again.advance(0).shape == (0,) and kp.io.read(tmp_path / "t.h5").time[-1] == 2.0
+    # sub-steps (as adaptive halving takes them) lie on their own grid and land on the main one
+    sim = kp.Simulation(_falling_mass(), kp.StepParameters(h=0.1))
+    sim.advance(3)
+    half = kp.StepParameters(h=0.05).coefficients
+    sim.step_with(half)
+    assert sim.time == 7 * 0.05
+    sim.step_with(half)
+    assert sim.time == 0.4 == 4 * 0.1
 
 
 # ------------------------------------------------------------------ failed steps
