@@ -100,8 +100,9 @@ def time_convergence(d, p, n):
     s = 0.0
     for _ in range(n):
         s += convergence_error(
-            p, d.node_map, d.node_dofs, d.constraint_row, d.constraint_n_rows, d.q_delta, d.lam, d.dx, d.n_system_dofs
-        )
+            p, d.node_map, d.node_dofs, d.constraint_row, d.constraint_n_rows, d.q_delta, d.lam, d.dx, d.n_system_dofs,
+            d.x, d.indptr, d.indices, d.vals, d.force_scratch, -1.0,
+        )[0]  # fmt: skip
     return s
 
 

@@ -85,7 +85,7 @@ def four_bar(variant: str = "cylindrical") -> kp.Model:
 # ------------------------------------------------------------------------------ Newton convergence
 def newton_history(model: kp.Model, h: float, n: int, exact: bool, torque: float = 0.0):
     p = kp.StepParameters(h=h, rho_inf=0.9, geometric_stiffness=exact, atol=1e-10, rtol=1e-10, max_iter=12)
-    sim = kp.Simulation(model, p)
+    sim = kp.Simulation(model, p, initial_velocities="keep")  # as measured in docs/joints.md
     if torque:
         sim.set_torque(0, torque)
     iterations, ratios = [], []
@@ -244,7 +244,8 @@ def test_initial_accelerations_satisfy_every_joints_acceleration_constraint() ->
     """Φ̈ = 0 at t = 0 along q(t) = q ⊕ (t v + t²/2 v̇), v̇ the computed initial accelerations
     (the velocities are random, so Φ̇ ≠ 0: only the acceleration level is imposed)."""
     model = every_joint_chain()
-    sim = kp.Simulation(model, kp.StepParameters(h=1e-3))
+    # the random velocities kept as given (not projected onto B v = 0)
+    sim = kp.Simulation(model, kp.StepParameters(h=1e-3), initial_velocities="keep")
     q, v, vd = sim.state.q, sim.state.v, sim.state.vd
     assert np.abs(vd).max() > 1.0  # not a trivial solution
 

@@ -14,6 +14,7 @@ ARGS = {
     "abaqus_rigid_body": ["--quick"],
     "gazebo_boxes": ["--quick"],
     "kynema_top_convergence": ["--quick"],
+    "double_four_bar": ["--quick"],
 }
 
 

@@ -21,6 +21,7 @@ EXPECTED = {
     "abaqus": ("force-free", "case 1", "case 2", "turning-angle", "precession period", "generalized-α"),
     "vilmart": ("RIG_POS", "LIEMID", "DMV", "exact flow vs DOP853", "Jacobi", "generalized-α", "|Q y − y0|"),
     "boxes": ("simple", "complex", "generalized-α", "rotation-angle", "angular-momentum"),
+    "double_four_bar": ("h = 0.01", "h = 0.005", "h = 0.001", "h = 0.0001", "order", "exact tangent", "Exudyn"),
 }
 
 

@@ -70,6 +70,7 @@ WORKSPACE: FieldList = (
     ("vals", "wf", ("nnz",)),  # Newton matrix values, CSC order
     ("b", "wf", ("n",)),  # residual, then the right-hand side
     ("dx", "wf", ("n",)),  # Newton increment
+    ("force_scratch", "wf", (2, "n")),  # convergence error (round-off mode): Bᵀ Δλ and Σ|Bᵀ λ| per node DOF
     ("tangent", "wf", ("N", 3, 3)),  # rotation block of 𝒯 per node (transposed)
     ("errors", "wf", ("max_iter",)),  # Newton errors of the last step
     ("con_phi", "wf", ("C", 6)),  # Φ, or the bias γ of Φ̈ = B v̇ + γ

@@ -30,7 +30,13 @@ P_ASSEMBLE_K = 13  #: 1: K^Φ blocks enter the Newton matrix
 P_STIFFNESS = 14  #: κ, the weight of the stiffness K in the element matrices (1; 0 for initial accelerations)
 P_RHS_BIAS = 15  #: 1: constraint rows get the bias γ of Φ̈ = B v̇ + γ instead of Φ (initial accelerations)
 P_STATIC_RETRIES = 16  #: Newton solves a static step may use for load bisection
-P_SIZE = 17
+P_CONVERGENCE = 17  #: convergence criterion: CONVERGENCE_KYNEMA (0) or CONVERGENCE_ROUNDOFF (1)
+P_SIZE = 18
+
+#: codes of ``P_CONVERGENCE`` (:attr:`StepParameters.convergence`)
+CONVERGENCE_KYNEMA = 0
+CONVERGENCE_ROUNDOFF = 1
+CONVERGENCE_CODES = {"kynema": CONVERGENCE_KYNEMA, "roundoff": CONVERGENCE_ROUNDOFF}
 
 
 def coefficient_vector(
@@ -51,6 +57,7 @@ def coefficient_vector(
     stiffness: float = 1.0,
     rhs_bias: bool = False,
     static_retries: int = 1,
+    convergence: int = CONVERGENCE_KYNEMA,
 ) -> np.ndarray:
     """The (P_SIZE,) float64 vector ``p`` of the compiled phases (entries ``P_*``)."""
     p = np.zeros(P_SIZE)
@@ -61,6 +68,7 @@ def coefficient_vector(
     p[P_DYNAMIC], p[P_EXACT], p[P_ASSEMBLE_K] = float(dynamic), float(exact), float(assemble_k)
     p[P_STIFFNESS], p[P_RHS_BIAS] = stiffness, float(rhs_bias)
     p[P_STATIC_RETRIES] = static_retries
+    p[P_CONVERGENCE] = convergence
     return p
 
 
@@ -81,7 +89,20 @@ class StepParameters:
     rho_inf : spectral radius at infinity ρ∞ ∈ [0, 1] (1: no numerical damping).
     max_iter : maximum number of Newton iterations (linear solves) per step, >= 1.
     atol, rtol : absolute and relative tolerances of the weighted-RMS convergence
-        error (Arnold & Hante); a step converges when that error is <= 1.
+        error (Arnold & Hante); a step converges when that error is <= 1.  ``atol`` is in
+        the units of the position increments (m, rad).
+    convergence : ``"kynema"`` (default): Kynema-FMB's criterion, reproduced number for number:
+        the position increments against ``atol + rtol|hΔq|``, the multiplier increments Δλ
+        against ``atol + rtol|λ|`` (``atol`` read as N, N m), RMS over all unknowns.  Tight
+        tolerances can be below round-off: λ carries ≈ m ε|x|/(βh²) (the heavy top with
+        atol = 1e-7, rtol = 1e-6 never converges for h <= 5e-5), and near a singular position
+        the multipliers in the near-null space of Bᵀ are noise.  ``"roundoff"``: the same
+        tolerances with the round-off taken out: a floor of 10 ε L on the position
+        increments (L = max(1 m, largest |coordinate|)); the multipliers measured by the
+        forces they apply, Bᵀ Δλ per node DOF, against ``atol + rtol Σ|Bᵀλ| + 10 (ε Σ|Bᵀλ|
+        + δ S_ii)`` (S_ii the iteration matrix's diagonal, ≈ β′ × mass; δ the position
+        round-off ε L, or the size of stalled position increments within tolerance).  It
+        converges at any h and through singular positions; see ``docs/algorithm.md``.
     dynamic : False solves statics (β′ = γ′ = 0) with Kynema's load bisection: a step
         that does not converge at the full external load retries from the last converged
         partial load, halving the load step (gravity is not scaled, as in Kynema).
@@ -105,6 +126,7 @@ class StepParameters:
     geometric_stiffness: bool = False
     static_load_retries: int = 20
     solver: str = "auto"
+    convergence: str = "kynema"
 
     def __post_init__(self) -> None:
         if not (isinstance(self.h, (int, float)) and math.isfinite(self.h) and self.h > 0.0):
@@ -119,6 +141,8 @@ class StepParameters:
                 raise ValueError(f"StepParameters: {name} must be a finite number > 0, got {value!r}")
         if self.solver not in ("auto", "dense", "sparse"):
             raise ValueError(f"StepParameters: solver must be 'auto', 'dense' or 'sparse', got {self.solver!r}")
+        if self.convergence not in CONVERGENCE_CODES:
+            raise ValueError(f"StepParameters: convergence must be 'kynema' or 'roundoff', got {self.convergence!r}")
         if not (isinstance(self.static_load_retries, int) and self.static_load_retries >= 1):
             raise ValueError(
                 f"StepParameters: static_load_retries must be an integer >= 1, got {self.static_load_retries!r}"
@@ -160,5 +184,5 @@ class StepParameters:
         return coefficient_vector(
             h, alpha_m, alpha_f, gamma, beta, gamma_prime, beta_prime, beta * h * h,
             float(self.atol), float(self.rtol), int(self.max_iter), bool(self.dynamic), exact, exact,
-            static_retries=int(self.static_load_retries),
+            static_retries=int(self.static_load_retries), convergence=CONVERGENCE_CODES[self.convergence],
         )  # fmt: skip

@@ -29,6 +29,7 @@ from kynemapy.engine.assemble import assemble
 from kynemapy.engine.constraints.phase import constraint_outputs, constraint_terms
 from kynemapy.engine.elements import element_terms
 from kynemapy.engine.params import (
+    CONVERGENCE_ROUNDOFF,
     P_ALPHA_F,
     P_ALPHA_M,
     P_ASSEMBLE_K,
@@ -36,6 +37,7 @@ from kynemapy.engine.params import (
     P_BETA,
     P_BETA_PRIME,
     P_CONDITIONER,
+    P_CONVERGENCE,
     P_DYNAMIC,
     P_EXACT,
     P_GAMMA,
@@ -154,24 +156,91 @@ def solve(solver, indptr, indices, vals, b, dx, nsys, c):
     return status
 
 
+#: the round-off floor of :func:`convergence_error` (``P_CONVERGENCE`` round-off): this many
+#: times the unit round-off of the positions, ε L, and of the forces, ε (Σ|Bᵀλ| + L S_ii)
+ROUNDOFF_FACTOR = 10.0
+EPS = 2.220446049250313e-16
+#: position increments that shrink by less than this factor from one iteration to the next,
+#: while within tolerance, are taken as round-off (the stalled iterations of an ill-conditioned
+#: matrix near a singular position)
+STALL_RATIO = 0.5
+
+
 @njit(inline=True)
-def convergence_error(p, node_map, node_dofs, crow, n_rows, q_delta, lam, dx, nsys):
-    """Weighted RMS of the increment (Arnold & Hante), with the pre-update Δq and λ."""
+def convergence_error(
+    p, node_map, node_dofs, crow, n_rows, q_delta, lam, dx, nsys, x, indptr, indices, vals, fs, prev_norm
+):
+    """Weighted RMS of the increment (Arnold & Hante), with the pre-update Δq and λ; returns
+    ``(error, max |Δx|)`` (the largest node increment, ``prev_norm`` of the next iteration; < 0
+    in the first one).
+
+    ``P_CONVERGENCE`` Kynema: the node increments ``Δx/(atol + rtol|hΔq|)`` and the multiplier
+    increments ``Δλ/(atol + rtol|λ|)``, RMS over the n unknowns.
+
+    Round-off: the node increments against ``atol + rtol|hΔq| + κεL``, and the multipliers
+    measured by the forces they apply, ``f = Bᵀ Δλ`` per node DOF (a multiplier change that
+    moves no force, in the null space of Bᵀ — redundant rows, or near-redundant ones near a
+    singular position — is not an error of the solution), against ``atol + rtol a + κ(ε a +
+    δ S_ii)``, RMS over the 2 n_sys terms: ``a = Σ_j |Bᵀ_ij λ_j|`` the size of the constraint
+    forces on that DOF, ``S_ii`` the diagonal of the unconditioned iteration matrix (≈ β′ ×
+    mass), δ the round-off of the positions: ε L, or, when the node increments are within
+    tolerance and stopped shrinking (the largest of this iteration and of the previous one
+    within a factor 1/:data:`STALL_RATIO` of each other), the larger of the two: the force
+    that this position noise makes through the matrix is round-off too.  κ =
+    :data:`ROUNDOFF_FACTOR`, L = max(1, largest |coordinate| of ``x``) [m].
+    ``fs`` (2, n) scratch; ``vals`` the conditioned matrix of this iteration (c S, Bᵀ)."""
     atol = p[P_ATOL]
     rtol = p[P_RTOL]
     h = p[P_H]
+    roundoff = p[P_CONVERGENCE] == CONVERGENCE_ROUNDOFF
+    length = 1.0
+    if roundoff:
+        for n in range(x.shape[0]):
+            for k in range(3):
+                length = max(length, abs(x[n, k]))
+    floor = ROUNDOFF_FACTOR * EPS * length if roundoff else 0.0
     s = 0.0
+    norm = 0.0
     for n in range(node_map.shape[0]):
         m = node_map[n]
         for k in range(node_dofs[n]):
-            w = dx[m + k] / (atol + rtol * abs(h * q_delta[n, k]))
+            w = dx[m + k] / (atol + floor + rtol * abs(h * q_delta[n, k]))
             s += w * w
+            norm = max(norm, abs(dx[m + k]))
+    if not roundoff:
+        for ic in range(crow.shape[0]):
+            row = nsys + crow[ic]
+            for i in range(n_rows[ic]):
+                w = dx[row + i] / (atol + rtol * abs(lam[ic, i]))
+                s += w * w
+        return math.sqrt(s / dx.shape[0]), norm
+    # round-off mode: the round-off δ of the positions
+    delta = EPS * length
+    if prev_norm >= 0.0 and s <= nsys and STALL_RATIO * prev_norm <= norm <= prev_norm / STALL_RATIO:
+        delta = max(delta, norm, prev_norm)
+    # forces of the multiplier increments, f = Bᵀ Δλ, and their scale a
+    for i in range(nsys):
+        fs[0, i] = 0.0
+        fs[1, i] = 0.0
     for ic in range(crow.shape[0]):
         row = nsys + crow[ic]
-        for i in range(n_rows[ic]):
-            w = dx[row + i] / (atol + rtol * abs(lam[ic, i]))
-            s += w * w
-    return math.sqrt(s / dx.shape[0])
+        for r in range(n_rows[ic]):
+            j = row + r
+            for k in range(indptr[j], indptr[j + 1]):
+                i = indices[k]
+                if i < nsys:
+                    fs[0, i] += vals[k] * dx[j]
+                    fs[1, i] += abs(vals[k] * lam[ic, r])
+    c = p[P_CONDITIONER]
+    for j in range(nsys):
+        diagonal = 0.0
+        for k in range(indptr[j], indptr[j + 1]):
+            if indices[k] == j:
+                diagonal = abs(vals[k]) / c
+        a = fs[1, j]
+        w = fs[0, j] / (atol + rtol * a + ROUNDOFF_FACTOR * (EPS * a + delta * diagonal))
+        s += w * w
+    return math.sqrt(s / (2 * nsys)), norm
 
 
 @njit(inline=True)
@@ -194,6 +263,17 @@ def update(p, node_map, node_dofs, crow, n_rows, q_delta, v, vd, q_prev, q, lam,
         row = nsys + crow[ic]
         for i in range(n_rows[ic]):
             lam[ic, i] += dx[row + i]
+
+
+@njit(inline=True)
+def next_time(t, h):
+    """The time after a step of ``h`` from ``t`` [s]: ``(k + 1) h`` when ``t`` is ``k h`` exactly
+    (the step grid through t = 0: no round-off accumulates, ``t = n h`` after n steps whatever
+    the calls), else ``t + h`` (a time set off the grid, or a step size changed mid-run)."""
+    k = round(t / h)
+    if k * h == t:
+        return (k + 1.0) * h
+    return t + h
 
 
 @njit(inline=True)
@@ -355,6 +435,7 @@ def advance(d, p, mode, n_steps, every, rows, max_rows, iterations):
             elif mode == INITIAL_ACCELERATIONS:
                 zero_accelerations(vd, lam)
             n_iter = 0
+            dx_norm = -1.0  # largest node increment of the previous iteration (none yet)
             status = NOT_CONVERGED
             while n_iter < max_iter:
                 if mode == INITIAL_ACCELERATIONS:
@@ -382,7 +463,10 @@ def advance(d, p, mode, n_steps, every, rows, max_rows, iterations):
                 if solved != SOLVE_OK:
                     status = NEEDS_MEMORY if solved == SOLVE_CAPACITY else SINGULAR
                     break
-                err = convergence_error(p, node_map, node_dofs, crow, n_rows, q_delta, lam, dx, nsys)
+                err, dx_norm = convergence_error(
+                    p, node_map, node_dofs, crow, n_rows, q_delta, lam, dx, nsys, x, d.indptr, d.indices, vals,
+                    d.force_scratch, dx_norm,
+                )  # fmt: skip
                 errors[n_iter] = err
                 n_iter += 1
                 update(p, node_map, node_dofs, crow, n_rows, q_delta, v, vd, q_prev, q, lam, dx, nsys)
@@ -426,7 +510,7 @@ def advance(d, p, mode, n_steps, every, rows, max_rows, iterations):
             copy_state(saved, state)
             step[0] = d.saved_step[0]
             return i, recorded, status
-        time[0] += h
+        time[0] = next_time(time[0], h)
         step[0] += 1
         if every > 0 and step[0] % every == 0:
             record_row(d.row_offsets, time, step, q, v, vd, a, lam, con_output, errors, n_iter, rows[recorded])

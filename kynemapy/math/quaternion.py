@@ -84,11 +84,15 @@ def rotate_vector(q, v, out):
 def quat_exp(p0, p1, p2):
     """Exponential map of the rotation vector ``(p0, p1, p2)`` [rad]; returns ``(w, x, y, z)``.
 
-    ``(cos(θ/2), sin(θ/2)/θ · phi)`` with θ = |phi|; the vector part is zero
-    below θ = 1e-12, as in Kynema.  The scalar form of :func:`rotvec_to_quat`.
+    ``(cos(θ/2), sin(θ/2)/θ · phi)`` with θ = |phi|.  Below θ = 1e-12 Kynema makes the
+    vector part zero; kynemapy uses sin(θ/2)/θ = 1/2 there (exact in double precision), so
+    that a rotation increment is never lost: with Kynema's dead zone a Newton iteration whose
+    rotation correction falls inside (0, 1e-12) rad cannot apply it and oscillates by 1e-12 rad
+    for ever (the double four-bar at h = 1e-4, whose couplers only translate).  Results for
+    θ >= 1e-12 and θ = 0 are bit for bit Kynema's.  The scalar form of :func:`rotvec_to_quat`.
     """
     theta = math.sqrt(p0 * p0 + p1 * p1 + p2 * p2)
-    s = 0.0
+    s = 0.5
     if theta >= 1.0e-12:
         s = math.sin(theta / 2.0) / theta
     # cos(0) = 1 exactly: skip the libm call for the zero rotation of position-only nodes

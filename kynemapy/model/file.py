@@ -103,7 +103,8 @@ loads are in the inertial (world) frame; quaternions are (w, x, y, z).
 ``[step]`` (required)
     ``h`` time step [s] (required); ``rho_inf`` ρ∞ ∈ [0, 1] (default 0); ``max_iter``
     (default 10); ``atol`` (1e-5), ``rtol`` (1e-3); ``geometric_stiffness`` (false);
-    also ``dynamic`` (true) and ``static_load_retries`` (20), see :class:`~kynemapy.StepParameters`.
+    also ``dynamic`` (true), ``static_load_retries`` (20) and ``convergence`` ("kynema" or
+    "roundoff"), see :class:`~kynemapy.StepParameters`.
 
 ``[run]`` (optional)
     ``t_end`` [s] or ``n_steps``, not both.  With ``t_end`` the number of steps is t_end/h
@@ -674,7 +675,9 @@ _NODE_KEYS = ("name", "position", "orientation", "velocity", "acceleration", "di
 _MASS_KEYS = ("node", "mass", "inertia", "mass_matrix")
 _SPRING_KEYS = ("nodes", "stiffness", "undeformed_length")
 _LOAD_KEYS = ("node", "force", "moment")
-_STEP_KEYS = ("h", "rho_inf", "max_iter", "atol", "rtol", "geometric_stiffness", "dynamic", "static_load_retries")
+_STEP_KEYS = (
+    "h", "rho_inf", "max_iter", "atol", "rtol", "geometric_stiffness", "dynamic", "static_load_retries", "convergence",
+)  # fmt: skip
 _CONSTRAINT_KEYS: dict[str, tuple[str, ...]] = {
     "fixed_bc": ("node",),
     "fixed_bc_3dof": ("node",),
@@ -1038,6 +1041,7 @@ class _Reader:
             "dynamic": item.boolean("dynamic", defaults.dynamic),
             "geometric_stiffness": item.boolean("geometric_stiffness", defaults.geometric_stiffness),
             "static_load_retries": item.integer("static_load_retries", defaults.static_load_retries),
+            "convergence": item.string("convergence", defaults.convergence),
         }
         try:
             return StepParameters(**kwargs)

@@ -39,7 +39,10 @@ class RunInfo(NamedTuple):
     steps : steps taken; time : simulated time at the end [s]; rows : rows written to
     the file in this run; iterations_mean, iterations_max : Newton iterations per step;
     substepped : steps that needed adaptive sub-stepping; wall_time [s]; output : file path
-    (or None); converged : False when the run stopped at a failed step (``throw=False``).
+    (or None); converged : False when the run stopped at a failed step (``throw=False``);
+    rejected : step attempts that failed (a failed step of h, and each failed sub-step),
+    the last one of a stopped run included; min_step : the smallest step size [s] with which
+    a step or sub-step converged (h when none was halved; 0.0 when no step converged).
     """
 
     steps: int
@@ -51,6 +54,8 @@ class RunInfo(NamedTuple):
     wall_time: float
     output: str | None
     converged: bool
+    rejected: int = 0
+    min_step: float = 0.0
 
 
 #: target size of one block of output rows [bytes] (written as two buffers of half a block; a killed
@@ -87,14 +92,27 @@ def steps_to(sim: Any, t_end: float | None, n_steps: int | None) -> int:
     return int(n) if abs(remaining - n) < 1e-9 * max(1.0, abs(remaining)) else math.ceil(remaining)
 
 
-class _Stepper:
-    """One macro step of size h, with optional adaptive halving on failure."""
+def next_time(t: float, h: float) -> float:
+    """The time after a step of ``h`` from ``t`` [s], as the compiled step computes it
+    (:func:`kynemapy.engine.step.next_time`): ``(k + 1) h`` on the grid ``t = k h``, else ``t + h``."""
+    k = float(round(t / h))
+    return (k + 1.0) * h if k * h == t else t + h
 
-    def __init__(self, sim: Any, adaptive: bool, max_halvings: int) -> None:
+
+class _Stepper:
+    """One macro step of size h, with optional adaptive halving on failure; counts the rejected
+    step attempts and the smallest step size that converged."""
+
+    def __init__(self, sim: Any, adaptive: bool, max_halvings: int, min_step: float) -> None:
         self.sim = sim
         self.adaptive = adaptive
         self.max_halvings = max_halvings
+        self.min_step = min_step
         self.substepped = 0
+        self.rejected = 0
+        self.smallest = math.inf  # smallest step size of a converged step or sub-step [s]
+        self.at_min_step = False  # the last failure stopped at the smallest step size allowed
+        self.failed_step = 0.0  # that step size [s]
         self._coefficients: dict[int, Any] = {0: sim.coefficients}
 
     def coefficients(self, level: int) -> Any:
@@ -103,10 +121,26 @@ class _Stepper:
             self._coefficients[level] = dataclasses.replace(params, h=params.h / 2**level).coefficients
         return self._coefficients[level]
 
-    def step(self) -> tuple[int, int]:
-        """Take one step of size h; returns ``(status, n_iter)`` (state restored on failure)."""
-        status, n_iter = self.sim.step_with(self._coefficients[0])
-        if status == CONVERGED or not self.adaptive:
+    def can_halve(self, level: int) -> bool:
+        """May a step of h / 2**level be retried as two of h / 2**(level + 1)?"""
+        return level < self.max_halvings and self.sim.params.h / 2 ** (level + 1) >= self.min_step
+
+    def step(self, failed: int = CONVERGED) -> tuple[int, int]:
+        """Take one step of size h; returns ``(status, n_iter)`` (state restored on failure).
+        ``failed``: the status of that step just tried at h (the compiled loop's); only retry it."""
+        if failed == CONVERGED:
+            status, n_iter = self.sim.step_with(self._coefficients[0])
+            if status == CONVERGED:
+                self.smallest = min(self.smallest, self.sim.params.h)
+                return status, n_iter
+        else:
+            status, n_iter = failed, self.sim.workspace.n_iter
+        self.rejected += 1
+        self.at_min_step = False
+        if not self.adaptive:
+            return status, n_iter
+        if not self.can_halve(0):
+            self.at_min_step, self.failed_step = True, self.sim.params.h
             return status, n_iter
         saved = self.sim.state.copy()
         t0, step0 = float(self.sim.state.time[0]), int(self.sim.state.step[0])
@@ -117,7 +151,7 @@ class _Stepper:
         self.substepped += 1
         # one macro step, whatever the sub-steps: counters as an ordinary step would leave them
         self.sim.state.step[0] = step0 + 1
-        self.sim.state.time[0] = t0 + self.sim.params.h
+        self.sim.state.time[0] = next_time(t0, self.sim.params.h)
         return status, n_iter
 
     def _halves(self, level: int) -> tuple[int, int]:
@@ -127,13 +161,17 @@ class _Stepper:
         for _ in range(2):
             status, n_iter = self.sim.step_with(p)
             total += n_iter
+            if status == CONVERGED:
+                self.smallest = min(self.smallest, self.sim.params.h / 2**level)
+                continue
+            self.rejected += 1
+            if not self.can_halve(level):
+                self.at_min_step, self.failed_step = True, self.sim.params.h / 2**level
+                return status, total
+            status, n_iter = self._halves(level + 1)
+            total += n_iter
             if status != CONVERGED:
-                if level >= self.max_halvings:
-                    return status, total
-                status, n_iter = self._halves(level + 1)
-                total += n_iter
-                if status != CONVERGED:
-                    return status, total
+                return status, total
         return status, total
 
 
@@ -149,6 +187,7 @@ def run(
     loads: LoadFunction | None = None,
     adaptive: bool = False,
     max_halvings: int = 6,
+    min_step: float | None = None,
     throw: bool = True,
     attrs: dict[str, Any] | None = None,
     overwrite: bool = False,
@@ -162,6 +201,10 @@ def run(
     for name, value in (("every", every), ("block", block), ("max_halvings", max_halvings)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
             raise ValueError(f"run: {name} must be an integer >= 1, got {value!r}")
+    if min_step is None:
+        min_step = sim.params.h / 2**max_halvings
+    if isinstance(min_step, bool) or not isinstance(min_step, (int, float)) or not (0.0 < min_step <= sim.params.h):
+        raise ValueError(f"run: min_step must be a number in (0, h = {sim.params.h}] s, got {min_step!r}")
     if loads is not None and not callable(loads):
         raise TypeError(f"run: loads must be a callable loads(sim, t), got {type(loads).__name__}")
 
@@ -192,7 +235,7 @@ def run(
     iter_buf = np.zeros(MAX_CALL_STEPS, dtype=np.int64)
     no_rows = np.zeros((0, 1))
     call_steps = FIRST_CALL_STEPS
-    stepper = _Stepper(sim, adaptive, max_halvings)
+    stepper = _Stepper(sim, adaptive, max_halvings, float(min_step))
     bar = ProgressBar(n_total, sim.params.h) if progress else None
     done = 0
     it_sum = 0
@@ -236,6 +279,7 @@ def run(
                     call_steps = int(min(MAX_CALL_STEPS, max(1.0, CALL_SECONDS * steps / max(elapsed, 1e-9))))
                     it_sum += int(iter_buf[:steps].sum())
                     it_max = max(it_max, int(iter_buf[:steps].max()))
+                    stepper.smallest = min(stepper.smallest, sim.params.h)
                 done += steps
                 if out is not None:
                     out.added(n_rows)
@@ -244,12 +288,9 @@ def run(
                 if status == NEEDS_MEMORY:
                     sim.grow_solver()  # the sparse factors outgrew their arrays; the step is redone next round
                 elif status != CONVERGED:
-                    if adaptive:
-                        at_boundary = False
-                        status, n_iter = stepper.step()
-                        at_boundary = True
-                    else:
-                        n_iter = sim.workspace.n_iter
+                    at_boundary = False
+                    status, n_iter = stepper.step(failed=status)
+                    at_boundary = True
                     if status != CONVERGED:
                         failure = (status, tuple(float(e) for e in sim.workspace.errors[:n_iter]))
                     else:
@@ -301,6 +342,8 @@ def run(
         iterations_mean=it_sum / done if done else 0.0,
         iterations_max=it_max,
         substepped=stepper.substepped,
+        rejected=stepper.rejected,
+        min_step=stepper.smallest if stepper.smallest < math.inf else 0.0,
         wall_time=wall,
         output=None if output is None else os.fspath(output),
         converged=failure is None,
@@ -310,7 +353,13 @@ def run(
         raise ConvergenceError(
             f"run stopped at step {sim.step_count + 1} (t = {sim.time:.9g} s → {sim.time + sim.params.h:.9g} s): "
             f"{status_text(status)}; Newton errors {', '.join(f'{e:.3g}' for e in errors)}; "
-            f"the state is that of the last converged step"
+            + (
+                f"the smallest step size allowed ({stepper.failed_step:.3g} s; max_halvings = {max_halvings}, "
+                f"min_step = {min_step:.3g} s) failed too; "
+                if adaptive and stepper.at_min_step
+                else ""
+            )
+            + "the state is that of the last converged step"
             + (f"; {out.writer.committed} rows are in {out.writer.path!r}" if out is not None else ""),
             sim.time,
             sim.step_count,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import os
 import struct
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -16,6 +17,13 @@ from kynemapy.engine.checks import check_constraints
 from kynemapy.engine.data import Inputs, State, Workspace, new_workspace
 from kynemapy.engine.entry import ADVANCE, REACTION, RECORD, START, run_task
 from kynemapy.engine.fields import Data
+from kynemapy.engine.initial_velocity import (
+    INITIAL_VELOCITY_MODES,
+    describe,
+    is_consistent,
+    project_velocities,
+    velocity_residual,
+)
 from kynemapy.engine.params import INITIAL_ACCELERATIONS, StepParameters
 from kynemapy.engine.rows import split_rows
 from kynemapy.engine.step import CONVERGED, NEEDS_MEMORY
@@ -50,6 +58,14 @@ class Simulation:
     consistent_initial_accelerations : None (default) computes accelerations and
         multipliers at t = 0 when no node was given an ``acceleration``; True always
         computes them; False uses the given ones (zero where none was given).
+    initial_velocities : what to do with initial velocities that violate the velocity
+        constraints ``B v = ṙ`` (ṙ = 0 for joints and fixed BCs; the given velocities for
+        prescribed BCs and rotation controls, whose rates kynemapy does not know).
+        ``"project"`` (default): the least kinetic-energy change that satisfies them
+        (velocities consistent to 1e-10 relative are left bit for bit as given); its size is
+        :attr:`initial_velocity_correction` and a ``UserWarning`` names it.  ``"check"``:
+        refuse with ``ValueError`` naming ``B v`` per violated constraint.  ``"keep"``: use
+        them as given (Kynema-FMB's behaviour; the index-3 steps never remove the violation).
 
     Attributes
     ----------
@@ -58,10 +74,19 @@ class Simulation:
     """
 
     def __init__(
-        self, model: Model, params: StepParameters, consistent_initial_accelerations: bool | None = None
+        self,
+        model: Model,
+        params: StepParameters,
+        consistent_initial_accelerations: bool | None = None,
+        initial_velocities: str = "project",
     ) -> None:
         if not isinstance(params, StepParameters):
             raise TypeError(f"params must be a kynemapy.StepParameters, got {type(params).__name__}")
+        if initial_velocities not in INITIAL_VELOCITY_MODES:
+            raise ValueError(
+                f"initial_velocities must be one of {', '.join(map(repr, INITIAL_VELOCITY_MODES))}, "
+                f"got {initial_velocities!r}"
+            )
         check_simulation(model, params.dynamic)  # a node without equation or inertia, named
         self._model = model
         self._params = params
@@ -73,12 +98,39 @@ class Simulation:
         check_constraints(self._workspace, self._data)
         api.reference_factorization(self._workspace, params)
         self._bind()
+        #: (N, 6) change made to the initial velocities by ``initial_velocities="project"`` [m/s, rad/s]
+        self.initial_velocity_correction = np.zeros((model.n_nodes, 6))
+        if initial_velocities != "keep" and model.n_constraints:
+            self._initial_velocities(initial_velocities == "project")
         solve = consistent_initial_accelerations
         if solve is None:
             solve = not bool(np.any(model.initial_vd_given))
         if solve:
             self.compute_consistent_accelerations()
         task(self._data, self._p, START)
+
+    def _initial_velocities(self, project: bool) -> None:
+        """Project the initial velocities onto ``B v = ṙ`` (warning with its size), or refuse them."""
+        if project:
+            residual, correction = project_velocities(self._workspace, self._state, self._inputs)
+            self.initial_velocity_correction[...] = correction
+            if np.any(correction != 0.0):
+                node = int(np.argmax(np.abs(correction).max(axis=1)))
+                warnings.warn(
+                    "initial velocities projected onto the velocity constraints (B v = ṙ): largest change "
+                    f"{np.abs(correction).max():.3g} (node {node}, Δv = {np.round(correction[node], 12).tolist()}); "
+                    f"before: {describe(self._model, residual)}",
+                    UserWarning,
+                    stacklevel=3,
+                )
+        else:
+            residual = velocity_residual(self._workspace, self._state, self._inputs)
+            if not is_consistent(residual, self._state.v):
+                raise ValueError(
+                    "initial velocities violate the velocity constraints B v = ṙ (initial_velocities='check'): "
+                    + describe(self._model, residual)
+                )
+        self._bind()
 
     def _bind(self) -> None:
         """(Re)build the arenas tuple and the compiled step entry (after the arrays changed)."""
@@ -217,6 +269,7 @@ class Simulation:
         loads: Callable[[Simulation, float], None] | None = None,
         adaptive: bool = False,
         max_halvings: int = 6,
+        min_step: float | None = None,
         throw: bool = True,
         attrs: dict[str, Any] | None = None,
         overwrite: bool = False,
@@ -236,7 +289,13 @@ class Simulation:
         progress : draw a progress bar on stderr.
         loads : ``loads(sim, t)`` called before every step with the time at its start [s]
             (write ``sim.inputs``); without it the steps run in compiled calls of about 0.25 s.
-        adaptive : retry a failed step as two half steps, recursively up to ``max_halvings``.
+        adaptive : retry a failed step as two half steps, recursively up to ``max_halvings``
+            times and never below ``min_step``.  The main grid stays ``t = n h``; sub-steps
+            lie on the grid of their own size.  :class:`RunInfo` counts the rejected attempts
+            (``rejected``) and the smallest step size that converged (``min_step``).
+        min_step : the smallest sub-step size [s] (default ``h / 2**max_halvings``): a step that
+            fails at the smallest allowed size stops the run (raises, or ``converged=False``
+            with ``throw=False``), the state being that of the last converged step of size h.
         throw : raise :class:`ConvergenceError` when a step fails (everything converged so far is
             written, the state is that of the last converged step); else return with
             ``converged=False``.
@@ -255,6 +314,7 @@ class Simulation:
             loads=loads,
             adaptive=adaptive,
             max_halvings=max_halvings,
+            min_step=min_step,
             throw=throw,
             attrs=attrs,
             overwrite=overwrite,
@@ -272,7 +332,9 @@ class Simulation:
         result = read(path)
         if result.restart is None:
             raise ValueError(f"{os.fspath(path)}: no restart data for the {result.committed} committed rows")
-        sim = cls(result.model, params or result.params, consistent_initial_accelerations=False)
+        sim = cls(
+            result.model, params or result.params, consistent_initial_accelerations=False, initial_velocities="keep"
+        )
         state, inputs = result.restart_state()
         sim._state.assign(state)
         sim._inputs.f[...] = inputs.f
@@ -470,7 +532,8 @@ def simulate(
 ) -> tuple[Simulation, loop.RunInfo]:
     """Build a :class:`Simulation` and :meth:`~Simulation.run` it; returns both.
 
-    ``run_options``: ``every, block, progress, loads, adaptive, max_halvings, throw, attrs, overwrite``.
+    ``run_options``: ``every, block, progress, loads, adaptive, max_halvings, min_step, throw, attrs,
+    overwrite``.
     """
     sim = Simulation(model, params)
     info = sim.run(t_end=t_end, n_steps=n_steps, output=output, **run_options)

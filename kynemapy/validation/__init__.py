@@ -11,6 +11,7 @@ tight scipy integrations (:mod:`kynemapy.validation.reference`).
     abaqus       seed 002  ABAQUS 1.3.6: force-free symmetric body, forced top cases 1 and 2
     vilmart      seed 003  Vilmart's free body: invariants, errors, principal axes
     boxes        seed 004  Gazebo Boxes: benchmark metrics over dt, published engines beside
+    double_four_bar IFToMM  double four-bar through its singular positions, reduced reference
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from types import ModuleType
 
 from kynemapy.validation.common import CaseResult, Check, Table, check
 
-CASES: tuple[str, ...] = ("simo_wong", "kynema_top", "abaqus", "vilmart", "boxes")
+CASES: tuple[str, ...] = ("simo_wong", "kynema_top", "abaqus", "vilmart", "boxes", "double_four_bar")
 
 
 def case_module(name: str) -> ModuleType:

@@ -1,0 +1,140 @@
+"""Consistent initial velocities: the velocity constraints ``B v = ṙ`` at t = 0.
+
+The index-3 scheme enforces the position constraints Φ(q) = 0 only: a velocity given with a
+component that violates ``Φ̇ = B v`` is not corrected by the steps (a ball-jointed body given
+3 m/s along its rod still moves 2.15 m/s along it after 10 steps of 1 ms), and the
+multipliers absorb it as a spurious impulse.  :func:`velocity_residual` measures ``B v − ṙ``
+per constraint; :func:`project_velocities` removes it with the smallest change in kinetic
+energy: ``[M Bᵀ; B 0][Δv; μ] = [0; −(B v − ṙ)]`` (mass-weighted least squares, solved once
+with scipy's sparse LU).
+
+The prescribed rates ṙ: zero for the joints (kinds 3, 4, 8–16) and the fixed BCs; the
+velocity as given for the prescribed BCs and the rotation control (kynemapy does not know
+their rates: the given velocities of their nodes are taken as the prescribed ones).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+from kynemapy.engine import entry as _entry
+from kynemapy.engine.data import Inputs, State, Workspace
+from kynemapy.engine.params import INITIAL_ACCELERATIONS
+from kynemapy.model import kinds
+
+#: what :class:`kynemapy.Simulation` does with the initial velocities
+INITIAL_VELOCITY_MODES = ("project", "check", "keep")
+#: constraint kinds whose rate is taken from the given velocities (not known to kynemapy)
+RATE_AS_GIVEN = (kinds.PRESCRIBED_BC, kinds.PRESCRIBED_BC_3DOF, kinds.ROTATION_CONTROL)
+#: a residual below this times (1 + the largest |velocity| component) is round-off: left alone
+CONSISTENT_RTOL = 1e-10
+
+
+def _kkt(workspace: Workspace, state: State, inputs: Inputs) -> tuple[sp.csc_matrix, np.ndarray]:
+    """The matrix ``[M Bᵀ; B 0]`` at the current q (velocity-level B: rotations as spatial
+    angular velocities) and the velocity vector in the Newton layout."""
+    from kynemapy.engine.api import task  # api imports this module's users
+
+    task(workspace.data(state, inputs), INITIAL_ACCELERATIONS, _entry.LINEARIZE)
+    model = workspace.model
+    n = int(model.n_dofs)
+    a = sp.csc_matrix((workspace.vals.copy(), workspace.indices.copy(), workspace.indptr.copy()), shape=(n, n))
+    v = np.zeros(int(model.n_system_dofs))
+    for node in range(model.n_nodes):
+        m, k = int(model.node_map[node]), int(model.node_dofs[node])
+        v[m : m + k] = state.v[node, :k]
+    return a, v
+
+
+def velocity_residual(workspace: Workspace, state: State, inputs: Inputs) -> np.ndarray:
+    """``B v − ṙ`` per constraint, (C, 6) (m/s and rad/s; unused rows 0)."""
+    a, v = _kkt(workspace, state, inputs)
+    return _per_constraint(workspace, _row_residual(workspace, a, v))
+
+
+def _row_residual(workspace: Workspace, a: sp.csc_matrix, v: np.ndarray) -> np.ndarray:
+    model = workspace.model
+    nsys = int(model.n_system_dofs)
+    r = a[nsys:, :nsys] @ v
+    for c in range(model.n_constraints):
+        if int(model.constraint_kind[c]) in RATE_AS_GIVEN:
+            row = int(model.constraint_row[c])
+            r[row : row + int(model.constraint_n_rows[c])] = 0.0
+    return r
+
+
+def _per_constraint(workspace: Workspace, r: np.ndarray) -> np.ndarray:
+    model = workspace.model
+    out = np.zeros((model.n_constraints, 6))
+    for c in range(model.n_constraints):
+        row, k = int(model.constraint_row[c]), int(model.constraint_n_rows[c])
+        out[c, :k] = r[row : row + k]
+    return out
+
+
+def is_consistent(residual: np.ndarray, v: np.ndarray) -> bool:
+    """True when ``residual`` (any shape) is round-off next to the velocities ``v``."""
+    scale = 1.0 + (float(np.abs(v).max()) if v.size else 0.0)
+    return float(np.abs(residual).max(initial=0.0)) <= CONSISTENT_RTOL * scale
+
+
+def describe(model, residual: np.ndarray) -> str:
+    """One line per violated constraint: id, kind and its rows' ``B v − ṙ``."""
+    lines = []
+    for c in range(model.n_constraints):
+        k = int(model.constraint_n_rows[c])
+        rows = residual[c, :k]
+        if np.any(rows != 0.0):
+            kind = kinds.KIND_NAMES[int(model.constraint_kind[c])]
+            lines.append(f"constraint {c} ({kind}): B v = [{', '.join(f'{x:.3g}' for x in rows)}]")
+    return "; ".join(lines)
+
+
+def project_velocities(workspace: Workspace, state: State, inputs: Inputs) -> tuple[np.ndarray, np.ndarray]:
+    """Make ``state.v`` satisfy ``B v = ṙ`` with the least kinetic-energy change, in place.
+
+    Returns ``(residual, correction)``: the residual ``B v − ṙ`` before, per constraint (C, 6),
+    and the velocity change per node (N, 6) [m/s, rad/s].  Velocities already consistent to
+    round-off (:data:`CONSISTENT_RTOL`) are left exactly as they are (zero correction).
+    Raises ``ValueError`` when the system is singular (redundant constraints with an
+    incompatible residual, a free massless node)."""
+    model = workspace.model
+    a, v = _kkt(workspace, state, inputs)
+    r = _row_residual(workspace, a, v)
+    residual = _per_constraint(workspace, r)
+    correction = np.zeros((model.n_nodes, 6))
+    if is_consistent(r, v):
+        return residual, correction
+    nsys = int(model.n_system_dofs)
+    rhs = np.zeros(int(model.n_dofs))
+    rhs[nsys:] = -r
+    x = _solve(a, rhs)
+    if x is None or not np.all(np.isfinite(x)) or not is_consistent(a[nsys:, :nsys] @ x[:nsys] + r, v):
+        raise ValueError(
+            "cannot project the initial velocities onto the constraints (singular or incompatible system): "
+            + describe(model, residual)
+        )
+    for node in range(model.n_nodes):
+        m, k = int(model.node_map[node]), int(model.node_dofs[node])
+        correction[node, :k] = x[m : m + k]
+    state.v[...] += correction
+    return residual, correction
+
+
+def _solve(a: sp.csc_matrix, rhs: np.ndarray) -> np.ndarray | None:
+    """Sparse LU; a redundant (rank-deficient) constraint set by least squares instead."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            x = spla.splu(a.tocsc()).solve(rhs)
+            if np.all(np.isfinite(x)):
+                return x
+        except RuntimeError:
+            pass
+        if a.shape[0] <= 3000:
+            return np.linalg.lstsq(a.toarray(), rhs, rcond=None)[0]
+        return spla.lsqr(a, rhs, atol=1e-15, btol=1e-15, iter_lim=10 * a.shape[0])[0]
