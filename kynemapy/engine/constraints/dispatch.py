@@ -56,7 +56,7 @@ def evaluate(kind, X0, axes, geom, param, inputs, qb, qt, lam, with_k, phi, bb, 
     """
     if kind >= BALL_JOINT:
         clear(phi, bb, bt, k, with_k)
-        body_joint(kind, X0, geom, param, inputs, qb, qt, lam, with_k, phi, bb, bt, k)
+        body_joint(kind, X0, axes, geom, param, inputs, qb, qt, lam, with_k, phi, bb, bt, k)
     else:
         evaluate_kynema(kind, X0, axes, geom, param, inputs, qb, qt, lam, with_k, phi, bb, bt, k, s3, s4, s33)
 
@@ -108,7 +108,7 @@ def bias(kind, X0, axes, geom, param, inputs, qb, qt, vb, vt, s3, s4, s33, gamma
     (identity, zero) when their base is the ground.
     """
     if kind >= BALL_JOINT:
-        body_joint_bias(kind, X0, geom, param, qb, qt, vb, vt, gamma)
+        body_joint_bias(kind, X0, axes, geom, param, qb, qt, vb, vt, gamma)
     else:
         bias_kynema(kind, X0, axes, geom, param, inputs, qb, qt, vb, vt, s3, s4, s33, gamma)
 
