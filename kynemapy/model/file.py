@@ -68,12 +68,17 @@ loads are in the inertial (world) frame; quaternions are (w, x, y, z).
     ``planar_joint``             ``body_a``, ``body_b``, ``point`` (m), ``normal``
     ``weld_joint``               ``body_a``, ``body_b``, ``point`` (m)
     ``distance_constraint``      ``body_a``, ``body_b``, ``point_a``, ``point_b`` (m), ``length`` (opt., m)
+    ``point_on_line_joint``      ``body_a``, ``body_b``, ``point`` (m), ``axis``
+    ``point_on_plane_joint``     ``body_a``, ``body_b``, ``point`` (m), ``normal``
+    ``generic_joint``            ``body_a``, ``body_b``, ``point`` (m), ``locked`` (6 booleans:
+                                 translations x, y, z, rotations x, y, z), ``frame`` (opt.,
+                                 3×3 rotation matrix, its columns the joint axes, row by row)
     ============================ ====================================================
 
-    The two-body joints (``ball_joint`` ... ``distance_constraint``, see docs/joints.md) name
+    The two-body joints (``ball_joint`` ... ``generic_joint``, see docs/joints.md) name
     their bodies by node name, or ``"ground"`` for the fixed world (unless a node is named
-    ``"ground"``, which is then meant); every key but ``torque``, ``force`` and ``length`` is
-    required.
+    ``"ground"``, which is then meant); every key but ``torque``, ``force``, ``length`` and
+    ``frame`` is required.
 
     ``spherical_joint`` adds a pin node and two constraints (a 6→3 rigid joint and a 3-DOF
     fixed BC, see :meth:`~kynemapy.ModelBuilder.add_spherical_joint`); when it is named
@@ -655,7 +660,9 @@ class _Table:
             raise self.error(message, key) from exc
 
 
-_BUILDER_PREFIX = re.compile(r"^(?:node|mass|spring|constraint) \d+(?: \([a-z0-9_]+\))?(?::\s*|\s+)")
+_BUILDER_PREFIX = re.compile(
+    r"^(?:add_[a-z0-9_]+: )?(?:node|mass|spring|constraint) \d+(?: \([a-z0-9_]+\))?(?::\s*|\s+)"
+)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -683,6 +690,9 @@ _CONSTRAINT_KEYS: dict[str, tuple[str, ...]] = {
     "planar_joint": ("body_a", "body_b", "point", "normal"),
     "weld_joint": ("body_a", "body_b", "point"),
     "distance_constraint": ("body_a", "body_b", "point_a", "point_b", "length"),
+    "point_on_line_joint": ("body_a", "body_b", "point", "axis"),
+    "point_on_plane_joint": ("body_a", "body_b", "point", "normal"),
+    "generic_joint": ("body_a", "body_b", "point", "locked", "frame"),
 }
 _CONSTRAINT_REQUIRED: dict[str, tuple[str, ...]] = {
     "fixed_bc": ("node",),
@@ -702,6 +712,9 @@ _CONSTRAINT_REQUIRED: dict[str, tuple[str, ...]] = {
     "planar_joint": ("body_a", "body_b", "point", "normal"),
     "weld_joint": ("body_a", "body_b", "point"),
     "distance_constraint": ("body_a", "body_b", "point_a", "point_b"),
+    "point_on_line_joint": ("body_a", "body_b", "point", "axis"),
+    "point_on_plane_joint": ("body_a", "body_b", "point", "normal"),
+    "generic_joint": ("body_a", "body_b", "point", "locked"),
 }
 _TABLE_KEYS: dict[str, tuple[str, ...]] = {
     "model": ("gravity",),
@@ -725,6 +738,9 @@ _BODY_JOINT_ADDERS = {
     "planar_joint": "add_planar_joint",
     "weld_joint": "add_weld_joint",
     "distance_constraint": "add_distance_constraint",
+    "point_on_line_joint": "add_point_on_line_joint",
+    "point_on_plane_joint": "add_point_on_plane_joint",
+    "generic_joint": "add_generic_joint",
 }
 
 
@@ -968,8 +984,13 @@ class _Reader:
         point = item.vector("point", 3, "m")
         if kind == "universal_joint":
             return item.build(add, a, b, point, item.vector("axis_a", 3), item.vector("axis_b", 3))
-        if kind == "planar_joint":
+        if kind in ("planar_joint", "point_on_plane_joint"):
             return item.build(add, a, b, point, item.vector("normal", 3))
+        if kind == "generic_joint":
+            locked = item.data["locked"]
+            if not isinstance(locked, list) or len(locked) != 6 or not all(isinstance(v, bool) for v in locked):
+                raise item.wrong_type("locked", "an array of 6 booleans (translations x, y, z, rotations x, y, z)")
+            return item.build(add, a, b, point, locked, frame=item.matrix("frame", 3))
         if kind in ("ball_joint", "weld_joint"):
             return item.build(add, a, b, point)
         if kind == "hinge_joint":

@@ -413,6 +413,84 @@ class Simulation:
         task(self._data, INITIAL_ACCELERATIONS, REACTION, int(cid), out=out)
         return out[:3].copy(), out[3:].copy()
 
+    def body_frame(self, node: int) -> tuple[np.ndarray, np.ndarray]:
+        """World frame of a body (node) in the current state.
+
+        Parameters
+        ----------
+        node : node id.
+
+        Returns
+        -------
+        origin : (3,) the node's world position ``X + u`` [m].
+        rotation : (3, 3) body-to-world rotation matrix ``R(r ⊗ r0)`` [-]: its columns are the
+            body's axes in world coordinates (at the reference configuration the node's
+            ``orientation``).
+        """
+        n = self._body_node(node, "body_frame")
+        q = self.state.q[n]
+        x0 = self.model.x0[n]
+        return x0[:3] + q[:3], _quat_matrix(_quat_mul(q[3:7], x0[3:7]))
+
+    def body_point(
+        self, node: int, point: np.ndarray | tuple, frame: str = "body"
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """World position, velocity and acceleration of a point fixed in a body (a marker, an
+        offset centre of mass), in the current state.
+
+        With ``ρ = R s`` the current lever from the node to the point, ``ω``, ``ω̇`` the body's
+        angular velocity and acceleration and ``u̇``, ``ü`` the node's: position ``X + u + ρ``,
+        velocity ``u̇ + ω × ρ``, acceleration ``ü + ω̇ × ρ + ω × (ω × ρ)`` (the state's ``vd``,
+        not the algorithmic acceleration ``a``).
+
+        Parameters
+        ----------
+        node : node id.
+        point : (3,) or (k, 3) point(s) [m].
+        frame : ``"body"`` (default): ``point`` in the body's frame, relative to the node (its
+            axes the columns of :meth:`body_frame`'s rotation); ``"reference"``: ``point`` in
+            world coordinates at the reference configuration (as the joints take their points).
+
+        Returns
+        -------
+        position [m], velocity [m/s], acceleration [m/s²] : each shaped like ``point``, world frame.
+
+        Raises
+        ------
+        ValueError
+            an unknown ``frame``, or ``point`` not of shape (3,) or (k, 3) or not finite.
+        """
+        n = self._body_node(node, "body_point")
+        if frame not in ("body", "reference"):
+            raise ValueError(f"body_point: frame must be 'body' or 'reference', got {frame!r}")
+        try:
+            s = np.asarray(point, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"body_point: point must be 3 numbers [m] or a (k, 3) array, got {point!r}") from exc
+        if s.shape[-1:] != (3,) or s.ndim > 2 or not np.all(np.isfinite(s)):
+            raise ValueError(
+                f"body_point: point must be 3 finite numbers [m] or a (k, 3) array of them, got shape {s.shape}"
+            )
+        origin, rotation = self.body_frame(n)
+        x0 = self.model.x0[n]
+        if frame == "reference":  # world offset at the reference configuration -> body frame
+            s = (s - x0[:3]) @ _quat_matrix(x0[3:7])
+        rho = s @ rotation.T
+        v = self.state.v[n]
+        vd = self.state.vd[n]
+        w, wd = v[3:6], vd[3:6]
+        position = origin + rho
+        velocity = v[:3] + np.cross(w, rho)
+        acceleration = vd[:3] + np.cross(wd, rho) + np.cross(w, np.cross(w, rho))
+        return position, velocity, acceleration
+
+    def _body_node(self, node: int, what: str) -> int:
+        if isinstance(node, bool) or not isinstance(node, (int, np.integer)):
+            raise ValueError(f"{what}: node must be a node id (an integer), got {node!r}")
+        if not 0 <= int(node) < self.model.n_nodes:
+            raise ValueError(f"{what}: unknown node id {node} (the model has {self.model.n_nodes} nodes)")
+        return int(node)
+
     def revolute_output(self, cid: int) -> np.ndarray:
         """(azimuth [rad], speed [rad/s], acceleration [rad/s²]) of revolute joint ``cid``."""
         cid = self._constraint(cid, "revolute output")
@@ -425,6 +503,30 @@ class Simulation:
     def restore_state(self, saved: State) -> None:
         """Put a saved state back (in place)."""
         self.state.assign(saved)
+
+
+def _quat_mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    aw, ax, ay, az = a
+    bw, bx, by, bz = b
+    return np.array(
+        [
+            aw * bw - ax * bx - ay * by - az * bz,
+            aw * bx + ax * bw + ay * bz - az * by,
+            aw * by - ax * bz + ay * bw + az * bx,
+            aw * bz + ax * by - ay * bx + az * bw,
+        ]
+    )
+
+
+def _quat_matrix(q: np.ndarray) -> np.ndarray:
+    w, x, y, z = q / np.linalg.norm(q)
+    return np.array(
+        [
+            [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+            [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+            [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
+        ]
+    )
 
 
 def simulate(
