@@ -8,9 +8,9 @@ Positions, axes and velocities are given in the inertial (world) frame.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
 
 import numpy as np
 
@@ -26,12 +26,52 @@ class ModelError(ValueError):
     """A model description that cannot be built; the message names the item and value."""
 
 
-class SphericalJoint(NamedTuple):
-    """What :meth:`ModelBuilder.add_spherical_joint` created."""
+class SphericalJoint(int):
+    """What :meth:`ModelBuilder.add_spherical_joint` returns: an ``int``, the id of its joint (the
+    6→3 rigid joint body → pin), like every ``add_*``, carrying the ids of all three pieces.
 
-    pin: int  #: position-only node at the joint point
-    joint: int  #: id of the 6→3 rigid joint body → pin
-    bc: int  #: id of the fixed BC that holds the pin
+    Attributes
+    ----------
+    pin : id of the position-only node at the joint point.
+    joint : id of the 6→3 rigid joint body → pin (= the value of this int).
+    bc : id of the fixed 3-DOF BC that holds the pin.
+
+    Earlier versions returned the tuple ``(pin, joint, bc)``; unpacking or indexing it still
+    works but raises a :class:`DeprecationWarning` (use the attributes).
+    """
+
+    pin: int
+    joint: int
+    bc: int
+
+    def __new__(cls, pin: int, joint: int, bc: int) -> SphericalJoint:
+        self = super().__new__(cls, joint)
+        self.pin, self.joint, self.bc = int(pin), int(joint), int(bc)
+        return self
+
+    def __getnewargs__(self) -> tuple[int, int, int]:  # copy, pickle
+        return self.pin, self.joint, self.bc
+
+    def __repr__(self) -> str:
+        return f"SphericalJoint(pin={self.pin}, joint={self.joint}, bc={self.bc})"
+
+    def _as_tuple(self) -> tuple[int, int, int]:
+        warnings.warn(
+            "add_spherical_joint returns the joint's id (an int) with attributes .pin, .joint, .bc; "
+            "unpacking or indexing it as the tuple (pin, joint, bc) is deprecated",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        return self.pin, self.joint, self.bc
+
+    def __iter__(self):  # deprecated tuple behaviour
+        return iter(self._as_tuple())
+
+    def __getitem__(self, i: int) -> int:  # deprecated tuple behaviour
+        return self._as_tuple()[i]
+
+    def __len__(self) -> int:  # deprecated tuple behaviour
+        return len(self._as_tuple())
 
 
 @dataclass
@@ -262,19 +302,48 @@ class ModelBuilder:
         return self._add_constraint(kinds.PRESCRIBED_BC_3DOF, -1, node, initial_input=disp)
 
     def add_rigid_joint(self, base: int, target: int) -> int:
-        """Weld ``target`` to ``base`` (6 rows); returns the constraint id."""
+        """Weld ``target`` to ``base`` (6 rows), Kynema's rigid joint (kept for Kynema parity;
+        :meth:`add_weld_joint` is kynemapy's weld between two bodies); returns the constraint id."""
         return self._add_constraint(kinds.RIGID_JOINT, base, target)
 
     def add_rigid_joint_6dof_to_3dof(self, base: int, target: int) -> int:
         """Tie the position of ``target`` to a point fixed in body ``base`` (3 rows); returns the id."""
         return self._add_constraint(kinds.RIGID_JOINT_6DOF_TO_3DOF, base, target)
 
-    def add_revolute_joint(self, base: int, target: int, axis: ArrayLike | None = None, torque: float = 0.0) -> int:
-        """Hinge between coincident nodes ``base`` and ``target`` about ``axis`` (world frame at
-        the reference configuration; default: from base to target).  ``torque`` [N m] is the
-        initial brake torque input (Kynema's sign: it acts as −τ about the axis).  Returns the id."""
+    def add_revolute_joint(
+        self,
+        base: int,
+        target: int,
+        axis: ArrayLike | None = None,
+        torque: float | None = None,
+        *,
+        brake_torque: float = 0.0,
+    ) -> int:
+        """Kynema's revolute joint between coincident nodes ``base`` and ``target`` about ``axis``
+        (world frame at the reference configuration; default: from base to target).  Kept for
+        Kynema parity; :meth:`add_hinge_joint` is kynemapy's revolute joint between two bodies.
+
+        Parameters
+        ----------
+        brake_torque : Kynema's input [N m]: a brake, it acts as −τ about the axis on the target
+            (set it later with :meth:`Simulation.set_brake_torque`).
+        torque : deprecated name of ``brake_torque`` (same value, same meaning; a
+            :class:`DeprecationWarning`): every other ``torque`` in kynemapy is the applied torque.
+
+        Returns
+        -------
+        int : the constraint id.
+        """
+        if torque is not None:
+            warnings.warn(
+                "add_revolute_joint(torque=...) is Kynema's brake torque (it acts as -torque); pass "
+                "brake_torque= (same value, same meaning), or use add_hinge_joint, whose torque is applied as +torque",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            brake_torque = torque
         ax = (0.0, 0.0, 0.0) if axis is None else axis
-        inp = np.array([float(torque), 0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
+        inp = np.array([float(brake_torque), 0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
         cid = self._add_constraint(kinds.REVOLUTE_JOINT, base, target, ax, inp)
         c = self._constraints[cid]
         if np.linalg.norm(c.axis) == 0.0:
@@ -282,9 +351,9 @@ class ModelBuilder:
             if np.linalg.norm(x0) == 0.0:
                 self._constraints.pop()
                 raise ModelError(f"constraint {cid} (revolute_joint): nodes coincide, so an axis must be given")
-        if not math.isfinite(float(torque)):
+        if not math.isfinite(float(brake_torque)):
             self._constraints.pop()
-            raise ModelError(f"constraint {cid} (revolute_joint): torque must be finite, got {torque!r}")
+            raise ModelError(f"constraint {cid} (revolute_joint): brake_torque must be finite, got {brake_torque!r}")
         return cid
 
     def add_rotation_control(self, base: int, target: int, axis: ArrayLike, angle: float = 0.0) -> int:
@@ -299,7 +368,15 @@ class ModelBuilder:
 
     def add_spherical_joint(self, body: int, point: ArrayLike) -> SphericalJoint:
         """Pin ``body`` to the ground at ``point`` [m] (a ball joint), Kynema's way: a new
-        position-only node at the point, a 6→3 rigid joint body → pin, and a fixed BC on the pin."""
+        position-only node at the point, a 6→3 rigid joint body → pin, and a fixed BC on the pin
+        (Kynema's pattern, kept for Kynema parity; :meth:`add_ball_joint` ``(body, GROUND, point)``
+        is the same joint in one constraint).
+
+        Returns
+        -------
+        SphericalJoint : the joint's id (an ``int``), with the ids ``.pin``, ``.joint``, ``.bc``.
+            ``Simulation.reaction(j)`` is the load on the pin, the opposite of the load on the body.
+        """
         body = self._node(body, "add_spherical_joint")
         p = _vector(point, 3, "add_spherical_joint point")
         pin = self.add_node(position=p, acceleration=None)

@@ -57,7 +57,8 @@ loads are in the inertial (world) frame; quaternions are (w, x, y, z).
     ``prescribed_bc_3dof``       ``node``, ``initial_displacement`` (opt., [ux, uy, uz] m)
     ``rigid_joint``              ``base``, ``target``
     ``rigid_joint_6dof_to_3dof`` ``base``, ``target``
-    ``revolute_joint``           ``base``, ``target``, ``axis`` (opt., [-]), ``torque`` (opt., N m)
+    ``revolute_joint``           ``base``, ``target``, ``axis`` (opt., [-]), ``brake_torque``
+                                 (opt., N m, Kynema's: acts as −τ; ``torque`` is its deprecated name)
     ``rotation_control``         ``base``, ``target``, ``axis`` (required), ``angle`` (opt., rad)
     ``spherical_joint``          ``body``, ``point`` ([x, y, z] m)
     ``ball_joint``               ``body_a``, ``body_b``, ``point`` (m)
@@ -679,7 +680,7 @@ _CONSTRAINT_KEYS: dict[str, tuple[str, ...]] = {
     "prescribed_bc_3dof": ("node", "initial_displacement"),
     "rigid_joint": ("base", "target"),
     "rigid_joint_6dof_to_3dof": ("base", "target"),
-    "revolute_joint": ("base", "target", "axis", "torque"),
+    "revolute_joint": ("base", "target", "axis", "brake_torque", "torque"),
     "rotation_control": ("base", "target", "axis", "angle"),
     "spherical_joint": ("body", "point"),
     "ball_joint": ("body_a", "body_b", "point"),
@@ -945,7 +946,7 @@ class _Reader:
                 item.node_ref("base"),
                 item.node_ref("target"),
                 axis=item.vector("axis", 3),
-                torque=item.number("torque", 0.0, "N m"),
+                **self.brake_torque(item),
             )
         elif kind == "rotation_control":
             cid = item.build(
@@ -968,6 +969,14 @@ class _Reader:
                 self.constraints[f"{name}.bc"] = joint.bc
         if name is not None:
             self.constraints[name] = cid
+
+    def brake_torque(self, item: _Table) -> dict[str, float | None]:
+        """A revolute joint's ``brake_torque`` (or its deprecated name ``torque``, with a warning)."""
+        if "torque" in item.data and "brake_torque" in item.data:
+            raise item.error("give brake_torque or its deprecated name torque, not both", "torque")
+        if "torque" in item.data:
+            return {"torque": item.number("torque", None, "N m")}
+        return {"brake_torque": item.number("brake_torque", 0.0, "N m")}
 
     def body_ref(self, item: _Table, key: str) -> int:
         """Node id named by ``key``, or ``kp.GROUND`` for ``"ground"`` when no node has that name."""

@@ -81,7 +81,8 @@ HAS_INPUT_LOAD[[REVOLUTE_JOINT, HINGE_JOINT, SLIDER_JOINT]] = 1
 #: the kinds that take each input (and the Kynema revolute joint's output), for input checks
 ACCEPTS = {
     "prescribed displacement": (PRESCRIBED_BC, PRESCRIBED_BC_3DOF),
-    "torque input": (REVOLUTE_JOINT, HINGE_JOINT),
+    "torque input": (REVOLUTE_JOINT, HINGE_JOINT),  # revolute: deprecated, see Simulation.set_torque
+    "brake torque input": (REVOLUTE_JOINT,),
     "force input": (SLIDER_JOINT,),
     "angle input": (ROTATION_CONTROL,),
     "revolute output": (REVOLUTE_JOINT,),

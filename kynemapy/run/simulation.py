@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -353,10 +354,27 @@ class Simulation:
         self.inputs.constraint_input[cid] = value
 
     def set_torque(self, cid: int, torque: float) -> None:
-        """Torque τ [N m] of a hinge joint (on body_b about the axis, −τ on body_a), or the brake
-        torque of a Kynema revolute joint (acts as −τ about the joint axis), held until changed."""
+        """Torque τ [N m] of a hinge joint, held until changed: ``+τ`` about the axis on body_b,
+        ``−τ`` on body_a (the sign rule of every input, docs/joints.md).
+
+        On a Kynema revolute joint it is deprecated (a :class:`DeprecationWarning`) and sets
+        Kynema's brake torque as before (it acts as −τ): use :meth:`set_brake_torque`.
+        """
         cid = self._constraint(cid, "torque input")
+        if int(self.model.constraint_kind[cid]) == kinds.REVOLUTE_JOINT:
+            warnings.warn(
+                f"set_torque on constraint {cid}, a Kynema revolute joint, sets Kynema's brake torque (it acts "
+                f"as -torque); this use is deprecated: call set_brake_torque (same value, same meaning)",
+                DeprecationWarning,
+                stacklevel=2,
+            )
         self.inputs.constraint_input[cid, 0] = _finite(torque, f"constraint {cid} torque")
+
+    def set_brake_torque(self, cid: int, torque: float) -> None:
+        """Kynema's brake torque τ [N m] of a Kynema revolute joint, held until changed: it acts as
+        ``−τ`` about the joint axis on the target node (Kynema's input, kept for Kynema parity)."""
+        cid = self._constraint(cid, "brake torque input")
+        self.inputs.constraint_input[cid, 0] = _finite(torque, f"constraint {cid} brake torque")
 
     def set_force(self, cid: int, force: float) -> None:
         """Force F [N] of a slider joint (on body_b along the axis, −F on body_a), held until changed."""
@@ -492,7 +510,13 @@ class Simulation:
         return int(node)
 
     def revolute_output(self, cid: int) -> np.ndarray:
-        """(azimuth [rad], speed [rad/s], acceleration [rad/s²]) of revolute joint ``cid``."""
+        """Deprecated alias (a :class:`DeprecationWarning`) of :meth:`joint_output` for a Kynema
+        revolute joint: (azimuth [rad], speed [rad/s], acceleration [rad/s²])."""
+        warnings.warn(
+            "Simulation.revolute_output is deprecated: joint_output returns the same for a revolute joint",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         cid = self._constraint(cid, "revolute output")
         return self.state.constraint_output[cid].copy()
 
