@@ -1,4 +1,5 @@
-"""Two-body joints (ball, hinge, slider, cylindrical, universal, planar, weld, distance).
+"""Two-body joints (ball, hinge, slider, cylindrical, universal, planar, weld, distance, point on a
+line, point on a plane, generic).
 
 Each joint is a short list of the primitive rows of :mod:`.primitives`, the classic
 composition (see docs/joints.md):
@@ -10,16 +11,22 @@ ball            3    points coincide
 hinge           5    points coincide; a₁ ⊥ b₂, a₁ ⊥ b₃
 slider          5    b's point on a's line (·a₂, ·a₃); a₁ ⊥ b₂, a₁ ⊥ b₃, a₂ ⊥ b₃
 cylindrical     4    b's point on a's line (·a₂, ·a₃); a₁ ⊥ b₂, a₁ ⊥ b₃
-universal       4    points coincide; a₁ ⊥ b₁
+universal       4    points coincide; a₁·b₁ = cos α (``param``)
 planar          3    b's point in a's plane (·a₁); a₁ ⊥ b₂, a₁ ⊥ b₃
 weld            6    points coincide; a₁ ⊥ b₂, a₁ ⊥ b₃, a₂ ⊥ b₃
 distance        1    |p_b − p_a| = L
+point on line   2    b's point on a's line (·a₂, ·a₃)
+point on plane  1    b's point in a's plane (·a₁)
+generic         1-6  the rows of the locked directions (kinds.generic_rows)
 =============== ==== ==========================================================
 
 ``aᵢ = R_a geom[0, i]``, ``bᵢ = R_b geom[1, i]`` are axes fixed in the base (a) and target
 (b) sides; ``geom[s, 0]`` is the offset of side s's joint point from its node, all in world
 coordinates at the reference configuration (for the ground side: the world point itself).
-The table :data:`PRIMITIVES` holds that composition; one generic kernel walks it.
+The table :data:`PRIMITIVES` holds that composition; one generic kernel walks it.  The
+point-on-line, point-on-plane and generic joints carry their own list in ``axes``
+(:func:`row_spec`), mirrored when the joint was given with ``body_b`` the ground (then a
+LINE row becomes LINE_ON_TARGET, the LINE row with the sides exchanged).
 
 The same exact gradient serves both tangent modes (Kynema has no such joints to copy);
 ``with_k`` adds K^Φ and the stiffness of the input torque (hinge) or force (slider).
