@@ -48,8 +48,9 @@ def evaluate(kind, X0, axes, geom, param, inputs, qb, qt, lam, with_k, phi, bb, 
     one-node kinds; for a joint to the ground it is the identity (``ws.q_ground``).
     ``geom`` (2, 4, 3) and ``param`` are the two-body joints' geometry and length (or a
     universal joint's cos α), ``axes`` Kynema's axes or the row list of a point-on-line,
-    point-on-plane or generic joint (:mod:`.body_joints`); the two-body joints have no Kynema variant and use their exact
-    gradient in both modes.  Scratch: ``s3`` (>= 6, 3), ``s4`` (>= 5, 4), ``s33`` (>= 3, 3, 3).
+    point-on-plane or generic joint (:mod:`.body_joints`); the two-body joints have no Kynema
+    variant and use their exact gradient in both modes.  Scratch: ``s3`` (>= 6, 3), ``s4``
+    (>= 5, 4), ``s33`` (>= 3, 3, 3).
 
     Inlined into its callers, as are the three kind kernels it calls (one call site
     each, with the variant flags computed from ``kind``): a real call would pass
