@@ -44,6 +44,7 @@ def test_body_frame_and_point_of_a_steadily_spinning_body() -> None:
         origin, rot = sim.body_frame(0)
         np.testing.assert_allclose(origin, X + V * t, rtol=0, atol=1e-12)
         np.testing.assert_allclose(rot, r, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(sim.state.x[0, :3], origin, rtol=0, atol=1e-14)  # the state's world pose
         rho = r @ S
         w = RATE * AXIS
         pos, vel, acc = sim.body_point(0, S)
