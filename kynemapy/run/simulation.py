@@ -408,8 +408,9 @@ class Simulation:
         Hinge joint: angle of body_b relative to body_a about the axis [rad] (right-handed,
         0 at the reference configuration, continuous across turns), its rate [rad/s] and
         acceleration [rad/s²].  Slider joint: displacement of body_b's joint point along the
-        axis [m], rate [m/s], acceleration [m/s²].  Kynema revolute joint: as
-        :meth:`revolute_output`.  Other kinds: zeros.
+        axis [m], rate [m/s], acceleration [m/s²].  Kynema revolute joint: azimuth
+        [rad], speed [rad/s], acceleration [rad/s²] (zero until the first step).  Other kinds
+        (point-on-line, point-on-plane and generic joints included): zeros.
         """
         if not 0 <= int(cid) < self.model.n_constraints:
             raise IndexError(f"unknown constraint id {cid} (the model has {self.model.n_constraints} constraints)")
