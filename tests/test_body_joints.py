@@ -458,8 +458,39 @@ def test_four_hinge_four_bar_is_named_redundant_with_the_remedy() -> None:
         (lambda b: b.add_hinge_joint(0, 1, (0, 0, 0), (0, 0, 1), torque=np.inf), "torque must be finite"),
         (lambda b: b.add_slider_joint(0, 1, (0, 0, 0), (0, 0, 1), force="x"), "force must be a number"),
         (
-            lambda b: b.add_universal_joint(0, 1, (0, 0, 0), (0, 0, 1), (0, 1, 1)),
-            r"axis_a \[0.0, 0.0, 1.0\] and axis_b \[0.0, 1.0, 1.0\] must be perpendicular, they are 45° apart",
+            lambda b: b.add_universal_joint(0, 1, (0, 0, 0), (0, 0, 1), (0, 0, -2)),
+            r"add_universal_joint: constraint 0 \(universal_joint\): axis_a \[0.0, 0.0, 1.0\] and axis_b "
+            r"\[0.0, 0.0, -2.0\] are parallel",
+        ),
+        (
+            lambda b: b.add_point_on_line_joint(0, 1, (0, 0, 0), (0, 0, 0)),
+            r"add_point_on_line_joint: constraint 0 \(point_on_line_joint\) axis must be a non-zero vector",
+        ),
+        (
+            lambda b: b.add_point_on_plane_joint(kp.GROUND, 1, (0, 0, 0), (0, 0, 0)),
+            r"add_point_on_plane_joint: constraint 0 \(point_on_plane_joint\) normal must be a non-zero vector",
+        ),
+        (
+            lambda b: b.add_generic_joint(0, 1, (0, 0, 0), locked=(0, 0, 0, 0, 0, 0)),
+            r"add_generic_joint: constraint 0 \(generic_joint\): locked = \(0, 0, 0, 0, 0, 0\) locks nothing, "
+            r"so the joint would have no constraint rows",
+        ),
+        (
+            lambda b: b.add_generic_joint(0, 1, (0, 0, 0), locked=(1, 1, 1)),
+            r"add_generic_joint: constraint 0 \(generic_joint\): locked must be 6 booleans",
+        ),
+        (lambda b: b.add_generic_joint(0, 1, (0, 0, 0), locked=(1, 1, 1, 2, 0, 0)), "locked must be 6 booleans"),
+        (
+            lambda b: b.add_generic_joint(kp.GROUND, kp.GROUND, (0, 0, 0), locked=(1,) * 6),
+            r"add_generic_joint: constraint 0 \(generic_joint\): joins the ground to itself",
+        ),
+        (
+            lambda b: b.add_generic_joint(0, 1, (0, 0, 0), locked=(1,) * 6, frame=np.diag([1.0, 1.0, -1.0])),
+            r"add_generic_joint: constraint 0 \(generic_joint\) frame: must be a rotation matrix .* det = -1",
+        ),
+        (
+            lambda b: b.add_generic_joint(0, 1, (0, 0, 0), locked=(1,) * 6, frame=np.eye(3)[:2]),
+            r"generic_joint\) frame: expected a 3×3 rotation matrix of finite numbers, got shape \(2, 3\)",
         ),
         (lambda b: b.add_universal_joint(0, 1, (0, 0, 0), (0, 0, 1), (0, 0, 0)), "axis_b must be a non-zero"),
         (lambda b: b.add_distance_constraint(0, 1, (1, 1, 1), (1, 1, 1)), "point_a and point_b coincide"),

@@ -7,7 +7,9 @@ same derivative seen through R(r): ``∂Φ/∂Θ = B_rot R(r)``; both are checke
 K^Φ must be the derivative of the generalized constraint forces ``[B_bᵀλ; B_tᵀλ]``
 (plus the residual of a joint's torque or force input) with respect to every (u, θ)
 DOF of each node.  Configurations are random (hypothesis); every Kynema kind and
-every two-body joint (ball ... distance) is covered.  For the two-body joints Φ is
+every two-body joint (ball ... distance, point on a line or plane, generic joints with a random
+choice of locked directions, each also with its sides exchanged as a joint to the ground is
+stored, universal joints at any angle) is covered.  For the two-body joints Φ is
 also checked against an independent numpy twin, and the velocity terms γ of
 Φ̈ = B v̇ + γ (consistent initial accelerations) and the hinge/slider outputs against
 finite differences along a trajectory.
@@ -78,6 +80,20 @@ class Case:
     def __init__(self, kind: int, rng: np.random.Generator) -> None:
         self.kind = kind
         self.rows = int(kinds.N_ROWS[kind])
+        self.spec = None
+        if kind >= kinds.LISTED_ROWS:  # rows listed per constraint: a random choice, maybe mirrored
+            if kind == kinds.POINT_ON_LINE_JOINT:
+                locked = (False, True, True, False, False, False)
+            elif kind == kinds.POINT_ON_PLANE_JOINT:
+                locked = (True, False, False, False, False, False)
+            else:
+                locked = tuple(bool(x) for x in rng.integers(0, 2, size=6))
+                if not any(locked):
+                    locked = (False, False, False, False, False, True)
+            self.spec = kinds.generic_rows(locked)
+            if rng.integers(0, 2):
+                self.spec = kinds.mirrored_rows(self.spec)
+            self.rows = kinds.count_rows(self.spec)
         self.two_node = kinds.N_NODES[kind] == 2
         self.X0 = rng.normal(size=3)
         self.axes = np.zeros((3, 3))
@@ -102,7 +118,9 @@ class Case:
             for side in range(2):
                 self.geom[side, 0] = rng.normal(size=3)
                 self.geom[side, 1:] = revolute_axes(rng.normal(size=3))
-            self.param = rng.uniform(0.5, 2.0)
+            self.param = rng.uniform(0.5, 2.0) if kind != kinds.UNIVERSAL_JOINT else rng.uniform(-0.9, 0.9)
+        if self.spec is not None:
+            self.axes = kinds.encode_rows(self.spec)
 
     def evaluate(self, qb: np.ndarray, qt: np.ndarray, exact: bool = True):
         phi = np.zeros(6)
@@ -264,18 +282,31 @@ def rc_about_base(rb: np.ndarray, rc: np.ndarray) -> np.ndarray:
 # two-body joints: Φ against a numpy twin, γ and outputs against derivatives along a trajectory
 
 
-def phi_twin(kind: int, X0, geom, param, qb, qt) -> np.ndarray:
-    """Φ of a two-body joint written from its definition (docs/joints.md), independently of the kernels."""
+def phi_twin(kind: int, X0, geom, param, qb, qt, spec=None) -> np.ndarray:
+    """Φ of a two-body joint written from its definition (docs/joints.md), independently of the kernels;
+    ``spec``: the row list of a point-on-line, point-on-plane or generic joint."""
     ra, rt = rotation_matrix(qb[3:]), rotation_matrix(qt[3:])
     delta = X0 + qt[:3] + rt @ geom[1, 0] - qb[:3] - ra @ geom[0, 0]
     a = [None, *(ra @ geom[0, i] for i in (1, 2, 3))]
     b = [None, *(rt @ geom[1, i] for i in (1, 2, 3))]
+    if spec is not None:
+        listed: list[float] = []
+        for typ, i, j in spec:
+            if typ == kinds.ROW_POINT:
+                listed += [*delta]
+            elif typ == kinds.ROW_PERPENDICULAR:
+                listed.append(a[i] @ b[j])
+            elif typ == kinds.ROW_LINE:
+                listed.append(delta @ a[i])
+            else:  # ROW_LINE_ON_TARGET: a's point on b's plane
+                listed.append((-delta) @ b[j])
+        return np.array(listed)
     rows = {
         kinds.BALL_JOINT: [*delta],
         kinds.HINGE_JOINT: [*delta, a[1] @ b[2], a[1] @ b[3]],
         kinds.SLIDER_JOINT: [delta @ a[2], delta @ a[3], a[1] @ b[2], a[1] @ b[3], a[2] @ b[3]],
         kinds.CYLINDRICAL_JOINT: [delta @ a[2], delta @ a[3], a[1] @ b[2], a[1] @ b[3]],
-        kinds.UNIVERSAL_JOINT: [*delta, a[1] @ b[1]],
+        kinds.UNIVERSAL_JOINT: [*delta, a[1] @ b[1] - param],
         kinds.PLANAR_JOINT: [delta @ a[1], a[1] @ b[2], a[1] @ b[3]],
         kinds.WELD_JOINT: [*delta, a[1] @ b[2], a[1] @ b[3], a[2] @ b[3]],
         kinds.DISTANCE_CONSTRAINT: [np.linalg.norm(delta) - param],
@@ -289,7 +320,7 @@ def phi_twin(kind: int, X0, geom, param, qb, qt) -> np.ndarray:
 def test_body_joint_residual_matches_its_definition_and_needs_no_kynema_variant(kind: int, seed: int) -> None:
     case = Case(kind, np.random.default_rng(seed))
     phi, bb, bt, _ = case.evaluate(case.qb, case.qt)
-    expected = phi_twin(kind, case.X0, case.geom, case.param, case.qb, case.qt)
+    expected = phi_twin(kind, case.X0, case.geom, case.param, case.qb, case.qt, case.spec)
     np.testing.assert_allclose(phi, expected, rtol=1e-12, atol=1e-12 * max(1.0, np.abs(expected).max()))
     phi_k, bb_k, bt_k, _ = case.evaluate(case.qb, case.qt, exact=False)
     np.testing.assert_array_equal(phi_k, phi)

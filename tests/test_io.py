@@ -49,7 +49,7 @@ HELPERS = textwrap.dedent(
         b.add_mass(d, mass_matrix=m_star)
         b.add_spring(c, d, stiffness=100.0, undeformed_length=1.0)
         b.add_fixed_bc(a)
-        b.add_revolute_joint(a, c, axis=(0.0, 0.0, 1.0), torque=0.5)
+        b.add_revolute_joint(a, c, axis=(0.0, 0.0, 1.0), brake_torque=0.5)
         b.add_spherical_joint(d, point=(2.0, 0.0, 0.0))
         return b.build()
 

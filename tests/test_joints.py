@@ -38,7 +38,7 @@ def test_revolute_joint_torque_spins_the_body_up_as_I_omega_dot_equals_minus_tau
     body = b.add_node(position=(0, 0, 0))
     b.add_mass(body, mass=5.0, inertia=inertia)
     b.add_fixed_bc(ground)
-    hinge = b.add_revolute_joint(ground, body, axis=(0, 0, 1), torque=tau)
+    hinge = b.add_revolute_joint(ground, body, axis=(0, 0, 1), brake_torque=tau)
     h, n = 0.01, 200
     sim = kp.Simulation(b.build(), kp.StepParameters(h=h, rho_inf=rho_inf, **TIGHT))
     alpha = -tau / inertia[2]
@@ -47,7 +47,7 @@ def test_revolute_joint_torque_spins_the_body_up_as_I_omega_dot_equals_minus_tau
         sim.step()
         t = i * h
         theta = 0.5 * alpha * t * t
-        azimuth, speed, accel = sim.revolute_output(hinge)
+        azimuth, speed, accel = sim.joint_output(hinge)
         assert abs(speed - alpha * t) < 1e-9
         assert abs(accel - alpha) < 1e-9
         assert abs(azimuth - theta) < 1e-9

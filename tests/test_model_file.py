@@ -185,7 +185,7 @@ kind = "revolute_joint"
 name = "hinge"
 base = "a"
 target = "b"
-torque = 5.0
+brake_torque = 5.0
 
 [[constraint]]
 kind = "rotation_control"
@@ -253,7 +253,7 @@ def test_every_kind_builds_like_the_builder(tmp_path: Path) -> None:
     b.add_mass(d, mass=1.5, inertia=(0.1, 0.2, 0.3))
     b.add_spring(c, d, 10.0, 0.5)
     b.add_prescribed_bc(a, (0, 0, 0.1, 1, 0, 0, 0))
-    b.add_revolute_joint(a, n_b, torque=5.0)
+    b.add_revolute_joint(a, n_b, brake_torque=5.0)
     b.add_rotation_control(n_b, c, axis=(0, 0, 1), angle=0.25)
     ball = b.add_spherical_joint(d, point=(3, 0, 0))
     b.add_rigid_joint(c, d)

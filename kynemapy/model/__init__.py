@@ -33,7 +33,9 @@ class Model(NamedTuple):
     constraint_node : (n_constraints, 2) base and target node (base −1 for one-node kinds).
     constraint_n_rows : (n_constraints,) rows; constraint_row : (n_constraints,)
         first row in the Newton system.
-    constraint_X0 : (n_constraints, 3) [m]; constraint_axes : (n_constraints, 3, 3).
+    constraint_X0 : (n_constraints, 3) [m]; constraint_axes : (n_constraints, 3, 3) Kynema's
+        axes; for the point-on-line, point-on-plane and generic joints their row list
+        (:func:`kynemapy.model.kinds.encode_rows`).
     initial_q : (n_nodes, 7), initial_v, initial_vd : (n_nodes, 6) initial displacement,
         velocity and acceleration; initial_vd_given : (n_nodes,) int64, 1 where the
         acceleration was given; initial_constraint_input : (n_constraints, 7).
@@ -43,7 +45,8 @@ class Model(NamedTuple):
         X + u + R(r) d, current axis R(r) e); for a ground side d is the world point.
         Zero for Kynema's kinds.  The joint's ``constraint_X0`` is X_b − X_a (X_a = 0 for
         the ground).
-    constraint_param : (n_constraints,) distance constraint length [m]; 0 for other kinds.
+    constraint_param : (n_constraints,) distance constraint length [m]; cos α of a universal
+        joint's axes [-]; 0 for other kinds.
     """
 
     n_nodes: int

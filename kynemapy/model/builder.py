@@ -8,9 +8,9 @@ Positions, axes and velocities are given in the inertial (world) frame.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
 
 import numpy as np
 
@@ -26,12 +26,52 @@ class ModelError(ValueError):
     """A model description that cannot be built; the message names the item and value."""
 
 
-class SphericalJoint(NamedTuple):
-    """What :meth:`ModelBuilder.add_spherical_joint` created."""
+class SphericalJoint(int):
+    """What :meth:`ModelBuilder.add_spherical_joint` returns: an ``int``, the id of its joint (the
+    6→3 rigid joint body → pin), like every ``add_*``, carrying the ids of all three pieces.
 
-    pin: int  #: position-only node at the joint point
-    joint: int  #: id of the 6→3 rigid joint body → pin
-    bc: int  #: id of the fixed BC that holds the pin
+    Attributes
+    ----------
+    pin : id of the position-only node at the joint point.
+    joint : id of the 6→3 rigid joint body → pin (= the value of this int).
+    bc : id of the fixed 3-DOF BC that holds the pin.
+
+    Earlier versions returned the tuple ``(pin, joint, bc)``; unpacking or indexing it still
+    works but raises a :class:`DeprecationWarning` (use the attributes).
+    """
+
+    pin: int
+    joint: int
+    bc: int
+
+    def __new__(cls, pin: int, joint: int, bc: int) -> SphericalJoint:
+        self = super().__new__(cls, joint)
+        self.pin, self.joint, self.bc = int(pin), int(joint), int(bc)
+        return self
+
+    def __getnewargs__(self) -> tuple[int, int, int]:  # copy, pickle
+        return self.pin, self.joint, self.bc
+
+    def __repr__(self) -> str:
+        return f"SphericalJoint(pin={self.pin}, joint={self.joint}, bc={self.bc})"
+
+    def _as_tuple(self) -> tuple[int, int, int]:
+        warnings.warn(
+            "add_spherical_joint returns the joint's id (an int) with attributes .pin, .joint, .bc; "
+            "unpacking or indexing it as the tuple (pin, joint, bc) is deprecated",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        return self.pin, self.joint, self.bc
+
+    def __iter__(self):  # deprecated tuple behaviour
+        return iter(self._as_tuple())
+
+    def __getitem__(self, i: int) -> int:  # deprecated tuple behaviour
+        return self._as_tuple()[i]
+
+    def __len__(self) -> int:  # deprecated tuple behaviour
+        return len(self._as_tuple())
 
 
 @dataclass
@@ -52,6 +92,8 @@ class _Constraint:
     initial_input: np.ndarray
     geometry: np.ndarray | None = None  #: two-body joints: (2, 4, 3), see Model.constraint_geometry
     param: float = 0.0
+    listed: np.ndarray | None = None  #: point-on-line/plane, generic joints: row list (3, 3), kinds.encode_rows
+    n_rows: int | None = None  #: rows of a joint with a row list (else kinds.N_ROWS of its kind)
 
 
 def _vector(value: ArrayLike | float, size: int, what: str, *, finite: bool = True) -> np.ndarray:
@@ -281,19 +323,48 @@ class ModelBuilder:
         return self._add_constraint(kinds.PRESCRIBED_BC_3DOF, -1, node, initial_input=disp)
 
     def add_rigid_joint(self, base: int, target: int) -> int:
-        """Weld ``target`` to ``base`` (6 rows); returns the constraint id."""
+        """Weld ``target`` to ``base`` (6 rows), Kynema's rigid joint (kept for Kynema parity;
+        :meth:`add_weld_joint` is kynemapy's weld between two bodies); returns the constraint id."""
         return self._add_constraint(kinds.RIGID_JOINT, base, target)
 
     def add_rigid_joint_6dof_to_3dof(self, base: int, target: int) -> int:
         """Tie the position of ``target`` to a point fixed in body ``base`` (3 rows); returns the id."""
         return self._add_constraint(kinds.RIGID_JOINT_6DOF_TO_3DOF, base, target)
 
-    def add_revolute_joint(self, base: int, target: int, axis: ArrayLike | None = None, torque: float = 0.0) -> int:
-        """Hinge between coincident nodes ``base`` and ``target`` about ``axis`` (world frame at
-        the reference configuration; default: from base to target).  ``torque`` [N m] is the
-        initial brake torque input (Kynema's sign: it acts as −τ about the axis).  Returns the id."""
+    def add_revolute_joint(
+        self,
+        base: int,
+        target: int,
+        axis: ArrayLike | None = None,
+        torque: float | None = None,
+        *,
+        brake_torque: float = 0.0,
+    ) -> int:
+        """Kynema's revolute joint between coincident nodes ``base`` and ``target`` about ``axis``
+        (world frame at the reference configuration; default: from base to target).  Kept for
+        Kynema parity; :meth:`add_hinge_joint` is kynemapy's revolute joint between two bodies.
+
+        Parameters
+        ----------
+        brake_torque : Kynema's input [N m]: a brake, it acts as −τ about the axis on the target
+            (set it later with :meth:`Simulation.set_brake_torque`).
+        torque : deprecated name of ``brake_torque`` (same value, same meaning; a
+            :class:`DeprecationWarning`): every other ``torque`` in kynemapy is the applied torque.
+
+        Returns
+        -------
+        int : the constraint id.
+        """
+        if torque is not None:
+            warnings.warn(
+                "add_revolute_joint(torque=...) is Kynema's brake torque (it acts as -torque); pass "
+                "brake_torque= (same value, same meaning), or use add_hinge_joint, whose torque is applied as +torque",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            brake_torque = torque
         ax = (0.0, 0.0, 0.0) if axis is None else axis
-        inp = np.array([float(torque), 0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
+        inp = np.array([float(brake_torque), 0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
         cid = self._add_constraint(kinds.REVOLUTE_JOINT, base, target, ax, inp)
         c = self._constraints[cid]
         if np.linalg.norm(c.axis) == 0.0:
@@ -301,9 +372,9 @@ class ModelBuilder:
             if np.linalg.norm(x0) == 0.0:
                 self._constraints.pop()
                 raise ModelError(f"constraint {cid} (revolute_joint): nodes coincide, so an axis must be given")
-        if not math.isfinite(float(torque)):
+        if not math.isfinite(float(brake_torque)):
             self._constraints.pop()
-            raise ModelError(f"constraint {cid} (revolute_joint): torque must be finite, got {torque!r}")
+            raise ModelError(f"constraint {cid} (revolute_joint): brake_torque must be finite, got {brake_torque!r}")
         return cid
 
     def add_rotation_control(self, base: int, target: int, axis: ArrayLike, angle: float = 0.0) -> int:
@@ -318,7 +389,15 @@ class ModelBuilder:
 
     def add_spherical_joint(self, body: int, point: ArrayLike) -> SphericalJoint:
         """Pin ``body`` to the ground at ``point`` [m] (a ball joint), Kynema's way: a new
-        position-only node at the point, a 6→3 rigid joint body → pin, and a fixed BC on the pin."""
+        position-only node at the point, a 6→3 rigid joint body → pin, and a fixed BC on the pin
+        (Kynema's pattern, kept for Kynema parity; :meth:`add_ball_joint` ``(body, GROUND, point)``
+        is the same joint in one constraint).
+
+        Returns
+        -------
+        SphericalJoint : the joint's id (an ``int``), with the ids ``.pin``, ``.joint``, ``.bc``.
+            ``Simulation.reaction(j)`` is the load on the pin, the opposite of the load on the body.
+        """
         body = self._node(body, "add_spherical_joint")
         p = _vector(point, 3, "add_spherical_joint point")
         pin = self.add_node(position=p, acceleration=None)
@@ -372,6 +451,7 @@ class ModelBuilder:
         initial_input: float = 0.0,
         param: float = 0.0,
         reverse_axis_on_swap: bool = False,
+        rows: list[tuple[int, int, int]] | None = None,
     ) -> int:
         geom = np.zeros((2, 4, 3))
         geom[0, 0] = self._offset(body_a, point_a)
@@ -384,12 +464,19 @@ class ModelBuilder:
             geom = geom[::-1].copy()
             if reverse_axis_on_swap:
                 geom[0, 1:] = geom[1, 1:] = joint_frame(-frame_a[0])
+            if rows is not None:
+                rows = kinds.mirrored_rows(rows)
         inp = np.array([float(initial_input), 0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
-        self._constraints.append(_Constraint(kind, base, target, np.zeros(3), inp, geom, float(param)))
+        c = _Constraint(kind, base, target, np.zeros(3), inp, geom, float(param))
+        if rows is not None:
+            c.listed = kinds.encode_rows(rows)
+            c.n_rows = kinds.count_rows(rows)
+        self._constraints.append(c)
         return len(self._constraints) - 1
 
     def _what(self, kind: int) -> str:
-        return f"constraint {len(self._constraints)} ({kinds.KIND_NAMES[kind]})"
+        name = kinds.KIND_NAMES[kind]
+        return f"add_{name}: constraint {len(self._constraints)} ({name})"
 
     @staticmethod
     def _finite(value: float, what: str) -> float:
@@ -452,22 +539,39 @@ class ModelBuilder:
     def add_universal_joint(
         self, body_a: int, body_b: int, point: ArrayLike, axis_a: ArrayLike, axis_b: ArrayLike
     ) -> int:
-        """Universal (Hooke, Cardan) joint (4 rows): the bodies share ``point`` [m] and ``axis_a``
-        (fixed in body_a) stays perpendicular to ``axis_b`` (fixed in body_b); the axes must be
-        perpendicular at the reference configuration.  Returns the id."""
+        """Universal (Hooke, Cardan) joint (4 rows); returns the constraint id.
+
+        The bodies share ``point`` [m]; body_a turns about ``axis_a`` (fixed in body_a) and body_b
+        about ``axis_b`` (fixed in body_b) relative to the joint's cross (spider), whose arms keep
+        the angle α between the two axes they have at the reference configuration:
+        ``a₁·b₁ = cos α``.  α = 90° is the usual cross; any angle strictly between 0° and 180°
+        is allowed (Exudyn's 3-D slider-crank: 104°).
+
+        Parameters
+        ----------
+        body_a, body_b : node ids, either may be :data:`GROUND`.
+        point : (3,) joint point [m], world frame at the reference configuration.
+        axis_a, axis_b : (3,) axes [-] (any non-zero length), world frame at the reference
+            configuration; they must not be parallel.
+
+        Raises
+        ------
+        ModelError
+            a zero axis, or parallel axes (the joint's angle row would have no gradient).
+        """
         what = self._what(kinds.UNIVERSAL_JOINT)
         a, b = self._joint_bodies(what, body_a, body_b)
         p = _vector(point, 3, f"{what} point")
         ea = self._unit_axis(axis_a, f"{what} axis_a")
         eb = self._unit_axis(axis_b, f"{what} axis_b")
         cos = float(ea @ eb)
-        if abs(cos) > 1e-9:
-            angle = math.degrees(math.acos(max(-1.0, min(1.0, cos))))
+        if float(np.linalg.norm(np.cross(ea, eb))) < 1e-6:
             raise ModelError(
                 f"{what}: axis_a {np.asarray(axis_a, float).tolist()} and axis_b "
-                f"{np.asarray(axis_b, float).tolist()} must be perpendicular, they are {angle:.9g}° apart"
+                f"{np.asarray(axis_b, float).tolist()} are parallel; a universal joint's axes must meet at an "
+                f"angle strictly between 0° and 180° (use a hinge joint for one common axis)"
             )
-        return self._add_body_joint(kinds.UNIVERSAL_JOINT, a, b, p, p, joint_frame(ea), joint_frame(eb))
+        return self._add_body_joint(kinds.UNIVERSAL_JOINT, a, b, p, p, joint_frame(ea), joint_frame(eb), param=cos)
 
     def add_planar_joint(self, body_a: int, body_b: int, point: ArrayLike, normal: ArrayLike) -> int:
         """Planar joint (3 rows): body_b's point ``point`` [m] stays in the plane of body_a through
@@ -509,6 +613,119 @@ class ModelBuilder:
         eye = np.eye(3)
         return self._add_body_joint(kinds.DISTANCE_CONSTRAINT, a, b, pa, pb, eye, eye, param=ell)
 
+    def add_point_on_line_joint(self, body_a: int, body_b: int, point: ArrayLike, axis: ArrayLike) -> int:
+        """Point on a line (2 rows): body_b's point ``point`` stays on the line through ``point``
+        along ``axis`` fixed in body_a; rotations are free.  Returns the constraint id.
+
+        ``Φ = (Δ·a₂, Δ·a₃)``, ``Δ = p_b − p_a``, ``a₂, a₃`` ⊥ the line (fixed in a).
+
+        Parameters
+        ----------
+        body_a : node id of the body that carries the line, or :data:`GROUND`.
+        body_b : node id of the body that carries the point, or :data:`GROUND`.
+        point : (3,) [m] and axis : (3,) [-], world frame at the reference configuration.
+        """
+        what = self._what(kinds.POINT_ON_LINE_JOINT)
+        a, b = self._joint_bodies(what, body_a, body_b)
+        p = _vector(point, 3, f"{what} point")
+        frame = joint_frame(self._unit_axis(axis, f"{what} axis"))
+        rows = kinds.generic_rows((False, True, True, False, False, False))
+        return self._add_body_joint(kinds.POINT_ON_LINE_JOINT, a, b, p, p, frame, frame, rows=rows)
+
+    def add_point_on_plane_joint(self, body_a: int, body_b: int, point: ArrayLike, normal: ArrayLike) -> int:
+        """Point on a plane (1 row): body_b's point ``point`` stays on the plane through ``point``
+        with normal ``normal`` fixed in body_a; rotations are free.  Returns the constraint id.
+
+        ``Φ = Δ·a₁``, ``Δ = p_b − p_a``, ``a₁`` the normal (fixed in a).
+
+        Parameters
+        ----------
+        body_a : node id of the body that carries the plane, or :data:`GROUND`.
+        body_b : node id of the body that carries the point, or :data:`GROUND`.
+        point : (3,) [m] and normal : (3,) [-], world frame at the reference configuration.
+        """
+        what = self._what(kinds.POINT_ON_PLANE_JOINT)
+        a, b = self._joint_bodies(what, body_a, body_b)
+        p = _vector(point, 3, f"{what} point")
+        frame = joint_frame(self._unit_axis(normal, f"{what} normal"))
+        rows = kinds.generic_rows((True, False, False, False, False, False))
+        return self._add_body_joint(kinds.POINT_ON_PLANE_JOINT, a, b, p, p, frame, frame, rows=rows)
+
+    def add_generic_joint(
+        self,
+        body_a: int,
+        body_b: int,
+        point: ArrayLike,
+        locked: Sequence[bool],
+        frame: ArrayLike | None = None,
+    ) -> int:
+        """Generic joint: lock any of the three relative translations and three relative
+        rotations of a joint frame (Exudyn's GenericJoint); returns the constraint id.
+
+        The joint frame (origin ``point``, axes the columns of ``frame``) is fixed in body_a and,
+        a copy, in body_b at the reference configuration.  Rows (``aᵢ``, ``bᵢ``: the frame's axes
+        as carried by a and b, ``Δ = p_b − p_a``): all three translations locked: ``Δ`` (3 rows),
+        else ``Δ·aᵢ`` per locked translation i; all three rotations locked: ``a₁·b₂, a₁·b₃,
+        a₂·b₃``; two locked, f free: ``a_f·bⱼ, a_f·b_k`` (a hinge about f); one locked, k:
+        ``aᵢ·bⱼ``, (i, j, k) cyclic.  ``locked = (1, 1, 1, 0, 1, 1)`` is a hinge about x,
+        ``(0, 1, 1, 1, 1, 1)`` a slider along x, all six a weld, with exactly the rows of
+        :meth:`add_hinge_joint`, :meth:`add_slider_joint`, :meth:`add_weld_joint` (axis = x).
+
+        Parameters
+        ----------
+        body_a, body_b : node ids, either may be :data:`GROUND`.
+        point : (3,) origin of the joint frame [m], world frame at the reference configuration.
+        locked : 6 booleans (or 0/1): translations along x, y, z, then rotations about x, y, z
+            of the joint frame; at least one.
+        frame : (3, 3) rotation matrix whose columns are the joint frame's x, y, z axes in world
+            coordinates at the reference configuration (orthonormal, right-handed, to 1e-6; it is
+            re-orthonormalised); default the identity.
+
+        Raises
+        ------
+        ModelError
+            ``locked`` not 6 booleans or locking nothing (the joint would have no rows), or a
+            ``frame`` that is not a rotation matrix.
+        """
+        what = self._what(kinds.GENERIC_JOINT)
+        a, b = self._joint_bodies(what, body_a, body_b)
+        p = _vector(point, 3, f"{what} point")
+        try:
+            flags = [v for v in locked]
+        except TypeError:
+            flags = []
+        if len(flags) != 6 or not all(isinstance(v, (bool, np.bool_)) or v in (0, 1) for v in flags):
+            raise ModelError(
+                f"{what}: locked must be 6 booleans (translations x, y, z, rotations x, y, z of the joint "
+                f"frame), got {locked!r}"
+            )
+        flags = [bool(v) for v in flags]
+        if not any(flags):
+            raise ModelError(
+                f"{what}: locked = {locked!r} locks nothing, so the joint would have no constraint rows "
+                f"(leave it out, or lock at least one translation or rotation)"
+            )
+        axes = np.eye(3) if frame is None else self._rotation_matrix(frame, f"{what} frame")
+        rows = kinds.generic_rows(flags)
+        return self._add_body_joint(kinds.GENERIC_JOINT, a, b, p, p, axes.T, axes.T, rows=rows)
+
+    @staticmethod
+    def _rotation_matrix(value: ArrayLike, what: str) -> np.ndarray:
+        try:
+            m = np.asarray(value, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise ModelError(f"{what}: expected a 3×3 rotation matrix, got {value!r}") from exc
+        if m.shape != (3, 3) or not np.all(np.isfinite(m)):
+            raise ModelError(f"{what}: expected a 3×3 rotation matrix of finite numbers, got shape {m.shape}")
+        err = float(np.abs(m.T @ m - np.eye(3)).max())
+        if err > 1e-6 or np.linalg.det(m) <= 0.0:
+            raise ModelError(
+                f"{what}: must be a rotation matrix (orthonormal columns, determinant +1): "
+                f"|FᵀF − I| = {err:.3g}, det = {np.linalg.det(m):.6g}"
+            )
+        u, _, vt = np.linalg.svd(m)
+        return u @ vt
+
     # ------------------------------------------------------------------- build
     def build(self) -> Model:
         """Freeze the description into a :class:`Model` (DOF map, constraint rows, X0, axes)."""
@@ -531,7 +748,9 @@ class ModelBuilder:
         node_map = dof_map(node_dofs)
         n_sys = int(node_dofs.sum())
         nc = len(self._constraints)
-        n_rows = np.array([kinds.N_ROWS[c.kind] for c in self._constraints], dtype=np.int64)
+        n_rows = np.array(
+            [kinds.N_ROWS[c.kind] if c.n_rows is None else c.n_rows for c in self._constraints], dtype=np.int64
+        )
         rows = dof_map(n_rows) if nc else np.zeros(0, dtype=np.int64)
         X0 = np.zeros((nc, 3))
         axes = np.zeros((nc, 3, 3))
@@ -550,6 +769,8 @@ class ModelBuilder:
             if c.geometry is not None:
                 geometry[i] = c.geometry
                 param[i] = c.param
+                if c.listed is not None:
+                    axes[i] = c.listed
             elif c.kind == kinds.REVOLUTE_JOINT:
                 axes[i] = revolute_axes(c.axis if np.linalg.norm(c.axis) > 0.0 else X0[i])
             elif c.kind == kinds.ROTATION_CONTROL:

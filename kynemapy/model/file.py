@@ -67,7 +67,8 @@ loads are in the inertial (world) frame; quaternions are (w, x, y, z).
     ``prescribed_bc_3dof``       ``node``, ``initial_displacement`` (opt., [ux, uy, uz] m)
     ``rigid_joint``              ``base``, ``target``
     ``rigid_joint_6dof_to_3dof`` ``base``, ``target``
-    ``revolute_joint``           ``base``, ``target``, ``axis`` (opt., [-]), ``torque`` (opt., N m)
+    ``revolute_joint``           ``base``, ``target``, ``axis`` (opt., [-]), ``brake_torque``
+                                 (opt., N m, Kynema's: acts as −τ; ``torque`` is its deprecated name)
     ``rotation_control``         ``base``, ``target``, ``axis`` (required), ``angle`` (opt., rad)
     ``spherical_joint``          ``body``, ``point`` ([x, y, z] m)
     ``ball_joint``               ``body_a``, ``body_b``, ``point`` (m)
@@ -78,12 +79,17 @@ loads are in the inertial (world) frame; quaternions are (w, x, y, z).
     ``planar_joint``             ``body_a``, ``body_b``, ``point`` (m), ``normal``
     ``weld_joint``               ``body_a``, ``body_b``, ``point`` (m)
     ``distance_constraint``      ``body_a``, ``body_b``, ``point_a``, ``point_b`` (m), ``length`` (opt., m)
+    ``point_on_line_joint``      ``body_a``, ``body_b``, ``point`` (m), ``axis``
+    ``point_on_plane_joint``     ``body_a``, ``body_b``, ``point`` (m), ``normal``
+    ``generic_joint``            ``body_a``, ``body_b``, ``point`` (m), ``locked`` (6 booleans:
+                                 translations x, y, z, rotations x, y, z), ``frame`` (opt.,
+                                 3×3 rotation matrix, its columns the joint axes, row by row)
     ============================ ====================================================
 
-    The two-body joints (``ball_joint`` ... ``distance_constraint``, see docs/joints.md) name
+    The two-body joints (``ball_joint`` ... ``generic_joint``, see docs/joints.md) name
     their bodies by node name, or ``"ground"`` for the fixed world (unless a node is named
-    ``"ground"``, which is then meant); every key but ``torque``, ``force`` and ``length`` is
-    required.
+    ``"ground"``, which is then meant); every key but ``torque``, ``force``, ``length`` and
+    ``frame`` is required.
 
     ``spherical_joint`` adds a pin node and two constraints (a 6→3 rigid joint and a 3-DOF
     fixed BC, see :meth:`~kynemapy.ModelBuilder.add_spherical_joint`); when it is named
@@ -666,7 +672,9 @@ class _Table:
             raise self.error(message, key) from exc
 
 
-_BUILDER_PREFIX = re.compile(r"^(?:node|mass|spring|constraint) \d+(?: \([a-z0-9_]+\))?(?::\s*|\s+)")
+_BUILDER_PREFIX = re.compile(
+    r"^(?:add_[a-z0-9_]+: )?(?:node|mass|spring|constraint) \d+(?: \([a-z0-9_]+\))?(?::\s*|\s+)"
+)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -685,7 +693,7 @@ _CONSTRAINT_KEYS: dict[str, tuple[str, ...]] = {
     "prescribed_bc_3dof": ("node", "initial_displacement"),
     "rigid_joint": ("base", "target"),
     "rigid_joint_6dof_to_3dof": ("base", "target"),
-    "revolute_joint": ("base", "target", "axis", "torque"),
+    "revolute_joint": ("base", "target", "axis", "brake_torque", "torque"),
     "rotation_control": ("base", "target", "axis", "angle"),
     "spherical_joint": ("body", "point"),
     "ball_joint": ("body_a", "body_b", "point"),
@@ -696,6 +704,9 @@ _CONSTRAINT_KEYS: dict[str, tuple[str, ...]] = {
     "planar_joint": ("body_a", "body_b", "point", "normal"),
     "weld_joint": ("body_a", "body_b", "point"),
     "distance_constraint": ("body_a", "body_b", "point_a", "point_b", "length"),
+    "point_on_line_joint": ("body_a", "body_b", "point", "axis"),
+    "point_on_plane_joint": ("body_a", "body_b", "point", "normal"),
+    "generic_joint": ("body_a", "body_b", "point", "locked", "frame"),
 }
 _CONSTRAINT_REQUIRED: dict[str, tuple[str, ...]] = {
     "fixed_bc": ("node",),
@@ -715,6 +726,9 @@ _CONSTRAINT_REQUIRED: dict[str, tuple[str, ...]] = {
     "planar_joint": ("body_a", "body_b", "point", "normal"),
     "weld_joint": ("body_a", "body_b", "point"),
     "distance_constraint": ("body_a", "body_b", "point_a", "point_b"),
+    "point_on_line_joint": ("body_a", "body_b", "point", "axis"),
+    "point_on_plane_joint": ("body_a", "body_b", "point", "normal"),
+    "generic_joint": ("body_a", "body_b", "point", "locked"),
 }
 _TABLE_KEYS: dict[str, tuple[str, ...]] = {
     "model": ("gravity",),
@@ -738,6 +752,9 @@ _BODY_JOINT_ADDERS = {
     "planar_joint": "add_planar_joint",
     "weld_joint": "add_weld_joint",
     "distance_constraint": "add_distance_constraint",
+    "point_on_line_joint": "add_point_on_line_joint",
+    "point_on_plane_joint": "add_point_on_plane_joint",
+    "generic_joint": "add_generic_joint",
 }
 
 
@@ -942,7 +959,7 @@ class _Reader:
                 item.node_ref("base"),
                 item.node_ref("target"),
                 axis=item.vector("axis", 3),
-                torque=item.number("torque", 0.0, "N m"),
+                **self.brake_torque(item),
             )
         elif kind == "rotation_control":
             cid = item.build(
@@ -966,6 +983,14 @@ class _Reader:
         if name is not None:
             self.constraints[name] = cid
 
+    def brake_torque(self, item: _Table) -> dict[str, float | None]:
+        """A revolute joint's ``brake_torque`` (or its deprecated name ``torque``, with a warning)."""
+        if "torque" in item.data and "brake_torque" in item.data:
+            raise item.error("give brake_torque or its deprecated name torque, not both", "torque")
+        if "torque" in item.data:
+            return {"torque": item.number("torque", None, "N m")}
+        return {"brake_torque": item.number("brake_torque", 0.0, "N m")}
+
     def body_ref(self, item: _Table, key: str) -> int:
         """Node id named by ``key``, or ``kp.GROUND`` for ``"ground"`` when no node has that name."""
         if item.data.get(key) == "ground" and "ground" not in self.nodes:
@@ -981,8 +1006,13 @@ class _Reader:
         point = item.vector("point", 3, "m")
         if kind == "universal_joint":
             return item.build(add, a, b, point, item.vector("axis_a", 3), item.vector("axis_b", 3))
-        if kind == "planar_joint":
+        if kind in ("planar_joint", "point_on_plane_joint"):
             return item.build(add, a, b, point, item.vector("normal", 3))
+        if kind == "generic_joint":
+            locked = item.data["locked"]
+            if not isinstance(locked, list) or len(locked) != 6 or not all(isinstance(v, bool) for v in locked):
+                raise item.wrong_type("locked", "an array of 6 booleans (translations x, y, z, rotations x, y, z)")
+            return item.build(add, a, b, point, locked, frame=item.matrix("frame", 3))
         if kind in ("ball_joint", "weld_joint"):
             return item.build(add, a, b, point)
         if kind == "hinge_joint":

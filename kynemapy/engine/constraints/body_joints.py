@@ -1,4 +1,5 @@
-"""Two-body joints (ball, hinge, slider, cylindrical, universal, planar, weld, distance).
+"""Two-body joints (ball, hinge, slider, cylindrical, universal, planar, weld, distance, point on a
+line, point on a plane, generic).
 
 Each joint is a short list of the primitive rows of :mod:`.primitives`, the classic
 composition (see docs/joints.md):
@@ -10,16 +11,22 @@ ball            3    points coincide
 hinge           5    points coincide; a₁ ⊥ b₂, a₁ ⊥ b₃
 slider          5    b's point on a's line (·a₂, ·a₃); a₁ ⊥ b₂, a₁ ⊥ b₃, a₂ ⊥ b₃
 cylindrical     4    b's point on a's line (·a₂, ·a₃); a₁ ⊥ b₂, a₁ ⊥ b₃
-universal       4    points coincide; a₁ ⊥ b₁
+universal       4    points coincide; a₁·b₁ = cos α (``param``)
 planar          3    b's point in a's plane (·a₁); a₁ ⊥ b₂, a₁ ⊥ b₃
 weld            6    points coincide; a₁ ⊥ b₂, a₁ ⊥ b₃, a₂ ⊥ b₃
 distance        1    |p_b − p_a| = L
+point on line   2    b's point on a's line (·a₂, ·a₃)
+point on plane  1    b's point in a's plane (·a₁)
+generic         1-6  the rows of the locked directions (kinds.generic_rows)
 =============== ==== ==========================================================
 
 ``aᵢ = R_a geom[0, i]``, ``bᵢ = R_b geom[1, i]`` are axes fixed in the base (a) and target
 (b) sides; ``geom[s, 0]`` is the offset of side s's joint point from its node, all in world
 coordinates at the reference configuration (for the ground side: the world point itself).
-The table :data:`PRIMITIVES` holds that composition; one generic kernel walks it.
+The table :data:`PRIMITIVES` holds that composition; one generic kernel walks it.  The
+point-on-line, point-on-plane and generic joints carry their own list in ``axes``
+(:func:`row_spec`), mirrored when the joint was given with ``body_b`` the ground (then a
+LINE row becomes LINE_ON_TARGET, the LINE row with the sides exchanged).
 
 The same exact gradient serves both tangent modes (Kynema has no such joints to copy);
 ``with_k`` adds K^Φ and the stiffness of the input torque (hinge) or force (slider).
@@ -50,12 +57,13 @@ from kynemapy.engine.constraints.primitives import (
 from kynemapy.math.quaternion import rot
 from kynemapy.math.vectors import cross, dot
 from kynemapy.model import kinds
-from kynemapy.model.kinds import HINGE_JOINT, SLIDER_JOINT
+from kynemapy.model.kinds import HINGE_JOINT, LISTED_ROWS, SLIDER_JOINT, UNIVERSAL_JOINT
 
-POINT = 1  #: three rows, the joint points coincide
-PERPENDICULAR = 2  #: one row, axis i of a ⊥ axis j of b
-LINE = 3  #: one row, b's point stays on the plane of a with normal axis i
-DISTANCE = 4  #: one row, |p_b − p_a| = L
+POINT = kinds.ROW_POINT  #: three rows, the joint points coincide
+PERPENDICULAR = kinds.ROW_PERPENDICULAR  #: one row, axis i of a ⊥ axis j of b (universal: aᵢ·bⱼ = cos α)
+LINE = kinds.ROW_LINE  #: one row, b's point stays on the plane of a with normal axis i
+DISTANCE = kinds.ROW_DISTANCE  #: one row, |p_b − p_a| = L
+LINE_ON_TARGET = kinds.ROW_LINE_ON_TARGET  #: one row, a's point stays on the plane of b with normal axis j
 
 _SPEC = {
     kinds.BALL_JOINT: [(POINT, 0, 0)],
@@ -68,7 +76,7 @@ _SPEC = {
         (PERPENDICULAR, 2, 3),
     ],
     kinds.CYLINDRICAL_JOINT: [(LINE, 2, 0), (LINE, 3, 0), (PERPENDICULAR, 1, 2), (PERPENDICULAR, 1, 3)],
-    kinds.UNIVERSAL_JOINT: [(POINT, 0, 0), (PERPENDICULAR, 1, 1)],
+    kinds.UNIVERSAL_JOINT: [(POINT, 0, 0), (PERPENDICULAR, 1, 1)],  # a₁·b₁ − cos α
     kinds.PLANAR_JOINT: [(LINE, 1, 0), (PERPENDICULAR, 1, 2), (PERPENDICULAR, 1, 3)],
     kinds.WELD_JOINT: [(POINT, 0, 0), (PERPENDICULAR, 1, 2), (PERPENDICULAR, 1, 3), (PERPENDICULAR, 2, 3)],
     kinds.DISTANCE_CONSTRAINT: [(DISTANCE, 0, 0)],
@@ -83,22 +91,44 @@ PRIMITIVES.setflags(write=False)
 
 
 @njit
-def body_joint(kind, X0, geom, param, inputs, qb, qt, lam, with_k, phi, bb, bt, k):
+def row_spec(kind, axes, slot):
+    """``(type, axis of a, axis of b)`` of primitive ``slot`` (type 0: no more rows): from the kind's
+    table, or for the point-on-line, point-on-plane and generic joints from their own row list in
+    ``axes`` (3, 3) (:func:`kynemapy.model.kinds.encode_rows`)."""
+    if kind >= LISTED_ROWS:
+        code = np.int64(axes[slot // 3, slot % 3])
+        return code // 16, (code // 4) % 4, code % 4
+    return PRIMITIVES[kind, slot, 0], PRIMITIVES[kind, slot, 1], PRIMITIVES[kind, slot, 2]
+
+
+@njit
+def swap_sides(k):
+    """Exchange the node blocks of K^Φ (``k[x, y] ↔ k[1 − x, 1 − y]``)."""
+    for x in range(2):
+        for i in range(6):
+            for j in range(6):
+                t = k[0, x, i, j]
+                k[0, x, i, j] = k[1, 1 - x, i, j]
+                k[1, 1 - x, i, j] = t
+
+
+@njit
+def body_joint(kind, X0, axes, geom, param, inputs, qb, qt, lam, with_k, phi, bb, bt, k):
     """Φ, ``B_b``, ``B_t`` and (``with_k``) K^Φ (2, 2, 6, 6) of a two-body joint.
 
-    ``X0`` (3,) = X_b − X_a [m] (X_a = 0 for the ground); ``geom`` (2, 4, 3) joint point
-    offsets [m] and axes; ``param`` the distance constraint's length [m]; ``inputs[0]`` the
-    hinge torque [N m] or slider force [N] (its stiffness enters K^Φ).  The arrays are
-    expected zeroed (:func:`~kynemapy.engine.constraints.dispatch.constraint_terms` does it).
+    ``X0`` (3,) = X_b − X_a [m] (X_a = 0 for the ground); ``axes`` (3, 3) the row list of the
+    kinds that have one (:func:`row_spec`); ``geom`` (2, 4, 3) joint point offsets [m] and
+    axes; ``param`` the distance constraint's length [m] or cos α of a universal joint's axes;
+    ``inputs[0]`` the hinge torque [N m] or slider force [N] (its stiffness enters K^Φ).  The
+    arrays are expected zeroed (:func:`~kynemapy.engine.constraints.dispatch.constraint_terms`
+    does it).
     """
     ra, rb, d = joint_points(X0, geom, qb, qt)
     row = np.int64(0)  # not a literal: the row kernels then compile once, for int64
     for slot in range(6):
-        typ = PRIMITIVES[kind, slot, 0]
+        typ, ia, ib = row_spec(kind, axes, slot)
         if typ == 0:
             break
-        ia = PRIMITIVES[kind, slot, 1]
-        ib = PRIMITIVES[kind, slot, 2]
         if typ == POINT:
             point_rows(row, ra, rb, d, lam, with_k, phi, bb, bt, k)
             row += 3
@@ -106,10 +136,22 @@ def body_joint(kind, X0, geom, param, inputs, qb, qt, lam, with_k, phi, bb, bt, 
             x = rot(qb[3:7], geom[0, ia])
             y = rot(qt[3:7], geom[1, ib])
             perpendicular_row(row, x, y, lam, with_k, phi, bb, bt, k)
+            if kind == UNIVERSAL_JOINT:
+                phi[row] -= param
             row += 1
         elif typ == LINE:
             n = rot(qb[3:7], geom[0, ia])
             line_row(row, n, ra, rb, d, lam, with_k, phi, bb, bt, k)
+            row += 1
+        elif typ == LINE_ON_TARGET:
+            # the LINE row with the sides exchanged: Φ = (p_a − p_b)·n, n fixed in b
+            n = rot(qt[3:7], geom[1, ib])
+            md = (-d[0], -d[1], -d[2])
+            if with_k:
+                swap_sides(k)
+            line_row(row, n, rb, ra, md, lam, with_k, phi, bt, bb, k)
+            if with_k:
+                swap_sides(k)
             row += 1
         else:
             distance_row(row, param, ra, rb, d, lam, with_k, phi, bb, bt, k)
@@ -159,7 +201,7 @@ def input_load(kind, X0, geom, value, qb, qt, out):
 
 
 @njit
-def body_joint_bias(kind, X0, geom, param, qb, qt, vb, vt, gamma):
+def body_joint_bias(kind, X0, axes, geom, param, qb, qt, vb, vt, gamma):
     """Velocity part γ (6,) of Φ̈ = B v̇ + γ for a two-body joint (rows beyond n_rows zero)."""
     for i in range(6):
         gamma[i] = 0.0
@@ -172,11 +214,9 @@ def body_joint_bias(kind, X0, geom, param, qb, qt, vb, vt, gamma):
     ddv = point_bias(wa, wb, ra, rb)
     row = np.int64(0)  # not a literal: the row kernels then compile once, for int64
     for slot in range(6):
-        typ = PRIMITIVES[kind, slot, 0]
+        typ, ia, ib = row_spec(kind, axes, slot)
         if typ == 0:
             break
-        ia = PRIMITIVES[kind, slot, 1]
-        ib = PRIMITIVES[kind, slot, 2]
         if typ == POINT:
             for i in range(3):
                 gamma[row + i] = ddv[i]
@@ -189,6 +229,13 @@ def body_joint_bias(kind, X0, geom, param, qb, qt, vb, vt, gamma):
         elif typ == LINE:
             n = rot(qb[3:7], geom[0, ia])
             gamma[row] = line_bias(wa, n, d, dd, ddv)
+            row += 1
+        elif typ == LINE_ON_TARGET:
+            n = rot(qt[3:7], geom[1, ib])
+            md = (-d[0], -d[1], -d[2])
+            mdd = (-dd[0], -dd[1], -dd[2])
+            mddv = (-ddv[0], -ddv[1], -ddv[2])
+            gamma[row] = line_bias(wb, n, md, mdd, mddv)
             row += 1
         else:
             gamma[row] = distance_bias(d, dd, ddv)

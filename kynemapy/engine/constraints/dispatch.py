@@ -46,9 +46,11 @@ def evaluate(kind, X0, axes, geom, param, inputs, qb, qt, lam, with_k, phi, bb, 
     False: Kynema's gradients, no K^Φ (``k`` is then left untouched).  Φ, B and (with
     ``with_k``) K^Φ are zeroed first; unused rows stay zero.  ``qb`` is ignored by
     one-node kinds; for a joint to the ground it is the identity (``ws.q_ground``).
-    ``geom`` (2, 4, 3) and ``param`` are the two-body joints' geometry and length
-    (:mod:`.body_joints`); the two-body joints have no Kynema variant and use their exact
-    gradient in both modes.  Scratch: ``s3`` (>= 6, 3), ``s4`` (>= 5, 4), ``s33`` (>= 3, 3, 3).
+    ``geom`` (2, 4, 3) and ``param`` are the two-body joints' geometry and length (or a
+    universal joint's cos α), ``axes`` Kynema's axes or the row list of a point-on-line,
+    point-on-plane or generic joint (:mod:`.body_joints`); the two-body joints have no Kynema
+    variant and use their exact gradient in both modes.  Scratch: ``s3`` (>= 6, 3), ``s4``
+    (>= 5, 4), ``s33`` (>= 3, 3, 3).
 
     Inlined into its callers, as are the three kind kernels it calls (one call site
     each, with the variant flags computed from ``kind``): a real call would pass
@@ -56,7 +58,7 @@ def evaluate(kind, X0, axes, geom, param, inputs, qb, qt, lam, with_k, phi, bb, 
     """
     if kind >= BALL_JOINT:
         clear(phi, bb, bt, k, with_k)
-        body_joint(kind, X0, geom, param, inputs, qb, qt, lam, with_k, phi, bb, bt, k)
+        body_joint(kind, X0, axes, geom, param, inputs, qb, qt, lam, with_k, phi, bb, bt, k)
     else:
         evaluate_kynema(kind, X0, axes, geom, param, inputs, qb, qt, lam, with_k, phi, bb, bt, k, s3, s4, s33)
 
@@ -108,7 +110,7 @@ def bias(kind, X0, axes, geom, param, inputs, qb, qt, vb, vt, s3, s4, s33, gamma
     (identity, zero) when their base is the ground.
     """
     if kind >= BALL_JOINT:
-        body_joint_bias(kind, X0, geom, param, qb, qt, vb, vt, gamma)
+        body_joint_bias(kind, X0, axes, geom, param, qb, qt, vb, vt, gamma)
     else:
         bias_kynema(kind, X0, axes, geom, param, inputs, qb, qt, vb, vt, s3, s4, s33, gamma)
 
