@@ -3,6 +3,7 @@
     kynemapy run model.toml [-o run.h5] [--resume] [--every K] [--block B] [--adaptive] [--no-progress]
     kynemapy info run.h5
     kynemapy plot run.h5 [-o DIR]
+    kynemapy sweep model.toml --set KEY=V1,V2,... [--set ...] -o DIR [--workers N] [--scheduler ADDRESS]
     kynemapy validate [--quick] [--out DIR] [--case NAME ...] [--no-figures]
 
 Exit status: 0 on success, 1 when a run stops at a step that does not converge (the
@@ -153,10 +154,54 @@ def _plot(args: argparse.Namespace) -> int:
     return 0
 
 
-def _validate(args: argparse.Namespace) -> int:
-    from kynemapy.validation.report import validate
+def _sweep(args: argparse.Namespace) -> int:
+    from kynemapy.model.overrides import parse_values
+    from kynemapy.run.sweep import SweepError, sweep
 
-    from kynemapy.validation.report import DEFAULT_OUT
+    axes: dict[str, list] = {}
+    for item in args.set or []:
+        key, sep, values = item.partition("=")
+        if not sep or not key.strip() or not values.strip():
+            raise SweepError(f"--set {item!r}: expected KEY=V1,V2,... (e.g. step.rho_inf=0,0.5,0.9)")
+        if key.strip() in axes:
+            raise SweepError(f"--set {key.strip()}: given twice")
+        axes[key.strip()] = parse_values(values, key.strip())
+    if not axes:
+        raise SweepError("give at least one --set KEY=V1,V2,...")
+    if args.scheduler and args.workers is not None:
+        raise SweepError("--workers sizes the local cluster; it does not apply with --scheduler")
+    if args.workers is not None and args.workers < 1:
+        raise SweepError(f"--workers must be >= 1, got {args.workers}")
+    client = "serial" if args.serial else args.scheduler
+    try:
+        result = sweep(
+            args.model,
+            axes,
+            args.output_dir,
+            every=args.every,
+            client=client,
+            workers=args.workers,
+            timeout=args.timeout,
+            outputs=args.record or (),
+            summary_format=args.summary_format,
+            progress=not args.no_progress,
+        )
+    except KeyboardInterrupt:
+        print(f"kynemapy sweep: interrupted; run the same command again to resume {args.output_dir}", file=sys.stderr)
+        return 130
+    failed = result.failed
+    reused = sum(1 for r in result.rows if r.get("reused"))
+    print(
+        f"{len(result.rows)} members ({reused} reused from an earlier run), {len(failed)} failed, "
+        f"in {result.wall_time:.1f} s; summary: {result.summary}"
+    )
+    for r in failed:
+        print(f"  {r['member']}: {r['status']}: {r['error']}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def _validate(args: argparse.Namespace) -> int:
+    from kynemapy.validation.report import DEFAULT_OUT, validate
 
     out = DEFAULT_OUT if args.out is None else args.out
     results, _ = validate(out=out, quick=args.quick, cases=args.case, figures=not args.no_figures)
@@ -188,6 +233,32 @@ def parser() -> argparse.ArgumentParser:
     plot.add_argument("result")
     plot.add_argument("-o", "--output-dir", help="directory for the PNGs (default: next to the file)")
     plot.set_defaults(func=_plot)
+    sw = sub.add_parser(
+        "sweep", help="run a TOML model once per parameter set (a grid of --set values) on Dask, one HDF5 file each"
+    )
+    sw.add_argument("model", help="model file (.toml)")
+    sw.add_argument(
+        "--set",
+        action="append",
+        metavar="KEY=V1,V2,...",
+        help="values of a dotted key of the model file (step.rho_inf, mass.top.mass, node.top.velocity[4], ...); "
+        "several --set make a grid",
+    )
+    sw.add_argument("-o", "--output-dir", required=True, help="folder of the member files and summary.csv")
+    sw.add_argument("--workers", type=int, help="worker processes of the local Dask cluster (default: one per core)")
+    sw.add_argument("--scheduler", metavar="ADDRESS", help="a running Dask scheduler, e.g. tcp://10.0.0.5:8786")
+    sw.add_argument("--serial", action="store_true", help="run the members one after another in this process")
+    sw.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for --scheduler (default 10)")
+    sw.add_argument("--every", type=int, default=1, help="write every K-th step of each member (default 1)")
+    sw.add_argument(
+        "--record",
+        action="append",
+        metavar="STAT:NODE.QUANTITY",
+        help="a summary column, e.g. maxabs:platform.uz, final:top.angle, max:iterations (repeatable)",
+    )
+    sw.add_argument("--summary-format", choices=("csv", "parquet"), default="csv", help="summary table format")
+    sw.add_argument("--no-progress", action="store_true", help="no progress bar")
+    sw.set_defaults(func=_sweep)
     val = sub.add_parser("validate", help="run the seed validation cases, write a Markdown report with figures")
     val.add_argument("--quick", action="store_true", help="a subset of each case (under a minute)")
     val.add_argument(
