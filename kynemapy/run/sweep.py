@@ -359,7 +359,7 @@ def run_member(spec: Mapping[str, Any]) -> dict[str, Any]:
         os.replace(part, path)
         result = read(path)
     except ConvergenceError as exc:
-        row.update(status="diverged", error=str(exc))
+        row.update(status="diverged", error=str(exc).replace(str(part), str(failed)))
         if part.exists():
             os.replace(part, failed)
             with contextlib.suppress(OSError, KeyError, ValueError):
