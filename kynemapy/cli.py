@@ -3,6 +3,9 @@
     kynemapy run model.toml [-o run.h5] [--resume | --overwrite] [--every K] [--block B] [--adaptive] [--no-progress]
     kynemapy info run.h5
     kynemapy plot run.h5 [-o DIR]
+    kynemapy animate run.h5 [-o run.gif|run.mp4] [--style box|frame] [--magnify F]
+    kynemapy export run.h5 [-o run.vtkhdf]
+    kynemapy sweep model.toml --set KEY=V1,V2,... [--set ...] -o DIR [--workers N] [--scheduler ADDRESS]
     kynemapy validate [--quick] [--out DIR] [--case NAME ...] [--no-figures]
 
 Exit status: 0 on success, 1 when a run stops at a step that does not converge (the
@@ -149,65 +152,107 @@ def _info(args: argparse.Namespace) -> int:
 
 def _plot(args: argparse.Namespace) -> int:
     try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        import matplotlib  # noqa: F401
     except ImportError as exc:
         raise ValueError("kynemapy plot needs matplotlib: pip install 'kynemapy[plot]'") from exc
     from kynemapy.io import read
+    from kynemapy.post.plots import plot_result
 
     r = read(args.result)
     out = Path(args.output_dir or Path(args.result).with_suffix(""))
-    out.mkdir(parents=True, exist_ok=True)
-    written = []
-
-    fig, ax = plt.subplots(figsize=(8, 4.5))
-    ax.plot(r.time, r.kinetic_energy, label="kinetic")
-    ax.plot(r.time, r.potential_energy, label="potential (gravity)")
-    ax.plot(r.time, r.kinetic_energy + r.potential_energy, label="total", color="k")
-    ax.set(xlabel="time [s]", ylabel="energy [J]", title=f"Energy — {Path(r.path).name}")
-    ax.legend()
-    ax.grid(alpha=0.3)
-    fig.tight_layout()
-    written.append(out / "energy.png")
-    fig.savefig(written[-1], dpi=110)
-    plt.close(fig)
-
-    fig, axes = plt.subplots(3, 1, figsize=(8, 7), sharex=True)
-    pos = r.model.x0[None, :, :3] + r.q[:, :, :3]
-    for k, ax in enumerate(axes):
-        for n in range(r.model.n_nodes):
-            if r.model.node_dofs[n] > 0:
-                ax.plot(r.time, pos[:, n, k], label=f"node {n}")
-        ax.set_ylabel(f"{'xyz'[k]} [m]")
-        ax.grid(alpha=0.3)
-    axes[0].set_title(f"Node positions — {Path(r.path).name}")
-    axes[-1].set_xlabel("time [s]")
-    if r.model.n_nodes <= 10:
-        axes[0].legend(fontsize="small", ncol=min(r.model.n_nodes, 5))
-    fig.tight_layout()
-    written.append(out / "positions.png")
-    fig.savefig(written[-1], dpi=110)
-    plt.close(fig)
-
-    fig, ax = plt.subplots(figsize=(8, 3.5))
-    ax.step(r.time, r.iterations, where="post")
-    ax.set(xlabel="time [s]", ylabel="Newton iterations", title=f"Iterations per step — {Path(r.path).name}")
-    ax.grid(alpha=0.3)
-    fig.tight_layout()
-    written.append(out / "iterations.png")
-    fig.savefig(written[-1], dpi=110)
-    plt.close(fig)
-    for path in written:
+    for path in plot_result(r, out):
         print(path)
     return 0
 
 
-def _validate(args: argparse.Namespace) -> int:
-    from kynemapy.validation.report import validate
+def _sweep(args: argparse.Namespace) -> int:
+    from kynemapy.model.overrides import parse_values
+    from kynemapy.run.sweep import SweepError, sweep
 
-    from kynemapy.validation.report import DEFAULT_OUT
+    axes: dict[str, list] = {}
+    for item in args.set or []:
+        key, sep, values = item.partition("=")
+        if not sep or not key.strip() or not values.strip():
+            raise SweepError(f"--set {item!r}: expected KEY=V1,V2,... (e.g. step.rho_inf=0,0.5,0.9)")
+        if key.strip() in axes:
+            raise SweepError(f"--set {key.strip()}: given twice")
+        axes[key.strip()] = parse_values(values, key.strip())
+    if not axes:
+        raise SweepError("give at least one --set KEY=V1,V2,...")
+    if args.scheduler and args.workers is not None:
+        raise SweepError("--workers sizes the local cluster; it does not apply with --scheduler")
+    if args.workers is not None and args.workers < 1:
+        raise SweepError(f"--workers must be >= 1, got {args.workers}")
+    client = "serial" if args.serial else args.scheduler
+    try:
+        result = sweep(
+            args.model,
+            axes,
+            args.output_dir,
+            every=args.every,
+            client=client,
+            workers=args.workers,
+            timeout=args.timeout,
+            outputs=args.record or (),
+            summary_format=args.summary_format,
+            progress=not args.no_progress,
+        )
+    except KeyboardInterrupt:
+        print(f"kynemapy sweep: interrupted; run the same command again to resume {args.output_dir}", file=sys.stderr)
+        return 130
+    failed = result.failed
+    reused = sum(1 for r in result.rows if r.get("reused"))
+    print(
+        f"{len(result.rows)} members ({reused} reused from an earlier run), {len(failed)} failed, "
+        f"in {result.wall_time:.1f} s; summary: {result.summary}"
+    )
+    for r in failed:
+        print(f"  {r['member']}: {r['status']}: {r['error']}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def _animate(args: argparse.Namespace) -> int:
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError as exc:
+        raise ValueError("kynemapy animate needs matplotlib: pip install 'kynemapy[plot]'") from exc
+    import warnings
+
+    from kynemapy.post.animate import animate
+
+    if args.fps < 1:
+        raise ValueError(f"--fps must be >= 1, got {args.fps}")
+    if args.max_frames < 1:
+        raise ValueError(f"--max-frames must be >= 1, got {args.max_frames}")
+    output = args.output or str(Path(args.result).with_suffix(".gif"))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        path = animate(
+            args.result,
+            output,
+            style=args.style,
+            view=(args.elevation, args.azimuth),
+            fps=args.fps,
+            max_frames=args.max_frames,
+            every=args.every,
+            magnify=args.magnify,
+            progress=not args.no_progress,
+        )
+    for w in caught:
+        print(f"kynemapy animate: {w.message}", file=sys.stderr)
+    print(path)
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from kynemapy.io.vtkhdf import write_vtkhdf
+
+    print(write_vtkhdf(args.result, args.output, every=args.every))
+    return 0
+
+
+def _validate(args: argparse.Namespace) -> int:
+    from kynemapy.validation.report import DEFAULT_OUT, validate
 
     out = DEFAULT_OUT if args.out is None else args.out
     results, _ = validate(out=out, quick=args.quick, cases=args.case, figures=not args.no_figures)
@@ -236,10 +281,55 @@ def parser() -> argparse.ArgumentParser:
     info = sub.add_parser("info", help="summarise a result file")
     info.add_argument("result")
     info.set_defaults(func=_info)
-    plot = sub.add_parser("plot", help="write PNG plots (energy, positions, iterations) of a result file")
+    plot = sub.add_parser(
+        "plot", help="write PNG plots (displacement, rotation, energy error, iterations) of a result file"
+    )
     plot.add_argument("result")
     plot.add_argument("-o", "--output-dir", help="directory for the PNGs (default: next to the file)")
     plot.set_defaults(func=_plot)
+    an = sub.add_parser("animate", help="write an animation (GIF, or MP4 with ffmpeg) of a result file")
+    an.add_argument("result")
+    an.add_argument("-o", "--output", help="run.gif or run.mp4 (default: the result file with .gif)")
+    an.add_argument("--style", choices=("box", "frame"), default="box", help="bodies as inertia boxes or axes")
+    an.add_argument("--elevation", type=float, default=25.0, help="camera elevation [deg] (default 25)")
+    an.add_argument("--azimuth", type=float, default=-60.0, help="camera azimuth [deg] (default -60)")
+    an.add_argument("--fps", type=int, default=20, help="frames per second (default 20)")
+    an.add_argument("--max-frames", type=int, default=200, help="most frames; rows are thinned evenly (default 200)")
+    an.add_argument("--every", type=int, help="draw every K-th row instead of --max-frames")
+    an.add_argument("--magnify", type=float, default=1.0, help="magnify the motion from the first row (default 1)")
+    an.add_argument("--no-progress", action="store_true", help="no frame counter")
+    an.set_defaults(func=_animate)
+    ex = sub.add_parser("export", help="write a VTKHDF file (ParaView, with time) beside a result file")
+    ex.add_argument("result")
+    ex.add_argument("-o", "--output", help="the .vtkhdf file (default: the result file with .vtkhdf)")
+    ex.add_argument("--every", type=int, default=1, help="write every K-th row (default 1)")
+    ex.set_defaults(func=_export)
+    sw = sub.add_parser(
+        "sweep", help="run a TOML model once per parameter set (a grid of --set values) on Dask, one HDF5 file each"
+    )
+    sw.add_argument("model", help="model file (.toml)")
+    sw.add_argument(
+        "--set",
+        action="append",
+        metavar="KEY=V1,V2,...",
+        help="values of a dotted key of the model file (step.rho_inf, mass.top.mass, node.top.velocity[4], ...); "
+        "several --set make a grid",
+    )
+    sw.add_argument("-o", "--output-dir", required=True, help="folder of the member files and summary.csv")
+    sw.add_argument("--workers", type=int, help="worker processes of the local Dask cluster (default: one per core)")
+    sw.add_argument("--scheduler", metavar="ADDRESS", help="a running Dask scheduler, e.g. tcp://10.0.0.5:8786")
+    sw.add_argument("--serial", action="store_true", help="run the members one after another in this process")
+    sw.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for --scheduler (default 10)")
+    sw.add_argument("--every", type=int, default=1, help="write every K-th step of each member (default 1)")
+    sw.add_argument(
+        "--record",
+        action="append",
+        metavar="STAT:NODE.QUANTITY",
+        help="a summary column, e.g. maxabs:platform.uz, final:top.angle, max:iterations (repeatable)",
+    )
+    sw.add_argument("--summary-format", choices=("csv", "parquet"), default="csv", help="summary table format")
+    sw.add_argument("--no-progress", action="store_true", help="no progress bar")
+    sw.set_defaults(func=_sweep)
     val = sub.add_parser("validate", help="run the seed validation cases, write a Markdown report with figures")
     val.add_argument("--quick", action="store_true", help="a subset of each case (under a minute)")
     val.add_argument(

@@ -218,7 +218,7 @@ def test_command_line_run_info_plot_end_to_end(tmp_path: Path) -> None:
     assert info.returncode == 0 and "rows              401" in info.stdout and "closed cleanly    yes" in info.stdout
     plot = cli("plot", str(out), "-o", str(tmp_path / "plots"), cwd=tmp_path)
     assert plot.returncode == 0, plot.stderr
-    for name in ("energy.png", "positions.png", "iterations.png"):
+    for name in ("displacement.png", "rotation.png", "energy.png", "iterations.png"):
         png = tmp_path / "plots" / name
         assert png.stat().st_size > 5000 and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 

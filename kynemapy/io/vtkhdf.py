@@ -1,0 +1,207 @@
+"""Results for ParaView: a VTKHDF file (VTK's HDF5 format) with one time step per row.
+
+:func:`write_vtkhdf` (and ``kynemapy export run.h5``) writes ``run.vtkhdf`` beside the result
+file: a transient ``PolyData`` (VTKHDF 2.2) that ParaView and VTK's ``vtkHDFReader`` open
+directly, with the time of every row.  Each time step holds the same points and cells
+(:mod:`kynemapy.post.geometry`):
+
+============================= =====================================================
+points                        what
+============================= =====================================================
+0 .. N−1                      the nodes, at X + u [m]
+N .. N+2J−1                   the two-body joints' points, as carried by side a and b
+then 8 per body               the corners of each body's principal-inertia box
+============================= =====================================================
+
+Cells: a vertex per node; a line per spring, per constraint between two nodes, and from each
+joint side's node to its joint point; six quadrilaterals per body box.
+
+Point data: ``displacement`` (3) [m] (from the initial position: the node's, or the point's
+own), ``velocity`` (3) [m/s] and ``angular_velocity`` (3) [rad/s] (the node's; box corners and
+joint points carry their node's), ``node`` (int, −1 for a ground joint side).
+Cell data: ``kind`` (0 node, 1 spring, 2 link between two constrained nodes, 3 joint arm,
+4 body face), ``item`` (node, spring, constraint or mass index).
+The result file's time series stay in the result file; this file holds what ParaView draws.
+
+Every step is stored in full (points, cells, data), so each step reads on its own; the
+file grows by about (N + 2J + 8B) × 80 bytes per row (``every`` thins the rows).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import h5py
+import numpy as np
+
+__all__ = ["CELL_KINDS", "write_vtkhdf"]
+
+#: codes of the ``kind`` cell array
+CELL_KINDS = {"node": 0, "spring": 1, "link": 2, "joint arm": 3, "body face": 4}
+_VTK_VERSION = (2, 2)
+
+
+def _topology(sc: Any, n_nodes: int) -> dict[str, Any]:
+    """Vertices, lines and polygons (point ids into one step's points) with their cell data."""
+    from kynemapy.post.geometry import BOX_FACES
+
+    nj = len(sc.joints)
+    joint_base = n_nodes
+    box_base = n_nodes + 2 * nj
+    vertices = [[i] for i in range(n_nodes)]
+    vkind = [CELL_KINDS["node"]] * n_nodes
+    vitem = list(range(n_nodes))
+    lines, lkind, litem = [], [], []
+    for s, (a, b) in enumerate(sc.springs):
+        lines.append([int(a), int(b)])
+        lkind.append(CELL_KINDS["spring"])
+        litem.append(s)
+    kind = np.asarray(sc.model.constraint_kind)
+    nodes = np.asarray(sc.model.constraint_node)
+    for c in range(sc.model.n_constraints):
+        a, b = int(nodes[c, 0]), int(nodes[c, 1])
+        if c not in set(sc.joints.tolist()) and a >= 0 and b >= 0:
+            lines.append([a, b])
+            lkind.append(CELL_KINDS["link"])
+            litem.append(c)
+    for j, c in enumerate(sc.joints):
+        for side in range(2):
+            node = int(nodes[c, side])
+            if node >= 0:
+                lines.append([node, joint_base + 2 * j + side])
+                lkind.append(CELL_KINDS["joint arm"])
+                litem.append(int(c))
+    polygons, pkind, pitem = [], [], []
+    for b, box in enumerate(sc.boxes):
+        for face in BOX_FACES:
+            polygons.append([box_base + 8 * b + k for k in face])
+            pkind.append(CELL_KINDS["body face"])
+            pitem.append(box.mass)
+    del kind
+    return {
+        "Vertices": vertices,
+        "Lines": lines,
+        "Polygons": polygons,
+        "Strips": [],
+        "kind": np.array(vkind + lkind + pkind, dtype=np.int64),
+        "item": np.array(vitem + litem + pitem, dtype=np.int64),
+    }
+
+
+def write_vtkhdf(
+    result: Any,
+    path: str | os.PathLike[str] | None = None,
+    *,
+    every: int = 1,
+) -> Path:
+    """Write a result as a transient VTKHDF PolyData file for ParaView (see the module docstring).
+
+    Parameters
+    ----------
+    result : kynemapy.io.hdf5.Result or str or os.PathLike
+        A result (:func:`kynemapy.io.read`) or the path of a result file.
+    path : str or os.PathLike, optional
+        File to write (default: the result file with the suffix ``.vtkhdf``).  An existing
+        file is replaced.
+    every : int
+        Write every ``every``-th row (and always the last).
+
+    Returns
+    -------
+    pathlib.Path
+        The file written.  Its time steps are the rows' times [s].
+    """
+    from kynemapy.io.hdf5 import read
+    from kynemapy.post.geometry import node_positions, scene
+
+    if isinstance(result, (str, os.PathLike)):
+        result = read(result)
+    if isinstance(every, bool) or not isinstance(every, (int, np.integer)) or every < 1:
+        raise ValueError(f"write_vtkhdf: every must be an integer >= 1, got {every!r}")
+    if result.committed == 0:
+        raise ValueError(f"{result.path}: no rows to write")
+    out = Path(path) if path is not None else Path(result.path).with_suffix(".vtkhdf")
+    rows = list(range(0, result.committed, int(every)))
+    if rows[-1] != result.committed - 1:
+        rows.append(result.committed - 1)
+    rows_a = np.array(rows)
+    model = result.model
+    sc = scene(model)
+    q = np.asarray(result.q)[rows_a]
+    v = np.asarray(result.v)[rows_a]
+    nn, nj, nb = model.n_nodes, len(sc.joints), len(sc.boxes)
+    n_steps = len(rows)
+
+    # points per step: nodes, joint points (a, b), box corners
+    nodes_x = node_positions(model, q)  # (n, N, 3)
+    joints_x = sc.joint_points(q).reshape(n_steps, 2 * nj, 3)
+    corners = sc.box_corners(q).reshape(n_steps, 8 * nb, 3)
+    points = np.concatenate([nodes_x, joints_x, corners], axis=1)
+    n_points = points.shape[1]
+    q0 = np.asarray(result.q)[:1]
+    first = np.concatenate(
+        [node_positions(model, q0), sc.joint_points(q0).reshape(1, -1, 3), sc.box_corners(q0).reshape(1, -1, 3)], axis=1
+    )
+    displacement = points - first
+    displacement[:, :nn] = q[:, :, :3] - np.asarray(result.q)[:1, :, :3]  # the nodes' own u − u0
+    owner = np.concatenate(
+        [
+            np.arange(nn),
+            np.array([int(model.constraint_node[c, s]) for c in sc.joints for s in range(2)], dtype=np.int64),
+            np.repeat(np.array([b.node for b in sc.boxes], dtype=np.int64), 8),
+        ]
+    ).astype(np.int64)
+    safe = np.where(owner >= 0, owner, 0)
+    held = (owner >= 0)[None, :, None]
+    velocity = np.where(held, v[:, safe, 0:3], 0.0)
+    angular = np.where(held, v[:, safe, 3:6], 0.0)
+
+    topo = _topology(sc, nn)
+    cell_counts = [len(topo[name]) for name in ("Vertices", "Lines", "Polygons", "Strips")]
+    n_cells = sum(cell_counts)
+
+    tmp = out.with_name(out.name + ".tmp")
+    with h5py.File(tmp, "w") as f:
+        g = f.create_group("VTKHDF")
+        g.attrs["Version"] = np.array(_VTK_VERSION, dtype=np.int64)
+        g.attrs.create("Type", np.bytes_("PolyData"), dtype=h5py.string_dtype("ascii", len("PolyData")))
+        g.create_dataset("NumberOfPoints", data=np.full(n_steps, n_points, dtype=np.int64))
+        g.create_dataset("Points", data=points.reshape(-1, 3))
+        conn_counts = []
+        for name in ("Vertices", "Lines", "Polygons", "Strips"):
+            cells = topo[name]
+            offsets = np.concatenate([[0], np.cumsum([len(c) for c in cells], dtype=np.int64)]).astype(np.int64)
+            connectivity = np.array([i for c in cells for i in c], dtype=np.int64)
+            conn_counts.append(len(connectivity))
+            tg = g.create_group(name)
+            tg.create_dataset("NumberOfCells", data=np.full(n_steps, len(cells), dtype=np.int64))
+            tg.create_dataset("NumberOfConnectivityIds", data=np.full(n_steps, len(connectivity), dtype=np.int64))
+            tg.create_dataset("Offsets", data=np.tile(offsets, n_steps))
+            tg.create_dataset("Connectivity", data=np.tile(connectivity, n_steps))
+        pd = g.create_group("PointData")
+        pd.create_dataset("displacement", data=displacement.reshape(-1, 3))
+        pd.create_dataset("velocity", data=velocity.reshape(-1, 3))
+        pd.create_dataset("angular_velocity", data=angular.reshape(-1, 3))
+        pd.create_dataset("node", data=np.tile(owner, n_steps))
+        cd = g.create_group("CellData")
+        cd.create_dataset("kind", data=np.tile(topo["kind"], n_steps))
+        cd.create_dataset("item", data=np.tile(topo["item"], n_steps))
+        st = g.create_group("Steps")
+        st.attrs["NSteps"] = np.int64(n_steps)
+        k = np.arange(n_steps, dtype=np.int64)
+        st.create_dataset("Values", data=np.asarray(result.time)[rows_a].astype(np.float64))
+        st.create_dataset("PartOffsets", data=k)
+        st.create_dataset("NumberOfParts", data=np.ones(n_steps, dtype=np.int64))
+        st.create_dataset("PointOffsets", data=k * n_points)
+        st.create_dataset("CellOffsets", data=k[:, None] * np.array(cell_counts, dtype=np.int64)[None, :])
+        st.create_dataset("ConnectivityIdOffsets", data=k[:, None] * np.array(conn_counts, dtype=np.int64)[None, :])
+        pdo = st.create_group("PointDataOffsets")
+        for name in ("displacement", "velocity", "angular_velocity", "node"):
+            pdo.create_dataset(name, data=k * n_points)
+        cdo = st.create_group("CellDataOffsets")
+        for name in ("kind", "item"):
+            cdo.create_dataset(name, data=k * n_cells)
+    os.replace(tmp, out)
+    return out

@@ -1,0 +1,218 @@
+"""Plots of a result file that show the motion: one figure per quantity group.
+
+``kynemapy plot run.h5 -o DIR`` and :func:`plot_result` write
+
+* ``displacement.png``: displacement of each moving node from its initial position [m]
+  (x, y, z panels), not the absolute position, so a platform moving centimetres 40 m from
+  the origin shows its motion;
+* ``rotation.png``: rotation angle of each body from its initial orientation [deg] and the
+  rotation vector's world components [deg];
+* ``energy.png``: energy error relative to the initial energy, (E − E₀)/|E₀| (E = kinetic +
+  gravitational potential), and the energies [J];
+* ``iterations.png``: Newton iterations per step and the final Newton error.
+
+Legends sit outside the data, to the right.  With many nodes the first :data:`MAX_LINES`
+moving nodes are drawn (bodies first) and the title says so.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = ["MAX_LINES", "node_names", "plot_result", "relative_rotation_vectors"]
+
+#: most node lines in one panel
+MAX_LINES = 12
+
+
+def relative_rotation_vectors(q: np.ndarray) -> np.ndarray:
+    """Rotation vectors of each row's orientation relative to the first row's.
+
+    Parameters
+    ----------
+    q : numpy.ndarray
+        (n, 7) displacement and rotation quaternion (w, x, y, z) of one node.
+
+    Returns
+    -------
+    numpy.ndarray
+        (n, 3) rotation vector θ·axis [rad] of ``r_k ⊗ r_0⁻¹`` (world frame), |θ| <= π.
+    """
+    r = np.asarray(q, dtype=np.float64)[:, 3:7]
+    r0 = r[0]
+    w = r @ r0
+    v = -r[:, :1] * r0[1:] + r0[0] * r[:, 1:] - np.cross(r[:, 1:], r0[1:])
+    sign = np.where(w < 0, -1.0, 1.0)
+    w, v = w * sign, v * sign[:, None]
+    s = np.linalg.norm(v, axis=1)
+    theta = 2.0 * np.arctan2(s, w)
+    scale = np.where(s > 1e-300, theta / np.where(s > 1e-300, s, 1.0), 2.0)
+    return v * scale[:, None]
+
+
+def node_names(result: Any) -> list[str]:
+    """Node names from the model file the result names (``model_file`` attribute), else ``node i``."""
+    n = result.model.n_nodes
+    names = [f"node {i}" for i in range(n)]
+    source = result.attrs.get("model_file") if hasattr(result, "attrs") else None
+    if isinstance(source, str) and source.endswith(".toml") and os.path.exists(source):
+        try:
+            from kynemapy.model.file import load_model_file
+
+            mf = load_model_file(source)
+            if mf.model.n_nodes == n:
+                for name, i in mf.nodes.items():
+                    names[i] = name
+        except Exception:
+            pass
+    return names
+
+
+def _moving_nodes(result: Any) -> list[int]:
+    model = result.model
+    u = result.q[:, :, :3] - result.q[:1, :, :3]
+    reach = np.abs(u).max(axis=(0, 2)) if u.size else np.zeros(model.n_nodes)
+    tiny = 1e-9 * float(reach.max()) if reach.size else 0.0  # held nodes move by round-off only
+    moving = [i for i in range(model.n_nodes) if model.node_dofs[i] > 0 and reach[i] > tiny]
+    bodies = {int(n) for n in model.mass_node}
+    return sorted(moving, key=lambda i: (i not in bodies, i))
+
+
+def _legend(ax: Any, count: int) -> None:
+    if count:
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, fontsize="small", frameon=False)
+
+
+def _title(what: str, shown: int, total: int, name: str) -> str:
+    more = f" (first {shown} of {total} nodes)" if shown < total else ""
+    return f"{what}{more} — {name}"
+
+
+def plot_result(
+    result: Any,
+    out_dir: str | os.PathLike[str],
+    *,
+    nodes: Sequence[int] | None = None,
+    names: Sequence[str] | None = None,
+    dpi: int = 110,
+) -> list[Path]:
+    """Write the displacement, rotation, energy and iteration figures of a result.
+
+    Parameters
+    ----------
+    result : kynemapy.io.hdf5.Result or str or os.PathLike
+        A result (:func:`kynemapy.io.read`) or the path of a result file.
+    out_dir : str or os.PathLike
+        Folder for the PNG files (created).
+    nodes : sequence of int, optional
+        Nodes to draw (default: the moving nodes, bodies first, at most :data:`MAX_LINES`).
+    names : sequence of str, optional
+        A name per node for the legends (default: from the model file, else ``node i``).
+    dpi : int
+        Resolution of the PNGs.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written: displacement.png, rotation.png, energy.png, iterations.png.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    if isinstance(result, (str, os.PathLike)):
+        from kynemapy.io.hdf5 import read
+
+        result = read(result)
+    r = result
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    label = Path(r.path).name
+    names = list(names) if names is not None else node_names(r)
+    candidates = list(nodes) if nodes is not None else _moving_nodes(r)
+    shown = candidates[:MAX_LINES] if nodes is None else candidates
+    colors = {n: f"C{k % 10}" for k, n in enumerate(shown)}
+    t = r.time
+    written: list[Path] = []
+
+    def save(fig: Any, name: str) -> None:
+        path = out / name
+        fig.savefig(path, dpi=dpi, bbox_inches="tight")
+        plt.close(fig)
+        written.append(path)
+
+    # displacement from the initial position
+    fig, axes = plt.subplots(3, 1, figsize=(9, 7), sharex=True)
+    u = r.q[:, :, :3] - r.q[:1, :, :3]
+    for k, ax in enumerate(axes):
+        for n in shown:
+            ax.plot(t, u[:, n, k], color=colors[n], label=names[n])
+        ax.set_ylabel(f"u{'xyz'[k]} − u{'xyz'[k]}(0) [m]")
+        ax.grid(alpha=0.3)
+    axes[0].set_title(_title("Displacement from the initial position", len(shown), len(candidates), label))
+    axes[-1].set_xlabel("time [s]")
+    _legend(axes[0], len(shown))
+    save(fig, "displacement.png")
+
+    # rotation from the initial orientation
+    rotating = [n for n in shown if r.model.node_dofs[n] == 6]
+    fig, axes = plt.subplots(4, 1, figsize=(9, 8.5), sharex=True)
+    for n in rotating:
+        rv = np.degrees(relative_rotation_vectors(r.q[:, n]))
+        axes[0].plot(t, np.linalg.norm(rv, axis=1), color=colors[n], label=names[n])
+        for k in range(3):
+            axes[k + 1].plot(t, rv[:, k], color=colors[n])
+    axes[0].set_ylabel("angle [deg]")
+    for k in range(3):
+        axes[k + 1].set_ylabel(f"θ{'xyz'[k]} [deg]")
+    for ax in axes:
+        ax.grid(alpha=0.3)
+    axes[0].set_title(_title("Rotation from the initial orientation", len(rotating), len(rotating), label))
+    if not rotating:
+        axes[0].text(0.5, 0.5, "no rotating node moves", transform=axes[0].transAxes, ha="center")
+    axes[-1].set_xlabel("time [s]")
+    _legend(axes[0], len(rotating))
+    save(fig, "rotation.png")
+
+    # energy error relative to the initial energy
+    energy = r.kinetic_energy + r.potential_energy
+    e0 = float(energy[0]) if len(energy) else 0.0
+    fig, axes = plt.subplots(2, 1, figsize=(9, 6), sharex=True)
+    if e0 != 0.0:
+        axes[0].plot(t, (energy - e0) / abs(e0), color="k", label="(E − E₀)/|E₀|")
+        axes[0].set_ylabel("relative energy error [-]")
+    else:
+        axes[0].plot(t, energy - e0, color="k", label="E − E₀ (E₀ = 0)")
+        axes[0].set_ylabel("energy error [J]")
+    axes[0].set_title(f"Energy error relative to the initial energy — {label}")
+    axes[1].plot(t, r.kinetic_energy, label="kinetic")
+    axes[1].plot(t, r.potential_energy, label="potential (gravity)")
+    axes[1].plot(t, energy, color="k", label="total")
+    axes[1].set_ylabel("energy [J]")
+    axes[1].set_xlabel("time [s]")
+    for ax in axes:
+        ax.grid(alpha=0.3)
+        _legend(ax, 1)
+    save(fig, "energy.png")
+
+    # Newton iterations per step
+    fig, axes = plt.subplots(2, 1, figsize=(9, 5.5), sharex=True)
+    steps = r.step > 0
+    axes[0].step(t[steps], r.iterations[steps], where="post", color="C0", label="iterations")
+    axes[0].set_ylabel("Newton iterations")
+    axes[0].set_title(f"Newton iterations per step — {label}")
+    err = np.where(r.error[steps] > 0, r.error[steps], np.nan)
+    axes[1].semilogy(t[steps], err, color="C3", label="final error")
+    axes[1].set_ylabel("final Newton error")
+    axes[1].set_xlabel("time [s]")
+    for ax in axes:
+        ax.grid(alpha=0.3)
+        _legend(ax, 1)
+    save(fig, "iterations.png")
+    return written
