@@ -98,7 +98,7 @@ class StepParameters:
         atol = 1e-7, rtol = 1e-6 never converges for h <= 5e-5), and near a singular position
         the multipliers in the near-null space of Bᵀ are noise.  ``"roundoff"``: the same
         tolerances with the round-off taken out: a floor of 10 ε L on the position
-        increments (L = max(1 m, largest |coordinate|)); the multipliers measured by the
+        increments (L = max(1 m, largest ``|coordinate|``)); the multipliers measured by the
         forces they apply, Bᵀ Δλ per node DOF, against ``atol + rtol Σ|Bᵀλ| + 10 (ε Σ|Bᵀλ|
         + δ S_ii)`` (S_ii the iteration matrix's diagonal, ≈ β′ × mass; δ the position
         round-off ε L, or the size of stalled position increments within tolerance).  It

@@ -326,6 +326,8 @@ class ResultWriter:
         driver lets its writer thread do this while the first steps are computed.  Errors
         of the path or the attributes are raised here either way.
 
+    Notes
+    -----
     Use as a context manager; :meth:`append` one block of rows at a time::
 
         with ResultWriter("run.h5", model, params, block=256) as w:
@@ -605,6 +607,8 @@ class ResultWriter:
             equal ``rows["step"][-1]``); stored in ``/restart`` and committed together with
             the block.  Give both or neither; ignored without ``restart=True``.
 
+        Notes
+        -----
         Each dataset is resized once.  The writes are ordered (data, restart pointer,
         ``committed``) with a flush after each, so a crash never commits partial data.
         """

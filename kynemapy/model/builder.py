@@ -32,10 +32,15 @@ class SphericalJoint(int):
 
     Attributes
     ----------
-    pin : id of the position-only node at the joint point.
-    joint : id of the 6→3 rigid joint body → pin (= the value of this int).
-    bc : id of the fixed 3-DOF BC that holds the pin.
+    pin : int
+        Id of the position-only node at the joint point.
+    joint : int
+        Id of the 6→3 rigid joint body → pin (= the value of this int).
+    bc : int
+        Id of the fixed 3-DOF BC that holds the pin.
 
+    Notes
+    -----
     Earlier versions returned the tuple ``(pin, joint, bc)``; unpacking or indexing it still
     works but raises a :class:`DeprecationWarning` (use the attributes).
     """
