@@ -258,16 +258,19 @@ def test_point_on_plane_reaction_is_the_normal_force() -> None:
 
 def test_point_on_line_with_the_line_in_the_body_and_the_point_in_the_ground() -> None:
     """body_b = ground: the ground's point stays on the body's line (a mirrored row list), e.g. a
-    rod sliding through a fixed ring and turning about it."""
+    rod sliding through a fixed ring and turning about it; its reaction is the load on the body."""
     axis = np.array([0.0, 0.3, -1.0])
     b = kp.ModelBuilder(gravity=(0.0, 0.0, -G))
     n = b.add_node(position=(0.0, 0.2, 0.4), velocity=(0.3, 0.0, 0.0, 0.0, 1.0, 0.5))
     b.add_mass(n, mass=MASS, inertia=INERTIA_SLIDE)
     p = np.array([0.0, 0.0, 0.0])
-    b.add_point_on_line_joint(n, kp.GROUND, point=p, axis=axis)
+    c = b.add_point_on_line_joint(n, kp.GROUND, point=p, axis=axis)
     sim = kp.Simulation(b.build(), kp.StepParameters(h=1e-3, **TIGHT))
     for _ in range(300):
         sim.step()
+        # the reaction is the load on body_a (body_b is the ground): the body's only load besides gravity
+        force, _ = sim.reaction(c)
+        np.testing.assert_allclose(force, MASS * (sim.state.vd[n, :3] - [0.0, 0.0, -G]), rtol=0, atol=1e-9)
         _, rot = sim.body_frame(n)
         line_dir = rot @ (axis / np.linalg.norm(axis))
         on_line = sim.body_point(n, p, frame="reference")[0]  # the body's point that was at p
