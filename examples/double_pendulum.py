@@ -52,7 +52,7 @@ REACTION_RHO_INF = 0.9
 TRANSIENT = 0.1  # s: the start-up oscillation of the multipliers (O(h), damped by ρ∞ < 1) is reported apart
 
 #: bounds on the measured numbers of :func:`run` (h = 1 ms; measured values in the report of
-#: tests/test_joint_examples.py): second-order errors with a margin of about 3
+#: tests/verification/test_example_models.py): second-order errors with a margin of about 3
 BOUNDS = {
     "ρ∞=1: rod orientation error [rad]": 2e-4,
     "ρ∞=1: centre-of-mass position error [m]": 1e-4,

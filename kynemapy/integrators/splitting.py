@@ -11,7 +11,7 @@ along it): ``R ← R rotᵢ``, ``Π ← rotᵢᵀ Π``.  One step is
 axis order ``(a, b, c)`` comes from ``iopts``; ``integrate``'s default is (smallest, middle,
 largest moment of inertia): the largest in the middle, the smallest outside.  Of the six orders
 it was the most accurate on the Vilmart body and the Gazebo box, and for the energy of the
-Simo–Wong top (its symmetry axis within 5 % of the best order); see ``tests/test_integrators.py``.
+Simo–Wong top (its symmetry axis within 5 % of the best order); see ``tests/verification/test_integrators.py``.
 """
 
 from __future__ import annotations

@@ -87,7 +87,7 @@ def write_report(results: list[CaseResult], directory: Path, figures: bool = Tru
         f"{datetime.date.today().isoformat()} with kynemapy {__version__} ({_machine()}).",
         "Every bound is checked against an independent reference — a closed form or a tight scipy "
         "integration — never against kynemapy's own output.  The same checks run in "
-        "`tests/test_validation_cases.py`.",
+        "`tests/verification/test_validation_cases.py`.",
         "",
         f"**{n_checks - n_failed} of {n_checks} checks passed.**",
         "",

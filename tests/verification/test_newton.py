@@ -60,7 +60,7 @@ def test_roundoff_criterion_either_tangent_either_solver(top_reference, geometri
 
 def test_kynema_criterion_stays_the_default_and_stalls_on_roundoff(top_reference):
     """The default is Kynema's criterion (the regression numbers, iteration counts included, are
-    unchanged: tests/test_regression.py); at h = 2e-6 it stalls on the multipliers' round-off."""
+    unchanged: tests/regression/test_regression.py); at h = 2e-6 it stalls on the multipliers' round-off."""
     assert kp.StepParameters(h=1e-3).convergence == "kynema"
     model, _, _ = top_reference
     sim = kp.Simulation(model, kp.StepParameters(h=2e-6, rho_inf=0.9, max_iter=20, atol=1e-7, rtol=1e-6))
@@ -121,7 +121,7 @@ def test_time_is_n_times_h_in_step_advance_and_run(tmp_path):
 # ------------------------------------------------------------------ failed steps
 def _spinning_body() -> tuple[kp.Model, kp.StepParameters]:
     """A fast spinning free body: with h = 0.1 and max_iter = 3 Newton fails at the third step,
-    two steps of h/2 succeed (tests/test_run.py)."""
+    two steps of h/2 succeed (tests/unit/test_run.py)."""
     b = kp.ModelBuilder()
     body = b.add_node(velocity=(0, 0, 0, 0.1, 8.0, 0.1))
     b.add_mass(body, mass=10.0, inertia=(0.8083, 0.6833, 0.1417))

@@ -17,7 +17,7 @@ import pytest
 import kynemapy as kp
 from kynemapy.io import read
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 FIELDS = ("q", "v", "vd", "a", "lam", "constraint_output")
 
 
@@ -105,7 +105,7 @@ def test_sigkill_mid_run_loses_at_most_a_block_and_resumes_bit_for_bit(tmp_path:
     kp.Simulation(pendulum_chain(), PARAMS).run(n_steps=200, output=full, every=2, block=8, loads=wobble)
     killed = tmp_path / "killed.h5"
     script = tmp_path / "kill.py"
-    script.write_text(KILL_SCRIPT.format(tests=str(Path(__file__).parent)))
+    script.write_text(KILL_SCRIPT.format(tests=str(Path(__file__).resolve().parents[1])))
     proc = subprocess.run([sys.executable, str(script), str(killed), "77"], capture_output=True, text=True)
     assert proc.returncode == -signal.SIGKILL, proc.stderr
     partial = read(killed)

@@ -27,7 +27,7 @@ from kynemapy.io.netcdf import NC_FILL_DOUBLE
 REQUIRED_ROWS = tuple(name for name in ROW_NAMES if name not in DERIVED)
 DERIVED_ROWS = DERIVED
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 # Shared by the test process and the writer subprocesses (exec'd in both), so that both
 # build the same model and the parent can recompute every row the child wrote.

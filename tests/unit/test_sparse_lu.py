@@ -407,9 +407,9 @@ def test_plain_python_kernels_agree(tmp_path):
             out.append(x)
         np.save({path!r}, np.concatenate(out))
         """
-    ).format(tests=str(Path(__file__).parent), path=str(tmp_path / "x.npy"))
+    ).format(tests=str(Path(__file__).resolve().parents[1]), path=str(tmp_path / "x.npy"))
     env = dict(os.environ, KYNEMAPY_DISABLE_JIT="1")
-    env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).parent.parent), env.get("PYTHONPATH", "")])
+    env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).resolve().parents[2]), env.get("PYTHONPATH", "")])
     subprocess.run([sys.executable, "-c", script], check=True, env=env, timeout=120)
     x_py = np.load(tmp_path / "x.npy")
     expected = []

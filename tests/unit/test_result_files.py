@@ -23,7 +23,7 @@ import pytest
 import kynemapy as kp
 from kynemapy.io import ResultFileError, ResultFileWarning, read
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 HEAVY_TOP = (ROOT / "examples" / "heavy_top.toml").read_text()
 PARAMS = kp.StepParameters(h=0.001)
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE_DIR = Path(__file__).resolve().parents[1] / "kynemapy"
+PACKAGE_DIR = Path(__file__).resolve().parents[2] / "kynemapy"
 
 PROBE = '''\
 """Test probe: a kernel calling a kernel of another module."""
@@ -44,7 +44,7 @@ PROBE_VALUE = math.cos(0.25) + math.sin(0.25)
 EDITED_QUAT_EXP = """
 
 @njit
-def quat_exp(p0, p1, p2):  # noqa: F811  (edited by tests/test_numba_cache.py)
+def quat_exp(p0, p1, p2):  # noqa: F811  (edited by tests/unit/test_numba_cache.py)
     return 1000.0 + p0, 0.0, 0.0, 0.0
 """
 
@@ -90,7 +90,7 @@ def package(tmp_path: Path) -> Path:
     """
     copy = tmp_path / "src" / "kynemapy"
     copy.mkdir(parents=True)
-    (copy / "__init__.py").write_text('"""Copy of kynemapy\'s kernel machinery (tests/test_numba_cache.py)."""\n')
+    (copy / "__init__.py").write_text('"""Copy of kynemapy\'s kernel machinery (tests/unit/test_numba_cache.py)."""\n')
     shutil.copy2(PACKAGE_DIR / "_jit.py", copy / "_jit.py")
     shutil.copytree(PACKAGE_DIR / "math", copy / "math", ignore=_ignore)
     (copy / "_cache_probe.py").write_text(PROBE)

@@ -29,7 +29,7 @@ from kynemapy.model.overrides import (
 )
 from kynemapy.run.sweep import SweepError, grid, member_rotation_angle, sweep, verify_member
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 TOP = EXAMPLES / "heavy_top.toml"
 PLATFORM = EXAMPLES / "floating_platform.toml"
 FIELDS = ("q", "v", "vd", "a", "lam", "constraint_output", "time", "step", "iterations", "error")

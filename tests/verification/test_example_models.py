@@ -1,10 +1,11 @@
-"""The joint examples' quick variants against their bounds, and the exact tangent's quadratic convergence.
+"""The joint examples' models: the exact tangent's quadratic convergence, and the agreement of
+two independent reduced references.
 
 Each example (examples/double_pendulum.py, four_bar.py, slider_crank.py, gimbal_gyroscope.py,
 pendulum_chain.py, rotor_spin_up.py) checks itself against an independent reference (closed
 forms, analytic kinematic relations, reduced-coordinate models integrated by scipy; in
-examples/_references.py, which never imports kynemapy).  tests/test_examples.py runs the full
-programs; here their ``run(quick=True)`` numbers are held to the same ``BOUNDS``.
+examples/_references.py, which never imports kynemapy); tests/examples/test_examples.py runs
+each once (``--quick``), held to its ``BOUNDS``.  The figures below are the full runs':
 
 Measured with the full runs (h = 1 ms unless said; bounds are about 3× these, set from the
 second-order behaviour: every dynamic error drops 4× at h/2):
@@ -52,26 +53,9 @@ import pytest
 
 import kynemapy as kp
 
-EXAMPLES_DIR = Path(__file__).resolve().parents[1] / "examples"
+EXAMPLES_DIR = Path(__file__).resolve().parents[2] / "examples"
 sys.path.insert(0, str(EXAMPLES_DIR))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-JOINT_EXAMPLES = ["double_pendulum", "four_bar", "slider_crank", "gimbal_gyroscope", "pendulum_chain", "rotor_spin_up"]
-
-
-@pytest.mark.parametrize("name", JOINT_EXAMPLES)
-def test_quick_example_meets_its_bounds(name: str) -> None:
-    example = importlib.import_module(name)
-    res = example.run(quick=True)
-    failed = {key: (res[key], bound) for key, bound in example.BOUNDS.items() if not res[key] <= bound}
-    assert not failed, f"{name}: measured > bound: {failed}"
-
-
-def test_example_main_returns_zero_and_reports_a_table(capsys: pytest.CaptureFixture[str]) -> None:
-    example = importlib.import_module("slider_crank")
-    assert example.main(["--quick"]) == 0
-    out = capsys.readouterr().out
-    assert "bound" in out and "FAIL" not in out
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
 def test_ball_chain_reference_reproduces_the_heavy_top_reference() -> None:

@@ -182,7 +182,7 @@ def test_sparse_and_dense_chains_follow_the_reduced_reference() -> None:
     import sys
     from pathlib import Path
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
     import _references as ref
     import pendulum_chain as pc
 

@@ -344,7 +344,7 @@ def test_importing_compiles_nothing() -> None:
         "assert all(run.signatures == [] for run, _ in drive.LOOPS.values())\n"
         "assert drive.run_user_torque.signatures == []\n"
     )
-    subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).resolve().parents[1])
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).resolve().parents[2])
 
 
 def test_kernels_run_as_plain_python_and_agree_with_the_compiled_ones(tmp_path) -> None:
@@ -360,7 +360,7 @@ def test_kernels_run_as_plain_python_and_agree_with_the_compiled_ones(tmp_path) 
         "    out[s + '_R'], out[s + '_W'] = tr.R, tr.W\n"
         "np.savez(sys.argv[1], **out)\n"
     )
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     env = dict(os.environ, KYNEMAPY_DISABLE_JIT="1")
     subprocess.run([sys.executable, "-c", code, str(tmp_path / "py.npz")], check=True, cwd=root, env=env)
     plain = np.load(tmp_path / "py.npz")

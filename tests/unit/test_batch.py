@@ -17,7 +17,7 @@ import pytest
 
 import kynemapy as kp
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "examples"))
 
 from heavy_top import build_heavy_top  # noqa: E402

@@ -23,7 +23,7 @@ import kynemapy as kp
 from kynemapy.model.builder import ModelError
 from kynemapy.model.file import Expression, ModelFileError, load_model_file, parse_model_file
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 def _heavy_top_example():

@@ -1,0 +1,23 @@
+"""Shared by every tier of the suite.
+
+The tiers are folders: ``unit/`` (components and the public API, against Kynema's unit-test
+numbers and hand calculations), ``regression/`` (Kynema-FMB's regression numbers),
+``verification/`` (independent references: closed forms, tight scipy integrations,
+finite-difference gradients, the validation cases) and ``examples/`` (every example program,
+each run once).  ``pytest -m "not slow"`` is the fast tier; CI runs everything.
+
+The helper modules beside this file (``references``, ``sparse_systems``: independent
+references and test systems, which never import what they check) and the example programs
+are importable from every test module.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent
+for path in (TESTS, ROOT / "examples"):
+    if str(path) not in sys.path:
+        sys.path.insert(0, str(path))
