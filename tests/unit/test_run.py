@@ -84,7 +84,7 @@ def test_streamed_file_equals_the_in_memory_run(tmp_path: Path, every: int, bloc
 KILL_SCRIPT = textwrap.dedent(
     """
     import os, signal, sys
-    sys.path.insert(0, {tests!r})
+    sys.path[:0] = [{tests!r}, {helpers!r}]
     import test_run as t
     import kynemapy as kp
     kill_at = int(sys.argv[2])
@@ -105,7 +105,9 @@ def test_sigkill_mid_run_loses_at_most_a_block_and_resumes_bit_for_bit(tmp_path:
     kp.Simulation(pendulum_chain(), PARAMS).run(n_steps=200, output=full, every=2, block=8, loads=wobble)
     killed = tmp_path / "killed.h5"
     script = tmp_path / "kill.py"
-    script.write_text(KILL_SCRIPT.format(tests=str(Path(__file__).resolve().parents[1])))
+    script.write_text(
+        KILL_SCRIPT.format(tests=str(Path(__file__).resolve().parent), helpers=str(Path(__file__).resolve().parents[1]))
+    )
     proc = subprocess.run([sys.executable, str(script), str(killed), "77"], capture_output=True, text=True)
     assert proc.returncode == -signal.SIGKILL, proc.stderr
     partial = read(killed)
