@@ -104,7 +104,9 @@ def test_top_level_holds_only_the_public_entry_points() -> None:
     files = sorted(p.name for p in PACKAGE.glob("*.py"))
     assert files == ["__init__.py", "__main__.py", "_arena.py", "_jit.py", "cli.py"]
     packages = sorted(p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists())
-    assert packages == ["analytic", "engine", "integrators", "io", "linalg", "math", "model", "run", "validation"]
+    assert packages == [
+        "analytic", "engine", "integrators", "io", "linalg", "math", "model", "post", "run", "validation"
+    ]  # fmt: skip
 
 
 def test_importing_compiles_nothing() -> None:
