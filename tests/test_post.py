@@ -188,7 +188,7 @@ def test_animation_gif_has_one_frame_per_drawn_row_and_mp4_falls_back(tmp_path: 
     assert out == tmp_path / "d.gif" and not (tmp_path / "d.mp4").exists()
     with Image.open(out) as im:
         assert im.n_frames == 3
-    with pytest.raises(ValueError, match="write a .gif or an .mp4"):
+    with pytest.raises(ValueError, match=r"write a \.gif or an \.mp4"):
         anim.animate(result, tmp_path / "e.avi")
 
 
