@@ -534,15 +534,25 @@ class _Executor:
             n = int(workers) if workers is not None else (os.cpu_count() or 1)
             if n < 1:
                 raise SweepError(f"sweep: workers must be >= 1, got {workers}")
-            self.cluster = LocalCluster(
-                n_workers=n,
-                threads_per_worker=1,
-                processes=True,
-                host="127.0.0.1",
-                dashboard_address=None,
-                silence_logs=logging.ERROR,
-            )
-            self.client = Client(self.cluster)
+            try:
+                self.cluster = LocalCluster(
+                    n_workers=n,
+                    threads_per_worker=1,
+                    processes=True,
+                    host="127.0.0.1",
+                    dashboard_address=None,
+                    silence_logs=logging.ERROR,
+                )
+                self.client = Client(self.cluster)
+            except Exception as exc:
+                if self.cluster is not None:
+                    with contextlib.suppress(Exception):
+                        self.cluster.close()
+                raise SweepError(
+                    f"cannot start a local Dask cluster of {n} worker processes ({type(exc).__name__}: {exc}); "
+                    "in a script, call sweep() under `if __name__ == '__main__':` (worker processes import "
+                    "the main module)"
+                ) from None
         elif isinstance(client, str):
             try:
                 self.client = Client(client, timeout=timeout)
@@ -655,7 +665,7 @@ def sweep(
     -------
     SweepResult
         The summary rows (member, status, error, one column per key, wall_time_s, steps,
-        n_steps, final_time_s, energy_drift = (E_end − E_0)/|E_0| of the kinetic plus
+        n_steps, final_time_s, energy_drift = ``(E_end − E_0) / abs(E_0)`` of the kinetic plus
         gravitational energy, iterations_mean, iterations_max, the outputs, file, reused)
         and the summary file.
 
