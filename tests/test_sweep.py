@@ -241,7 +241,13 @@ def test_bad_sweeps_are_refused_before_any_member_runs(tmp_path: Path) -> None:
         (dict(parameters={"step.h": [0.1]}, output_dir=occupied), "not empty and holds no sweep.json"),
         (dict(parameters={"step.h": [0.1]}, outputs=["last:top.uz"]), "unknown statistic 'last'"),
         (dict(parameters={"step.h": [0.1]}, outputs=["final:tip.uz"]), "no node 'tip'"),
+        (dict(parameters=[{"step.h": 0.1}, {"step.h": "x"}]), "expected a number, got 'x' (string) (parameter set 1)"),
+        (dict(parameters={"step.h": [0.1]}, n_steps=5, t_end=1.0), "give n_steps or t_end, not both"),
     ]
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        cases.append((dict(parameters={"step.h": [0.1]}, summary_format="parquet"), "needs pyarrow"))
     for kwargs, words in cases:
         kwargs = {"output_dir": tmp_path / "new", **kwargs}
         with pytest.raises(SweepError, match=re.escape(words)):
@@ -251,6 +257,14 @@ def test_bad_sweeps_are_refused_before_any_member_runs(tmp_path: Path) -> None:
     with pytest.raises(SweepError, match=r"cannot reach the Dask scheduler at tcp://127\.0\.0\.1:9"):
         sweep(TOP, {"step.h": [0.001]}, tmp_path / "new", client="tcp://127.0.0.1:9", timeout=1.0)
     assert time.perf_counter() - t0 < 30 and not (tmp_path / "new").exists()
+
+
+def test_importing_kynemapy_and_its_sweep_module_imports_no_dask() -> None:
+    code = (
+        "import sys, kynemapy, kynemapy.cli, kynemapy.run.sweep, kynemapy.post.plots, kynemapy.io.vtkhdf\n"
+        "assert not {'dask', 'distributed', 'matplotlib', 'vtk'} & set(sys.modules), sorted(sys.modules)\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
 
 
 def test_command_line_sweep_grid_on_two_workers_and_bad_input(tmp_path: Path) -> None:

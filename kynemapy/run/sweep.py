@@ -729,7 +729,7 @@ def sweep(
                 if node not in base_file.nodes and not (node.isdigit() and int(node) < base_file.model.n_nodes):
                     known = ", ".join(base_file.nodes)
                     raise SweepError(f"output {name}: no node {node!r} in {source} (nodes: {known})")
-        model_info = {"kind": "toml", "source": source, "sha256": hashlib.sha256(toml_text.encode()).hexdigest()}
+        model_info = {"kind": "toml", "sha256": hashlib.sha256(toml_text.encode()).hexdigest()}
     elif callable(model):
         factory = model
         if n_steps is None and t_end is None:
@@ -775,6 +775,7 @@ def sweep(
             _write_json(
                 folder / MANIFEST,
                 definition
+                | {"source": str(Path(source).resolve()) if toml_text is not None else source}
                 | {"created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
                 | {"kynemapy_version": kynemapy.__version__},
             )
