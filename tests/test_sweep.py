@@ -227,6 +227,11 @@ def test_a_model_factory_in_process_equals_standalone_runs(tmp_path: Path) -> No
     alone, member = read(tmp_path / "alone.h5"), read(tmp_path / "f" / "m0002.h5")
     assert_same_run(member, alone)
     assert res.rows[2]["final_z"] == alone.q[-1, 0, 2] and res.rows[2]["maxabs:0.uz"] == np.abs(alone.q[:, 0, 2]).max()
+    with pytest.raises(SweepError, match=r"step\.max_iter: expected int, got 2\.5"):
+        sweep(pendulum, [{"step.max_iter": 2.5}], tmp_path / "g", params=params, n_steps=2, client="serial")
+    with pytest.raises(SweepError, match="with a model factory give n_steps or t_end"):
+        sweep(pendulum, [{"length": 1.0}], tmp_path / "g", params=params, client="serial")
+    assert not (tmp_path / "g").exists()
     manifest = json.loads((tmp_path / "f" / "sweep.json").read_text())
     assert manifest["model"]["name"].endswith("pendulum") and len(manifest["members"]) == 4
 

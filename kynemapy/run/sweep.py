@@ -734,13 +734,25 @@ def sweep(
         factory = model
         if n_steps is None and t_end is None:
             raise SweepError("sweep: with a model factory give n_steps or t_end")
+        types = {f.name: str(getattr(f.type, "__name__", f.type)) for f in dataclasses.fields(StepParameters)}
         for s in sets:
-            for k in s:
+            for k, v in s.items():
                 if k.startswith("step."):
                     field = k.removeprefix("step.")
-                    names = [f.name for f in dataclasses.fields(StepParameters)]
-                    if field not in names:
-                        raise SweepError(f"sweep: {k}: StepParameters has no field {field!r} (fields: {names})")
+                    if field not in types:
+                        raise SweepError(f"sweep: {k}: StepParameters has no field {field!r} (fields: {list(types)})")
+                    expected = types[field]
+                    fits = (
+                        isinstance(v, bool)
+                        if expected == "bool"
+                        else (isinstance(v, int) and not isinstance(v, bool))
+                        if expected == "int"
+                        else (isinstance(v, (int, float)) and not isinstance(v, bool))
+                        if expected == "float"
+                        else True
+                    )
+                    if not fits:
+                        raise SweepError(f"sweep: {k}: expected {expected}, got {v!r} ({type(v).__name__})")
         name = f"{getattr(model, '__module__', '?')}.{getattr(model, '__qualname__', type(model).__name__)}"
         model_info = {"kind": "factory", "name": name}
         source = name
