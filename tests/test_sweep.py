@@ -264,6 +264,27 @@ def test_bad_sweeps_are_refused_before_any_member_runs(tmp_path: Path) -> None:
     assert time.perf_counter() - t0 < 30 and not (tmp_path / "new").exists()
 
 
+def test_a_sweep_on_a_running_scheduler_by_its_address(tmp_path: Path) -> None:
+    import logging
+
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, host="127.0.0.1", dashboard_address=None, silence_logs=logging.ERROR
+    ) as cluster:
+        res = sweep(
+            TOP,
+            {"step.rho_inf": [0.5, 0.9]},
+            tmp_path / "s",
+            n_steps=5,
+            client=cluster.scheduler_address,
+            progress=False,
+        )
+        assert len(cluster.scheduler.workers) == 2  # the cluster outlives the sweep: not ours to close
+    assert [r["status"] for r in res.rows] == ["ok", "ok"]
+    alone = standalone(tmp_path, TOP.read_text().replace("rho_inf = 0.9", "rho_inf = 0.5"), "alone", 5)
+    assert_same_run(read(tmp_path / "s" / "m0000.h5"), alone)
+
+
 def test_importing_kynemapy_and_its_sweep_module_imports_no_dask() -> None:
     code = (
         "import sys, kynemapy, kynemapy.cli, kynemapy.run.sweep, kynemapy.post.plots, kynemapy.io.vtkhdf\n"
