@@ -12,7 +12,7 @@ Output folder::
     DIR/m0000.h5        member 0's result file (kynemapy.io.read), written as m0000.h5.part
                         and renamed when complete; a failed member's rows go to m0000.failed.h5
     DIR/m0000.json      member 0's row of the summary
-    DIR/summary.csv     one row per member (also summary.parquet with summary_format="parquet")
+    DIR/summary.csv     one row per member (summary.parquet instead with summary_format="parquet")
 
 Each member runs exactly as it would alone (same model, parameters and run driver; the
 arrays are bit-identical to a standalone run).  A member that fails (a step that does not
