@@ -9,9 +9,10 @@
     kynemapy validate [--quick] [--out DIR] [--case NAME ...] [--no-figures]
 
 Exit status: 0 on success, 1 when a run stops at a step that does not converge (the
-rows so far are in the file) or a validation check fails, 2 for bad input (model file,
-options, output path, a damaged or foreign result file), 130 when interrupted (Ctrl-C: the
-rows computed so far are in the file, and the message says how to resume).
+rows so far are in the file), a sweep member fails or a validation check fails, 2 for bad
+input (model file, options, output path, a damaged or foreign result file, sweep keys and
+values, an unreachable scheduler), 130 when interrupted (Ctrl-C: the rows computed so far are
+in the file, and the message says how to resume).
 """
 
 from __future__ import annotations
@@ -179,6 +180,8 @@ def _sweep(args: argparse.Namespace) -> int:
         axes[key.strip()] = parse_values(values, key.strip())
     if not axes:
         raise SweepError("give at least one --set KEY=V1,V2,...")
+    if args.serial and (args.scheduler or args.workers is not None):
+        raise SweepError("--serial runs in this process; it does not combine with --scheduler or --workers")
     if args.scheduler and args.workers is not None:
         raise SweepError("--workers sizes the local cluster; it does not apply with --scheduler")
     if args.workers is not None and args.workers < 1:

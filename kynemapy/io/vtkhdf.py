@@ -58,11 +58,11 @@ def _topology(sc: Any, n_nodes: int) -> dict[str, Any]:
         lines.append([int(a), int(b)])
         lkind.append(CELL_KINDS["spring"])
         litem.append(s)
-    kind = np.asarray(sc.model.constraint_kind)
     nodes = np.asarray(sc.model.constraint_node)
+    joints = set(sc.joints.tolist())
     for c in range(sc.model.n_constraints):
         a, b = int(nodes[c, 0]), int(nodes[c, 1])
-        if c not in set(sc.joints.tolist()) and a >= 0 and b >= 0:
+        if c not in joints and a >= 0 and b >= 0:
             lines.append([a, b])
             lkind.append(CELL_KINDS["link"])
             litem.append(c)
@@ -79,7 +79,6 @@ def _topology(sc: Any, n_nodes: int) -> dict[str, Any]:
             polygons.append([box_base + 8 * b + k for k in face])
             pkind.append(CELL_KINDS["body face"])
             pitem.append(box.mass)
-    del kind
     return {
         "Vertices": vertices,
         "Lines": lines,

@@ -7,7 +7,7 @@
   the origin shows its motion;
 * ``rotation.png``: rotation angle of each body from its initial orientation [deg] and the
   rotation vector's world components [deg];
-* ``energy.png``: energy error relative to the initial energy, (E − E₀)/|E₀| (E = kinetic +
+* ``energy.png``: energy error relative to the initial energy, ``(E − E₀) / abs(E₀)`` (E = kinetic +
   gravitational potential), and the energies [J];
 * ``iterations.png``: Newton iterations per step and the final Newton error.
 
@@ -41,7 +41,7 @@ def relative_rotation_vectors(q: np.ndarray) -> np.ndarray:
     Returns
     -------
     numpy.ndarray
-        (n, 3) rotation vector θ·axis [rad] of ``r_k ⊗ r_0⁻¹`` (world frame), |θ| <= π.
+        (n, 3) rotation vector θ·axis [rad] of ``r_k ⊗ r_0⁻¹`` (world frame), angle θ <= π.
     """
     r = np.asarray(q, dtype=np.float64)[:, 3:7]
     r0 = r[0]

@@ -12,7 +12,7 @@ Output folder::
     DIR/m0000.h5        member 0's result file (kynemapy.io.read), written as m0000.h5.part
                         and renamed when complete; a failed member's rows go to m0000.failed.h5
     DIR/m0000.json      member 0's row of the summary
-    DIR/summary.csv     one row per member (also summary.parquet with summary_format="parquet")
+    DIR/summary.csv     one row per member (summary.parquet instead with summary_format="parquet")
 
 Each member runs exactly as it would alone (same model, parameters and run driver; the
 arrays are bit-identical to a standalone run).  A member that fails (a step that does not
@@ -534,15 +534,25 @@ class _Executor:
             n = int(workers) if workers is not None else (os.cpu_count() or 1)
             if n < 1:
                 raise SweepError(f"sweep: workers must be >= 1, got {workers}")
-            self.cluster = LocalCluster(
-                n_workers=n,
-                threads_per_worker=1,
-                processes=True,
-                host="127.0.0.1",
-                dashboard_address=None,
-                silence_logs=logging.ERROR,
-            )
-            self.client = Client(self.cluster)
+            try:
+                self.cluster = LocalCluster(
+                    n_workers=n,
+                    threads_per_worker=1,
+                    processes=True,
+                    host="127.0.0.1",
+                    dashboard_address=None,
+                    silence_logs=logging.ERROR,
+                )
+                self.client = Client(self.cluster)
+            except Exception as exc:
+                if self.cluster is not None:
+                    with contextlib.suppress(Exception):
+                        self.cluster.close()
+                raise SweepError(
+                    f"cannot start a local Dask cluster of {n} worker processes ({type(exc).__name__}: {exc}); "
+                    "in a script, call sweep() under `if __name__ == '__main__':` (worker processes import "
+                    "the main module)"
+                ) from None
         elif isinstance(client, str):
             try:
                 self.client = Client(client, timeout=timeout)
@@ -655,7 +665,7 @@ def sweep(
     -------
     SweepResult
         The summary rows (member, status, error, one column per key, wall_time_s, steps,
-        n_steps, final_time_s, energy_drift = (E_end − E_0)/|E_0| of the kinetic plus
+        n_steps, final_time_s, energy_drift = ``(E_end − E_0) / abs(E_0)`` of the kinetic plus
         gravitational energy, iterations_mean, iterations_max, the outputs, file, reused)
         and the summary file.
 
@@ -719,18 +729,30 @@ def sweep(
                 if node not in base_file.nodes and not (node.isdigit() and int(node) < base_file.model.n_nodes):
                     known = ", ".join(base_file.nodes)
                     raise SweepError(f"output {name}: no node {node!r} in {source} (nodes: {known})")
-        model_info = {"kind": "toml", "source": source, "sha256": hashlib.sha256(toml_text.encode()).hexdigest()}
+        model_info = {"kind": "toml", "sha256": hashlib.sha256(toml_text.encode()).hexdigest()}
     elif callable(model):
         factory = model
         if n_steps is None and t_end is None:
             raise SweepError("sweep: with a model factory give n_steps or t_end")
+        types = {f.name: str(getattr(f.type, "__name__", f.type)) for f in dataclasses.fields(StepParameters)}
         for s in sets:
-            for k in s:
+            for k, v in s.items():
                 if k.startswith("step."):
                     field = k.removeprefix("step.")
-                    names = [f.name for f in dataclasses.fields(StepParameters)]
-                    if field not in names:
-                        raise SweepError(f"sweep: {k}: StepParameters has no field {field!r} (fields: {names})")
+                    if field not in types:
+                        raise SweepError(f"sweep: {k}: StepParameters has no field {field!r} (fields: {list(types)})")
+                    expected = types[field]
+                    fits = (
+                        isinstance(v, bool)
+                        if expected == "bool"
+                        else (isinstance(v, int) and not isinstance(v, bool))
+                        if expected == "int"
+                        else (isinstance(v, (int, float)) and not isinstance(v, bool))
+                        if expected == "float"
+                        else True
+                    )
+                    if not fits:
+                        raise SweepError(f"sweep: {k}: expected {expected}, got {v!r} ({type(v).__name__})")
         name = f"{getattr(model, '__module__', '?')}.{getattr(model, '__qualname__', type(model).__name__)}"
         model_info = {"kind": "factory", "name": name}
         source = name
@@ -765,6 +787,7 @@ def sweep(
             _write_json(
                 folder / MANIFEST,
                 definition
+                | {"source": str(Path(source).resolve()) if toml_text is not None else source}
                 | {"created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
                 | {"kynemapy_version": kynemapy.__version__},
             )

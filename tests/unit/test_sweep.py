@@ -227,6 +227,11 @@ def test_a_model_factory_in_process_equals_standalone_runs(tmp_path: Path) -> No
     alone, member = read(tmp_path / "alone.h5"), read(tmp_path / "f" / "m0002.h5")
     assert_same_run(member, alone)
     assert res.rows[2]["final_z"] == alone.q[-1, 0, 2] and res.rows[2]["maxabs:0.uz"] == np.abs(alone.q[:, 0, 2]).max()
+    with pytest.raises(SweepError, match=r"step\.max_iter: expected int, got 2\.5"):
+        sweep(pendulum, [{"step.max_iter": 2.5}], tmp_path / "g", params=params, n_steps=2, client="serial")
+    with pytest.raises(SweepError, match="with a model factory give n_steps or t_end"):
+        sweep(pendulum, [{"length": 1.0}], tmp_path / "g", params=params, client="serial")
+    assert not (tmp_path / "g").exists()
     manifest = json.loads((tmp_path / "f" / "sweep.json").read_text())
     assert manifest["model"]["name"].endswith("pendulum") and len(manifest["members"]) == 4
 
@@ -241,7 +246,13 @@ def test_bad_sweeps_are_refused_before_any_member_runs(tmp_path: Path) -> None:
         (dict(parameters={"step.h": [0.1]}, output_dir=occupied), "not empty and holds no sweep.json"),
         (dict(parameters={"step.h": [0.1]}, outputs=["last:top.uz"]), "unknown statistic 'last'"),
         (dict(parameters={"step.h": [0.1]}, outputs=["final:tip.uz"]), "no node 'tip'"),
+        (dict(parameters=[{"step.h": 0.1}, {"step.h": "x"}]), "expected a number, got 'x' (string) (parameter set 1)"),
+        (dict(parameters={"step.h": [0.1]}, n_steps=5, t_end=1.0), "give n_steps or t_end, not both"),
     ]
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        cases.append((dict(parameters={"step.h": [0.1]}, summary_format="parquet"), "needs pyarrow"))
     for kwargs, words in cases:
         kwargs = {"output_dir": tmp_path / "new", **kwargs}
         with pytest.raises(SweepError, match=re.escape(words)):
@@ -251,6 +262,35 @@ def test_bad_sweeps_are_refused_before_any_member_runs(tmp_path: Path) -> None:
     with pytest.raises(SweepError, match=r"cannot reach the Dask scheduler at tcp://127\.0\.0\.1:9"):
         sweep(TOP, {"step.h": [0.001]}, tmp_path / "new", client="tcp://127.0.0.1:9", timeout=1.0)
     assert time.perf_counter() - t0 < 30 and not (tmp_path / "new").exists()
+
+
+def test_a_sweep_on_a_running_scheduler_by_its_address(tmp_path: Path) -> None:
+    import logging
+
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, host="127.0.0.1", dashboard_address=None, silence_logs=logging.ERROR
+    ) as cluster:
+        res = sweep(
+            TOP,
+            {"step.rho_inf": [0.5, 0.9]},
+            tmp_path / "s",
+            n_steps=5,
+            client=cluster.scheduler_address,
+            progress=False,
+        )
+        assert len(cluster.scheduler.workers) == 2  # the cluster outlives the sweep: not ours to close
+    assert [r["status"] for r in res.rows] == ["ok", "ok"]
+    alone = standalone(tmp_path, TOP.read_text().replace("rho_inf = 0.9", "rho_inf = 0.5"), "alone", 5)
+    assert_same_run(read(tmp_path / "s" / "m0000.h5"), alone)
+
+
+def test_importing_kynemapy_and_its_sweep_module_imports_no_dask() -> None:
+    code = (
+        "import sys, kynemapy, kynemapy.cli, kynemapy.run.sweep, kynemapy.post.plots, kynemapy.io.vtkhdf\n"
+        "assert not {'dask', 'distributed', 'matplotlib', 'vtk'} & set(sys.modules), sorted(sys.modules)\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
 
 
 def test_command_line_sweep_grid_on_two_workers_and_bad_input(tmp_path: Path) -> None:

@@ -1,0 +1,220 @@
+"""Looking at results: the drawing geometry (inertia boxes, joint points, magnified motion), the
+plots (displacement from the initial position, legends outside), the VTKHDF export read back by
+VTK's own reader, and animations (GIF frames read back with PIL; MP4 with ffmpeg or a GIF)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import kynemapy as kp
+from kynemapy.io import read
+from kynemapy.post.geometry import magnified, node_positions, scene
+from kynemapy.run.sweep import member_rotation_angle
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def skew(x: np.ndarray) -> np.ndarray:
+    return np.array([[0, -x[2], x[1]], [x[2], 0, -x[0]], [-x[1], x[0], 0]])
+
+
+def offset_mass_matrix(m: float, dims, eta) -> np.ndarray:
+    """M* of a uniform box with edge lengths ``dims`` whose centre of mass is ``eta`` from the node."""
+    a, b, c = dims
+    jc = m / 12 * np.diag([b * b + c * c, a * a + c * c, a * a + b * b])
+    eta = np.asarray(eta, dtype=float)
+    ms = np.zeros((6, 6))
+    ms[:3, :3] = m * np.eye(3)
+    ms[3:, :3] = m * skew(eta)
+    ms[:3, 3:] = ms[3:, :3].T
+    ms[3:, 3:] = jc + m * (eta @ eta * np.eye(3) - np.outer(eta, eta))
+    return ms
+
+
+def linkage(tmp_path: Path, n_steps: int = 24) -> Path:
+    """A box on a hinge to the ground (offset centre of mass), a second body on a ball joint to it
+    and a spring between them; gravity."""
+    b = kp.ModelBuilder(gravity=(0, 0, -9.81))
+    arm = b.add_node(position=(0.5, 0, 0), velocity=(0, 0, 0, 0, 0, 1.5))
+    b.add_mass(arm, mass_matrix=offset_mass_matrix(3.0, (1.0, 0.2, 0.1), (0.1, 0.0, 0.0)))
+    b.add_hinge_joint(kp.GROUND, arm, point=(0, 0, 0), axis=(0, 1, 0))
+    bob = b.add_node(position=(1.5, 0, 0))
+    b.add_mass(bob, mass=1.0, inertia=(0.02, 0.03, 0.04))
+    b.add_ball_joint(arm, bob, point=(1.0, 0, 0))
+    tip = b.add_node(position=(2.0, 0, 0.5))
+    b.add_mass(tip, mass=0.5, inertia=(0.01, 0.01, 0.01))
+    b.add_spring(bob, tip, stiffness=200.0, undeformed_length=0.7)
+    sim = kp.Simulation(b.build(), kp.StepParameters(h=0.01, rho_inf=0.8))
+    out = tmp_path / "linkage.h5"
+    sim.run(n_steps=n_steps, output=out)
+    return out
+
+
+# ------------------------------------------------------------------------------------------------
+def test_inertia_box_recovers_the_box_and_its_centre_of_mass() -> None:
+    b = kp.ModelBuilder()
+    n = b.add_node(position=(1, 2, 3), orientation=(np.cos(0.3), 0, 0, np.sin(0.3)))
+    b.add_mass(n, mass_matrix=offset_mass_matrix(12.0, (1.0, 2.0, 3.0), (0.2, -0.1, 0.3)))
+    sc = scene(b.build())
+    (box,) = sc.boxes
+    np.testing.assert_allclose(box.centre, [0.2, -0.1, 0.3], atol=1e-14)
+    order = np.argmax(np.abs(box.axes), axis=0)  # principal axes are the body axes here
+    np.testing.assert_allclose(box.size[np.argsort(order)], [1.0, 2.0, 3.0], rtol=1e-12)
+    q = np.zeros((1, 1, 7))
+    q[0, 0, 3] = 1.0
+    corners = sc.box_corners(q)[0, 0]
+    rot = sc.rotations(q)[0, 0]
+    np.testing.assert_allclose(corners.mean(axis=0), [1, 2, 3] + rot @ [0.2, -0.1, 0.3], atol=1e-13)
+
+
+def test_magnified_motion_scales_displacement_and_rotation_angle() -> None:
+    q = np.zeros((3, 1, 7))
+    q[:, 0, :3] = [[0.1, 0, 0], [0.2, 0.1, 0], [0.3, 0.1, 0.2]]
+    angles = np.array([0.0, 0.01, 0.03])
+    q[:, 0, 3:] = np.stack([np.cos(angles / 2), np.sin(angles / 2) * 0.6, 0 * angles, np.sin(angles / 2) * 0.8], 1)
+    m = magnified(q, 10.0)
+    np.testing.assert_allclose(m[:, 0, :3] - m[0, 0, :3], 10 * (q[:, 0, :3] - q[0, 0, :3]), atol=1e-15)
+    np.testing.assert_allclose(member_rotation_angle(m[:, 0]), 10 * angles, atol=1e-14)
+    assert magnified(q, 1.0) is q
+
+
+def test_plots_show_displacement_from_the_start_with_legends_outside(tmp_path: Path, monkeypatch) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from kynemapy.post.plots import plot_result, relative_rotation_vectors
+
+    r = read(linkage(tmp_path))
+    monkeypatch.setattr(plt, "close", lambda fig=None: None)  # keep the figures to look at them
+    plt.close("all")
+    before = set(plt.get_fignums())
+    files = plot_result(r, tmp_path / "plots")
+    assert [f.name for f in files] == ["displacement.png", "rotation.png", "energy.png", "iterations.png"]
+    for f in files:
+        assert f.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and f.stat().st_size > 5000
+    figs = [plt.figure(n) for n in sorted(set(plt.get_fignums()) - before)]
+    disp, rot, energy, its = figs
+    ux = disp.axes[0].get_lines()
+    assert [line.get_label() for line in ux] == ["node 0", "node 1", "node 2"]  # bodies, in order
+    np.testing.assert_array_equal(ux[1].get_ydata(), r.q[:, 1, 0] - r.q[0, 1, 0])
+    np.testing.assert_array_equal(
+        rot.axes[2].get_lines()[0].get_ydata(), np.degrees(relative_rotation_vectors(r.q[:, 0]))[:, 1]
+    )
+    e = r.kinetic_energy + r.potential_energy
+    np.testing.assert_array_equal(energy.axes[0].get_lines()[0].get_ydata(), (e - e[0]) / abs(e[0]))
+    np.testing.assert_array_equal(its.axes[0].get_lines()[0].get_ydata(), r.iterations[1:])
+    for fig in figs:
+        fig.canvas.draw()
+        for ax in fig.axes:
+            legend = ax.get_legend()
+            if legend is not None:  # the legend lies right of the plotting area, not on the data
+                assert legend.get_window_extent().x0 >= ax.get_window_extent().x1
+    plt.close("all")
+    # hinge about y: the arm's rotation vector points along y
+    rv = relative_rotation_vectors(r.q[:, 0])
+    assert np.abs(rv[-1, 1]) > 0.1 and np.abs(rv[-1, [0, 2]]).max() < 1e-9
+
+
+def test_vtkhdf_reads_back_in_vtk_with_every_time_step_and_the_positions(tmp_path: Path) -> None:
+    vtk = pytest.importorskip("vtk")
+    from vtk.util.numpy_support import vtk_to_numpy
+
+    from kynemapy.io.vtkhdf import CELL_KINDS, write_vtkhdf
+
+    r = read(linkage(tmp_path))
+    path = write_vtkhdf(r, every=5)
+    assert path == tmp_path / "linkage.vtkhdf"
+    rows = [0, 5, 10, 15, 20, 24]
+    reader = vtk.vtkHDFReader()
+    reader.SetFileName(str(path))
+    reader.UpdateInformation()
+    times = reader.GetOutputInformation(0).Get(vtk.vtkStreamingDemandDrivenPipeline.TIME_STEPS())
+    assert reader.GetNumberOfSteps() == len(rows)
+    np.testing.assert_array_equal(times, r.time[rows])
+    sc = scene(r.model)
+    nn, nj, nb = r.model.n_nodes, len(sc.joints), len(sc.boxes)
+    assert (nn, nj, nb) == (3, 2, 3)
+    for k, row in enumerate(rows):
+        reader.UpdateTimeStep(times[k])
+        poly = reader.GetOutputDataObject(0)
+        assert poly.GetNumberOfPoints() == nn + 2 * nj + 8 * nb
+        assert (poly.GetNumberOfVerts(), poly.GetNumberOfLines(), poly.GetNumberOfPolys()) == (nn, 1 + 3, 6 * nb)
+        pts = vtk_to_numpy(poly.GetPoints().GetData())
+        assert np.array_equal(pts[:nn], node_positions(r.model, r.q[row : row + 1])[0])
+        np.testing.assert_array_equal(pts[nn + 2 * nj :], sc.box_corners(r.q[row : row + 1]).reshape(-1, 3))
+        joints = pts[nn : nn + 2 * nj].reshape(nj, 2, 3)
+        np.testing.assert_allclose(joints[:, 0], joints[:, 1], atol=1e-6)  # both sides meet at the joint
+        np.testing.assert_allclose(joints[0, 0], [0, 0, 0], atol=1e-6)  # the hinge stays at the origin
+        disp = vtk_to_numpy(poly.GetPointData().GetArray("displacement"))
+        assert np.array_equal(disp[:nn], r.q[row, :, :3] - r.q[0, :, :3])
+        vel = vtk_to_numpy(poly.GetPointData().GetArray("velocity"))
+        assert np.array_equal(vel[:nn], r.v[row, :, :3])
+        kinds = vtk_to_numpy(poly.GetCellData().GetArray("kind"))
+        assert sorted(set(kinds.tolist())) == sorted(
+            CELL_KINDS[k] for k in ("node", "spring", "joint arm", "body face")
+        )
+        corners = pts[nn + 2 * nj :].reshape(nb, 8, 3)
+        edge = np.linalg.norm(corners[0, 1] - corners[0, 0])
+        np.testing.assert_allclose(edge, sc.boxes[0].size[0], rtol=1e-12)  # rigid boxes
+
+
+def test_animation_gif_has_one_frame_per_drawn_row_and_mp4_falls_back(tmp_path: Path, monkeypatch) -> None:
+    from PIL import Image
+
+    from kynemapy.post import animate as anim
+
+    result = linkage(tmp_path, n_steps=30)
+    rows = anim.frame_rows(31, max_frames=8)
+    assert rows[0] == 0 and rows[-1] == 30 and len(rows) <= 8 and np.all(np.diff(rows) > 0)
+    gif = anim.animate(result, tmp_path / "a.gif", max_frames=8, dpi=40, size=(3, 3))
+    with Image.open(gif) as im:
+        assert im.n_frames == len(rows)
+    frames = anim.animate(result, tmp_path / "b.gif", every=10, style="frame", dpi=40, size=(3, 3))
+    with Image.open(frames) as im:
+        assert im.n_frames == 4  # rows 0, 10, 20, 30
+    if anim.ffmpeg_available():
+        mp4 = anim.animate(result, tmp_path / "c.mp4", max_frames=5, dpi=40, size=(3, 3))
+        assert mp4.suffix == ".mp4" and mp4.stat().st_size > 0
+    monkeypatch.setattr(anim, "ffmpeg_available", lambda: False)
+    with pytest.warns(UserWarning, match="ffmpeg not found"):
+        out = anim.animate(result, tmp_path / "d.mp4", max_frames=3, dpi=40, size=(3, 3))
+    assert out == tmp_path / "d.gif" and not (tmp_path / "d.mp4").exists()
+    with Image.open(out) as im:
+        assert im.n_frames == 3
+    with pytest.raises(ValueError, match=r"write a \.gif or an \.mp4"):
+        anim.animate(result, tmp_path / "e.avi")
+
+
+def test_command_line_animate_and_export(tmp_path: Path) -> None:
+    def cli(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "kynemapy", *args], capture_output=True, text=True, cwd=tmp_path)
+
+    out = tmp_path / "platform.h5"
+    assert cli("run", str(EXAMPLES / "floating_platform.toml"), "-o", str(out), "--no-progress").returncode == 0
+    res = cli("animate", str(out), "-o", "p.mp4", "--max-frames", "4", "--magnify", "500", "--no-progress")
+    assert res.returncode == 0, res.stderr
+    written = Path(res.stdout.strip())
+    from PIL import Image
+
+    with Image.open(tmp_path / written) as im:
+        assert im.n_frames == 4
+    res = cli("export", str(out), "--every", "50")
+    assert res.returncode == 0 and Path(res.stdout.strip()) == tmp_path / "platform.vtkhdf", res.stderr
+    import h5py
+
+    with h5py.File(tmp_path / "platform.vtkhdf") as f:
+        np.testing.assert_array_equal(f["VTKHDF/Steps/Values"][()], read(out).time[[0, 50, 100, 101]])
+    for args, words in [
+        (("animate", str(out), "-o", "x.avi"), "write a .gif or an .mp4"),
+        (("animate", str(tmp_path / "missing.h5")), "missing.h5"),
+        (("export", str(out), "--every", "0"), "every must be an integer >= 1"),
+    ]:
+        res = cli(*args)
+        assert res.returncode == 2 and words in res.stderr and "Traceback" not in res.stderr, res.stderr
