@@ -15,6 +15,7 @@ words per field, its offset and shape; compiled code takes 1-D views with :func:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -82,7 +83,7 @@ class Arenas:
         if name in self.places:
             raise ValueError(f"field {name!r} placed twice")
         start = self.sizes.get(arena, 0)
-        self.sizes[arena] = start + int(np.prod(shape))
+        self.sizes[arena] = start + math.prod(int(s) for s in shape)
         self.places[name] = (arena, start, tuple(int(s) for s in shape))
 
     def allocate(self) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
@@ -93,7 +94,7 @@ class Arenas:
         }
         views = {}
         for name, (a, start, shape) in self.places.items():
-            views[name] = arenas[a][start : start + int(np.prod(shape))].reshape(shape)
+            views[name] = arenas[a][start : start + math.prod(shape)].reshape(shape)
         return arenas, views
 
 

@@ -8,6 +8,8 @@ every call.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -67,12 +69,36 @@ class ConvergenceError(RuntimeError):
 _ENTRIES: dict[tuple[Any, ...], Callable[..., Any]] = {}
 
 
+#: numba types of the last few Data tuples seen, by identity: (the tuple itself, its type).
+#: A Data's type never changes (its arrays are filled in place, never replaced), and numba
+#: takes about a millisecond to type one (76 arrays); a run resolves several entry points.
+_DATA_TYPES: OrderedDict[int, tuple[Any, Any]] = OrderedDict()
+_DATA_TYPES_KEPT = 8
+_data_types_lock = threading.Lock()
+
+
+def _typeof(kernel: Any, value: Any) -> Any:
+    if not (isinstance(value, tuple) and len(value) > 16):
+        return kernel.typeof_pyval(value)
+    with _data_types_lock:
+        hit = _DATA_TYPES.get(id(value))
+        if hit is not None and hit[0] is value:
+            _DATA_TYPES.move_to_end(id(value))
+            return hit[1]
+    typ = kernel.typeof_pyval(value)
+    with _data_types_lock:
+        _DATA_TYPES[id(value)] = (value, typ)
+        while len(_DATA_TYPES) > _DATA_TYPES_KEPT:
+            _DATA_TYPES.popitem(last=False)
+    return typ
+
+
 def entry(kernel: Any, args: tuple[Any, ...]) -> Callable[..., Any]:
     """The compiled entry point of ``kernel`` for the types of ``args`` (compiled on first use);
     the kernel itself when compilation is disabled (``KYNEMAPY_DISABLE_JIT=1``)."""
     if not hasattr(kernel, "compile"):
         return kernel
-    sig = tuple(kernel.typeof_pyval(a) for a in args)
+    sig = tuple(_typeof(kernel, a) for a in args)
     key = (kernel, sig)
     fn = _ENTRIES.get(key)
     if fn is None:

@@ -11,6 +11,7 @@ the :class:`~kynemapy.engine.fields.Data` the compiled kernels take.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from typing import Any
 
@@ -163,14 +164,22 @@ class State(_Arrays):
             mine[...] = theirs
 
 
+@functools.lru_cache(maxsize=64)
+def _sized_layout(which: str, n_nodes: int, n_constraints: int) -> Arenas:
+    """The layout of a State (``which`` "state") or Inputs ("inputs") of these counts, made once:
+    a run copies the state and inputs for every block it writes, and laying them out again
+    cost more than the copies."""
+    return _layout(fd.STATE if which == "state" else fd.INPUTS, _counts(n_nodes, n_constraints))
+
+
 def _new_state_arenas(n_nodes: int, n_constraints: int) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
-    arenas, views = _layout(fd.STATE, _counts(n_nodes, n_constraints)).allocate()
+    arenas, views = _sized_layout("state", int(n_nodes), int(n_constraints)).allocate()
     return arenas["sf"], arenas["si"], views
 
 
 def state_size(n_nodes: int, n_constraints: int) -> int:
     """Length of the state's float arena."""
-    return _layout(fd.STATE, _counts(n_nodes, n_constraints)).sizes["sf"]
+    return _sized_layout("state", int(n_nodes), int(n_constraints)).sizes["sf"]
 
 
 class Inputs(_Arrays):
@@ -202,7 +211,7 @@ class Inputs(_Arrays):
 
 
 def _new_input_arena(n_nodes: int, n_constraints: int) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-    arenas, views = _layout(fd.INPUTS, _counts(n_nodes, n_constraints)).allocate()
+    arenas, views = _sized_layout("inputs", int(n_nodes), int(n_constraints)).allocate()
     return arenas["xf"], views
 
 
