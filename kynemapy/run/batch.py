@@ -95,7 +95,8 @@ class Batch:
         return len(self._members)
 
     def advance(self, n_steps: int, threads: int | None = None) -> BatchInfo:
-        """Run ``n_steps`` steps of every member in one compiled call (inputs held constant).
+        """Run ``n_steps`` steps of every member (inputs held constant): one compiled call per
+        thread, each over its share of the members.
 
         Parameters
         ----------
