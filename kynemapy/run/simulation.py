@@ -27,6 +27,7 @@ from kynemapy.engine.initial_velocity import (
 from kynemapy.engine.params import INITIAL_ACCELERATIONS, StepParameters
 from kynemapy.engine.rows import split_rows
 from kynemapy.engine.step import CONVERGED, NEEDS_MEMORY
+from kynemapy.math.quaternion import quat_compose, quat_to_matrix
 from kynemapy.model import Model, kinds
 from kynemapy.model.builder import check_simulation
 from kynemapy.run import loop
@@ -543,7 +544,7 @@ class Simulation:
         n = self._body_node(node, "body_frame")
         q = self.state.q[n]
         x0 = self.model.x0[n]
-        return x0[:3] + q[:3], _quat_matrix(_quat_mul(q[3:7], x0[3:7]))
+        return x0[:3] + q[:3], _rotation_matrix(_compose(q[3:7], x0[3:7]))
 
     def body_point(
         self, node: int, point: np.ndarray | tuple, frame: str = "body"
@@ -587,7 +588,7 @@ class Simulation:
         origin, rotation = self.body_frame(n)
         x0 = self.model.x0[n]
         if frame == "reference":  # world offset at the reference configuration -> body frame
-            s = (s - x0[:3]) @ _quat_matrix(x0[3:7])
+            s = (s - x0[:3]) @ _rotation_matrix(x0[3:7])
         rho = s @ rotation.T
         v = self.state.v[n]
         vd = self.state.vd[n]
@@ -624,28 +625,18 @@ class Simulation:
         self.state.assign(saved)
 
 
-def _quat_mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    aw, ax, ay, az = a
-    bw, bx, by, bz = b
-    return np.array(
-        [
-            aw * bw - ax * bx - ay * by - az * bz,
-            aw * bx + ax * bw + ay * bz - az * by,
-            aw * by - ax * bz + ay * bw + az * bx,
-            aw * bz + ax * by - ay * bx + az * bw,
-        ]
-    )
+def _rotation_matrix(q: np.ndarray) -> np.ndarray:
+    """(3, 3) rotation matrix of the quaternion ``q`` (normalised first), by the engine's kernel."""
+    out = np.empty((3, 3))
+    quat_to_matrix(np.asarray(q, dtype=np.float64) / np.linalg.norm(q), out)
+    return out
 
 
-def _quat_matrix(q: np.ndarray) -> np.ndarray:
-    w, x, y, z = q / np.linalg.norm(q)
-    return np.array(
-        [
-            [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-            [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-            [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
-        ]
-    )
+def _compose(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a ⊗ b`` by the engine's kernel."""
+    out = np.empty(4)
+    quat_compose(np.ascontiguousarray(a, dtype=np.float64), np.ascontiguousarray(b, dtype=np.float64), out)
+    return out
 
 
 def simulate(
