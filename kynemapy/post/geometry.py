@@ -23,7 +23,16 @@ import numpy as np
 
 from kynemapy.model import Model, kinds
 
-__all__ = ["Box", "Scene", "box_corners", "magnified", "node_positions", "quaternion_matrices", "scene"]
+__all__ = [
+    "Box",
+    "Scene",
+    "box_corners",
+    "magnified",
+    "node_positions",
+    "quaternion_matrices",
+    "relative_rotation_vectors",
+    "scene",
+]
 
 #: the 12 edges and 6 faces of a box whose corners are numbered by bits (x, y, z) = (i & 1, i >> 1 & 1, i >> 2)
 BOX_EDGES = ((0, 1), (2, 3), (4, 5), (6, 7), (0, 2), (1, 3), (4, 6), (5, 7), (0, 4), (1, 5), (2, 6), (3, 7))
@@ -56,6 +65,31 @@ def quaternion_matrices(r: np.ndarray) -> np.ndarray:
     out[..., 2, 1] = 2 * (y * z + w * x)
     out[..., 2, 2] = 1 - 2 * (x * x + y * y)
     return out
+
+
+def relative_rotation_vectors(q: np.ndarray) -> np.ndarray:
+    """Rotation vectors of each row's orientation relative to the first row's.
+
+    Parameters
+    ----------
+    q : numpy.ndarray
+        (n, 7) displacement and rotation quaternion (w, x, y, z) of one node.
+
+    Returns
+    -------
+    numpy.ndarray
+        (n, 3) rotation vector θ·axis [rad] of ``r_k ⊗ r_0⁻¹`` (world frame), angle θ <= π.
+    """
+    r = np.asarray(q, dtype=np.float64)[:, 3:7]
+    r0 = r[0]
+    w = r @ r0
+    v = -r[:, :1] * r0[1:] + r0[0] * r[:, 1:] - np.cross(r[:, 1:], r0[1:])
+    sign = np.where(w < 0, -1.0, 1.0)
+    w, v = w * sign, v * sign[:, None]
+    s = np.linalg.norm(v, axis=1)
+    theta = 2.0 * np.arctan2(s, w)
+    scale = np.where(s > 1e-300, theta / np.where(s > 1e-300, s, 1.0), 2.0)
+    return v * scale[:, None]
 
 
 def _quat_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:

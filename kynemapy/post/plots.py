@@ -24,35 +24,12 @@ from typing import Any
 
 import numpy as np
 
+from kynemapy.post.geometry import relative_rotation_vectors
+
 __all__ = ["MAX_LINES", "node_names", "plot_result", "relative_rotation_vectors"]
 
 #: most node lines in one panel
 MAX_LINES = 12
-
-
-def relative_rotation_vectors(q: np.ndarray) -> np.ndarray:
-    """Rotation vectors of each row's orientation relative to the first row's.
-
-    Parameters
-    ----------
-    q : numpy.ndarray
-        (n, 7) displacement and rotation quaternion (w, x, y, z) of one node.
-
-    Returns
-    -------
-    numpy.ndarray
-        (n, 3) rotation vector θ·axis [rad] of ``r_k ⊗ r_0⁻¹`` (world frame), angle θ <= π.
-    """
-    r = np.asarray(q, dtype=np.float64)[:, 3:7]
-    r0 = r[0]
-    w = r @ r0
-    v = -r[:, :1] * r0[1:] + r0[0] * r[:, 1:] - np.cross(r[:, 1:], r0[1:])
-    sign = np.where(w < 0, -1.0, 1.0)
-    w, v = w * sign, v * sign[:, None]
-    s = np.linalg.norm(v, axis=1)
-    theta = 2.0 * np.arctan2(s, w)
-    scale = np.where(s > 1e-300, theta / np.where(s > 1e-300, s, 1.0), 2.0)
-    return v * scale[:, None]
 
 
 def node_names(result: Any) -> list[str]:

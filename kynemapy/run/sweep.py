@@ -53,6 +53,7 @@ from kynemapy.model.overrides import (
     read_toml,
     resolve_key,
 )
+from kynemapy.post.geometry import relative_rotation_vectors
 
 __all__ = [
     "FORMAT",
@@ -170,15 +171,7 @@ def member_rotation_angle(q: np.ndarray) -> np.ndarray:
     numpy.ndarray
         (n,) angle in [0, π] of ``r_k ⊗ r_0⁻¹``.
     """
-    r = np.asarray(q, dtype=np.float64)[:, 3:7]
-    r0 = r[0]
-    # w of r ⊗ conj(r0) and the norm of its vector part
-    w = r @ r0
-    v = np.linalg.norm(
-        -r[:, :1] * r0[1:] + r0[0] * r[:, 1:] - np.cross(r[:, 1:], r0[1:]),
-        axis=1,
-    )
-    return 2.0 * np.arctan2(v, np.abs(w))
+    return np.linalg.norm(relative_rotation_vectors(q), axis=1)
 
 
 def _parse_output(spec: OutputSpec) -> tuple[str, Any]:
