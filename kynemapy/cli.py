@@ -276,7 +276,7 @@ def parser() -> argparse.ArgumentParser:
         "--block",
         type=_positive,
         help="rows a killed run may lose at most, written in half blocks "
-        "(default: model file, else about 2 MiB of rows)",
+        "(default: model file, else about 4 MiB of rows)",
     )
     run.add_argument("--adaptive", action="store_true", help="retry a failed step with halved sub-steps")
     run.add_argument("--no-progress", action="store_true", help="no progress bar")

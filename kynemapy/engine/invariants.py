@@ -8,13 +8,17 @@ angular momentum about the world origin ``(X + u) × (M v)[0:3] + (M v)[3:6]`` [
 
 from __future__ import annotations
 
+import numpy as np
+
 from kynemapy._jit import njit
 from kynemapy.engine.rows import (
     ROW_ANGULAR_MOMENTUM,
+    ROW_ITERATIONS,
     ROW_KINETIC_ENERGY,
     ROW_LINEAR_MOMENTUM,
     ROW_POTENTIAL_ENERGY,
     ROW_Q,
+    ROW_STEP,
     ROW_V,
 )
 from kynemapy.math.quaternion import quat_compose, quat_to_matrix
@@ -120,3 +124,37 @@ def fill_invariants(d, rows, start, stop, s4, s33, out):
         for k in range(3):
             row[o[ROW_LINEAR_MOMENTUM] + k] = out[2 + k]
             row[o[ROW_ANGULAR_MOMENTUM] + k] = out[5 + k]
+
+
+@njit
+def pack_rows(d, rows, n, unit, fields, ints, s4, s33, out):
+    """The writer's pass over one block of output rows: energy and momentum, then field-major copies.
+
+    ``rows`` (>= n, width) the recorded rows (row-major, as the recorder writes them); their
+    energy and momentum columns are filled first (:func:`fill_invariants`).  Then each float
+    field of :data:`~kynemapy.engine.rows.ROW_FIELDS` is copied into ``fields`` (unit · width,)
+    at ``unit · offset``: rows ``0 .. n-1`` of a field of ``s`` floats per row occupy
+    ``fields[unit·offset : unit·offset + n·s]``, C order, the layout of its HDF5 dataset.  The
+    integer fields ``step`` and ``iterations`` go to ``ints`` (2, >= n) as int64 instead.
+    ``n <= unit``.  Scratch ``s4``, ``s33``, ``out`` as for :func:`fill_invariants` (the
+    writer thread's own).
+    """
+    fill_invariants(d, rows, 0, n, s4, s33, out)
+    o = d.row_offsets
+    width = rows.shape[1]
+    n_fields = o.shape[0]
+    for f in range(n_fields):
+        start = o[f]
+        stop = o[f + 1] if f + 1 < n_fields else width
+        s = stop - start
+        if f == ROW_STEP or f == ROW_ITERATIONS:
+            k = 0 if f == ROW_STEP else 1
+            for r in range(n):
+                ints[k, r] = np.int64(rows[r, start])
+            continue
+        base = unit * start
+        for r in range(n):
+            row = rows[r]
+            at = base + r * s
+            for j in range(s):
+                fields[at + j] = row[start + j]

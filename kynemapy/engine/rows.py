@@ -116,3 +116,19 @@ def split_rows(layout: RowLayout, buffer: np.ndarray) -> dict[str, np.ndarray]:
         block = buffer[:, o : o + size].reshape((n, *shape))
         out[f.name] = np.ascontiguousarray(block, dtype=f.dtype)
     return out
+
+
+def field_views(layout: RowLayout, fields: np.ndarray, ints: np.ndarray, unit: int, n: int) -> dict[str, np.ndarray]:
+    """Named arrays (views, file dtypes) of ``n`` rows packed field-major by
+    :func:`kynemapy.engine.invariants.pack_rows`: ``fields`` (unit · width,) float64,
+    ``ints`` (2, >= n) int64 (``step``, ``iterations``)."""
+    out: dict[str, np.ndarray] = {}
+    for f in ROW_FIELDS:
+        if f.name == "step" or f.name == "iterations":
+            out[f.name] = ints[0 if f.name == "step" else 1, :n]
+            continue
+        shape = layout.shapes[f.name]
+        size = int(np.prod(shape))
+        start = unit * layout.offsets[f.name]
+        out[f.name] = fields[start : start + n * size].reshape((n, *shape))
+    return out

@@ -301,11 +301,11 @@ def state_is_finite(q, v, vd, a, lam):
     return finite
 
 
-@njit
+@njit(inline=True)
 def record_row(o, time, step, q, v, vd, a, lam, con_output, errors, n_iter, row):
     """Copy the state into the output ``row`` (width,) at the offsets ``o`` (``Data.row_offsets``,
     :mod:`kynemapy.engine.rows`); energy and momentum come later
-    (:func:`kynemapy.engine.invariants.fill_invariants`)."""
+    (:func:`kynemapy.engine.invariants.pack_rows`, in the run's writer thread)."""
     row[o[ROW_TIME]] = time[0]
     row[o[ROW_STEP]] = step[0]
     for src, k in (

@@ -119,7 +119,7 @@ loads are in the inertial (world) frame; quaternions are (w, x, y, z).
 ``[output]`` (optional)
     ``path`` (string, as written in the file, not resolved), ``every`` (write every
     n-th step, default 1), ``block`` (rows a killed run may lose at most; the rows are
-    written in buffers of half a block; default about 2 MiB of rows).
+    written in buffers of half a block; default about 4 MiB of rows).
 
 Errors
 ------

@@ -60,7 +60,7 @@ class RunInfo(NamedTuple):
 
 #: target size of one block of output rows [bytes] (written as two buffers of half a block; a killed
 #: run loses less than a block)
-BLOCK_BYTES = 2 * 1024 * 1024
+BLOCK_BYTES = 4 * 1024 * 1024
 #: wall time one compiled call of the run loop aims at [s] (progress bar and Ctrl-C stay responsive)
 CALL_SECONDS = 0.25
 #: steps of the first compiled call (it measures the cost of a step) and of any call at most

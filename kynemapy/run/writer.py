@@ -2,8 +2,9 @@
 
 The run driver records rows into the *current* buffer (from compiled code or Python);
 when the buffer is full it is handed, with a copy of the state and inputs after its
-last row, to a writer thread that computes the rows' energy and momentum
-(:func:`kynemapy.engine.invariants.fill_invariants`) and appends them to the file with
+last row, to a writer thread that computes the rows' energy and momentum and packs them
+field-major, the layout of the datasets, in one compiled pass
+(:func:`kynemapy.engine.invariants.pack_rows`), and appends them to the file with
 :meth:`kynemapy.io.ResultWriter.append` (rows, restart data, ``committed``, each phase
 flushed), while the driver goes on filling the other buffer.  The compiled kernels
 release the GIL, so on a machine with two cores the HDF5 writes cost the stepping
@@ -30,8 +31,8 @@ import numpy as np
 from kynemapy.engine.api import entry
 from kynemapy.engine.data import Inputs, State
 from kynemapy.engine.fields import Data
-from kynemapy.engine.invariants import fill_invariants
-from kynemapy.engine.rows import RowLayout, split_rows
+from kynemapy.engine.invariants import pack_rows
+from kynemapy.engine.rows import RowLayout, field_views
 
 if TYPE_CHECKING:  # h5py is imported when a run writes a file, not with kynemapy
     from kynemapy.io.hdf5 import ResultWriter
@@ -69,11 +70,16 @@ class BackgroundWriter:
         self._data = data
         self._layout = layout
         self._buffers = [np.zeros((self.unit, layout.width)) for _ in range(2 if self.threaded else 1)]
-        # scratch of the energy/momentum kernel, the writer's own (the stepping uses the workspace's)
+        # the writer thread's own: the block packed field-major (each dataset's rows contiguous,
+        # written and checksummed without a copy), scratch of the energy/momentum kernel
+        self._fields = np.zeros(self.unit * layout.width)
+        self._ints = np.zeros((2, self.unit), dtype=np.int64)
         self._s4, self._s33, self._inv = np.zeros((1, 4)), np.zeros((1, 3, 3)), np.zeros(8)
         # the compiled entry resolved once: resolving it from the arguments' types costs about
-        # 0.6 ms a call (the arenas tuple), which was most of the writer's energy/momentum time
-        self._fill = entry(fill_invariants, (data, self._buffers[0], 0, 0, self._s4, self._s33, self._inv))
+        # 0.6 ms a call (the arenas tuple)
+        self._pack = entry(
+            pack_rows, (data, self._buffers[0], 0, self.unit, self._fields, self._ints, self._s4, self._s33, self._inv)
+        )
         self._current = 0
         #: rows in the current buffer
         self.fill = 0
@@ -144,8 +150,9 @@ class BackgroundWriter:
             return
         try:
             buf = self._buffers[index]
-            self._fill(self._data, buf, 0, n, self._s4, self._s33, self._inv)  # the thread's own scratch
-            self.writer.append(split_rows(self._layout, buf[:n]), state=state, inputs=inputs)
+            self._pack(self._data, buf, n, self.unit, self._fields, self._ints, self._s4, self._s33, self._inv)
+            rows = field_views(self._layout, self._fields, self._ints, self.unit, n)
+            self.writer.append(rows, state=state, inputs=inputs)
         except BaseException as exc:  # reported to the driver at its next submit or at close
             self._error = exc
 

@@ -634,10 +634,34 @@ def compiled_invariants(model: kp.Model, q: np.ndarray, v: np.ndarray):
     return tuple(out[name] for name in DERIVED_ROWS)
 
 
+def packed_invariants(model: kp.Model, q: np.ndarray, v: np.ndarray):
+    """The run's writer thread's pass (kynemapy.engine.invariants.pack_rows: energy and momentum,
+    then the rows field-major, read through kynemapy.engine.rows.field_views); ``unit`` larger
+    than the block, as for the last, partial block of a run."""
+    from kynemapy.engine.api import call, initial_state
+    from kynemapy.engine.data import new_workspace
+    from kynemapy.engine.invariants import pack_rows
+    from kynemapy.engine.rows import field_views, new_rows
+
+    workspace = new_workspace(model, 1)
+    layout = workspace.row_layout
+    n = q.shape[0]
+    unit = n + 3
+    rows = new_rows(model.n_nodes, model.n_constraints, n)
+    for name, value in (("q", q), ("v", v)):
+        o = layout.offsets[name]
+        rows[:, o : o + value[0].size] = value.reshape(n, -1)
+    fields, ints = np.full(unit * layout.width, np.nan), np.zeros((2, unit), dtype=np.int64)
+    scratch = (np.zeros((1, 4)), np.zeros((1, 3, 3)), np.zeros(8))
+    call(pack_rows, workspace.data(*initial_state(model)), rows, n, unit, fields, ints, *scratch)
+    out = field_views(layout, fields, ints, unit, n)
+    return tuple(out[name] for name in DERIVED_ROWS)
+
+
 INVARIANTS = pytest.mark.parametrize(
     "invariants",
-    [model_energy_and_momentum, energy_and_momentum, compiled_invariants],
-    ids=["numpy", "kp.io", "compiled rows"],
+    [model_energy_and_momentum, energy_and_momentum, compiled_invariants, packed_invariants],
+    ids=["numpy", "kp.io", "compiled rows", "packed rows"],
 )
 
 
@@ -669,7 +693,7 @@ def test_energy_momentum_free_spinning_body(invariants) -> None:
         np.testing.assert_allclose(pe[i], -m * g @ x, rtol=1e-13)
         np.testing.assert_allclose(p[i], m * ud, rtol=1e-13)
         np.testing.assert_allclose(ang[i], np.cross(x, m * ud) + Jw @ w, rtol=1e-12, atol=1e-13)
-    if invariants is compiled_invariants:
+    if invariants in (compiled_invariants, packed_invariants):
         return
     # one row without the leading axis gives the same numbers
     one = invariants(model, q[3], v[3])
@@ -678,6 +702,33 @@ def test_energy_momentum_free_spinning_body(invariants) -> None:
     if invariants is model_energy_and_momentum:  # and so does row-chunking
         for a, c in zip(invariants(model, q, v, chunk_rows=2), (ke, pe, p, ang), strict=True):
             np.testing.assert_array_equal(a, c)
+
+
+def test_packed_rows_are_the_rows_field_major() -> None:
+    """pack_rows + field_views (the writer thread's path) give every field of the rows as
+    split_rows (plain numpy slicing) does, integers as int64, for a block shorter than a unit."""
+    from kynemapy.engine.api import call, initial_state
+    from kynemapy.engine.data import new_workspace
+    from kynemapy.engine.invariants import pack_rows
+    from kynemapy.engine.rows import field_views, split_rows
+
+    model = small_model()
+    workspace = new_workspace(model, 1)
+    layout = workspace.row_layout
+    n, unit = 5, 9
+    rows = np.random.default_rng(1).standard_normal((unit, layout.width))
+    for name in ("step", "iterations"):
+        rows[:, layout.offsets[name]] = np.arange(unit) * 7 + 3
+    fields, ints = np.full(unit * layout.width, np.nan), np.zeros((2, unit), dtype=np.int64)
+    scratch = (np.zeros((1, 4)), np.zeros((1, 3, 3)), np.zeros(8))
+    call(pack_rows, workspace.data(*initial_state(model)), rows, n, unit, fields, ints, *scratch)
+    packed = field_views(layout, fields, ints, unit, n)
+    expected = split_rows(layout, rows[:n])  # after pack_rows: its energy columns are filled in rows
+    assert list(packed) == list(ROW_NAMES)
+    for name in ROW_NAMES:
+        assert packed[name].dtype == expected[name].dtype, name
+        assert packed[name].flags.c_contiguous, name
+        np.testing.assert_array_equal(packed[name], expected[name], err_msg=name)
 
 
 def test_energy_and_momentum_rejects_bad_shapes() -> None:
