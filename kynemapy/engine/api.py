@@ -172,17 +172,49 @@ def reference_factorization(workspace: Workspace, params: StepParameters) -> Non
     """
     state, inputs = initial_state(workspace.model)
     p = params.coefficients
-    task(workspace.data(state, inputs), p, _entry.LINEARIZE)
     n = int(workspace.model.n_dofs)
     workspace.has_reference = True
     if workspace.solver == "dense":
-        workspace.reference = build_program(workspace.indptr, workspace.indices, n, workspace.vals)
+        active = active_entries(workspace, p)
+        task(workspace.data(state, inputs), p, _entry.LINEARIZE)
+        workspace.reference = build_program(workspace.indptr, workspace.indices, n, workspace.vals, active=active)
         return
+    task(workspace.data(state, inputs), p, _entry.LINEARIZE)
     while True:
         status = task(workspace.data(state, inputs), p, _entry.LU_FACTOR)[2]
         if status != LU_CAPACITY:
             return
         workspace.reference = grow_lu_workspace(workspace.reference)
+
+
+#: linearizations at random states that find the entries of the Newton matrix that can be non-zero
+PROBES = 3
+
+
+def active_entries(workspace: Workspace, p: np.ndarray, probes: int = PROBES) -> np.ndarray:
+    """(nnz,) bool: the entries of the Newton matrix's pattern that can be non-zero.
+
+    The union of the non-zeros of ``probes`` linearizations (``LINEARIZE``: element terms,
+    constraint terms and assembly, with the coefficients ``p``) at random states and inputs:
+    every float of the state and the inputs drawn from a standard normal distribution (fixed
+    seed, so the result is the same in every process).  An entry that is a non-zero function
+    of the state is non-zero at a random state with probability one; what stays zero is a
+    structural zero of the model (a body whose centre of mass is its node has no coupling
+    between translation and rotation in its mass matrix, a constraint row acts on one
+    displacement component, the ground has no DOFs).  The dense program takes the others as
+    zeros and checks them at every solve (:func:`kynemapy.linalg.dense.build_program`).
+    """
+    model = workspace.model
+    rng = np.random.default_rng(20261125)
+    seen = np.zeros(workspace.vals.shape[0], dtype=bool)
+    state, inputs = initial_state(model)
+    data = workspace.data(state, inputs)  # one arenas tuple (typed once), refilled in place
+    for _ in range(probes):
+        state.f[...] = rng.standard_normal(state.f.shape)
+        inputs.data[...] = rng.standard_normal(inputs.data.shape)
+        task(data, p, _entry.LINEARIZE)
+        seen |= workspace.vals != 0.0  # NaN counts as non-zero
+    return seen
 
 
 def consistent_accelerations(workspace: Workspace, state: State, inputs: Inputs) -> int:

@@ -115,7 +115,9 @@ _P = HeaderSpec()
 P_VALID = _P.scalar("valid")  #: 1 when a program was built (else every solve pivots)
 P_N = _P.scalar("n")
 P_LU_SIZE = _P.scalar("lu_size")
-P_NNZ = _P.scalar("nnz")  #: entries of A: the first ``nnz`` words of the LU buffer
+P_NNZ = _P.scalar("nnz")  #: entries of A's pattern (the length of ``values``)
+P_APOS = _P.field("i", "apos", ("n_a",))  #: active entries: their positions in ``values`` (the LU buffer's first words)
+P_ZERO = _P.field("i", "zero", ("n_z",))  #: inactive entries: positions in ``values`` that must hold zeros
 P_PERM = _P.field("i", "perm", ("n",))  #: row pivoted at step k
 P_PIV = _P.field("i", "piv", ("n",))  #: LU-buffer position of pivot k
 P_LPTR = _P.field("i", "lptr", ("n1",))  #: L entries of step k: lptr[k] .. lptr[k+1]
@@ -168,8 +170,15 @@ def empty_program(n: int) -> Program:
 
 
 def _pack_program(n: int, nnz: int, arrays: dict[str, np.ndarray], valid: bool, growth_tol: float = GROWTH_TOL):
-    counts = {"n": n, "n1": n + 1, "nnz": nnz, "lu_size": 0, "n_l": 0, "n_u": 0, "n_ops": 0}
-    for name, count in (("lu", "lu_size"), ("lpos", "n_l"), ("upos", "n_u"), ("target", "n_ops")):
+    counts = {"n": n, "n1": n + 1, "nnz": nnz, "lu_size": 0, "n_l": 0, "n_u": 0, "n_ops": 0, "n_a": 0, "n_z": 0}
+    for name, count in (
+        ("lu", "lu_size"),
+        ("lpos", "n_l"),
+        ("upos", "n_u"),
+        ("target", "n_ops"),
+        ("apos", "n_a"),
+        ("zero", "n_z"),
+    ):
         if name in arrays:
             counts[count] = int(arrays[name].shape[0])
     b = HeaderBuilder(_P, counts)
@@ -186,7 +195,12 @@ def _pack_program(n: int, nnz: int, arrays: dict[str, np.ndarray], valid: bool, 
 
 
 def build_program(
-    indptr: np.ndarray, indices: np.ndarray, n: int, values: np.ndarray, growth_tol: float = GROWTH_TOL
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    n: int,
+    values: np.ndarray,
+    growth_tol: float = GROWTH_TOL,
+    active: np.ndarray | None = None,
 ) -> Program:
     """The elimination program of the CSC pattern ``(indptr, indices)`` (n × n) along the
     pivot sequence of partial pivoting applied to ``values`` (the reference matrix).
@@ -196,17 +210,31 @@ def build_program(
     fill is computed on the structural pattern, so every later matrix of that pattern can
     be factored by the program.  A singular reference, or a program of more than
     :data:`MAX_PROGRAM_OPS` operations, gives an invalid program (partial pivoting then).
+
+    ``active`` (nnz,) bool, optional: the entries of the pattern that may be non-zero; the
+    others are taken as structural zeros (the program, its fill and its operations are those
+    of the active entries only, and a nonzero reference value counts as active).  Every solve
+    checks that the inactive entries hold zeros and refuses otherwise, so a wrong guess costs
+    speed (partial pivoting for that matrix), never a wrong result.  The pivot sequence and
+    every operation on a non-zero value are those of the full pattern's program: the results
+    are the same, bit for bit.
     """
     indptr = np.asarray(indptr, dtype=np.int64)
     indices = np.asarray(indices, dtype=np.int64)
     nnz = int(indptr[n])
+    values = np.asarray(values, dtype=np.float64)
     cols = np.repeat(np.arange(n), np.diff(indptr))
-    a = np.zeros((n, n))
-    np.add.at(a, (indices, cols), np.asarray(values, dtype=np.float64))
-    s = np.zeros((n, n), dtype=bool)
-    s[indices, cols] = True
-    if np.count_nonzero(s) != nnz:
+    full = np.zeros((n, n), dtype=bool)
+    full[indices, cols] = True
+    if np.count_nonzero(full) != nnz:
         raise ValueError("build_program: the CSC pattern lists an entry twice")
+    act = np.ones(nnz, dtype=bool) if active is None else np.asarray(active, dtype=bool).reshape(nnz).copy()
+    act |= values != 0.0
+    apos = np.flatnonzero(act)
+    a = np.zeros((n, n))
+    np.add.at(a, (indices, cols), values)
+    s = np.zeros((n, n), dtype=bool)
+    s[indices[apos], cols[apos]] = True
     free = np.ones(n, dtype=bool)
     perm = np.zeros(n, dtype=np.int64)
     steps: list[tuple[np.ndarray, np.ndarray]] = []
@@ -233,13 +261,13 @@ def build_program(
             a[lrows, k] = m
             a[np.ix_(lrows, ucols)] -= np.outer(m, a[p, ucols])
             s[np.ix_(lrows, ucols)] = True
-    # positions in the LU buffer: A's entries first, in CSC order (a solve copies the values
+    # positions in the LU buffer: A's active entries first, in CSC order (a solve gathers them
     # in one pass), then the fill, row-major (a solve zeroes only these)
     position = np.full((n, n), -1, dtype=np.int64)
-    position[indices, cols] = np.arange(nnz)
+    position[indices[apos], cols[apos]] = np.arange(apos.size)
     fill_r, fill_c = np.nonzero(s & (position < 0))
-    position[fill_r, fill_c] = nnz + np.arange(fill_r.size)
-    lu_size = nnz + fill_r.size
+    position[fill_r, fill_c] = apos.size + np.arange(fill_r.size)
+    lu_size = apos.size + fill_r.size
     lptr, uptr = [0], [0]
     lpos, lrow, upos, ucol, target = [], [], [], [], []
     for k, (lrows, ucols) in enumerate(steps):
@@ -263,6 +291,8 @@ def build_program(
         "ucol": np.array(ucol, dtype=np.int64),
         "target": np.array(target, dtype=np.int64),
         "lu": np.zeros(lu_size),
+        "apos": apos.astype(np.int64),
+        "zero": np.flatnonzero(~act).astype(np.int64),
     }
     return _pack_program(n, nnz, arrays, valid=True, growth_tol=growth_tol)
 
@@ -273,8 +303,9 @@ def program_solve(i, f, values, x):
     right-hand side on entry); ``values`` (nnz,) are A's entries in CSC order.
 
     Returns ``SOLVE_OK``, or ``PROGRAM_REFUSED`` (no valid program, a pivot below the growth
-    threshold, a value that is not finite, or ``values`` not of the program's length): ``x``
-    is then unchanged.  Indices are cast to
+    threshold, a value that is not finite, ``values`` not of the program's length, or a
+    non-zero value in an entry the program takes as a structural zero): ``x`` is then
+    unchanged.  Indices are cast to
     ``uint64`` where they index (no negative-index wraparound code).
 
     Every operation is :func:`dense_solve`'s, in its order (multipliers ``a_ik · (1/a_kk)``,
@@ -299,16 +330,22 @@ def program_solve(i, f, values, x):
     upos = v1(i, i, P_UPOS)
     ucol = v1(i, i, P_UCOL)
     target = v1(i, i, P_TARGET)
+    apos = v1(i, i, P_APOS)
+    zero = v1(i, i, P_ZERO)
     tol = f[i[P_TOL]]
     n = _u(i[P_N])
     one = _u(1)
-    # A's values fill the start of the buffer in CSC order; the fill after them starts at zero
-    nnz = _u(values.shape[0])
-    if nnz != _u(i[P_NNZ]):
+    if _u(values.shape[0]) != _u(i[P_NNZ]):
         return PROGRAM_REFUSED
-    for k in range(nnz):
-        lu[k] = values[k]
-    for k in range(nnz, _u(lu.shape[0])):
+    # the entries taken as structural zeros must be zeros
+    for k in range(_u(zero.shape[0])):
+        if values[_u(zero[k])] != 0.0:
+            return PROGRAM_REFUSED
+    # A's active values fill the start of the buffer in CSC order; the fill after them starts at zero
+    n_a = _u(apos.shape[0])
+    for k in range(n_a):
+        lu[k] = values[_u(apos[k])]
+    for k in range(n_a, _u(lu.shape[0])):
         lu[k] = 0.0
     t = _u(0)
     for k in range(n):

@@ -155,3 +155,113 @@ def test_duplicate_pattern_entry_is_an_error() -> None:
     indices = np.array([0, 0, 1])
     with pytest.raises(ValueError, match="twice"):
         build_program(indptr, indices, 2, np.ones(3))
+
+
+def padded(rng: np.random.Generator, s: np.ndarray) -> np.ndarray:
+    """A wider pattern: ``s`` plus structural entries that will hold zeros (as a dense
+    rigid-body block holds the zeros of a diagonal mass)."""
+    extra = rng.random(s.shape) < 0.3
+    return s | extra
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_active_entries_program_is_the_full_program_bit_for_bit(seed: int) -> None:
+    """A program told which entries can be non-zero (``active``) gives the full pattern's
+    results bit for bit, with fewer operations; a non-zero in an entry it takes as zero is
+    refused (x untouched), as is a growth failure."""
+    rng = np.random.default_rng(100 + seed)
+    s, a = kkt_like(rng, 10, 5)
+    wide = padded(rng, s)
+    indptr, indices, values = to_csc(wide, a)  # the wide pattern's extra entries hold zeros
+    active = to_csc(wide, s.astype(float))[2] != 0.0
+    assert not active.all()
+    full = build_program(indptr, indices, wide.shape[0], values)
+    lean = build_program(indptr, indices, wide.shape[0], values, active=active)
+    assert full.valid and lean.valid
+    assert lean.ops < full.ops
+    assert np.array_equal(lean.field(P_PERM), full.field(P_PERM))
+    for _ in range(5):
+        vals = values * (1.0 + 0.01 * rng.standard_normal(values.shape))  # zeros stay zeros
+        rhs = rng.standard_normal(wide.shape[0])
+        status_full, x_full = program_solution(full, vals, rhs)
+        status_lean, x_lean = program_solution(lean, vals, rhs)
+        assert status_full == status_lean == SOLVE_OK
+        assert np.array_equal(x_lean, x_full)
+        reference = np.linalg.solve(dense_of(wide, vals), rhs)
+        assert np.max(np.abs(x_lean - reference)) <= 1e-12 * np.max(np.abs(reference))
+    # an inactive entry that is not zero: refused, x untouched; the full program solves it
+    vals = values.copy()
+    vals[np.flatnonzero(~active)[0]] = 0.5
+    rhs = rng.standard_normal(wide.shape[0])
+    status, x = program_solution(lean, vals, rhs)
+    assert status == PROGRAM_REFUSED and np.array_equal(x, rhs)
+    status, x = program_solution(full, vals, rhs)
+    assert status == SOLVE_OK
+    np.testing.assert_allclose(x, np.linalg.solve(dense_of(wide, vals), rhs), rtol=1e-10, atol=1e-12)
+
+
+def test_nonzero_reference_value_is_always_active() -> None:
+    """An entry with a non-zero reference value is active even when ``active`` says not."""
+    rng = np.random.default_rng(5)
+    s, a = kkt_like(rng, 6, 3)
+    indptr, indices, values = to_csc(s, a)
+    prog = build_program(indptr, indices, s.shape[0], values, active=np.zeros(values.shape, dtype=bool))
+    assert prog.ops == build_program(indptr, indices, s.shape[0], values).ops
+    status, x = program_solution(prog, values, np.ones(s.shape[0]))
+    assert status == SOLVE_OK
+    np.testing.assert_allclose(x, np.linalg.solve(a, np.ones(s.shape[0])), rtol=1e-12)
+
+
+def rigid_body_on_a_ball_joint(eta: tuple[float, float, float]):
+    """One 6-DOF body (mass at its node, centre of mass at ``eta`` from it [m]) on a spherical
+    joint to the ground at the origin: the engine's Newton matrix is 9 × 9."""
+    import kynemapy as kp
+
+    m, e = 2.0, np.asarray(eta, dtype=float)
+    et = np.array([[0.0, -e[2], e[1]], [e[2], 0.0, -e[0]], [-e[1], e[0], 0.0]])
+    m_star = np.block([[m * np.eye(3), m * et.T], [m * et, np.diag([0.5, 0.6, 0.7]) - m * et @ et]])
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, -9.81))
+    node = b.add_node(position=(0.0, 0.0, 1.0), velocity=(0.2, -0.1, 0.0, 0.1, 0.2, 0.3))  # ω × r
+    b.add_mass(node, mass_matrix=m_star)
+    b.add_spherical_joint(node, point=(0.0, 0.0, 0.0))
+    return b.build()
+
+
+def test_probe_finds_the_structural_zeros_of_a_rigid_body() -> None:
+    """kynemapy.engine.api.active_entries: a body whose centre of mass is its node has no
+    translation-rotation coupling in its iteration matrix (β′M, γ′G and K are exactly zero
+    there at every state; the translational block m R Rᵀ is not exactly diagonal in floating
+    point, so it stays active); with an offset centre of mass the coupling entries are active.
+    The simulation's program uses the lean pattern and steps as partial pivoting does."""
+    import kynemapy as kp
+    from kynemapy.engine.api import active_entries
+
+    params = kp.StepParameters(h=0.01, rho_inf=0.9, max_iter=10)
+    lean = kp.Simulation(rigid_body_on_a_ball_joint((0.0, 0.0, 0.0)), params)
+    ws = lean.workspace
+    n = int(lean.model.n_dofs)
+    cols = np.repeat(np.arange(n), np.diff(ws.indptr))
+    active = active_entries(ws, lean.coefficients)
+    where = {(int(r), int(c)): bool(a) for r, c, a in zip(ws.indices, cols, active, strict=True)}
+    for i in range(3):
+        for j in range(3):
+            assert where[(i, i)], (i, j)  # m β′ on the diagonal
+            assert not where[(i, 3 + j)] and not where[(3 + i, j)], (i, j)  # no coupling
+            assert where[(3 + i, 3 + j)], (i, j)  # rotated inertia, gyroscopic and stiffness terms
+    offset = kp.Simulation(rigid_body_on_a_ball_joint((0.1, -0.2, 0.05)), params)
+    active = active_entries(offset.workspace, offset.coefficients)
+    assert active.sum() > sum(where.values())
+    where = {(int(r), int(c)): bool(a) for r, c, a in zip(ws.indices, cols, active, strict=True)}
+    # m η̃ rotated: its off-diagonal entries are non-zero (its diagonal is zero up to round-off)
+    assert all(where[(i, 3 + j)] and where[(3 + i, j)] for i in range(3) for j in range(3) if i != j)
+    # the lean program steps the body exactly as partial pivoting on the full matrix would
+    # (the program's pivots are partial pivoting's here): same states, bit for bit
+    pivoting = kp.Simulation(rigid_body_on_a_ball_joint((0.0, 0.0, 0.0)), params)
+    from kynemapy.linalg.dense import empty_program
+
+    pivoting.workspace.reference = empty_program(n)
+    pivoting._bind()
+    lean.advance(50)
+    pivoting.advance(50)
+    np.testing.assert_array_equal(lean.state.q, pivoting.state.q)
+    np.testing.assert_array_equal(lean.state.lam, pivoting.state.lam)
