@@ -189,6 +189,17 @@ def test_active_entries_program_is_the_full_program_bit_for_bit(seed: int) -> No
         assert np.array_equal(x_lean, x_full)
         reference = np.linalg.solve(dense_of(wide, vals), rhs)
         assert np.max(np.abs(x_lean - reference)) <= 1e-12 * np.max(np.abs(reference))
+    # −0.0 is a zero
+    vals = values.copy()
+    vals[~active] = -0.0
+    status, x = program_solution(lean, vals, rhs)
+    assert status == SOLVE_OK and np.array_equal(x, program_solution(full, vals, rhs)[1])
+    # an inactive entry that is not zero (the smallest subnormal too): refused, x untouched
+    for tiny in (5e-324, -5e-324):
+        vals = values.copy()
+        vals[np.flatnonzero(~active)[-1]] = tiny
+        status, x = program_solution(lean, vals, rhs)
+        assert status == PROGRAM_REFUSED and np.array_equal(x, rhs)
     # an inactive entry that is not zero: refused, x untouched; the full program solves it
     vals = values.copy()
     vals[np.flatnonzero(~active)[0]] = 0.5
