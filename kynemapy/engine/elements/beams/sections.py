@@ -9,11 +9,14 @@ Kynema's ``PopulateQPMstar``/``PopulateQPCstar`` do.  The kernels rotate them in
 inertial frame at every evaluation by the *current* orientation of the point,
 ``M = diag(R, R) M* diag(R, R)ᵀ`` with ``R = R(r ⊗ r0)`` (r: interpolated rotation
 displacement, r0: reference orientation), with the rigid-body kernel
-:func:`kynemapy.engine.elements.masses.rotate_section_matrix`.
+:func:`kynemapy.engine.elements.masses.rotate_section_matrix`.  Also here: sectional matrices from
+engineering properties (Kynema's ``GenerateStiffnessMatrix``, ``GenerateMassMatrix``, hollow
+circular sections), in BeamDyn's section axes (z along the beam).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -112,3 +115,139 @@ def element_tables(
         qp_m_star=interpolate_sections(section_xi, m_star, qp_xi),
         qp_c_star=interpolate_sections(section_xi, c_star, qp_xi),
     )
+
+
+# ---------------------------------------------------------------------------
+# sectional matrices from engineering properties (Kynema's generate_sectional_properties.hpp,
+# hollow_circle_properties.hpp).  These follow BeamDyn's section convention: the section lies in
+# its x-y plane and z is the beam axis (EA at [2, 2], torsion at [5, 5]); the beam kernels take
+# the first material axis along the beam, so such matrices are used in a frame with z along the
+# reference line, or permuted first.
+
+
+def generate_stiffness_matrix(
+    EA: float,
+    EI_x: float,
+    EI_y: float,
+    GKt: float,
+    GA: float,
+    kxs: float,
+    kys: float,
+    x_C: float = 0.0,
+    y_C: float = 0.0,
+    theta_p: float = 0.0,
+    x_S: float = 0.0,
+    y_S: float = 0.0,
+    theta_s: float = 0.0,
+) -> np.ndarray:
+    """6×6 sectional stiffness about the reference point O (BeamDyn axes, z along the beam).
+
+    Parameters
+    ----------
+    EA : axial stiffness [N]; EI_x, EI_y : bending stiffness about the principal axes at the
+        centroid C [N m²]; GKt : torsional stiffness at the shear center S [N m²]; GA : shear
+        stiffness [N]; kxs, kys : shear correction factors [1].
+    x_C, y_C : centroid offset from O [m]; theta_p : angle from the reference to the principal
+        bending axes [rad]; x_S, y_S : shear-center offset [m]; theta_s : angle to the principal
+        shear axes [rad].
+    """
+    cp, sp = math.cos(theta_p), math.sin(theta_p)
+    cs, ss = math.cos(theta_s), math.sin(theta_s)
+    bending_xx = (EI_x * cp * cp) + (EI_y * sp * sp)
+    bending_yy = (EI_x * sp * sp) + (EI_y * cp * cp)
+    bending_xy = (EI_y - EI_x) * sp * cp
+    shear_xx = GA * (kxs * cs * cs + kys * ss * ss)
+    shear_yy = GA * (kxs * ss * ss + kys * cs * cs)
+    shear_xy = GA * (kys - kxs) * ss * cs
+    k = np.zeros((6, 6))
+    k[0, 0] = shear_xx
+    k[0, 1] = k[1, 0] = -shear_xy
+    k[1, 1] = shear_yy
+    k[2, 2] = EA
+    k[2, 3] = k[3, 2] = EA * y_C
+    k[2, 4] = k[4, 2] = -EA * x_C
+    k[3, 3] = bending_xx + EA * y_C * y_C
+    k[3, 4] = k[4, 3] = -bending_xy - EA * x_C * y_C
+    k[4, 4] = bending_yy + EA * x_C * x_C
+    k[0, 5] = k[5, 0] = -shear_xx * y_S - shear_xy * x_S
+    k[1, 5] = k[5, 1] = shear_xy * y_S + shear_yy * x_S
+    k[5, 5] = GKt + shear_xx * y_S * y_S + 2.0 * shear_xy * x_S * y_S + shear_yy * x_S * x_S
+    return k
+
+
+def generate_mass_matrix(
+    m: float, I_x: float, I_y: float, I_p: float, x_G: float = 0.0, y_G: float = 0.0, theta_i: float = 0.0
+) -> np.ndarray:
+    """6×6 sectional mass matrix per unit length about O (BeamDyn axes, z along the beam).
+
+    Parameters
+    ----------
+    m : mass per unit length [kg/m]; I_x, I_y : mass moments of inertia per unit length about the
+        principal inertia axes at the centre of gravity G [kg m]; I_p : polar one [kg m].
+    x_G, y_G : offset of G from O [m]; theta_i : angle from the reference to the principal
+        inertia axes [rad].
+    """
+    ci, si = math.cos(theta_i), math.sin(theta_i)
+    inertia_xx = (I_x * ci * ci) + (I_y * si * si)
+    inertia_yy = (I_x * si * si) + (I_y * ci * ci)
+    inertia_xy = (I_y - I_x) * si * ci
+    out = np.zeros((6, 6))
+    out[0, 0] = out[1, 1] = out[2, 2] = m
+    out[0, 5] = out[5, 0] = -m * y_G
+    out[1, 5] = out[5, 1] = m * x_G
+    out[2, 3] = out[3, 2] = m * y_G
+    out[2, 4] = out[4, 2] = -m * x_G
+    out[3, 3] = inertia_xx + m * y_G * y_G
+    out[3, 4] = out[4, 3] = -inertia_xy - m * x_G * y_G
+    out[4, 4] = inertia_yy + m * x_G * x_G
+    out[5, 5] = I_p + m * (x_G * x_G + y_G * y_G)
+    return out
+
+
+class HollowCircleProperties(NamedTuple):
+    """Area [m²], second moments Ixx, Iyy and polar moment J [m⁴], shear factors kx, ky [1]."""
+
+    area: float
+    Ixx: float
+    Iyy: float
+    J: float
+    kx: float
+    ky: float
+
+
+def hollow_circle_properties(outer_diameter: float, wall_thickness: float, nu: float = 0.33) -> HollowCircleProperties:
+    """Geometric properties of a hollow circular section (tube) [m], Poisson's ratio ``nu``.
+
+    Shear correction factor ``6 (1 + ν) / (7 + 6 ν)`` (Timoshenko).  Raises ValueError when the
+    wall is not thinner than the outer radius.
+    """
+    if wall_thickness >= outer_diameter / 2.0:
+        raise ValueError(
+            f"hollow circle: wall thickness {wall_thickness} must be less than the outer radius {outer_diameter / 2.0}"
+        )
+    ro = outer_diameter / 2.0
+    ri = ro - wall_thickness
+    area = math.pi * (ro**2 - ri**2)
+    ixx = math.pi * (ro**4 - ri**4) / 4.0
+    polar = math.pi * (ro**4 - ri**4) / 2.0
+    kx = (6.0 * (1.0 + nu)) / (7.0 + 6.0 * nu)
+    return HollowCircleProperties(area=area, Ixx=ixx, Iyy=ixx, J=polar, kx=kx, ky=kx)
+
+
+def hollow_circle_section(
+    E: float, G: float, rho: float, outer_diameter: float, wall_thickness: float, nu: float, **offsets: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(M*, C*)`` (6, 6) each of a tube of Young's modulus ``E`` and shear modulus ``G`` [Pa],
+    density ``rho`` [kg/m³]; ``offsets``: the keyword offsets and angles of
+    :func:`generate_mass_matrix` (x_G, y_G, theta_i) and :func:`generate_stiffness_matrix`."""
+    p = hollow_circle_properties(outer_diameter, wall_thickness, nu)
+    i_x, i_y = rho * p.Ixx, rho * p.Iyy
+    mass_keys = ("x_G", "y_G", "theta_i")
+    mass = generate_mass_matrix(
+        rho * p.area, i_x, i_y, i_x + i_y, **{k: v for k, v in offsets.items() if k in mass_keys}
+    )
+    stiffness = generate_stiffness_matrix(
+        E * p.area, E * p.Ixx, E * p.Iyy, G * p.J, G * p.area, p.kx, p.ky,
+        **{k: v for k, v in offsets.items() if k not in mass_keys},
+    )  # fmt: skip
+    return mass, stiffness
