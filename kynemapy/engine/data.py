@@ -297,10 +297,14 @@ class Workspace:
         layout = _layout(fd.MODEL + fd.WORKSPACE, counts)
         for k, (table, (nodes, rows)) in enumerate(zip(TABLES, blocks, strict=True)):
             tcounts = {"n": nodes.shape[0], "nodes_per": nodes.shape[1], "m": rows.shape[1]}
+            if hasattr(table, "counts"):  # the table's own sizes (beams: nodes and points per element)
+                tcounts.update(table.counts(model))
             for name, arena, shape in STANDARD:
                 layout.add(arena, f"table{k}.{name}", resolve(shape, tcounts))
             for name, arena, trailing, _ in table.FIELDS:
-                layout.add(arena, f"table{k}.{name}", (nodes.shape[0], *trailing))
+                layout.add(arena, f"table{k}.{name}", (nodes.shape[0], *resolve(trailing, tcounts)))
+            for name, shape in getattr(table, "SCRATCH", ()):  # the kernel's scratch, once per table
+                layout.add("wf", f"table{k}.{name}", resolve(shape, tcounts))
         arenas, views = layout.allocate()
         for name, _, _ in fd.MODEL:
             if hasattr(model, name):

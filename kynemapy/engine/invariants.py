@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from kynemapy._jit import njit
+from kynemapy.engine.elements import MASSES
 from kynemapy.engine.rows import (
     ROW_ANGULAR_MOMENTUM,
     ROW_ITERATIONS,
@@ -108,7 +109,7 @@ def fill_invariants(d, rows, start, stop, s4, s33, out):
     Uses only its own scratch ``s4`` (>= 1, 4), ``s33`` (>= 1, 3, 3), ``out`` (8,): the run's
     writer thread calls it while the stepping goes on.
     """
-    masses = d.tables[0]
+    masses = d.tables[MASSES]
     node = masses.nodes[:, 0]
     n = d.x0.shape[0]
     o = d.row_offsets

@@ -102,7 +102,7 @@ from kynemapy.engine.data import Inputs, State
 from kynemapy.engine.invariants import system_invariants
 from kynemapy.engine.params import StepParameters
 from kynemapy.engine.rows import DERIVED, ROW_FIELDS, ROW_NAMES, row_layout
-from kynemapy.model import Model, freeze
+from kynemapy.model import Model, freeze, no_beams
 
 __all__ = [
     "UNITS",
@@ -278,6 +278,9 @@ def _slot_crc(arrays: Mapping[str, np.ndarray]) -> int:
         crc = _crc(arrays[name], crc)
     return crc
 
+
+#: the model fields of a file written before beams existed
+_NO_BEAMS: dict[str, Any] = {"n_beams": 0, **no_beams()}
 
 #: root attributes the writer sets (not the user's)
 _RESERVED = ("kynemapy_version", "created", "units", "writer_pid", "writer_host")
@@ -1254,6 +1257,8 @@ def read(path: str | os.PathLike[str], *, salvage: bool = False) -> Result:
                     fields[name] = freeze(value, ds.dtype.type)
                 elif name in gm.attrs:
                     fields[name] = int(gm.attrs[name])
+                elif name in _NO_BEAMS:  # written before beams existed: a model without beams
+                    fields[name] = _NO_BEAMS[name]
                 else:
                     raise ResultFileError(f"{path}: /model lacks {name}", path, [(f"model/{name}", None, None)])
             model = Model(**fields)

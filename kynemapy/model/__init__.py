@@ -47,6 +47,20 @@ class Model(NamedTuple):
         the ground).
     constraint_param : (n_constraints,) distance constraint length [m]; cos α of a universal
         joint's axes [-]; 0 for other kinds.
+    n_beams : number of beam elements (Kynema's geometrically exact beam,
+        :mod:`kynemapy.engine.elements.beams`).  Per element, padded to the largest node count
+        P and quadrature-point count Q of the model's elements (P = 2, Q = 1 without beams):
+    beam_node : (n_beams, P) int64 nodes (GLL points in span order), −1 padded;
+        beam_n_nodes, beam_n_qps : (n_beams,) int64 the element's own counts;
+        beam_mu : (n_beams, 6) structural damping coefficients μ [s] (D* = diag(μ) C*);
+        beam_qp_weight : (n_beams, Q) quadrature weights on [−1, 1];
+        beam_qp_jacobian : (n_beams, Q) J = |dX/dξ| [m];
+        beam_shape_interp, beam_shape_deriv : (n_beams, P, Q) Lagrange shape functions φ and
+        dφ/dξ at the points;
+        beam_qp_x0 : (n_beams, Q, 3) reference position [m]; beam_qp_r0 : (n_beams, Q, 4)
+        reference orientation (w, x, y, z); beam_qp_x0_prime : (n_beams, Q, 3) unit tangent;
+        beam_qp_m_star, beam_qp_c_star : (n_beams, Q, 6, 6) sectional mass [kg/m, kg, kg m]
+        and stiffness [N, N m, N m²] matrices in the material frame (first axis along the beam).
     """
 
     n_nodes: int
@@ -78,6 +92,48 @@ class Model(NamedTuple):
     initial_constraint_input: np.ndarray
     constraint_geometry: np.ndarray
     constraint_param: np.ndarray
+    n_beams: int = 0
+    beam_node: np.ndarray | None = None
+    beam_n_nodes: np.ndarray | None = None
+    beam_n_qps: np.ndarray | None = None
+    beam_mu: np.ndarray | None = None
+    beam_qp_weight: np.ndarray | None = None
+    beam_qp_jacobian: np.ndarray | None = None
+    beam_shape_interp: np.ndarray | None = None
+    beam_shape_deriv: np.ndarray | None = None
+    beam_qp_x0: np.ndarray | None = None
+    beam_qp_r0: np.ndarray | None = None
+    beam_qp_x0_prime: np.ndarray | None = None
+    beam_qp_m_star: np.ndarray | None = None
+    beam_qp_c_star: np.ndarray | None = None
+
+
+#: the beam fields of :class:`Model` and their shapes with P (nodes per element) and Q (points)
+BEAM_FIELDS: tuple[tuple[str, tuple[str | int, ...], type], ...] = (
+    ("beam_node", ("P",), np.int64),
+    ("beam_n_nodes", (), np.int64),
+    ("beam_n_qps", (), np.int64),
+    ("beam_mu", (6,), np.float64),
+    ("beam_qp_weight", ("Q",), np.float64),
+    ("beam_qp_jacobian", ("Q",), np.float64),
+    ("beam_shape_interp", ("P", "Q"), np.float64),
+    ("beam_shape_deriv", ("P", "Q"), np.float64),
+    ("beam_qp_x0", ("Q", 3), np.float64),
+    ("beam_qp_r0", ("Q", 4), np.float64),
+    ("beam_qp_x0_prime", ("Q", 3), np.float64),
+    ("beam_qp_m_star", ("Q", 6, 6), np.float64),
+    ("beam_qp_c_star", ("Q", 6, 6), np.float64),
+)
+
+
+def no_beams() -> dict[str, np.ndarray]:
+    """The beam fields of a model without beams (read-only empty arrays, P = 2, Q = 1): for
+    models built before beams existed and for result files written by such versions."""
+    sizes = {"P": 2, "Q": 1}
+    return {
+        name: freeze(np.zeros((0, *(sizes[d] if isinstance(d, str) else d for d in shape)), dtype=dtype), dtype)
+        for name, shape, dtype in BEAM_FIELDS
+    }
 
 
 def freeze(a: np.ndarray, dtype: type) -> np.ndarray:

@@ -11,10 +11,11 @@ import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from kynemapy.model import Model, dof_map, freeze, kinds
+from kynemapy.model import BEAM_FIELDS, Model, dof_map, freeze, kinds
 
 ArrayLike = Sequence[float] | np.ndarray
 
@@ -144,6 +145,7 @@ class ModelBuilder:
         self._nodes: list[_Node] = []
         self._masses: list[tuple[int, np.ndarray]] = []
         self._springs: list[tuple[int, int, float, float]] = []
+        self._beams: list[tuple[list[int], Any, np.ndarray]] = []
         self._constraints: list[_Constraint] = []
 
     # ------------------------------------------------------------------ nodes
@@ -276,6 +278,99 @@ class ModelBuilder:
             raise ModelError(f"{what}: undeformed_length must be a finite number >= 0 m, got {undeformed_length!r}")
         self._springs.append((a, b, k, length))
         return len(self._springs) - 1
+
+    def add_beam_element(
+        self,
+        nodes: Sequence[int],
+        node_s: ArrayLike,
+        quadrature: ArrayLike,
+        section_s: ArrayLike,
+        m_star: ArrayLike,
+        c_star: ArrayLike,
+        mu: ArrayLike | None = None,
+    ) -> int:
+        """Add one geometrically exact beam element (Kynema's GEBT element) on existing nodes.
+
+        The element's reference line and orientation come from its nodes' reference positions
+        and orientations (:meth:`add_node`): node i sits at span fraction ``node_s[i]``, and the
+        first axis of its orientation should lie along the beam.  Most users build whole beams
+        from a reference axis instead; this is the element-level call they end in.
+
+        Parameters
+        ----------
+        nodes : (P,) node ids in span order, P >= 2 (P − 1 is the element's order; usually the
+            nodes sit at the Gauss–Lobatto–Legendre points).
+        node_s : (P,) span fraction s ∈ [0, 1] of each node, increasing (ξ = 2s − 1).
+        quadrature : (Q, 2) rows (ξ ∈ [−1, 1], weight): the element's quadrature rule
+            (:mod:`kynemapy.engine.elements.beams.quadrature`).
+        section_s : (S,) span fractions of the sections, increasing.
+        m_star : (S, 6, 6) sectional mass matrices M* [kg/m, kg, kg m], material frame,
+            symmetric positive semi-definite.
+        c_star : (S, 6, 6) sectional stiffness matrices C* [N, N m, N m²], material frame,
+            symmetric positive definite.
+        mu : (6,) structural damping coefficients μ [s] (D* = diag(μ) C*), default none.
+
+        Returns the element id.
+        """
+        from kynemapy.engine.elements.beams.sections import element_tables  # numba on first use only
+
+        what = f"beam element {len(self._beams)}"
+        ids = [self._node(n, f"{what} node") for n in nodes]
+        if len(ids) < 2:
+            raise ModelError(f"{what}: needs at least 2 nodes, got {len(ids)}")
+        if len(set(ids)) != len(ids):
+            raise ModelError(f"{what}: a node appears twice in {ids}")
+        s_nodes = _vector(node_s, len(ids), f"{what} node_s")
+        if np.any(np.diff(s_nodes) <= 0.0) or s_nodes[0] < 0.0 or s_nodes[-1] > 1.0:
+            raise ModelError(f"{what}: node_s must increase within [0, 1], got {s_nodes.tolist()}")
+        quad = np.asarray(quadrature, dtype=float)
+        if quad.ndim != 2 or quad.shape[1] != 2 or quad.shape[0] < 1 or not np.all(np.isfinite(quad)):
+            raise ModelError(f"{what}: quadrature must be finite (Q >= 1, 2) rows (xi, weight), got shape {quad.shape}")
+        if np.any(np.abs(quad[:, 0]) > 1.0) or np.any(quad[:, 1] <= 0.0):
+            raise ModelError(f"{what}: quadrature points must lie in [-1, 1] with positive weights")
+        m = np.asarray(m_star, dtype=float)
+        c = np.asarray(c_star, dtype=float)
+        s_sec = np.atleast_1d(np.asarray(section_s, dtype=float))
+        if s_sec.ndim != 1 or s_sec.size < 1 or np.any(np.diff(s_sec) <= 0.0) or not np.all(np.isfinite(s_sec)):
+            raise ModelError(f"{what}: section_s must be increasing span fractions, got {s_sec.tolist()}")
+        for name, mat in (("m_star", m), ("c_star", c)):
+            if mat.shape != (s_sec.size, 6, 6):
+                raise ModelError(
+                    f"{what}: {name} must have shape ({s_sec.size}, 6, 6) (one per section), got {mat.shape}"
+                )
+            if not np.all(np.isfinite(mat)):
+                raise ModelError(f"{what}: {name} has values that are not finite")
+            for k in range(s_sec.size):
+                scale = max(float(np.max(np.abs(mat[k]))), 1e-300)
+                if np.max(np.abs(mat[k] - mat[k].T)) > 1e-10 * scale:
+                    raise ModelError(f"{what}: {name}[{k}] (section at s = {s_sec[k]}) is not symmetric")
+                low = float(np.min(np.linalg.eigvalsh(mat[k])))
+                if name == "c_star" and low <= 0.0:
+                    raise ModelError(
+                        f"{what}: c_star[{k}] (section at s = {s_sec[k]}) is not positive definite "
+                        f"(smallest eigenvalue {low:.3g})"
+                    )
+                if name == "m_star" and low < -1e-12 * scale:
+                    raise ModelError(
+                        f"{what}: m_star[{k}] (section at s = {s_sec[k]}) is not positive semi-definite "
+                        f"(smallest eigenvalue {low:.3g})"
+                    )
+        damping = np.zeros(6) if mu is None else _vector(mu, 6, f"{what} mu")
+        if np.any(damping < 0.0):
+            raise ModelError(f"{what}: mu must be >= 0, got {damping.tolist()}")
+        if quad.shape[0] < len(ids) and not np.allclose(quad[:, 0], np.linspace(-1.0, 1.0, quad.shape[0])):
+            warnings.warn(
+                f"{what}: {quad.shape[0]} quadrature points for {len(ids)} nodes (order {len(ids) - 1}) "
+                "under-integrate the element's mass matrix (use at least one point per node)",
+                UserWarning,
+                stacklevel=2,
+            )
+        x0 = np.array([np.concatenate([self._nodes[n].position, self._nodes[n].orientation]) for n in ids])
+        tables = element_tables(x0, s_nodes, quad, s_sec, m, c)
+        if not np.all(tables.qp_jacobian > 0.0):
+            raise ModelError(f"{what}: its nodes do not span a line (zero Jacobian at a quadrature point)")
+        self._beams.append((ids, tables, damping))
+        return len(self._beams) - 1
 
     # ------------------------------------------------------------- constraints
     def _add_constraint(
@@ -745,6 +840,8 @@ class ModelBuilder:
         for a, b, _, _ in self._springs:
             sig[a] |= pos_sig
             sig[b] |= pos_sig
+        for beam_nodes, _, _ in self._beams:
+            sig[beam_nodes] |= all_sig
         for c in self._constraints:
             sig[c.target] |= all_sig if kinds.TARGET_DOFS[c.kind] == 6 else pos_sig
             if c.base >= 0:
@@ -825,7 +922,38 @@ class ModelBuilder:
             ),
             constraint_geometry=freeze(geometry, np.float64),
             constraint_param=freeze(param, np.float64),
+            n_beams=len(self._beams),
+            **self._beam_fields(),
         )
+
+    def _beam_fields(self) -> dict[str, np.ndarray]:
+        """The beam fields of the Model, padded to the largest node and point counts."""
+        n = len(self._beams)
+        sizes = {
+            "P": max([len(b[0]) for b in self._beams], default=2),
+            "Q": max([b[1].qp_weight.shape[0] for b in self._beams], default=1),
+        }
+        out = {
+            name: np.zeros((n, *(sizes[d] if isinstance(d, str) else d for d in shape)), dtype=dtype)
+            for name, shape, dtype in BEAM_FIELDS
+        }
+        out["beam_node"][...] = -1
+        for e, (ids, t, mu) in enumerate(self._beams):
+            p, q = len(ids), t.qp_weight.shape[0]
+            out["beam_node"][e, :p] = ids
+            out["beam_n_nodes"][e] = p
+            out["beam_n_qps"][e] = q
+            out["beam_mu"][e] = mu
+            out["beam_qp_weight"][e, :q] = t.qp_weight
+            out["beam_qp_jacobian"][e, :q] = t.qp_jacobian
+            out["beam_shape_interp"][e, :p, :q] = t.shape_interp
+            out["beam_shape_deriv"][e, :p, :q] = t.shape_deriv
+            out["beam_qp_x0"][e, :q] = t.qp_x0
+            out["beam_qp_r0"][e, :q] = t.qp_r0
+            out["beam_qp_x0_prime"][e, :q] = t.qp_x0_prime
+            out["beam_qp_m_star"][e, :q] = t.qp_m_star
+            out["beam_qp_c_star"][e, :q] = t.qp_c_star
+        return {name: freeze(value, value.dtype.type) for name, value in out.items()}
 
 
 def revolute_axes(axis: np.ndarray) -> np.ndarray:
@@ -852,7 +980,7 @@ def check_simulation(model: Model, dynamic: bool = True) -> None:
     """Refuse a model with a node that makes the dynamics singular; raises :class:`ModelError` naming it.
 
     In dynamics (``dynamic``), a node with degrees of freedom (a spring ends on it) but neither a
-    mass nor a constraint has no inertia in any direction: the iteration matrix is singular.
+    mass, a beam nor a constraint has no inertia in any direction: the iteration matrix is singular.
     (Statics may still solve it, when its springs hold it in every direction.)  A node with
     nothing attached at all has no unknowns and is left alone (Kynema's model tests create
     such states); a load on it is refused by :meth:`kynemapy.Simulation.set_load`.
@@ -861,6 +989,9 @@ def check_simulation(model: Model, dynamic: bool = True) -> None:
         return
     held = np.zeros(model.n_nodes, dtype=bool)
     held[np.asarray(model.mass_node, dtype=np.int64)] = True
+    if model.n_beams:  # beam nodes have the beam's inertia
+        beam_nodes = np.asarray(model.beam_node, dtype=np.int64)
+        held[beam_nodes[beam_nodes >= 0]] = True
     for base, target in np.asarray(model.constraint_node, dtype=np.int64):
         held[target] = True
         if base >= 0:
