@@ -141,7 +141,7 @@ def _info(args: argparse.Namespace) -> int:
         print(f"time              {r.time[0]:.9g} s to {r.time[-1]:.9g} s (steps {r.step[0]} to {r.step[-1]})")
         its = r.iterations[r.step > 0] if np.any(r.step > 0) else r.iterations
         print(f"Newton iterations mean {its.mean():.3f}, max {its.max()}")
-        energy = r.kinetic_energy + r.potential_energy
+        energy = r.kinetic_energy + r.potential_energy + r.strain_energy
         scale = max(abs(energy[0]), 1e-300)
         print(
             f"energy            {energy[0]:.9g} J at start, {energy[-1]:.9g} J at end "

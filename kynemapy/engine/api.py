@@ -17,8 +17,9 @@ import numpy as np
 
 from kynemapy.engine import entry as _entry
 from kynemapy.engine.data import Inputs, State, Workspace, new_inputs, new_state
+from kynemapy.engine.elements import BEAMS
 from kynemapy.engine.fields import Data
-from kynemapy.engine.invariants import fill_invariants
+from kynemapy.engine.invariants import fill_invariants, invariant_scratch
 from kynemapy.engine.params import INITIAL_ACCELERATIONS, StepParameters
 from kynemapy.engine.step import CONVERGED, NEEDS_MEMORY, NOT_CONVERGED, NOT_FINITE, SINGULAR
 from kynemapy.linalg.dense import SOLVE_CAPACITY, SOLVE_OK, build_program
@@ -140,8 +141,8 @@ def task(
 
 def fill_rows(data: Data, rows: np.ndarray) -> None:
     """Energy and momentum columns of output rows (R, width) from their q and v (compiled
-    :func:`~kynemapy.engine.invariants.fill_invariants`, the caller's scratch)."""
-    call(fill_invariants, data, rows, 0, rows.shape[0], np.zeros((1, 4)), np.zeros((1, 3, 3)), np.zeros(8))
+    :func:`~kynemapy.engine.invariants.fill_invariants`, scratch of its own)."""
+    call(fill_invariants, data, rows, 0, rows.shape[0], invariant_scratch(data.tables[BEAMS].w_node_u.shape[0]))
 
 
 def grow_fallback(workspace: Workspace) -> None:

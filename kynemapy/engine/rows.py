@@ -47,6 +47,7 @@ ROW_FIELDS: tuple[RowField, ...] = (
     ),
     RowField("kinetic_energy", (), np.float64, "J"),
     RowField("potential_energy", (), np.float64, "J (gravity, zero at the world origin)"),
+    RowField("strain_energy", (), np.float64, "J (elastic energy of beams and springs)"),
     RowField("linear_momentum", (3,), np.float64, "kg m/s"),
     RowField("angular_momentum", (3,), np.float64, "kg m^2/s (about the world origin, world frame)"),
 )
@@ -66,11 +67,18 @@ ROW_NAMES: tuple[str, ...] = tuple(f.name for f in ROW_FIELDS)
     ROW_CONSTRAINT_OUTPUT,
     ROW_KINETIC_ENERGY,
     ROW_POTENTIAL_ENERGY,
+    ROW_STRAIN_ENERGY,
     ROW_LINEAR_MOMENTUM,
     ROW_ANGULAR_MOMENTUM,
 ) = range(len(ROW_FIELDS))
 #: the fields computed from q and v after recording (by the writer thread)
-DERIVED: tuple[str, ...] = ("kinetic_energy", "potential_energy", "linear_momentum", "angular_momentum")
+DERIVED: tuple[str, ...] = (
+    "kinetic_energy",
+    "potential_energy",
+    "strain_energy",
+    "linear_momentum",
+    "angular_momentum",
+)
 
 
 class RowLayout(NamedTuple):

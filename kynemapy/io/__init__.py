@@ -11,6 +11,7 @@ from kynemapy.io.hdf5 import (
     energy_and_momentum,
     model_difference,
     read,
+    row_invariants,
 )
 from kynemapy.io.netcdf import read_kynema_netcdf
 
@@ -23,4 +24,5 @@ __all__ = [
     "model_difference",
     "read",
     "read_kynema_netcdf",
+    "row_invariants",
 ]

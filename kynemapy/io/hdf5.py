@@ -113,6 +113,7 @@ __all__ = [
     "energy_and_momentum",
     "model_difference",
     "read",
+    "row_invariants",
 ]
 
 #: Per-row fields the caller must pass to :meth:`ResultWriter.append` (the others, ``DERIVED``,
@@ -159,11 +160,11 @@ UNITS: dict[str, str] = {f.name: f.unit for f in ROW_FIELDS} | {
 def energy_and_momentum(
     model: Model, q: np.ndarray, v: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Kinetic and potential energy, linear and angular momentum of the rigid bodies, per row.
+    """Kinetic and potential energy, linear and angular momentum of the masses and beams, per row.
 
-    The compiled kernel of the output rows (:func:`kynemapy.engine.invariants.system_invariants`),
-    one state at a time.  For each mass element on node i: ``M = diag(R,R) M* diag(R,R)ᵀ``
-    with ``R = R(q_rot ⊗ r0)``, ``m = M[0,0]`` and the centre-of-mass offset
+    The compiled kernel of the output rows (:mod:`kynemapy.engine.invariants`), one state at a
+    time.  For each mass element on node i: ``M = diag(R,R) M* diag(R,R)ᵀ`` with
+    ``R = R(q_rot ⊗ r0)``, ``m = M[0,0]`` and the centre-of-mass offset
     ``η = (M[5,1], −M[5,0], M[4,0]) / m``.  Then, summed over masses:
 
     * kinetic energy ``T = ½ vᵀ M v`` [J];
@@ -172,18 +173,30 @@ def energy_and_momentum(
     * angular momentum about the world origin ``L = (X + u) × (M v)[0:3] + (M v)[3:6]``
       [kg m²/s], world frame.
 
-    Springs (massless) and constraints carry neither energy nor momentum here; the
-    spring strain energy is not included in ``V``.
+    Beams add the same integrands per unit length over their quadrature points.  Springs
+    (massless) and constraints carry neither energy nor momentum here; the strain energy of
+    beams and springs is the output rows' ``strain_energy`` (:func:`row_invariants`).
 
     Parameters
     ----------
-    model : the model (masses, reference positions ``x0``, ``gravity``).
+    model : the model (masses, beams, reference positions ``x0``, ``gravity``).
     q : (..., N, 7) displacements (u [m], rotation quaternion).
     v : (..., N, 6) velocities (u̇ [m/s], ω [rad/s]), inertial frame.
 
     Returns
     -------
     ke : (...,) [J]; pe : (...,) [J]; p : (..., 3) [kg m/s]; L : (..., 3) [kg m²/s].
+    """
+    out = row_invariants(model, q, v)
+    return out["kinetic_energy"], out["potential_energy"], out["linear_momentum"], out["angular_momentum"]
+
+
+def row_invariants(model: Model, q: np.ndarray, v: np.ndarray) -> dict[str, np.ndarray]:
+    """The derived fields of output rows (:data:`kynemapy.engine.rows.DERIVED`) at states q, v.
+
+    ``kinetic_energy``, ``potential_energy``, ``strain_energy`` (...,) [J], ``linear_momentum``
+    (..., 3) [kg m/s], ``angular_momentum`` (..., 3) [kg m²/s], as the run's writer computes them
+    (:func:`kynemapy.engine.invariants.fill_invariants`); q (..., N, 7), v (..., N, 6).
     """
     q = np.asarray(q, dtype=np.float64)
     v = np.asarray(v, dtype=np.float64)
@@ -196,8 +209,29 @@ def energy_and_momentum(
     qq = np.ascontiguousarray(q.reshape(-1, nn, 7))
     vv = np.ascontiguousarray(v.reshape(-1, nn, 6))
     n = qq.shape[0]
-    out = np.zeros((n, 8))
-    if n and model.mass_node.shape[0]:
+    out = np.zeros((n, 9))  # ke, pe, p (3), L (3), strain
+    if n and (model.n_beams or model.n_springs):
+        # the writer's kernel on rows of a workspace's layout (beams and springs need its tables)
+        from kynemapy.engine.api import fill_rows, initial_state  # the engine on first use only
+        from kynemapy.engine.data import new_workspace
+
+        workspace = new_workspace(model, 1)
+        layout = workspace.row_layout
+        data = workspace.data(*initial_state(model))
+        rows = np.zeros((min(n, 4096), layout.width))
+        oq, ov = layout.offsets["q"], layout.offsets["v"]
+        for start in range(0, n, rows.shape[0]):
+            stop = min(n, start + rows.shape[0])
+            block = rows[: stop - start]
+            block[:, oq : oq + 7 * nn] = qq[start:stop].reshape(stop - start, -1)
+            block[:, ov : ov + 6 * nn] = vv[start:stop].reshape(stop - start, -1)
+            fill_rows(data, block)
+            for k, name in enumerate(("kinetic_energy", "potential_energy")):
+                out[start:stop, k] = block[:, layout.offsets[name]]
+            out[start:stop, 2:5] = block[:, layout.offsets["linear_momentum"] + np.arange(3)]
+            out[start:stop, 5:8] = block[:, layout.offsets["angular_momentum"] + np.arange(3)]
+            out[start:stop, 8] = block[:, layout.offsets["strain_energy"]]
+    elif n and model.mass_node.shape[0]:
         # writable copies: the kernel is compiled (and cached) for plain arrays
         args = (
             np.array(model.mass_node, dtype=np.int64),
@@ -206,15 +240,16 @@ def energy_and_momentum(
             np.array(model.gravity, dtype=np.float64),
         )
         s4, s33 = np.zeros((1, 4)), np.zeros((1, 3, 3))
-        kernel = entry(system_invariants, (*args, qq[0], vv[0], s4, s33, out[0]))
+        kernel = entry(system_invariants, (*args, qq[0], vv[0], s4, s33, out[0, :8]))
         for r in range(n):
-            kernel(*args, qq[r], vv[r], s4, s33, out[r])
-    return (
-        out[:, 0].reshape(lead),
-        out[:, 1].reshape(lead),
-        out[:, 2:5].reshape((*lead, 3)),
-        out[:, 5:8].reshape((*lead, 3)),
-    )
+            kernel(*args, qq[r], vv[r], s4, s33, out[r, :8])
+    return {
+        "kinetic_energy": out[:, 0].reshape(lead),
+        "potential_energy": out[:, 1].reshape(lead),
+        "strain_energy": out[:, 8].reshape(lead),
+        "linear_momentum": out[:, 2:5].reshape((*lead, 3)),
+        "angular_momentum": out[:, 5:8].reshape((*lead, 3)),
+    }
 
 
 # --------------------------------------------------------------------------- writer
@@ -278,6 +313,10 @@ def _slot_crc(arrays: Mapping[str, np.ndarray]) -> int:
         crc = _crc(arrays[name], crc)
     return crc
 
+
+#: output-row fields added after result files were first written (an earlier file lacks them;
+#: :func:`read` computes them from the file's states)
+_ADDED_LATER = frozenset({"strain_energy"})
 
 #: the model fields of a file written before beams existed
 _NO_BEAMS: dict[str, Any] = {"n_beams": 0, **no_beams()}
@@ -520,8 +559,7 @@ class ResultWriter:
             out[name] = np.ascontiguousarray(arr, dtype=dtype)
         assert n is not None
         if not derived and n:
-            ke, pe, p, ang = energy_and_momentum(self.model, out["q"], out["v"])
-            computed = dict(zip(DERIVED, (ke, pe, p, ang), strict=True))
+            computed = row_invariants(self.model, out["q"], out["v"])
             out.update({name: np.ascontiguousarray(computed[name], dtype=self._shapes[name][1]) for name in DERIVED})
         return n, out
 
@@ -711,7 +749,7 @@ class Result:
     ----------
     time : (n,) [s]; step, iterations : (n,) int64; error : (n,) final Newton error.
     q : (n, N, 7); v, vd, a : (n, N, 6); lam : (n, C, 6); constraint_output : (n, C, 3).
-    kinetic_energy, potential_energy : (n,) [J]; linear_momentum : (n, 3) [kg m/s];
+    kinetic_energy, potential_energy, strain_energy : (n,) [J]; linear_momentum : (n, 3) [kg m/s];
     angular_momentum : (n, 3) [kg m²/s] about the world origin.
     committed : n.
     model : the :class:`kynemapy.Model` (read-only arrays), equal to the written one.
@@ -738,6 +776,7 @@ class Result:
     constraint_output: np.ndarray
     kinetic_energy: np.ndarray
     potential_energy: np.ndarray
+    strain_energy: np.ndarray
     linear_momentum: np.ndarray
     angular_momentum: np.ndarray
     committed: int
@@ -1124,6 +1163,8 @@ def _verify(
     lengths = {}
     for name in ROW_NAMES:
         if name not in f:
+            if name in _ADDED_LATER:  # a file of an earlier version: computed by read()
+                continue
             raise ResultFileError(
                 f"{path}: not a complete kynemapy result file: no /{name}", path, [(name, None, None)]
             )
@@ -1141,7 +1182,12 @@ def _verify(
             problems.append(("checksums", bad_from, committed))
     rows: dict[str, np.ndarray] = {}
     first_bad = committed if bad_from is None else bad_from
-    for k, name in enumerate(ROW_NAMES):
+    # the records' columns by name (a file of an earlier version lacks the fields added since)
+    columns = json.loads(f["checksums"].attrs["columns"]) if checked else ["first_row", "stop_row", *ROW_NAMES]
+    for name in ROW_NAMES:
+        if name not in f:
+            continue
+        k = columns.index(name) - 2
         ds = f[name]
         unreadable: set[int] = set()
         try:
@@ -1287,8 +1333,12 @@ def read(path: str | os.PathLike[str], *, salvage: bool = False) -> Result:
             ResultFileWarning,
             stacklevel=2,
         )
+    missing = [name for name in ROW_NAMES if name not in rows]
+    if missing:  # fields added after the file was written: computed from its states
+        computed = row_invariants(model, rows["q"], rows["v"])
+        rows.update({name: computed[name] for name in missing})
     return Result(
-        **rows,
+        **{name: rows[name] for name in ROW_NAMES},
         committed=intact,
         model=model,
         params=params,

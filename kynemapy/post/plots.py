@@ -158,7 +158,7 @@ def plot_result(
     save(fig, "rotation.png")
 
     # energy error relative to the initial energy
-    energy = r.kinetic_energy + r.potential_energy
+    energy = r.kinetic_energy + r.potential_energy + r.strain_energy
     e0 = float(energy[0]) if len(energy) else 0.0
     fig, axes = plt.subplots(2, 1, figsize=(9, 6), sharex=True)
     if e0 != 0.0:
@@ -170,6 +170,8 @@ def plot_result(
     axes[0].set_title(f"Energy error relative to the initial energy — {label}")
     axes[1].plot(t, r.kinetic_energy, label="kinetic")
     axes[1].plot(t, r.potential_energy, label="potential (gravity)")
+    if np.any(r.strain_energy != 0.0):
+        axes[1].plot(t, r.strain_energy, label="strain (beams, springs)")
     axes[1].plot(t, energy, color="k", label="total")
     axes[1].set_ylabel("energy [J]")
     axes[1].set_xlabel("time [s]")

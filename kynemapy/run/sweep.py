@@ -80,7 +80,7 @@ STATS: dict[str, Callable[[np.ndarray], float]] = {
 #: node quantities of a recorded output: displacement [m], rotation angle [rad], velocities
 NODE_QUANTITIES = ("ux", "uy", "uz", "angle", "vx", "vy", "vz", "wx", "wy", "wz")
 #: whole-model quantities of a recorded output
-GLOBAL_QUANTITIES = ("kinetic_energy", "potential_energy", "energy", "iterations")
+GLOBAL_QUANTITIES = ("kinetic_energy", "potential_energy", "strain_energy", "energy", "iterations")
 
 #: an output: a spec string ``STAT:NODE.QUANTITY`` / ``STAT:QUANTITY``, or a name and a function of the result
 OutputSpec = str | tuple[str, Callable[[Any], float]]
@@ -207,7 +207,8 @@ def _evaluate_output(how: Any, result: Any, nodes: Mapping[str, int]) -> float:
         series = {
             "kinetic_energy": lambda: result.kinetic_energy,
             "potential_energy": lambda: result.potential_energy,
-            "energy": lambda: result.kinetic_energy + result.potential_energy,
+            "strain_energy": lambda: result.strain_energy,
+            "energy": lambda: result.kinetic_energy + result.potential_energy + result.strain_energy,
             "iterations": lambda: result.iterations[1:] if len(result.iterations) > 1 else result.iterations,
         }[qty]()
     else:
@@ -300,7 +301,7 @@ def verify_member(path: str | os.PathLike[str], member: str, values: Mapping[str
 
 
 def _summary_of(result: Any) -> dict[str, Any]:
-    energy = result.kinetic_energy + result.potential_energy
+    energy = result.kinetic_energy + result.potential_energy + result.strain_energy
     e0 = float(energy[0]) if len(energy) else math.nan
     its = result.iterations[result.step > 0]
     return {
@@ -647,7 +648,7 @@ def sweep(
         maxabs and QUANTITY in ux, uy, uz (displacement from the initial position [m]),
         angle (rotation from the initial orientation [rad]), vx, vy, vz [m/s], wx, wy, wz
         [rad/s] (NODE: a node name of the model file, or a node id); ``"STAT:QUANTITY"`` with
-        kinetic_energy, potential_energy, energy [J], iterations; or ``(name, f)`` with
+        kinetic_energy, potential_energy, strain_energy, energy (their sum) [J], iterations; or ``(name, f)`` with
         ``f(result) -> float`` of the member's :class:`~kynemapy.io.hdf5.Result`.
     summary_format : {"csv", "parquet"}
         Format of the summary table (Parquet needs pyarrow).

@@ -30,8 +30,9 @@ import numpy as np
 
 from kynemapy.engine.api import entry
 from kynemapy.engine.data import Inputs, State
+from kynemapy.engine.elements import BEAMS
 from kynemapy.engine.fields import Data
-from kynemapy.engine.invariants import pack_rows
+from kynemapy.engine.invariants import invariant_scratch, pack_rows
 from kynemapy.engine.rows import RowLayout, field_views
 
 if TYPE_CHECKING:  # h5py is imported when a run writes a file, not with kynemapy
@@ -74,12 +75,10 @@ class BackgroundWriter:
         # written and checksummed without a copy), scratch of the energy/momentum kernel
         self._fields = np.zeros(self.unit * layout.width)
         self._ints = np.zeros((2, self.unit), dtype=np.int64)
-        self._s4, self._s33, self._inv = np.zeros((1, 4)), np.zeros((1, 3, 3)), np.zeros(8)
+        self._scratch = invariant_scratch(data.tables[BEAMS].w_node_u.shape[0])
         # the compiled entry resolved once: resolving it from the arguments' types costs about
         # 0.6 ms a call (the arenas tuple)
-        self._pack = entry(
-            pack_rows, (data, self._buffers[0], 0, self.unit, self._fields, self._ints, self._s4, self._s33, self._inv)
-        )
+        self._pack = entry(pack_rows, (data, self._buffers[0], 0, self.unit, self._fields, self._ints, self._scratch))
         self._current = 0
         #: rows in the current buffer
         self.fill = 0
@@ -150,7 +149,7 @@ class BackgroundWriter:
             return
         try:
             buf = self._buffers[index]
-            self._pack(self._data, buf, n, self.unit, self._fields, self._ints, self._s4, self._s33, self._inv)
+            self._pack(self._data, buf, n, self.unit, self._fields, self._ints, self._scratch)
             rows = field_views(self._layout, self._fields, self._ints, self.unit, n)
             self.writer.append(rows, state=state, inputs=inputs)
         except BaseException as exc:  # reported to the driver at its next submit or at close

@@ -26,6 +26,20 @@ from kynemapy.io.netcdf import NC_FILL_DOUBLE
 #: the row fields the caller of ResultWriter.append must pass (the others are derived from q and v)
 REQUIRED_ROWS = tuple(name for name in ROW_NAMES if name not in DERIVED)
 DERIVED_ROWS = DERIVED
+#: the derived fields of masses (energies of motion and gravity, momenta): what the numpy twin computes
+MOTION_ROWS = ("kinetic_energy", "potential_energy", "linear_momentum", "angular_momentum")
+
+
+def spring_strain_energy(model: kp.Model, q: np.ndarray) -> np.ndarray:
+    """½ k (l − l_ref)² summed over the springs, per row (numpy, from the model's arrays)."""
+    q = np.asarray(q)
+    out = np.zeros(q.shape[:-2])
+    springs = zip(model.spring_node, model.spring_x0, model.spring_l_ref, model.spring_k, strict=True)
+    for (a, b), x0, l_ref, k in springs:
+        length = np.linalg.norm(x0 + q[..., b, :3] - q[..., a, :3], axis=-1)
+        out += 0.5 * k * (length - l_ref) ** 2
+    return out
+
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -126,7 +140,8 @@ def test_round_trip_every_array_model_params_and_attributes(tmp_path: Path) -> N
     assert model.n_constraints == 4 and model.n_masses == 2
     path = tmp_path / "run.h5"
     bs = blocks(model, [8, 8, 8, 5])  # the last block is shorter than a chunk
-    bs[1] |= dict(zip(DERIVED_ROWS, (np.arange(8.0), -np.arange(8.0), np.ones((8, 3)), -np.ones((8, 3))), strict=True))
+    given = (np.arange(8.0), -np.arange(8.0), np.full(8, 2.5), np.ones((8, 3)), -np.ones((8, 3)))
+    bs[1] |= dict(zip(DERIVED_ROWS, given, strict=True))
     with ResultWriter(
         path, model, PARAMS, block=8, attrs={"case": "round trip", "seed": 7, "meta": {"a": [1, 2]}}
     ) as w:
@@ -145,8 +160,10 @@ def test_round_trip_every_array_model_params_and_attributes(tmp_path: Path) -> N
     # derived rows: given ones stored verbatim, others computed from q and v (by the compiled
     # kernel: exactly kp.io.energy_and_momentum, and the numpy twin to rounding)
     ke, pe, p, ang = energy_and_momentum(model, expected["q"], expected["v"])
-    computed = dict(zip(DERIVED_ROWS, (ke, pe, p, ang), strict=True))
-    twin = dict(zip(DERIVED_ROWS, model_energy_and_momentum(model, expected["q"], expected["v"]), strict=True))
+    computed = dict(zip(MOTION_ROWS, (ke, pe, p, ang), strict=True))
+    computed["strain_energy"] = kp.io.row_invariants(model, expected["q"], expected["v"])["strain_energy"]
+    twin = dict(zip(MOTION_ROWS, model_energy_and_momentum(model, expected["q"], expected["v"]), strict=True))
+    twin["strain_energy"] = spring_strain_energy(model, expected["q"])
     for name in DERIVED_ROWS:
         got = getattr(r, name)
         np.testing.assert_array_equal(got[:8], computed[name][:8], err_msg=name)
@@ -631,7 +648,7 @@ def compiled_invariants(model: kp.Model, q: np.ndarray, v: np.ndarray):
         rows[:, o : o + value[0].size] = value.reshape(n, -1)
     fill_rows(workspace.data(*initial_state(model)), rows)
     out = split_rows(layout, rows)
-    return tuple(out[name] for name in DERIVED_ROWS)
+    return tuple(out[name] for name in MOTION_ROWS)
 
 
 def packed_invariants(model: kp.Model, q: np.ndarray, v: np.ndarray):
@@ -640,7 +657,7 @@ def packed_invariants(model: kp.Model, q: np.ndarray, v: np.ndarray):
     than the block, as for the last, partial block of a run."""
     from kynemapy.engine.api import call, initial_state
     from kynemapy.engine.data import new_workspace
-    from kynemapy.engine.invariants import pack_rows
+    from kynemapy.engine.invariants import invariant_scratch, pack_rows
     from kynemapy.engine.rows import field_views, new_rows
 
     workspace = new_workspace(model, 1)
@@ -652,10 +669,10 @@ def packed_invariants(model: kp.Model, q: np.ndarray, v: np.ndarray):
         o = layout.offsets[name]
         rows[:, o : o + value[0].size] = value.reshape(n, -1)
     fields, ints = np.full(unit * layout.width, np.nan), np.zeros((2, unit), dtype=np.int64)
-    scratch = (np.zeros((1, 4)), np.zeros((1, 3, 3)), np.zeros(8))
-    call(pack_rows, workspace.data(*initial_state(model)), rows, n, unit, fields, ints, *scratch)
+    scratch = invariant_scratch(2)
+    call(pack_rows, workspace.data(*initial_state(model)), rows, n, unit, fields, ints, scratch)
     out = field_views(layout, fields, ints, unit, n)
-    return tuple(out[name] for name in DERIVED_ROWS)
+    return tuple(out[name] for name in MOTION_ROWS)
 
 
 INVARIANTS = pytest.mark.parametrize(
@@ -709,7 +726,7 @@ def test_packed_rows_are_the_rows_field_major() -> None:
     split_rows (plain numpy slicing) does, integers as int64, for a block shorter than a unit."""
     from kynemapy.engine.api import call, initial_state
     from kynemapy.engine.data import new_workspace
-    from kynemapy.engine.invariants import pack_rows
+    from kynemapy.engine.invariants import invariant_scratch, pack_rows
     from kynemapy.engine.rows import field_views, split_rows
 
     model = small_model()
@@ -720,8 +737,8 @@ def test_packed_rows_are_the_rows_field_major() -> None:
     for name in ("step", "iterations"):
         rows[:, layout.offsets[name]] = np.arange(unit) * 7 + 3
     fields, ints = np.full(unit * layout.width, np.nan), np.zeros((2, unit), dtype=np.int64)
-    scratch = (np.zeros((1, 4)), np.zeros((1, 3, 3)), np.zeros(8))
-    call(pack_rows, workspace.data(*initial_state(model)), rows, n, unit, fields, ints, *scratch)
+    scratch = invariant_scratch(2)
+    call(pack_rows, workspace.data(*initial_state(model)), rows, n, unit, fields, ints, scratch)
     packed = field_views(layout, fields, ints, unit, n)
     expected = split_rows(layout, rows[:n])  # after pack_rows: its energy columns are filled in rows
     assert list(packed) == list(ROW_NAMES)

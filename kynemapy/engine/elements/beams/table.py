@@ -39,6 +39,7 @@ class BeamTable(NamedTuple):
     qp_jacobian: np.ndarray
     shape_interp: np.ndarray
     shape_deriv: np.ndarray
+    qp_x0: np.ndarray
     qp_r0: np.ndarray
     qp_x0_prime: np.ndarray
     qp_m_star: np.ndarray
@@ -69,6 +70,7 @@ FIELDS = (
     ("qp_jacobian", "mf", ("Q",), "beam_qp_jacobian"),
     ("shape_interp", "mf", ("P", "Q"), "beam_shape_interp"),
     ("shape_deriv", "mf", ("P", "Q"), "beam_shape_deriv"),
+    ("qp_x0", "mf", ("Q", 3), "beam_qp_x0"),
     ("qp_r0", "mf", ("Q", 4), "beam_qp_r0"),
     ("qp_x0_prime", "mf", ("Q", 3), "beam_qp_x0_prime"),
     ("qp_m_star", "mf", ("Q", 6, 6), "beam_qp_m_star"),
