@@ -7,6 +7,7 @@ and the rows that are still intact; what is intact must be readable (``salvage=T
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -328,3 +329,45 @@ def test_ctrl_c_during_a_run_is_one_line_saying_how_to_resume(tmp_path: Path) ->
     step, t, rows = int(match[1]), float(match[2]), int(match[3])
     assert rows == r.committed >= 64 and step >= r.step[-1] and t == pytest.approx(step * 0.002, rel=1e-9)
     assert r.restart is not None and int(r.restart["step"][0]) == r.step[-1]
+
+
+def test_a_file_of_an_earlier_version_without_strain_energy_or_beams(tmp_path: Path) -> None:
+    """A file written before ``strain_energy`` and the beam model fields existed (made here by
+    removing them, its checksum records rewritten without the column) reads with the strain
+    energy computed from its states (a spring's ½ k (l − l_ref)²), and resumes."""
+    b = kp.ModelBuilder()
+    a = b.add_node(position=(0.0, 0.0, 0.0))
+    c = b.add_node(position=(1.0, 0.0, 0.0), velocity=(0.3, 0.0, 0.0, 0.0, 0.0, 0.0))
+    b.add_mass(c, mass=2.0, inertia=(0.1, 0.1, 0.1))
+    b.add_spring(a, c, stiffness=50.0, undeformed_length=1.0)
+    b.add_fixed_bc(a)
+    model = b.build()
+    params = kp.StepParameters(h=0.01)
+    path = tmp_path / "old.h5"
+    kp.Simulation(model, params).run(n_steps=40, output=path)
+    new = read(path)
+    with h5py.File(path, "r+") as f:
+        ck = f["checksums"]
+        columns = json.loads(ck.attrs["columns"])
+        keep = [i for i, name in enumerate(columns) if name != "strain_energy"]
+        records = ck[()][:, keep]
+        attrs = dict(ck.attrs)
+        del f["checksums"]
+        f.create_dataset("checksums", data=records, maxshape=(None, records.shape[1]), chunks=(64, records.shape[1]))
+        for key, value in attrs.items():
+            f["checksums"].attrs[key] = value
+        f["checksums"].attrs["columns"] = json.dumps([columns[i] for i in keep])
+        del f["strain_energy"]
+        for name in list(f["model"]):
+            if name.startswith("beam_"):
+                del f["model"][name]
+        del f["model"].attrs["n_beams"]
+    old = read(path)
+    assert old.model.n_beams == 0 and old.model.beam_node.shape == (0, 2)
+    np.testing.assert_array_equal(old.q, new.q)
+    length = np.linalg.norm(np.array([1.0, 0.0, 0.0]) + old.q[:, 1, :3] - old.q[:, 0, :3], axis=-1)
+    np.testing.assert_allclose(old.strain_energy, 0.5 * 50.0 * (length - 1.0) ** 2, rtol=1e-12, atol=1e-15)
+    np.testing.assert_array_equal(old.strain_energy, new.strain_energy)
+    sim = kp.Simulation.restart(path)
+    sim.run(n_steps=10, output=path)
+    assert read(path).committed == old.committed + 10
