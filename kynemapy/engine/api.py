@@ -145,6 +145,28 @@ def fill_rows(data: Data, rows: np.ndarray) -> None:
     call(fill_invariants, data, rows, 0, rows.shape[0], invariant_scratch(data.tables[BEAMS].w_node_u.shape[0]))
 
 
+def reactions(model: Model, q: np.ndarray, lam: np.ndarray, cid: int) -> tuple[np.ndarray, np.ndarray]:
+    """Force [N] (n, 3) and torque [N m] (n, 3) constraint ``cid`` exerts on its body, per row of
+    states ``q`` (n, N, 7) and multipliers ``lam`` (n, C, 6): what
+    :meth:`kynemapy.Simulation.reaction` gives for each row (world frame, ``−B_tᵀλ``)."""
+    from kynemapy.engine.data import new_workspace
+
+    q = np.asarray(q, dtype=np.float64)
+    lam = np.asarray(lam, dtype=np.float64)
+    if not 0 <= int(cid) < model.n_constraints:
+        raise IndexError(f"unknown constraint id {cid} (the model has {model.n_constraints} constraints)")
+    workspace = new_workspace(model, 1)
+    state, inputs = initial_state(model)
+    data = workspace.data(state, inputs)
+    n = q.shape[0]
+    out = np.zeros((n, 6))
+    for r in range(n):
+        state.q[...] = q[r]
+        state.lam[...] = lam[r]
+        task(data, INITIAL_ACCELERATIONS, _entry.REACTION, int(cid), out=out[r])
+    return out[:, :3], out[:, 3:]
+
+
 def grow_fallback(workspace: Workspace) -> None:
     """Double the capacity of the fallback sparse LU (after ``NEEDS_MEMORY``)."""
     workspace.fallback = grow_lu_workspace(workspace.fallback)

@@ -14,13 +14,14 @@ then 8 per body               the corners of each body's principal-inertia box
 ============================= =====================================================
 
 Cells: a vertex per node; a line per spring, per constraint between two nodes, and from each
-joint side's node to its joint point; six quadrilaterals per body box.
+joint side's node to its joint point; a polyline per beam through its nodes, root to tip (the
+element connectivity of the result file's ``/model/beam_node``); six quadrilaterals per body box.
 
 Point data: ``displacement`` (3) [m] (from the initial position: the node's, or the point's
 own), ``velocity`` (3) [m/s] and ``angular_velocity`` (3) [rad/s] (the node's; box corners and
 joint points carry their node's), ``node`` (int, −1 for a ground joint side).
 Cell data: ``kind`` (0 node, 1 spring, 2 link between two constrained nodes, 3 joint arm,
-4 body face), ``item`` (node, spring, constraint or mass index).
+4 body face, 5 beam), ``item`` (node, spring, constraint, mass or beam index).
 The result file's time series stay in the result file; this file holds what ParaView draws.
 
 Every step is stored in full (points, cells, data), so each step reads on its own; the
@@ -39,7 +40,7 @@ import numpy as np
 __all__ = ["CELL_KINDS", "write_vtkhdf"]
 
 #: codes of the ``kind`` cell array
-CELL_KINDS = {"node": 0, "spring": 1, "link": 2, "joint arm": 3, "body face": 4}
+CELL_KINDS = {"node": 0, "spring": 1, "link": 2, "joint arm": 3, "body face": 4, "beam": 5}
 _VTK_VERSION = (2, 2)
 
 
@@ -73,6 +74,10 @@ def _topology(sc: Any, n_nodes: int) -> dict[str, Any]:
                 lines.append([node, joint_base + 2 * j + side])
                 lkind.append(CELL_KINDS["joint arm"])
                 litem.append(int(c))
+    for k, chain in enumerate(sc.beams):  # a polyline through the beam's nodes, root to tip
+        lines.append([int(n) for n in chain])
+        lkind.append(CELL_KINDS["beam"])
+        litem.append(k)
     polygons, pkind, pitem = [], [], []
     for b, box in enumerate(sc.boxes):
         for face in BOX_FACES:

@@ -10,7 +10,8 @@ export (:mod:`kynemapy.io.vtkhdf`), computed from a result's model tables and it
 * a constraint between two nodes (Kynema's rigid, revolute, rotation-control joints) is the
   segment between them; a two-body joint (ball, hinge, ...) is its joint point, with a segment
   from each body's node to it; a one-node boundary condition is a point at its node;
-* beams (none exist yet) would be their deformed axis: :func:`scene` returns an empty list.
+* a beam is its deformed axis: the polyline through its nodes, in span order, one per chain
+  of elements that share their end nodes (:func:`beam_chains`).
 
 All positions are world coordinates [m]; arrays carry a leading row axis ``n``.
 """
@@ -192,8 +193,9 @@ class Scene:
         (A,) nodes held by one-node boundary conditions.
     joints : numpy.ndarray
         (J,) constraint ids of the two-body joints (their points: :meth:`joint_points`).
-    beams : list
-        Beam elements (none exist yet: always empty); :meth:`beam_axes` gives their deformed axes.
+    beams : list of numpy.ndarray
+        The beams as chains of element nodes, root first (:func:`beam_chains`); :meth:`beam_axes`
+        gives their deformed axes.
     """
 
     model: Model
@@ -225,9 +227,10 @@ class Scene:
         return out
 
     def beam_axes(self, q: np.ndarray) -> list[np.ndarray]:
-        """Deformed axis of each beam, (n, P, 3) polylines [m]: empty until beam elements exist
-        (drawers handle a list of polylines, so beams will show without changing them)."""
-        return []
+        """Deformed axis of each beam, (n, P, 3) polylines through its nodes [m] (one per chain of
+        :func:`beam_chains`)."""
+        pos = node_positions(self.model, q)
+        return [pos[:, chain] for chain in self.beams]
 
     def box_corners(self, q: np.ndarray) -> np.ndarray:
         """(n, B, 8, 3) corners of every body's box [m] (corner i at bits (x, y, z) of i)."""
@@ -312,4 +315,51 @@ def scene(model: Model) -> Scene:
         links=np.array(links, dtype=np.int64).reshape(-1, 2),
         anchors=np.array(anchors, dtype=np.int64),
         joints=np.array(joints, dtype=np.int64),
+        beams=beam_chains(model),
     )
+
+
+def beam_chains(model: Model) -> list[np.ndarray]:
+    """The beams of a model as chains of elements: each chain's nodes in span order.
+
+    Elements are taken in their order; an element whose first node is the last node of the
+    chain before it continues that chain (a beam of several elements), otherwise it starts a
+    new one.  Returns a list of (nodes,) int64 arrays (root first, tip last).
+    """
+    chains: list[list[int]] = []
+    n_beams = int(getattr(model, "n_beams", 0) or 0)
+    for e in range(n_beams):
+        count = int(model.beam_n_nodes[e])
+        nodes = [int(n) for n in np.asarray(model.beam_node[e, :count])]
+        if chains and chains[-1][-1] == nodes[0]:
+            chains[-1].extend(nodes[1:])
+        else:
+            chains.append(nodes)
+    return [np.array(c, dtype=np.int64) for c in chains]
+
+
+def tip_deflection(model: Model, q: np.ndarray, chain: np.ndarray) -> np.ndarray:
+    """Deflection of a beam's tip in its root's frame, from the first row [m].
+
+    ``d(t) = R_root(t)ᵀ (x_tip(t) − x_root(t)) − R_root(0)ᵀ (x_tip(0) − x_root(0))`` with
+    ``x = X + u`` and ``R = R(r ⊗ r0)`` the root node's orientation: the root's rigid motion
+    (a spinning hub, a pitching blade) taken out, components along the root node's axes.
+
+    Parameters
+    ----------
+    model : Model
+    q : (n, N, 7) rows of displacements and rotations.
+    chain : (nodes,) the beam's nodes, root first (:func:`beam_chains`).
+
+    Returns
+    -------
+    numpy.ndarray
+        (n, 3) [m].
+    """
+    q = np.asarray(q)
+    pos = node_positions(model, q)
+    root, tip = int(chain[0]), int(chain[-1])
+    r = _quat_product(q[:, root, 3:7], np.asarray(model.x0)[None, root, 3:7])
+    rot = quaternion_matrices(r)
+    local = np.einsum("nji,nj->ni", rot, pos[:, tip] - pos[:, root])
+    return local - local[:1]

@@ -9,7 +9,11 @@
   rotation vector's world components [deg];
 * ``energy.png``: energy error relative to the initial energy, ``(E − E₀) / abs(E₀)`` (E = kinetic +
   gravitational potential), and the energies [J];
-* ``iterations.png``: Newton iterations per step and the final Newton error.
+* ``iterations.png``: Newton iterations per step and the final Newton error;
+* with beams, ``beam_tips.png``: each beam's tip deflection in its root's frame [m] (the root's
+  rigid motion taken out, :func:`kynemapy.post.geometry.tip_deflection`), and ``beam_roots.png``:
+  the load on each beam's root node from the constraint that holds it (force [N], moment [N m],
+  world frame, as :meth:`kynemapy.Simulation.reaction`).
 
 Legends sit outside the data, to the right.  With many nodes the first :data:`MAX_LINES`
 moving nodes are drawn (bodies first) and the title says so.
@@ -24,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from kynemapy.post.geometry import relative_rotation_vectors
+from kynemapy.post.geometry import beam_chains, relative_rotation_vectors, tip_deflection
 
 __all__ = ["MAX_LINES", "node_names", "plot_result", "relative_rotation_vectors"]
 
@@ -96,7 +100,8 @@ def plot_result(
     Returns
     -------
     list of pathlib.Path
-        The files written: displacement.png, rotation.png, energy.png, iterations.png.
+        The files written: displacement.png, rotation.png, energy.png, iterations.png, and
+        with beams beam_tips.png, beam_roots.png (when a constraint holds a root).
     """
     import matplotlib
 
@@ -194,4 +199,57 @@ def plot_result(
         ax.grid(alpha=0.3)
         _legend(ax, 1)
     save(fig, "iterations.png")
+    if getattr(r.model, "n_beams", 0):
+        _beam_figures(r, label, names, plt, save)
     return written
+
+
+def root_constraint(model: Any, node: int) -> int | None:
+    """The constraint that holds a beam's root ``node``: the first whose target is the node,
+    else the first whose base is; None when no constraint touches it."""
+    nodes = np.asarray(model.constraint_node)
+    for side in (1, 0):
+        hits = np.flatnonzero(nodes[:, side] == node) if len(nodes) else []
+        if len(hits):
+            return int(hits[0])
+    return None
+
+
+def _beam_figures(r: Any, label: str, names: Sequence[str], plt: Any, save: Any) -> None:
+    from kynemapy.engine.api import reactions
+
+    t = r.time
+    chains = beam_chains(r.model)
+    shown = chains[:MAX_LINES]
+    fig, axes = plt.subplots(3, 1, figsize=(9, 7), sharex=True)
+    for k, chain in enumerate(shown):
+        d = tip_deflection(r.model, r.q, chain)
+        for c, ax in enumerate(axes):
+            ax.plot(t, d[:, c], color=f"C{k % 10}", label=f"beam {k} (tip {names[int(chain[-1])]})")
+    for c, ax in enumerate(axes):
+        ax.set_ylabel(f"tip deflection, root axis {c + 1} [m]")
+        ax.grid(alpha=0.3)
+    axes[0].set_title(_title("Beam tip deflection in the root frame", len(shown), len(chains), label))
+    axes[-1].set_xlabel("time [s]")
+    _legend(axes[0], len(shown))
+    save(fig, "beam_tips.png")
+
+    held = [(k, chain, root_constraint(r.model, int(chain[0]))) for k, chain in enumerate(shown)]
+    held = [(k, chain, c) for k, chain, c in held if c is not None]
+    if not held:
+        return
+    fig, axes = plt.subplots(6, 1, figsize=(9, 11), sharex=True)
+    for k, _, c in held:
+        force, moment = reactions(r.model, r.q, r.lam, c)
+        for i in range(3):
+            axes[i].plot(t, force[:, i], color=f"C{k % 10}", label=f"beam {k} (constraint {c})")
+            axes[3 + i].plot(t, moment[:, i], color=f"C{k % 10}")
+    for i in range(3):
+        axes[i].set_ylabel(f"F{'xyz'[i]} [N]")
+        axes[3 + i].set_ylabel(f"M{'xyz'[i]} [N m]")
+    for ax in axes:
+        ax.grid(alpha=0.3)
+    axes[0].set_title(_title("Load on each beam's root node (world frame)", len(held), len(chains), label))
+    axes[-1].set_xlabel("time [s]")
+    _legend(axes[0], len(held))
+    save(fig, "beam_roots.png")
