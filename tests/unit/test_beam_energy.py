@@ -107,3 +107,34 @@ def test_bent_into_an_arc() -> None:
     out = kp.io.row_invariants(model, q, np.zeros((model.n_nodes, 6)))
     # order-4 interpolation of the arc: the error is the interpolation's, far below 1e-6 here
     assert out["strain_energy"] == pytest.approx(0.5 * EI * kappa**2 * LENGTH, rel=1e-6)
+
+
+def test_uniform_distributed_load_on_a_cantilever() -> None:
+    """A uniform load q per unit length on a clamped cantilever (statics, consistent node loads):
+    root force −qL, root moment −∫ x × q ds, and the tip deflection of Timoshenko theory
+    qL⁴/8EI + qL²/2GA to the geometric nonlinearity's 1e-3."""
+    from kynemapy.engine.elements.beams.loads import consistent_node_loads
+
+    b = kp.ModelBuilder()
+    s = (gll_points(ORDER) + 1.0) / 2.0
+    nodes = [b.add_node(position=(LENGTH * si, 0.0, 0.0)) for si in s]
+    b.add_beam_element(nodes, s, gauss_quadrature(ORDER + 1), [0.0], [M_STAR], [C_STAR])
+    bc = b.add_fixed_bc(nodes[0])
+    model = b.build()
+    q = np.array([0.0, 0.0, -0.02, 0.0, 0.0, 0.0])  # [N/m]
+    ids, loads = consistent_node_loads(model, 0, q)
+    assert list(ids) == nodes
+    np.testing.assert_allclose(loads.sum(axis=0), q * LENGTH, rtol=1e-13, atol=1e-16)
+    sim = kp.Simulation(model, kp.StepParameters(h=1.0, dynamic=False, max_iter=20))
+    np.add.at(sim.inputs.f, ids, loads)
+    sim.step()
+    w = q[2]
+    expected = w * LENGTH**4 / (8 * EI) + w * LENGTH**2 / (2 * GA)
+    assert sim.state.q[nodes[-1], 2] == pytest.approx(expected, rel=1e-3)
+    force, moment = sim.reaction(bc)
+    np.testing.assert_allclose(force, -q[:3] * LENGTH, rtol=1e-9, atol=1e-12)
+    assert moment[1] == pytest.approx(w * LENGTH**2 / 2, rel=1e-3)  # −(L/2 e_x) × (qL e_z), deflected
+    with pytest.raises(ValueError, match=r"shape \(6,\) or \(5, 6\)"):
+        consistent_node_loads(model, 0, np.zeros((3, 6)))
+    with pytest.raises(IndexError, match="unknown beam element 1"):
+        consistent_node_loads(model, 1, q)
