@@ -104,6 +104,7 @@ def test_integrate_stiffness_matrix() -> None:
     out = np.zeros((cb.NUM_NODES, cb.NUM_NODES, 6, 6))
     integrate_stiffness(
         cb.GAUSS_WEIGHTS, cb.JACOBIANS, cb.SHAPE_INTERP, cb.SHAPE_DERIV,
-        cb.QP_KUU, cb.QP_PUU, cb.QP_CUU, cb.QP_OUU, cb.QP_QUU, zero, zero, zero, zero, out,
+        cb.QP_KUU, cb.QP_PUU, cb.QP_CUU, cb.QP_OUU, cb.QP_QUU, zero, zero, zero, zero,
+        np.zeros((cb.NUM_QPS, 5, 36)), np.zeros(36), out,
     )  # fmt: skip
     np.testing.assert_allclose(out, cb.STIFFNESS, rtol=0, atol=1e-7)

@@ -342,7 +342,10 @@ def stiffness(weights, jac, interp, deriv, n_nodes, **mats) -> np.ndarray:
     n_qps = len(weights)
     args = [mats.get(name, np.zeros((n_qps, 6, 6))) for name in STIFFNESS_NAMES]
     out = np.full((n_nodes, n_nodes, 6, 6), np.nan)
-    integrate_stiffness(np.asarray(weights, dtype=float), np.asarray(jac, dtype=float), interp, deriv, *args, out)
+    sums, acc = np.zeros((n_qps, 5, 36)), np.zeros(36)
+    integrate_stiffness(
+        np.asarray(weights, dtype=float), np.asarray(jac, dtype=float), interp, deriv, *args, sums, acc, out
+    )
     return out
 
 
@@ -397,7 +400,7 @@ def inertia(weights, jac, interp, deriv, n_nodes, muu, guu, beta_prime, gamma_pr
     out = np.full((n_nodes, n_nodes, 6, 6), np.nan)
     integrate_inertia(
         np.asarray(weights, dtype=float), np.asarray(jac, dtype=float), interp, deriv,
-        muu, guu, zero, zero, zero, zero, beta_prime, gamma_prime, out,
+        muu, guu, zero, zero, zero, zero, beta_prime, gamma_prime, np.zeros((n_qps, 5, 36)), np.zeros(36), out,
     )  # fmt: skip
     return out
 

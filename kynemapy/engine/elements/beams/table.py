@@ -52,6 +52,8 @@ class BeamTable(NamedTuple):
     w_qp_vec: np.ndarray
     w_qp_mat: np.ndarray
     w_blk: np.ndarray
+    w_sums: np.ndarray
+    w_acc: np.ndarray
     w_res: np.ndarray
     w_s3: np.ndarray
     w_s33: np.ndarray
@@ -86,6 +88,8 @@ SCRATCH = (
     ("w_qp_vec", (6, "Q", 6)),
     ("w_qp_mat", (15, "Q", 6, 6)),
     ("w_blk", (2, "P", "P", 6, 6)),
+    ("w_sums", ("Q", 5, 36)),
+    ("w_acc", (36,)),
     ("w_res", ("P", 6)),
     ("w_s3", (6, 3)),
     ("w_s33", (7, 3, 3)),
@@ -115,7 +119,7 @@ def terms(t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p):
     gamma_prime = p[P_GAMMA_PRIME]
     kappa = p[P_STIFFNESS]
     w = ElementScratch(
-        t.w_node_u, t.w_node_v, t.w_node_vd, t.w_qp_vec, t.w_qp_mat, t.w_blk, t.w_res,
+        t.w_node_u, t.w_node_v, t.w_node_vd, t.w_qp_vec, t.w_qp_mat, t.w_blk, t.w_sums, t.w_acc, t.w_res,
         t.w_s3, t.w_s33, t.w_s4, t.w_s6, t.w_s66,
     )  # fmt: skip
     for e in range(t.nodes.shape[0]):
