@@ -223,16 +223,26 @@ def run(quick: bool = False) -> CaseResult:
     result.tables.append(
         Table(
             f"Invariants at t = {T_END:g} s against h (generalized-α, ρ∞ = 1)",
-            ["h [s]", "|E(T) − E₀|/E₀", "max |E − E₀|/E₀", "|L(T) − L₀|/|L₀|", "max |L − L₀|/|L₀|", "max |p − p₀|/|p₀|",
-             "max strain energy / E₀", "Newton it/step"],
+            [
+                "h [s]",
+                "|E(T) − E₀|/E₀",
+                "max |E − E₀|/E₀",
+                "|L(T) − L₀|/|L₀|",
+                "max |L − L₀|/|L₀|",
+                "max |p − p₀|/|p₀|",
+                "max strain energy / E₀",
+                "Newton it/step",
+            ],
             rows,
             note=f"Orders (log-log slopes of the largest errors over [0, T]): energy {e_order:.3f}, angular momentum "
             f"{l_order:.3f}.  The values at T alone oscillate with the phase of the vibration.",
-        )  # fmt: skip
+        )
     )
     result.checks += [
         check("order of the largest energy error over [0, 0.5] s (log-log slope)", e_order, ORDER_BOUNDS, "in"),
-        check("order of the largest angular-momentum error over [0, 0.5] s (log-log slope)", l_order, ORDER_BOUNDS, "in"),
+        check(
+            "order of the largest angular-momentum error over [0, 0.5] s (log-log slope)", l_order, ORDER_BOUNDS, "in"
+        ),
         check("linear momentum: max relative change, every h", float(max(p_err)), LINEAR_MOMENTUM_BOUND),
         check(f"largest energy error at h = {steps[-1]:g}", float(e_arr[-1]), 1e-4),
     ]

@@ -111,16 +111,26 @@ def run(quick: bool = False) -> CaseResult:
         dev_t = (w - w_t) / w_t
         coeff = -dev_eb / (EI / (gamma * EI))  # measured −(δω/ω) κGA L²/EI
         for n in range(3):
-            rows.append([f"{gamma:g}", n + 1, f"{w[n]:.10f}", f"{w_eb[n]:.10f}", dev_eb[n], dev_t[n], coeff[n], 0.5 * r[n]])
+            rows.append(
+                [f"{gamma:g}", n + 1, f"{w[n]:.10f}", f"{w_eb[n]:.10f}", dev_eb[n], dev_t[n], coeff[n], 0.5 * r[n]]
+            )
         if gamma == 1e6:
             at_1e6 = (dev_eb, dev_t)
     result.tables.append(
         Table(
             f"Bending frequencies, {N_ELEMENTS} elements of order {ORDER}",
-            ["κGA L²/EI", "mode", "ω [rad/s]", "ω_EB [rad/s]", "(ω − ω_EB)/ω_EB", "vs EB + shear (1st order)",
-             "measured −(δω/ω)κGAL²/EI", "predicted ½ r_n L²"],
+            [
+                "κGA L²/EI",
+                "mode",
+                "ω [rad/s]",
+                "ω_EB [rad/s]",
+                "(ω − ω_EB)/ω_EB",
+                "vs EB + shear (1st order)",
+                "measured −(δω/ω)κGAL²/EI",
+                "predicted ½ r_n L²",
+            ],
             rows,
-        )  # fmt: skip
+        )
     )
     bl = cantilever_beta_l(3)
     result.tables.append(
@@ -149,7 +159,9 @@ def run(quick: bool = False) -> CaseResult:
         check("βL roots against the tabulated values (8 decimals)", float(np.abs(bl - tabulated).max()), 5e-9),
     ]
     for n in range(3):
-        result.checks.append(check(f"mode {n + 1}: |ω − ω_EB|/ω_EB (shear effect, κGA = 1e6 EI/L²)", abs(dev_eb[n]), EB_BOUND))
+        result.checks.append(
+            check(f"mode {n + 1}: |ω − ω_EB|/ω_EB (shear effect, κGA = 1e6 EI/L²)", abs(dev_eb[n]), EB_BOUND)
+        )
     for n in range(3):
         result.checks.append(
             check(f"mode {n + 1}: |ω − ω_EB(1 − ½ r_n EI/κGA)|/ω (κGA = 1e6 EI/L²)", abs(dev_t[n]), FIRST_ORDER_BOUND)

@@ -112,7 +112,9 @@ def straight_beam(
     for s in s_arr:
         x = x0 + s * d
         v = np.zeros(6) if velocity is None else np.asarray(velocity(x), dtype=float)
-        nodes.append(builder.add_node(position=x, orientation=q0, velocity=v, acceleration=np.zeros(6) if acceleration else None))
+        nodes.append(
+            builder.add_node(position=x, orientation=q0, velocity=v, acceleration=np.zeros(6) if acceleration else None)
+        )
     quad = gauss_quadrature(order + 1 if quadrature_points is None else quadrature_points)
     m6 = np.asarray(m_star, dtype=float)
     c6 = np.asarray(c_star, dtype=float)
