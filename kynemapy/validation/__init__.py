@@ -12,6 +12,15 @@ tight scipy integrations (:mod:`kynemapy.validation.reference`).
     vilmart      seed 003  Vilmart's free body: invariants, errors, principal axes
     boxes        seed 004  Gazebo Boxes: benchmark metrics over dt, published engines beside
     double_four_bar IFToMM  double four-bar through its singular positions, reduced reference
+
+The flexible-beam cases (:data:`BEAM_CASES`, run by ``kynemapy validate`` after the seed
+cases; their tests are ``tests/verification/test_beam_cases.py``):
+
+    beam_rollup           tip moment 2πEI/L rolls a cantilever into a circle; spectral convergence
+    beam_tip_load         small tip load against Timoshenko theory
+    beam_frequencies      cantilever bending frequencies against Euler–Bernoulli (modal solve)
+    beam_beamdyn_dynamic  Kynema's dynamic composite beam against its BeamDyn CSV
+    beam_energy           free-flying beam: energy and momenta, convergence order in h
 """
 
 from __future__ import annotations
@@ -22,12 +31,22 @@ from types import ModuleType
 from kynemapy.validation.common import CaseResult, Check, Table, check
 
 CASES: tuple[str, ...] = ("simo_wong", "kynema_top", "abaqus", "vilmart", "boxes", "double_four_bar")
+#: the flexible-beam verification cases
+BEAM_CASES: tuple[str, ...] = (
+    "beam_rollup",
+    "beam_tip_load",
+    "beam_frequencies",
+    "beam_beamdyn_dynamic",
+    "beam_energy",
+)
+#: every case ``kynemapy validate`` runs by default
+ALL_CASES: tuple[str, ...] = CASES + BEAM_CASES
 
 
 def case_module(name: str) -> ModuleType:
-    """The module of case ``name`` (one of :data:`CASES`)."""
-    if name not in CASES:
-        raise ValueError(f"unknown validation case {name!r}; cases: {', '.join(CASES)}")
+    """The module of case ``name`` (one of :data:`ALL_CASES`)."""
+    if name not in ALL_CASES:
+        raise ValueError(f"unknown validation case {name!r}; cases: {', '.join(ALL_CASES)}")
     return importlib.import_module(f"kynemapy.validation.{name}")
 
 
@@ -36,4 +55,4 @@ def run_case(name: str, quick: bool = False) -> CaseResult:
     return case_module(name).run(quick=quick)
 
 
-__all__ = ["CASES", "CaseResult", "Check", "Table", "case_module", "check", "run_case"]
+__all__ = ["ALL_CASES", "BEAM_CASES", "CASES", "CaseResult", "Check", "Table", "case_module", "check", "run_case"]

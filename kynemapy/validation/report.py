@@ -11,7 +11,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from kynemapy.validation import CASES, case_module
+from kynemapy.validation import ALL_CASES, case_module
 from kynemapy.validation.common import CaseResult, Check, Table, fmt
 
 REPORT_NAME = "README.md"
@@ -75,7 +75,7 @@ def write_report(results: list[CaseResult], directory: Path, figures: bool = Tru
             figure_note = "Figures skipped: matplotlib is not installed (`pip install 'kynemapy[plot]'`)."
         else:
             for r in results:
-                if r.name in CASES and r.figures:
+                if r.name in ALL_CASES and r.figures:
                     plotted[r.name] = case_module(r.name).plot(r, directory)
     quick = any(r.quick for r in results)
     n_checks = sum(len(r.checks) for r in results)
@@ -87,7 +87,7 @@ def write_report(results: list[CaseResult], directory: Path, figures: bool = Tru
         f"{datetime.date.today().isoformat()} with kynemapy {__version__} ({_machine()}).",
         "Every bound is checked against an independent reference — a closed form or a tight scipy "
         "integration — never against kynemapy's own output.  The same checks run in "
-        "`tests/verification/test_validation_cases.py`.",
+        "`tests/verification/test_validation_cases.py` (the beam cases: `tests/verification/test_beam_cases.py`).",
         "",
         f"**{n_checks - n_failed} of {n_checks} checks passed.**",
         "",
@@ -121,7 +121,7 @@ def validate(
 ) -> tuple[list[CaseResult], Path]:
     """Run ``cases`` (default: all), print a line per case, write the report; returns both."""
     stream = stream or sys.stdout
-    names = list(cases) if cases else list(CASES)
+    names = list(cases) if cases else list(ALL_CASES)
     for name in names:
         case_module(name)  # unknown names fail before anything runs
     start = time.perf_counter()
