@@ -54,7 +54,7 @@ class Model(NamedTuple):
         beam_n_nodes, beam_n_qps : (n_beams,) int64 the element's own counts;
         beam_mu : (n_beams, 6) structural damping coefficients μ [s] (D* = diag(μ) C*);
         beam_qp_weight : (n_beams, Q) quadrature weights on [−1, 1];
-        beam_qp_jacobian : (n_beams, Q) J = |dX/dξ| [m];
+        beam_qp_jacobian : (n_beams, Q) J = ‖dX/dξ‖ [m];
         beam_shape_interp, beam_shape_deriv : (n_beams, P, Q) Lagrange shape functions φ and
         dφ/dξ at the points;
         beam_qp_x0 : (n_beams, Q, 3) reference position [m]; beam_qp_r0 : (n_beams, Q, 4)

@@ -301,7 +301,8 @@ class ModelBuilder:
         nodes : (P,) node ids in span order, P >= 2 (P − 1 is the element's order; usually the
             nodes sit at the Gauss–Lobatto–Legendre points).
         node_s : (P,) span fraction s ∈ [0, 1] of each node, increasing (ξ = 2s − 1).
-        quadrature : (Q, 2) rows (ξ ∈ [−1, 1], weight): the element's quadrature rule
+        quadrature : (Q, 2) array
+            The element's quadrature rule, one row (ξ ∈ [−1, 1], weight) per point
             (:mod:`kynemapy.engine.elements.beams.quadrature`).
         section_s : (S,) span fractions of the sections, increasing.
         m_star : (S, 6, 6) sectional mass matrices M* [kg/m, kg, kg m], material frame,
