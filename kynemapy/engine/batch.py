@@ -58,6 +58,7 @@ def member_data(d0, a0, am, solver):
 def _table_code(k: int, table: Any) -> str:
     fields = {name: arena for name, arena, _ in STANDARD}
     fields.update({name: arena for name, arena, _, _ in table.FIELDS})
+    fields.update({name: "wf" for name, _ in getattr(table, "SCRATCH", ())})
     args = []
     for name in table.TABLE._fields:
         ref = f"d0.tables[{k}].{name}"
@@ -70,7 +71,7 @@ def _table_code(k: int, table: Any) -> str:
     return f"T{k}({', '.join(args)})"
 
 
-def _member_data_source(dense: bool) -> tuple[str, dict[str, Any]]:
+def _member_data_source(dense: bool, table_classes: tuple[type, ...]) -> tuple[str, dict[str, Any]]:
     """Source of the implementation of :func:`member_data`, and its globals."""
     spec = {name: arena for name, arena, _ in fd.MODEL + fd.STATE + fd.INPUTS + fd.WORKSPACE}
     args = []
@@ -88,7 +89,7 @@ def _member_data_source(dense: bool) -> tuple[str, dict[str, Any]]:
             args.append(f"d0.{name}")
     source = "def impl(d0, a0, am, solver):\n    return Data(\n" + "".join(f"        {a},\n" for a in args) + "    )\n"
     namespace: dict[str, Any] = {"Data": fd.Data, "rebase": rebase, "Solver": DenseSolver if dense else SparseSolver}
-    namespace.update({f"T{k}": t.TABLE for k, t in enumerate(TABLES)})
+    namespace.update({f"T{k}": cls for k, cls in enumerate(table_classes)})
     return source, namespace
 
 
@@ -97,14 +98,15 @@ if not JIT_DISABLED:
     @overload(member_data, inline="always")
     def _member_data_typed(d0, a0, am, solver):
         dense = getattr(d0, "instance_class", None) is fd.Data and _is_dense(d0)
-        source, namespace = _member_data_source(dense)
+        tables = d0.types[d0.fields.index("tables")]
+        source, namespace = _member_data_source(dense, tuple(t.instance_class for t in tables.types))
         exec(compile(source, "<kynemapy.engine.batch.member_data>", "exec"), namespace)
         return namespace["impl"]
 
 else:  # plain Python: the same construction, run as Python
 
     def member_data(d0, a0, am, solver):
-        source, namespace = _member_data_source(isinstance(d0.solver, DenseSolver))
+        source, namespace = _member_data_source(isinstance(d0.solver, DenseSolver), tuple(type(t) for t in d0.tables))
         exec(compile(source, "<kynemapy.engine.batch.member_data>", "exec"), namespace)
         return namespace["impl"](d0, a0, am, solver)
 

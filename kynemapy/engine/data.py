@@ -327,7 +327,8 @@ class Workspace:
             for name, _, _, model_name in table.FIELDS:
                 if model_name is not None:
                     tv[name][...] = np.asarray(getattr(model, model_name)).reshape(tv[name].shape)
-            tables.append(table.TABLE(**tv))
+            cls = table.table_class(model) if hasattr(table, "table_class") else table.TABLE
+            tables.append(cls(**tv))
         for name in fd.MODEL_ARENAS:
             arenas[name].setflags(write=False)
         self.arenas = arenas

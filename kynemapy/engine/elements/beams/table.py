@@ -16,8 +16,9 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+from numba.extending import overload
 
-from kynemapy._jit import njit
+from kynemapy._jit import JIT_DISABLED, njit
 from kynemapy.engine.elements.beams.integrate import ElementScratch, beam_element_terms
 from kynemapy.engine.params import P_BETA_PRIME, P_GAMMA_PRIME, P_STIFFNESS
 
@@ -61,6 +62,48 @@ class BeamTable(NamedTuple):
     w_s6: np.ndarray
     w_s66: np.ndarray
 
+
+class NoBeamTable(NamedTuple):
+    """The beam table of a model without beams: the fields of :class:`BeamTable` (all empty);
+    its type compiles :func:`terms` as nothing, so a rigid model's entry point holds no beam code."""
+
+    nodes: np.ndarray
+    rows: np.ndarray
+    slots: np.ndarray
+    res: np.ndarray
+    mat: np.ndarray
+    n_nodes: np.ndarray
+    n_qps: np.ndarray
+    mu: np.ndarray
+    qp_weight: np.ndarray
+    qp_jacobian: np.ndarray
+    shape_interp: np.ndarray
+    shape_deriv: np.ndarray
+    qp_x0: np.ndarray
+    qp_r0: np.ndarray
+    qp_x0_prime: np.ndarray
+    qp_m_star: np.ndarray
+    qp_c_star: np.ndarray
+    qp_fe: np.ndarray
+    w_node_fx: np.ndarray
+    w_node_u: np.ndarray
+    w_node_v: np.ndarray
+    w_node_vd: np.ndarray
+    w_qp_vec: np.ndarray
+    w_qp_mat: np.ndarray
+    w_blk: np.ndarray
+    w_sums: np.ndarray
+    w_acc: np.ndarray
+    w_res: np.ndarray
+    w_s3: np.ndarray
+    w_s33: np.ndarray
+    w_s4: np.ndarray
+    w_s6: np.ndarray
+    w_s66: np.ndarray
+
+
+if NoBeamTable._fields != BeamTable._fields:  # pragma: no cover
+    raise ImportError("NoBeamTable must have BeamTable's fields")
 
 TABLE = BeamTable
 #: own fields: (field, arena, trailing shape with "P" nodes and "Q" points per element, Model field)
@@ -106,13 +149,27 @@ def nodes(model) -> np.ndarray:
     return np.asarray(model.beam_node, dtype=np.int64).reshape(int(model.n_beams), np.shape(model.beam_node)[1])
 
 
+def table_class(model) -> type:
+    """:class:`BeamTable`, or :class:`NoBeamTable` for a model without beams."""
+    return BeamTable if int(getattr(model, "n_beams", 0) or 0) else NoBeamTable
+
+
+def has_beams(t) -> bool:
+    """Whether the numba type (or, without compilation, the value) of a beam table is a
+    :class:`BeamTable` (else a :class:`NoBeamTable`)."""
+    cls = getattr(t, "instance_class", None)
+    if cls is None:
+        cls = type(t)
+    return cls is BeamTable
+
+
 def counts(model) -> dict[str, int]:
     """The table's per-element sizes: P nodes and Q quadrature points (padded)."""
     return {"P": int(np.shape(model.beam_node)[1]), "Q": int(np.shape(model.beam_qp_weight)[1])}
 
 
 @njit
-def terms(t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p):
+def beam_terms(t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p):
     """Residual and iteration matrix of every beam element of the table ``t`` into ``t.res``,
     ``t.mat`` (the signature of every table kernel, :mod:`kynemapy.engine.elements`)."""
     beta_prime = p[P_BETA_PRIME]
@@ -132,3 +189,26 @@ def terms(t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p):
             t.qp_r0[e, :nq], t.qp_x0_prime[e, :nq], t.qp_m_star[e, :nq], t.qp_c_star[e, :nq],
             t.w_node_fx[:nn], t.qp_fe[e, :nq], w, t.res[e, :m], t.mat[e, :m, :m],
         )  # fmt: skip
+
+
+@njit
+def _no_terms(t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p):
+    return None
+
+
+def terms(t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p):
+    """The element kernel of the table (:func:`beam_terms`); nothing for a :class:`NoBeamTable`,
+    whose type compiles no beam code."""
+    if has_beams(t):
+        return beam_terms(t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p)
+    return None
+
+
+if not JIT_DISABLED:
+
+    @overload(terms, inline="always")
+    def _terms_typed(t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p):
+        kernel = beam_terms if has_beams(t) else _no_terms
+        return lambda t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p: kernel(
+            t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p
+        )
