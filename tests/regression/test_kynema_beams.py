@@ -9,6 +9,7 @@ zero acceleration, so the nodes are given ``acceleration=0`` explicitly.
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import kynemapy as kp
 
@@ -83,3 +84,317 @@ def test_rotating_beam_step_convergence() -> None:
     )  # fmt: skip
     np.testing.assert_allclose(sim.state.q, expected, rtol=0.0, atol=1e-6)  # Kynema's tolerance
     assert np.max(np.abs(sim.state.q - expected)) < 1e-13  # and the same numbers to round-off
+
+
+# ---------------------------------------------------------------------------------------------
+# The other cases of Kynema's test_rotating_beam.cpp, test_solver.cpp and test_cantilever_beam.cpp.
+# They build the beam as Kynema's tests do: six nodes along x at 10 s, one element, then
+# TranslateBeam / RotateBeamAboutPoint / SetBeamVelocityAboutPoint (ModelBuilder.translate_beam,
+# rotate_beam_about_point, set_beam_velocity_about_point).  Kynema uses the initial velocities as
+# given (initial_velocities="keep") and starts from zero accelerations.
+
+H = 0.01
+ZERO6 = (0.0,) * 6
+
+
+def z_rotation(angle: float) -> np.ndarray:
+    """Quaternion (w, x, y, z) of a rotation by ``angle`` about z (Eigen's AngleAxis)."""
+    return np.array([np.cos(angle / 2), 0.0, 0.0, np.sin(angle / 2)])
+
+
+def kynema_beam(
+    b: kp.ModelBuilder,
+    translate: tuple[float, float, float] = (2.0, 0.0, 0.0),
+    rotation: np.ndarray | None = None,
+    velocity: tuple[float, ...] | None = None,
+    node_s: list[float] | None = None,
+    section: tuple[np.ndarray, np.ndarray] = (M_STAR, C_STAR),
+) -> list[int]:
+    """Kynema's rotating beam: nodes at 10 s along x, AddBeamElement, then the transforms."""
+    s_nodes = NODE_S if node_s is None else node_s
+    nodes = [b.add_node(position=(10.0 * s, 0.0, 0.0), acceleration=ZERO6) for s in s_nodes]
+    element = b.add_beam_element(nodes, s_nodes, QUADRATURE, [0.0, 1.0], [section[0]] * 2, [section[1]] * 2)
+    b.translate_beam(element, translate)
+    if rotation is not None:
+        b.rotate_beam_about_point(element, rotation, (0.0, 0.0, 0.0))
+    if velocity is not None:
+        b.set_beam_velocity_about_point(element, velocity, (0.0, 0.0, 0.0))
+    return nodes
+
+
+def simulation(b: kp.ModelBuilder, max_iter: int = 5, rho_inf: float = 0.9) -> kp.Simulation:
+    params = kp.StepParameters(h=H, rho_inf=rho_inf, max_iter=max_iter)
+    return kp.Simulation(b.build(), params, initial_velocities="keep")
+
+
+def test_rotating_beam_step_convergence_through_translate_and_velocity() -> None:
+    """``StepConvergence`` built exactly as Kynema builds it (nodes at 10 s, TranslateBeam(2, 0, 0),
+    SetBeamVelocityAboutPoint(ω e_z, origin)): the same numbers as the hand-placed version."""
+    omega = 0.1
+    b = kp.ModelBuilder()
+    nodes = kynema_beam(b, velocity=(0.0, 0.0, 0.0, 0.0, 0.0, omega))
+    bc = b.add_prescribed_bc(nodes[0])
+    sim = simulation(b)
+    root = np.array([2.0, 0.0, 0.0])
+    for i in range(10):
+        q = z_rotation(omega * H * (i + 1))
+        sim.inputs.constraint_input[bc] = (*(rotate(q, root) - root), *q)
+        sim.step()
+    reference = kp.ModelBuilder()
+    for s in NODE_S:
+        x = 2.0 + 10.0 * s
+        reference.add_node(position=(x, 0.0, 0.0), velocity=(0.0, omega * x, 0.0, 0.0, 0.0, omega), acceleration=ZERO6)
+    model = b.build()
+    assert np.array_equal(model.x0, reference.build().x0)
+    np.testing.assert_array_equal(model.initial_v[:, 1], [omega * (2.0 + 10.0 * s) for s in NODE_S])
+    assert sim.state.q[5, 1] == pytest.approx(0.11999801130335846, abs=1e-13)
+
+
+def rotate(q: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """``q v q*`` (Eigen's _transformVector)."""
+    w, u = q[0], q[1:]
+    uv = 2.0 * np.cross(u, v)
+    return v + w * uv + np.cross(u, uv)
+
+
+def test_rotating_beam_massless_constraints() -> None:
+    """``RotatingBeamTest.MasslessConstraints``: a massless hub at the origin drives the beam root
+    through a rigid joint; the hub's prescribed BC turns at 0.1 rad/s about z; ρ∞ 0.9, 10 steps;
+    q of the six beam nodes and the hub (Kynema's tolerance 1e-6)."""
+    omega = 0.1
+    b = kp.ModelBuilder()
+    nodes = kynema_beam(b, velocity=(0.0, 0.0, 0.0, 0.0, 0.0, omega))
+    hub = b.add_node(position=(0.0, 0.0, 0.0), acceleration=ZERO6)
+    b.add_rigid_joint(hub, nodes[0])
+    bc = b.add_prescribed_bc(hub)
+    sim = simulation(b)
+    for i in range(10):
+        sim.inputs.constraint_input[bc] = (0.0, 0.0, 0.0, *z_rotation(omega * H * (i + 1)))
+        sim.step()
+    expected = np.array(
+        [[-0.000099661884299369481, 0.019999672917628962, -3.6608854058480302E-25,
+          0.99998750002604175, -1.5971376141505654E-26, 3.1592454262792375E-25,
+          0.004999979166692714],
+         [-0.00015838391157346692, 0.031746709275713193, -2.8155520815870626E-13,
+          0.99998750002143066, 2.7244338869052949E-12, 1.989181042516661E-12, 0.0049999800888738608],
+         [-0.00027859681974392133, 0.055737500699772298, 2.815269319303426E-12, 0.9999875000205457,
+          7.3510877107173739E-12, 1.0550370096863904E-12, 0.0049999802658924715],
+         [-0.00042131446700509681, 0.08426017738413949, 8.2854411551089936E-12, 0.99998750002161218,
+          3.7252296525466957E-11, -5.26890056047209E-14, 0.0049999800525935617],
+         [-0.00054093210652801399, 0.10825097509997549, -9.3934322245617647E-12, 0.99998750002142056,
+          4.0321076018153484E-11, 5.2579938812420674E-12, 0.0049999800909203019],
+         [-0.00059944528351138049, 0.11999801747595988, -2.6207280972097857E-11, 0.99998750002237801,
+          3.4435006114567926E-11, 6.4250095159262128E-12, 0.0049999798994432168],
+         [0., 0., 0., 0.99998750002604219, 2.2269013449027429E-29, 1.884955233551297E-29,
+          0.0049999791666927107]]
+    )  # fmt: skip
+    np.testing.assert_allclose(sim.state.q, expected, rtol=0.0, atol=1e-6)
+    print("MasslessConstraints max |dq|", np.max(np.abs(sim.state.q - expected)))
+
+
+def test_rotating_beam_rotation_control_constraint() -> None:
+    """``RotatingBeamTest.RotationControlConstraint``: the beam root pitched about x by a rotation
+    control from a fixed hub, pitch = t π/2; ρ∞ 0.9, 10 steps; q of all nodes (1e-6)."""
+    b = kp.ModelBuilder()
+    nodes = kynema_beam(b)
+    hub = b.add_node(position=(0.0, 0.0, 0.0), acceleration=ZERO6)
+    pitch = b.add_rotation_control(hub, nodes[0], (1.0, 0.0, 0.0), 0.0)
+    b.add_fixed_bc(hub)
+    sim = simulation(b)
+    for i in range(10):
+        sim.inputs.constraint_input[pitch][0] = H * (i + 1) * np.pi / 2.0
+        sim.step()
+    expected = np.array(
+        [[-5.7690945215728628E-18, 2.0652319043893875E-18, -2.4953577261422928E-20,
+          0.99691733356165013, 0.078459097906677058, 5.0946025505270351E-19, 3.3980589449407732E-19],
+         [-2.9904494403209058E-7, 0.00014453413260242541, -0.00075720167307353353,
+          0.99700858667767766, 0.077290133367305239, 0.00033527696532594382,
+          0.000031054788779458509],
+         [-0.000001465015511032517, 0.00057112956926573543, -0.0031674836974124104,
+          0.99711128371780355, 0.075953862519306012, 0.00031282312872539991,
+          0.000028155321221201416],
+         [-0.0000020860700662326159, 0.00062108133928823466, -0.0035095491673744371,
+          0.99720257290191016, 0.074745725742637242, -0.00032312502616037265,
+          -0.000025908193827167231],
+         [-0.0000043494810453724702, 0.00012641646939721653, -0.00026687208011275229,
+          0.99728073405283557, 0.073693469884480778, -0.00063846060120356163,
+          -0.000048492096870836455],
+         [-0.0000058187577280119813, -0.00014174393267219577, 0.0015608892113182621,
+          0.9972883429355086, 0.073590276246437658, -0.00065565396382017294,
+          -0.000049038763777556399],
+         [0, 0, 0, 1, 0, 0, 0]]
+    )  # fmt: skip
+    np.testing.assert_allclose(sim.state.q, expected, rtol=0.0, atol=1e-6)
+    print("RotationControlConstraint max |dq|", np.max(np.abs(sim.state.q - expected)))
+
+
+def test_rotating_beam_compound_rotation_control_constraint() -> None:
+    """``RotatingBeamTest.CompoundRotationControlConstraint``: pitch t π/2 about x by a rotation
+    control on a hub whose prescribed BC turns by 0.5 t π/2 about z; 100 steps; the root's
+    rotation vector (Kynema's tolerance 1e-8)."""
+    b = kp.ModelBuilder()
+    nodes = kynema_beam(b)
+    hub = b.add_node(position=(0.0, 0.0, 0.0), acceleration=ZERO6)
+    pitch = b.add_rotation_control(hub, nodes[0], (1.0, 0.0, 0.0), 0.0)
+    bc = b.add_prescribed_bc(hub)
+    sim = simulation(b)
+    for i in range(100):
+        t = H * (i + 1)
+        sim.inputs.constraint_input[pitch][0] = t * np.pi / 2.0
+        sim.inputs.constraint_input[bc] = (0.0, 0.0, 0.0, *z_rotation(0.5 * t * np.pi / 2.0))
+        sim.step()
+    q = sim.state.q[0, 3:]
+    norm = np.linalg.norm(q[1:])
+    angle = 2.0 * np.arctan2(norm, abs(q[0]))
+    rv = np.sign(q[0]) * q[1:] / norm * angle
+    expected = np.array([1.482189821649821, 0.61394312430788889, 0.61394312416734476])
+    np.testing.assert_allclose(rv, expected, rtol=0.0, atol=1e-8)
+    print("CompoundRotationControlConstraint max |drv|", np.max(np.abs(rv - expected)))
+
+
+def test_rotating_beam_revolute_joint_constraint() -> None:
+    """``RotatingBeamTest.RevoluteJointConstraint``: the beam (ω 0.1 about z) rigidly on a hub
+    that turns on a revolute joint (axis from the fixed ground node at (0, 0, −1) to the hub,
+    torque 0); ρ∞ 0.9, 5 steps; q of all nodes (1e-6)."""
+    b = kp.ModelBuilder()
+    nodes = kynema_beam(b, velocity=(0.0, 0.0, 0.0, 0.0, 0.0, 0.1))
+    hub = b.add_node(position=(0.0, 0.0, 0.0), acceleration=ZERO6)
+    ground = b.add_node(position=(0.0, 0.0, -1.0), acceleration=ZERO6)
+    b.add_fixed_bc(ground)
+    b.add_revolute_joint(ground, hub, brake_torque=0.0)
+    b.add_rigid_joint(hub, nodes[0])
+    sim = simulation(b)
+    for _ in range(5):
+        sim.step()
+    expected = np.array(
+        [[-0.00002499992806604526, 0.009999954363364278, 7.0592758596667977E-26, 0.99999687500410894,
+          8.0588517542554213E-29, 5.3983736084468692E-26, 0.0024999964033195574],
+         [-0.000039681188471502004, 0.015873544516367064, 4.8213624609892645E-14,
+          0.99999687500405054, -1.4117736696803771E-13, 4.0393896390903965E-14,
+          0.0024999964266638514],
+         [-0.000069668915568583335, 0.027869085208344892, 4.0193427070238621E-14,
+          0.99999687500401824, -4.6940123973356305E-13, 7.4011787713126742E-14,
+          0.0024999964396126765],
+         [-0.00010532153768001662, 0.0421305961297474, 9.1114041847296216E-15, 0.99999687500407363,
+          -2.4869679200969056E-13, 6.7014722734775103E-15, 0.0024999964174613749],
+         [-0.00013530744593540648, 0.054126136607669233, -5.3259699489140029E-15,
+          0.99999687500410672, 1.6008699820757778E-13, -6.0232179820024248E-14,
+          0.0024999964042487837],
+         [-0.00014999065003689889, 0.059999726696767466, 9.5097860930873942E-14, 0.9999968750041126,
+          2.113602318183918E-13, -7.958169516703918E-14, 0.0024999964018790257],
+         [0, 0, 0, 0.99999687500410894, 7.2192479817696718E-29, -2.7782381382812961E-27,
+          0.0024999964033195574],
+         [0, 0, 0, 1, 0, 0, 0]]
+    )  # fmt: skip
+    np.testing.assert_allclose(sim.state.q, expected, rtol=0.0, atol=1e-6)
+    print("RevoluteJointConstraint max |dq|", np.max(np.abs(sim.state.q - expected)))
+
+
+@pytest.mark.parametrize(
+    ("tilt", "azimuth_q", "azimuth_v", "output"),
+    [
+        (
+            0.0,
+            [0.0, 0.0, 0.0, 0.99998634, 0.0, 0.0, -0.0052267],
+            [0.0, 0.0, 0.0, 0.0, 0.0, -0.18978539],
+            [-0.01045353, -0.18978539, -0.566558],
+        ),
+        (
+            np.pi / 2.0,
+            [0.0, 0.0, 0.0, 0.99998634, 0.0, -0.0052267, 0.0],
+            [0.0, 0.0, 0.0, 0.0, -0.18978539, 0.0],
+            [-0.01045353, -0.18978539, -0.566560],
+        ),
+    ],
+    ids=["Tilt0", "Tilt90"],
+)
+def test_rotating_beam_generator_torque(tilt: float, azimuth_q: list, azimuth_v: list, output: list) -> None:
+    """``RotatingBeamTest.GeneratorTorque_Tilt0`` / ``_Tilt90``: the beam (translated by 2, tilted
+    about x) rigidly on a hub, rigidly on an azimuth node that turns on a revolute joint about
+    (0, sin t, cos t) on a fixed shaft base, Kynema's torque input 100 (a brake: −100 N m about
+    the axis); ρ∞ 0, 10 steps; azimuth q, v and the joint's output (1e-6)."""
+    b = kp.ModelBuilder()
+    tilt_q = np.array([np.cos(tilt / 2), np.sin(tilt / 2), 0.0, 0.0])
+    nodes = kynema_beam(b, rotation=tilt_q)
+    shaft_base = b.add_node(position=(0.0, 0.0, 0.0), acceleration=ZERO6)
+    azimuth = b.add_node(position=(0.0, 0.0, 0.0), acceleration=ZERO6)
+    hub = b.add_node(position=(0.0, np.sin(tilt), np.cos(tilt)), acceleration=ZERO6)
+    b.add_fixed_bc(shaft_base)
+    shaft = b.add_revolute_joint(shaft_base, azimuth, (0.0, np.sin(tilt), np.cos(tilt)), brake_torque=100.0)
+    b.add_rigid_joint(azimuth, hub)
+    b.add_rigid_joint(hub, nodes[0])
+    sim = simulation(b, rho_inf=0.0)
+    for _ in range(10):
+        sim.step()
+    np.testing.assert_allclose(sim.state.q[azimuth], azimuth_q, rtol=0.0, atol=1e-6)
+    np.testing.assert_allclose(sim.state.v[azimuth], azimuth_v, rtol=0.0, atol=1e-6)
+    np.testing.assert_allclose(sim.state.constraint_output[shaft], output, rtol=0.0, atol=1e-6)
+    print(
+        "GeneratorTorque", tilt, np.max(np.abs(sim.state.q[azimuth] - azimuth_q)),
+        np.max(np.abs(sim.state.v[azimuth] - azimuth_v)), np.max(np.abs(sim.state.constraint_output[shaft] - output)),
+    )  # fmt: skip
+
+
+def test_rotating_beam_two_beam() -> None:
+    """``RotatingBeamTest.TwoBeam``: two identical beams, each root on a prescribed BC turned by
+    0.01 rad about z; one Newton iteration (max_iter 1, convergence not checked, as Kynema);
+    the residual rows of the two beams and their constraint rows agree to 1e-10."""
+    velocity = (0.0, 0.0, 0.0, 0.0, 0.0, 1.0)
+    b = kp.ModelBuilder()
+    roots = [kynema_beam(b, rotation=np.array([1.0, 0.0, 0.0, 0.0]), velocity=velocity)[0] for _ in range(2)]
+    bcs = [b.add_prescribed_bc(root) for root in roots]
+    sim = simulation(b, max_iter=1)
+    for bc in bcs:
+        sim.inputs.constraint_input[bc] = (0.0, 0.0, 0.0, *z_rotation(H))
+    sim.step(throw=False)
+    n_sys = sim.model.n_system_dofs
+    n, m = n_sys // 2, (sim.model.n_dofs - n_sys) // 2
+    rhs = sim.workspace.b
+    np.testing.assert_allclose(rhs[:n], rhs[n:n_sys], rtol=0.0, atol=1e-10)
+    np.testing.assert_allclose(rhs[n_sys : n_sys + m], rhs[n_sys + m :], rtol=0.0, atol=1e-10)
+    assert np.any(rhs[:n] != 0.0)
+
+
+def test_rotating_beam_three_blade_rotor() -> None:
+    """``RotatingBeamTest.ThreeBladeRotor``: three beams at 0°, 120°, 240° about z, spinning at
+    1 rad/s, gravity 9.81 along +z, each root on a prescribed BC turned by t about z; ρ∞ 0.9,
+    max_iter 4, floor(0.1/0.01 + 1) = 11 steps, each must converge (Kynema checks only that)."""
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, 9.81))
+    velocity = (0.0, 0.0, 0.0, 0.0, 0.0, 1.0)
+    roots = []
+    for blade in range(3):
+        q = z_rotation(2.0 * np.pi * blade / 3)
+        roots.append(kynema_beam(b, rotation=q, velocity=velocity)[0])
+    bcs = [b.add_prescribed_bc(root) for root in roots]
+    sim = simulation(b, max_iter=4)
+    n_steps = int(np.floor(0.1 / H + 1.0))
+    assert n_steps == 11
+    for i in range(n_steps):
+        for bc in bcs:
+            sim.inputs.constraint_input[bc] = (0.0, 0.0, 0.0, *z_rotation(H * (i + 1)))
+        info = sim.step()  # raises if a step does not converge within 4 iterations
+        assert info.converged
+
+
+def test_cantilever_beam_sine_load() -> None:
+    """``DynamicBeamTest.CantileverBeamSineLoad`` (test_cantilever_beam.cpp): a 10 m beam of five
+    GLL nodes clamped at the root, tip load 100 sin(10 t) N along z; ρ∞ 0, h 0.005 s; tip
+    displacement after each of three steps (1e-6)."""
+    node_s = [0.0, 0.17267316464601146, 0.5, 0.8273268353539885, 1.0]
+    b = kp.ModelBuilder()
+    nodes = [b.add_node(position=(10.0 * s, 0.0, 0.0), acceleration=ZERO6) for s in node_s]
+    b.add_beam_element(nodes, node_s, QUADRATURE, [0.0, 1.0], [M_STAR] * 2, [C_STAR] * 2)
+    b.add_fixed_bc(nodes[0])
+    sim = kp.Simulation(b.build(), kp.StepParameters(h=0.005, rho_inf=0.0, max_iter=5), initial_velocities="keep")
+    expected = [
+        [-8.15173937e-08, -1.86549248e-07, 6.97278045e-04],
+        [-1.00926258e-06, -7.91711079e-07, 2.65017558e-03],
+        [-5.05830945e-06, -2.29457246e-06, 6.30508154e-03],
+    ]
+    worst = 0.0
+    for i, tip in enumerate(expected):
+        sim.set_load(nodes[-1], force=(0.0, 0.0, 100.0 * np.sin(10.0 * 0.005 * (i + 1))))
+        sim.step()
+        np.testing.assert_allclose(sim.state.q[4, :3], tip, rtol=0.0, atol=1e-6)
+        worst = max(worst, float(np.max(np.abs(sim.state.q[4, :3] - tip))))
+    print("CantileverBeamSineLoad max |du|", worst)
