@@ -442,8 +442,14 @@ class ModelBuilder:
         -------
         Beam : ``.nodes`` (span order), ``.elements``, ``.root``, ``.tip``, ``.node_s``.
         """
-        from kynemapy.model.beams import Beam, beam_layout, rotate_about_point, set_acceleration_about_point
-        from kynemapy.model.beams import set_velocity_about_point, translate
+        from kynemapy.model.beams import (
+            Beam,
+            beam_layout,
+            rotate_about_point,
+            set_acceleration_about_point,
+            set_velocity_about_point,
+            translate,
+        )
 
         label = str(self._n_named_beams) if name is None else str(name)
         what = f"beam {label!r}"
@@ -468,9 +474,14 @@ class ModelBuilder:
                 try:
                     elements.append(
                         self.add_beam_element(
-                            [ids[k] for k in el.nodes], el.node_s, el.quadrature, el.section_s, el.m_star,
-                            el.c_star, damping,
-                        )  # fmt: skip
+                            [ids[k] for k in el.nodes],
+                            el.node_s,
+                            el.quadrature,
+                            el.section_s,
+                            el.m_star,
+                            el.c_star,
+                            damping,
+                        )
                     )
                 except ModelError as exc:
                     raise ModelError(f"{what}: {exc}") from exc

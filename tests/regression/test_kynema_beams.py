@@ -34,6 +34,33 @@ QUADRATURE = [
     (0.9491079123427585, 0.1294849661688697),
 ]
 
+#: Kynema's StepConvergence result: q of the six nodes after 10 steps
+STEP_CONVERGENCE_Q = np.array(
+    [
+        [-0.000099999166669473282, 0.019999666668333329, 0.0, 0.99998750002604219, 0.0, 0.0, 0.0049999791666927116],
+        [
+            -0.00015873054129883523, 0.031746705307316693, 5.3452180213890101e-13, 0.99998750002475689,
+            6.9132808328819882e-12, -1.2067607167192481e-13, 0.0049999794236664759,
+        ],
+        [
+            -0.00027867990247669591, 0.055737498222589707, 2.7206029385761709e-12, 0.99998750002344106,
+            1.6236092075463668e-11, -1.0204079036815215e-13, 0.004999979686833151,
+        ],
+        [
+            -0.00042128940140729969, 0.084260177944726039, 2.2262966672810607e-12, 0.99998750002292091,
+            2.3329848595908065e-11, 8.6195395416293551e-13, 0.0049999797908453587,
+        ],
+        [
+            -0.0005412402267101781, 0.10825097167135142, -5.7646870281175913e-12, 0.99998750002269443,
+            2.5986319594619517e-11, 1.8229927487844355e-12, 0.0049999798361397927,
+        ],
+        [
+            -0.0005999751384186499, 0.11999801130335846, -1.0588553074456064e-11, 0.99998750002267489,
+            2.6230990329572291e-11, 1.8800830187025051e-12, 0.0049999798400182259,
+        ],
+    ]
+)  # fmt: skip
+
 
 def test_rotating_beam_step_convergence() -> None:
     """``RotatingBeamTest.StepConvergence``: the beam (root at x = 2 m) spins at ω = 0.1 rad/s
@@ -57,31 +84,7 @@ def test_rotating_beam_step_convergence() -> None:
         u = np.array([c * root[0] - s * root[1], s * root[0] + c * root[1], root[2]]) - root
         sim.inputs.constraint_input[bc] = (*u, np.cos(angle / 2), 0.0, 0.0, np.sin(angle / 2))
         sim.step()  # raises if the step does not converge within max_iter
-    expected = np.array(
-        [
-            [-0.000099999166669473282, 0.019999666668333329, 0.0, 0.99998750002604219, 0.0, 0.0, 0.0049999791666927116],
-            [
-                -0.00015873054129883523, 0.031746705307316693, 5.3452180213890101e-13, 0.99998750002475689,
-                6.9132808328819882e-12, -1.2067607167192481e-13, 0.0049999794236664759,
-            ],
-            [
-                -0.00027867990247669591, 0.055737498222589707, 2.7206029385761709e-12, 0.99998750002344106,
-                1.6236092075463668e-11, -1.0204079036815215e-13, 0.004999979686833151,
-            ],
-            [
-                -0.00042128940140729969, 0.084260177944726039, 2.2262966672810607e-12, 0.99998750002292091,
-                2.3329848595908065e-11, 8.6195395416293551e-13, 0.0049999797908453587,
-            ],
-            [
-                -0.0005412402267101781, 0.10825097167135142, -5.7646870281175913e-12, 0.99998750002269443,
-                2.5986319594619517e-11, 1.8229927487844355e-12, 0.0049999798361397927,
-            ],
-            [
-                -0.0005999751384186499, 0.11999801130335846, -1.0588553074456064e-11, 0.99998750002267489,
-                2.6230990329572291e-11, 1.8800830187025051e-12, 0.0049999798400182259,
-            ],
-        ]
-    )  # fmt: skip
+    expected = STEP_CONVERGENCE_Q
     np.testing.assert_allclose(sim.state.q, expected, rtol=0.0, atol=1e-6)  # Kynema's tolerance
     assert np.max(np.abs(sim.state.q - expected)) < 1e-13  # and the same numbers to round-off
 
@@ -147,7 +150,7 @@ def test_rotating_beam_step_convergence_through_translate_and_velocity() -> None
     model = b.build()
     assert np.array_equal(model.x0, reference.build().x0)
     np.testing.assert_array_equal(model.initial_v[:, 1], [omega * (2.0 + 10.0 * s) for s in NODE_S])
-    assert sim.state.q[5, 1] == pytest.approx(0.11999801130335846, abs=1e-13)
+    np.testing.assert_allclose(sim.state.q, STEP_CONVERGENCE_Q, rtol=0.0, atol=1e-13)
 
 
 def rotate(q: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -190,11 +193,17 @@ def test_rotating_beam_massless_constraints() -> None:
     )  # fmt: skip
     np.testing.assert_allclose(sim.state.q, expected, rtol=0.0, atol=1e-6)
     print("MasslessConstraints max |dq|", np.max(np.abs(sim.state.q - expected)))
+    # Kynema's expected beam rows are StepConvergence's result before Kynema changed its prescribed
+    # BC (commit 4e5b5dc2, 2025-03-28: they were moved here then, off by up to 5.3e-7, within 1e-6);
+    # the hub's rigid joint drives the beam exactly as StepConvergence's root BC does today:
+    np.testing.assert_allclose(sim.state.q[:6], STEP_CONVERGENCE_Q, rtol=0.0, atol=1e-13)
 
 
 def test_rotating_beam_rotation_control_constraint() -> None:
     """``RotatingBeamTest.RotationControlConstraint``: the beam root pitched about x by a rotation
-    control from a fixed hub, pitch = t π/2; ρ∞ 0.9, 10 steps; q of all nodes (1e-6)."""
+    control from a fixed hub, pitch = t π/2; ρ∞ 0.9, 10 steps; q of all nodes (1e-6).
+
+    Kynema's numbers date from its commit 5ba368be (2024-07, #202); they agree to 4.3e-8."""
     b = kp.ModelBuilder()
     nodes = kynema_beam(b)
     hub = b.add_node(position=(0.0, 0.0, 0.0), acceleration=ZERO6)
@@ -379,7 +388,9 @@ def test_rotating_beam_three_blade_rotor() -> None:
 def test_cantilever_beam_sine_load() -> None:
     """``DynamicBeamTest.CantileverBeamSineLoad`` (test_cantilever_beam.cpp): a 10 m beam of five
     GLL nodes clamped at the root, tip load 100 sin(10 t) N along z; ρ∞ 0, h 0.005 s; tip
-    displacement after each of three steps (1e-6)."""
+    displacement after each of three steps (1e-6).
+
+    The expected values are BeamDyn's, to 9 digits (Kynema's commit 87ad09d8): within 3.5e-8."""
     node_s = [0.0, 0.17267316464601146, 0.5, 0.8273268353539885, 1.0]
     b = kp.ModelBuilder()
     nodes = [b.add_node(position=(10.0 * s, 0.0, 0.0), acceleration=ZERO6) for s in node_s]
@@ -398,3 +409,137 @@ def test_cantilever_beam_sine_load() -> None:
         np.testing.assert_allclose(sim.state.q[4, :3], tip, rtol=0.0, atol=1e-6)
         worst = max(worst, float(np.max(np.abs(sim.state.q[4, :3] - tip))))
     print("CantileverBeamSineLoad max |du|", worst)
+
+
+# ---------------------------------------------------------------------------------------------
+# test_solver.cpp: the rotating beam's first Newton iteration.  kynemapy's step is one compiled
+# call: after it, Workspace.b holds the last iteration's right-hand side (system rows × the
+# conditioner βh², constraint rows Φ as assembled; Kynema then negates it in place), Workspace.dx
+# its solution (the multiplier rows ÷ βh², as Kynema's x) and Workspace.errors the Newton errors.
+# The predicted state (Kynema's q_prev, a, v, vd, q_delta, q after PredictNextState) and the state
+# after an unconverged iteration are not observable: a failed step restores the state exactly.
+
+
+def solver_beam(root_x: float, u_root: bool, max_iter: int) -> kp.Simulation:
+    """test_solver.cpp's set-up: nodes at root_x + 10 s with velocity (0, ω x, 0, 0, 0, ω),
+    ω = 0.1, a prescribed BC on the root turned by ωh about z (with the root's translation
+    when ``u_root``)."""
+    omega = 0.1
+    b = kp.ModelBuilder()
+    nodes = []
+    for s in NODE_S:
+        x = 10.0 * s + root_x
+        v = (0.0, x * omega, 0.0, 0.0, 0.0, omega)
+        nodes.append(b.add_node(position=(x, 0.0, 0.0), velocity=v, acceleration=ZERO6))
+    b.add_beam_element(nodes, NODE_S, QUADRATURE, [0.0, 1.0], [M_STAR] * 2, [C_STAR] * 2)
+    bc = b.add_prescribed_bc(nodes[0])
+    sim = kp.Simulation(b.build(), kp.StepParameters(h=H, rho_inf=0.9, max_iter=max_iter), initial_velocities="keep")
+    q = z_rotation(omega * H)
+    root = np.array([root_x, 0.0, 0.0])
+    u = rotate(q, root) - root if u_root else np.zeros(3)
+    sim.inputs.constraint_input[bc] = (*u, *q)
+    return sim
+
+
+#: Kynema's conditioner βh² for ρ∞ = 0.9, h = 0.01
+def conditioner() -> float:
+    params = kp.StepParameters(h=H, rho_inf=0.9)
+    return params.beta * H * H
+
+
+def test_solver_first_iteration_residual_solution_and_error() -> None:
+    """``NewSolverTest.SolverPredictNextState`` (the assembled right-hand side: 36 system rows,
+    then the prescribed BC's Φ = (9.9999991642896191e-7, 3.3333331667800836e-10, 0, 0, 0, 0)) and
+    ``SolverStep1Test.SolutionVector`` (max_iter 1: the solution x, multiplier rows already ÷ βh²,
+    and convergence_err[0] = 1669.0477021697936), Kynema's tolerance 1e-6.
+
+    The right-hand side and solution date from Kynema's commit 3c1b9f0e (2024-04): they agree to
+    2.3e-10 (b) and 8.9e-12 (x); the error (reblessed 2025-06, #422) to 1.5e-9 of 1669."""
+    sim = solver_beam(2.0, u_root=True, max_iter=1)
+    info = sim.step(throw=False)
+    assert not info.converged and info.iterations == 1
+    ws = sim.workspace
+    n_sys = sim.model.n_system_dofs
+    residual = np.concatenate([ws.b[:n_sys] / conditioner(), ws.b[n_sys:]])
+    expected_b = [
+        -0.68408451644565105, -0.00065456473269251652, 0, 1.4663215017154278E-17, 1.5487939846687054E-17,
+        0.0000098399278916272914, -4.9960036108132044E-16, 7.2063733561229804E-15, 0, -9.2033949200707357E-18,
+        -9.7210350349908583E-18, 0.000055862494393220151, -8.1878948066105295E-16, -3.4811400723838704E-14, 0,
+        -4.27839293851558E-18, -4.5190289029179014E-18, 0.000081896496420578814, 1.7208456881689926E-15,
+        1.0463827612543219E-13, 0, 1.991039683802277E-17, 2.1030246653970917E-17, 0.000081896496635873786,
+        -5.1070259132757201E-15, -3.455288355783126E-13, 0, -7.9977507519330913E-17, -8.4475800436550718E-17,
+        0.000055862494238845577, 0.68408451644565516, 0.00065456473296101171, 0, 5.8885683522740175E-17,
+        6.2197677873801522E-17, 0.0000098399277591661938, 9.9999991642896191E-7, 3.3333331667800836E-10, 0, 0, 0, 0,
+    ]  # fmt: skip
+    np.testing.assert_allclose(residual, expected_b, rtol=0.0, atol=1e-6)
+    np.testing.assert_allclose(ws.b[n_sys:], [9.9999991642896191e-7, 3.3333331667800836e-10, 0, 0, 0, 0], atol=1e-6)
+    expected_x = [
+        -9.9999991642894645E-7, -3.3333331667800779E-10, -2.7693137528041648E-28, -6.5954208494030506E-30,
+        1.3190840599775882E-26, 7.7898219222917266E-24, -0.0000014964806473087194, -7.295038225205836E-10,
+        -4.5434716051775647E-14, -3.1920684921905924E-12, -4.0723290197473225E-14, -2.2269841387499837E-10,
+        -0.0000025281897479172782, -1.9662810249790896E-9, -3.0976187800764434E-14, -4.8228594588737896E-12,
+        -9.9091066510552565E-14, -4.1568756453239842E-10, -0.0000038030054024772931, -3.5935658864740807E-9,
+        6.4411049537235008E-14, -3.6024743778286134E-12, -1.1579932606573532E-13, -4.3409555957226201E-10,
+        -0.000004933638516780269, -4.9475925730408304E-9, 2.5185545987603492E-13, -2.7436857930422583E-12,
+        -1.6107798285714521E-13, -4.2116615327927008E-10, -0.0000055119072875186336, -5.625802843908016E-9,
+        4.2749628020387186E-13, -2.6313864405287534E-12, -1.7915982090983506E-13, -4.1964251580055361E-10,
+        0.10816660597819647, 0.000095455157310304377, -2.1220160418770112E-9, 2.0316113427113777E-8,
+        2.1788291524533811E-8, -0.000033726153743119725,
+    ]  # fmt: skip
+    np.testing.assert_allclose(ws.dx, expected_x, rtol=0.0, atol=1e-6)
+    assert info.errors[0] == pytest.approx(1669.0477021697936, abs=1e-6)
+    print(
+        "SolverStep1: max |db|", np.max(np.abs(residual - expected_b)), "max |dx|",
+        np.max(np.abs(ws.dx - expected_x)), "|derr|", abs(info.errors[0] - 1669.0477021697936),
+    )  # fmt: skip
+    # a failed step leaves the state as it was (Kynema's would hold the first iterate)
+    np.testing.assert_array_equal(sim.state.q[:, 3], 1.0)
+
+
+def test_solver_second_iteration_constraint_residual_and_solution() -> None:
+    """``SolverStep2Test.ConstraintResidualVector``: nodes at 10 s, the root prescribed a rotation
+    ωh about z (no translation), max_iter 2: Φ, Kynema's (negated, conditioned) right-hand side
+    and the solution of the second iteration (1e-6).
+
+    Kynema's numbers date from its commit 3c1b9f0e (2024-04); they agree to 4.4e-8 (its
+    multiplier increments of ≈ 4e-8 and a residual of 5.3e-9 are ≈ 0 here)."""
+    sim = solver_beam(0.0, u_root=False, max_iter=2)
+    info = sim.step(throw=False)
+    assert info.iterations == 2
+    ws = sim.workspace
+    n_sys = sim.model.n_system_dofs
+    phi = [0.0, 0.0, -2.769313752804165e-28, -1.31908395004359e-29, 1.3190835103592412e-26, 0.0]
+    np.testing.assert_allclose(ws.b[n_sys:], phi, rtol=0.0, atol=1e-6)
+    expected_b = [
+        -1.6976609407260757e-15, -5.288375554255456E-9, 1.1889571903333178E-13, -1.1240653642481715E-12,
+        -1.2020880297284837E-12, 1.8684840013084998E-9, -3.6875789625611664E-15, -4.1819420587222298E-15,
+        3.7352345516767378E-15, -1.1877649082466982E-15, -1.0506791059026386E-14, -5.8939891699170042E-15,
+        -2.8792767262448265E-16, -1.6256730932454705E-15, -3.7325943099788989E-16, -5.3808016138201058E-16,
+        -1.6282824212620447E-14, -1.1016714995625436E-14, 5.2084529364118357E-16, -1.1638779207501438E-16,
+        -1.4881053281336617E-15, 9.5313284912395902E-17, -1.0413534631705933E-14, -1.3446531440415119E-14,
+        2.7455938415381741E-15, -2.5729773964724179E-16, -3.7154086685782557E-16, 1.5306103158449729E-16,
+        -5.1065389766195233E-15, -9.9765062644864507E-15, -9.9677609771866959E-16, 7.3693341584230349E-15,
+        -2.8348323425684356E-15, 3.4513177152054705E-17, -8.3796234226909556E-16, -1.8000463717889823E-15, 0, 0,
+        -2.7693137528041648E-28, -1.3190839500435901E-29, 1.3190835103592412E-26, 0,
+    ]  # fmt: skip
+    np.testing.assert_allclose(-ws.b[:n_sys], expected_b[:n_sys], rtol=0.0, atol=1e-6)
+    expected_x = [
+        2.0701786547467534E-22, -9.7804349489591981E-26, 2.7272832797488856E-28, 2.0547315819961114E-29,
+        -1.4712947016254835E-26, 5.4331648183819847E-25, 3.8348324508389868E-17, 9.4969920440321861E-16,
+        -1.3580769206195316E-17, -5.2335075093141956E-18, 3.1855954047525528E-15, 9.2846344878465848E-16,
+        -6.0860076883771766E-17, 8.028169690742347E-16, -1.479979763477676E-17, -2.7808660671715477E-17,
+        4.8007090441525481E-15, 8.6051705604834966E-16, -2.179748742218857E-16, -2.7745453151127729E-15,
+        1.1652103769994212E-17, -3.0548898515545171E-17, 3.569536108741796E-15, -4.1743489803882303E-17,
+        -3.0721911895997357E-16, -9.1411516388420519E-15, 7.8855513035796911E-17, -6.4825821213015845E-17,
+        2.6903185401857071E-15, -1.1004628463528681E-15, -2.8438123968141702E-16, -1.3829871537755664E-14,
+        1.4293886089416713E-16, -7.9353195214248362E-17, 2.5707926448736107E-15, -1.3780235858853489E-15,
+        -1.179058346509202e-11, 8.6709875777896587e-11, -4.2445828198259645E-9, 4.0632386057053241E-8,
+        4.3576751058673394E-8, 1.9904737297204642e-10,
+    ]  # fmt: skip
+    np.testing.assert_allclose(ws.dx, expected_x, rtol=0.0, atol=1e-6)
+    print(
+        "SolverStep2: max |dx|",
+        np.max(np.abs(ws.dx - expected_x)),
+        "max |db|",
+        np.max(np.abs(-ws.b[:n_sys] - expected_b[:n_sys])),
+    )
