@@ -397,44 +397,43 @@ def beam_layout(
     what = f"beam {name!r}"
     pts = _array(points, f"{what} points", (None, 3))
     if pts.shape[0] < 2:
-        raise ModelError(f"{what}: the reference axis needs at least two points, got {pts.shape[0]}")
+        raise ModelError(f"{what} points: the reference axis needs at least two points, got {pts.shape[0]}")
     if point_s is None:
         chord = np.concatenate(([0.0], np.cumsum(np.linalg.norm(np.diff(pts, axis=0), axis=1))))
         if chord[-1] <= 0.0 or np.any(np.diff(chord) <= 0.0):
-            raise ModelError(f"{what}: points: two consecutive reference-axis points coincide (give point_s)")
+            raise ModelError(f"{what} points: two consecutive reference-axis points coincide (give point_s)")
         ps = chord / chord[-1]
     else:
         ps = _array(point_s, f"{what} point_s", (pts.shape[0],))
         _increasing(ps, f"{what} point_s (span fractions of the points)")
     for key, value in (("order", order), ("n_elements", n_elements)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ModelError(f"{what}: {key} must be an integer >= 1, got {value!r}")
+            raise ModelError(f"{what} {key}: must be an integer >= 1, got {value!r}")
     if isinstance(section_refinement, bool) or not isinstance(section_refinement, (int, np.integer)):
-        raise ModelError(f"{what}: section_refinement must be an integer >= 0, got {section_refinement!r}")
+        raise ModelError(f"{what} section_refinement: must be an integer >= 0, got {section_refinement!r}")
     if section_refinement < 0:
-        raise ModelError(f"{what}: section_refinement must be an integer >= 0, got {section_refinement!r}")
+        raise ModelError(f"{what} section_refinement: must be an integer >= 0, got {section_refinement!r}")
     if quadrature not in QUADRATURE_RULES:
-        raise ModelError(f"{what}: quadrature must be one of {QUADRATURE_RULES}, got {quadrature!r}")
+        raise ModelError(f"{what} quadrature: must be one of {QUADRATURE_RULES}, got {quadrature!r}")
     if quadrature_style not in QUADRATURE_STYLES:
-        raise ModelError(f"{what}: quadrature_style must be one of {QUADRATURE_STYLES}, got {quadrature_style!r}")
-    sec_s = np.atleast_1d(_array(section_s, f"{what} section_s", (None,)) if np.ndim(section_s) else section_s)
-    sec_s = np.asarray(sec_s, dtype=float)
+        raise ModelError(f"{what} quadrature_style: must be one of {QUADRATURE_STYLES}, got {quadrature_style!r}")
+    sec_s = _array(section_s, f"{what} section_s", (None,))
     if sec_s.size < 2:
-        raise ModelError(f"{what}: section_s needs at least two stations (0 and 1), got {sec_s.tolist()}")
+        raise ModelError(f"{what} section_s: needs at least two stations (0 and 1), got {sec_s.tolist()}")
     _increasing(sec_s, f"{what} section_s (section stations)")
     if sec_s[0] != 0.0 or sec_s[-1] != 1.0:
         raise ModelError(
-            f"{what}: section_s must start at 0 and end at 1 (root and tip), got {sec_s[0]!r} ... {sec_s[-1]!r}"
+            f"{what} section_s: must start at 0 and end at 1 (root and tip), got {float(sec_s[0])!r} ... {float(sec_s[-1])!r}"
         )
     m = _array(m_star, f"{what} m_star", (sec_s.size, 6, 6))
     c = _array(c_star, f"{what} c_star", (sec_s.size, 6, 6))
     if twist is None:
         if twist_s is not None:
-            raise ModelError(f"{what}: twist_s given without twist")
+            raise ModelError(f"{what} twist_s: given without twist")
         tw_s, tw = np.array([0.0, 1.0]), np.zeros(2)
     elif np.ndim(twist) == 0:
         if twist_s is not None:
-            raise ModelError(f"{what}: a single twist value takes no twist_s")
+            raise ModelError(f"{what} twist_s: a single twist value takes no twist_s")
         value = _array([twist], f"{what} twist", (1,))[0]
         tw_s, tw = np.array([0.0, 1.0]), np.array([value, value])
     else:
@@ -442,17 +441,17 @@ def beam_layout(
         if twist_s is None:
             if tw.size != sec_s.size:
                 raise ModelError(
-                    f"{what}: twist has {tw.size} values but there are {sec_s.size} section stations "
+                    f"{what} twist: {tw.size} values but {sec_s.size} section stations "
                     f"(give twist_s, or one twist per section)"
                 )
             tw_s = sec_s.copy()
         else:
             tw_s = _array(twist_s, f"{what} twist_s", (None,))
             if tw_s.size != tw.size:
-                raise ModelError(f"{what}: twist has {tw.size} values but twist_s has {tw_s.size} stations")
+                raise ModelError(f"{what} twist: {tw.size} values but twist_s has {tw_s.size} stations")
             _increasing(tw_s, f"{what} twist_s (twist stations)")
         if tw.size < 1:
-            raise ModelError(f"{what}: twist table is empty")
+            raise ModelError(f"{what} twist: the twist table is empty")
 
     xi_points = 2.0 * (ps - ps[0]) / (ps[-1] - ps[0]) - 1.0  # Kynema's MapGeometricLocations
     node_xi = gll_points(order)
@@ -485,10 +484,10 @@ def beam_layout(
         tangents = np.array([_evaluate(basis, coefficients, 2.0 * s - 1.0, derivative=True) for s in node_s])
         norms = np.linalg.norm(tangents, axis=1)
         if np.any(norms <= 0.0):
-            raise ModelError(f"{what}: the fitted reference axis has a zero tangent at a node")
+            raise ModelError(f"{what} points: the fitted reference axis has a zero tangent at a node")
         tangents /= norms[:, None]
     if not np.all(np.isfinite(tangents)):
-        raise ModelError(f"{what}: the fitted reference axis has a zero tangent at a node (points coincide?)")
+        raise ModelError(f"{what} points: the fitted reference axis has a zero tangent at a node (points coincide?)")
     orientations = np.array([tangent_to_quaternion(t) for t in tangents])
 
     elements = []
