@@ -423,7 +423,8 @@ def beam_layout(
     _increasing(sec_s, f"{what} section_s (section stations)")
     if sec_s[0] != 0.0 or sec_s[-1] != 1.0:
         raise ModelError(
-            f"{what} section_s: must start at 0 and end at 1 (root and tip), got {float(sec_s[0])!r} ... {float(sec_s[-1])!r}"
+            f"{what} section_s: must start at 0 and end at 1 (root and tip), "
+            f"got {float(sec_s[0])!r} ... {float(sec_s[-1])!r}"
         )
     m = _array(m_star, f"{what} m_star", (sec_s.size, 6, 6))
     c = _array(c_star, f"{what} c_star", (sec_s.size, 6, 6))
