@@ -362,7 +362,7 @@ def _array(value: Any, what: str, shape: tuple[int | None, ...]) -> np.ndarray:
     except (TypeError, ValueError) as exc:
         raise ModelError(f"{what}: expected numbers, got {value!r}") from exc
     if arr.ndim != len(shape) or any(n is not None and arr.shape[i] != n for i, n in enumerate(shape)):
-        want = "(" + ", ".join("K" if n is None else str(n) for n in shape) + ")"
+        want = "(" + ", ".join("K" if n is None else str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
         raise ModelError(f"{what}: expected shape {want}, got {arr.shape}")
     if not np.all(np.isfinite(arr)):
         raise ModelError(f"{what}: values must be finite, got {arr.tolist()}")
