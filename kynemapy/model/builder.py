@@ -427,7 +427,10 @@ class ModelBuilder:
         quadrature_style : ``"segmented"`` (Kynema's default: a rule per interval between
             sections) or ``"whole"`` (one rule over the element).
         section_refinement : extra sections interpolated per interval (segmented), or the rule's
-            size (whole: refinement + 2 GLL or + 1 Gauss points); default 0.
+            size (whole: refinement + 2 GLL or + 1 Gauss points); default 0.  A Gauss rule of
+            order + 1 points over the element: ``quadrature="gauss", quadrature_style="whole",
+            section_refinement=order``; ``"gll"``, ``"segmented"``, 0 is the trapezoidal rule on
+            the section stations.
         mu : (6,) structural damping coefficients μ [s] (D* = diag(μ) C*), default none.
         root_position : (3,) where the root goes [m]: the beam is translated by it (Kynema's
             ``Root::position``), then
