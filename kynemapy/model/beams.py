@@ -246,18 +246,16 @@ def _single_element_geometry(xi_points: np.ndarray, points: np.ndarray, order: i
     """Kynema's ``CreateNodeGeometry`` and ``CalcNodeTangents`` for one element: node positions
     (P, 3) and unit tangents (P, 3) at the GLL nodes of ``order``."""
     from kynemapy.engine.elements.beams.quadrature import gll_points
-    from kynemapy.engine.elements.beams.shape import lagrange_derivative_weights
+    from kynemapy.engine.elements.beams.shape import lagrange_derivative_weights, lagrange_weights
 
     node_xi = gll_points(order)
     n_nodes = order + 1
     n_geometry = min(points.shape[0], n_nodes, MAX_GEOMETRY_POINTS)
     if n_geometry < n_nodes:
-        coefficients = _fit(xi_points, points, gll_points(n_geometry - 1))
         basis = gll_points(n_geometry - 1)
+        coefficients = _fit(xi_points, points, basis)
         positions = np.zeros((n_nodes, 3))
         for out in range(n_nodes):  # ProjectPointsToTargetPolynomial
-            from kynemapy.engine.elements.beams.shape import lagrange_weights
-
             w = lagrange_weights(float(node_xi[out]), basis)
             for i in range(n_geometry):
                 positions[out] += w[i] * coefficients[i]
@@ -390,8 +388,28 @@ def beam_layout(
     quadrature_style: str = "segmented",
     section_refinement: int = 0,
 ) -> BeamLayout:
-    """The nodes and elements of a beam (see the module docstring; arguments as
-    :meth:`kynemapy.ModelBuilder.add_beam`), checked, with :class:`ModelError` naming the beam."""
+    """The nodes and elements of a beam, before they enter a builder (see the module docstring).
+
+    Parameters
+    ----------
+    name : the beam's name in error messages.
+    points : (K, 3) reference-axis points [m], K >= 2.
+    section_s : (S,) section stations (span fractions), increasing, first 0, last 1.
+    m_star, c_star : (S, 6, 6) sectional mass [kg/m, kg, kg m] and stiffness [N, N m, N m²]
+        matrices, material frame (first axis along the beam).
+    point_s, twist, twist_s, order, n_elements, quadrature, quadrature_style, section_refinement :
+        as :meth:`kynemapy.ModelBuilder.add_beam`.
+
+    Returns
+    -------
+    BeamLayout : node span fractions (N,), positions (N, 3) [m], orientations (N, 4), and per
+        element its node indices and the arguments of ``add_beam_element`` (twist applied).
+
+    Raises
+    ------
+    ModelError
+        naming the beam and the argument (``beam 'blade' twist: ...``).
+    """
     from kynemapy.engine.elements.beams.quadrature import gll_points
 
     what = f"beam {name!r}"
@@ -527,14 +545,15 @@ def beam_nodes(builder: ModelBuilder, beam: Beam | int, what: str) -> list[int]:
 
 
 def translate(builder: ModelBuilder, nodes: list[int], displacement: np.ndarray) -> None:
-    """Kynema's ``Node::Translate``: X ← X + d for each node."""
+    """Kynema's ``Node::Translate``: X ← X + d for each node (``displacement`` (3,) [m])."""
     for i in nodes:
         nd = builder._nodes[i]
         nd.position = nd.position + displacement
 
 
 def rotate_about_point(builder: ModelBuilder, nodes: list[int], q: np.ndarray, point: np.ndarray) -> None:
-    """Kynema's ``Node::RotateAboutPoint``: X ← p + q (X − p), r0 ← q ⊗ r0 (displacements kept)."""
+    """Kynema's ``Node::RotateAboutPoint``: X ← p + q (X − p), r0 ← q ⊗ r0 (displacements kept);
+    ``q`` (4,) unit quaternion (w, x, y, z), ``point`` (3,) [m]."""
     for i in nodes:
         nd = builder._nodes[i]
         nd.position = rotate_vector(q, nd.position - point) + point
@@ -542,7 +561,8 @@ def rotate_about_point(builder: ModelBuilder, nodes: list[int], q: np.ndarray, p
 
 
 def set_velocity_about_point(builder: ModelBuilder, nodes: list[int], velocity: np.ndarray, point: np.ndarray) -> None:
-    """Kynema's ``Node::SetVelocityAboutPoint``: u̇ = v + ω × (X + u − p), ω as given."""
+    """Kynema's ``Node::SetVelocityAboutPoint``: u̇ = v + ω × (X + u − p), ω as given;
+    ``velocity`` (6,) (v [m/s], ω [rad/s]), ``point`` (3,) [m]."""
     omega = velocity[3:]
     for i in nodes:
         nd = builder._nodes[i]
@@ -556,7 +576,8 @@ def set_velocity_about_point(builder: ModelBuilder, nodes: list[int], velocity: 
 def set_acceleration_about_point(
     builder: ModelBuilder, nodes: list[int], acceleration: np.ndarray, omega: np.ndarray, point: np.ndarray
 ) -> None:
-    """Kynema's ``Node::SetAccelerationAboutPoint``: ü = a + α × r + ω × (ω × r), r = X + u − p."""
+    """Kynema's ``Node::SetAccelerationAboutPoint``: ü = a + α × r + ω × (ω × r), r = X + u − p;
+    ``acceleration`` (6,) (a [m/s²], α [rad/s²]), ``omega`` (3,) [rad/s], ``point`` (3,) [m]."""
     alpha = acceleration[3:]
     for i in nodes:
         nd = builder._nodes[i]
