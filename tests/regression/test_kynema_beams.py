@@ -617,3 +617,30 @@ def test_static_curled_beam(rule: str, style: str, refinement: int, section_s: l
         np.testing.assert_allclose(sim.state.x[beam.tip, :3], tip, rtol=0.0, atol=1e-8)
         worst = max(worst, float(np.max(np.abs(sim.state.x[beam.tip, :3] - tip))))
     print("StaticCurledBeam", rule, style, refinement, len(section_s), "max |dx|", worst)
+
+
+def test_rotating_beam_step_convergence_through_add_beam() -> None:
+    """``StepConvergence`` with the beam built by ``add_beam`` (reference axis (0,0,0)-(10,0,0),
+    order 5, a 7-point Gauss rule over the element, root placed at (2, 0, 0), spinning at 0.1 rad/s
+    about z through the origin; zero accelerations as Kynema's nodes): Kynema's numbers to round-off."""
+    omega = 0.1
+    b = kp.ModelBuilder()
+    beam = b.add_beam(
+        [[0.0, 0.0, 0.0], [10.0, 0.0, 0.0]], [0.0, 1.0], [M_STAR] * 2, [C_STAR] * 2, order=5, quadrature="gauss",
+        quadrature_style="whole", section_refinement=6, root_position=(2.0, 0.0, 0.0),
+    )  # fmt: skip
+    # the spin is about the origin (root_velocity would be about the root); Kynema's zero accelerations
+    b.set_beam_velocity_about_point(beam, (0.0, 0.0, 0.0, 0.0, 0.0, omega), (0.0, 0.0, 0.0))
+    b.set_beam_acceleration_about_point(beam, ZERO6, (0.0, 0.0, 0.0), (0.0, 0.0, 0.0))
+    np.testing.assert_allclose(beam.node_s, NODE_S, rtol=0.0, atol=1e-15)
+    bc = b.add_prescribed_bc(beam.root)
+    sim = simulation(b)
+    np.testing.assert_allclose(sim.workspace.views["table0.qp_weight"][0], np.array(QUADRATURE)[:, 1], atol=1e-15)
+    root = np.array([2.0, 0.0, 0.0])
+    for i in range(10):
+        q = z_rotation(omega * H * (i + 1))
+        sim.inputs.constraint_input[bc] = (*(rotate(q, root) - root), *q)
+        sim.step()
+    np.testing.assert_allclose(sim.state.q, STEP_CONVERGENCE_Q, rtol=0.0, atol=1e-6)
+    print("StepConvergence via add_beam max |dq|", np.max(np.abs(sim.state.q - STEP_CONVERGENCE_Q)))
+    assert np.max(np.abs(sim.state.q - STEP_CONVERGENCE_Q)) < 1e-13
