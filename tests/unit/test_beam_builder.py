@@ -87,6 +87,22 @@ def test_curved_axis_nodes_on_the_parabola_first_axis_along_the_tangent(n_elemen
         assert nodes[e, 0] == nodes[e - 1, 3]
 
 
+@pytest.mark.parametrize(("order", "n_points"), [(12, 15), (4, 15), (2, 3)])
+def test_curved_axis_fit_paths(order: int, n_points: int) -> None:
+    """Kynema's fit: degree min(K, order + 1, 10) − 1, raised to the element's order when lower
+    (order 12 from 15 points: a degree-9 fit projected); a cubic axis is reproduced whenever the
+    fit's degree reaches 3, and the ends are always interpolated."""
+    xs = np.linspace(0.0, 2.0, n_points)
+    points = np.column_stack((xs, 0.1 * xs**2, 0.02 * xs**3))
+    b = kp.ModelBuilder()
+    beam = b.add_beam(points, [0.0, 1.0], [I6, I6], [I6, I6], point_s=xs / 2.0, order=order)
+    x = positions(b, beam)
+    np.testing.assert_allclose(x[[0, -1]], points[[0, -1]], rtol=0.0, atol=1e-14)
+    if min(n_points, order + 1, 10) >= 4:
+        s = 2.0 * np.array(beam.node_s)
+        np.testing.assert_allclose(x, np.column_stack((s, 0.1 * s**2, 0.02 * s**3)), rtol=0.0, atol=1e-12)
+
+
 def test_arc_length_span_fractions_by_default() -> None:
     b = kp.ModelBuilder()
     beam = b.add_beam([[0, 0, 0], [1, 0, 0], [3, 0, 0]], [0.0, 1.0], [I6, I6], [I6, I6], order=2)
