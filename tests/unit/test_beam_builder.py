@@ -160,6 +160,18 @@ def test_twist_turns_the_sections_not_the_nodes() -> None:
     np.testing.assert_allclose(sections(math.pi / 4, None), constant, rtol=0.0, atol=1e-15)
 
 
+@pytest.mark.parametrize(
+    ("section_s", "scales"), [([0.0, 1.0], [1.0, 1.0]), ([0.0, 1.0], [1.0, 2.0]), ([0.0, 0.5, 1.0], [1.0, 2.0, 4.0])]
+)
+def test_sections_without_refinement_are_the_given_ones(section_s, scales) -> None:
+    """Kynema's ``Section_GLL_{Two,Three}Sections_NoRefinement_NoTwist_*``: the given stations and matrices."""
+    mats = [k * I6 for k in scales]
+    el = beam_layout("s", [[0, 0, 0], [1, 0, 0]], section_s, mats, mats, order=2).elements[0]
+    np.testing.assert_array_equal(el.section_s, section_s)
+    np.testing.assert_array_equal(el.m_star, mats)
+    np.testing.assert_array_equal(el.c_star, mats)
+
+
 def test_sections_without_twist_interpolated_at_refinement() -> None:
     """Kynema's ``Section_GLL_ThreeSections_OneRefinement_NoTwist_LinearSection``."""
     mats = [k * I6 for k in (1.0, 2.0, 4.0)]
@@ -179,6 +191,7 @@ def quadrature(section_s, refinement=0, rule="gll", length=1.0):
 
 
 R3 = 1.0 / math.sqrt(3.0)
+S5 = math.sqrt(0.2)
 
 
 @pytest.mark.parametrize(
@@ -190,6 +203,17 @@ R3 = 1.0 / math.sqrt(3.0)
         (list(np.linspace(0, 1, 11)), 0, "gll", [(-1, 0.1)] + [(-1 + 0.2 * k, 0.2) for k in range(1, 10)] + [(1, 0.1)]),
         ([0.0, 1.0], 1, "gll", [(-1, 1 / 3), (0, 4 / 3), (1, 1 / 3)]),
         ([0.0, 1.0], 2, "gll", [(-1, 1 / 6), (-math.sqrt(0.2), 5 / 6), (math.sqrt(0.2), 5 / 6), (1, 1 / 6)]),
+        ([0.0, 0.5, 1.0], 1, "gll", [(-1, 1 / 6), (-0.5, 4 / 6), (0, 1 / 3), (0.5, 4 / 6), (1, 1 / 6)]),
+        (
+            [0.0, 0.5, 0.75, 1.0], 2, "gll",
+            [(-1, 1 / 12), (-0.5 - S5 / 2, 5 / 12), (-0.5 + S5 / 2, 5 / 12), (0, 1 / 12 + 1 / 24),
+             (0.25 - S5 / 4, 5 / 24), (0.25 + S5 / 4, 5 / 24), (0.5, 1 / 12), (0.75 - S5 / 4, 5 / 24),
+             (0.75 + S5 / 4, 5 / 24), (1, 1 / 24)],
+        ),
+        (
+            list(np.linspace(0, 1, 11)), 1, "gll",
+            [(-1, 1 / 30), *[(-0.9 + 0.1 * k, (4 / 3 if k % 2 == 0 else 2 / 3) / 10) for k in range(19)], (1, 1 / 30)],
+        ),
         ([0.0, 1.0], 0, "gauss", [(0, 2)]),
         ([0.0, 0.5, 1.0], 0, "gauss", [(-0.5, 1), (0.5, 1)]),
         ([0.0, 0.5, 0.75, 1.0], 0, "gauss", [(-0.5, 1), (0.25, 0.5), (0.75, 0.5)]),
@@ -202,6 +226,7 @@ R3 = 1.0 / math.sqrt(3.0)
     ],
     ids=[
         "GLL_Two", "GLL_Three", "GLL_Four", "GLL_Eleven", "GLL_Two_OneRefinement", "GLL_Two_TwoRefinements",
+        "GLL_Three_OneRefinement", "GLL_Four_TwoRefinement", "GLL_Eleven_OneRefinement",
         "GL_Two", "GL_Three", "GL_Four", "GL_Two_OneRefinement", "GL_Three_OneRefinement", "GL_Eleven_OneRefinement",
     ],
 )  # fmt: skip
