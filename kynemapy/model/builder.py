@@ -11,11 +11,14 @@ import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from kynemapy.model import BEAM_FIELDS, Model, dof_map, freeze, kinds
+
+if TYPE_CHECKING:
+    from kynemapy.model.beams import Beam
 
 ArrayLike = Sequence[float] | np.ndarray
 
@@ -146,6 +149,9 @@ class ModelBuilder:
         self._masses: list[tuple[int, np.ndarray]] = []
         self._springs: list[tuple[int, int, float, float]] = []
         self._beams: list[tuple[list[int], Any, np.ndarray]] = []
+        #: per beam element: (node_s, quadrature, section_s, m_star, c_star, node x0 its tables were made from)
+        self._beam_inputs: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+        self._n_named_beams = 0
         self._constraints: list[_Constraint] = []
 
     # ------------------------------------------------------------------ nodes
@@ -371,7 +377,199 @@ class ModelBuilder:
         if not np.all(tables.qp_jacobian > 0.0):
             raise ModelError(f"{what}: its nodes do not span a line (zero Jacobian at a quadrature point)")
         self._beams.append((ids, tables, damping))
+        self._beam_inputs.append((s_nodes, quad.copy(), s_sec.copy(), m.copy(), c.copy(), x0))
         return len(self._beams) - 1
+
+    def add_beam(
+        self,
+        points: ArrayLike,
+        section_s: ArrayLike,
+        m_star: ArrayLike,
+        c_star: ArrayLike,
+        *,
+        point_s: ArrayLike | None = None,
+        twist: ArrayLike | float | None = None,
+        twist_s: ArrayLike | None = None,
+        order: int = 10,
+        n_elements: int = 1,
+        quadrature: str = "gll",
+        quadrature_style: str = "segmented",
+        section_refinement: int = 0,
+        mu: ArrayLike | None = None,
+        root_position: ArrayLike | None = None,
+        root_orientation: ArrayLike | None = None,
+        root_velocity: ArrayLike | None = None,
+        root_acceleration: ArrayLike | None = None,
+        name: str | None = None,
+    ) -> Beam:
+        """Add a whole beam from a reference axis, as Kynema's interfaces build a blade
+        (``interfaces::components::Beam``); returns its :class:`~kynemapy.model.beams.Beam`.
+
+        Nodes at the Gauss–Lobatto–Legendre points of each element, positioned on Kynema's
+        least-squares fit of the axis, oriented by the axis tangent; twist turns the sectional
+        matrices (Kynema's way); sections sit at the quadrature points.  Details:
+        :mod:`kynemapy.model.beams`.
+
+        Parameters
+        ----------
+        points : (K, 3) reference-axis points [m], K >= 2, root first.
+        section_s : (S,) span fractions of the sections, increasing, first 0 and last 1.
+        m_star : (S, 6, 6) sectional mass matrices M* [kg/m, kg, kg m], material frame (first
+            axis along the beam), symmetric positive semi-definite.
+        c_star : (S, 6, 6) sectional stiffness matrices C* [N, N m, N m²], symmetric positive definite.
+        point_s : (K,) span fractions of the points, increasing (mapped onto the beam's ends);
+            default: normalised arc length along the points.
+        twist : structural twist [rad] about the reference axis: one value, or (T,) values at
+            ``twist_s`` (default: one per section, at ``section_s``); linearly interpolated.
+        twist_s : (T,) span fractions of ``twist``, increasing.
+        order : element order (order + 1 nodes per element), default Kynema's 10.
+        n_elements : number of elements of equal span (Kynema's interface: 1).
+        quadrature : ``"gll"`` (Kynema's default) or ``"gauss"``.
+        quadrature_style : ``"segmented"`` (Kynema's default: a rule per interval between
+            sections) or ``"whole"`` (one rule over the element).
+        section_refinement : extra sections interpolated per interval (segmented), or the rule's
+            size (whole: refinement + 2 GLL or + 1 Gauss points); default 0.  A Gauss rule of
+            order + 1 points over the element: ``quadrature="gauss", quadrature_style="whole",
+            section_refinement=order``; ``"gll"``, ``"segmented"``, 0 is the trapezoidal rule on
+            the section stations.
+        mu : (6,) structural damping coefficients μ [s] (D* = diag(μ) C*), default none.
+        root_position : (3,) where the root goes [m]: the beam is translated by it (Kynema's
+            ``Root::position``), then
+        root_orientation : (4,) unit quaternion (w, x, y, z) it is rotated by about the root position;
+        root_velocity : (6,) rigid-body velocity (v [m/s], ω [rad/s]) about the root position;
+        root_acceleration : (6,) rigid-body acceleration (a [m/s²], α [rad/s²]) about the root
+            position (with ω of ``root_velocity``).  Left out, the nodes get no acceleration
+            (see :meth:`add_node`).
+        name : the beam's name in error messages (default its index among beams).
+
+        Returns
+        -------
+        Beam : ``.nodes`` (span order), ``.elements``, ``.root``, ``.tip``, ``.node_s``.
+        """
+        from kynemapy.model.beams import (
+            Beam,
+            beam_layout,
+            rotate_about_point,
+            set_acceleration_about_point,
+            set_velocity_about_point,
+            translate,
+        )
+
+        label = str(self._n_named_beams) if name is None else str(name)
+        what = f"beam {label!r}"
+        layout = beam_layout(
+            label, points, section_s, m_star, c_star, point_s=point_s, twist=twist, twist_s=twist_s,
+            order=order, n_elements=n_elements, quadrature=quadrature, quadrature_style=quadrature_style,
+            section_refinement=section_refinement,
+        )  # fmt: skip
+        damping = None if mu is None else _vector(mu, 6, f"{what} mu")
+        origin = np.zeros(3) if root_position is None else _vector(root_position, 3, f"{what} root_position")
+        rotation = None if root_orientation is None else _quaternion(root_orientation, f"{what} root_orientation")
+        velocity = None if root_velocity is None else _vector(root_velocity, 6, f"{what} root_velocity")
+        accel = None if root_acceleration is None else _vector(root_acceleration, 6, f"{what} root_acceleration")
+        n_nodes, n_beams = len(self._nodes), len(self._beams)
+        try:
+            ids = [
+                self.add_node(position=p, orientation=q)
+                for p, q in zip(layout.positions, layout.orientations, strict=True)
+            ]
+            elements = []
+            for el in layout.elements:
+                try:
+                    elements.append(
+                        self.add_beam_element(
+                            [ids[k] for k in el.nodes],
+                            el.node_s,
+                            el.quadrature,
+                            el.section_s,
+                            el.m_star,
+                            el.c_star,
+                            damping,
+                        )
+                    )
+                except ModelError as exc:
+                    raise ModelError(f"{what}: {exc}") from exc
+        except BaseException:
+            del self._nodes[n_nodes:]
+            del self._beams[n_beams:]
+            del self._beam_inputs[n_beams:]
+            raise
+        translate(self, ids, origin)
+        if rotation is not None:
+            rotate_about_point(self, ids, rotation, origin)
+        if velocity is not None:
+            set_velocity_about_point(self, ids, velocity, origin)
+        if accel is not None:
+            omega = np.zeros(3) if velocity is None else velocity[3:]
+            set_acceleration_about_point(self, ids, accel, omega, origin)
+        self._n_named_beams += 1
+        return Beam(label, tuple(ids), tuple(elements), tuple(float(s) for s in layout.node_s))
+
+    def translate_beam(self, beam: Any, displacement: ArrayLike) -> None:
+        """Kynema's ``TranslateBeam``: move the reference positions of a beam's nodes by
+        ``displacement`` (3,) [m] (orientations kept).
+
+        ``beam``: what :meth:`add_beam` returned, or a beam element id (:meth:`add_beam_element`).
+        The elements' reference geometry is recomputed at :meth:`build`."""
+        from kynemapy.model.beams import beam_nodes, translate
+
+        nodes = beam_nodes(self, beam, "translate_beam")
+        translate(self, nodes, _vector(displacement, 3, "translate_beam displacement"))
+
+    def rotate_beam_about_point(self, beam: Any, quaternion: ArrayLike, point: ArrayLike) -> None:
+        """Kynema's ``RotateBeamAboutPoint``: turn a beam's nodes by the unit ``quaternion``
+        (4,) (w, x, y, z) about ``point`` (3,) [m]: reference positions X ← p + q(X − p) and
+        orientations r0 ← q ⊗ r0 (displacements and velocities are left as they are).
+
+        ``beam``: what :meth:`add_beam` returned, or a beam element id."""
+        from kynemapy.model.beams import beam_nodes, rotate_about_point
+
+        nodes = beam_nodes(self, beam, "rotate_beam_about_point")
+        q = _quaternion(quaternion, "rotate_beam_about_point quaternion")
+        rotate_about_point(self, nodes, q, _vector(point, 3, "rotate_beam_about_point point"))
+
+    def set_beam_velocity_about_point(self, beam: Any, velocity: ArrayLike, point: ArrayLike) -> None:
+        """Kynema's ``SetBeamVelocityAboutPoint``: give a beam's nodes the rigid-body velocity
+        ``velocity`` (6,) = (v [m/s], ω [rad/s]) about ``point`` (3,) [m]: u̇ = v + ω × (X + u − p),
+        angular velocity ω (replacing the nodes' initial velocities).
+
+        ``beam``: what :meth:`add_beam` returned, or a beam element id."""
+        from kynemapy.model.beams import beam_nodes, set_velocity_about_point
+
+        nodes = beam_nodes(self, beam, "set_beam_velocity_about_point")
+        vel = _vector(velocity, 6, "set_beam_velocity_about_point velocity")
+        set_velocity_about_point(self, nodes, vel, _vector(point, 3, "set_beam_velocity_about_point point"))
+
+    def set_beam_acceleration_about_point(
+        self, beam: Any, acceleration: ArrayLike, omega: ArrayLike, point: ArrayLike
+    ) -> None:
+        """Kynema's ``SetBeamAccelerationAboutPoint``: give a beam's nodes the rigid-body
+        acceleration ``acceleration`` (6,) = (a [m/s²], α [rad/s²]) of a body turning at
+        ``omega`` (3,) [rad/s] about ``point`` (3,) [m]: ü = a + α × r + ω × (ω × r), r = X + u − p.
+
+        ``beam``: what :meth:`add_beam` returned, or a beam element id."""
+        from kynemapy.model.beams import beam_nodes, set_acceleration_about_point
+
+        what = "set_beam_acceleration_about_point"
+        nodes = beam_nodes(self, beam, what)
+        set_acceleration_about_point(
+            self, nodes, _vector(acceleration, 6, f"{what} acceleration"), _vector(omega, 3, f"{what} omega"),
+            _vector(point, 3, f"{what} point"),
+        )  # fmt: skip
+
+    def _refresh_beam_tables(self) -> None:
+        """Recompute the reference tables of the beam elements whose nodes moved since they were
+        made (translate/rotate): Kynema makes them from the nodes when the system is created."""
+        from kynemapy.engine.elements.beams.sections import element_tables
+
+        for e, (ids, _, damping) in enumerate(self._beams):
+            s_nodes, quad, s_sec, m, c, x0_then = self._beam_inputs[e]
+            x0 = np.array([np.concatenate([self._nodes[n].position, self._nodes[n].orientation]) for n in ids])
+            if np.array_equal(x0, x0_then):
+                continue
+            tables = element_tables(x0, s_nodes, quad, s_sec, m, c)
+            self._beams[e] = (ids, tables, damping)
+            self._beam_inputs[e] = (s_nodes, quad, s_sec, m, c, x0)
 
     # ------------------------------------------------------------- constraints
     def _add_constraint(
@@ -834,6 +1032,7 @@ class ModelBuilder:
         n = len(nodes)
         if n == 0:
             raise ModelError("the model has no nodes")
+        self._refresh_beam_tables()
         all_sig, pos_sig = 0b111111, 0b000111
         sig = np.zeros(n, dtype=np.int64)
         for node, _ in self._masses:

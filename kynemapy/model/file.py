@@ -41,6 +41,18 @@ loads are in the inertial (world) frame; quaternions are (w, x, y, z).
     ``displacement`` [ux, uy, uz, w, x, y, z] initial displacement [m] and rotation, optional.
     ================ ================================================================
 
+``[[beam]]`` (a whole geometrically exact beam, :meth:`~kynemapy.ModelBuilder.add_beam`; its
+nodes follow the ``[[node]]`` nodes, named ``"<name>.0"`` (root) ... in span order, and
+``"<name>.root"``, ``"<name>.tip"`` name its ends wherever a node is named)
+
+    ``name`` (required, unique), ``points`` ([[x, y, z], ...] m, required), ``section_s``
+    (span fractions, first 0, last 1, required), ``m_star``, ``c_star`` (one 6×6 matrix per
+    section, or its 6 diagonal values, required), and the optional keys of ``add_beam``:
+    ``point_s``, ``twist`` (rad: one number, or an array at ``twist_s`` or at the sections),
+    ``twist_s``, ``order`` (10), ``n_elements`` (1), ``quadrature`` ("gll"),
+    ``quadrature_style`` ("segmented"), ``section_refinement`` (0), ``mu``, ``root_position``,
+    ``root_orientation``, ``root_velocity``, ``root_acceleration``.
+
 ``[[mass]]`` (a rigid body on a node)
 
     ================ ================================================================
@@ -338,6 +350,7 @@ class ModelFile:
     t_end : end time [s] (``[run] t_end``, or n_steps·h); None without ``[run]``.
     n_steps : number of steps (``[run] n_steps``, or from t_end); None without ``[run]``.
     source : the file read.
+    beams : beam name → :class:`~kynemapy.model.beams.Beam` (its node and element ids).
     """
 
     model: Model
@@ -350,6 +363,7 @@ class ModelFile:
     n_steps: int | None
     source: Path
     _loaded_nodes: tuple[int, ...] = field(default=(), repr=False, compare=False)
+    beams: dict[str, Any] = field(default_factory=dict)
 
     def load_vector(self, t: float) -> np.ndarray:
         """(n_nodes, 6) sum of every load at time t [s] (force N, moment N m, inertial frame)."""
@@ -517,8 +531,8 @@ class _Lines:
 
 # ------------------------------------------------------------------------------------------------
 # checked access to one table
-_TABLES = ("model", "node", "mass", "spring", "constraint", "load", "step", "run", "output")
-_ARRAY_TABLES = frozenset({"node", "mass", "spring", "constraint", "load"})
+_TABLES = ("model", "node", "beam", "mass", "spring", "constraint", "load", "step", "run", "output")
+_ARRAY_TABLES = frozenset({"node", "beam", "mass", "spring", "constraint", "load"})
 
 
 def _toml_type(value: Any) -> str:
@@ -650,12 +664,60 @@ class _Table:
             raise self.wrong_type(key, expected)
         return out
 
+    def numbers(self, key: str, unit: str = "") -> list[float]:
+        """A non-empty array of finite numbers."""
+        value = self.data[key]
+        unit_text = f" [{unit}]" if unit else ""
+        if not isinstance(value, list) or not value or not all(_is_number(v) for v in value):
+            raise self.wrong_type(key, f"a non-empty array of numbers{unit_text}")
+        out = [float(v) for v in value]
+        if not all(math.isfinite(v) for v in out):
+            raise self.wrong_type(key, f"a non-empty array of finite numbers{unit_text}")
+        return out
+
+    def rows(self, key: str, size: int, unit: str = "") -> np.ndarray:
+        """An array of arrays of ``size`` finite numbers, shape (K, size)."""
+        value = self.data[key]
+        expected = f"an array of [{', '.join('xyz'[:size]) if size == 3 else size}] arrays of numbers [{unit}]"
+        if not isinstance(value, list) or not value:
+            raise self.wrong_type(key, expected)
+        if not all(isinstance(r, list) and len(r) == size and all(_is_number(v) for v in r) for r in value):
+            raise self.wrong_type(key, expected)
+        out = np.array(value, dtype=np.float64)
+        if not np.all(np.isfinite(out)):
+            raise self.wrong_type(key, expected)
+        return out
+
+    def section_matrices(self, key: str, n: int, unit: str) -> np.ndarray:
+        """``n`` 6×6 matrices, each written as 6 rows of 6 numbers or as its 6 diagonal values."""
+        value = self.data[key]
+        expected = f"an array of {n} sectional matrices [{unit}], each 6×6 (rows) or 6 diagonal values"
+        if not isinstance(value, list) or len(value) != n:
+            raise self.wrong_type(key, expected)
+        out = np.zeros((n, 6, 6))
+        for k, mat in enumerate(value):
+            if isinstance(mat, list) and len(mat) == 6 and all(_is_number(v) for v in mat):
+                out[k] = np.diag([float(v) for v in mat])
+            elif (
+                isinstance(mat, list)
+                and len(mat) == 6
+                and all(isinstance(r, list) and len(r) == 6 and all(_is_number(v) for v in r) for r in mat)
+            ):
+                out[k] = np.array(mat, dtype=np.float64)
+            else:
+                raise self.error(f"key '{key}': entry {k} must be 6×6 (six rows of six numbers) or 6 numbers", key)
+        if not np.all(np.isfinite(out)):
+            raise self.wrong_type(key, expected)
+        return out
+
     def node_ref(self, key: str, value: Any = None) -> int:
         """Node id of the node named by ``key`` (or by ``value``, an element of that key)."""
         name = self.data[key] if value is None else value
         if not isinstance(name, str):
             raise self.wrong_type(key, "a node name (string)")
         nodes = self.reader.nodes
+        if name not in nodes and name in self.reader.node_aliases:
+            return self.reader.node_aliases[name]
         if name not in nodes:
             known = ", ".join(f"'{n}'" for n in nodes) or "none"
             raise self.error(f"key '{key}' names unknown node '{name}' (nodes: {known})", key)
@@ -673,7 +735,7 @@ class _Table:
 
 
 _BUILDER_PREFIX = re.compile(
-    r"^(?:add_[a-z0-9_]+: )?(?:node|mass|spring|constraint) \d+(?: \([a-z0-9_]+\))?(?::\s*|\s+)"
+    r"^(?:add_[a-z0-9_]+: )?(?:(?:node|mass|spring|constraint) \d+(?: \([a-z0-9_]+\))?|beam '[^']*')(?::\s*|\s+)"
 )
 
 
@@ -681,6 +743,11 @@ _BUILDER_PREFIX = re.compile(
 # the reader
 _NODE_KEYS = ("name", "position", "orientation", "velocity", "acceleration", "displacement")
 _MASS_KEYS = ("node", "mass", "inertia", "mass_matrix")
+_BEAM_KEYS = (
+    "name", "points", "point_s", "section_s", "m_star", "c_star", "twist", "twist_s", "order", "n_elements",
+    "quadrature", "quadrature_style", "section_refinement", "mu", "root_position", "root_orientation",
+    "root_velocity", "root_acceleration",
+)  # fmt: skip
 _SPRING_KEYS = ("nodes", "stiffness", "undeformed_length")
 _LOAD_KEYS = ("node", "force", "moment")
 _STEP_KEYS = (
@@ -733,6 +800,7 @@ _CONSTRAINT_REQUIRED: dict[str, tuple[str, ...]] = {
 _TABLE_KEYS: dict[str, tuple[str, ...]] = {
     "model": ("gravity",),
     "node": _NODE_KEYS,
+    "beam": _BEAM_KEYS,
     "mass": _MASS_KEYS,
     "spring": _SPRING_KEYS,
     "constraint": tuple(dict.fromkeys(("kind", "name", *(k for keys in _CONSTRAINT_KEYS.values() for k in keys)))),
@@ -774,6 +842,9 @@ class _Reader:
                 line = self.lines.n_lines
             raise ModelFileError(f"TOML syntax error: {message}", source, line) from None
         self.nodes: dict[str, int] = {}
+        #: other names of nodes ("<beam>.root", "<beam>.tip"), accepted wherever a node is named
+        self.node_aliases: dict[str, int] = {}
+        self.beams: dict[str, Any] = {}
         self.constraints: dict[str, int] = {}
 
     # -- structure
@@ -817,6 +888,7 @@ class _Reader:
     def read(self) -> ModelFile:
         self.check_top_level()
         node_items = self.array("node")
+        beam_items = self.array("beam")
         mass_items = self.array("mass")
         spring_items = self.array("spring")
         constraint_items = self.array("constraint")
@@ -829,10 +901,14 @@ class _Reader:
             gravity = model_table.vector("gravity", 3, "m/s²", default=gravity)
         builder = ModelBuilder(gravity=gravity)
 
-        if not node_items:
-            raise ModelFileError("the model has no nodes (add at least one [[node]] table)", self.source, None)
+        if not node_items and not beam_items:
+            raise ModelFileError(
+                "the model has no nodes (add at least one [[node]] or [[beam]] table)", self.source, None
+            )
         for i, data in enumerate(node_items):
             self.read_node(builder, i, data)
+        for i, data in enumerate(beam_items):
+            self.read_beam(builder, i, data)
         for i, data in enumerate(mass_items):
             self.read_mass(builder, i, data)
         for i, data in enumerate(spring_items):
@@ -859,6 +935,7 @@ class _Reader:
             n_steps=n_steps,
             source=Path(self.source),
             _loaded_nodes=loaded,
+            beams=dict(self.beams),
         )
 
     def read_node(self, builder: ModelBuilder, i: int, data: dict[str, Any]) -> None:
@@ -881,6 +958,55 @@ class _Reader:
             displacement=item.vector("displacement", 7, "m and unit quaternion"),
         )
         self.nodes[name] = node_id
+
+    def read_beam(self, builder: ModelBuilder, i: int, data: dict[str, Any]) -> None:
+        name = data.get("name")
+        label = f"beam #{i + 1} '{name}'" if isinstance(name, str) else f"beam #{i + 1}"
+        item = _Table(self, "beam", i, data, label)
+        item.check_keys(_BEAM_KEYS)
+        item.require("name", "points", "section_s", "m_star", "c_star")
+        name = item.string("name")
+        assert name is not None
+        if name in self.beams:
+            raise item.error(f"duplicate beam name '{name}'", "name")
+        points = item.rows("points", 3, "m")
+        section_s = item.numbers("section_s", "span fractions")
+        n_sec = len(section_s)
+        m_star = item.section_matrices("m_star", n_sec, "kg/m, kg, kg m")
+        c_star = item.section_matrices("c_star", n_sec, "N, N m, N m²")
+        twist: Any = None
+        if "twist" in data:
+            twist = item.number("twist", unit="rad") if _is_number(data["twist"]) else item.numbers("twist", "rad")
+        beam = item.build(
+            builder.add_beam,
+            points,
+            section_s,
+            m_star,
+            c_star,
+            point_s=item.numbers("point_s", "span fractions") if "point_s" in data else None,
+            twist=twist,
+            twist_s=item.numbers("twist_s", "span fractions") if "twist_s" in data else None,
+            order=item.integer("order", 10),
+            n_elements=item.integer("n_elements", 1),
+            quadrature=item.string("quadrature", "gll"),
+            quadrature_style=item.string("quadrature_style", "segmented"),
+            section_refinement=item.integer("section_refinement", 0),
+            mu=item.vector("mu", 6, "s"),
+            root_position=item.vector("root_position", 3, "m"),
+            root_orientation=item.vector("root_orientation", 4, "unit quaternion w, x, y, z"),
+            root_velocity=item.vector("root_velocity", 6, "m/s, rad/s"),
+            root_acceleration=item.vector("root_acceleration", 6, "m/s², rad/s²"),
+            name=name,
+        )
+        for k, node in enumerate(beam.nodes):
+            node_name = f"{name}.{k}"
+            if node_name in self.nodes:
+                raise item.error(f"beam '{name}': its node name '{node_name}' is taken by a [[node]]", "name")
+            self.nodes[node_name] = node
+        for alias, node in (("root", beam.root), ("tip", beam.tip)):
+            if f"{name}.{alias}" not in self.nodes:
+                self.node_aliases[f"{name}.{alias}"] = node
+        self.beams[name] = beam
 
     def read_mass(self, builder: ModelBuilder, i: int, data: dict[str, Any]) -> None:
         node = data.get("node")

@@ -6,6 +6,7 @@ A key names one value of the model file (see :mod:`kynemapy.model.file` for the 
   one of the plain tables ``[model]``, ``[step]``, ``[run]``;
 * ``node.<name>.<key>`` and ``constraint.<name>.<key>``: a key of the node or constraint of
   that name, e.g. ``node.platform.position``, ``constraint.hinge.torque``;
+* ``beam.<name>.<key>``: a key of the beam of that name, e.g. ``beam.blade.mu``;
 * ``mass.<node>.<key>`` and ``load.<node>.<key>``: the mass or load on the node of that name
   (when there is exactly one), e.g. ``mass.top.mass``, ``load.platform.force``;
 * ``spring.<a>-<b>.<key>``: the spring between nodes ``a`` and ``b``, e.g.
@@ -96,13 +97,33 @@ _SCHEMA: dict[str, dict[str, Any]] = {
         "axis": [0.0] * 3,
     },
     "load": {"force": [0.0] * 3, "moment": [0.0] * 3},
+    "beam": {
+        "order": _INTEGER,
+        "n_elements": _INTEGER,
+        "section_refinement": _INTEGER,
+        "twist": _NUMBER,
+        "mu": [0.0] * 6,
+        "root_position": [0.0] * 3,
+        "root_orientation": [0.0] * 4,
+        "root_velocity": [0.0] * 6,
+        "root_acceleration": [0.0] * 6,
+    },
 }
 #: keys that hold integers (an integer value in the file is not enough: 1 may mean 1.0)
-_INTEGER_KEYS = frozenset({("step", "max_iter"), ("step", "static_load_retries"), ("run", "n_steps")})
+_INTEGER_KEYS = frozenset(
+    {
+        ("step", "max_iter"),
+        ("step", "static_load_retries"),
+        ("run", "n_steps"),
+        ("beam", "order"),
+        ("beam", "n_elements"),
+        ("beam", "section_refinement"),
+    }
+)
 #: keys that identify items or refer to other items: never swept
 _FIXED_KEYS = frozenset({"name", "kind", "node", "nodes", "base", "target", "body", "body_a", "body_b"})
 _PLAIN_TABLES = ("model", "step", "run")
-_ARRAY_TABLES = ("node", "mass", "spring", "constraint", "load")
+_ARRAY_TABLES = ("node", "mass", "spring", "constraint", "load", "beam")
 _INDEX = re.compile(r"\[(\d+)\]")
 
 
@@ -150,7 +171,7 @@ def read_toml(text: str, source: str = "<string>") -> dict[str, Any]:
 
 
 def _item_label(table: str, item: dict[str, Any]) -> str:
-    if table in ("node", "constraint") and isinstance(item.get("name"), str):
+    if table in ("node", "constraint", "beam") and isinstance(item.get("name"), str):
         return item["name"]
     if table in ("mass", "load") and isinstance(item.get("node"), str):
         return item["node"]
@@ -182,14 +203,20 @@ def _find_item(data: Mapping[str, Any], table: str, ident: str, key: str) -> int
             ):
                 matches.append(i)
     else:
-        field = "name" if table in ("node", "constraint") else "node"
+        field = "name" if table in ("node", "constraint", "beam") else "node"
         matches = [i for i, it in enumerate(items) if isinstance(it, dict) and it.get(field) == ident]
     if len(matches) == 1:
         return matches[0]
     labels = [_item_label(table, it) for it in items if isinstance(it, dict)]
     known = ", ".join(repr(x) for x in labels if x) or "none"
     if not matches:
-        what = {"node": "node", "constraint": "constraint", "mass": "mass on node", "load": "load on node"}
+        what = {
+            "node": "node",
+            "constraint": "constraint",
+            "mass": "mass on node",
+            "load": "load on node",
+            "beam": "beam",
+        }
         raise OverrideError(
             f"--set {key}: no {what.get(table, 'spring')} {ident!r} in the model file ({table} items: {known}; "
             f"or use {table}.#<number>)"
@@ -244,7 +271,10 @@ def resolve_key(data: Mapping[str, Any], key: str) -> ResolvedKey:
         item = None
     elif table in _ARRAY_TABLES:
         if len(parts) < 3 or not parts[-1] or not parts[1]:
-            ident = {"node": "<name>", "constraint": "<name>", "mass": "<node>", "load": "<node>", "spring": "<a>-<b>"}
+            ident = {
+                "node": "<name>", "constraint": "<name>", "mass": "<node>", "load": "<node>", "spring": "<a>-<b>",
+                "beam": "<name>",
+            }  # fmt: skip
             raise OverrideError(f"--set {key}: expected {table}.{ident[table]}.<key> or {table}.#<number>.<key>")
         field = parts[-1]
         item = _find_item(data, table, ".".join(parts[1:-1]), key)
