@@ -28,6 +28,7 @@ from typing import NamedTuple
 import numpy as np
 
 from kynemapy._jit import njit
+from kynemapy.engine.elements.beams.exact import exact_point_columns, integrate_exact_stiffness
 from kynemapy.engine.elements.beams.qp import qp_damping_values, qp_inertial_values, qp_stiffness_values
 
 # rows of ElementScratch.qp_vec
@@ -45,7 +46,9 @@ class ElementScratch(NamedTuple):
     G_D2, P_D2, K_D1, K_D2 per point; ``blk`` (2, nodes, nodes, 6, 6): stiffness and inertia
     blocks; ``sums`` (qps, 5, 36), ``acc`` (36,): the integrations' per-point sums and flat
     block accumulator; ``res`` (nodes, 6) the residual by node; ``s3`` (6, 3), ``s33`` (7, 3, 3),
-    ``s4`` (3, 4), ``s6`` (2, 6), ``s66`` (3, 6, 6).
+    ``s4`` (3, 4), ``s6`` (2, 6), ``s66`` (3, 6, 6); for the exact stiffness
+    (:mod:`.exact`): ``ex_cols`` (qps, nodes, 2, 6, 6) the point columns, ``ex_grad``
+    (2, 6, 9), ``ex_maps`` (2, 3, 3), ``ex_lam`` (2, 4, 3), ``ex_s3`` (10, 3), ``ex_s4`` (2, 4).
     """
 
     node_u: np.ndarray
@@ -62,6 +65,12 @@ class ElementScratch(NamedTuple):
     s4: np.ndarray
     s6: np.ndarray
     s66: np.ndarray
+    ex_cols: np.ndarray
+    ex_grad: np.ndarray
+    ex_maps: np.ndarray
+    ex_lam: np.ndarray
+    ex_s3: np.ndarray
+    ex_s4: np.ndarray
 
 
 def element_scratch(nodes: int, qps: int) -> ElementScratch:
@@ -81,6 +90,12 @@ def element_scratch(nodes: int, qps: int) -> ElementScratch:
         s4=np.zeros((3, 4)),
         s6=np.zeros((2, 6)),
         s66=np.zeros((3, 6, 6)),
+        ex_cols=np.zeros((qps, nodes, 2, 6, 6)),
+        ex_grad=np.zeros((2, 6, 9)),
+        ex_maps=np.zeros((2, 3, 3)),
+        ex_lam=np.zeros((2, 4, 3)),
+        ex_s3=np.zeros((10, 3)),
+        ex_s4=np.zeros((2, 4)),
     )
 
 
@@ -219,7 +234,7 @@ def integrate_inertia(
 def beam_element_terms(
     nodes, q, v, vd, tangent, gravity, beta_prime, gamma_prime, kappa, mu,
     qp_weight, qp_jacobian, shape_interp, shape_deriv, qp_r0, qp_x0_prime, qp_m_star, qp_c_star,
-    node_fx, qp_fe, w, res, mat,
+    node_fx, qp_fe, w, res, mat, exact=False,
 ):  # fmt: skip
     """Residual (6 nodes,) and iteration matrix (6 nodes, 6 nodes) of one beam element.
 
@@ -238,6 +253,8 @@ def beam_element_terms(
     node_fx : (nodes, 6) node loads [N, N m]; qp_fe : (qps, 6) distributed loads [N/m, N].
     w : :class:`ElementScratch` for at least this many nodes and points.
     res : (6 nodes,) out; mat : (6 nodes, 6 nodes) out.
+    exact : the stiffness is the exact derivative of the residual (:mod:`.exact`) instead of
+        Kynema's (the default: Kynema's, to the bit).
     """
     nn = nodes.shape[0]
     nq = qp_weight.shape[0]
@@ -267,6 +284,13 @@ def beam_element_terms(
             w.s3, w.s33, w.s4, w.s6, w.s66, qv[V_FD1, k], qv[V_FD2, k], qm[M_D, k], qm[M_DD1, k], qm[M_DD2, k],
             qm[M_GD1, k], qm[M_GD2, k], qm[M_PD2, k], qm[M_KD1, k], qm[M_KD2, k],
         )  # fmt: skip
+        if exact:
+            damped = mu[0] != 0.0 or mu[1] != 0.0 or mu[2] != 0.0 or mu[3] != 0.0 or mu[4] != 0.0 or mu[5] != 0.0
+            exact_point_columns(
+                qp_jacobian[k], shape_interp, shape_deriv, k, qp_x0_prime[k], node_u, node_v,
+                qm[M_C, k], qm[M_D, k], qv[V_FC, k], qv[V_FD1, k], qm[M_KI, k], qm[M_M, k], gravity, damped,
+                w.ex_s3, w.s33, w.ex_s4, w.ex_lam, w.ex_grad, w.ex_maps, w.ex_cols[k, :nn],
+            )  # fmt: skip
     res_blk = w.res[:nn]
     integrate_residual(
         qp_weight, qp_jacobian, shape_interp, shape_deriv, node_fx,
@@ -274,11 +298,14 @@ def beam_element_terms(
     )  # fmt: skip
     stiffness = w.blk[0, :nn, :nn]
     inertia = w.blk[1, :nn, :nn]
-    integrate_stiffness(
-        qp_weight, qp_jacobian, shape_interp, shape_deriv,
-        qm[M_KI, :nq], qm[M_P, :nq], qm[M_C, :nq], qm[M_O, :nq], qm[M_Q, :nq],
-        qm[M_DD1, :nq], qm[M_KD1, :nq], qm[M_KD2, :nq], qm[M_PD2, :nq], w.sums, w.acc, stiffness,
-    )  # fmt: skip
+    if exact:
+        integrate_exact_stiffness(qp_weight, qp_jacobian, shape_interp, shape_deriv, w.ex_cols[:nq, :nn], stiffness)
+    else:
+        integrate_stiffness(
+            qp_weight, qp_jacobian, shape_interp, shape_deriv,
+            qm[M_KI, :nq], qm[M_P, :nq], qm[M_C, :nq], qm[M_O, :nq], qm[M_Q, :nq],
+            qm[M_DD1, :nq], qm[M_KD1, :nq], qm[M_KD2, :nq], qm[M_PD2, :nq], w.sums, w.acc, stiffness,
+        )  # fmt: skip
     integrate_inertia(
         qp_weight, qp_jacobian, shape_interp, shape_deriv,
         qm[M_M, :nq], qm[M_GI, :nq], qm[M_D, :nq], qm[M_GD1, :nq], qm[M_GD2, :nq], qm[M_DD2, :nq],
