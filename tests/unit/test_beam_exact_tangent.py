@@ -212,3 +212,21 @@ def rollup_newton(order: int, exact: bool, fraction: float = 0.5):
     sim.inputs.f[beam.tip] = (0.0, 0.0, 0.0, 0.0, -fraction * 2.0 * math.pi * 86.9e3 / 10.0, 0.0)
     info = sim.step()
     return info, sim.state.q[beam.tip].copy()
+
+
+def test_rollup_converges_quadratically_with_the_exact_tangent() -> None:
+    """Order-6 element, full-circle tip moment, one static Newton solve from the straight beam
+    (max 50 iterations, no bisection needed).  Kynema's tangent: 17 iterations, the error falls
+    by a roughly constant factor (about 4) per iteration at the end; exact tangent: 9 iterations,
+    the last ratios e_{k+1}/e_k fall like the errors themselves (e_{k+1} ≈ C e_k²).  Same solution."""
+    info_k, tip_k = rollup_newton(6, exact=False, fraction=1.0)
+    info_e, tip_e = rollup_newton(6, exact=True, fraction=1.0)
+    assert info_k.converged and info_e.converged
+    np.testing.assert_allclose(tip_e, tip_k, rtol=0, atol=1e-7)
+    assert info_e.iterations <= info_k.iterations - 6, (info_e.iterations, info_k.iterations)
+    ek = np.array(info_k.errors)
+    ee = np.array(info_e.errors)
+    rk = ek[-4:] / ek[-5:-1]  # Kynema: linear, ratios of about 0.25
+    re = ee[-3:] / ee[-4:-1]  # exact: each ratio much smaller than the one before
+    assert np.all(rk > 0.1), rk
+    assert re[1] < 0.1 * re[0] and re[2] < 0.1 * re[1], re

@@ -7,7 +7,8 @@ out of the assembly), ``NODE_DOFS = 6``.  The kernel :func:`terms` runs
 :func:`~kynemapy.engine.elements.beams.integrate.beam_element_terms` on each element's own
 slices (nodes ``[:n_nodes]``, points ``[:n_qps]``: a padded point has J = 0), writing the
 integrated forces ``∫ φ′ (F_C + F_D1) + φ (F_D + F_D2 + F_I − F_g)`` into ``res`` and
-``β′ M + γ′ G + κ K 𝒯`` into ``mat``.  Node loads act through the global load vector (the
+``β′ M + γ′ G + κ K 𝒯`` into ``mat`` (K Kynema's stiffness, or with ``p[P_EXACT]`` the exact one
+of :mod:`~kynemapy.engine.elements.beams.exact`).  Node loads act through the global load vector (the
 step's ``f``); distributed loads are not an input yet (zero).
 """
 
@@ -20,7 +21,7 @@ from numba.extending import overload
 
 from kynemapy._jit import JIT_DISABLED, njit
 from kynemapy.engine.elements.beams.integrate import ElementScratch, beam_element_terms
-from kynemapy.engine.params import P_BETA_PRIME, P_GAMMA_PRIME, P_STIFFNESS
+from kynemapy.engine.params import P_BETA_PRIME, P_EXACT, P_GAMMA_PRIME, P_STIFFNESS
 
 
 class BeamTable(NamedTuple):
@@ -61,6 +62,12 @@ class BeamTable(NamedTuple):
     w_s4: np.ndarray
     w_s6: np.ndarray
     w_s66: np.ndarray
+    w_ex_cols: np.ndarray
+    w_ex_grad: np.ndarray
+    w_ex_maps: np.ndarray
+    w_ex_lam: np.ndarray
+    w_ex_s3: np.ndarray
+    w_ex_s4: np.ndarray
 
 
 class NoBeamTable(NamedTuple):
@@ -100,6 +107,12 @@ class NoBeamTable(NamedTuple):
     w_s4: np.ndarray
     w_s6: np.ndarray
     w_s66: np.ndarray
+    w_ex_cols: np.ndarray
+    w_ex_grad: np.ndarray
+    w_ex_maps: np.ndarray
+    w_ex_lam: np.ndarray
+    w_ex_s3: np.ndarray
+    w_ex_s4: np.ndarray
 
 
 if NoBeamTable._fields != BeamTable._fields:  # pragma: no cover
@@ -139,6 +152,12 @@ SCRATCH = (
     ("w_s4", (3, 4)),
     ("w_s6", (2, 6)),
     ("w_s66", (3, 6, 6)),
+    ("w_ex_cols", ("Q", "P", 2, 6, 6)),
+    ("w_ex_grad", (2, 6, 9)),
+    ("w_ex_maps", (2, 3, 3)),
+    ("w_ex_lam", (2, 4, 3)),
+    ("w_ex_s3", (10, 3)),
+    ("w_ex_s4", (2, 4)),
 )
 #: every node of a beam has six DOFs
 NODE_DOFS = 6
@@ -175,9 +194,11 @@ def beam_terms(t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p):
     beta_prime = p[P_BETA_PRIME]
     gamma_prime = p[P_GAMMA_PRIME]
     kappa = p[P_STIFFNESS]
+    exact = p[P_EXACT] != 0.0
     w = ElementScratch(
         t.w_node_u, t.w_node_v, t.w_node_vd, t.w_qp_vec, t.w_qp_mat, t.w_blk, t.w_sums, t.w_acc, t.w_res,
         t.w_s3, t.w_s33, t.w_s4, t.w_s6, t.w_s66,
+        t.w_ex_cols, t.w_ex_grad, t.w_ex_maps, t.w_ex_lam, t.w_ex_s3, t.w_ex_s4,
     )  # fmt: skip
     for e in range(t.nodes.shape[0]):
         nn = t.n_nodes[e]
@@ -187,7 +208,7 @@ def beam_terms(t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p):
             t.nodes[e, :nn], q, v, vd, tangent, gravity, beta_prime, gamma_prime, kappa, t.mu[e],
             t.qp_weight[e, :nq], t.qp_jacobian[e, :nq], t.shape_interp[e, :nn, :nq], t.shape_deriv[e, :nn, :nq],
             t.qp_r0[e, :nq], t.qp_x0_prime[e, :nq], t.qp_m_star[e, :nq], t.qp_c_star[e, :nq],
-            t.w_node_fx[:nn], t.qp_fe[e, :nq], w, t.res[e, :m], t.mat[e, :m, :m],
+            t.w_node_fx[:nn], t.qp_fe[e, :nq], w, t.res[e, :m], t.mat[e, :m, :m], exact,
         )  # fmt: skip
 
 
