@@ -36,8 +36,9 @@ T_END_QUICK = 0.25
 RELATIVE_TOLERANCE = 0.10
 MIN_ABS_TOLERANCE = 1e-5
 CHECK_EVERY = 0.05
-#: the reference values written into Kynema's test (``beamdyn_displacements``), t [s] -> u3 [m];
-#: they are the CSV's rows at these times (checked in :func:`run`)
+#: the reference values written into Kynema's test (``beamdyn_displacements``), t [s] -> u3 [m]:
+#: Kynema's acceptance compares with these.  18 are the CSV's rows at those times; the values
+#: at 0.65 and 0.85 are the CSV's rows at 0.652 and 0.852 (two rows off, a slip in the test)
 KYNEMA_REFERENCE = {
     0.05: 3.2152402220957e00,
     0.10: 6.2794790513560e00,
@@ -74,10 +75,15 @@ stations with section refinement 1 (2 points per interval, 50 in all), the root 
 by a prescribed-displacement constraint, no gravity, at rest with zero initial accelerations;
 a constant force −200 kN along global z on the tip node from the first step; generalized-α
 ρ∞ = 0.4, h = 1 ms, 1 s, atol = rtol = 1e-5, 15 Newton iterations.  Kynema's acceptance compares
-the flapwise tip displacement −u_z with BeamDyn's (the CSV Kynema ships, ``t, u3``) at
-t = 0.05, 0.10, …, 1.0 s only, within 10 % of the reference (at least 1e-5): its
-constraint-based clamp is not BeamDyn's Dirichlet condition.  The table also reports the
-agreement at every step.  Quick mode runs the first 0.25 s (Kynema's first 5 check times).
+the flapwise tip displacement −u_z with BeamDyn's at t = 0.05, 0.10, …, 1.0 s only, within
+10 % of the reference (at least 1e-5): its constraint-based clamp is not BeamDyn's Dirichlet
+condition.  The reference values are written into the test; they are the rows of the CSV
+Kynema ships (``t, u3``) at those times, except at 0.65 and 0.85 s, where the test holds the
+rows at 0.652 and 0.852 s (a slip; 0.17 % and 0.28 % apart): the acceptance is checked as the
+test has it, and again against the CSV's rows at the check times.  The report also gives the
+agreement at every step and, as a diagnostic (full run only), the same run started from
+accelerations consistent with the load instead of Kynema's zeros.  Quick mode runs the first
+0.25 s (Kynema's first 5 check times).
 """
 
 Q_Z_TO_X = np.array([math.cos(math.pi / 4.0), 0.0, math.sin(math.pi / 4.0), 0.0])
@@ -117,8 +123,12 @@ def blade_input() -> dict:
     }
 
 
-def build():
-    """(model, blade) of Kynema's test: the blade clamped at its root node, no gravity."""
+def build(kynema_start: bool = True):
+    """(model, blade) of Kynema's test: the blade clamped at its root node, no gravity.
+
+    ``kynema_start``: zero initial accelerations (Kynema sets every node's acceleration, zero
+    here); False leaves them out (for a start from consistent accelerations, see :func:`simulate`).
+    """
     import kynemapy as kp
 
     b = kp.ModelBuilder(gravity=(0.0, 0.0, 0.0))
@@ -129,23 +139,39 @@ def build():
         quadrature="gauss",
         quadrature_style="segmented",
         section_refinement=SECTION_REFINEMENT,
-        root_acceleration=np.zeros(6),  # Kynema sets every node's acceleration (zero here)
+        root_acceleration=np.zeros(6) if kynema_start else None,
         name="IEA-15 blade",
     )
     b.add_prescribed_bc(blade.root)
     return b.build(), blade
 
 
-def simulate(t_end: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(t (n,) [s], tip displacement (n, 3) [m], Newton iterations (n,)) at every step, t = 0 included."""
+def simulate(t_end: float, kynema_start: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(t (n,) [s], tip displacement (n, 3) [m], Newton iterations (n,)) at every step, t = 0 included.
+
+    ``kynema_start``: Kynema's zero initial accelerations; False starts from the accelerations
+    consistent with the tip load (a diagnostic: how much of the early difference is the start).
+    """
     import kynemapy as kp
 
-    model, blade = build()
+    model, blade = build(kynema_start)
     params = kp.StepParameters(h=H, rho_inf=RHO_INF, max_iter=15, atol=1e-5, rtol=1e-5)
-    sim = kp.Simulation(model, params)
+    sim = kp.Simulation(model, params, consistent_initial_accelerations=False)
     sim.inputs.f[blade.tip] = (0.0, 0.0, LOAD_Z, 0.0, 0.0, 0.0)
+    if not kynema_start:
+        sim.compute_consistent_accelerations()
     rows = sim.rollout(round(t_end / H))
     return rows["time"], rows["q"][:, blade.tip, :3].copy(), rows["iterations"].copy()
+
+
+def _agreement(flap: np.ndarray, flap_ref: np.ndarray, every: int) -> tuple[float, float, float]:
+    """(fraction of Kynema's tolerance used at its check times, the largest relative difference
+    there, RMS of the difference at every step / max |u_ref|)."""
+    k = np.arange(every, flap.size, every)
+    dev = np.abs(flap[k] - flap_ref[k])
+    tol = np.maximum(RELATIVE_TOLERANCE * np.abs(flap_ref[k]), MIN_ABS_TOLERANCE)
+    rms = float(np.sqrt(np.mean((flap - flap_ref) ** 2)))
+    return float(np.max(dev / tol)), float(np.max(dev / np.abs(flap_ref[k]))), rms / float(np.abs(flap_ref).max())
 
 
 def run(quick: bool = False) -> CaseResult:
@@ -167,19 +193,29 @@ def run(quick: bool = False) -> CaseResult:
     assert np.allclose(ref[:, 0], t, atol=1e-9), "time grids differ"
     flap, flap_ref = -u[:, 2], ref[:, 1]
     every = round(CHECK_EVERY / H)
-    rows, worst, worst_rel, table_ok = [], 0.0, 0.0, True
+    rows, worst, worst_csv = [], 0.0, 0.0
     for k in range(every, n, every):  # t = 0.05, 0.10, ... (Kynema's step round(t / h))
-        t_check = round(k * H, 10)
-        table_ok &= abs(flap_ref[k] - KYNEMA_REFERENCE[round(t_check, 2)]) <= 1e-12 * abs(flap_ref[k])
-        tol = max(RELATIVE_TOLERANCE * abs(flap_ref[k]), MIN_ABS_TOLERANCE)
-        dev = abs(flap[k] - flap_ref[k])
+        u_test = KYNEMA_REFERENCE[round(k * H, 2)]
+        tol = max(RELATIVE_TOLERANCE * abs(u_test), MIN_ABS_TOLERANCE)
+        dev = abs(flap[k] - u_test)
         worst = max(worst, dev / tol)
-        worst_rel = max(worst_rel, dev / abs(flap_ref[k]))
-        rows.append([f"{t[k]:.2f}", f"{flap[k]:.6f}", f"{flap_ref[k]:.6f}", dev, dev / abs(flap_ref[k]), tol])
+        dev_csv = abs(flap[k] - flap_ref[k])
+        worst_csv = max(worst_csv, dev_csv / max(RELATIVE_TOLERANCE * abs(flap_ref[k]), MIN_ABS_TOLERANCE))
+        rows.append(
+            [f"{t[k]:.2f}", f"{flap[k]:.6f}", f"{u_test:.6f}", f"{flap_ref[k]:.6f}", dev, dev / abs(u_test), tol]
+        )
     result.tables.append(
         Table(
             "Tip flapwise displacement −u_z at Kynema's check times",
-            ["t [s]", "kynemapy −u_z [m]", "BeamDyn u3 [m]", "|difference| [m]", "relative", "Kynema's tolerance [m]"],
+            [
+                "t [s]",
+                "kynemapy −u_z [m]",
+                "Kynema's test value [m]",
+                "BeamDyn CSV at t [m]",
+                "|difference| from the test value [m]",
+                "relative",
+                "Kynema's tolerance [m]",
+            ],
             rows,
         )
     )
@@ -201,9 +237,19 @@ def run(quick: bool = False) -> CaseResult:
             [[n - 1, f"{iterations[1:].mean():.2f}, {int(iterations[1:].max())}", f"{wall_sim:.1f}"]],
         )
     )
+    if not quick:  # diagnostic: the same run started from consistent accelerations
+        _, u_c, _ = simulate(t_end, kynema_start=False)
+        fractions = [_agreement(flap, flap_ref, every), _agreement(-u_c[:, 2], flap_ref, every)]
+        result.tables.append(
+            Table(
+                "Start-up: Kynema's zero initial accelerations against accelerations consistent with the load",
+                ["start", "share of Kynema's tolerance used", "largest relative difference", "RMS / max |u_ref|"],
+                [[name, *f] for name, f in zip(("zero (Kynema's, the case)", "consistent"), fractions, strict=True)],
+            )
+        )
     result.checks += [
-        check("the reference values at the check times are those written in Kynema's test", 0.0 if table_ok else 1.0, 0.5),
-        check("Kynema's acceptance: max |−u_z − u_ref| / max(0.1|u_ref|, 1e-5) at its check times", worst, 1.0),
+        check("Kynema's acceptance: max |−u_z − u_test| / max(0.1|u_test|, 1e-5) at its check times", worst, 1.0),
+        check("the same against the CSV's rows at the check times", worst_csv, 1.0),
         check("every step: RMS(−u_z − u_ref) / max |u_ref|", rms / amp, 0.05),
     ]
     result.figures["history"] = (t, flap, flap_ref, every)
