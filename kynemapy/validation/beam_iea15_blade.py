@@ -83,7 +83,13 @@ rows at 0.652 and 0.852 s (a slip; 0.17 % and 0.28 % apart): the acceptance is c
 test has it, and again against the CSV's rows at the check times.  The report also gives the
 agreement at every step and, as a diagnostic (full run only), the same run started from
 accelerations consistent with the load instead of Kynema's zeros.  Quick mode runs the first
-0.25 s (Kynema's first 5 check times).
+0.25 s (Kynema's first 5 check times).  Measured with this set-up, kynemapy's −u_z stays below
+BeamDyn's by 0.05–0.25 m over the first 0.25 s (5 % at 0.05 s, the largest share of the
+tolerance); a start from consistent accelerations removes only a little of it, so the rest lies
+in BeamDyn's model (its clamp, its quadrature), which Kynema's test also does not reproduce.
+The conventions matter and Kynema's fit best: the same run with the WindIO twist sign
+(not negated) or without twist ends at an RMS difference of 0.80 % or 0.69 % of the amplitude,
+against 0.51 % as Kynema builds it.
 """
 
 Q_Z_TO_X = np.array([math.cos(math.pi / 4.0), 0.0, math.sin(math.pi / 4.0), 0.0])
@@ -252,7 +258,9 @@ def run(quick: bool = False) -> CaseResult:
         check("the same against the CSV's rows at the check times", worst_csv, 1.0),
         check("every step: RMS(−u_z − u_ref) / max |u_ref|", rms / amp, 0.05),
     ]
-    result.figures["history"] = (t, flap, flap_ref, every)
+    t_test = np.array([tk for tk in KYNEMA_REFERENCE if tk <= t_end + 1e-9])
+    u_test_all = np.array([KYNEMA_REFERENCE[tk] for tk in t_test])
+    result.figures["history"] = (t, flap, flap_ref, t_test, u_test_all)
     result.wall_time = time.perf_counter() - start
     return result
 
@@ -261,11 +269,11 @@ def plot(result: CaseResult, directory) -> list[tuple[str, str]]:
     """Tip flapwise displacement against BeamDyn's, and the difference."""
     import matplotlib.pyplot as plt
 
-    t, flap, flap_ref, every = result.figures["history"]
+    t, flap, flap_ref, t_test, u_test = result.figures["history"]
     fig, (ax, bx) = plt.subplots(2, 1, figsize=(7, 6), sharex=True, gridspec_kw={"height_ratios": [3, 1.3]})
     ax.plot(t, flap_ref, "k-", lw=0.9, label="BeamDyn")
     ax.plot(t[::10], flap[::10], ".", ms=4, label="kynemapy")
-    ax.plot(t[every::every], flap_ref[every::every], "o", mfc="none", ms=7, color="C3", label="Kynema's check times")
+    ax.plot(t_test, u_test, "o", mfc="none", ms=7, color="C3", label="Kynema's test values")
     ax.set(ylabel="tip flapwise displacement −u_z [m]", title="IEA 15 MW blade, P_z = −200 kN at the tip")
     ax.legend(fontsize="small")
     ax.grid(alpha=0.3)
