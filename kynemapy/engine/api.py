@@ -18,6 +18,7 @@ import numpy as np
 from kynemapy.engine import entry as _entry
 from kynemapy.engine.data import Inputs, State, Workspace, new_inputs, new_state
 from kynemapy.engine.elements import BEAMS
+from kynemapy.engine.elements.beams.table import scratch_nodes
 from kynemapy.engine.fields import Data
 from kynemapy.engine.invariants import fill_invariants, invariant_scratch
 from kynemapy.engine.params import INITIAL_ACCELERATIONS, StepParameters
@@ -142,7 +143,7 @@ def task(
 def fill_rows(data: Data, rows: np.ndarray) -> None:
     """Energy and momentum columns of output rows (R, width) from their q and v (compiled
     :func:`~kynemapy.engine.invariants.fill_invariants`, scratch of its own)."""
-    call(fill_invariants, data, rows, 0, rows.shape[0], invariant_scratch(data.tables[BEAMS].w_node_u.shape[0]))
+    call(fill_invariants, data, rows, 0, rows.shape[0], invariant_scratch(scratch_nodes(data.tables[BEAMS])))
 
 
 def reactions(model: Model, q: np.ndarray, lam: np.ndarray, cid: int) -> tuple[np.ndarray, np.ndarray]:

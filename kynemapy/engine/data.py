@@ -328,7 +328,7 @@ class Workspace:
                 if model_name is not None:
                     tv[name][...] = np.asarray(getattr(model, model_name)).reshape(tv[name].shape)
             cls = table.table_class(model) if hasattr(table, "table_class") else table.TABLE
-            tables.append(cls(**tv))
+            tables.append(cls(**{name: tv[name] for name in cls._fields}))
         for name in fd.MODEL_ARENAS:
             arenas[name].setflags(write=False)
         self.arenas = arenas

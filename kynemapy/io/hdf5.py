@@ -9,6 +9,9 @@ File layout (N = n_nodes, C = n_constraints, n = committed rows; SI units):
 ``/model``
     every field of :class:`kynemapy.Model`: arrays as datasets (exact dtype and
     shape; attribute ``crc32``: CRC-32 of the array's bytes), integer counts as attributes.
+    The beams' element connectivity is ``/model/beam_node`` (elements × nodes, −1 padded),
+    with the beam tables beside it (files written before beams existed lack them: read as a
+    model without beams).
 ``/params``
     the :class:`kynemapy.StepParameters` fields as attributes; ``/params/derived``
     holds α_m, α_f, γ, β (informational).
@@ -18,8 +21,9 @@ time-series datasets (chunked ``block`` rows, unlimited first axis)
     (n,) int64, ``q`` (n, N, 7), ``v``, ``vd``, ``a`` (n, N, 6), ``iterations`` (n,)
     int64, ``error`` (n,) (final Newton error), ``lam`` (n, C, 6),
     ``constraint_output`` (n, C, 3), ``kinetic_energy`` (n,) [J], ``potential_energy``
-    (n,) [J], ``linear_momentum`` (n, 3) [kg m/s], ``angular_momentum`` (n, 3) [kg m²/s]
-    (about the world origin).
+    (n,) [J], ``strain_energy`` (n,) [J] (beams and springs; computed by :func:`read` for
+    files written before it existed), ``linear_momentum`` (n, 3) [kg m/s],
+    ``angular_momentum`` (n, 3) [kg m²/s] (about the world origin).
 ``/checksums`` (m, 2 + F) int64
     one record per appended block: first row, stop row, then the CRC-32 (``zlib.crc32``)
     of each of the F per-row datasets' rows of that block (C order, in the order of

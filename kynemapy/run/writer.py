@@ -31,6 +31,7 @@ import numpy as np
 from kynemapy.engine.api import entry
 from kynemapy.engine.data import Inputs, State
 from kynemapy.engine.elements import BEAMS
+from kynemapy.engine.elements.beams.table import scratch_nodes
 from kynemapy.engine.fields import Data
 from kynemapy.engine.invariants import invariant_scratch, pack_rows
 from kynemapy.engine.rows import RowLayout, field_views
@@ -75,7 +76,7 @@ class BackgroundWriter:
         # written and checksummed without a copy), scratch of the energy/momentum kernel
         self._fields = np.zeros(self.unit * layout.width)
         self._ints = np.zeros((2, self.unit), dtype=np.int64)
-        self._scratch = invariant_scratch(data.tables[BEAMS].w_node_u.shape[0])
+        self._scratch = invariant_scratch(scratch_nodes(data.tables[BEAMS]))
         # the compiled entry resolved once: resolving it from the arguments' types costs about
         # 0.6 ms a call (the arenas tuple)
         self._pack = entry(pack_rows, (data, self._buffers[0], 0, self.unit, self._fields, self._ints, self._scratch))

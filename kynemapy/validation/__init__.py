@@ -20,6 +20,7 @@ cases; their tests are ``tests/verification/test_beam_cases.py``):
     beam_tip_load         small tip load against Timoshenko theory
     beam_frequencies      cantilever bending frequencies against Euler–Bernoulli (modal solve)
     beam_beamdyn_dynamic  Kynema's dynamic composite beam against its BeamDyn CSV
+    beam_iea15_blade      Kynema's IEA 15 MW blade under a tip load against its BeamDyn CSV
     beam_energy           free-flying beam: energy and momenta, convergence order in h
 """
 
@@ -37,6 +38,7 @@ BEAM_CASES: tuple[str, ...] = (
     "beam_tip_load",
     "beam_frequencies",
     "beam_beamdyn_dynamic",
+    "beam_iea15_blade",
     "beam_energy",
 )
 #: every case ``kynemapy validate`` runs by default

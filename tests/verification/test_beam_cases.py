@@ -21,6 +21,7 @@ EXPECTED = {
     "beam_tip_load": ("along z", "along y", "rotation", "P²"),
     "beam_frequencies": ("βL roots", "mode 1", "mode 2", "mode 3", "shear", "order 12"),
     "beam_beamdyn_dynamic": ("Kynema's acceptance", "u_z", "u_x", "u_y"),
+    "beam_iea15_blade": ("Kynema's acceptance", "CSV's rows", "RMS"),
     "beam_energy": ("energy", "angular-momentum", "linear momentum"),
 }
 
@@ -259,3 +260,41 @@ def test_engine_beam_invariants_equal_the_numpy_twin() -> None:
     np.testing.assert_allclose(r["strain"], strain, rtol=1e-9, atol=1e-14 * kin.max())
     np.testing.assert_allclose(r["linear"], lin, rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(r["angular"], ang, rtol=1e-12, atol=1e-14)
+
+
+def test_iea15_blade_is_built_as_kynemas_blade_interface() -> None:
+    """The blade of ``Dynamic_Iea15MwBladeBending``: the WindIO data turned from axis-along-z to
+    axis-along-x (``ReferenceAxisOrientation::Z``), one order-10 element with 2 Gauss points per
+    section interval, the root node clamped."""
+    from kynemapy.validation import beam_iea15_blade as case
+
+    inp = case.blade_input()
+    sec = np.loadtxt(case.SECTIONS, delimiter=",", comments="#")
+    axis = np.loadtxt(case.AXIS, delimiter=",", comments="#")
+    assert sec.shape == (26, 43) and axis.shape == (60, 5)
+    # WindIO (x, y, z) -> (z, y, -x): the blade along x, its prebend (WindIO x < 0) towards +z
+    np.testing.assert_allclose(inp["points"][-1], [axis[-1, 3], 0.0, -axis[-1, 1]], atol=1e-12)
+    np.testing.assert_array_equal(inp["twist"], -axis[:, 4])
+    c_root = inp["c_star"][0]
+    # WindIO stiff_matrix upper triangle: k11 = K[2, 2] (axial along z) becomes C*[0, 0];
+    # K[0, 0], K[1, 1] (shear along x, y) become C*[2, 2], C*[1, 1]
+    assert c_root[0, 0] == pytest.approx(sec[0, 22 + 11], rel=1e-14)
+    assert c_root[2, 2] == pytest.approx(sec[0, 22 + 0], rel=1e-14)
+    assert c_root[1, 1] == pytest.approx(sec[0, 22 + 6], rel=1e-14)
+    model, blade = case.build()
+    assert len(blade.nodes) == 11 and len(blade.elements) == 1
+    assert model.n_nodes == 11 and model.n_constraints == 1
+    assert model.beam_n_qps[0] == 2 * 25  # 25 section intervals, 2 Gauss points each
+    np.testing.assert_allclose(model.x0[blade.tip, :3], inp["points"][-1], atol=1e-9)  # the fit interpolates the ends
+    # Kynema's test compares at t = 0.05, ..., 1.0 with values it writes out: the CSV's rows at
+    # those times, but at 0.65 and 0.85 s the rows at 0.652 and 0.852 s
+    ref = case.reference()
+    row = {0.65: 652, 0.85: 852}
+    for t, value in case.KYNEMA_REFERENCE.items():
+        assert ref[row.get(t, round(t / case.H)), 1] == value, t
+
+
+def test_iea15_blade_quick_mode_checks_kynemas_first_times() -> None:
+    result = run_case("beam_iea15_blade", quick=True)
+    assert result.quick and result.passed, [c.name for c in result.failed]
+    assert len(result.tables[0].rows) == 5  # t = 0.05 ... 0.25

@@ -71,52 +71,19 @@ class BeamTable(NamedTuple):
 
 
 class NoBeamTable(NamedTuple):
-    """The beam table of a model without beams: the fields of :class:`BeamTable` (all empty);
-    its type compiles :func:`terms` as nothing, so a rigid model's entry point holds no beam code."""
+    """The beam table of a model without beams: only the five standard fields (all empty).  Its
+    type compiles :func:`terms` as nothing, so a rigid model's entry point holds no beam code,
+    and a compiled call unboxes 5 arrays for it instead of :class:`BeamTable`'s 39."""
 
     nodes: np.ndarray
     rows: np.ndarray
     slots: np.ndarray
     res: np.ndarray
     mat: np.ndarray
-    n_nodes: np.ndarray
-    n_qps: np.ndarray
-    mu: np.ndarray
-    qp_weight: np.ndarray
-    qp_jacobian: np.ndarray
-    shape_interp: np.ndarray
-    shape_deriv: np.ndarray
-    qp_x0: np.ndarray
-    qp_r0: np.ndarray
-    qp_x0_prime: np.ndarray
-    qp_m_star: np.ndarray
-    qp_c_star: np.ndarray
-    qp_fe: np.ndarray
-    w_node_fx: np.ndarray
-    w_node_u: np.ndarray
-    w_node_v: np.ndarray
-    w_node_vd: np.ndarray
-    w_qp_vec: np.ndarray
-    w_qp_mat: np.ndarray
-    w_blk: np.ndarray
-    w_sums: np.ndarray
-    w_acc: np.ndarray
-    w_res: np.ndarray
-    w_s3: np.ndarray
-    w_s33: np.ndarray
-    w_s4: np.ndarray
-    w_s6: np.ndarray
-    w_s66: np.ndarray
-    w_ex_cols: np.ndarray
-    w_ex_grad: np.ndarray
-    w_ex_maps: np.ndarray
-    w_ex_lam: np.ndarray
-    w_ex_s3: np.ndarray
-    w_ex_s4: np.ndarray
 
 
-if NoBeamTable._fields != BeamTable._fields:  # pragma: no cover
-    raise ImportError("NoBeamTable must have BeamTable's fields")
+if NoBeamTable._fields != BeamTable._fields[:5]:  # pragma: no cover
+    raise ImportError("NoBeamTable must have BeamTable's standard fields")
 
 TABLE = BeamTable
 #: own fields: (field, arena, trailing shape with "P" nodes and "Q" points per element, Model field)
@@ -180,6 +147,11 @@ def has_beams(t) -> bool:
     if cls is None:
         cls = type(t)
     return cls is BeamTable
+
+
+def scratch_nodes(t) -> int:
+    """Nodes per element a beam table's scratch is sized for (1 for a :class:`NoBeamTable`)."""
+    return int(t.w_node_u.shape[0]) if isinstance(t, BeamTable) else 1
 
 
 def counts(model) -> dict[str, int]:
