@@ -25,7 +25,7 @@ P_ATOL = 8
 P_RTOL = 9
 P_MAX_ITER = 10
 P_DYNAMIC = 11  #: 1: dynamics; 0: statics
-P_EXACT = 12  #: 1: exact gradients, K^Φ, true spring Jacobian, gravity-moment stiffness
+P_EXACT = 12  #: 1: exact gradients, K^Φ, true spring Jacobian, gravity-moment stiffness, exact beam stiffness
 P_ASSEMBLE_K = 13  #: 1: K^Φ blocks enter the Newton matrix
 P_STIFFNESS = 14  #: κ, the weight of the stiffness K in the element matrices (1; 0 for initial accelerations)
 P_RHS_BIAS = 15  #: 1: constraint rows get the bias γ of Φ̈ = B v̇ + γ instead of Φ (initial accelerations)
@@ -107,8 +107,9 @@ class StepParameters:
         that does not converge at the full external load retries from the last converged
         partial load, halving the load step (gravity is not scaled, as in Kynema).
     geometric_stiffness : True adds the exact constraint geometric stiffness K^Φ,
-        the true spring Jacobian and the gravity-moment stiffness (an exact Newton
-        tangent); False reproduces Kynema-FMB (which omits them) number for number.
+        the true spring Jacobian, the gravity-moment stiffness and the beams' exact stiffness
+        (an exact Newton tangent: quadratic convergence); False reproduces Kynema-FMB (which
+        omits them) number for number.
     static_load_retries : Newton solves a static step may use for its load bisection (>= 1;
         1: no bisection).
     solver : linear solver of the Newton systems: ``"dense"`` (LU with partial
