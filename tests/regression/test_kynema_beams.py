@@ -65,10 +65,12 @@ STEP_CONVERGENCE_Q = np.array(
 )  # fmt: skip
 
 
-def test_rotating_beam_step_convergence() -> None:
+@pytest.mark.parametrize("solver", ["sparse", "dense"])
+def test_rotating_beam_step_convergence(solver: str) -> None:
     """``RotatingBeamTest.StepConvergence``: the beam (root at x = 2 m) spins at ω = 0.1 rad/s
     about z, its root node driven by a prescribed BC; ρ∞ = 0.9, h = 0.01 s, 10 steps; q of
-    the six nodes (Kynema's tolerance 1e-6; reproduced to round-off)."""
+    the six nodes (Kynema's tolerance 1e-6; reproduced to round-off), with either solver (the
+    48 unknowns are solved by the sparse LU by default; the dense program takes them too)."""
     omega = 0.1
     b = kp.ModelBuilder(gravity=(0.0, 0.0, 0.0))
     nodes = []
@@ -79,7 +81,8 @@ def test_rotating_beam_step_convergence() -> None:
         )
     b.add_beam_element(nodes, NODE_S, QUADRATURE, [0.0, 1.0], [M_STAR, M_STAR], [C_STAR, C_STAR])
     bc = b.add_prescribed_bc(nodes[0])
-    sim = kp.Simulation(b.build(), kp.StepParameters(h=0.01, rho_inf=0.9, max_iter=5))
+    sim = kp.Simulation(b.build(), kp.StepParameters(h=0.01, rho_inf=0.9, max_iter=5, solver=solver))
+    assert sim.workspace.solver == solver
     root = np.array([2.0, 0.0, 0.0])
     for i in range(10):
         angle = omega * 0.01 * (i + 1)
@@ -717,5 +720,32 @@ def test_iea15_rotor_hub() -> None:
     sim = kp.Simulation(b.build(), kp.StepParameters(h=0.01, rho_inf=0.0, max_iter=6), initial_velocities="keep")
     for i in range(11):
         sim.inputs.constraint_input[bc] = (0.0, 0.0, 0.0, *z_rotation(IEA15_OMEGA * 0.01 * (i + 1)))
+        info = sim.step()
+        assert info.converged and info.iterations <= 6
+
+
+def test_iea15_rotor_controller() -> None:
+    """``RotorTest.IEA15RotorController``: the blades on rotation controls (pitch about each
+    blade's axis) to a prescribed hub; the pitch commands of Kynema's test controller
+    (``discon_rotor_test_controller.cpp``: 2πt/3, 2πt/6, 2πt/9 rad, passed through its float32
+    swap array) set before each step; every step converges within 6 iterations (Kynema checks
+    only that)."""
+    b = kp.ModelBuilder(gravity=(-9.81, 0.0, 0.0))
+    blades = iea15_blades(b)
+    hub = b.add_node(position=(0.0, 0.0, 0.0), acceleration=ZERO6)
+    controls = []
+    for k, nodes in enumerate(blades):
+        angle = -2.0 * np.pi * k / 3.0
+        axis = (np.cos(angle), np.sin(angle), 0.0)  # the root's rotation applied to e_x
+        controls.append(b.add_rotation_control(hub, nodes[0], axis=axis, angle=0.0))
+    bc = b.add_prescribed_bc(hub)
+    sim = kp.Simulation(b.build(), kp.StepParameters(h=0.01, rho_inf=0.0, max_iter=6), initial_velocities="keep")
+    steps = int(0.01 * 2.0 * np.pi / -IEA15_OMEGA / 0.01 + 1.0)
+    assert steps == 8
+    for i in range(steps):
+        t = 0.01 * (i + 1)
+        sim.inputs.constraint_input[bc] = (0.0, 0.0, 0.0, *z_rotation(IEA15_OMEGA * t))
+        for control, period in zip(controls, (3.0, 6.0, 9.0), strict=True):
+            sim.inputs.constraint_input[control, 0] = float(np.float32(2.0 * np.pi * float(np.float32(t)) / period))
         info = sim.step()
         assert info.converged and info.iterations <= 6
