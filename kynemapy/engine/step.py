@@ -301,7 +301,7 @@ def state_is_finite(q, v, vd, a, lam):
     return finite
 
 
-@njit(inline=True)
+@njit
 def record_row(o, time, step, q, v, vd, a, lam, con_output, errors, n_iter, row):
     """Copy the state into the output ``row`` (width,) at the offsets ``o`` (``Data.row_offsets``,
     :mod:`kynemapy.engine.rows`); energy and momentum come later
