@@ -436,10 +436,11 @@ class ModelBuilder:
         root_position : (3,) where the root goes [m]: the beam is translated by it (Kynema's
             ``Root::position``), then
         root_orientation : (4,) unit quaternion (w, x, y, z) it is rotated by about the root position;
-        root_velocity : (6,) rigid-body velocity (v [m/s], ω [rad/s]) about the root position;
-        root_acceleration : (6,) rigid-body acceleration (a [m/s²], α [rad/s²]) about the root
-            position (with ω of ``root_velocity``).  Left out, the nodes get no acceleration
-            (see :meth:`add_node`).
+        root_velocity : (6,) rigid-body velocity about the root position: linear [m/s], then
+            angular [rad/s];
+        root_acceleration : (6,) rigid-body acceleration about the root position: linear [m/s²],
+            then angular [rad/s²] (with the angular velocity of ``root_velocity``).  Left out, the
+            nodes get no acceleration (see :meth:`add_node`).
         name : the beam's name in error messages (default its index among beams).
 
         Returns
