@@ -142,11 +142,12 @@ def _info(args: argparse.Namespace) -> int:
         its = r.iterations[r.step > 0] if np.any(r.step > 0) else r.iterations
         print(f"Newton iterations mean {its.mean():.3f}, max {its.max()}")
         energy = r.kinetic_energy + r.potential_energy + r.strain_energy
-        scale = max(abs(energy[0]), 1e-300)
-        print(
-            f"energy            {energy[0]:.9g} J at start, {energy[-1]:.9g} J at end "
-            f"(max relative change {np.max(np.abs(energy - energy[0])) / scale:.3g})"
-        )
+        change = float(np.max(np.abs(energy - energy[0])))
+        if energy[0] != 0.0:
+            drift = f"max relative change {change / abs(energy[0]):.3g}"
+        else:  # a model starting from rest at the origin of the potential: no scale to divide by
+            drift = f"max change {change:.3g} J"
+        print(f"energy            {energy[0]:.9g} J at start, {energy[-1]:.9g} J at end ({drift})")
     print(f"restart data      {'yes' if r.restart is not None else 'no'}")
     return 0
 
