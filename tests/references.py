@@ -125,6 +125,19 @@ def quat_to_rotation_matrix(q: ArrayLike) -> FloatArray:
     return rot
 
 
+def section_mass(m: float, eta: ArrayLike, rho: ArrayLike) -> FloatArray:
+    """Sectional (or rigid-body) mass matrix ``[[m I, (m η̃)ᵀ], [m η̃, ρ]]`` (6, 6): mass ``m``,
+    centre-of-mass offset ``eta`` (3,), rotational inertia ``rho`` (3, 3) about the reference point."""
+    e = np.asarray(eta, dtype=float)
+    et = np.array([[0.0, -e[2], e[1]], [e[2], 0.0, -e[0]], [-e[1], e[0], 0.0]])
+    out = np.zeros((6, 6))
+    out[:3, :3] = m * np.eye(3)
+    out[:3, 3:] = (m * et).T
+    out[3:, :3] = m * et
+    out[3:, 3:] = rho
+    return out
+
+
 # ---------------------------------------------------------------------------
 # Generic rigid body about a fixed point (or about its CM)
 # ---------------------------------------------------------------------------

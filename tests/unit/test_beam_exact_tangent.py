@@ -23,6 +23,7 @@ import math
 
 import numpy as np
 import pytest
+from references import quat_multiply, section_mass
 
 from kynemapy.engine.elements.beams.integrate import beam_element_terms, element_scratch
 from kynemapy.engine.elements.beams.quadrature import gauss_quadrature, gll_points
@@ -31,30 +32,6 @@ from kynemapy.math.quaternion import quat_exp
 
 H = 1e-5
 TOL = 1e-7
-
-
-def qmul(a, b) -> np.ndarray:
-    aw, ax, ay, az = a
-    bw, bx, by, bz = b
-    return np.array(
-        [
-            aw * bw - ax * bx - ay * by - az * bz,
-            aw * bx + ax * bw + ay * bz - az * by,
-            aw * by - ax * bz + ay * bw + az * bx,
-            aw * bz + ax * by - ay * bx + az * bw,
-        ]
-    )
-
-
-def section_mass(m: float, eta, rho) -> np.ndarray:
-    """Sectional mass matrix per unit length [[m I, (m η̃)ᵀ], [m η̃, ρ]]."""
-    et = np.array([[0.0, -eta[2], eta[1]], [eta[2], 0.0, -eta[0]], [-eta[1], eta[0], 0.0]])
-    out = np.zeros((6, 6))
-    out[:3, :3] = m * np.eye(3)
-    out[:3, 3:] = (m * et).T
-    out[3:, :3] = m * et
-    out[3:, 3:] = rho
-    return out
 
 
 class Element:
@@ -104,7 +81,7 @@ def moving_state(el: Element, relative_rotation: float = 0.4, seed: int = 5):
     q[:, :3] = 0.05 * rng.normal(size=(el.nn, 3))
     base = np.array(quat_exp(0.3, -0.2, 0.5))
     for i in range(el.nn):
-        q[i, 3:7] = qmul(np.array(quat_exp(*(relative_rotation * rng.normal(size=3)))), base)
+        q[i, 3:7] = quat_multiply(np.array(quat_exp(*(relative_rotation * rng.normal(size=3)))), base)
     return q, 0.3 * rng.normal(size=(el.nn, 6)), 0.3 * rng.normal(size=(el.nn, 6))
 
 
@@ -121,7 +98,7 @@ def fd_matrix(el: Element, q, v, vd, beta_prime, gamma_prime, kappa, **kw) -> np
             else:
                 e = np.zeros(3)
                 e[c - 3] = 1.0
-                qq[node, 3:7] = qmul(np.array(quat_exp(*(kappa * h * (el.tangent[node] @ e)))), q[node, 3:7])
+                qq[node, 3:7] = quat_multiply(np.array(quat_exp(*(kappa * h * (el.tangent[node] @ e)))), q[node, 3:7])
             vv[node, c] += gamma_prime * h
             aa[node, c] += beta_prime * h
             diff.append(el.terms(qq, vv, aa, exact=True, **kw)[0])
