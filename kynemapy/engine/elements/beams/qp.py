@@ -280,6 +280,22 @@ def pd2(x0_prime, u_prime, omega, eps_dot, kappa_dot, d, v, s33, out):
 
 
 @njit
+def _add_rate_commutator(d, rate, v, m1, m2, m3, out):
+    """``out += −(d rate)~ + d rate~`` (3, 3), in Kynema's order; scratch ``v`` (3,), ``m1``–``m3`` (3, 3)."""
+    for i in range(3):
+        v[i] = d[i, 0] * rate[0] + d[i, 1] * rate[1] + d[i, 2] * rate[2]
+    tilde(v, m1)
+    tilde(rate, m3)
+    matmul3(d, m3, m2)
+    for i in range(3):
+        for j in range(3):
+            out[i, j] += -1.0 * m1[i, j]
+    for i in range(3):
+        for j in range(3):
+            out[i, j] += m2[i, j]
+
+
+@njit
 def _kd_block(d_a, d_b, rx_tilde, w_tilde, kappa_tilde, eps_dot, kappa_dot, v, s33, out):
     """``(d_a ω̃)(R x0′)~ − (d_b ω̃) κ̃ − (d_a ε̇)~ + d_a ε̇~ − (d_b κ̇)~ + d_b κ̇~`` into ``out`` (3, 3).
 
@@ -295,30 +311,8 @@ def _kd_block(d_a, d_b, rx_tilde, w_tilde, kappa_tilde, eps_dot, kappa_dot, v, s
     for i in range(3):
         for j in range(3):
             out[i, j] += -1.0 * m2[i, j]
-    # − (d_a ε̇)~ + d_a ε̇~
-    for i in range(3):
-        v[i] = d_a[i, 0] * eps_dot[0] + d_a[i, 1] * eps_dot[1] + d_a[i, 2] * eps_dot[2]
-    tilde(v, m1)
-    tilde(eps_dot, m3)
-    matmul3(d_a, m3, m2)
-    for i in range(3):
-        for j in range(3):
-            out[i, j] += -1.0 * m1[i, j]
-    for i in range(3):
-        for j in range(3):
-            out[i, j] += m2[i, j]
-    # − (d_b κ̇)~ + d_b κ̇~
-    for i in range(3):
-        v[i] = d_b[i, 0] * kappa_dot[0] + d_b[i, 1] * kappa_dot[1] + d_b[i, 2] * kappa_dot[2]
-    tilde(v, m1)
-    tilde(kappa_dot, m3)
-    matmul3(d_b, m3, m2)
-    for i in range(3):
-        for j in range(3):
-            out[i, j] += -1.0 * m1[i, j]
-    for i in range(3):
-        for j in range(3):
-            out[i, j] += m2[i, j]
+    _add_rate_commutator(d_a, eps_dot, v, m1, m2, m3, out)  # − (d_a ε̇)~ + d_a ε̇~
+    _add_rate_commutator(d_b, kappa_dot, v, m1, m2, m3, out)  # − (d_b κ̇)~ + d_b κ̇~
 
 
 @njit
