@@ -101,3 +101,53 @@ def test_plain_python_kernels_give_the_compiled_result() -> None:
     compiled = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
     compiled_q = np.array(eval(compiled.stdout.strip()))
     np.testing.assert_allclose(python_q, compiled_q, rtol=0, atol=1e-14)
+
+
+def test_data_types_found_by_structure_are_numbas_own() -> None:
+    """A new simulation's arenas tuple is typed from its structure (``api._type_key``) once numba
+    has typed one like it: that type must be exactly numba's ``typeof`` of the tuple, for the
+    dense and the sparse solver, with and without springs and beams; and a tuple whose arrays
+    differ in anything numba types (writability, dimensions, dtype) must not share a key."""
+    import numba
+
+    from kynemapy.engine import api
+
+    def chain(n: int, spring: bool, beam: bool) -> kp.Model:
+        b = kp.ModelBuilder(gravity=(0, 0, -9.81))
+        prev = None
+        for k in range(n):
+            node = b.add_node(position=(k + 1.0, 0, 0))
+            b.add_mass(node, mass=1.0, inertia=(0.1, 0.1, 0.1))
+            if prev is None:
+                b.add_spherical_joint(node, point=(0, 0, 0))
+            else:
+                b.add_ball_joint(prev, node, point=(k + 0.5, 0, 0))
+            prev = node
+        if spring:
+            anchor = b.add_node(position=(0, 1, 0))
+            b.add_fixed_bc(anchor)
+            b.add_spring(anchor, prev, stiffness=10.0, undeformed_length=1.0)
+        if beam:
+            nodes = [b.add_node(position=(0, 2 + 0.5 * k, 0)) for k in range(3)]
+            b.add_fixed_bc(nodes[0])
+            rule = [(-(0.6**0.5), 5 / 9), (0.0, 8 / 9), (0.6**0.5, 5 / 9)]
+            b.add_beam_element(nodes, [0.0, 0.5, 1.0], rule, [0.0, 1.0], [np.eye(6)] * 2, [np.eye(6)] * 2)
+        return b.build()
+
+    seen = {}
+    for n, spring, beam in ((1, False, False), (30, False, False), (2, True, False), (2, False, True)):
+        for _ in range(2):  # the second simulation of a model is typed from the first one's key
+            sim = kp.Simulation(chain(n, spring, beam), kp.StepParameters(h=0.01))
+            data = sim.workspace.data(sim.state, sim.inputs)
+            key = api._type_key(data)
+            assert key is not None
+            assert api._typeof(api._entry.run_task, data) == numba.typeof(data)
+            seen.setdefault(key, numba.typeof(data))
+            assert seen[key] == numba.typeof(data)
+    # what numba types must change the key
+    a = np.zeros((3, 7))
+    ro = a.copy()
+    ro.flags.writeable = False
+    keys = {api._type_key((a,)), api._type_key((ro,)), api._type_key((a[0],)), api._type_key((a.astype(np.int64),))}
+    assert len(keys) == 4
+    assert api._type_key((a, object())) is None
