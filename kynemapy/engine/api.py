@@ -98,12 +98,27 @@ def _type_key(value: Any) -> Any:
         return (int, -_INT64_MAX - 1 <= value <= _INT64_MAX)
     if cls is float or cls is bool:
         return cls
+    if isinstance(value, np.generic):
+        return (cls, value.dtype)
     return None
+
+
+def _remember(key: Any, typ: Any) -> None:
+    with _data_types_lock:
+        if len(_TYPES_BY_KEY) >= 256:  # a long sweep over many kinds of models: start again
+            _TYPES_BY_KEY.clear()
+        _TYPES_BY_KEY[key] = typ
 
 
 def _typeof(kernel: Any, value: Any) -> Any:
     if not (isinstance(value, tuple) and len(value) > 16):
-        return kernel.typeof_pyval(value)
+        key = _type_key(value)
+        typ = _TYPES_BY_KEY.get(key) if key is not None else None
+        if typ is None:
+            typ = kernel.typeof_pyval(value)
+            if key is not None:
+                _remember(key, typ)
+        return typ
     with _data_types_lock:
         hit = _DATA_TYPES.get(id(value))
         if hit is not None and hit[0] is value:
@@ -114,15 +129,18 @@ def _typeof(kernel: Any, value: Any) -> Any:
     if typ is None:
         typ = kernel.typeof_pyval(value)
         if key is not None:
-            with _data_types_lock:
-                if len(_TYPES_BY_KEY) >= _DATA_TYPES_KEPT * 8:  # a long sweep over many kinds of models
-                    _TYPES_BY_KEY.clear()
-                _TYPES_BY_KEY[key] = typ
+            _remember(key, typ)
     with _data_types_lock:
         _DATA_TYPES[id(value)] = (value, typ)
         while len(_DATA_TYPES) > _DATA_TYPES_KEPT:
             _DATA_TYPES.popitem(last=False)
     return typ
+
+
+#: entry points by kernel and the identities of their argument types: numba interns its types
+#: (equal types are one object), and hashing a Data's type (about 2000 nested types) took
+#: 1.4 ms per simulation.  The types are kept with the entry, so that their ids stay theirs.
+_ENTRIES_BY_ID: dict[tuple[Any, ...], tuple[tuple[Any, ...], Callable[..., Any]]] = {}
 
 
 def entry(kernel: Any, args: tuple[Any, ...]) -> Callable[..., Any]:
@@ -131,10 +149,15 @@ def entry(kernel: Any, args: tuple[Any, ...]) -> Callable[..., Any]:
     if not hasattr(kernel, "compile"):
         return kernel
     sig = tuple(_typeof(kernel, a) for a in args)
+    ids = (kernel, *map(id, sig))
+    hit = _ENTRIES_BY_ID.get(ids)
+    if hit is not None and all(a is b for a, b in zip(hit[0], sig, strict=True)):
+        return hit[1]
     key = (kernel, sig)
     fn = _ENTRIES.get(key)
     if fn is None:
         fn = _ENTRIES[key] = kernel.compile(sig)
+    _ENTRIES_BY_ID[ids] = (sig, fn)
     return fn
 
 

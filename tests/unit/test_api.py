@@ -151,3 +151,7 @@ def test_data_types_found_by_structure_are_numbas_own() -> None:
     keys = {api._type_key((a,)), api._type_key((ro,)), api._type_key((a[0],)), api._type_key((a.astype(np.int64),))}
     assert len(keys) == 4
     assert api._type_key((a, object())) is None
+    # the small arguments of an entry point are found by structure too
+    for value in (a, ro, a[0], a.T, 3, 2.5, True, np.int64(4), np.float64(1.0), np.zeros(0, dtype=np.int64)):
+        for _ in range(2):
+            assert api._typeof(api._entry.run_task, value) == numba.typeof(value), value
