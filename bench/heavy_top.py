@@ -3,9 +3,11 @@
 Prints, after a warm-up (first-call time reported apart: compilation, or loading
 from numba's cache), the median µs per step over 5 runs of 10 000 steps inside
 one compiled call (``Simulation.advance``) and through the Python loop
-(``Simulation.step``), Newton iterations per step, both in Kynema-compatible mode
-and with the exact Newton tangent, and the 400-step regression run as a fresh
-process (imports + cache load + run).  Kynema-FMB's serial build (Kokkos + KLU)
+(``Simulation.step``), Newton iterations per step, the cost of making a
+``Simulation`` (median of 20, after the warm-up: packing the model, the reference
+factorization, the initial-velocity check), both in Kynema-compatible mode and with
+the exact Newton tangent, and the 400-step regression run as a fresh process
+(imports + cache load + run).  Kynema-FMB's serial build (Kokkos + KLU)
 takes about 20 µs per step with 3 Newton iterations on a 2-core machine of this
 kind (reported by the project; not re-measured here).
 
@@ -42,6 +44,11 @@ def run(exact: bool) -> None:
     kp.Simulation(model, params).advance(2)
     kp.Simulation(model, params).step()
     first = time.perf_counter() - t0
+    setup = []
+    for _ in range(20):
+        t = time.perf_counter()
+        kp.Simulation(model, params)
+        setup.append((time.perf_counter() - t) * 1e3)
     compiled, python_loop, iters = [], [], None
     for _ in range(N_RUNS):
         sim = kp.Simulation(model, params)
@@ -61,7 +68,7 @@ def run(exact: bool) -> None:
     print(
         f"{mode}: {med:6.2f} µs/step compiled (advance), {statistics.median(python_loop):6.2f} µs/step via "
         f"sim.step(); Newton iterations/step {np.mean(iters):.3f}; Kynema/kynemapy = {KYNEMA_US_PER_STEP / med:.2f}×; "
-        f"first call {first:.2f} s"
+        f"first call {first:.2f} s; Simulation() {statistics.median(setup):.2f} ms"
     )
     print(f"    Newton errors of step 3: {', '.join(f'{e:.3g}' for e in errors)}")
 
