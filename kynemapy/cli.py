@@ -367,7 +367,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         with warnings.catch_warnings():
             warnings.showwarning = show  # a library warning (e.g. a killed writer's marks cleared): one line
-            return int(args.func(args))
+            status = int(args.func(args))
+            sys.stdout.flush()  # here, not at exit: a reader that stopped early is handled below
+            return status
+    except BrokenPipeError:
+        # the output's reader stopped reading (``kynemapy info run.h5 | head``): stop quietly, as
+        # command-line tools do; what is still buffered goes nowhere (no second error at exit)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE, the status of a tool stopped by a closed pipe
     except (ModelError, ValueError, OSError, KeyError) as exc:
         message = str(exc)
         if message.startswith(f"{args.command}: "):  # the library names the call already

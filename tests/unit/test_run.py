@@ -218,6 +218,12 @@ def test_command_line_run_info_plot_end_to_end(tmp_path: Path) -> None:
     np.testing.assert_allclose(r.q[-1, 0], kynema_q400, rtol=0, atol=1e-10)
     info = cli("info", str(out), cwd=tmp_path)
     assert info.returncode == 0 and "rows              401" in info.stdout and "closed cleanly    yes" in info.stdout
+    # a reader that stops reading (`kynemapy info run.h5 | head`): a quiet stop, no error message
+    command = [sys.executable, "-m", "kynemapy", "info", str(out)]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path)
+    proc.stdout.close()  # before the command writes anything
+    stderr = proc.stderr.read().decode()
+    assert proc.wait() == 141 and stderr == "", stderr
     plot = cli("plot", str(out), "-o", str(tmp_path / "plots"), cwd=tmp_path)
     assert plot.returncode == 0, plot.stderr
     for name in ("displacement.png", "rotation.png", "energy.png", "iterations.png"):
