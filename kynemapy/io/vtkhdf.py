@@ -118,6 +118,7 @@ def write_vtkhdf(
         The file written.  Its time steps are the rows' times [s].
     """
     from kynemapy.io.hdf5 import read
+    from kynemapy.io.paths import output_file
     from kynemapy.post.geometry import node_positions, scene
 
     if isinstance(result, (str, os.PathLike)):
@@ -126,7 +127,7 @@ def write_vtkhdf(
         raise ValueError(f"write_vtkhdf: every must be an integer >= 1, got {every!r}")
     if result.committed == 0:
         raise ValueError(f"{result.path}: no rows to write")
-    out = Path(path) if path is not None else Path(result.path).with_suffix(".vtkhdf")
+    out = output_file(Path(path) if path is not None else Path(result.path).with_suffix(".vtkhdf"), "ParaView file")
     rows = list(range(0, result.committed, int(every)))
     if rows[-1] != result.committed - 1:
         rows.append(result.committed - 1)

@@ -140,6 +140,9 @@ def animate(
         gif = out.with_suffix(".gif")
         warnings.warn(f"ffmpeg not found: writing {gif} instead of {out}", stacklevel=2)
         out, suffix = gif, ".gif"
+    from kynemapy.io.paths import output_file
+
+    output_file(out, "animation", create_folder=True)  # before the frames are drawn
     if isinstance(result, (str, os.PathLike)):
         from kynemapy.io.hdf5 import read
 

@@ -113,8 +113,9 @@ def plot_result(
 
         result = read(result)
     r = result
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    from kynemapy.io.paths import output_folder
+
+    out = output_folder(out_dir, "plot folder")
     label = Path(r.path).name
     names = list(names) if names is not None else node_names(r)
     candidates = list(nodes) if nodes is not None else _moving_nodes(r)

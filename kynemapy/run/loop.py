@@ -213,6 +213,13 @@ def run(
         path = os.fspath(output)
         unit = unit_rows(block)
         resuming = sim.resume_path is not None and os.path.abspath(path) == os.path.abspath(sim.resume_path)
+        if not resuming:
+            from kynemapy.io.paths import output_file
+
+            try:
+                output_file(path, "output file")  # a folder, or a folder that takes no files: said now
+            except OSError as exc:
+                raise type(exc)(f"run: {exc}") from None
         if not resuming and not overwrite and os.path.lexists(path):
             raise FileExistsError(
                 f"run: the output file {path!r} exists; pass overwrite=True (command line: --overwrite) to "

@@ -769,6 +769,10 @@ def sweep(
             json.dumps(s)
         except TypeError as exc:
             raise SweepError(f"sweep: parameter values must be numbers, booleans, strings or lists ({exc})") from None
+    from kynemapy.io.paths import output_folder
+
+    # a file given, or a folder that takes no files: said now (the folder is made once the scheduler answers)
+    output_folder(folder, "sweep folder", create=False)
     resume = _check_folder(folder, definition)
 
     executor = _Executor(client, workers, timeout)  # reaches the scheduler before any member runs

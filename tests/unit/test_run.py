@@ -348,3 +348,44 @@ def test_no_thread_outlives_a_run(tmp_path: Path) -> None:
         sim.run(n_steps=50, output=tmp_path / f"r{i}.h5", block=16)
     assert threading.active_count() == threads
     assert read(tmp_path / "r2.h5").committed == 51
+
+
+def test_output_paths_are_checked_before_any_work(tmp_path: Path) -> None:
+    """A folder where a file belongs, a file where a folder belongs, or a file in the way of a
+    folder: each writer says so by name before it runs, renders or computes anything."""
+    from kynemapy.io.vtkhdf import write_vtkhdf
+    from kynemapy.post.animate import animate
+    from kynemapy.post.plots import plot_result
+    from kynemapy.run.sweep import sweep
+
+    a_file = tmp_path / "a_file.txt"
+    a_file.write_text("in the way")
+    b = kp.ModelBuilder(gravity=(0, 0, -9.81))
+    bob = b.add_node(position=(1, 0, 0))
+    b.add_mass(bob, mass=1.0, inertia=(0.1, 0.1, 0.1))
+    b.add_spherical_joint(bob, point=(0, 0, 0))
+    model = b.build()
+    sim = kp.Simulation(model, kp.StepParameters(h=0.01))
+    with pytest.raises(IsADirectoryError, match="is a folder: give a file name"):
+        sim.run(n_steps=5, output=tmp_path)
+    with pytest.raises(NotADirectoryError, match=r"a_file\.txt' is a file, not a folder"):
+        sim.run(n_steps=5, output=a_file / "run.h5")
+    with pytest.raises(FileNotFoundError, match=r"the folder .*sub' does not exist"):
+        sim.run(n_steps=5, output=tmp_path / "sub" / "run.h5")
+    assert sim.step_count == 0  # nothing was run
+    assert not (tmp_path / "sub").exists()
+    result = tmp_path / "run.h5"
+    sim.run(n_steps=5, output=result)
+    assert read(result).committed == 6
+    with pytest.raises(NotADirectoryError, match=r"a_file\.txt' is a file, not a folder"):
+        write_vtkhdf(result, a_file / "x.vtkhdf")
+    with pytest.raises(IsADirectoryError, match="is a folder"):
+        write_vtkhdf(result, tmp_path)
+    with pytest.raises(NotADirectoryError, match=r"a_file\.txt' or a folder above it is a file"):
+        animate(result, a_file / "x.gif", progress=False)
+    with pytest.raises(NotADirectoryError, match="is a file, not a folder"):
+        plot_result(read(result), a_file)
+    with pytest.raises(NotADirectoryError, match="is a file, not a folder"):
+        sweep(EXAMPLES / "heavy_top.toml", {"step.rho_inf": [0.0, 0.5]}, a_file, client="serial", progress=False)
+    assert a_file.read_text() == "in the way"
+    assert not list(tmp_path.rglob(".kynemapy-write-test-*"))  # the probes leave nothing behind
