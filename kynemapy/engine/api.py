@@ -103,33 +103,30 @@ def _type_key(value: Any) -> Any:
     return None
 
 
-def _remember(key: Any, typ: Any) -> None:
-    with _data_types_lock:
-        if len(_TYPES_BY_KEY) >= 256:  # a long sweep over many kinds of models: start again
-            _TYPES_BY_KEY.clear()
-        _TYPES_BY_KEY[key] = typ
-
-
-def _typeof(kernel: Any, value: Any) -> Any:
-    if not (isinstance(value, tuple) and len(value) > 16):
-        key = _type_key(value)
-        typ = _TYPES_BY_KEY.get(key) if key is not None else None
-        if typ is None:
-            typ = kernel.typeof_pyval(value)
-            if key is not None:
-                _remember(key, typ)
-        return typ
-    with _data_types_lock:
-        hit = _DATA_TYPES.get(id(value))
-        if hit is not None and hit[0] is value:
-            _DATA_TYPES.move_to_end(id(value))
-            return hit[1]
+def _typeof_by_key(kernel: Any, value: Any) -> Any:
+    """numba's type of ``value``, found by its structure (:func:`_type_key`) once numba has typed
+    a value like it."""
     key = _type_key(value)
     typ = _TYPES_BY_KEY.get(key) if key is not None else None
     if typ is None:
         typ = kernel.typeof_pyval(value)
         if key is not None:
-            _remember(key, typ)
+            with _data_types_lock:
+                if len(_TYPES_BY_KEY) >= 256:  # a long sweep over many kinds of models: start again
+                    _TYPES_BY_KEY.clear()
+                _TYPES_BY_KEY[key] = typ
+    return typ
+
+
+def _typeof(kernel: Any, value: Any) -> Any:
+    if not (isinstance(value, tuple) and len(value) > 16):
+        return _typeof_by_key(kernel, value)
+    with _data_types_lock:
+        hit = _DATA_TYPES.get(id(value))
+        if hit is not None and hit[0] is value:
+            _DATA_TYPES.move_to_end(id(value))
+            return hit[1]
+    typ = _typeof_by_key(kernel, value)
     with _data_types_lock:
         _DATA_TYPES[id(value)] = (value, typ)
         while len(_DATA_TYPES) > _DATA_TYPES_KEPT:
