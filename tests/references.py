@@ -32,6 +32,7 @@ because numpy's per-call overhead dominates for 7-dimensional states.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -123,6 +124,28 @@ def quat_to_rotation_matrix(q: ArrayLike) -> FloatArray:
     rot[..., 2, 1] = 2.0 * (y * z + w * x)
     rot[..., 2, 2] = 1.0 - 2.0 * (x * x + y * y)
     return rot
+
+
+def rotation_quaternion(phi: ArrayLike) -> FloatArray:
+    """Exponential map of a rotation vector ``phi`` (3,) [rad]: the quaternion (w, x, y, z)
+    ``(cos(θ/2), sin(θ/2)/θ · phi)``, θ = |phi| (the vector part ``phi/2`` below θ = 1e-12)."""
+    p0, p1, p2 = (float(x) for x in phi)
+    theta = math.sqrt(p0 * p0 + p1 * p1 + p2 * p2)
+    s = math.sin(theta / 2.0) / theta if theta >= 1.0e-12 else 0.5
+    return np.array([math.cos(theta / 2.0), p0 * s, p1 * s, p2 * s])
+
+
+def random_beam_state(nn: int, relative_rotation: float, seed: int = 5) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """A displaced state of ``nn`` beam nodes for tangent checks: q (nn, 7) with displacements of
+    about 5 cm and rotations that differ from node to node by about ``relative_rotation`` rad
+    around a common one; velocities and accelerations v, vd (nn, 6) of about 0.3 (seeded)."""
+    rng = np.random.default_rng(seed)
+    q = np.zeros((nn, 7))
+    q[:, :3] = 0.05 * rng.normal(size=(nn, 3))
+    base = rotation_quaternion((0.3, -0.2, 0.5))
+    for i in range(nn):
+        q[i, 3:7] = quat_multiply(rotation_quaternion(relative_rotation * rng.normal(size=3)), base)
+    return q, 0.3 * rng.normal(size=(nn, 6)), 0.3 * rng.normal(size=(nn, 6))
 
 
 def section_mass(m: float, eta: ArrayLike, rho: ArrayLike) -> FloatArray:

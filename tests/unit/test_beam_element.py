@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from references import quat_multiply, quat_to_rotation_matrix, section_mass
+from references import quat_multiply, quat_to_rotation_matrix, random_beam_state, section_mass
 
 from kynemapy.engine.elements.beams.integrate import beam_element_terms, element_scratch
 from kynemapy.engine.elements.beams.quadrature import gauss_quadrature, gll_points
@@ -70,13 +70,7 @@ class Element:
 
 
 def displaced_state(el: Element, relative_rotation: float, seed: int = 5):
-    rng = np.random.default_rng(seed)
-    q = np.zeros((el.nn, 7))
-    q[:, :3] = 0.05 * rng.normal(size=(el.nn, 3))
-    base = np.array(quat_exp(0.3, -0.2, 0.5))
-    for i in range(el.nn):
-        q[i, 3:7] = quat_multiply(np.array(quat_exp(*(relative_rotation * rng.normal(size=3)))), base)
-    return q, 0.3 * rng.normal(size=(el.nn, 6)), 0.3 * rng.normal(size=(el.nn, 6))
+    return random_beam_state(el.nn, relative_rotation, seed)
 
 
 def finite_difference(fn, n: int, h: float = 1e-6) -> np.ndarray:

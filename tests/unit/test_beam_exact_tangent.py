@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 import pytest
-from references import quat_multiply, section_mass
+from references import quat_multiply, random_beam_state, section_mass
 
 from kynemapy.engine.elements.beams.integrate import beam_element_terms, element_scratch
 from kynemapy.engine.elements.beams.quadrature import gauss_quadrature, gll_points
@@ -76,13 +76,7 @@ class Element:
 def moving_state(el: Element, relative_rotation: float = 0.4, seed: int = 5):
     """Displaced nodes with different rotations (relative rotations of about
     ``relative_rotation`` rad), random velocities and accelerations."""
-    rng = np.random.default_rng(seed)
-    q = np.zeros((el.nn, 7))
-    q[:, :3] = 0.05 * rng.normal(size=(el.nn, 3))
-    base = np.array(quat_exp(0.3, -0.2, 0.5))
-    for i in range(el.nn):
-        q[i, 3:7] = quat_multiply(np.array(quat_exp(*(relative_rotation * rng.normal(size=3)))), base)
-    return q, 0.3 * rng.normal(size=(el.nn, 6)), 0.3 * rng.normal(size=(el.nn, 6))
+    return random_beam_state(el.nn, relative_rotation, seed)
 
 
 def fd_matrix(el: Element, q, v, vd, beta_prime, gamma_prime, kappa, **kw) -> np.ndarray:
