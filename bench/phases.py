@@ -32,7 +32,7 @@ from heavy_top import build_heavy_top
 
 import kynemapy as kp
 from kynemapy._jit import njit
-from kynemapy.engine.assemble import assemble
+from kynemapy.engine.assemble import assemble, begin_system
 from kynemapy.engine.constraints.phase import constraint_terms
 from kynemapy.engine.elements import element_terms
 from kynemapy.engine.params import P_ASSEMBLE_K, P_CONDITIONER, P_EXACT, P_H, P_RHS_BIAS
@@ -47,8 +47,10 @@ def time_tangent(d, p, n):
 
 @njit
 def time_elements(d, p, n):
+    c = p[P_CONDITIONER]
     for _ in range(n):
-        element_terms(d.tables, d.x0, d.gravity, d.q, d.v, d.vd, d.tangent, d.s33, d.s3, d.s4, d.s66, p)
+        begin_system(d.node_dofs, d.node_map, d.f, d.vals, d.b)
+        element_terms(d.tables, d.x0, d.gravity, d.q, d.v, d.vd, d.tangent, d.s33, d.s3, d.s4, d.s66, p, c, d.vals, d.b)
 
 
 @njit
@@ -68,9 +70,9 @@ def time_assembly(d, p, n):
     with_k = p[P_ASSEMBLE_K] != 0.0
     for _ in range(n):
         assemble(
-            d.tables, d.node_dofs, d.node_map, d.f, d.constraint_node, d.constraint_n_rows, d.constraint_row,
-            d.con_row_slots, d.con_col_slots, d.con_k_slots, d.constraint_has_load, d.tangent, d.lam, d.con_phi,
-            d.con_bb, d.con_bt, d.con_k, d.con_load, d.vals, d.b, d.n_system_dofs, p[P_CONDITIONER], with_k,
+            d.node_dofs, d.node_map, d.constraint_node, d.constraint_n_rows, d.constraint_row, d.con_row_slots,
+            d.con_col_slots, d.con_k_slots, d.constraint_has_load, d.tangent, d.lam, d.con_phi, d.con_bb, d.con_bt,
+            d.con_k, d.con_load, d.vals, d.b, d.n_system_dofs, p[P_CONDITIONER], with_k,
         )  # fmt: skip
 
 
@@ -129,13 +131,15 @@ def main() -> None:
     sim.advance(50)
     d, p = sim.data, sim.coefficients
     t0 = time.perf_counter()
+    time_elements(d, p, 1)
+    time_constraints(d, p, 1)
     time_assembly(d, p, 1)
     vals, b = d.vals.copy(), d.b.copy()
     phases = {
         "tangent operators": (time_tangent, ()),
-        "element terms": (time_elements, ()),
+        "elements (+ blocks)": (time_elements, ()),
         "constraint terms": (time_constraints, ()),
-        "assembly": (time_assembly, ()),
+        "constraint assembly": (time_assembly, ()),
         "solve (+ restore)": (time_solve, (vals, b)),
         "restore (subtracted)": (time_restore, (vals, b)),
         "convergence error": (time_convergence, ()),
@@ -164,9 +168,9 @@ def main() -> None:
     per_iteration = 0.0
     for name in (
         "tangent operators",
-        "element terms",
+        "elements (+ blocks)",
         "constraint terms",
-        "assembly",
+        "constraint assembly",
         "solve",
         "convergence error",
         "update",

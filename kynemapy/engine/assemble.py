@@ -1,11 +1,14 @@
-"""The assembly phase: scatter element and constraint blocks into the Newton system ``A Δ = −b``.
+"""The assembly of the Newton system ``A Δ = −b``: its start (zeros, external loads) and the
+constraint blocks.
 
 Layout (Kynema's): node DOFs in node order (only the active ones), then the constraint
 rows in creation order.  Element blocks are multiplied by the conditioner ``c = βh²`` (the
 system residual is conditioned by the solve phase); constraint rows ``B 𝒯`` and columns
-``Bᵀ`` are not.  The order of the sums into ``b`` is Kynema's: external loads, element
-tables in :data:`~kynemapy.engine.elements.TABLES` order, joint inputs, constraint forces
-``Bᵀλ``, then Φ in the constraint rows.
+``Bᵀ`` are not.  The order of the sums into ``b`` is Kynema's: external loads
+(:func:`begin_system`), element tables in :data:`~kynemapy.engine.elements.TABLES` order (the
+element phase adds each element's block as soon as it is computed,
+:func:`~kynemapy.engine.elements.table.add_element_block`), then in :func:`assemble` joint
+inputs, constraint forces ``Bᵀλ``, and Φ in the constraint rows.
 
 The matrix is an array of values written only through *slots*
 (:mod:`kynemapy.linalg.sparsity`), in CSC order.  Each block comes with its slot table;
@@ -16,21 +19,16 @@ Nothing here knows an element type or a constraint kind.
 from __future__ import annotations
 
 from kynemapy._jit import njit
-from kynemapy.engine.elements import element_blocks
 
 
 @njit(inline=True)
-def zero_system(vals, b):
-    """``values := 0``, ``b := 0``."""
+def begin_system(node_dofs, node_map, f, vals, b):
+    """Start a Newton system: ``vals := 0``, ``b := −f`` on the node rows (first ``node_dofs``
+    components of the external loads ``f`` (N, 6)), 0 on the others."""
     for k in range(vals.shape[0]):
         vals[k] = 0.0
     for i in range(b.shape[0]):
         b[i] = 0.0
-
-
-@njit(inline=True)
-def add_external_loads(node_dofs, node_map, f, b):
-    """``b[node rows] −= f`` (first ``node_dofs`` components)."""
     for n in range(node_dofs.shape[0]):
         m = node_map[n]
         for k in range(node_dofs[n]):
@@ -99,16 +97,13 @@ def add_stiffness_block(slots, nr, nc, scale, k66, t_rot, vals):
 
 @njit
 def assemble(
-    tables, node_dofs, node_map, f, cnode, n_rows, crow, row_slots, col_slots, k_slots, has_load,
+    node_dofs, node_map, cnode, n_rows, crow, row_slots, col_slots, k_slots, has_load,
     tangent, lam, phi, bb, bt, kphi, load, vals, b, nsys, c, with_k,
 ):  # fmt: skip
-    """The Newton matrix ``vals`` (conditioned element blocks, constraint rows and columns,
-    ``c K^Φ 𝒯`` with ``with_k``) and the residual ``b`` from the element tables' ``res``, ``mat``
-    and the constraint blocks (``phi``, ``bb``, ``bt``, ``kphi``, ``load``: see
-    :mod:`kynemapy.engine.fields`), in Kynema's order."""
-    zero_system(vals, b)
-    add_external_loads(node_dofs, node_map, f, b)
-    element_blocks(tables, c, vals, b)
+    """The constraint part of the Newton matrix ``vals`` (rows ``B 𝒯`` and columns ``Bᵀ``, ``c K^Φ
+    𝒯`` with ``with_k``) and of the residual ``b`` (joint inputs ``load``, ``Bᵀλ``, Φ) from the
+    constraint blocks (``phi``, ``bb``, ``bt``, ``kphi``, ``load``: see
+    :mod:`kynemapy.engine.fields`), in Kynema's order, after the element phase."""
     nc = cnode.shape[0]
     for ic in range(nc):
         for side in range(2):  # base, then target

@@ -6,9 +6,10 @@ arenas, ``p`` the coefficient vector (:mod:`kynemapy.engine.params`)::
     predict                       generalized-α predictor, q from q_prev, λ := 0
     repeat (Newton iteration):
         update_tangent            rotation block of 𝒯 per node, from h Δq
-        element_terms             each element table's residual and matrix
+        begin_system              zeros, external loads
+        element_terms             each element's residual and matrix, added into the system
         constraint_terms          Φ, B, K^Φ, input loads of every constraint
-        assemble                  scatter into the Newton system
+        assemble                  constraint rows, columns and forces into the system
         solve                     condition, solve, uncondition
         convergence_error         weighted RMS of the increment (pre-update values)
         update                    Δq, v, v̇, q, λ from the increment
@@ -25,7 +26,7 @@ from __future__ import annotations
 import math
 
 from kynemapy._jit import njit
-from kynemapy.engine.assemble import assemble
+from kynemapy.engine.assemble import assemble, begin_system
 from kynemapy.engine.constraints.phase import constraint_outputs, constraint_terms
 from kynemapy.engine.elements import element_terms
 from kynemapy.engine.params import (
@@ -336,7 +337,7 @@ def advance(d, p, mode, n_steps, every, rows, max_rows, iterations):
     """The Newton loop: up to ``n_steps`` steps with constant inputs, recording output rows.
 
     Per step (Kynema's ``SolveStep``): save the state; :func:`predict`; then per Newton
-    iteration :func:`update_tangent`, ``element_terms``, ``constraint_terms``, ``assemble``,
+    iteration :func:`update_tangent`, ``begin_system``, ``element_terms``, ``constraint_terms``, ``assemble``,
     :func:`solve`, :func:`convergence_error`, :func:`update`, until the error is <= 1; the
     algorithmic acceleration, global position and joint outputs.  A failed step (no
     convergence, NaN, singular matrix) restores the state exactly and stops.  A static step
@@ -442,7 +443,8 @@ def advance(d, p, mode, n_steps, every, rows, max_rows, iterations):
                     set_tangent(tangent, 0.0)
                 else:
                     update_tangent(h, q_delta, tangent, s3[0])
-                element_terms(tables, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p)
+                begin_system(node_dofs, node_map, f, vals, b)
+                element_terms(tables, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b)
                 if mode == INITIAL_ACCELERATIONS:
                     set_tangent(tangent, 1.0)
                 constraint_terms(
@@ -450,8 +452,8 @@ def advance(d, p, mode, n_steps, every, rows, max_rows, iterations):
                     phi, bb, bt, kphi, load, s3, s4, s33, exact, with_bias,
                 )  # fmt: skip
                 assemble(
-                    tables, node_dofs, node_map, f, cnode, n_rows, crow, d.con_row_slots, d.con_col_slots,
-                    d.con_k_slots, has_load, tangent, lam, phi, bb, bt, kphi, load, vals, b, nsys, c, with_k,
+                    node_dofs, node_map, cnode, n_rows, crow, d.con_row_slots, d.con_col_slots, d.con_k_slots,
+                    has_load, tangent, lam, phi, bb, bt, kphi, load, vals, b, nsys, c, with_k,
                 )  # fmt: skip
                 if mode == LINEARIZE:
                     return 0, 0, SOLVE_OK

@@ -16,6 +16,7 @@ from typing import NamedTuple
 import numpy as np
 
 from kynemapy._jit import njit
+from kynemapy.engine.elements.table import add_element_block
 from kynemapy.engine.params import P_BETA_PRIME, P_EXACT, P_GAMMA_PRIME, P_STIFFNESS
 from kynemapy.math.quaternion import quat_compose, quat_to_matrix
 from kynemapy.math.so3 import tilde
@@ -388,10 +389,12 @@ def mass_element_terms(
 
 
 @njit(inline=True)
-def terms(t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p):
+def terms(t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b):
     """Residual ``F_I − F_g`` (6,) and matrix ``β′ M + γ′ G + κ K 𝒯`` (6, 6) of every mass of the
-    table ``t`` into ``t.res``, ``t.mat``; node data ``x0`` (N, 7), ``q``, ``v``, ``vd``, ``tangent``
-    (N, 3, 3), ``gravity`` (3,), scratch ``s33``, ``s3``, ``s4``, ``s66``; step coefficients ``p``."""
+    table ``t`` into ``t.res``, ``t.mat``, each added into the Newton system (``vals`` (nnz,),
+    ``b`` (n,), conditioner ``c``) as soon as it is computed; node data ``x0`` (N, 7), ``q``,
+    ``v``, ``vd``, ``tangent`` (N, 3, 3), ``gravity`` (3,), scratch ``s33``, ``s3``, ``s4``,
+    ``s66``; step coefficients ``p``."""
     beta_prime = p[P_BETA_PRIME]
     gamma_prime = p[P_GAMMA_PRIME]
     kappa = p[P_STIFFNESS]
@@ -402,3 +405,4 @@ def terms(t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p):
             t.m_star[e], x0[n, 3:7], q[n, 3:7], v[n], vd[n], tangent[n], gravity,
             beta_prime, gamma_prime, kappa, exact, s33, s3, s4, s66, t.res[e], t.mat[e],
         )  # fmt: skip
+        add_element_block(t, e, c, vals, b)

@@ -20,6 +20,7 @@ from typing import NamedTuple
 import numpy as np
 
 from kynemapy._jit import njit
+from kynemapy.engine.elements.table import add_element_block
 from kynemapy.engine.params import P_EXACT, P_STIFFNESS
 
 
@@ -99,11 +100,13 @@ def spring_element_terms(x0, u1, u2, k, l_ref, r, res, mat):
 
 
 @njit(inline=True)
-def terms(t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p):
+def terms(t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b):
     """Residual (6,) = (force on node 1, its negative on node 2) and matrix (6, 6) =
     κ s [[A, −A], [−A, A]] of every spring of the table ``t``, s = 1 (Kynema) or −1 (exact
-    tangent).  The signature is every table kernel's (:mod:`kynemapy.engine.elements`); springs
-    read only ``q`` and the scratch ``s33``, ``s3``."""
+    tangent), each added into the Newton system (``vals``, ``b``, conditioner ``c``) by
+    :func:`~kynemapy.engine.elements.table.add_element_block` as soon as it is computed.  The
+    signature is every table kernel's (:mod:`kynemapy.engine.elements`); springs read only
+    ``q`` and the scratch ``s33``, ``s3``."""
     blk = s33[0]
     f = s3[0]
     sign = -1.0 if p[P_EXACT] != 0.0 else 1.0
@@ -123,3 +126,4 @@ def terms(t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p):
                 me[i, 3 + j] = -a
                 me[3 + i, j] = -a
                 me[3 + i, 3 + j] = a
+        add_element_block(t, e, c, vals, b)

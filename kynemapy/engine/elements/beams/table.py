@@ -21,6 +21,7 @@ from numba.extending import overload
 
 from kynemapy._jit import JIT_DISABLED, njit
 from kynemapy.engine.elements.beams.integrate import ElementScratch, beam_element_terms
+from kynemapy.engine.elements.table import add_element_block
 from kynemapy.engine.params import P_BETA_PRIME, P_EXACT, P_GAMMA_PRIME, P_STIFFNESS
 
 
@@ -160,9 +161,10 @@ def counts(model) -> dict[str, int]:
 
 
 @njit
-def beam_terms(t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p):
+def beam_terms(t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b):
     """Residual and iteration matrix of every beam element of the table ``t`` into ``t.res``,
-    ``t.mat`` (the signature of every table kernel, :mod:`kynemapy.engine.elements`)."""
+    ``t.mat``, each added into the Newton system (``vals``, ``b``, conditioner ``c``) as soon as
+    it is computed (the signature of every table kernel, :mod:`kynemapy.engine.elements`)."""
     beta_prime = p[P_BETA_PRIME]
     gamma_prime = p[P_GAMMA_PRIME]
     kappa = p[P_STIFFNESS]
@@ -182,26 +184,27 @@ def beam_terms(t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p):
             t.qp_r0[e, :nq], t.qp_x0_prime[e, :nq], t.qp_m_star[e, :nq], t.qp_c_star[e, :nq],
             t.w_node_fx[:nn], t.qp_fe[e, :nq], w, t.res[e, :m], t.mat[e, :m, :m], exact,
         )  # fmt: skip
+        add_element_block(t, e, c, vals, b)
 
 
 @njit
-def _no_terms(t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p):
+def _no_terms(t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b):
     return None
 
 
-def terms(t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p):
+def terms(t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b):
     """The element kernel of the table (:func:`beam_terms`); nothing for a :class:`NoBeamTable`,
     whose type compiles no beam code."""
     if has_beams(t):
-        return beam_terms(t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p)
+        return beam_terms(t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b)
     return None
 
 
 if not JIT_DISABLED:
 
     @overload(terms, inline="always")
-    def _terms_typed(t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p):
+    def _terms_typed(t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b):
         kernel = beam_terms if has_beams(t) else _no_terms
-        return lambda t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p: kernel(
-            t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p
+        return lambda t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b: kernel(
+            t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b
         )
