@@ -35,6 +35,13 @@ def _writable(folder: Path, what: str, path: Path) -> None:
     os.unlink(name)
 
 
+def _nearest_existing(folder: Path) -> Path:
+    """``folder``, or the nearest folder above it that exists (or the root)."""
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    return folder
+
+
 def _make_folder(folder: Path, what: str, path: Path) -> None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -72,9 +79,7 @@ def output_file(path: str | os.PathLike[str], what: str = "output file", *, crea
     if create_folder:
         _make_folder(folder, what, p)
     elif not folder.is_dir():
-        above = folder
-        while not above.exists() and above != above.parent:
-            above = above.parent
+        above = _nearest_existing(folder)
         if above.exists() and not above.is_dir():
             raise NotADirectoryError(f"cannot write the {what} {str(p)!r}: {str(above)!r} is a file, not a folder")
         raise FileNotFoundError(f"cannot write the {what} {str(p)!r}: the folder {str(folder)!r} does not exist")
@@ -100,9 +105,7 @@ def output_folder(path: str | os.PathLike[str], what: str = "output folder", *, 
         _make_folder(p, what, p)
         _writable(p, what, p)
         return p
-    above = p.parent
-    while not above.exists() and above != above.parent:
-        above = above.parent
+    above = _nearest_existing(p.parent)
     if not above.is_dir():
         raise NotADirectoryError(f"cannot write the {what} {str(p)!r}: {str(above)!r} is a file")
     _writable(above, what, p)
