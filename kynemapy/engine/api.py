@@ -140,12 +140,18 @@ def _typeof(kernel: Any, value: Any) -> Any:
 _ENTRIES_BY_ID: dict[tuple[Any, ...], tuple[tuple[Any, ...], Callable[..., Any]]] = {}
 
 
+def argument_types(kernel: Any, args: tuple[Any, ...]) -> tuple[Any, ...]:
+    """numba's types of ``args`` for the compiled ``kernel`` (a numba dispatcher), found by
+    structure where numba has typed a value like it (see :func:`_type_key`)."""
+    return tuple(_typeof(kernel, a) for a in args)
+
+
 def entry(kernel: Any, args: tuple[Any, ...]) -> Callable[..., Any]:
     """The compiled entry point of ``kernel`` for the types of ``args`` (compiled on first use);
     the kernel itself when compilation is disabled (``KYNEMAPY_DISABLE_JIT=1``)."""
     if not hasattr(kernel, "compile"):
         return kernel
-    sig = tuple(_typeof(kernel, a) for a in args)
+    sig = argument_types(kernel, args)
     ids = (kernel, *map(id, sig))
     hit = _ENTRIES_BY_ID.get(ids)
     if hit is not None and all(a is b for a, b in zip(hit[0], sig, strict=True)):

@@ -1,0 +1,96 @@
+"""The stored call (kynemapy.engine.stored_call): ``run_task`` with its arguments converted once.
+
+``Simulation.step()`` and ``Simulation.advance()`` go through it; these tests check that it runs
+the very computation of a direct ``run_task`` call (bit for bit), that an error raised inside the
+compiled code reaches Python instead of reading as a converged step, and its argument checks.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numba
+import numpy as np
+import pytest
+
+import kynemapy as kp
+from kynemapy.engine import api
+from kynemapy.engine.entry import ADVANCE, LINEARIZE, run_task
+from kynemapy.engine.stored_call import StoredCall
+
+
+def pendulum() -> kp.Model:
+    """A body on a spherical joint, swinging under gravity."""
+    b = kp.ModelBuilder(gravity=(0, 0, -9.81))
+    bob = b.add_node(position=(1, 0, 0), velocity=(0, 0.5, 0, 0, 0, 0.5))
+    b.add_mass(bob, mass=2.0, inertia=(0.1, 0.1, 0.1))
+    b.add_spherical_joint(bob, point=(0, 0, 0))
+    return b.build()
+
+
+def _params() -> kp.StepParameters:
+    return kp.StepParameters(h=0.01, rho_inf=0.5)
+
+
+def test_step_and_advance_equal_direct_calls_of_run_task_bit_for_bit() -> None:
+    """30 ``step()`` calls, ``advance(30)`` and 30 steps of one direct (unstored) ``run_task``
+    call give the same state to the last bit."""
+    stepped = kp.Simulation(pendulum(), _params())
+    for _ in range(30):
+        assert stepped.step().converged
+    advanced = kp.Simulation(pendulum(), _params())
+    advanced.advance(30)
+    direct = kp.Simulation(pendulum(), _params())
+    steps, _, status = api.task(direct.data, direct.coefficients, ADVANCE, 30)
+    assert (steps, status) == (30, 0)
+    assert stepped.step_count == advanced.step_count == direct.step_count == 30
+    for a, b, c in zip(stepped.state, advanced.state, direct.state, strict=True):
+        np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(a, c)
+    # and the state did move
+    assert np.any(stepped.state.v != 0.0)
+
+
+def _fake_task(d, p, task, n, every, rows, max_rows, iterations, out):
+    """A stand-in for run_task with its argument layout: raises when ``out[0]`` is 1, else
+    adds 1 to ``d[0]`` once per step and returns ``(n, 0, 0)``."""
+    if out[0] == 1.0:
+        raise ValueError("an error inside the compiled call")
+    for _ in range(n):
+        d[0] += 1.0
+    return n, 0, 0
+
+
+def _fake_arguments(out: np.ndarray, d: np.ndarray) -> tuple:
+    return (d, np.zeros(3), ADVANCE, 1, 0, api.NO_ROWS, 0, np.zeros(1, dtype=np.int64), out)
+
+
+def test_an_error_inside_the_compiled_call_is_raised_not_read_as_converged(monkeypatch) -> None:
+    """numba's C-ABI wrapper reports an exception on stderr (``sys.unraisablehook``) and returns
+    zeros, which would read as a converged step: the stored call raises instead."""
+    reported = []
+    monkeypatch.setattr(sys, "unraisablehook", reported.append)
+    kernel = numba.njit(_fake_task)
+    d = np.zeros(2)
+    out = np.zeros(6)
+    stored = StoredCall(kernel, _fake_arguments(out, d))
+    assert stored.status() == 0 and d[0] == 1.0  # the stored descriptors point into d
+    steps, _, status = stored.run(np.zeros(3), ADVANCE, 4, 0, api.NO_ROWS, 0, np.zeros(1, dtype=np.int64), out)
+    assert (steps, status) == (4, 0) and d[0] == 5.0
+    assert not reported
+    out[0] = 1.0
+    with pytest.raises(RuntimeError, match="the compiled step raised an error"):
+        stored.status()
+    with pytest.raises(RuntimeError, match="the compiled step raised an error"):
+        stored.run(np.zeros(3), ADVANCE, 2, 0, api.NO_ROWS, 0, np.zeros(1, dtype=np.int64), out)
+    assert d[0] == 5.0
+    assert [type(r.exc_value) for r in reported] == [ValueError, ValueError]
+    assert "an error inside the compiled call" in str(reported[0].exc_value)
+
+
+def test_only_an_advance_of_at_least_one_step_is_stored() -> None:
+    sim = kp.Simulation(pendulum(), _params())
+    base = (sim.data, sim.coefficients, ADVANCE, 1, 0, api.NO_ROWS, 0, np.zeros(1, dtype=np.int64), np.zeros(6))
+    for task, n in ((LINEARIZE, 1), (ADVANCE, 0)):
+        with pytest.raises(ValueError, match="ADVANCE of at least one step"):
+            StoredCall(run_task, (*base[:2], task, n, *base[4:]))
