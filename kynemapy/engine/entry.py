@@ -3,7 +3,9 @@
 Every Python caller (``Simulation.step``, ``advance``, the run loop, the set-up of a
 simulation, reactions) goes through it, so numba compiles and caches one top-level function
 over the phase kernels: compiling a top-level function re-optimizes all the code it calls,
-and each further entry point would pay that again.  ``step()`` and ``advance()`` share it.
+and each further entry point would pay that again.  ``step()`` and ``advance()`` share it:
+they call its compiled code through its address with arguments converted once
+(:mod:`kynemapy.engine.stored_call`, which task ``STORE`` serves).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 from kynemapy._jit import njit
 from kynemapy.engine import step
 from kynemapy.engine.constraints.phase import constraint_reaction
+from kynemapy.engine.native import store_native
 from kynemapy.engine.solvers import factor_reference
 from kynemapy.engine.step import advance, record_row, start
 
@@ -23,6 +26,7 @@ START = 4  #: at t = 0: a := v̇, x := (X + u, r ⊗ r0), joint outputs
 REACTION = 5  #: ``out`` (6,) := reaction of constraint ``n`` after a linearization (``p``: exact gradients)
 RECORD = 6  #: record the state into row ``every`` of ``rows``, with ``n`` Newton iterations
 LU_FACTOR = 7  #: factor the reference sparse LU (``ri``, ``rf``) from ``vals``; status in the result
+STORE = 8  #: write the native value of ``d`` into ``iterations`` from word 1 (if it fits); its bytes in the result
 
 
 @njit
@@ -32,8 +36,9 @@ def run_task(d, p, task, n, every, rows, max_rows, iterations, out):
 
     ``rows`` (R, width) float64, ``iterations`` (k,) int64 and ``out`` (6,) float64 are the
     caller's buffers (empty where the task does not use them).  Returns ``(steps_done,
-    rows_recorded, status)``; tasks other than ``ADVANCE`` return ``(0, 0, status)``.
-    The first three tasks are modes of the one Newton loop (:func:`~kynemapy.engine.step.advance`).
+    rows_recorded, status)``; tasks other than ``ADVANCE`` return ``(0, 0, status)``, ``STORE``
+    returns ``(bytes, 0, 0)``.  The first three tasks are modes of the one Newton loop
+    (:func:`~kynemapy.engine.step.advance`).
     """
     if task == START:
         start(d)
@@ -45,6 +50,8 @@ def run_task(d, p, task, n, every, rows, max_rows, iterations, out):
         return 0, 0, 0
     if task == LU_FACTOR:
         return 0, 0, factor_reference(d.solver, d.vals)
+    if task == STORE:  # engine.stored_call: here, the Data is already converted from Python
+        return store_native(d, iterations, 1), 0, 0
     # the rest are modes of the one Newton loop (the constraint terms come with a linearization)
     if task == ADVANCE:
         mode = step.STEPS

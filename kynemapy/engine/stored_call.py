@@ -22,89 +22,24 @@ views into fixed arenas, written in place; a simulation whose arrays change make
 from __future__ import annotations
 
 import functools
+import threading
 from typing import Any
 
 import numba
 import numpy as np
-from llvmlite import ir
 from numba import types
-from numba.extending import intrinsic
 
 from kynemapy._jit import JIT_DISABLED, njit
 from kynemapy.engine.api import argument_types, entry
-from kynemapy.engine.entry import ADVANCE
-
-_I64 = ir.IntType(64)
-#: ``run_task``'s result: (steps done, rows recorded, status)
-_RESULT = types.UniTuple(types.int64, 3)
-
-
-@intrinsic
-def _store_value(typingctx, value, blob):
-    """Write the native value of ``value`` into ``blob`` (int64, 1-D) from word 1 on when it
-    fits; return the bytes the blob needs (word 0 is left for the function's address)."""
-
-    def codegen(context, builder, sig, args):
-        llty = context.get_value_type(sig.args[0])
-        needed = context.get_abi_sizeof(llty) + 8
-        arr = context.make_array(sig.args[1])(context, builder, args[1])
-        have = builder.mul(arr.nitems, ir.Constant(_I64, 8))
-        with builder.if_then(builder.icmp_signed(">=", have, ir.Constant(_I64, needed))):
-            slot = builder.bitcast(builder.gep(arr.data, [ir.Constant(_I64, 1)]), llty.as_pointer())
-            builder.store(args[0], slot)
-        return ir.Constant(_I64, needed)
-
-    return types.int64(value, blob), codegen
-
-
-def _load_arguments(context, builder, blob_type, blob, args_type):
-    """The stored argument tuple's elements and the address of the function (``blob[0]``)."""
-    arr = context.make_array(blob_type)(context, builder, blob)
-    address = builder.load(arr.data)
-    llty = context.get_value_type(args_type)
-    slot = builder.bitcast(builder.gep(arr.data, [ir.Constant(_I64, 1)]), llty.as_pointer())
-    stored = builder.load(slot)
-    return address, [builder.extract_value(stored, i) for i in range(len(args_type))]
-
-
-def _call(context, builder, address, arg_types, values):
-    """Call the C-ABI wrapper at ``address`` (numba's ``cfunc`` wrapper of ``run_task``)."""
-    fnty = ir.FunctionType(context.get_value_type(_RESULT), [context.get_value_type(t) for t in arg_types])
-    return builder.call(builder.inttoptr(address, fnty.as_pointer()), values)
-
-
-@intrinsic
-def _call_stored(typingctx, blob, args_ref):
-    """``run_task(*stored)``: the call with every argument stored."""
-    args_type = args_ref.instance_type
-
-    def codegen(context, builder, sig, args):
-        address, values = _load_arguments(context, builder, sig.args[0], args[0], args_type)
-        return _call(context, builder, address, args_type.types, values)
-
-    return _RESULT(blob, args_ref), codegen
-
-
-@intrinsic
-def _call_stored_data(typingctx, blob, args_ref, p, task, n, every, rows, max_rows, iterations, out):
-    """``run_task(stored_data, p, task, ...)``: the stored Data (first stored argument), the rest given."""
-    args_type = args_ref.instance_type
-    given = (p, task, n, every, rows, max_rows, iterations, out)
-    if tuple(args_type.types[1:]) != given:
-        return None  # other argument types than those stored: no such call
-
-    def codegen(context, builder, sig, args):
-        address, values = _load_arguments(context, builder, sig.args[0], args[0], args_type)
-        return _call(context, builder, address, args_type.types, [values[0], *args[2:]])
-
-    return _RESULT(blob, args_ref, p, task, n, every, rows, max_rows, iterations, out), codegen
+from kynemapy.engine.entry import ADVANCE, STORE
+from kynemapy.engine.native import call_stored, call_stored_data, store_native
 
 
 @njit
-def store_arguments(arguments, blob):
-    """Store the native value of the tuple ``arguments`` into ``blob`` (int64, 1-D) from word 1
-    on, if it fits; returns the length in bytes the blob needs."""
-    return _store_value(arguments, blob)
+def store_arguments(arguments, blob, word):
+    """Store the native value of the tuple ``arguments`` into ``blob`` (int64, 1-D) from word
+    ``word`` on, if it fits; returns its size in bytes."""
+    return store_native(arguments, blob, word)
 
 
 #: raised when ``run_task`` raised inside compiled code (numba's C-ABI wrapper then reports the
@@ -116,7 +51,7 @@ FAILED = "kynemapy: the compiled step raised an error (reported above); the stat
 def stored_status(blob, args_ref):
     """``run_task(*arguments)[2]`` with every argument stored in ``blob`` (see :class:`StoredCall`);
     the stored call must ask for at least one step."""
-    steps, _, status = _call_stored(blob, args_ref)
+    steps, _, status = call_stored(blob, args_ref)
     if steps == 0 and status == 0:
         raise RuntimeError(FAILED)
     return status
@@ -126,7 +61,7 @@ def stored_status(blob, args_ref):
 def stored_with(blob, args_ref, p, task, n, every, rows, max_rows, iterations, out):
     """``run_task(d, p, task, n, every, rows, max_rows, iterations, out)`` with ``d`` the Data
     stored in ``blob`` (see :class:`StoredCall`)."""
-    result = _call_stored_data(blob, args_ref, p, task, n, every, rows, max_rows, iterations, out)
+    result = call_stored_data(blob, args_ref, p, task, n, every, rows, max_rows, iterations, out)
     if task == ADVANCE and n > 0 and result[0] == 0 and result[2] == 0:
         raise RuntimeError(FAILED)
     return result
@@ -160,22 +95,62 @@ class StoredCall:
         if arguments[2] != ADVANCE or arguments[3] < 1:
             raise ValueError("StoredCall: the stored call must be an ADVANCE of at least one step")
         self.arguments = arguments
-        compiled = entry(kernel, arguments)
         if JIT_DISABLED:  # plain Python: nothing to store
+            compiled = entry(kernel, arguments)
             self.blob = np.zeros(0, dtype=np.int64)
             self.status = lambda: compiled(*arguments)[2]
             self.run = functools.partial(compiled, arguments[0])
             return
-        arg_types = argument_types(kernel, arguments)
-        address = numba.types.CompileResultWAP(kernel.overloads[arg_types]).__wrapper_address__()
-        empty = np.zeros(0, dtype=np.int64)
-        store = entry(store_arguments, (arguments, empty))
-        needed = store(arguments, empty)
-        blob = np.zeros((needed + 7) // 8, dtype=np.int64)
-        if store(arguments, blob) != needed:  # pragma: no cover - the size is a constant of the type
+        address, run, data_bytes, store, rest_bytes, args_ref, status, with_data = _prepare(kernel, arguments)
+        rest_word = 1 + (data_bytes + 7) // 8
+        blob = np.zeros(rest_word + (rest_bytes + 7) // 8, dtype=np.int64)
+        # the Data is stored by run_task itself (task STORE), where it is converted already: a
+        # function of its own that takes the Data would cost 1.3 s more of first compilation
+        stored_data = run(*_store_task(arguments, blob))[0]
+        if stored_data != data_bytes or store(arguments[1:], blob, rest_word) != rest_bytes:  # pragma: no cover
             raise RuntimeError("kynemapy: the stored call's size changed")
         blob[0] = address
         self.blob = blob
-        args_ref = types.TypeRef(types.Tuple(arg_types))
-        self.status = functools.partial(entry(stored_status, (blob, args_ref)), blob, args_ref)
-        self.run = functools.partial(entry(stored_with, (blob, args_ref, *arguments[1:])), blob, args_ref)
+        self.status = functools.partial(status, blob, args_ref)
+        self.run = functools.partial(with_data, blob, args_ref)
+
+
+def _store_task(arguments: tuple[Any, ...], blob: np.ndarray) -> tuple[Any, ...]:
+    """The arguments of ``run_task``'s task ``STORE`` (of the stored arguments' types): the
+    Data written into ``blob`` from word 1."""
+    d, p, _, _, _, rows, _, _, out = arguments
+    return d, p, STORE, 0, 0, rows, 0, blob, out
+
+
+#: what a stored call of given argument types needs, by the identities of the kernel and of
+#: numba's (interned) argument types, kept with the types so that their ids stay theirs:
+#: (address, run_task's entry, bytes of the Data, store, bytes of the other arguments, TypeRef of
+#: the stored tuple, status entry, run entry)
+_PREPARED: dict[tuple[int, ...], tuple[tuple[Any, ...], tuple[Any, ...]]] = {}
+_prepared_lock = threading.Lock()
+
+
+def _prepare(kernel: Any, arguments: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The compiled pieces of a stored call of ``kernel`` with arguments like ``arguments``
+    (compiled on first use; about 0.3 ms to find again by types, so they are kept)."""
+    arg_types = argument_types(kernel, arguments)
+    key = (id(kernel), *map(id, arg_types))
+    with _prepared_lock:
+        hit = _PREPARED.get(key)
+    if hit is not None and all(a is b for a, b in zip(hit[0], arg_types, strict=True)):
+        return hit[1]
+    run = entry(kernel, arguments)  # compiled for these types
+    address = numba.types.CompileResultWAP(kernel.overloads[arg_types]).__wrapper_address__()
+    empty = np.zeros(0, dtype=np.int64)
+    data_bytes = run(*_store_task(arguments, empty))[0]
+    rest = arguments[1:]
+    store = entry(store_arguments, (rest, empty, 0))
+    args_ref = types.TypeRef(types.Tuple(arg_types))
+    status = entry(stored_status, (empty, args_ref))
+    with_data = entry(stored_with, (empty, args_ref, *rest))
+    prepared = (address, run, data_bytes, store, store(rest, empty, 0), args_ref, status, with_data)
+    with _prepared_lock:
+        if len(_PREPARED) >= 256:  # a long sweep over many kinds of models: start again
+            _PREPARED.clear()
+        _PREPARED[key] = (arg_types, prepared)
+    return prepared

@@ -15,7 +15,8 @@ import pytest
 
 import kynemapy as kp
 from kynemapy.engine import api
-from kynemapy.engine.entry import ADVANCE, LINEARIZE, run_task
+from kynemapy.engine.entry import ADVANCE, LINEARIZE, STORE, run_task
+from kynemapy.engine.native import store_native
 from kynemapy.engine.stored_call import StoredCall
 
 
@@ -52,8 +53,10 @@ def test_step_and_advance_equal_direct_calls_of_run_task_bit_for_bit() -> None:
 
 
 def _fake_task(d, p, task, n, every, rows, max_rows, iterations, out):
-    """A stand-in for run_task with its argument layout: raises when ``out[0]`` is 1, else
-    adds 1 to ``d[0]`` once per step and returns ``(n, 0, 0)``."""
+    """A stand-in for run_task with its argument layout and its task STORE: raises when
+    ``out[0]`` is 1, else adds 1 to ``d[0]`` once per step and returns ``(n, 0, 0)``."""
+    if task == STORE:
+        return store_native(d, iterations, 1), 0, 0
     if out[0] == 1.0:
         raise ValueError("an error inside the compiled call")
     for _ in range(n):

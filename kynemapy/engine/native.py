@@ -1,0 +1,91 @@
+"""Compiled-code intrinsics that keep values in their native form in an int64 *blob* and call a
+compiled function through its address with them (used by :mod:`kynemapy.engine.stored_call`).
+
+A blob is a 1-D int64 array: word 0 the address of the function to call (numba's C-ABI
+wrapper of ``run_task``), from word 1 the native value of the Data, then, from the next whole
+word, the native value of the tuple of the other arguments.  The native value of an array is
+its descriptor (data pointer, shape, strides), so a stored value stays valid while the arrays
+it points into live and are not replaced.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+from numba import types
+from numba.extending import intrinsic
+
+_I64 = ir.IntType(64)
+#: ``run_task``'s result: (steps done, rows recorded, status)
+RESULT = types.UniTuple(types.int64, 3)
+
+
+@intrinsic
+def store_native(typingctx, value, blob, word):
+    """Write the native value of ``value`` into ``blob`` (int64, 1-D) from word ``word`` on, when
+    it fits; return its size in bytes (a constant of the value's type)."""
+
+    def codegen(context, builder, sig, args):
+        llty = context.get_value_type(sig.args[0])
+        size = ir.Constant(_I64, context.get_abi_sizeof(llty))
+        arr = context.make_array(sig.args[1])(context, builder, args[1])
+        start = args[2]
+        room = builder.mul(builder.sub(arr.nitems, start), ir.Constant(_I64, 8))
+        fits = builder.and_(
+            builder.icmp_signed(">=", start, ir.Constant(_I64, 0)), builder.icmp_signed(">=", room, size)
+        )
+        with builder.if_then(fits):
+            slot = builder.bitcast(builder.gep(arr.data, [start]), llty.as_pointer())
+            builder.store(args[0], slot)
+        return size
+
+    return types.int64(value, blob, types.int64), codegen
+
+
+def _words(context, llty):
+    return (context.get_abi_sizeof(llty) + 7) // 8
+
+
+def _load(context, builder, blob_type, blob, args_type):
+    """The address (word 0) and the stored arguments: the Data from word 1, the others after it."""
+    arr = context.make_array(blob_type)(context, builder, blob)
+    address = builder.load(arr.data)
+    data_ty = context.get_value_type(args_type.types[0])
+    rest_type = types.Tuple(args_type.types[1:])
+    rest_ty = context.get_value_type(rest_type)
+    data = builder.load(builder.bitcast(builder.gep(arr.data, [ir.Constant(_I64, 1)]), data_ty.as_pointer()))
+    rest_word = ir.Constant(_I64, 1 + _words(context, data_ty))
+    rest = builder.load(builder.bitcast(builder.gep(arr.data, [rest_word]), rest_ty.as_pointer()))
+    return address, [data, *(builder.extract_value(rest, i) for i in range(len(rest_type)))]
+
+
+def _call(context, builder, address, arg_types, values):
+    """Call the C-ABI wrapper at ``address`` (numba's ``cfunc`` wrapper of ``run_task``)."""
+    fnty = ir.FunctionType(context.get_value_type(RESULT), [context.get_value_type(t) for t in arg_types])
+    return builder.call(builder.inttoptr(address, fnty.as_pointer()), values)
+
+
+@intrinsic
+def call_stored(typingctx, blob, args_ref):
+    """``run_task(*stored)``: the call with every argument stored in ``blob``."""
+    args_type = args_ref.instance_type
+
+    def codegen(context, builder, sig, args):
+        address, values = _load(context, builder, sig.args[0], args[0], args_type)
+        return _call(context, builder, address, args_type.types, values)
+
+    return RESULT(blob, args_ref), codegen
+
+
+@intrinsic
+def call_stored_data(typingctx, blob, args_ref, p, task, n, every, rows, max_rows, iterations, out):
+    """``run_task(stored Data, p, task, ...)``: the Data stored in ``blob``, the rest given."""
+    args_type = args_ref.instance_type
+    given = (p, task, n, every, rows, max_rows, iterations, out)
+    if tuple(args_type.types[1:]) != given:
+        return None  # other argument types than those stored: no such call
+
+    def codegen(context, builder, sig, args):
+        address, values = _load(context, builder, sig.args[0], args[0], args_type)
+        return _call(context, builder, address, args_type.types, [values[0], *args[2:]])
+
+    return RESULT(blob, args_ref, p, task, n, every, rows, max_rows, iterations, out), codegen
