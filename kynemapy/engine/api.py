@@ -2,15 +2,13 @@
 reference factorization and the consistent initial accelerations.
 
 The compiled kernels are called through entry points resolved once per argument types
-(:func:`entry`): numba's dispatcher would otherwise infer the types of the eleven arenas on
-every call.
+(:func:`kynemapy.engine.lookup.entry`): numba's dispatcher would otherwise
+infer the types of the Data's arrays on every call.
 """
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
-from collections.abc import Callable
+import weakref
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -21,8 +19,10 @@ from kynemapy.engine.elements import BEAMS
 from kynemapy.engine.elements.beams.table import scratch_nodes
 from kynemapy.engine.fields import Data
 from kynemapy.engine.invariants import fill_invariants, invariant_scratch
+from kynemapy.engine.lookup import call
 from kynemapy.engine.params import INITIAL_ACCELERATIONS, StepParameters
 from kynemapy.engine.step import CONVERGED, NEEDS_MEMORY, NOT_CONVERGED, NOT_FINITE, SINGULAR
+from kynemapy.engine.stored_call import StoredCall
 from kynemapy.linalg.dense import SOLVE_CAPACITY, SOLVE_OK, build_program
 from kynemapy.linalg.sparse_lu import LU_CAPACITY, grow_lu_workspace
 from kynemapy.model import Model
@@ -66,107 +66,6 @@ class ConvergenceError(RuntimeError):
         self.step = step
         self.errors = errors
         self.status = status
-
-
-_ENTRIES: dict[tuple[Any, ...], Callable[..., Any]] = {}
-
-
-#: numba types of the last few Data tuples seen, by identity: (the tuple itself, its type).
-#: A Data's type never changes (its arrays are filled in place, never replaced), and numba
-#: takes about 0.6 ms to type one (about 110 arrays); a run resolves several entry points.
-_DATA_TYPES: OrderedDict[int, tuple[Any, Any]] = OrderedDict()
-_DATA_TYPES_KEPT = 8
-#: numba types of large tuples by their structure (:func:`_type_key`): a new simulation's
-#: Data (every ``workspace.data(...)`` is a new tuple) is typed in about 40 µs, not 0.6 ms
-_TYPES_BY_KEY: dict[Any, Any] = {}
-_data_types_lock = threading.Lock()
-
-_INT64_MAX = 2**63 - 1
-
-
-def _type_key(value: Any) -> Any:
-    """What numba's ``typeof`` reads of ``value`` (a tuple of arrays, numbers and such tuples):
-    equal keys give equal numba types.  None for a value with a leaf of another kind (then it is
-    typed by numba each time)."""
-    cls = type(value)
-    if cls is np.ndarray:
-        return (value.dtype, value.ndim, value.flags.num)
-    if isinstance(value, tuple):
-        keys = tuple(_type_key(v) for v in value)
-        return None if None in keys else (cls, keys)
-    if cls is int:
-        return (int, -_INT64_MAX - 1 <= value <= _INT64_MAX)
-    if cls is float or cls is bool:
-        return cls
-    if isinstance(value, np.generic):
-        return (cls, value.dtype)
-    return None
-
-
-def _typeof_by_key(kernel: Any, value: Any) -> Any:
-    """numba's type of ``value``, found by its structure (:func:`_type_key`) once numba has typed
-    a value like it."""
-    key = _type_key(value)
-    typ = _TYPES_BY_KEY.get(key) if key is not None else None
-    if typ is None:
-        typ = kernel.typeof_pyval(value)
-        if key is not None:
-            with _data_types_lock:
-                if len(_TYPES_BY_KEY) >= 256:  # a long sweep over many kinds of models: start again
-                    _TYPES_BY_KEY.clear()
-                _TYPES_BY_KEY[key] = typ
-    return typ
-
-
-def _typeof(kernel: Any, value: Any) -> Any:
-    if not (isinstance(value, tuple) and len(value) > 16):
-        return _typeof_by_key(kernel, value)
-    with _data_types_lock:
-        hit = _DATA_TYPES.get(id(value))
-        if hit is not None and hit[0] is value:
-            _DATA_TYPES.move_to_end(id(value))
-            return hit[1]
-    typ = _typeof_by_key(kernel, value)
-    with _data_types_lock:
-        _DATA_TYPES[id(value)] = (value, typ)
-        while len(_DATA_TYPES) > _DATA_TYPES_KEPT:
-            _DATA_TYPES.popitem(last=False)
-    return typ
-
-
-#: entry points by kernel and the identities of their argument types: numba interns its types
-#: (equal types are one object), and hashing a Data's type (about 2000 nested types) took
-#: 1.4 ms per simulation.  The types are kept with the entry, so that their ids stay theirs.
-_ENTRIES_BY_ID: dict[tuple[Any, ...], tuple[tuple[Any, ...], Callable[..., Any]]] = {}
-
-
-def argument_types(kernel: Any, args: tuple[Any, ...]) -> tuple[Any, ...]:
-    """numba's types of ``args`` for the compiled ``kernel`` (a numba dispatcher), found by
-    structure where numba has typed a value like it (see :func:`_type_key`)."""
-    return tuple(_typeof(kernel, a) for a in args)
-
-
-def entry(kernel: Any, args: tuple[Any, ...]) -> Callable[..., Any]:
-    """The compiled entry point of ``kernel`` for the types of ``args`` (compiled on first use);
-    the kernel itself when compilation is disabled (``KYNEMAPY_DISABLE_JIT=1``)."""
-    if not hasattr(kernel, "compile"):
-        return kernel
-    sig = argument_types(kernel, args)
-    ids = (kernel, *map(id, sig))
-    hit = _ENTRIES_BY_ID.get(ids)
-    if hit is not None and all(a is b for a, b in zip(hit[0], sig, strict=True)):
-        return hit[1]
-    key = (kernel, sig)
-    fn = _ENTRIES.get(key)
-    if fn is None:
-        fn = _ENTRIES[key] = kernel.compile(sig)
-    _ENTRIES_BY_ID[ids] = (sig, fn)
-    return fn
-
-
-def call(kernel: Any, *args: Any) -> Any:
-    """Call a compiled kernel through its resolved entry point."""
-    return entry(kernel, args)(*args)
 
 
 #: empty buffers for tasks that do not use them
@@ -327,20 +226,42 @@ def step(model: Model, state: State, inputs: Inputs, workspace: Workspace, param
     """Functional core: advance ``state`` in place by one step; never raises on non-convergence.
 
     The workspace must come from :func:`kynemapy.new_workspace` for ``model``, with at least
-    ``params.max_iter`` error slots.  On failure the state is restored exactly.
+    ``params.max_iter`` error slots.  On failure the state is restored exactly.  Called again
+    with the same ``state``, ``inputs`` and ``params`` objects, a step costs what
+    ``Simulation.step()`` does (the arguments are converted for the compiled code once, see
+    :mod:`kynemapy.engine.stored_call`).
     """
     check_workspace(model, workspace, params)
     if not workspace.has_reference:
         reference_factorization(workspace, params)
-    p = params.coefficients
-    iterations = np.zeros(1, dtype=np.int64)
-    while True:
-        _, _, status = task(workspace.data(state, inputs), p, _entry.ADVANCE, 1, iterations=iterations)
-        if status != NEEDS_MEMORY:
-            break
+    call = _stored_step(workspace, state, inputs, params)
+    status = call.status()
+    while status == NEEDS_MEMORY:
         grow_fallback(workspace)
+        call = _stored_step(workspace, state, inputs, params)
+        status = call.status()
     errors = tuple(workspace.errors[: workspace.n_iter].tolist())
-    return StepInfo(status == CONVERGED, int(iterations[0]), errors, int(status))
+    return StepInfo(status == CONVERGED, int(call.arguments[7][0]), errors, int(status))
+
+
+#: the stored call of :func:`step` per workspace, with the objects it was made for: the state,
+#: inputs and parameters, and the solver's arrays (replaced when they grow); made again when
+#: any of them is another object
+_STEP_CALLS: weakref.WeakKeyDictionary[Workspace, tuple[tuple[Any, ...], StoredCall]] = weakref.WeakKeyDictionary()
+
+
+def _stored_step(workspace: Workspace, state: State, inputs: Inputs, params: StepParameters) -> StoredCall:
+    made_for = (state, inputs, params, workspace.reference, workspace.fallback)
+    hit = _STEP_CALLS.get(workspace)
+    if hit is not None and all(a is b for a, b in zip(hit[0], made_for, strict=True)):
+        return hit[1]
+    arguments = (
+        workspace.data(state, inputs), params.coefficients, _entry.ADVANCE, 1, 0, NO_ROWS, 0,
+        np.zeros(1, dtype=np.int64), np.zeros(6),
+    )  # fmt: skip
+    call = StoredCall(_entry.run_task, arguments)
+    _STEP_CALLS[workspace] = (made_for, call)
+    return call
 
 
 __all__ = [

@@ -30,8 +30,8 @@ import numpy as np
 from numba import types
 
 from kynemapy._jit import JIT_DISABLED, njit
-from kynemapy.engine.api import argument_types, entry
 from kynemapy.engine.entry import ADVANCE, STORE
+from kynemapy.engine.lookup import argument_types, entry
 from kynemapy.engine.native import call_stored, call_stored_data, store_native
 
 

@@ -101,9 +101,9 @@ import numpy as np
 from h5py import h5s
 
 import kynemapy
-from kynemapy.engine.api import entry
 from kynemapy.engine.data import Inputs, State
 from kynemapy.engine.invariants import system_invariants
+from kynemapy.engine.lookup import entry
 from kynemapy.engine.params import StepParameters
 from kynemapy.engine.rows import DERIVED, ROW_FIELDS, ROW_NAMES, row_layout
 from kynemapy.model import Model, freeze, no_beams

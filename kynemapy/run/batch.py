@@ -11,8 +11,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from kynemapy.engine.api import NO_ITERATIONS, NO_ROWS, entry
+from kynemapy.engine.api import NO_ITERATIONS, NO_ROWS
 from kynemapy.engine.batch import advance_members
+from kynemapy.engine.lookup import entry
 from kynemapy.engine.step import NEEDS_MEMORY
 from kynemapy.run.simulation import Simulation
 

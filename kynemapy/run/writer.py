@@ -28,12 +28,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from kynemapy.engine.api import entry
 from kynemapy.engine.data import Inputs, State
 from kynemapy.engine.elements import BEAMS
 from kynemapy.engine.elements.beams.table import scratch_nodes
 from kynemapy.engine.fields import Data
 from kynemapy.engine.invariants import invariant_scratch, pack_rows
+from kynemapy.engine.lookup import entry
 from kynemapy.engine.rows import RowLayout, field_views
 
 if TYPE_CHECKING:  # h5py is imported when a run writes a file, not with kynemapy

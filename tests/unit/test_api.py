@@ -40,7 +40,7 @@ def test_importing_compiles_nothing() -> None:
     code = (
         "import sys\n"
         "import kynemapy\n"
-        "from kynemapy.engine import api, entry, step\n"
+        "from kynemapy.engine import api, entry, lookup, step\n"
         "from kynemapy.engine.constraints import dispatch\n"
         "from kynemapy.engine.elements import masses, springs\n"
         "import kynemapy.run.simulation\n"
@@ -54,7 +54,7 @@ def test_importing_compiles_nothing() -> None:
         "assert len(kernels) > 50, len(kernels)\n"
         "compiled = [k for k, f in kernels.items() if f.signatures]\n"
         "assert not compiled, compiled\n"
-        "assert not api._ENTRIES\n"
+        "assert not lookup._ENTRIES\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
 
@@ -104,13 +104,14 @@ def test_plain_python_kernels_give_the_compiled_result() -> None:
 
 
 def test_data_types_found_by_structure_are_numbas_own() -> None:
-    """A new simulation's arenas tuple is typed from its structure (``api._type_key``) once numba
+    """A new simulation's arenas tuple is typed from its structure (``lookup._type_key``) once numba
     has typed one like it: that type must be exactly numba's ``typeof`` of the tuple, for the
     dense and the sparse solver, with and without springs and beams; and a tuple whose arrays
     differ in anything numba types (writability, dimensions, dtype) must not share a key."""
     import numba
 
-    from kynemapy.engine import api
+    from kynemapy.engine import lookup
+    from kynemapy.engine.entry import run_task
 
     def chain(n: int, spring: bool, beam: bool) -> kp.Model:
         b = kp.ModelBuilder(gravity=(0, 0, -9.81))
@@ -139,19 +140,24 @@ def test_data_types_found_by_structure_are_numbas_own() -> None:
         for _ in range(2):  # the second simulation of a model is typed from the first one's key
             sim = kp.Simulation(chain(n, spring, beam), kp.StepParameters(h=0.01))
             data = sim.workspace.data(sim.state, sim.inputs)
-            key = api._type_key(data)
+            key = lookup._type_key(data)
             assert key is not None
-            assert api._typeof(api._entry.run_task, data) == numba.typeof(data)
+            assert lookup._typeof(run_task, data) == numba.typeof(data)
             seen.setdefault(key, numba.typeof(data))
             assert seen[key] == numba.typeof(data)
     # what numba types must change the key
     a = np.zeros((3, 7))
     ro = a.copy()
     ro.flags.writeable = False
-    keys = {api._type_key((a,)), api._type_key((ro,)), api._type_key((a[0],)), api._type_key((a.astype(np.int64),))}
+    keys = {
+        lookup._type_key((a,)),
+        lookup._type_key((ro,)),
+        lookup._type_key((a[0],)),
+        lookup._type_key((a.astype(np.int64),)),
+    }
     assert len(keys) == 4
-    assert api._type_key((a, object())) is None
+    assert lookup._type_key((a, object())) is None
     # the small arguments of an entry point are found by structure too
     for value in (a, ro, a[0], a.T, 3, 2.5, True, np.int64(4), np.float64(1.0), np.zeros(0, dtype=np.int64)):
         for _ in range(2):
-            assert api._typeof(api._entry.run_task, value) == numba.typeof(value), value
+            assert lookup._typeof(run_task, value) == numba.typeof(value), value

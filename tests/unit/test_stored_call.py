@@ -97,3 +97,30 @@ def test_only_an_advance_of_at_least_one_step_is_stored() -> None:
     for task, n in ((LINEARIZE, 1), (ADVANCE, 0)):
         with pytest.raises(ValueError, match="ADVANCE of at least one step"):
             StoredCall(run_task, (*base[:2], task, n, *base[4:]))
+
+
+def test_the_functional_step_follows_the_objects_it_is_given() -> None:
+    """``kp.step`` keeps a stored call per workspace: a new state, new inputs or new parameters
+    must be stepped as such (each compared bit for bit with a Simulation made for them), and
+    loads written into the inputs between steps must be read."""
+    model = pendulum()
+    workspace = kp.new_workspace(model, 10)
+
+    def copies(sim: kp.Simulation) -> tuple[kp.State, kp.Inputs]:
+        return sim.state.copy(), kp.Inputs(*(np.array(a, copy=True) for a in sim.inputs))
+
+    slow, fast = _params(), kp.StepParameters(h=0.004, rho_inf=0.5)
+    runs = []
+    for params in (slow, slow, fast, slow):
+        sim = kp.Simulation(model, params)
+        state, inputs = copies(sim)
+        for k in range(12):
+            if k == 6:  # a load from here on, in both
+                inputs.f[0, 2] = sim.inputs.f[0, 2] = 5.0
+            assert kp.step(model, state, inputs, workspace, params).converged
+            sim.step()
+        for mine, theirs in zip(state, sim.state, strict=True):
+            np.testing.assert_array_equal(mine, theirs)
+        runs.append(state.q.copy())
+    np.testing.assert_array_equal(runs[0], runs[1])
+    assert not np.array_equal(runs[0], runs[2])  # the other step size did move it otherwise
