@@ -161,36 +161,3 @@ def test_data_types_found_by_structure_are_numbas_own() -> None:
     for value in (a, ro, a[0], a.T, 3, 2.5, True, np.int64(4), np.float64(1.0), np.zeros(0, dtype=np.int64)):
         for _ in range(2):
             assert lookup._typeof(run_task, value) == numba.typeof(value), value
-
-
-def test_states_and_inputs_copy_and_pickle_as_independent_values() -> None:
-    """copy, deepcopy and pickle of a State or Inputs (views into arenas) give an object of the
-    same values that shares no memory with the original (they raised RecursionError before)."""
-    import copy
-    import pickle
-
-    sim = kp.Simulation(pendulum(), kp.StepParameters(h=0.01, rho_inf=0.5))
-    sim.advance(5)
-    sim.inputs.f[0, 2] = 3.0
-    for original in (sim.state, sim.inputs):
-        for make in (copy.copy, copy.deepcopy, lambda x: pickle.loads(pickle.dumps(x))):
-            twin = make(original)
-            assert type(twin) is type(original)
-            for a, b in zip(original, twin, strict=True):
-                np.testing.assert_array_equal(a, b)
-                assert not np.shares_memory(a, b)
-    saved = copy.deepcopy(sim.state)
-    sim.advance(5)
-    sim.restore_state(saved)
-    assert sim.step_count == 5
-
-
-def test_a_simulation_refuses_to_be_copied_or_pickled_with_a_clear_message() -> None:
-    """A copy would share (copy.copy) or lose (pickle) the compiled engine's stored arguments."""
-    import copy
-    import pickle
-
-    sim = kp.Simulation(pendulum(), kp.StepParameters(h=0.01, rho_inf=0.5))
-    for make in (copy.copy, copy.deepcopy, pickle.dumps):
-        with pytest.raises(TypeError, match=r"cannot be pickled or copied.*save_state"):
-            make(sim)
