@@ -7,8 +7,9 @@ finite-difference gradients, the validation cases) and ``examples/`` (every exam
 each run once).  ``pytest -m "not slow"`` is the fast tier; CI runs everything.
 
 The helper modules beside this file (``references``, ``sparse_systems``: independent
-references and test systems, which never import what they check) and the example programs
-are importable from every test module.
+references and test systems, which never import what they check; ``models``: small models
+built with the package, shared by test modules) and the example programs are importable from
+every test module.
 """
 
 from __future__ import annotations

@@ -7,16 +7,9 @@ import sys
 
 import numpy as np
 import pytest
+from models import pendulum
 
 import kynemapy as kp
-
-
-def pendulum() -> kp.Model:
-    b = kp.ModelBuilder(gravity=(0, 0, -9.81))
-    bob = b.add_node(position=(1, 0, 0), velocity=(0, 0.5, 0, 0, 0, 0.5))
-    b.add_mass(bob, mass=2.0, inertia=(0.1, 0.1, 0.1))
-    b.add_spherical_joint(bob, point=(0, 0, 0))
-    return b.build()
 
 
 def test_functional_core_steps_exactly_like_the_simulation() -> None:

@@ -12,21 +12,13 @@ import sys
 import numba
 import numpy as np
 import pytest
+from models import pendulum
 
 import kynemapy as kp
 from kynemapy.engine import api
 from kynemapy.engine.entry import ADVANCE, LINEARIZE, STORE, run_task
 from kynemapy.engine.native import store_native
 from kynemapy.engine.stored_call import StoredCall
-
-
-def pendulum() -> kp.Model:
-    """A body on a spherical joint, swinging under gravity."""
-    b = kp.ModelBuilder(gravity=(0, 0, -9.81))
-    bob = b.add_node(position=(1, 0, 0), velocity=(0, 0.5, 0, 0, 0, 0.5))
-    b.add_mass(bob, mass=2.0, inertia=(0.1, 0.1, 0.1))
-    b.add_spherical_joint(bob, point=(0, 0, 0))
-    return b.build()
 
 
 def _params() -> kp.StepParameters:
