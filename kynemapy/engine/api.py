@@ -234,14 +234,15 @@ def step(model: Model, state: State, inputs: Inputs, workspace: Workspace, param
     check_workspace(model, workspace, params)
     if not workspace.has_reference:
         reference_factorization(workspace, params)
-    call = _stored_step(workspace, state, inputs, params)
-    status = call.status()
+    stored = _stored_step(workspace, state, inputs, params)
+    status = stored.status()
     while status == NEEDS_MEMORY:
         grow_fallback(workspace)
-        call = _stored_step(workspace, state, inputs, params)
-        status = call.status()
+        stored = _stored_step(workspace, state, inputs, params)
+        status = stored.status()
     errors = tuple(workspace.errors[: workspace.n_iter].tolist())
-    return StepInfo(status == CONVERGED, int(call.arguments[7][0]), errors, int(status))
+    iterations = stored.arguments[7]  # run_task's ``iterations`` buffer: Newton iterations of the step
+    return StepInfo(status == CONVERGED, int(iterations[0]), errors, int(status))
 
 
 #: the stored call of :func:`step` per workspace, with the objects it was made for: the state,
@@ -259,9 +260,9 @@ def _stored_step(workspace: Workspace, state: State, inputs: Inputs, params: Ste
         workspace.data(state, inputs), params.coefficients, _entry.ADVANCE, 1, 0, NO_ROWS, 0,
         np.zeros(1, dtype=np.int64), np.zeros(6),
     )  # fmt: skip
-    call = StoredCall(_entry.run_task, arguments)
-    _STEP_CALLS[workspace] = (made_for, call)
-    return call
+    stored = StoredCall(_entry.run_task, arguments)
+    _STEP_CALLS[workspace] = (made_for, stored)
+    return stored
 
 
 __all__ = [
