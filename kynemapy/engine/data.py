@@ -159,7 +159,16 @@ class State(_Arrays):
         return State._from_arenas(f, i, views)
 
     def assign(self, other: State) -> None:
-        """Copy every array of ``other`` into this state in place."""
+        """Copy every array of ``other`` into this state in place; ``ValueError`` (and nothing
+        copied) when ``other`` is not a state of the same shapes (of another model)."""
+        if not isinstance(other, State):
+            raise TypeError(f"expected a kynemapy.State, got {type(other).__name__}")
+        for name, mine, theirs in zip(self._fields, self, other, strict=True):
+            if np.shape(theirs) != mine.shape:
+                raise ValueError(
+                    f"the state to put back has {name} of shape {np.shape(theirs)}, this one {mine.shape}: "
+                    "a state of another model (nothing was changed)"
+                )
         for mine, theirs in zip(self, other, strict=True):
             mine[...] = theirs
 

@@ -154,3 +154,57 @@ def test_data_types_found_by_structure_are_numbas_own() -> None:
     for value in (a, ro, a[0], a.T, 3, 2.5, True, np.int64(4), np.float64(1.0), np.zeros(0, dtype=np.int64)):
         for _ in range(2):
             assert lookup._typeof(run_task, value) == numba.typeof(value), value
+
+
+def test_states_and_inputs_copy_and_pickle_as_independent_values() -> None:
+    """copy, deepcopy and pickle of a State or Inputs (views into arenas) give an object of the
+    same values that shares no memory with the original (they raised RecursionError before)."""
+    import copy
+    import pickle
+
+    sim = kp.Simulation(pendulum(), kp.StepParameters(h=0.01, rho_inf=0.5))
+    sim.advance(5)
+    sim.inputs.f[0, 2] = 3.0
+    for original in (sim.state, sim.inputs):
+        for make in (copy.copy, copy.deepcopy, lambda x: pickle.loads(pickle.dumps(x))):
+            twin = make(original)
+            assert type(twin) is type(original)
+            for a, b in zip(original, twin, strict=True):
+                np.testing.assert_array_equal(a, b)
+                assert not np.shares_memory(a, b)
+    saved = copy.deepcopy(sim.state)
+    sim.advance(5)
+    sim.restore_state(saved)
+    assert sim.step_count == 5
+
+
+def test_a_simulation_refuses_to_be_copied_or_pickled_with_a_clear_message() -> None:
+    """A copy would share (copy.copy) or lose (pickle) the compiled engine's stored arguments."""
+    import copy
+    import pickle
+
+    sim = kp.Simulation(pendulum(), kp.StepParameters(h=0.01, rho_inf=0.5))
+    for make in (copy.copy, copy.deepcopy, pickle.dumps):
+        with pytest.raises(TypeError, match=r"cannot be pickled or copied.*save_state"):
+            make(sim)
+
+
+def test_restoring_a_state_of_another_model_is_refused_and_changes_nothing() -> None:
+    """restore_state gave numpy's raw broadcasting error after overwriting the fields before the
+    first that did not fit; now it names the field and leaves the state as it was."""
+    sim = kp.Simulation(pendulum(), kp.StepParameters(h=0.01, rho_inf=0.5))
+    sim.advance(3)
+    b = kp.ModelBuilder(gravity=(0, 0, -9.81))
+    nodes = [b.add_node(position=(1 + k, 0, 0)) for k in range(2)]
+    for node in nodes:
+        b.add_mass(node, mass=1.0, inertia=(0.1, 0.1, 0.1))
+    b.add_spherical_joint(nodes[0], point=(0, 0, 0))
+    b.add_ball_joint(nodes[0], nodes[1], point=(1.5, 0, 0))
+    other = kp.Simulation(b.build(), kp.StepParameters(h=0.01))
+    before = sim.save_state()
+    with pytest.raises(ValueError, match=r"has q of shape .* a state of another model \(nothing was changed\)"):
+        sim.restore_state(other.save_state())
+    with pytest.raises(TypeError, match=r"expected a kynemapy\.State"):
+        sim.restore_state(sim.inputs)
+    for a, b_ in zip(sim.state, before, strict=True):
+        np.testing.assert_array_equal(a, b_)
