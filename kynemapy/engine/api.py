@@ -245,6 +245,26 @@ def step(model: Model, state: State, inputs: Inputs, workspace: Workspace, param
     return StepInfo(status == CONVERGED, int(iterations[0]), errors, int(status))
 
 
+def _check_state(model: Model, state: State, inputs: Inputs) -> None:
+    """Raise ``TypeError``/``ValueError`` unless ``state`` and ``inputs`` are a State and Inputs
+    sized for ``model`` (the compiled step indexes them by the model's nodes and constraints)."""
+    for name, value, kind in (("state", state, State), ("inputs", inputs, Inputs)):
+        if not isinstance(value, kind):
+            raise TypeError(f"step: {name} must be a kynemapy.{kind.__name__}, got {type(value).__name__}")
+    n, c = int(model.n_nodes), int(model.n_constraints)
+    for name, array, rows in (
+        ("state.q", state.q, n),
+        ("state.lam", state.lam, c),
+        ("inputs.f", inputs.f, n),
+        ("inputs.constraint_input", inputs.constraint_input, c),
+    ):
+        if array.shape[0] != rows:
+            raise ValueError(
+                f"step: {name} has {array.shape[0]} rows but the model has {n} nodes and {c} constraints: "
+                "a state or inputs of another model (kynemapy.new_state(model), kynemapy.new_inputs(model))"
+            )
+
+
 #: the stored call of :func:`step` per workspace, with the objects it was made for: the state,
 #: inputs and parameters, and the solver's arrays (replaced when they grow); made again when
 #: any of them is another object
@@ -256,6 +276,7 @@ def _stored_step(workspace: Workspace, state: State, inputs: Inputs, params: Ste
     hit = _STEP_CALLS.get(workspace)
     if hit is not None and all(a is b for a, b in zip(hit[0], made_for, strict=True)):
         return hit[1]
+    _check_state(workspace.model, state, inputs)
     arguments = (
         workspace.data(state, inputs), params.coefficients, _entry.ADVANCE, 1, 0, NO_ROWS, 0,
         np.zeros(1, dtype=np.int64), np.zeros(6),

@@ -116,3 +116,30 @@ def test_the_functional_step_follows_the_objects_it_is_given() -> None:
         runs.append(state.q.copy())
     np.testing.assert_array_equal(runs[0], runs[1])
     assert not np.array_equal(runs[0], runs[2])  # the other step size did move it otherwise
+
+
+def test_the_functional_step_refuses_a_state_or_inputs_of_another_model() -> None:
+    """The compiled step indexes the state and inputs by the model's nodes and constraints: a state
+    of another model was stepped silently (a smaller one would be written out of bounds)."""
+    one = pendulum()
+    b = kp.ModelBuilder(gravity=(0, 0, -9.81))
+    first = b.add_node(position=(1, 0, 0))
+    second = b.add_node(position=(2, 0, 0))
+    for node in (first, second):
+        b.add_mass(node, mass=1.0, inertia=(0.1, 0.1, 0.1))
+    b.add_spherical_joint(first, point=(0, 0, 0))
+    b.add_ball_joint(first, second, point=(1.5, 0, 0))
+    two = b.build()
+    params = _params()
+    workspace = kp.new_workspace(one, 10)
+    state, inputs = kp.new_state(one), kp.new_inputs(one)
+    for bad_state, bad_inputs, what in (
+        (kp.new_state(two), inputs, "state.q"),
+        (state, kp.new_inputs(two), "inputs.f"),
+    ):
+        rows = two.n_nodes
+        with pytest.raises(ValueError, match=rf"{what} has {rows} rows but the model has {one.n_nodes} nodes"):
+            kp.step(one, bad_state, bad_inputs, workspace, params)
+    with pytest.raises(TypeError, match=r"inputs must be a kynemapy\.Inputs"):
+        kp.step(one, state, state, workspace, params)
+    assert kp.step(one, state, inputs, workspace, params).converged
