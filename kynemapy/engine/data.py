@@ -57,10 +57,16 @@ class _Arrays:
         object.__setattr__(self, "_views", views)
 
     def __getattr__(self, name: str) -> np.ndarray:
+        # object.__getattribute__: an object not yet initialised (copy, pickle) has no _views,
+        # and looking it up through __getattr__ again would recurse
         try:
-            return self._views[name]
+            return object.__getattribute__(self, "_views")[name]
         except KeyError:
             raise AttributeError(f"{type(self).__name__} has no field {name!r}") from None
+
+    def __reduce__(self) -> tuple[Any, tuple[np.ndarray, ...]]:
+        # copy, deepcopy and pickle give an independent object of the same arrays' values
+        return type(self), tuple(np.array(a, copy=True) for a in self)
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(

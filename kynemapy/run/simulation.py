@@ -6,7 +6,7 @@ import os
 import struct
 import warnings
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -137,6 +137,20 @@ class Simulation:
                     + describe(self._model, residual)
                 )
         self._bind()
+
+    def __reduce_ex__(self, protocol: Any) -> NoReturn:
+        raise TypeError(
+            "a kynemapy.Simulation cannot be pickled or copied (it holds the compiled engine's state): "
+            "copy its state with sim.save_state() / sim.restore_state(), or sim.state.copy(); make another "
+            "simulation of the model with kynemapy.Simulation(sim.model, sim.params), or resume a result file "
+            "with Simulation.restart(path)"
+        )
+
+    def __copy__(self) -> NoReturn:
+        self.__reduce_ex__(0)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> NoReturn:
+        self.__reduce_ex__(0)
 
     def _bind(self) -> None:
         """(Re)build the arenas tuple and the compiled step entry (after the arrays changed)."""
