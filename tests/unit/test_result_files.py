@@ -294,24 +294,35 @@ def test_ctrl_c_during_a_run_is_one_line_saying_how_to_resume(tmp_path: Path) ->
     toml = tmp_path / "long.toml"
     toml.write_text(HEAVY_TOP.replace("n_steps = 400", "n_steps = 100000000"))
     out = tmp_path / "long.h5"
+    # -X faulthandler: if it does not stop, SIGABRT makes it print where each thread is
+    command = [sys.executable, "-X", "faulthandler", "-m", "kynemapy", "run", str(toml), "-o", str(out)]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "kynemapy", "run", str(toml), "-o", str(out), "--block", "64", "--no-progress"],
+        [*command, "--block", "64", "--no-progress"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         cwd=tmp_path,
     )
     try:
-        deadline = time.time() + 120
-        while time.time() < deadline:
+        start = time.time()
+        while time.time() < start + 300 and proc.poll() is None:
             try:
                 if read(out).committed >= 64:
                     break
             except OSError:
                 pass
             time.sleep(0.05)
+        waited = time.time() - start
+        assert proc.poll() is None, f"the run ended by itself after {waited:.1f} s: {proc.communicate()}"
         os.kill(proc.pid, signal.SIGINT)  # this child, by its id
-        _, stderr = proc.communicate(timeout=60)
+        try:
+            _, stderr = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.kill(proc.pid, signal.SIGABRT)
+            _, stderr = proc.communicate(timeout=60)
+            pytest.fail(
+                f"still running 60 s after SIGINT (sent {waited:.1f} s after the start); its threads:\n{stderr}"
+            )
     finally:
         if proc.poll() is None:
             proc.kill()
