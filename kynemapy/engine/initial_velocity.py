@@ -6,7 +6,8 @@ component that violates ``Φ̇ = B v`` is not corrected by the steps (a ball-joi
 multipliers absorb it as a spurious impulse.  :func:`velocity_residual` measures ``B v − ṙ``
 per constraint; :func:`project_velocities` removes it with the smallest change in kinetic
 energy: ``[M Bᵀ; B 0][Δv; μ] = [0; −(B v − ṙ)]`` (mass-weighted least squares, solved once
-with scipy's sparse LU).
+with scipy's sparse LU, imported only then: a simulation whose velocities are consistent
+does not import scipy).
 
 The prescribed rates ṙ: zero for the joints (kinds 3, 4, 8–16) and the fixed BCs; the
 velocity as given for the prescribed BCs and the rotation control (kynemapy does not know
@@ -15,14 +16,17 @@ their rates: the given velocities of their nodes are taken as the prescribed one
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import scipy.sparse as sp
-import scipy.sparse.linalg as spla
 
 from kynemapy.engine import entry as _entry
 from kynemapy.engine.data import Inputs, State, Workspace
 from kynemapy.engine.params import INITIAL_ACCELERATIONS
 from kynemapy.model import kinds
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 #: what :class:`kynemapy.Simulation` does with the initial velocities
 INITIAL_VELOCITY_MODES = ("project", "check", "keep")
@@ -32,32 +36,47 @@ RATE_AS_GIVEN = (kinds.PRESCRIBED_BC, kinds.PRESCRIBED_BC_3DOF, kinds.ROTATION_C
 CONSISTENT_RTOL = 1e-10
 
 
-def _kkt(workspace: Workspace, state: State, inputs: Inputs) -> tuple[sp.csc_matrix, np.ndarray]:
+class _Newton:
     """The matrix ``[M Bᵀ; B 0]`` at the current q (velocity-level B: rotations as spatial
-    angular velocities) and the velocity vector in the Newton layout."""
-    from kynemapy.engine.api import task  # api imports this module's users
+    angular velocities), as CSC arrays (n, n), and the velocity vector in the Newton layout."""
 
-    task(workspace.data(state, inputs), INITIAL_ACCELERATIONS, _entry.LINEARIZE)
-    model = workspace.model
-    n = int(model.n_dofs)
-    a = sp.csc_matrix((workspace.vals.copy(), workspace.indices.copy(), workspace.indptr.copy()), shape=(n, n))
-    v = np.zeros(int(model.n_system_dofs))
-    for node in range(model.n_nodes):
-        m, k = int(model.node_map[node]), int(model.node_dofs[node])
-        v[m : m + k] = state.v[node, :k]
-    return a, v
+    def __init__(self, workspace: Workspace, state: State, inputs: Inputs) -> None:
+        from kynemapy.engine.api import task  # api imports this module's users
+
+        task(workspace.data(state, inputs), INITIAL_ACCELERATIONS, _entry.LINEARIZE)
+        model = workspace.model
+        self.n = int(model.n_dofs)
+        self.nsys = int(model.n_system_dofs)
+        self.vals = workspace.vals.copy()
+        self.indices = workspace.indices.copy()
+        self.indptr = workspace.indptr.copy()
+        self.v = np.zeros(self.nsys)
+        for node in range(model.n_nodes):
+            m, k = int(model.node_map[node]), int(model.node_dofs[node])
+            self.v[m : m + k] = state.v[node, :k]
+
+    def b_times(self, x: np.ndarray) -> np.ndarray:
+        """``B x`` (the constraint rows times the first ``nsys`` entries of ``x``), in plain numpy."""
+        cols = np.repeat(np.arange(self.n), np.diff(self.indptr))
+        ours = (self.indices >= self.nsys) & (cols < self.nsys)
+        weights = self.vals[ours] * x[cols[ours]]
+        return np.bincount(self.indices[ours] - self.nsys, weights=weights, minlength=self.n - self.nsys)
+
+    def matrix(self) -> sp.csc_matrix:
+        import scipy.sparse as sp  # only when a projection is solved
+
+        return sp.csc_matrix((self.vals, self.indices, self.indptr), shape=(self.n, self.n))
 
 
 def velocity_residual(workspace: Workspace, state: State, inputs: Inputs) -> np.ndarray:
     """``B v − ṙ`` per constraint, (C, 6) (m/s and rad/s; unused rows 0)."""
-    a, v = _kkt(workspace, state, inputs)
-    return _per_constraint(workspace, _row_residual(workspace, a, v))
+    k = _Newton(workspace, state, inputs)
+    return _per_constraint(workspace, _row_residual(workspace, k.b_times(k.v)))
 
 
-def _row_residual(workspace: Workspace, a: sp.csc_matrix, v: np.ndarray) -> np.ndarray:
+def _row_residual(workspace: Workspace, r: np.ndarray) -> np.ndarray:
+    """``B v`` with the rows of the constraints whose rate is the given velocity set to 0."""
     model = workspace.model
-    nsys = int(model.n_system_dofs)
-    r = a[nsys:, :nsys] @ v
     for c in range(model.n_constraints):
         if int(model.constraint_kind[c]) in RATE_AS_GIVEN:
             row = int(model.constraint_row[c])
@@ -101,17 +120,16 @@ def project_velocities(workspace: Workspace, state: State, inputs: Inputs) -> tu
     Raises ``ValueError`` when the system is singular (redundant constraints with an
     incompatible residual, a free massless node)."""
     model = workspace.model
-    a, v = _kkt(workspace, state, inputs)
-    r = _row_residual(workspace, a, v)
+    k = _Newton(workspace, state, inputs)
+    r = _row_residual(workspace, k.b_times(k.v))
     residual = _per_constraint(workspace, r)
     correction = np.zeros((model.n_nodes, 6))
-    if is_consistent(r, v):
+    if is_consistent(r, k.v):
         return residual, correction
-    nsys = int(model.n_system_dofs)
-    rhs = np.zeros(int(model.n_dofs))
-    rhs[nsys:] = -r
-    x = _solve(a, rhs)
-    if x is None or not np.all(np.isfinite(x)) or not is_consistent(a[nsys:, :nsys] @ x[:nsys] + r, v):
+    rhs = np.zeros(k.n)
+    rhs[k.nsys :] = -r
+    x = _solve(k.matrix(), rhs)
+    if x is None or not np.all(np.isfinite(x)) or not is_consistent(k.b_times(x) + r, k.v):
         raise ValueError(
             "cannot project the initial velocities onto the constraints (singular or incompatible system): "
             + describe(model, residual)
@@ -126,6 +144,8 @@ def project_velocities(workspace: Workspace, state: State, inputs: Inputs) -> tu
 def _solve(a: sp.csc_matrix, rhs: np.ndarray) -> np.ndarray | None:
     """Sparse LU; a redundant (rank-deficient) constraint set by least squares instead."""
     import warnings
+
+    import scipy.sparse.linalg as spla
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -1178,7 +1178,8 @@ def joint_frame(axis: np.ndarray) -> np.ndarray:
 
 
 def check_simulation(model: Model, dynamic: bool = True) -> None:
-    """Refuse a model with a node that makes the dynamics singular; raises :class:`ModelError` naming it.
+    """Refuse a model with a node that makes the dynamics singular, or with no unknowns at all;
+    raises :class:`ModelError` naming it.
 
     In dynamics (``dynamic``), a node with degrees of freedom (a spring ends on it) but neither a
     mass, a beam nor a constraint has no inertia in any direction: the iteration matrix is singular.
@@ -1186,6 +1187,11 @@ def check_simulation(model: Model, dynamic: bool = True) -> None:
     nothing attached at all has no unknowns and is left alone (Kynema's model tests create
     such states); a load on it is refused by :meth:`kynemapy.Simulation.set_load`.
     """
+    if not np.any(np.asarray(model.node_dofs) > 0):
+        raise ModelError(
+            f"the model has no unknowns: none of its {model.n_nodes} node(s) has a mass, beam, spring or "
+            f"constraint attached, so there is nothing to simulate"
+        )
     if not dynamic:
         return
     held = np.zeros(model.n_nodes, dtype=bool)

@@ -48,7 +48,10 @@ def _error_readers(max_iter: int) -> tuple[Callable[[memoryview], tuple[float, .
 
 
 def _finite(value: float, what: str) -> float:
-    x = float(value)
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{what} must be a finite number, got {value!r}") from None
     if not np.isfinite(x):
         raise ValueError(f"{what} must be finite, got {value!r}")
     return x
@@ -86,6 +89,10 @@ class Simulation:
         consistent_initial_accelerations: bool | None = None,
         initial_velocities: str = "project",
     ) -> None:
+        if not isinstance(model, Model):
+            raise TypeError(
+                f"model must be a kynemapy Model (from ModelBuilder.build() or load_model), got {type(model).__name__}"
+            )
         if not isinstance(params, StepParameters):
             raise TypeError(f"params must be a kynemapy.StepParameters, got {type(params).__name__}")
         if initial_velocities not in INITIAL_VELOCITY_MODES:
@@ -428,10 +435,17 @@ class Simulation:
         self, node: int, force: np.ndarray | tuple = (0.0, 0.0, 0.0), moment: np.ndarray | tuple = (0.0, 0.0, 0.0)
     ) -> None:
         """External force [N] and moment [N m] (inertial frame) on ``node``, held until changed."""
-        f = np.concatenate([np.asarray(force, float), np.asarray(moment, float)])
-        if f.shape != (6,) or not np.all(np.isfinite(f)):
-            raise ValueError(f"load on node {node}: force and moment must be 3 finite numbers each, got {f.tolist()}")
         node = self._node(node)
+        parts = []
+        for name, value in (("force [N]", force), ("moment [N m]", moment)):
+            try:
+                part = np.asarray(value, dtype=float)
+            except (TypeError, ValueError):
+                part = None
+            if part is None or part.shape != (3,) or not np.all(np.isfinite(part)):
+                raise ValueError(f"load on node {node}: the {name} must be 3 finite numbers, got {value!r}")
+            parts.append(part)
+        f = np.concatenate(parts)
         if self.model.node_dofs[node] == 0:
             raise ValueError(
                 f"load on node {node}: the node has nothing attached (no mass, spring or constraint), "
@@ -440,11 +454,15 @@ class Simulation:
         self.inputs.f[node] = f
 
     def _node(self, node: int) -> int:
+        if isinstance(node, bool) or not isinstance(node, (int, np.integer)):
+            raise TypeError(f"node must be a node id (int), got {node!r}")
         if not 0 <= int(node) < self.model.n_nodes:
             raise IndexError(f"unknown node id {node} (the model has {self.model.n_nodes} nodes)")
         return int(node)
 
     def _constraint(self, cid: int, what: str) -> int:
+        if isinstance(cid, bool) or not isinstance(cid, (int, np.integer)):
+            raise TypeError(f"{what}: the constraint must be a constraint id (int), got {cid!r}")
         if not 0 <= int(cid) < self.model.n_constraints:
             raise IndexError(f"unknown constraint id {cid} (the model has {self.model.n_constraints} constraints)")
         kind = int(self.model.constraint_kind[cid])

@@ -79,3 +79,37 @@ def test_a_node_held_by_springs_only_is_refused_in_dynamics_by_name() -> None:
     model = b.build()
     with pytest.raises(ModelError, match=rf"node {c} has no mass and no constraint \(only springs\)"):
         kp.Simulation(model, PARAMS)
+
+
+def test_a_simulation_names_a_model_that_is_not_one_or_has_no_unknowns() -> None:
+    with pytest.raises(TypeError, match=r"model must be a kynemapy Model .*got NoneType"):
+        kp.Simulation(None, PARAMS)  # type: ignore[arg-type]
+    b = kp.ModelBuilder()
+    b.add_node()
+    b.add_node(position=(1.0, 0.0, 0.0))
+    with pytest.raises(ModelError, match=r"the model has no unknowns: none of its 2 node\(s\) has a mass"):
+        kp.Simulation(b.build(), PARAMS)  # stepped, it reported "the iteration produced NaN"
+
+
+def test_inputs_name_a_bad_node_constraint_or_value() -> None:
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, -9.81))
+    rod = b.add_node(position=(0.0, 0.0, -0.5))
+    b.add_mass(rod, mass=1.0, inertia=(0.1, 0.1, 0.01))
+    hinge = b.add_hinge_joint(kp.GROUND, rod, point=(0, 0, 0), axis=(0, 1, 0))
+    sim = kp.Simulation(b.build(), PARAMS)
+    with pytest.raises(ValueError, match=r"constraint 0 torque must be a finite number, got 'x'"):
+        sim.set_torque(hinge, "x")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"torque input: the constraint must be a constraint id \(int\), got 0.5"):
+        sim.set_torque(0.5, 1.0)  # type: ignore[arg-type]
+    with pytest.raises(IndexError, match=r"unknown node id 99"):
+        sim.set_load(99, force=(1.0, 0.0, 0.0))  # was: "force and moment must be 3 numbers" with 9 of them
+    with pytest.raises(TypeError, match=r"node must be a node id \(int\), got 0.0"):
+        sim.set_load(0.0, force=(1.0, 0.0, 0.0))  # type: ignore[arg-type]
+    with pytest.raises(
+        ValueError, match=r"load on node 0: the force \[N\] must be 3 finite numbers, got \(1, 0, 0, 0, 0, 0\)"
+    ):
+        sim.set_load(rod, force=(1, 0, 0, 0, 0, 0))
+    with pytest.raises(ValueError, match=r"the moment \[N m\] must be 3 finite numbers, got 'big'"):
+        sim.set_load(rod, moment="big")  # type: ignore[arg-type]
+    sim.set_load(rod, force=(1.0, 0.0, 0.0), moment=(0.0, 0.0, 2.0))
+    np.testing.assert_array_equal(sim.inputs.f[rod, :6], [1.0, 0.0, 0.0, 0.0, 0.0, 2.0])

@@ -121,6 +121,22 @@ def test_importing_compiles_nothing() -> None:
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
+def test_stepping_a_model_without_files_imports_no_sparse_solver_or_h5py() -> None:
+    """A warm process pays for every import: scipy's sparse solvers (initial velocities that need
+    a projection) and h5py (result files) load on first use only."""
+    code = (
+        "import sys, kynemapy as kp\n"
+        "b = kp.ModelBuilder(gravity=(0, 0, -9.81))\n"
+        "n = b.add_node(position=(1, 0, 0))\n"
+        "b.add_mass(n, mass=1.0, inertia=(0.1, 0.1, 0.1))\n"
+        "b.add_spherical_joint(n, point=(0, 0, 0))\n"
+        "sim = kp.Simulation(b.build(), kp.StepParameters(h=0.01))\n"
+        "sim.step(); sim.advance(3)\n"
+        "assert not {'scipy.sparse.linalg', 'h5py'} & set(sys.modules), sorted(sys.modules)\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
 def test_the_code_map_names_every_module() -> None:
     # docs/algorithm.md's code map: each module by its path, or its whole package by "package/"
     text = (PACKAGE.parent / "docs" / "algorithm.md").read_text(encoding="utf-8")
