@@ -377,6 +377,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 141  # 128 + SIGPIPE, the status of a tool stopped by a closed pipe
     except (ModelError, ValueError, OSError, KeyError) as exc:
         message = str(exc)
+        if isinstance(exc, OSError) and exc.filename is not None and message.startswith("[Errno"):
+            message = f"{exc.filename}: {exc.strerror}"  # Python's own: "[Errno 2] No such file ...: 'x'"
         if message.startswith(f"{args.command}: "):  # the library names the call already
             message = message[len(args.command) + 2 :]
         print(prefix + message, file=sys.stderr)

@@ -79,6 +79,11 @@ INITIAL_ACCELERATIONS = coefficient_vector(
 )
 
 
+def _number(value: object) -> bool:
+    """A real number (numpy's included), not a bool (``h=True`` is a mistake, not 1 s)."""
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+
+
 @dataclass(frozen=True)
 class StepParameters:
     """Time step and Newton settings.
@@ -130,21 +135,25 @@ class StepParameters:
     convergence: str = "kynema"
 
     def __post_init__(self) -> None:
-        if not (isinstance(self.h, (int, float)) and math.isfinite(self.h) and self.h > 0.0):
+        if not (_number(self.h) and math.isfinite(self.h) and self.h > 0.0):
             raise ValueError(f"StepParameters: time step h must be a finite number > 0 s, got {self.h!r}")
-        if not (isinstance(self.rho_inf, (int, float)) and 0.0 <= self.rho_inf <= 1.0):
+        if not (_number(self.rho_inf) and 0.0 <= self.rho_inf <= 1.0):
             raise ValueError(f"StepParameters: rho_inf must lie in [0, 1], got {self.rho_inf!r}")
         if not (isinstance(self.max_iter, int) and not isinstance(self.max_iter, bool) and self.max_iter >= 1):
             raise ValueError(f"StepParameters: max_iter must be an integer >= 1, got {self.max_iter!r}")
         for name in ("atol", "rtol"):
             value = getattr(self, name)
-            if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0.0):
+            if not (_number(value) and math.isfinite(value) and value > 0.0):
                 raise ValueError(f"StepParameters: {name} must be a finite number > 0, got {value!r}")
         if self.solver not in ("auto", "dense", "sparse"):
             raise ValueError(f"StepParameters: solver must be 'auto', 'dense' or 'sparse', got {self.solver!r}")
         if self.convergence not in CONVERGENCE_CODES:
             raise ValueError(f"StepParameters: convergence must be 'kynema' or 'roundoff', got {self.convergence!r}")
-        if not (isinstance(self.static_load_retries, int) and self.static_load_retries >= 1):
+        if not (
+            isinstance(self.static_load_retries, int)
+            and not isinstance(self.static_load_retries, bool)
+            and self.static_load_retries >= 1
+        ):
             raise ValueError(
                 f"StepParameters: static_load_retries must be an integer >= 1, got {self.static_load_retries!r}"
             )

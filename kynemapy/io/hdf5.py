@@ -106,6 +106,7 @@ from kynemapy.engine.invariants import system_invariants
 from kynemapy.engine.lookup import entry
 from kynemapy.engine.params import StepParameters
 from kynemapy.engine.rows import DERIVED, ROW_FIELDS, ROW_NAMES, row_layout
+from kynemapy.io.paths import file_path
 from kynemapy.model import Model, freeze, no_beams
 
 __all__ = [
@@ -399,7 +400,7 @@ class ResultWriter:
             raise ValueError(f"ResultWriter: block must be an integer >= 1, got {block!r}")
         if not isinstance(params, StepParameters):
             raise TypeError(f"ResultWriter: params must be a kynemapy.StepParameters, got {type(params).__name__}")
-        self.path = os.fspath(path)
+        self.path = file_path(path, "ResultWriter: path")
         self.model = model
         self.params = params
         self.block = int(block)
@@ -696,7 +697,7 @@ class ResultWriter:
         file that atomically replaces ``path``; rows beyond ``committed`` (a block being
         written when the writer died) are dropped.  ``model`` must be the file's model.
         """
-        path = os.fspath(path)
+        path = file_path(path, "ResultWriter.reopen: path")
         old = read(path)
         difference = model_difference(old.model, model)
         if difference is not None:
@@ -1282,7 +1283,7 @@ def read(path: str | os.PathLike[str], *, salvage: bool = False) -> Result:
     A file left marked "open for writing" by a killed writer is cleared of those marks (what
     ``h5clear -s`` does; a warning says so) so that any HDF5 reader opens it again.
     """
-    path = os.fspath(path)
+    path = file_path(path, "read: path")
     f, note = _open(path, salvage=salvage)
     if note is not None:
         warnings.warn(note, ResultFileWarning, stacklevel=2)

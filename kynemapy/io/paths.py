@@ -14,7 +14,14 @@ import os
 import tempfile
 from pathlib import Path
 
-__all__ = ["output_file", "output_folder"]
+__all__ = ["file_path", "output_file", "output_folder"]
+
+
+def file_path(path: object, what: str) -> str:
+    """``os.fspath(path)``, refusing anything but a path (``str`` or ``os.PathLike``) by name."""
+    if isinstance(path, bytes) or not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"{what} must be a file path (str or os.PathLike), got {type(path).__name__} {path!r}")
+    return os.fspath(path)
 
 
 def _reason(exc: OSError) -> str:

@@ -125,6 +125,19 @@ def _quaternion(value: ArrayLike, what: str) -> np.ndarray:
     return q
 
 
+def _nonnegative(value: object, message: str) -> float:
+    """``value`` as a finite float >= 0, else :class:`ModelError` ``message, got value``."""
+    try:
+        if isinstance(value, (str, bytes, bool)):
+            raise TypeError
+        x = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        x = math.nan
+    if not math.isfinite(x) or x < 0.0:
+        raise ModelError(f"{message}, got {value!r}")
+    return x
+
+
 class ModelBuilder:
     """Describe a multibody model item by item.
 
@@ -276,12 +289,8 @@ class ModelBuilder:
         b = self._node(node_b, what)
         if a == b:
             raise ModelError(f"{what}: joins node {a} to itself")
-        k = float(stiffness)
-        length = float(undeformed_length)
-        if not math.isfinite(k) or k < 0.0:
-            raise ModelError(f"{what}: stiffness must be a finite number >= 0 N/m, got {stiffness!r}")
-        if not math.isfinite(length) or length < 0.0:
-            raise ModelError(f"{what}: undeformed_length must be a finite number >= 0 m, got {undeformed_length!r}")
+        k = _nonnegative(stiffness, f"{what}: stiffness must be a finite number >= 0 N/m")
+        length = _nonnegative(undeformed_length, f"{what}: undeformed_length must be a finite number >= 0 m")
         self._springs.append((a, b, k, length))
         return len(self._springs) - 1
 

@@ -210,12 +210,12 @@ def run(
 
     out: BackgroundWriter | None = None
     if output is not None:
-        path = os.fspath(output)
+        from kynemapy.io.paths import file_path, output_file
+
+        path = file_path(output, "run: output")
         unit = unit_rows(block)
         resuming = sim.resume_path is not None and os.path.abspath(path) == os.path.abspath(sim.resume_path)
         if not resuming:
-            from kynemapy.io.paths import output_file
-
             try:
                 output_file(path, "output file")  # a folder, or a folder that takes no files: said now
             except OSError as exc:

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import kynemapy as kp
+import kynemapy.io
 from kynemapy.model.builder import ModelError
 
 PARAMS = kp.StepParameters(h=0.01)
@@ -113,3 +114,24 @@ def test_inputs_name_a_bad_node_constraint_or_value() -> None:
         sim.set_load(rod, moment="big")  # type: ignore[arg-type]
     sim.set_load(rod, force=(1.0, 0.0, 0.0), moment=(0.0, 0.0, 2.0))
     np.testing.assert_array_equal(sim.inputs.f[rod, :6], [1.0, 0.0, 0.0, 0.0, 0.0, 2.0])
+
+
+def test_numbers_and_paths_of_the_wrong_type_are_named() -> None:
+    with pytest.raises(ValueError, match=r"time step h must be a finite number > 0 s, got True"):
+        kp.StepParameters(h=True)  # was taken as h = 1 s
+    with pytest.raises(ValueError, match=r"rho_inf must lie in \[0, 1\], got False"):
+        kp.StepParameters(h=0.01, rho_inf=False)
+    b = kp.ModelBuilder()
+    a, c = b.add_node(), b.add_node(position=(1.0, 0.0, 0.0))
+    with pytest.raises(ModelError, match=r"spring 0: stiffness must be a finite number >= 0 N/m, got 'k'"):
+        b.add_spring(a, c, "k", 1.0)  # type: ignore[arg-type]
+    with pytest.raises(ModelError, match=r"spring 0: undeformed_length must be a finite number >= 0 m, got None"):
+        b.add_spring(a, c, 1.0, None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"read: path must be a file path \(str or os.PathLike\), got int 5"):
+        kp.io.read(5)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"read: path must be a file path"):
+        kp.Simulation.restart(5)  # type: ignore[arg-type]
+    sim = kp.Simulation(one_body().build(), PARAMS)
+    with pytest.raises(TypeError, match=r"run: output must be a file path \(str or os.PathLike\), got int 3"):
+        sim.run(n_steps=2, output=3)  # type: ignore[arg-type]
+    assert sim.step_count == 0

@@ -238,6 +238,8 @@ def test_command_line_reports_bad_input_without_a_traceback(tmp_path: Path) -> N
     assert res.returncode == 2 and "Traceback" not in res.stderr and "position" in res.stderr
     res = cli("info", str(tmp_path / "missing.h5"), cwd=tmp_path)
     assert res.returncode == 2 and "Traceback" not in res.stderr
+    res = cli("run", "missing.toml", "-o", "x.h5", cwd=tmp_path)  # Python's "[Errno 2] ...: 'missing.toml'" before
+    assert res.returncode == 2 and res.stderr == "kynemapy run: missing.toml: No such file or directory\n", res.stderr
 
 
 def test_command_line_resume_after_sigkill(tmp_path: Path) -> None:
