@@ -1186,21 +1186,28 @@ def joint_frame(axis: np.ndarray) -> np.ndarray:
     return revolute_axes(axis)
 
 
+def no_unknowns(model: Model) -> ModelError | None:
+    """The error to raise when ``model`` is stepped although it has no unknowns (no node has a mass,
+    beam, spring or constraint); None when it has some.  Such a model can still be made into a
+    :class:`kynemapy.Simulation` to look at its initial state (Kynema's model tests do)."""
+    if np.any(np.asarray(model.node_dofs) > 0):
+        return None
+    return ModelError(
+        f"the model has no unknowns: none of its {model.n_nodes} node(s) has a mass, beam, spring or "
+        f"constraint attached, so there is nothing to step"
+    )
+
+
 def check_simulation(model: Model, dynamic: bool = True) -> None:
-    """Refuse a model with a node that makes the dynamics singular, or with no unknowns at all;
-    raises :class:`ModelError` naming it.
+    """Refuse a model with a node that makes the dynamics singular; raises :class:`ModelError` naming it.
 
     In dynamics (``dynamic``), a node with degrees of freedom (a spring ends on it) but neither a
     mass, a beam nor a constraint has no inertia in any direction: the iteration matrix is singular.
     (Statics may still solve it, when its springs hold it in every direction.)  A node with
     nothing attached at all has no unknowns and is left alone (Kynema's model tests create
-    such states); a load on it is refused by :meth:`kynemapy.Simulation.set_load`.
+    such states); a load on it is refused by :meth:`kynemapy.Simulation.set_load`, and a model
+    with no unknowns at all is refused when it is stepped (:func:`no_unknowns`).
     """
-    if not np.any(np.asarray(model.node_dofs) > 0):
-        raise ModelError(
-            f"the model has no unknowns: none of its {model.n_nodes} node(s) has a mass, beam, spring or "
-            f"constraint attached, so there is nothing to simulate"
-        )
     if not dynamic:
         return
     held = np.zeros(model.n_nodes, dtype=bool)

@@ -29,7 +29,7 @@ from kynemapy.engine.step import CONVERGED, NEEDS_MEMORY
 from kynemapy.engine.stored_call import StoredCall
 from kynemapy.math.quaternion import quat_compose, quat_to_matrix
 from kynemapy.model import Model, kinds
-from kynemapy.model.builder import check_simulation
+from kynemapy.model.builder import check_simulation, no_unknowns
 from kynemapy.run import loop
 
 #: ``_new_tuple(StepInfo, values)``: a StepInfo from a tuple of its fields, skipping NamedTuple's
@@ -176,6 +176,13 @@ class Simulation:
         stored = StoredCall(run_task, (self._data, self._p, ADVANCE, 1, 0, NO_ROWS, 0, self._iters1, self._out))
         self._step_status = stored.status  # one step, every argument stored: returns the status
         self._run = stored.run  # run(p, task, n, every, rows, max_rows, iterations, out) on this Data
+        refused = no_unknowns(self._model)
+        if refused is not None:  # nothing to step (the compiled step would report NaN): say so instead
+
+            def refuse(*_: Any) -> NoReturn:
+                raise refused
+
+            self._step_status = self._run = refuse
 
     # ------------------------------------------------------------- data
     # Read-only attributes: the arrays are updated in place, never replaced, so the
