@@ -242,6 +242,27 @@ def test_command_line_reports_bad_input_without_a_traceback(tmp_path: Path) -> N
     assert res.returncode == 2 and res.stderr == "kynemapy run: missing.toml: No such file or directory\n", res.stderr
 
 
+def test_ctrl_c_while_the_command_line_still_imports_is_one_line(tmp_path: Path) -> None:
+    """Ctrl-C in the first moments of ``kynemapy run`` (here: as numba is being imported) ends with
+    one line and status 130; it printed Python's KeyboardInterrupt traceback while ``import
+    kynemapy`` loaded the engine, before the command's handler was running."""
+    code = (
+        "import sys\n"
+        "assert 'numba' not in sys.modules\n"
+        "from kynemapy.cli import main\n"
+        "assert 'numba' not in sys.modules and 'kynemapy.engine' not in sys.modules, 'the command line loads light'\n"
+        "class CtrlC:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'numba':\n"
+        "            raise KeyboardInterrupt\n"
+        "sys.meta_path.insert(0, CtrlC())\n"
+        "raise SystemExit(main(sys.argv[1:]))\n"
+    )
+    args = ["run", str(EXAMPLES / "heavy_top.toml"), "-o", str(tmp_path / "x.h5"), "--no-progress"]
+    res = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=tmp_path)
+    assert res.returncode == 130 and res.stderr == "kynemapy run: interrupted\n", res.stderr
+
+
 def test_command_line_resume_after_sigkill(tmp_path: Path) -> None:
     """Kill `kynemapy run` of the floating platform after some blocks, resume, compare with a full run."""
     toml = EXAMPLES / "floating_platform.toml"
