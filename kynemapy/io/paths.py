@@ -62,7 +62,9 @@ def _make_folder(folder: Path, what: str, path: Path) -> None:
         ) from None
 
 
-def output_file(path: str | os.PathLike[str], what: str = "output file", *, create_folder: bool = False) -> Path:
+def output_file(
+    path: str | os.PathLike[str], what: str = "output file", *, create_folder: bool = False, example: str = "run.h5"
+) -> Path:
     """``path`` as a :class:`~pathlib.Path` once it is known that a file can be written there.
 
     Parameters
@@ -71,6 +73,7 @@ def output_file(path: str | os.PathLike[str], what: str = "output file", *, crea
     what : words for the file in messages ("output file", "ParaView file", ...).
     create_folder : make its folder when missing (else a missing folder is an error: a typo in
         a path should not leave new folders behind).
+    example : a file name suggested when ``path`` is a folder.
 
     Raises
     ------
@@ -81,7 +84,7 @@ def output_file(path: str | os.PathLike[str], what: str = "output file", *, crea
     """
     p = Path(path)
     if p.is_dir():
-        raise IsADirectoryError(f"the {what} {str(p)!r} is a folder: give a file name, e.g. {str(p / 'run.h5')!r}")
+        raise IsADirectoryError(f"the {what} {str(p)!r} is a folder: give a file name, e.g. {str(p / example)!r}")
     folder = p.parent
     if create_folder:
         _make_folder(folder, what, p)

@@ -127,7 +127,11 @@ def write_vtkhdf(
         raise ValueError(f"write_vtkhdf: every must be an integer >= 1, got {every!r}")
     if result.committed == 0:
         raise ValueError(f"{result.path}: no rows to write")
-    out = output_file(Path(path) if path is not None else Path(result.path).with_suffix(".vtkhdf"), "ParaView file")
+    out = output_file(
+        Path(path) if path is not None else Path(result.path).with_suffix(".vtkhdf"),
+        "ParaView file",
+        example="run.vtkhdf",
+    )
     rows = list(range(0, result.committed, int(every)))
     if rows[-1] != result.committed - 1:
         rows.append(result.committed - 1)

@@ -132,7 +132,11 @@ def animate(
         raise ValueError(f"animate: fps must be an integer >= 1, got {fps!r}")
     if not (math.isfinite(magnify) and magnify > 0):
         raise ValueError(f"animate: magnify must be a number > 0, got {magnify!r}")
+    from kynemapy.io.paths import output_file
+
     out = Path(output)
+    if out.is_dir():  # said as such, before its (missing) suffix
+        output_file(out, "animation", example="run.gif")
     suffix = out.suffix.lower()
     if suffix not in (".gif", ".mp4"):
         raise ValueError(f"animate: {out}: write a .gif or an .mp4")
@@ -140,9 +144,7 @@ def animate(
         gif = out.with_suffix(".gif")
         warnings.warn(f"ffmpeg not found: writing {gif} instead of {out}", stacklevel=2)
         out, suffix = gif, ".gif"
-    from kynemapy.io.paths import output_file
-
-    output_file(out, "animation", create_folder=True)  # before the frames are drawn
+    output_file(out, "animation", create_folder=True, example="run.gif")  # before the frames are drawn
     if isinstance(result, (str, os.PathLike)):
         from kynemapy.io.hdf5 import read
 

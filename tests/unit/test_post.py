@@ -215,6 +215,9 @@ def test_command_line_animate_and_export(tmp_path: Path) -> None:
         (("animate", str(out), "-o", "x.avi"), "write a .gif or an .mp4"),
         (("animate", str(tmp_path / "missing.h5")), "missing.h5"),
         (("export", str(out), "--every", "0"), "every must be an integer >= 1"),
+        # a folder where the file goes: the suggestion is a file of the right kind (it said run.h5)
+        (("export", str(out), "-o", str(tmp_path)), f"give a file name, e.g. '{tmp_path / 'run.vtkhdf'}'"),
+        (("animate", str(out), "-o", str(tmp_path)), f"give a file name, e.g. '{tmp_path / 'run.gif'}'"),
     ]:
         res = cli(*args)
         assert res.returncode == 2 and words in res.stderr and "Traceback" not in res.stderr, res.stderr
