@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import struct
 import warnings
@@ -23,11 +24,12 @@ from kynemapy.engine.initial_velocity import (
     project_velocities,
     velocity_residual,
 )
+from kynemapy.engine.lookup import entry
 from kynemapy.engine.params import INITIAL_ACCELERATIONS, StepParameters
 from kynemapy.engine.rows import split_rows
 from kynemapy.engine.step import CONVERGED, NEEDS_MEMORY
 from kynemapy.engine.stored_call import StoredCall
-from kynemapy.math.quaternion import quat_compose, quat_to_matrix
+from kynemapy.math.frames import node_frame, point_motion
 from kynemapy.model import Model, kinds
 from kynemapy.model.builder import check_simulation, no_unknowns
 from kynemapy.run import loop
@@ -41,6 +43,27 @@ def _step_info(values: tuple[Any, ...]) -> StepInfo:
     return _new_tuple(StepInfo, values)
 
 
+#: the element types of a tuple or list that a load takes as they are (numpy's go through numpy)
+_PLAIN_NUMBERS = (float, int)
+
+
+def _vector3(value: Any) -> tuple[float, float, float] | None:
+    """3 finite floats from a tuple or list of 3 numbers or anything numpy reads as a (3,) array;
+    None if it is not that (the caller names it)."""
+    if (type(value) is tuple or type(value) is list) and len(value) == 3:
+        x, y, z = value
+        if type(x) in _PLAIN_NUMBERS and type(y) in _PLAIN_NUMBERS and type(z) in _PLAIN_NUMBERS:
+            x, y, z = float(x), float(y), float(z)  # the common case, without numpy (a third of the cost)
+            return (x, y, z) if math.isfinite(x) and math.isfinite(y) and math.isfinite(z) else None
+    try:
+        a = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        return None
+    if a.shape != (3,) or not np.isfinite(a).all():
+        return None
+    return float(a[0]), float(a[1]), float(a[2])
+
+
 def _error_readers(max_iter: int) -> tuple[Callable[[memoryview], tuple[float, ...]], ...]:
     """``readers[k](buffer)``: the first k float64 of ``buffer`` as a tuple of floats (a third of
     the cost of ``tuple(array[:k].tolist())``, which a step from Python pays once)."""
@@ -52,7 +75,7 @@ def _finite(value: float, what: str) -> float:
         x = float(value)
     except (TypeError, ValueError):
         raise ValueError(f"{what} must be a finite number, got {value!r}") from None
-    if not np.isfinite(x):
+    if not math.isfinite(x):
         raise ValueError(f"{what} must be finite, got {value!r}")
     return x
 
@@ -102,6 +125,13 @@ class Simulation:
             )
         check_simulation(model, params.dynamic)  # a node without equation or inertia, named
         self._model = model
+        #: the model's node DOFs and constraint kinds as Python ints, for the input setters' checks
+        self._node_dofs = tuple(int(k) for k in model.node_dofs)
+        # the compiled kernels of body_frame and body_point, resolved on first use
+        self._frame: Callable[..., None] | None = None
+        self._point_motion: Callable[..., None] | None = None
+        self._kinds = tuple(int(k) for k in model.constraint_kind)
+        self._n_rows = tuple(int(k) for k in model.constraint_n_rows)
         self._params = params
         self._p = params.coefficients
         self._state, self._inputs = api.initial_state(model)
@@ -170,6 +200,12 @@ class Simulation:
         self._errors_buffer = memoryview(self._errors)
         self._n_iter_buffer = memoryview(self._n_iter)
         self._iters1_buffer = memoryview(self._iters1)
+        # what a script reads and writes every step, through memoryviews (a third of numpy's cost);
+        # the state and inputs are written in place, never replaced
+        self._time_buffer = memoryview(self._state.time)
+        self._step_buffer = memoryview(self._state.step)
+        self._load_buffer = memoryview(self._inputs.f)
+        self._input_buffer = memoryview(self._inputs.constraint_input)
         self._read_errors = _error_readers(self._errors.shape[0])
         # the engine's entry with its arguments converted once (engine.stored_call): a step from
         # Python converts two arguments instead of the Data's ~80 arrays
@@ -443,39 +479,44 @@ class Simulation:
     ) -> None:
         """External force [N] and moment [N m] (inertial frame) on ``node``, held until changed."""
         node = self._node(node)
-        parts = []
-        for name, value in (("force [N]", force), ("moment [N m]", moment)):
-            try:
-                part = np.asarray(value, dtype=float)
-            except (TypeError, ValueError):
-                part = None
-            if part is None or part.shape != (3,) or not np.all(np.isfinite(part)):
-                raise ValueError(f"load on node {node}: the {name} must be 3 finite numbers, got {value!r}")
-            parts.append(part)
-        f = np.concatenate(parts)
-        if self.model.node_dofs[node] == 0:
+        f = _vector3(force)
+        if f is None:
+            raise ValueError(f"load on node {node}: the force [N] must be 3 finite numbers, got {force!r}")
+        m = _vector3(moment)
+        if m is None:
+            raise ValueError(f"load on node {node}: the moment [N m] must be 3 finite numbers, got {moment!r}")
+        if not self._node_dofs[node]:
             raise ValueError(
                 f"load on node {node}: the node has nothing attached (no mass, spring or constraint), "
                 f"so a load on it would be ignored"
             )
-        self.inputs.f[node] = f
+        row = self._load_buffer
+        row[node, 0], row[node, 1], row[node, 2] = f
+        row[node, 3], row[node, 4], row[node, 5] = m
 
     def _node(self, node: int) -> int:
         if isinstance(node, bool) or not isinstance(node, (int, np.integer)):
             raise TypeError(f"node must be a node id (int), got {node!r}")
-        if not 0 <= int(node) < self.model.n_nodes:
-            raise IndexError(f"unknown node id {node} (the model has {self.model.n_nodes} nodes)")
-        return int(node)
+        node = int(node)
+        if not 0 <= node < len(self._node_dofs):
+            raise IndexError(f"unknown node id {node} (the model has {len(self._node_dofs)} nodes)")
+        return node
+
+    def _constraint_id(self, cid: int, what: str) -> int:
+        """``cid`` as an int, refused (named by ``what``) unless it is a constraint of the model."""
+        if isinstance(cid, bool) or not isinstance(cid, (int, np.integer)):
+            raise TypeError(f"{what}: cid must be a constraint id (int), got {cid!r}")
+        cid = int(cid)
+        if not 0 <= cid < len(self._kinds):
+            raise IndexError(f"{what}: unknown constraint id {cid} (the model has {len(self._kinds)} constraints)")
+        return cid
 
     def _constraint(self, cid: int, what: str) -> int:
-        if isinstance(cid, bool) or not isinstance(cid, (int, np.integer)):
-            raise TypeError(f"{what}: the constraint must be a constraint id (int), got {cid!r}")
-        if not 0 <= int(cid) < self.model.n_constraints:
-            raise IndexError(f"unknown constraint id {cid} (the model has {self.model.n_constraints} constraints)")
-        kind = int(self.model.constraint_kind[cid])
+        cid = self._constraint_id(cid, what)
+        kind = self._kinds[cid]
         if kind not in kinds.ACCEPTS[what]:
             raise ValueError(f"constraint {cid} is a {kinds.KIND_NAMES[kind]}, which has no {what}")
-        return int(cid)
+        return cid
 
     def set_prescribed_displacement(
         self, cid: int, u: np.ndarray | tuple, rotation: np.ndarray | tuple = (1.0, 0.0, 0.0, 0.0)
@@ -497,52 +538,46 @@ class Simulation:
         Kynema's brake torque as before (it acts as −τ): use :meth:`set_brake_torque`.
         """
         cid = self._constraint(cid, "torque input")
-        if int(self.model.constraint_kind[cid]) == kinds.REVOLUTE_JOINT:
+        if self._kinds[cid] == kinds.REVOLUTE_JOINT:
             warnings.warn(
                 f"set_torque on constraint {cid}, a Kynema revolute joint, sets Kynema's brake torque (it acts "
                 f"as -torque); this use is deprecated: call set_brake_torque (same value, same meaning)",
                 DeprecationWarning,
                 stacklevel=2,
             )
-        self.inputs.constraint_input[cid, 0] = _finite(torque, f"constraint {cid} torque")
+        self._input_buffer[cid, 0] = _finite(torque, f"constraint {cid} torque")
 
     def set_brake_torque(self, cid: int, torque: float) -> None:
         """Kynema's brake torque τ [N m] of a Kynema revolute joint, held until changed: it acts as
         ``−τ`` about the joint axis on the target node (Kynema's input, kept for Kynema parity)."""
         cid = self._constraint(cid, "brake torque input")
-        self.inputs.constraint_input[cid, 0] = _finite(torque, f"constraint {cid} brake torque")
+        self._input_buffer[cid, 0] = _finite(torque, f"constraint {cid} brake torque")
 
     def set_force(self, cid: int, force: float) -> None:
         """Force F [N] of a slider joint (on body_b along the axis, −F on body_a), held until changed."""
         cid = self._constraint(cid, "force input")
-        self.inputs.constraint_input[cid, 0] = _finite(force, f"constraint {cid} force")
+        self._input_buffer[cid, 0] = _finite(force, f"constraint {cid} force")
 
     def set_angle(self, cid: int, angle: float) -> None:
         """Commanded angle [rad] of a rotation control."""
         cid = self._constraint(cid, "angle input")
-        self.inputs.constraint_input[cid, 0] = float(angle)
+        self._input_buffer[cid, 0] = _finite(angle, f"constraint {cid} angle")
 
     # -------------------------------------------------------------- outputs
     @property
     def time(self) -> float:
         """Simulated time [s]."""
-        return float(self.state.time[0])
+        return self._time_buffer[0]
 
     @property
     def step_count(self) -> int:
         """Number of converged steps."""
-        return int(self.state.step[0])
+        return self._step_buffer[0]
 
     def multipliers(self, cid: int) -> np.ndarray:
         """Lagrange multipliers λ of constraint ``cid`` (its n_rows entries) [N, N m]."""
-        if isinstance(cid, bool) or not isinstance(cid, (int, np.integer)):
-            raise TypeError(f"multipliers: cid must be a constraint id (int), got {cid!r}")
-        if not 0 <= int(cid) < self.model.n_constraints:
-            raise IndexError(
-                f"multipliers: unknown constraint id {cid} (the model has {self.model.n_constraints} constraints)"
-            )
-        n = int(self.model.constraint_n_rows[cid])
-        return self.state.lam[cid, :n].copy()
+        cid = self._constraint_id(cid, "multipliers")
+        return self._state.lam[cid, : self._n_rows[cid]].copy()
 
     def joint_output(self, cid: int) -> np.ndarray:
         """(3,) outputs of constraint ``cid`` after the last step (or at t = 0).
@@ -554,9 +589,7 @@ class Simulation:
         [rad], speed [rad/s], acceleration [rad/s²] (zero until the first step).  Other kinds
         (point-on-line, point-on-plane and generic joints included): zeros.
         """
-        if not 0 <= int(cid) < self.model.n_constraints:
-            raise IndexError(f"unknown constraint id {cid} (the model has {self.model.n_constraints} constraints)")
-        return self.state.constraint_output[int(cid)].copy()
+        return self._state.constraint_output[self._constraint_id(cid, "joint_output")].copy()
 
     def reaction(self, cid: int) -> tuple[np.ndarray, np.ndarray]:
         """Force [N] (3,) and torque [N m] (3,) the constraint exerts on its body, world frame.
@@ -568,10 +601,9 @@ class Simulation:
         included (it is known: see :meth:`set_torque`, :meth:`set_force`).  Computed as
         ``−B_tᵀλ`` at the current state: the constraint's share of the target's equation of motion.
         """
-        if not 0 <= int(cid) < self.model.n_constraints:
-            raise IndexError(f"unknown constraint id {cid} (the model has {self.model.n_constraints} constraints)")
-        out = np.zeros(6)
-        task(self._data, INITIAL_ACCELERATIONS, REACTION, int(cid), out=out)
+        cid = self._constraint_id(cid, "reaction")
+        out = self._out  # the stored call's: a linearization with exact gradients, then the reaction
+        self._run(INITIAL_ACCELERATIONS, REACTION, cid, 0, NO_ROWS, 0, self._iters1, out)
         return out[:3].copy(), out[3:].copy()
 
     def body_frame(self, node: int) -> tuple[np.ndarray, np.ndarray]:
@@ -589,9 +621,13 @@ class Simulation:
             ``orientation``).
         """
         n = self._body_node(node, "body_frame")
-        q = self.state.q[n]
-        x0 = self.model.x0[n]
-        return x0[:3] + q[:3], _rotation_matrix(_compose(q[3:7], x0[3:7]))
+        origin, rotation = np.empty(3), np.empty((3, 3))
+        args = (self._model.x0[n], self._state.q[n], origin, rotation)
+        frame = self._frame
+        if frame is None:  # the compiled kernel's entry, resolved once (a call through numba's dispatcher costs 1 µs)
+            frame = self._frame = entry(node_frame, args)
+        frame(*args)
+        return origin, rotation
 
     def body_point(
         self, node: int, point: np.ndarray | tuple, frame: str = "body"
@@ -624,26 +660,32 @@ class Simulation:
         n = self._body_node(node, "body_point")
         if frame not in ("body", "reference"):
             raise ValueError(f"body_point: frame must be 'body' or 'reference', got {frame!r}")
-        try:
-            s = np.asarray(point, dtype=np.float64)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"body_point: point must be 3 numbers [m] or a (k, 3) array, got {point!r}") from exc
-        if s.shape[-1:] != (3,) or s.ndim > 2 or not np.all(np.isfinite(s)):
-            raise ValueError(
-                f"body_point: point must be 3 finite numbers [m] or a (k, 3) array of them, got shape {s.shape}"
-            )
-        origin, rotation = self.body_frame(n)
-        x0 = self.model.x0[n]
-        if frame == "reference":  # world offset at the reference configuration -> body frame
-            s = (s - x0[:3]) @ _rotation_matrix(x0[3:7])
-        rho = s @ rotation.T
-        v = self.state.v[n]
-        vd = self.state.vd[n]
-        w, wd = v[3:6], vd[3:6]
-        position = origin + rho
-        velocity = v[:3] + np.cross(w, rho)
-        acceleration = vd[:3] + np.cross(wd, rho) + np.cross(w, np.cross(w, rho))
-        return position, velocity, acceleration
+        one = _vector3(point)  # the common case, one point as 3 numbers, without numpy's checks
+        if one is not None:
+            s = np.array((one,))
+            shape: tuple[int, ...] = (3,)
+        else:
+            try:
+                s = np.asarray(point, dtype=np.float64)
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"body_point: point must be 3 numbers [m] or a (k, 3) array, got {point!r}") from exc
+            if s.shape[-1:] != (3,) or s.ndim > 2 or not np.all(np.isfinite(s)):
+                raise ValueError(
+                    f"body_point: point must be 3 finite numbers [m] or a (k, 3) array of them, got shape {s.shape}"
+                )
+            shape = s.shape
+            s = np.ascontiguousarray(s.reshape(-1, 3))
+        position, velocity, acceleration = np.empty(s.shape), np.empty(s.shape), np.empty(s.shape)
+        state = self._state
+        args = (
+            self._model.x0[n], state.q[n], state.v[n], state.vd[n], s, frame == "reference",
+            np.empty(3), np.empty((3, 3)), position, velocity, acceleration,
+        )  # fmt: skip
+        motion = self._point_motion
+        if motion is None:  # the compiled kernel's entry, resolved once
+            motion = self._point_motion = entry(point_motion, args)
+        motion(*args)
+        return position.reshape(shape), velocity.reshape(shape), acceleration.reshape(shape)
 
     def _body_node(self, node: int, what: str) -> int:
         if isinstance(node, bool) or not isinstance(node, (int, np.integer)):
@@ -670,20 +712,6 @@ class Simulation:
     def restore_state(self, saved: State) -> None:
         """Put a saved state back (in place)."""
         self.state.assign(saved)
-
-
-def _rotation_matrix(q: np.ndarray) -> np.ndarray:
-    """(3, 3) rotation matrix of the quaternion ``q`` (normalised first), by the engine's kernel."""
-    out = np.empty((3, 3))
-    quat_to_matrix(np.asarray(q, dtype=np.float64) / np.linalg.norm(q), out)
-    return out
-
-
-def _compose(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``a ⊗ b`` by the engine's kernel."""
-    out = np.empty(4)
-    quat_compose(np.ascontiguousarray(a, dtype=np.float64), np.ascontiguousarray(b, dtype=np.float64), out)
-    return out
 
 
 def simulate(

@@ -103,7 +103,7 @@ def test_inputs_name_a_bad_node_constraint_or_value() -> None:
     sim = kp.Simulation(b.build(), PARAMS)
     with pytest.raises(ValueError, match=r"constraint 0 torque must be a finite number, got 'x'"):
         sim.set_torque(hinge, "x")  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match=r"torque input: the constraint must be a constraint id \(int\), got 0.5"):
+    with pytest.raises(TypeError, match=r"torque input: cid must be a constraint id \(int\), got 0.5"):
         sim.set_torque(0.5, 1.0)  # type: ignore[arg-type]
     with pytest.raises(IndexError, match=r"unknown node id 99"):
         sim.set_load(99, force=(1.0, 0.0, 0.0))  # was: "force and moment must be 3 numbers" with 9 of them
@@ -138,3 +138,26 @@ def test_numbers_and_paths_of_the_wrong_type_are_named() -> None:
     with pytest.raises(TypeError, match=r"run: output must be a file path \(str or os.PathLike\), got int 3"):
         sim.run(n_steps=2, output=3)  # type: ignore[arg-type]
     assert sim.step_count == 0
+
+
+def test_outputs_and_angle_inputs_name_a_bad_constraint_or_value() -> None:
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, -9.81))
+    rod = b.add_node(position=(0.0, 0.0, -0.5))
+    b.add_mass(rod, mass=1.0, inertia=(0.1, 0.1, 0.01))
+    hinge = b.add_hinge_joint(kp.GROUND, rod, point=(0, 0, 0), axis=(0, 1, 0))
+    sim = kp.Simulation(b.build(), PARAMS)
+    for call in (sim.joint_output, sim.reaction):
+        with pytest.raises(TypeError, match=r"cid must be a constraint id \(int\), got 0.5"):
+            call(0.5)  # type: ignore[arg-type]  # was taken as constraint 0
+        with pytest.raises(IndexError, match=r"unknown constraint id 1 \(the model has 1 constraints\)"):
+            call(hinge + 1)
+    c = kp.ModelBuilder()
+    base, top = c.add_node(), c.add_node(position=(0.0, 0.0, 1.0))
+    c.add_mass(top, mass=1.0, inertia=(0.1, 0.1, 0.1))
+    c.add_fixed_bc(base)
+    control = c.add_rotation_control(base, top, axis=(0.0, 0.0, 1.0))
+    controlled = kp.Simulation(c.build(), PARAMS)
+    with pytest.raises(ValueError, match=r"constraint 1 angle must be finite, got nan"):
+        controlled.set_angle(control, float("nan"))  # was stored and stepped
+    controlled.set_angle(control, 0.25)
+    assert controlled.inputs.constraint_input[control, 0] == 0.25
