@@ -125,13 +125,13 @@ class Simulation:
             )
         check_simulation(model, params.dynamic)  # a node without equation or inertia, named
         self._model = model
-        #: the model's node DOFs and constraint kinds as Python ints, for the input setters' checks
+        # the model's node DOFs, constraint kinds and rows as Python ints, for the accessors' checks
         self._node_dofs = tuple(int(k) for k in model.node_dofs)
+        self._kinds = tuple(int(k) for k in model.constraint_kind)
+        self._n_rows = tuple(int(k) for k in model.constraint_n_rows)
         # the compiled kernels of body_frame and body_point, resolved on first use
         self._frame: Callable[..., None] | None = None
         self._point_motion: Callable[..., None] | None = None
-        self._kinds = tuple(int(k) for k in model.constraint_kind)
-        self._n_rows = tuple(int(k) for k in model.constraint_n_rows)
         self._params = params
         self._p = params.coefficients
         self._state, self._inputs = api.initial_state(model)
