@@ -92,10 +92,14 @@ class Arenas:
             a: np.zeros(max(size, 1), dtype=np.int64 if a in self.int_arenas else np.float64)
             for a, size in self.sizes.items()
         }
-        views = {}
-        for name, (a, start, shape) in self.places.items():
-            views[name] = arenas[a][start : start + math.prod(shape)].reshape(shape)
-        return arenas, views
+        return arenas, self.views(arenas)
+
+    def views(self, arenas: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """Every field's view by name into ``arenas`` (arrays laid out by this object)."""
+        return {
+            name: arenas[a][start : start + math.prod(shape)].reshape(shape)
+            for name, (a, start, shape) in self.places.items()
+        }
 
 
 class HeaderBuilder:

@@ -56,7 +56,7 @@ class _Arrays:
     """
 
     _fields: tuple[str, ...] = ()
-    __slots__ = ("_views",)
+    __slots__ = ("_layout", "_views")
 
     def __init__(self, views: dict[str, np.ndarray]) -> None:
         self._set_views(views)
@@ -66,11 +66,29 @@ class _Arrays:
         for name in self._fields:
             object.__setattr__(self, name, views[name])
 
+    def _arenas(self) -> dict[str, np.ndarray]:  # pragma: no cover - each subclass has its own
+        raise NotImplementedError
+
     def __getattr__(self, name: str) -> np.ndarray:
-        # object.__getattribute__: an object not yet initialised (copy, pickle) has no _views,
-        # and looking it up through __getattr__ again would recurse
+        # reached for a name without a value: a field of a copy whose views are not made yet
+        # (State.copy makes them on first use), or no field at all.  object.__getattribute__: an
+        # object not yet initialised (copy, pickle) has neither, and looking them up through
+        # __getattr__ again would recurse
         try:
-            return object.__getattribute__(self, "_views")[name]
+            views = object.__getattribute__(self, "_views")
+        except AttributeError:
+            try:
+                layout = object.__getattribute__(self, "_layout")
+            except AttributeError:
+                layout = None
+            if layout is None or name.startswith("__"):
+                raise AttributeError(f"{type(self).__name__} has no field {name!r}") from None
+            views = layout.views(self._arenas())
+            self._set_views(views)
+            if name == "_views":
+                return views  # type: ignore[return-value]
+        try:
+            return views[name]
         except KeyError:
             raise AttributeError(f"{type(self).__name__} has no field {name!r}") from None
 
@@ -151,6 +169,7 @@ class State(_Arrays):
         f, i, views = _new_state_arenas(q.shape[0], lam.shape[0])
         object.__setattr__(self, "f", f)
         object.__setattr__(self, "i", i)
+        object.__setattr__(self, "_layout", _sized_layout("state", int(q.shape[0]), int(lam.shape[0])))
         super().__init__(views)
         for name in self._fields:
             try:
@@ -159,26 +178,35 @@ class State(_Arrays):
                 raise ValueError(f"State: {name} must have shape {views[name].shape}: {exc}") from None
 
     @classmethod
-    def _from_arenas(cls, f: np.ndarray, i: np.ndarray, views: dict[str, np.ndarray]) -> State:
+    def _from_arenas(cls, f: np.ndarray, i: np.ndarray, layout: Arenas, views: dict[str, np.ndarray] | None) -> State:
+        """A state on the arenas ``f``, ``i`` laid out by ``layout``; its views made now, or
+        (``views`` None) on the first read of a field."""
         self = object.__new__(cls)
         object.__setattr__(self, "f", f)
         object.__setattr__(self, "i", i)
-        self._set_views(views)
+        object.__setattr__(self, "_layout", layout)
+        if views is not None:
+            self._set_views(views)
         return self
 
+    def _arenas(self) -> dict[str, np.ndarray]:
+        return {"sf": self.f, "si": self.i}
+
     def copy(self) -> State:
-        """A deep copy (for save/restore)."""
-        n, c = self._views["q"].shape[0], self._views["lam"].shape[0]
-        f, i, views = _new_state_arenas(n, c)
-        f[...] = self.f
-        i[...] = self.i
-        return State._from_arenas(f, i, views)
+        """A deep copy (for save/restore): its two arenas copied, its views made when first read
+        (a copy that only goes back through :meth:`assign` never needs them)."""
+        return State._from_arenas(self.f.copy(), self.i.copy(), self._layout, None)
 
     def assign(self, other: State) -> None:
         """Copy every array of ``other`` into this state in place; ``ValueError`` (and nothing
         copied) when ``other`` is not a state of the same shapes (of another model)."""
         if not isinstance(other, State):
             raise TypeError(f"expected a kynemapy.State, got {type(other).__name__}")
+        layout = getattr(self, "_layout", None)
+        if layout is not None and getattr(other, "_layout", None) is layout:  # same counts, same arenas: copied whole
+            self.f[...] = other.f
+            self.i[...] = other.i
+            return
         for name, mine, theirs in zip(self._fields, self, other, strict=True):
             if np.shape(theirs) != mine.shape:
                 raise ValueError(
@@ -223,6 +251,9 @@ class Inputs(_Arrays):
     _fields = ("f", "constraint_input")
     __slots__ = ("data", *_fields)
 
+    def _arenas(self) -> dict[str, np.ndarray]:
+        return {"xf": self.data}
+
     def __init__(self, *arrays: Any, **named: Any) -> None:
         given = dict(zip(self._fields, arrays, strict=False))
         given.update(named)
@@ -246,7 +277,7 @@ def new_state(model: Model) -> State:
     views["q"][:, 3] = 1.0
     views["q_prev"][:, 3] = 1.0
     views["x"][...] = model.x0
-    return State._from_arenas(f, i, views)
+    return State._from_arenas(f, i, _sized_layout("state", int(model.n_nodes), int(model.n_constraints)), views)
 
 
 def new_inputs(model: Model) -> Inputs:

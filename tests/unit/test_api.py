@@ -208,3 +208,27 @@ def test_restoring_a_state_of_another_model_is_refused_and_changes_nothing() -> 
         sim.restore_state(sim.inputs)
     for a, b_ in zip(sim.state, before, strict=True):
         np.testing.assert_array_equal(a, b_)
+
+
+def test_a_saved_state_is_an_independent_copy_that_restores_bit_for_bit() -> None:
+    """save_state copies the two arenas and makes the views when first read; restore_state
+    copies the arenas back (same model) or field by field (checked)."""
+    sim = kp.Simulation(pendulum(), kp.StepParameters(h=0.01, rho_inf=0.5))
+    sim.advance(3)
+    before = [np.array(a) for a in sim.state]
+    saved = sim.save_state()
+    assert repr(saved) == repr(sim.state)  # before any field is read
+    sim.advance(4)
+    after = [np.array(a) for a in sim.state]
+    for a, b in zip(saved, before, strict=True):  # the copy kept the values of the moment it was made
+        np.testing.assert_array_equal(a, b)
+        assert not np.shares_memory(a, sim.state.q)
+    sim.restore_state(saved)
+    for a, b in zip(sim.state, before, strict=True):
+        np.testing.assert_array_equal(a, b)
+    sim.advance(4)
+    for a, b in zip(sim.state, after, strict=True):  # the same four steps again, bit for bit
+        np.testing.assert_array_equal(a, b)
+    other = kp.new_state(sim.model)  # a fresh state of the same model
+    sim.restore_state(other)
+    np.testing.assert_array_equal(sim.state.q, other.q)
