@@ -113,7 +113,9 @@ class _Stepper:
         self.smallest = math.inf  # smallest step size of a converged step or sub-step [s]
         self.at_min_step = False  # the last failure stopped at the smallest step size allowed
         self.failed_step = 0.0  # that step size [s]
-        self._coefficients: dict[int, Any] = {0: sim.coefficients}
+        self.h = sim.params.h
+        #: coefficient vectors of the sub-step sizes h / 2**level (level 0, h itself, is the simulation's own)
+        self._coefficients: dict[int, Any] = {}
 
     def coefficients(self, level: int) -> Any:
         if level not in self._coefficients:
@@ -129,9 +131,10 @@ class _Stepper:
         """Take one step of size h; returns ``(status, n_iter)`` (state restored on failure).
         ``failed``: the status of that step just tried at h (the compiled loop's); only retry it."""
         if failed == CONVERGED:
-            status, n_iter = self.sim.step_with(self._coefficients[0])
+            status, n_iter = self.sim.step_with()
             if status == CONVERGED:
-                self.smallest = min(self.smallest, self.sim.params.h)
+                if self.h < self.smallest:
+                    self.smallest = self.h
                 return status, n_iter
         else:
             status, n_iter = failed, self.sim.workspace.n_iter

@@ -282,7 +282,7 @@ class Simulation:
                 (True, self._iters1_buffer[0], self._read_errors[self._n_iter_buffer[0]](self._errors_buffer), 0),
             )
         if status == NEEDS_MEMORY:
-            status, _ = self.step_with(self._p)
+            status, _ = self.step_with()
         errors = tuple(self._errors.tolist()[: self._n_iter.item()])
         if status != CONVERGED:
             if throw:
@@ -301,14 +301,18 @@ class Simulation:
             int(status),
         )
 
-    def step_with(self, coefficients: np.ndarray) -> tuple[int, int]:
+    def step_with(self, coefficients: np.ndarray | None = None) -> tuple[int, int]:
         """One step with the coefficient vector ``coefficients`` (see :attr:`coefficients`; a run
-        driver's sub-steps use other h); returns ``(status, n_iter)``, the state restored on
-        failure.  The sparse solver's fallback grows as needed."""
+        driver's sub-steps use other h; None: the simulation's own, through its cheapest call);
+        returns ``(status, n_iter)``, the state restored on failure.  The sparse solver's
+        fallback grows as needed."""
         while True:
-            _, _, status = self._run(coefficients, ADVANCE, 1, 0, NO_ROWS, 0, self._iters1, self._out)
+            if coefficients is None:
+                status = self._step_status()
+            else:
+                status = self._run(coefficients, ADVANCE, 1, 0, NO_ROWS, 0, self._iters1, self._out)[2]
             if status != NEEDS_MEMORY:
-                return int(status), int(self._iters1[0])
+                return int(status), self._iters1_buffer[0]
             self.grow_solver()
 
     def advance_rows(
