@@ -20,6 +20,15 @@ def one_body() -> kp.ModelBuilder:
     return b
 
 
+def hinged_rod() -> tuple[kp.Simulation, int, int]:
+    """A rod hanging from the ground by a hinge joint: (simulation, its node, the joint)."""
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, -9.81))
+    rod = b.add_node(position=(0.0, 0.0, -0.5))
+    b.add_mass(rod, mass=1.0, inertia=(0.1, 0.1, 0.01))
+    hinge = b.add_hinge_joint(kp.GROUND, rod, point=(0, 0, 0), axis=(0, 1, 0))
+    return kp.Simulation(b.build(), PARAMS), rod, hinge
+
+
 def test_simulation_arguments_are_named() -> None:
     sim = kp.Simulation(one_body().build(), PARAMS)
     with pytest.raises(ValueError, match=r"advance: n_steps must be an integer >= 0, got -5"):
@@ -96,11 +105,7 @@ def test_a_simulation_names_a_model_that_is_not_one_or_has_no_unknowns() -> None
 
 
 def test_inputs_name_a_bad_node_constraint_or_value() -> None:
-    b = kp.ModelBuilder(gravity=(0.0, 0.0, -9.81))
-    rod = b.add_node(position=(0.0, 0.0, -0.5))
-    b.add_mass(rod, mass=1.0, inertia=(0.1, 0.1, 0.01))
-    hinge = b.add_hinge_joint(kp.GROUND, rod, point=(0, 0, 0), axis=(0, 1, 0))
-    sim = kp.Simulation(b.build(), PARAMS)
+    sim, rod, hinge = hinged_rod()
     with pytest.raises(ValueError, match=r"constraint 0 torque must be a finite number, got 'x'"):
         sim.set_torque(hinge, "x")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=r"torque input: cid must be a constraint id \(int\), got 0.5"):
@@ -141,11 +146,7 @@ def test_numbers_and_paths_of_the_wrong_type_are_named() -> None:
 
 
 def test_outputs_and_angle_inputs_name_a_bad_constraint_or_value() -> None:
-    b = kp.ModelBuilder(gravity=(0.0, 0.0, -9.81))
-    rod = b.add_node(position=(0.0, 0.0, -0.5))
-    b.add_mass(rod, mass=1.0, inertia=(0.1, 0.1, 0.01))
-    hinge = b.add_hinge_joint(kp.GROUND, rod, point=(0, 0, 0), axis=(0, 1, 0))
-    sim = kp.Simulation(b.build(), PARAMS)
+    sim, _, hinge = hinged_rod()
     for call in (sim.joint_output, sim.reaction):
         with pytest.raises(TypeError, match=r"cid must be a constraint id \(int\), got 0.5"):
             call(0.5)  # type: ignore[arg-type]  # was taken as constraint 0
