@@ -8,7 +8,9 @@ infer the types of the Data's arrays on every call.
 
 from __future__ import annotations
 
+import struct
 import weakref
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -51,6 +53,17 @@ class StepInfo(NamedTuple):
     iterations: int
     errors: tuple[float, ...]
     status: int = CONVERGED
+
+
+#: ``_new_tuple(StepInfo, values)``: a StepInfo from a tuple of its fields, skipping NamedTuple's
+#: Python-level ``__new__``
+_new_tuple = tuple.__new__
+
+
+def error_readers(max_iter: int) -> tuple[Callable[[memoryview], tuple[float, ...]], ...]:
+    """``readers[k](buffer)``: the first k float64 of ``buffer`` as a tuple of floats (a third of
+    the cost of ``tuple(array[:k].tolist())``, which a step from Python pays once)."""
+    return tuple(struct.Struct(f"={k}d").unpack_from for k in range(max_iter + 1))
 
 
 class ConvergenceError(RuntimeError):
@@ -234,15 +247,14 @@ def step(model: Model, state: State, inputs: Inputs, workspace: Workspace, param
     check_workspace(model, workspace, params)
     if not workspace.has_reference:
         reference_factorization(workspace, params)
-    stored = _stored_step(workspace, state, inputs, params)
-    status = stored.status()
+    made = _stored_step(workspace, state, inputs, params)
+    status = made.status()
     while status == NEEDS_MEMORY:
         grow_fallback(workspace)
-        stored = _stored_step(workspace, state, inputs, params)
-        status = stored.status()
-    errors = tuple(workspace.errors[: workspace.n_iter].tolist())
-    iterations = stored.arguments[7]  # run_task's ``iterations`` buffer: Newton iterations of the step
-    return StepInfo(status == CONVERGED, int(iterations[0]), errors, int(status))
+        made = _stored_step(workspace, state, inputs, params)
+        status = made.status()
+    errors = made.read_errors[made.n_iter[0]](made.errors)
+    return _new_tuple(StepInfo, (status == CONVERGED, made.iterations[0], errors, status))
 
 
 def _check_state(model: Model, state: State, inputs: Inputs) -> None:
@@ -265,25 +277,53 @@ def _check_state(model: Model, state: State, inputs: Inputs) -> None:
             )
 
 
-#: the stored call of :func:`step` per workspace, with the objects it was made for: the state,
-#: inputs and parameters, and the solver's arrays (replaced when they grow); made again when
-#: any of them is another object
-_STEP_CALLS: weakref.WeakKeyDictionary[Workspace, tuple[tuple[Any, ...], StoredCall]] = weakref.WeakKeyDictionary()
+class _StepCall(NamedTuple):
+    """What :func:`step` keeps per workspace: the objects its stored call was made for (the
+    state, inputs and parameters, and the solver's arrays, replaced when they grow), the call's
+    ``status`` and memoryviews of the step's Newton iteration count (``iterations``, run_task's
+    buffer), the workspace's count of error slots used (``n_iter``) and its ``errors``.  ``call``
+    keeps the stored arguments alive: the stored call holds only their addresses."""
+
+    state: State
+    inputs: Inputs
+    params: StepParameters
+    reference: Any
+    fallback: Any
+    call: StoredCall
+    status: Callable[[], int]
+    iterations: memoryview
+    n_iter: memoryview
+    errors: memoryview
+    read_errors: tuple[Callable[[memoryview], tuple[float, ...]], ...]
 
 
-def _stored_step(workspace: Workspace, state: State, inputs: Inputs, params: StepParameters) -> StoredCall:
-    made_for = (state, inputs, params, workspace.reference, workspace.fallback)
+#: the stored call of :func:`step` per workspace; made again when any object it was made for changed
+_STEP_CALLS: weakref.WeakKeyDictionary[Workspace, _StepCall] = weakref.WeakKeyDictionary()
+
+
+def _stored_step(workspace: Workspace, state: State, inputs: Inputs, params: StepParameters) -> _StepCall:
     hit = _STEP_CALLS.get(workspace)
-    if hit is not None and all(a is b for a, b in zip(hit[0], made_for, strict=True)):
-        return hit[1]
+    if (
+        hit is not None
+        and hit.state is state
+        and hit.inputs is inputs
+        and hit.params is params
+        and hit.reference is workspace.reference
+        and hit.fallback is workspace.fallback
+    ):
+        return hit
     _check_state(workspace.model, state, inputs)
+    iterations = np.zeros(1, dtype=np.int64)
     arguments = (
-        workspace.data(state, inputs), params.coefficients, _entry.ADVANCE, 1, 0, NO_ROWS, 0,
-        np.zeros(1, dtype=np.int64), np.zeros(6),
+        workspace.data(state, inputs), params.coefficients, _entry.ADVANCE, 1, 0, NO_ROWS, 0, iterations, np.zeros(6),
     )  # fmt: skip
     stored = StoredCall(_entry.run_task, arguments)
-    _STEP_CALLS[workspace] = (made_for, stored)
-    return stored
+    errors = workspace.views["errors"]
+    made = _STEP_CALLS[workspace] = _StepCall(
+        state, inputs, params, workspace.reference, workspace.fallback, stored, stored.status, memoryview(iterations),
+        memoryview(workspace.views["n_iter"]), memoryview(errors), error_readers(errors.shape[0]),
+    )  # fmt: skip
+    return made
 
 
 __all__ = [

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import os
-import struct
 import warnings
 from collections.abc import Callable
 from typing import Any, NoReturn
@@ -12,7 +11,7 @@ from typing import Any, NoReturn
 import numpy as np
 
 from kynemapy.engine import api
-from kynemapy.engine.api import NO_ROWS, ConvergenceError, StepInfo, fill_rows, status_text, task
+from kynemapy.engine.api import NO_ROWS, ConvergenceError, StepInfo, error_readers, fill_rows, status_text, task
 from kynemapy.engine.checks import check_constraints
 from kynemapy.engine.data import Inputs, State, Workspace, new_workspace
 from kynemapy.engine.entry import ADVANCE, REACTION, RECORD, START, run_task
@@ -62,12 +61,6 @@ def _vector3(value: Any) -> tuple[float, float, float] | None:
     if a.shape != (3,) or not np.isfinite(a).all():
         return None
     return float(a[0]), float(a[1]), float(a[2])
-
-
-def _error_readers(max_iter: int) -> tuple[Callable[[memoryview], tuple[float, ...]], ...]:
-    """``readers[k](buffer)``: the first k float64 of ``buffer`` as a tuple of floats (a third of
-    the cost of ``tuple(array[:k].tolist())``, which a step from Python pays once)."""
-    return tuple(struct.Struct(f"={k}d").unpack_from for k in range(max_iter + 1))
 
 
 def _finite(value: float, what: str) -> float:
@@ -206,7 +199,7 @@ class Simulation:
         self._step_buffer = memoryview(self._state.step)
         self._load_buffer = memoryview(self._inputs.f)
         self._input_buffer = memoryview(self._inputs.constraint_input)
-        self._read_errors = _error_readers(self._errors.shape[0])
+        self._read_errors = error_readers(self._errors.shape[0])
         # the engine's entry with its arguments converted once (engine.stored_call): a step from
         # Python converts two arguments instead of the Data's ~80 arrays
         stored = StoredCall(run_task, (self._data, self._p, ADVANCE, 1, 0, NO_ROWS, 0, self._iters1, self._out))
