@@ -447,7 +447,8 @@ class Simulation:
         if isinstance(every, bool) or not isinstance(every, (int, np.integer)) or every < 1:
             raise ValueError(f"rollout: every must be an integer >= 1, got {every!r}")
         layout = self._workspace.row_layout
-        n_rows = 1 + sum(1 for k in range(self.step_count + 1, self.step_count + int(n_steps) + 1) if k % every == 0)
+        first, every = self.step_count, int(every)
+        n_rows = 1 + (first + int(n_steps)) // every - first // every  # row 0, then the multiples of every
         rows = np.zeros((n_rows, layout.width))
         task(self._data, self._p, RECORD, self._workspace.n_iter, 0, rows)
         rows[0, layout.offsets["iterations"]] = 0
