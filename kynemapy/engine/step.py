@@ -357,55 +357,74 @@ def advance(d, p, mode, n_steps, every, rows, max_rows, iterations):
     Returns ``(steps_done, rows_recorded, status)`` (status: a step status, or for the two
     other modes a ``SOLVE_*`` status).
     """
-    # the arrays of d, read once: every phase takes only the arrays it uses
-    tables = d.tables
-    x0 = d.x0
-    gravity = d.gravity
-    node_dofs = d.node_dofs
-    node_map = d.node_map
-    kinds = d.kinds
-    cnode = d.constraint_node
-    n_rows = d.constraint_n_rows
-    crow = d.constraint_row
-    cx0 = d.constraint_X0
-    axes = d.constraint_axes
-    geom = d.constraint_geometry
-    param = d.constraint_param
-    has_load = d.constraint_has_load
-    has_output = d.constraint_has_output
-    state = d.state
-    time = d.time
-    step = d.step
-    q = d.q
-    q_prev = d.q_prev
-    q_delta = d.q_delta
-    v = d.v
-    vd = d.vd
-    a = d.a
-    x = d.x
-    lam = d.lam
-    con_output = d.constraint_output
-    f = d.f
-    cin = d.constraint_input
-    vals = d.vals
-    b = d.b
-    dx = d.dx
-    tangent = d.tangent
-    errors = d.errors
-    phi = d.con_phi
-    bb = d.con_bb
-    bt = d.con_bt
-    kphi = d.con_k
-    load = d.con_load
-    s3 = d.s3
-    s4 = d.s4
-    s33 = d.s33
-    s66 = d.s66
-    q_ground = d.q_ground
-    v_ground = d.v_ground
-    saved = d.saved
-    solver = d.solver
-    nsys = d.n_system_dofs
+    # every field of d in one statement (the Data's order, engine.fields.Data): numba reads a
+    # field by loading the whole Data (~730 words) from its stack slot, and LLVM's SROA took
+    # 4-6 s of the first compilation splitting those loads when each field was read apart;
+    # tests/unit/test_structure.py checks this list against Data's fields
+    (
+        nsys,
+        _n_dofs,
+        x0,
+        gravity,
+        node_dofs,
+        node_map,
+        _constraint_kind,
+        cnode,
+        n_rows,
+        crow,
+        cx0,
+        axes,
+        geom,
+        param,
+        has_load,
+        has_output,
+        indptr,
+        indices,
+        con_row_slots,
+        con_col_slots,
+        con_k_slots,
+        row_offsets,
+        kinds,
+        tables,
+        state,
+        time,
+        q,
+        q_prev,
+        q_delta,
+        v,
+        vd,
+        a,
+        x,
+        lam,
+        con_output,
+        step,
+        f,
+        cin,
+        vals,
+        b,
+        dx,
+        force_scratch,
+        tangent,
+        errors,
+        phi,
+        bb,
+        bt,
+        kphi,
+        load,
+        s3,
+        s4,
+        s33,
+        s66,
+        _s6,
+        q_ground,
+        v_ground,
+        saved,
+        snapshot,
+        f_baseline,
+        n_iter_slot,
+        saved_step,
+        solver,
+    ) = d
     h = p[P_H]
     c = p[P_CONDITIONER]
     exact = p[P_EXACT] != 0.0
@@ -419,9 +438,9 @@ def advance(d, p, mode, n_steps, every, rows, max_rows, iterations):
     for i in range(n_steps):
         if mode == STEPS:
             copy_state(state, saved)
-            d.saved_step[0] = step[0]
+            saved_step[0] = step[0]
         if static:
-            begin_load_bisection(f, d.f_baseline, state, d.snapshot)
+            begin_load_bisection(f, f_baseline, state, snapshot)
         low = 0.0
         load_factor = 1.0
         high = 1.0
@@ -430,7 +449,7 @@ def advance(d, p, mode, n_steps, every, rows, max_rows, iterations):
         total_iter = 0
         for _ in range(attempts):
             if static:
-                scale_loads(f, d.f_baseline, load_factor)
+                scale_loads(f, f_baseline, load_factor)
             if mode == STEPS:
                 predict(p, v, vd, a, q_delta, q_prev, q, lam)
             elif mode == INITIAL_ACCELERATIONS:
@@ -452,12 +471,12 @@ def advance(d, p, mode, n_steps, every, rows, max_rows, iterations):
                     phi, bb, bt, kphi, load, s3, s4, s33, exact, with_bias,
                 )  # fmt: skip
                 assemble(
-                    node_dofs, node_map, cnode, n_rows, crow, d.con_row_slots, d.con_col_slots, d.con_k_slots,
+                    node_dofs, node_map, cnode, n_rows, crow, con_row_slots, con_col_slots, con_k_slots,
                     has_load, tangent, lam, phi, bb, bt, kphi, load, vals, b, nsys, c, with_k,
                 )  # fmt: skip
                 if mode == LINEARIZE:
                     return 0, 0, SOLVE_OK
-                solved = solve(solver, d.indptr, d.indices, vals, b, dx, nsys, c)
+                solved = solve(solver, indptr, indices, vals, b, dx, nsys, c)
                 if mode == INITIAL_ACCELERATIONS:
                     if solved == SOLVE_OK:
                         accelerations_from_solution(node_map, node_dofs, crow, n_rows, dx, vd, lam, nsys)
@@ -466,8 +485,8 @@ def advance(d, p, mode, n_steps, every, rows, max_rows, iterations):
                     status = NEEDS_MEMORY if solved == SOLVE_CAPACITY else SINGULAR
                     break
                 err, dx_norm = convergence_error(
-                    p, node_map, node_dofs, crow, n_rows, q_delta, lam, dx, nsys, x, d.indptr, d.indices, vals,
-                    d.force_scratch, dx_norm,
+                    p, node_map, node_dofs, crow, n_rows, q_delta, lam, dx, nsys, x, indptr, indices, vals,
+                    force_scratch, dx_norm,
                 )  # fmt: skip
                 errors[n_iter] = err
                 n_iter += 1
@@ -486,18 +505,18 @@ def advance(d, p, mode, n_steps, every, rows, max_rows, iterations):
             if status == CONVERGED:
                 if abs(load_factor - 1.0) < 1e-10:
                     break
-                copy_state(state, d.snapshot)
+                copy_state(state, snapshot)
                 low = load_factor
                 load_factor = 1.0
             else:
-                copy_state(d.snapshot, state)
+                copy_state(snapshot, state)
                 high = load_factor
                 load_factor = 0.5 * (low + high)
         if static:
-            scale_loads(f, d.f_baseline, 1.0)
+            scale_loads(f, f_baseline, 1.0)
             if status == CONVERGED and abs(load_factor - 1.0) >= 1e-10:
                 status = NOT_CONVERGED
-        d.n_iter[0] = n_iter
+        n_iter_slot[0] = n_iter
         if status == CONVERGED:
             algorithmic_acceleration(p, vd, a)
             global_position(x0, q, x)
@@ -510,12 +529,12 @@ def advance(d, p, mode, n_steps, every, rows, max_rows, iterations):
             iterations[i] = total_iter
         if status != CONVERGED:
             copy_state(saved, state)
-            step[0] = d.saved_step[0]
+            step[0] = saved_step[0]
             return i, recorded, status
         time[0] = next_time(time[0], h)
         step[0] += 1
         if every > 0 and step[0] % every == 0:
-            record_row(d.row_offsets, time, step, q, v, vd, a, lam, con_output, errors, n_iter, rows[recorded])
+            record_row(row_offsets, time, step, q, v, vd, a, lam, con_output, errors, n_iter, rows[recorded])
             recorded += 1
             if recorded >= max_rows:
                 return i + 1, recorded, CONVERGED

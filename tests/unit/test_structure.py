@@ -137,6 +137,33 @@ def test_stepping_a_model_without_files_imports_no_sparse_solver_or_h5py() -> No
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
+def test_the_newton_loop_unpacks_every_field_of_the_data_in_its_order() -> None:
+    """``engine.step.advance`` reads the Data in one unpacking statement (one load of the whole
+    tuple for numba, instead of one per field): its names must follow ``Data._fields`` (a field
+    added or moved elsewhere would otherwise bind an array to the wrong name)."""
+    from kynemapy.engine.fields import Data
+
+    source = (PACKAGE / "engine" / "step.py").read_text()
+    advance = next(
+        node for node in ast.parse(source).body if isinstance(node, ast.FunctionDef) and node.name == "advance"
+    )
+    unpack = next(
+        node
+        for node in advance.body
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id == "d"
+    )
+    names = [target.id for target in unpack.targets[0].elts]
+    short = {  # the loop's short names for some fields
+        "n_system_dofs": "nsys", "n_dofs": "_n_dofs", "constraint_kind": "_constraint_kind",
+        "constraint_node": "cnode", "constraint_n_rows": "n_rows", "constraint_row": "crow",
+        "constraint_X0": "cx0", "constraint_axes": "axes", "constraint_geometry": "geom",
+        "constraint_param": "param", "constraint_has_load": "has_load", "constraint_has_output": "has_output",
+        "constraint_output": "con_output", "constraint_input": "cin", "con_phi": "phi", "con_bb": "bb",
+        "con_bt": "bt", "con_k": "kphi", "con_load": "load", "s6": "_s6", "n_iter": "n_iter_slot",
+    }  # fmt: skip
+    assert names == [short.get(field, field) for field in Data._fields]
+
+
 def test_the_code_map_names_every_module() -> None:
     # docs/algorithm.md's code map: each module by its path, or its whole package by "package/"
     text = (PACKAGE.parent / "docs" / "algorithm.md").read_text(encoding="utf-8")
