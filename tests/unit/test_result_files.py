@@ -16,6 +16,7 @@ import sys
 import textwrap
 import time
 from pathlib import Path
+from typing import Any
 
 import h5py
 import numpy as np
@@ -48,6 +49,23 @@ def cli(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProc
     return subprocess.run(
         [sys.executable, "-m", "kynemapy", *args], capture_output=True, text=True, cwd=cwd, timeout=timeout
     )
+
+
+def popen_with_ctrl_c(command: list[str], **kwargs: Any) -> subprocess.Popen[str]:
+    """``subprocess.Popen`` whose child handles SIGINT as a command typed in a terminal does.
+
+    A test suite started in the background (``cmd &`` in a script, ``nohup``, some CI runners)
+    has SIGINT ignored, and an ignored signal stays ignored through ``exec``: the child would
+    never see the Ctrl-C this test sends (it ran on, and the test failed after 60 s, whenever
+    the suite was launched that way).  A *handled* signal is reset to its default at ``exec``,
+    so the child's Python installs its own handler; the suite's own disposition is restored
+    right after the start."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        return subprocess.Popen(command, **kwargs)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
 
 
 def refused_everywhere(path: Path, pattern: str) -> ResultFileError:
@@ -296,7 +314,7 @@ def test_ctrl_c_during_a_run_is_one_line_saying_how_to_resume(tmp_path: Path) ->
     out = tmp_path / "long.h5"
     # -X faulthandler: if it does not stop, SIGABRT makes it print where each thread is
     command = [sys.executable, "-X", "faulthandler", "-m", "kynemapy", "run", str(toml), "-o", str(out)]
-    proc = subprocess.Popen(
+    proc = popen_with_ctrl_c(
         [*command, "--block", "64", "--no-progress"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
