@@ -29,6 +29,7 @@ from kynemapy.engine.stored_call import StoredCall
 from kynemapy.linalg.dense import SOLVE_CAPACITY, SOLVE_OK, build_program
 from kynemapy.linalg.sparse_lu import LU_CAPACITY, grow_lu_workspace
 from kynemapy.model import Model
+from kynemapy.model.builder import no_unknowns
 
 _STATUS_TEXT = {
     NOT_CONVERGED: "Newton iteration did not converge",
@@ -237,7 +238,9 @@ def check_workspace(model: Model, workspace: Workspace, params: StepParameters) 
 
 
 def step(model: Model, state: State, inputs: Inputs, workspace: Workspace, params: StepParameters) -> StepInfo:
-    """Functional core: advance ``state`` in place by one step; never raises on non-convergence.
+    """Functional core: advance ``state`` in place by one step; never raises on non-convergence
+    (a :class:`~kynemapy.ModelError` for a model with nothing to step: no node has a mass, beam,
+    spring or constraint).
 
     The workspace must come from :func:`kynemapy.new_workspace` for ``model``, with at least
     ``params.max_iter`` error slots.  On failure the state is restored exactly.  Called again
@@ -247,6 +250,9 @@ def step(model: Model, state: State, inputs: Inputs, workspace: Workspace, param
     """
     check_workspace(model, workspace, params)
     if not workspace.has_reference:
+        refused = no_unknowns(model)  # a model with nothing to step never gets a reference
+        if refused is not None:
+            raise refused
         reference_factorization(workspace, params)
     made = _stored_step(workspace, state, inputs, params)
     status = made.status()

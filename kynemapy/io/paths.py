@@ -97,6 +97,12 @@ def output_file(
     return p
 
 
+#: name endings of files, refused as the name of a folder to be made (:func:`output_folder`)
+FILE_SUFFIXES = frozenset(
+    (".png", ".pdf", ".svg", ".jpg", ".jpeg", ".gif", ".mp4", ".h5", ".hdf5", ".vtkhdf", ".nc", ".csv", ".txt", ".toml")
+)
+
+
 def output_folder(path: str | os.PathLike[str], what: str = "output folder", *, create: bool = True) -> Path:
     """``path`` as a :class:`~pathlib.Path` once it is known to take new files (created if missing).
 
@@ -106,11 +112,18 @@ def output_folder(path: str | os.PathLike[str], what: str = "output folder", *, 
     Raises
     ------
     NotADirectoryError : ``path`` (or a folder above it) is a file.
+    ValueError : ``path`` does not exist and its name ends like a file's (``plots.png``, ``out.h5``,
+        :data:`FILE_SUFFIXES`): a folder of that name is a surprise, not what was meant.
     PermissionError : it cannot be created or does not take new files.
     """
     p = Path(path)
     if p.exists() and not p.is_dir():
         raise NotADirectoryError(f"the {what} {str(p)!r} is a file, not a folder: give a folder name")
+    if not p.exists() and p.suffix.lower() in FILE_SUFFIXES:
+        raise ValueError(
+            f"the {what} {str(p)!r} is a folder (the files are written into it), but its name ends like a "
+            f"file's ({p.suffix}): give a folder name, e.g. {str(p.with_suffix(''))!r}"
+        )
     if create or p.is_dir():
         _make_folder(p, what, p)
         _writable(p, what, p)

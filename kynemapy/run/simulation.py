@@ -67,20 +67,38 @@ def _vector3(value: Any) -> tuple[float, float, float] | None:
         if type(x) in _PLAIN_NUMBERS and type(y) in _PLAIN_NUMBERS and type(z) in _PLAIN_NUMBERS:
             x, y, z = float(x), float(y), float(z)  # the common case, without numpy (a third of the cost)
             return (x, y, z) if math.isfinite(x) and math.isfinite(y) and math.isfinite(z) else None
-    try:
-        a = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        return None
-    if a.shape != (3,) or not np.isfinite(a).all():
+    a = _numbers(value)
+    if a is None or a.shape != (3,) or not np.isfinite(a).all():
         return None
     return float(a[0]), float(a[1]), float(a[2])
 
 
-def _finite(value: float, what: str) -> float:
+#: numpy kinds of values that are not numbers: text, bytes, booleans, raw records
+_NOT_NUMBERS = frozenset("USbV")
+
+
+def _numbers(value: Any) -> np.ndarray | None:
+    """``value`` as a float64 array; None when it is not numbers (a string such as ``"0.5"`` is
+    refused, not parsed: it is a bug in the caller, and numpy would read it silently)."""
     try:
-        x = float(value)
+        a = np.asarray(value)
+        if a.dtype.kind in _NOT_NUMBERS:
+            return None
+        return np.asarray(a, dtype=np.float64)
     except (TypeError, ValueError):
-        raise ValueError(f"{what} must be a finite number, got {value!r}") from None
+        return None
+
+
+def _finite(value: float, what: str) -> float:
+    if type(value) is float:
+        x = value
+    else:
+        if isinstance(value, (str, bytes, bool, np.bool_)):  # float() would take "0.5" and True
+            raise ValueError(f"{what} must be a finite number, got {value!r}")
+        try:
+            x = float(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"{what} must be a finite number, got {value!r}") from None
     if not math.isfinite(x):
         raise ValueError(f"{what} must be finite, got {value!r}")
     return x
@@ -524,10 +542,12 @@ class Simulation:
     ) -> None:
         """Prescribed displacement u [m] and rotation quaternion of a prescribed BC for the next step."""
         cid = self._constraint(cid, "prescribed displacement")
-        value = np.concatenate([np.asarray(u, float), np.asarray(rotation, float)])
-        if value.shape != (7,) or not np.all(np.isfinite(value)):
+        parts = _numbers(u), _numbers(rotation)
+        value = None if any(x is None for x in parts) else np.concatenate([parts[0].reshape(-1), parts[1].reshape(-1)])
+        if value is None or value.shape != (7,) or not np.all(np.isfinite(value)):
             raise ValueError(
-                f"constraint {cid}: prescribed displacement must be 3 + 4 finite numbers, got {value.tolist()}"
+                f"constraint {cid}: prescribed displacement must be 3 + 4 finite numbers, got u = {u!r}, "
+                f"rotation = {rotation!r}"
             )
         self.inputs.constraint_input[cid] = value
 

@@ -124,6 +124,43 @@ def test_inputs_name_a_bad_node_constraint_or_value() -> None:
     np.testing.assert_array_equal(sim.inputs.f[rod, :6], [1.0, 0.0, 0.0, 0.0, 0.0, 2.0])
 
 
+def test_numbers_written_as_text_or_booleans_are_refused_not_parsed() -> None:
+    sim, rod, hinge = hinged_rod()
+    for value in ("0.5", b"0.5", True, np.bool_(True)):
+        with pytest.raises(ValueError, match=r"constraint 0 torque must be a finite number, got "):
+            sim.set_torque(hinge, value)  # type: ignore[arg-type]
+    with pytest.raises(
+        ValueError, match=r"load on node 0: the force \[N\] must be 3 finite numbers, got \('1', 0, 0\)"
+    ):
+        sim.set_load(rod, force=("1", 0, 0))  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"the moment \[N m\] must be 3 finite numbers, got \[True, False, False\]"):
+        sim.set_load(rod, moment=[True, False, False])
+    assert not sim.inputs.f.any() and sim.inputs.constraint_input[hinge, 0] == 0.0  # nothing was taken
+    sim.set_torque(hinge, np.float32(0.25))  # numbers of every numeric type still are
+    sim.set_load(rod, force=np.array([1, 2, 3], dtype=np.int32), moment=[0.5, 0, np.float64(1)])
+    assert sim.inputs.constraint_input[hinge, 0] == 0.25
+    np.testing.assert_array_equal(sim.inputs.f[rod, :6], [1.0, 2.0, 3.0, 0.5, 0.0, 1.0])
+    b = kp.ModelBuilder()
+    node = b.add_node()
+    b.add_mass(node, mass=1.0, inertia=(1.0, 1.0, 1.0))
+    bc = b.add_prescribed_bc(node)
+    pinned = kp.Simulation(b.build(), PARAMS)
+    with pytest.raises(ValueError, match=r"constraint 0: prescribed displacement must be 3 \+ 4 finite numbers"):
+        pinned.set_prescribed_displacement(bc, ("0.1", 0, 0))  # type: ignore[arg-type]
+    pinned.set_prescribed_displacement(bc, (0.1, 0, 0))
+    np.testing.assert_array_equal(pinned.inputs.constraint_input[bc, :7], [0.1, 0, 0, 1, 0, 0, 0])
+
+
+def test_the_functional_step_refuses_a_model_with_nothing_to_step() -> None:
+    b = kp.ModelBuilder()
+    b.add_node()
+    model = b.build()
+    state, inputs, params = kp.new_state(model), kp.new_inputs(model), kp.StepParameters(h=0.01)
+    with pytest.raises(ModelError, match=r"the model has no unknowns: none of its 1 node\(s\) has a mass"):
+        kp.step(model, state, inputs, kp.new_workspace(model, params.max_iter), params)  # it reported status 2 (NaN)
+    assert state.step[0] == 0 and state.time[0] == 0.0
+
+
 def test_numbers_and_paths_of_the_wrong_type_are_named() -> None:
     with pytest.raises(ValueError, match=r"time step h must be a finite number > 0 s, got True"):
         kp.StepParameters(h=True)  # was taken as h = 1 s

@@ -224,6 +224,13 @@ def test_command_line_run_info_plot_end_to_end(tmp_path: Path) -> None:
     proc.stdout.close()  # before the command writes anything
     stderr = proc.stderr.read().decode()
     assert proc.wait() == 141 and stderr == "", stderr
+    # -o is a folder: a name that ends like a file's is refused (it made a folder named top.png)
+    plot = cli("plot", str(out), "-o", "top.png", cwd=tmp_path)
+    assert plot.returncode == 2 and not (tmp_path / "top.png").exists(), plot.stderr
+    assert plot.stderr == (
+        "kynemapy plot: the plot folder 'top.png' is a folder (the files are written into it), but its name "
+        "ends like a file's (.png): give a folder name, e.g. 'top'\n"
+    )
     plot = cli("plot", str(out), "-o", str(tmp_path / "plots"), cwd=tmp_path)
     assert plot.returncode == 0, plot.stderr
     for name in ("displacement.png", "rotation.png", "energy.png", "iterations.png"):
