@@ -26,7 +26,7 @@ from kynemapy.engine.elements import BEAMS, MASSES, SPRINGS
 from kynemapy.engine.elements.beams.interpolate import interp_rotation, interp_vector, interp_vector_deriv
 from kynemapy.engine.elements.beams.qp import elastic_force_fc, strain
 from kynemapy.engine.elements.beams.table import has_beams
-from kynemapy.engine.elements.masses import rotate_section_matrix
+from kynemapy.engine.elements.masses import rotate_section_matrix_call
 from kynemapy.engine.rows import (
     ROW_ANGULAR_MOMENTUM,
     ROW_ITERATIONS,
@@ -197,7 +197,7 @@ def beam_invariants(t, gravity, q, v, w, out):
             )  # fmt: skip
             interp_vector_deriv(deriv, k, t.qp_jacobian[el, k], node_u, 0, u_prime)
             interp_vector_deriv(deriv, k, t.qp_jacobian[el, k], node_u, 3, r_prime)
-            rotate_section_matrix(xr, t.qp_c_star[el, k], w.s33[1], w.s66[1], cuu)
+            rotate_section_matrix_call(xr, t.qp_c_star[el, k], w.s33[1], w.s66[1], cuu)
             strain(t.qp_x0_prime[el, k], u_prime, r, r_prime, e)
             elastic_force_fc(cuu, e, fc)
             density = 0.0

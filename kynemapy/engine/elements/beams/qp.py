@@ -34,7 +34,7 @@ from kynemapy.engine.elements.masses import (
     inertia_stiffness_matrix,
     inertial_force,
     mass_matrix_components,
-    rotate_section_matrix,
+    rotate_section_matrix_call,
 )
 from kynemapy.math.quaternion import quat_compose, rot
 from kynemapy.math.so3 import matmul3, tilde
@@ -388,7 +388,7 @@ def qp_inertial_values(
     interp_vector(shape_interp, qp, node_vd, 3, omega_dot)
     interp_rotation(shape_interp, qp, node_u, r)
     quat_compose(r, r0, xr)
-    rotate_section_matrix(xr, m_star, s33[6], s66[0], muu)
+    rotate_section_matrix_call(xr, m_star, s33[6], s66[0], muu)
     mass = muu[0, 0]
     mass_matrix_components(muu, eta, rho)
     tilde(eta, eta_tilde)
@@ -430,7 +430,7 @@ def qp_stiffness_values(
     interp_rotation(shape_interp, qp, node_u, r)
     interp_vector_deriv(shape_deriv, qp, jacobian, node_u, 3, r_prime)
     quat_compose(r, r0, xr)
-    rotate_section_matrix(xr, c_star, s33[3], s66[0], cuu)
+    rotate_section_matrix_call(xr, c_star, s33[3], s66[0], cuu)
     strain(x0_prime, u_prime, r, r_prime, e)
     x0pup_tilde(x0_prime, u_prime, v, x_tilde)
     elastic_force_fc(cuu, e, fc)
@@ -495,8 +495,8 @@ def qp_damping_values(
     interp_vector_deriv(shape_deriv, qp, jacobian, node_v, 0, u_dot_prime)
     interp_vector_deriv(shape_deriv, qp, jacobian, node_v, 3, omega_prime)
     quat_compose(r, r0, xr)
-    rotate_section_matrix(xr, c_star, s33[0], s66[0], cuu)
-    rotate_section_matrix(xr, d_star, s33[0], s66[0], duu)
+    rotate_section_matrix_call(xr, c_star, s33[0], s66[0], cuu)
+    rotate_section_matrix_call(xr, d_star, s33[0], s66[0], duu)
     strain(x0_prime, u_prime, r, r_prime, e)
     kappa = e[3:6]
     strain_dot(kappa, r, omega, u_dot_prime, omega_prime, x0_prime, e_dot)
