@@ -134,13 +134,13 @@ def assemble(
     :mod:`kynemapy.engine.fields`), in Kynema's order, after the element phase."""
     nc = cnode.shape[0]
     for ic in range(nc):
-        for side in range(2):  # base, then target
-            n = cnode[ic, side]
-            if n >= 0:
-                grad = bb[ic] if side == 0 else bt[ic]
-                add_constraint_rows(
-                    row_slots[ic, side], col_slots[ic, side], node_dofs[n], n_rows[ic], grad, tangent[n], vals
-                )
+        nb = cnode[ic, 0]  # the base (none: the ground), then the target; each side written out
+        if nb >= 0:
+            add_constraint_rows(
+                row_slots[ic, 0], col_slots[ic, 0], node_dofs[nb], n_rows[ic], bb[ic], tangent[nb], vals
+            )
+        nt = cnode[ic, 1]
+        add_constraint_rows(row_slots[ic, 1], col_slots[ic, 1], node_dofs[nt], n_rows[ic], bt[ic], tangent[nt], vals)
     if with_k:
         for ic in range(nc):
             for pair in ((1, 1), (0, 0), (0, 1), (1, 0)):
@@ -162,11 +162,10 @@ def assemble(
                     b[m + j] += load[ic, side, j]
     for ic in range(nc):
         rows = n_rows[ic]
-        for side in range(2):
-            n = cnode[ic, side]
-            if n >= 0:
-                grad = bb[ic] if side == 0 else bt[ic]
-                add_constraint_forces(node_map, node_dofs, n, rows, grad, lam[ic], b)
+        nb = cnode[ic, 0]
+        if nb >= 0:
+            add_constraint_forces(node_map, node_dofs, nb, rows, bb[ic], lam[ic], b)
+        add_constraint_forces(node_map, node_dofs, cnode[ic, 1], rows, bt[ic], lam[ic], b)
         row = nsys + crow[ic]
         for i in range(rows):
             b[row + i] = phi[ic, i]
