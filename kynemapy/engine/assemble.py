@@ -142,15 +142,16 @@ def assemble(
         nt = cnode[ic, 1]
         add_constraint_rows(row_slots[ic, 1], col_slots[ic, 1], node_dofs[nt], n_rows[ic], bt[ic], tangent[nt], vals)
     if with_k:
-        for ic in range(nc):
-            for pair in ((1, 1), (0, 0), (0, 1), (1, 0)):
-                na = cnode[ic, pair[0]]
-                nb = cnode[ic, pair[1]]
-                if na >= 0 and nb >= 0:
-                    add_stiffness_block(
-                        k_slots[ic, pair[0], pair[1]], node_dofs[na], node_dofs[nb], c,
-                        kphi[ic, pair[0], pair[1]], tangent[nb], vals,
-                    )  # fmt: skip
+        for ic in range(nc):  # K^Φ blocks (target, target), (base, base), (base, target), (target, base)
+            nb = cnode[ic, 0]
+            nt = cnode[ic, 1]
+            dt = node_dofs[nt]
+            add_stiffness_block(k_slots[ic, 1, 1], dt, dt, c, kphi[ic, 1, 1], tangent[nt], vals)
+            if nb >= 0:
+                db = node_dofs[nb]
+                add_stiffness_block(k_slots[ic, 0, 0], db, db, c, kphi[ic, 0, 0], tangent[nb], vals)
+                add_stiffness_block(k_slots[ic, 0, 1], db, dt, c, kphi[ic, 0, 1], tangent[nt], vals)
+                add_stiffness_block(k_slots[ic, 1, 0], dt, db, c, kphi[ic, 1, 0], tangent[nb], vals)
     for ic in range(nc):
         if has_load[ic] == 0:
             continue
