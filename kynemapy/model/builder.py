@@ -125,15 +125,22 @@ def _quaternion(value: ArrayLike, what: str) -> np.ndarray:
     return q
 
 
+def real_number(value: object) -> float | None:
+    """``value`` as a float, or None when it is not a real number.  Text and booleans are refused,
+    not parsed (``"0.5"`` or ``True`` given for a number is a mistake in the caller, which
+    ``float()`` would hide); numpy's numbers are taken.  Whether it is finite is the caller's."""
+    if isinstance(value, (str, bytes, bool, np.bool_)):
+        return None
+    try:
+        return float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+
+
 def _nonnegative(value: object, message: str) -> float:
     """``value`` as a finite float >= 0, else :class:`ModelError` ``message, got value``."""
-    try:
-        if isinstance(value, (str, bytes, bool)):
-            raise TypeError
-        x = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        x = math.nan
-    if not math.isfinite(x) or x < 0.0:
+    x = real_number(value)
+    if x is None or not math.isfinite(x) or x < 0.0:
         raise ModelError(f"{message}, got {value!r}")
     return x
 
@@ -238,13 +245,8 @@ class ModelBuilder:
         else:
             if mass is None or inertia is None:
                 raise ModelError(f"{what}: give mass [kg] and inertia [kg m²] (or mass_matrix)")
-            try:
-                if isinstance(mass, (str, bytes, bool)):
-                    raise TypeError
-                m = float(mass)
-            except (TypeError, ValueError):
-                raise ModelError(f"{what}: mass must be a finite number > 0 kg, got {mass!r}") from None
-            if not math.isfinite(m) or m <= 0.0:
+            m = real_number(mass)
+            if m is None or not math.isfinite(m) or m <= 0.0:
                 raise ModelError(f"{what}: mass must be a finite number > 0 kg, got {mass!r}")
             try:
                 j = np.asarray(inertia, dtype=np.float64)

@@ -39,7 +39,7 @@ from kynemapy.engine.step import CONVERGED, NEEDS_MEMORY
 from kynemapy.engine.stored_call import StoredCall
 from kynemapy.math.frames import node_frame, point_motion
 from kynemapy.model import Model, kinds
-from kynemapy.model.builder import check_simulation, no_unknowns
+from kynemapy.model.builder import check_simulation, no_unknowns, real_number
 from kynemapy.run import loop
 
 _new_tuple = tuple.__new__
@@ -90,15 +90,9 @@ def _numbers(value: Any) -> np.ndarray | None:
 
 
 def _finite(value: float, what: str) -> float:
-    if type(value) is float:
-        x = value
-    else:
-        if isinstance(value, (str, bytes, bool, np.bool_)):  # float() would take "0.5" and True
-            raise ValueError(f"{what} must be a finite number, got {value!r}")
-        try:
-            x = float(value)
-        except (TypeError, ValueError):
-            raise ValueError(f"{what} must be a finite number, got {value!r}") from None
+    x = value if type(value) is float else real_number(value)
+    if x is None:
+        raise ValueError(f"{what} must be a finite number, got {value!r}")
     if not math.isfinite(x):
         raise ValueError(f"{what} must be finite, got {value!r}")
     return x
