@@ -15,12 +15,14 @@ import subprocess
 import sys
 import textwrap
 import time
+import zlib
 from pathlib import Path
 from typing import Any
 
 import h5py
 import numpy as np
 import pytest
+import xxhash
 
 import kynemapy as kp
 from kynemapy.io import ResultFileError, ResultFileWarning, read
@@ -174,6 +176,92 @@ def test_a_damaged_model_table_is_named(whole: Path, tmp_path: Path) -> None:
         offset = f["model/mass_m_star"].id.get_offset()
     random_bytes_into(path, offset, 16)
     refused_everywhere(path, r"model\.h5: damaged: /model/mass_m_star fails its checksum")
+
+
+def xxh3_int64(arr: np.ndarray) -> int:
+    """The documented record entry: XXH3-64 (seed 0) of the bytes in C order, as the int64 of the same bits."""
+    return int(np.array(xxhash.xxh3_64_intdigest(np.ascontiguousarray(arr).tobytes()), dtype=np.uint64).view(np.int64))
+
+
+def test_the_checksums_are_the_documented_xxh3_digests(whole: Path) -> None:
+    """Every record holds, per dataset, XXH3-64 of that block's rows; each restart slot the XXH3-64
+    of its arrays run together (State's fields, then Inputs'): what another reader would compute."""
+    with h5py.File(whole, "r") as f:
+        ck = f["checksums"]
+        assert ck.attrs["algorithm"].startswith("XXH3-64")
+        columns = json.loads(ck.attrs["columns"])
+        records = ck[()]
+        committed = int(f["committed"][0])
+        assert records[0, 0] == 0 and records[-1, 1] == committed
+        np.testing.assert_array_equal(records[1:, 0], records[:-1, 1])  # the blocks tile the rows
+        for rec in records:
+            a, b = int(rec[0]), int(rec[1])
+            for k, name in enumerate(columns[2:]):
+                assert int(rec[2 + k]) == xxh3_int64(f[name][a:b]), (name, a, b)
+        gr = f["restart"]
+        assert gr["slot_crc"].attrs["algorithm"].startswith("XXH3-64")
+        slot = int(np.argmax(gr["slot_info"][:, 1]))
+        names = [*kp.State._fields, *kp.Inputs._fields]
+        joined = b"".join(np.ascontiguousarray(gr[name][slot]).tobytes() for name in names)
+        assert int(gr["slot_crc"][slot]) == xxh3_int64(np.frombuffer(joined, dtype=np.uint8))
+
+
+def as_crc32_file(path: Path) -> None:
+    """Rewrite a result file's checksums as an earlier kynemapy wrote them: CRC-32 (zlib) per block and
+    dataset, the ``algorithm`` attribute saying so; the restart slots' CRC-32 chained over their arrays,
+    with no ``algorithm`` attribute."""
+    with h5py.File(path, "r+") as f:
+        ck = f["checksums"]
+        columns = json.loads(ck.attrs["columns"])
+        records = ck[()]
+        for rec in records:
+            a, b = int(rec[0]), int(rec[1])
+            for k, name in enumerate(columns[2:]):
+                rec[2 + k] = zlib.crc32(np.ascontiguousarray(f[name][a:b]).tobytes())
+        ck[...] = records
+        ck.attrs["algorithm"] = "CRC-32 (zlib.crc32) of each dataset's rows first_row .. stop_row - 1, C order"
+        gr = f["restart"]
+        crcs = gr["slot_crc"][()]
+        for slot in range(2):
+            crc = 0
+            for name in (*kp.State._fields, *kp.Inputs._fields):
+                crc = zlib.crc32(np.ascontiguousarray(gr[name][slot]).tobytes(), crc)
+            crcs[slot] = crc
+        gr["slot_crc"][...] = crcs
+        del gr["slot_crc"].attrs["algorithm"]
+
+
+def test_a_file_with_the_crc32_checksums_of_an_earlier_version_is_still_checked(whole: Path, tmp_path: Path) -> None:
+    path = tmp_path / "crc.h5"
+    path.write_bytes(whole.read_bytes())
+    as_crc32_file(path)
+    full, old = read(whole), read(path)
+    assert old.committed == full.committed and old.restart is not None
+    np.testing.assert_array_equal(old.q, full.q)
+    sim = kp.Simulation.restart(path)
+    assert sim.step_count == int(full.step[-1])
+    # damage is still found with the old checksums: rows, and the restart slot
+    with h5py.File(path, "r") as f:
+        chunk = f["q"].id.get_chunk_info(5)
+        offset = f["restart/v"].id.get_offset()
+        slot = int(np.argmax(f["restart/slot_info"][:, 1]))
+        itemsize = f["restart/v"][0].nbytes
+    damaged = tmp_path / "crc_noise.h5"
+    damaged.write_bytes(path.read_bytes())
+    random_bytes_into(damaged, chunk.byte_offset + 64)
+    with pytest.raises(ResultFileError, match=r"crc_noise\.h5: damaged: rows \d+ to \d+ of /q fail their checksum"):
+        read(damaged)
+    random_bytes_into(path, offset + slot * itemsize, itemsize)
+    with pytest.raises(ResultFileError, match=rf"crc\.h5: damaged: restart slot {slot} .*fails its checksum"):
+        read(path)
+
+
+def test_checksums_of_an_unknown_algorithm_are_refused_not_trusted(whole: Path, tmp_path: Path) -> None:
+    path = tmp_path / "future.h5"
+    path.write_bytes(whole.read_bytes())
+    with h5py.File(path, "r+") as f:
+        f["checksums"].attrs["algorithm"] = "BLAKE9-1024 of each dataset's rows"
+    refused_everywhere(path, r"future\.h5: its checksums are of an algorithm this kynemapy .* does not know.*BLAKE9")
 
 
 # --------------------------------------------------------------------------- foreign files

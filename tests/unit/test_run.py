@@ -419,3 +419,39 @@ def test_output_paths_are_checked_before_any_work(tmp_path: Path) -> None:
         sweep(EXAMPLES / "heavy_top.toml", {"step.rho_inf": [0.0, 0.5]}, a_file, client="serial", progress=False)
     assert a_file.read_text() == "in the way"
     assert not list(tmp_path.rglob(".kynemapy-write-test-*"))  # the probes leave nothing behind
+
+
+def test_the_writer_thread_keeps_off_the_cpu_the_stepping_ran_on(tmp_path: Path, monkeypatch) -> None:
+    """Each block is written by a thread whose affinity is every usable CPU but the one the driver
+    handed the block over on (Linux, two CPUs or more); the driver's own affinity is never touched,
+    and the file equals one written without steering."""
+    from kynemapy.run import writer as background
+
+    seen: list[tuple[int | None, set[int] | None, str]] = []
+    keep_off = background.BackgroundWriter._keep_off
+
+    def spy(self, cpu: int | None) -> None:
+        keep_off(self, cpu)
+        affinity = set(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
+        seen.append((cpu, affinity, threading.current_thread().name))
+
+    monkeypatch.setattr(background.BackgroundWriter, "_keep_off", spy)
+    before = set(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
+    kp.Simulation(pendulum_chain(), PARAMS).run(n_steps=600, output=tmp_path / "steered.h5", block=64)
+    assert len(seen) >= 600 // 32  # every block went through the steering
+    if before is None:  # no affinity on this system: nothing to steer, and no CPU number either
+        assert background.current_cpu() is None
+        return
+    assert set(os.sched_getaffinity(0)) == before  # the driver's thread: untouched
+    for cpu, affinity, name in seen:
+        assert name == "kynemapy-hdf5-writer"
+        assert cpu is None or cpu in before
+        if cpu is not None and len(before) >= 2:
+            assert affinity == before - {cpu}
+        else:
+            assert affinity == before
+    monkeypatch.setattr(background, "current_cpu", lambda: None)  # no steering at all
+    kp.Simulation(pendulum_chain(), PARAMS).run(n_steps=600, output=tmp_path / "plain.h5", block=64)
+    steered, plain = read(tmp_path / "steered.h5"), read(tmp_path / "plain.h5")
+    for name in ("time", "step", "q", "v", "lam", "kinetic_energy"):
+        np.testing.assert_array_equal(getattr(steered, name), getattr(plain, name), err_msg=name)
