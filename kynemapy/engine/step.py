@@ -302,26 +302,33 @@ def state_is_finite(q, v, vd, a, lam):
     return finite
 
 
+@njit(inline=True)
+def _copy_into_row(src, row, at):
+    """``row[at : at + src.size] = src`` (a (n, w) array, C order)."""
+    w = src.shape[1]
+    for i in range(src.shape[0]):
+        base = at + i * w
+        for j in range(w):
+            row[base + j] = src[i, j]
+
+
 @njit
 def record_row(o, time, step, q, v, vd, a, lam, con_output, errors, n_iter, row):
     """Copy the state into the output ``row`` (width,) at the offsets ``o`` (``Data.row_offsets``,
     :mod:`kynemapy.engine.rows`); energy and momentum come later
-    (:func:`kynemapy.engine.invariants.pack_rows`, in the run's writer thread)."""
+    (:func:`kynemapy.engine.invariants.pack_rows`, in the run's writer thread).
+
+    The six arrays are copied one after the other, written out: a loop over a tuple of them
+    (numba indexes such a tuple through memory) made recording a row cost 0.19 µs, 6 % of a
+    heavy-top step."""
     row[o[ROW_TIME]] = time[0]
     row[o[ROW_STEP]] = step[0]
-    for src, k in (
-        (q, ROW_Q),
-        (v, ROW_V),
-        (vd, ROW_VD),
-        (a, ROW_A),
-        (lam, ROW_LAM),
-        (con_output, ROW_CONSTRAINT_OUTPUT),
-    ):
-        dst = o[k]
-        w = src.shape[1]
-        for i in range(src.shape[0]):
-            for j in range(w):
-                row[dst + i * w + j] = src[i, j]
+    _copy_into_row(q, row, o[ROW_Q])
+    _copy_into_row(v, row, o[ROW_V])
+    _copy_into_row(vd, row, o[ROW_VD])
+    _copy_into_row(a, row, o[ROW_A])
+    _copy_into_row(lam, row, o[ROW_LAM])
+    _copy_into_row(con_output, row, o[ROW_CONSTRAINT_OUTPUT])
     row[o[ROW_ITERATIONS]] = n_iter
     row[o[ROW_ERROR]] = errors[n_iter - 1] if n_iter > 0 else 0.0
 

@@ -22,10 +22,10 @@ every full append writes whole HDF5 chunks.
 Scheduling (Linux): the writer thread keeps off the CPU the driver ran on when it handed over
 the buffer (its affinity is every CPU the process may use but that one).  Woken by the
 driver, the thread would otherwise be queued on the driver's CPU and take its time from the
-stepping whenever the other CPUs are busy: beside a running test suite on two cores that
-made streaming every step of the heavy top cost +30 % instead of +18 %.  On a quiet machine
-it changes nothing; with a single usable CPU, or where the CPU cannot be known, nothing is
-steered.
+stepping whenever the other CPUs are busy: beside a busy process on two cores, streaming
+every step of the heavy top cost +29–32 % left alone, +18 % steered (paired runs as in
+``bench/streaming.py``).  On a quiet machine it changes nothing; with a single usable CPU,
+or where the CPU cannot be known, nothing is steered.
 """
 
 from __future__ import annotations
