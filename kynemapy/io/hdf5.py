@@ -45,10 +45,9 @@ time-series datasets (chunked ``block`` rows, unlimited first axis)
     the slot belongs to, write generation); ``/restart/slot_crc`` (2,) the digest of each
     slot's arrays (State's fields, then Inputs', in order; the XXH3-64 of their bytes run
     together, as int64, named by the attribute ``algorithm``; CRC-32 in files without it),
-    written with the slot.  A write always goes to the slot not
-    holding the newest restart, so a crash in the middle of one never damages
-    the other; :func:`read` returns the newest slot whose row count equals
-    ``committed``.
+    written with the slot.  A write always goes to the slot not holding the newest restart,
+    so a crash in the middle of one never damages the other; :func:`read` returns the newest
+    slot whose row count equals ``committed``.
 
 Crash safety: the file is created with ``libver="latest"``, every group and
 dataset is created up front (at construction, or with ``defer_layout=True`` before
@@ -80,9 +79,10 @@ the file.  The marks of a live writer are left alone.
 Checksums rather than HDF5's Fletcher-32 filter: Fletcher-32 passes a chunk whose bytes
 are all zeros (a copy whose end never arrived), cannot say which rows of a failing
 dataset are bad, and costs a filter pipeline per chunk.  XXH3-64 rather than CRC-32 (what
-earlier files hold, still checked): 96 GB/s against 7 GB/s here, which made the checksums of a
-run streaming every step 0.4 ms per 65 536 heavy-top rows instead of 6 ms.  Every :func:`read` checks every
-committed row, the model tables and the restart slot it returns; a failure raises
+earlier files hold, still checked): 96 GB/s against 7 GB/s here, which made the checksums of
+a run streaming every step 0.4 ms per 65 536 heavy-top rows instead of 6 ms.  A file whose
+checksums name an algorithm this version does not know is refused, never read unchecked.
+Every :func:`read` checks every committed row, the model tables and the restart slot it returns; a failure raises
 :class:`ResultFileError` naming the datasets and rows and the rows still intact
 (``read(path, salvage=True)`` returns those).  Files written before the checksums are
 read unchecked.
@@ -98,7 +98,7 @@ import os
 import socket
 import warnings
 import zlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -341,7 +341,7 @@ def _digest(arr: np.ndarray) -> int:
     return _signed(xxhash.xxh3_64_intdigest(np.ascontiguousarray(arr)))
 
 
-def _block_check(algorithm: str) -> Any:
+def _block_check(algorithm: str) -> Callable[[np.ndarray], int] | None:
     """The function computing a ``/checksums`` record entry for a file's ``algorithm`` attribute
     (:func:`_digest` or :func:`_crc`), or None for an algorithm this version does not know."""
     if algorithm.startswith("XXH3-64"):
@@ -349,6 +349,18 @@ def _block_check(algorithm: str) -> Any:
     if algorithm.startswith("CRC-32"):
         return _crc
     return None
+
+
+def _unknown_algorithm(f: h5py.File, path: str, dataset: str, algorithm: str) -> ResultFileError:
+    """The error for checksums (``dataset``) of an algorithm this version does not know."""
+    writer = _decode(f.attrs.get("kynemapy_version"))
+    return ResultFileError(
+        f"{path}: its checksums (/{dataset}) are of an algorithm this kynemapy ({kynemapy.__version__}) does "
+        f"not know ({algorithm!r}); read it with the version that wrote it ({writer})",
+        path,
+        [(dataset, None, None)],
+        0,
+    )
 
 
 def _slot_crc(arrays: Mapping[str, np.ndarray], algorithm: str = SLOT_ALGORITHM) -> int:
@@ -1242,13 +1254,7 @@ def _verify(
         algorithm = _decode(f["checksums"].attrs.get("algorithm", CRC_ALGORITHM))
         check = _block_check(str(algorithm))
         if check is None:
-            raise ResultFileError(
-                f"{path}: its checksums are of an algorithm this kynemapy ({kynemapy.__version__}) does not know "
-                f"({algorithm!r}); read it with the version that wrote it ({_decode(f.attrs.get('kynemapy_version'))})",
-                path,
-                [("checksums", None, None)],
-                0,
-            )
+            raise _unknown_algorithm(f, path, "checksums", str(algorithm))
     for name in ROW_NAMES:
         if name not in f:
             continue
@@ -1425,6 +1431,8 @@ def _restart_slot(f: h5py.File, path: str, model: Model, committed: int, salvage
     info = gr["slot_info"][()]
     crcs = gr["slot_crc"][()] if "slot_crc" in gr else None
     algorithm = str(_decode(gr["slot_crc"].attrs.get("algorithm", "CRC-32"))) if crcs is not None else ""
+    if crcs is not None and _block_check(algorithm) is None:
+        raise _unknown_algorithm(f, path, "restart/slot_crc", algorithm)
     match = sorted((s for s in range(2) if info[s, 0] == committed and info[s, 1] >= 0), key=lambda s: -info[s, 1])
     for slot in match:
         arrays = {name: gr[name][slot] for name in _restart_shapes(model)}

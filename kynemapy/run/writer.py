@@ -167,7 +167,8 @@ class BackgroundWriter:
         if self.fill == 0:
             return
         # copies: the driver goes on (and a loads callback writes the inputs) while the thread writes
-        item = (self._current, self.fill, state.copy(), Inputs(*(np.array(a) for a in inputs)), current_cpu())
+        cpu = current_cpu() if self._thread is not None else None
+        item = (self._current, self.fill, state.copy(), Inputs(*(np.array(a) for a in inputs)), cpu)
         self._start += self.fill
         self.fill = 0
         if self._thread is None:

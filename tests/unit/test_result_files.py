@@ -261,7 +261,13 @@ def test_checksums_of_an_unknown_algorithm_are_refused_not_trusted(whole: Path, 
     path.write_bytes(whole.read_bytes())
     with h5py.File(path, "r+") as f:
         f["checksums"].attrs["algorithm"] = "BLAKE9-1024 of each dataset's rows"
-    refused_everywhere(path, r"future\.h5: its checksums are of an algorithm this kynemapy .* does not know.*BLAKE9")
+    refused_everywhere(path, r"future\.h5: its checksums \(/checksums\) are of an algorithm .* not know.*BLAKE9")
+    slot = tmp_path / "future_slot.h5"
+    slot.write_bytes(whole.read_bytes())
+    with h5py.File(slot, "r+") as f:
+        f["restart/slot_crc"].attrs["algorithm"] = "BLAKE9-1024 of the slot"
+    with pytest.raises(ResultFileError, match=r"future_slot\.h5: its checksums \(/restart/slot_crc\) are of an algo"):
+        read(slot)
 
 
 # --------------------------------------------------------------------------- foreign files
