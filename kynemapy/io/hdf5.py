@@ -363,7 +363,7 @@ def _unknown_algorithm(f: h5py.File, path: str, dataset: str, algorithm: str) ->
     )
 
 
-def _slot_crc(arrays: Mapping[str, np.ndarray], algorithm: str = SLOT_ALGORITHM) -> int:
+def _slot_digest(arrays: Mapping[str, np.ndarray], algorithm: str = SLOT_ALGORITHM) -> int:
     """Digest of one restart slot: its arrays in the order of State, then Inputs (XXH3-64 of
     their bytes run together as int64, or with ``algorithm`` "CRC-32" an earlier file's)."""
     names = (*_RESTART_STATE, *_RESTART_INPUTS)
@@ -641,7 +641,7 @@ class ResultWriter:
             arrays[name] = np.ascontiguousarray(arr, dtype=dtype)
         newest = int(np.argmax(self._slot_info[:, 1]))
         slot = 1 - newest if self._slot_info[newest, 1] >= 0 else 0
-        arrays["slot_crc"] = np.array([_slot_crc(arrays)], dtype=np.int64)
+        arrays["slot_crc"] = np.array([_slot_digest(arrays)], dtype=np.int64)
         for name, arr in arrays.items():
             if arr.size:
                 dsid, mspace, fspace = self._slot_spaces(name, slot, arr.shape)
@@ -1429,14 +1429,14 @@ def _restart_slot(f: h5py.File, path: str, model: Model, committed: int, salvage
     """The newest restart slot that belongs to ``committed`` rows and passes its checksum."""
     gr = f["restart"]
     info = gr["slot_info"][()]
-    crcs = gr["slot_crc"][()] if "slot_crc" in gr else None
-    algorithm = str(_decode(gr["slot_crc"].attrs.get("algorithm", "CRC-32"))) if crcs is not None else ""
-    if crcs is not None and _block_check(algorithm) is None:
+    digests = gr["slot_crc"][()] if "slot_crc" in gr else None
+    algorithm = str(_decode(gr["slot_crc"].attrs.get("algorithm", "CRC-32"))) if digests is not None else ""
+    if digests is not None and _block_check(algorithm) is None:
         raise _unknown_algorithm(f, path, "restart/slot_crc", algorithm)
     match = sorted((s for s in range(2) if info[s, 0] == committed and info[s, 1] >= 0), key=lambda s: -info[s, 1])
     for slot in match:
         arrays = {name: gr[name][slot] for name in _restart_shapes(model)}
-        if crcs is not None and _slot_crc(arrays, algorithm) != int(crcs[slot]):
+        if digests is not None and _slot_digest(arrays, algorithm) != int(digests[slot]):
             if salvage:
                 warnings.warn(
                     f"{path}: damaged: restart slot {slot} fails its checksum; no restart data returned",
