@@ -12,6 +12,7 @@ the :class:`~kynemapy.engine.fields.Data` the compiled kernels take.
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Iterator
 from typing import Any
 
@@ -23,7 +24,7 @@ from kynemapy.engine.constraints.phase import AllKinds, KynemaKinds
 from kynemapy.engine.elements import TABLES
 from kynemapy.engine.elements.table import STANDARD
 from kynemapy.engine.fields import Data
-from kynemapy.engine.rows import ROW_FIELDS, row_layout, row_offsets
+from kynemapy.engine.rows import RECORDED, ROW_FIELDS, RowLayout, row_layout, row_offsets
 from kynemapy.engine.solvers import DenseSolver, SparseSolver
 from kynemapy.linalg import sparsity
 from kynemapy.linalg.dense import Program, empty_program
@@ -222,12 +223,27 @@ def _sized_layout(which: str, n_nodes: int, n_constraints: int) -> Arenas:
     """The layout of a State (``which`` "state") or Inputs ("inputs") of these counts, made once:
     a run copies the state and inputs for every block it writes, and laying them out again
     cost more than the copies."""
-    return _layout(fd.STATE if which == "state" else fd.INPUTS, _counts(n_nodes, n_constraints))
+    return _layout(fd.STATE_ARENA_ORDER if which == "state" else fd.INPUTS, _counts(n_nodes, n_constraints))
 
 
 def _new_state_arenas(n_nodes: int, n_constraints: int) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
     arenas, views = _sized_layout("state", int(n_nodes), int(n_constraints)).allocate()
     return arenas["sf"], arenas["si"], views
+
+
+def _check_recorded_prefix(layout: RowLayout, state: Arenas) -> None:
+    """The recorder copies the first ``offsets["step"]`` floats of the state arena ``sf`` into
+    a row: check that they are the row's RECORDED fields, at the same offsets."""
+    for name in RECORDED:
+        arena, start, shape = state.places[name]
+        size = math.prod(layout.shapes[name])
+        if arena != "sf" or start != layout.offsets[name] or math.prod(shape) != size:
+            raise RuntimeError(  # pragma: no cover - a layout edited apart from the other
+                f"kynemapy internal error: state field {name!r} at sf[{start}] (shape {shape}) but row offset "
+                f"{layout.offsets[name]} (shape {layout.shapes[name]}); see engine.rows.RECORDED"
+            )
+    if layout.offsets["step"] != sum(math.prod(layout.shapes[name]) for name in RECORDED):  # pragma: no cover
+        raise RuntimeError("kynemapy internal error: the row's step must follow its RECORDED fields")
 
 
 def state_size(n_nodes: int, n_constraints: int) -> int:
@@ -346,6 +362,7 @@ class Workspace:
         pairs = [sparsity.block_pairs(rows) for _, rows in blocks]
         indptr, indices = sparsity.pattern(n, pairs + list(cpairs.values()))
         self.row_layout = row_layout(nn, nc)
+        _check_recorded_prefix(self.row_layout, _sized_layout("state", nn, nc))
         counts = _counts(
             nn, nc, n=n, n1=n + 1, nnz=int(indices.shape[0]), max_iter=max_iter,
             state_size=state_size(nn, nc), row_fields=len(ROW_FIELDS),

@@ -44,9 +44,7 @@ def run_task(d, p, task, n, every, rows, max_rows, iterations, out):
         start(d)
         return 0, 0, 0
     if task == RECORD:
-        record_row(
-            d.row_offsets, d.time, d.step, d.q, d.v, d.vd, d.a, d.lam, d.constraint_output, d.errors, n, rows[every]
-        )
+        record_row(d.row_offsets, d.time, d.step, d.state, d.errors, n, rows[every])
         return 0, 0, 0
     if task == LU_FACTOR:
         return 0, 0, factor_reference(d.solver, d.vals)

@@ -20,6 +20,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from kynemapy.engine.rows import RECORDED
+
 FieldList = tuple[tuple[str, str, tuple[str | int, ...]], ...]
 
 #: model tables and the Newton matrix's pattern and slots (read-only)
@@ -59,6 +61,12 @@ STATE: FieldList = (
     ("lam", "sf", ("C", 6)),  # Lagrange multipliers [N, N m]
     ("constraint_output", "sf", ("C", 3)),
     ("step", "si", (1,)),  # converged steps
+)
+#: STATE in the order of its arenas (the order of Data's fields is STATE's): the fields an
+#: output row records first, in the row's order (:data:`kynemapy.engine.rows.RECORDED`), so
+#: that :func:`kynemapy.engine.step.record_row` copies one piece of ``sf``
+STATE_ARENA_ORDER: FieldList = tuple(
+    sorted(STATE, key=lambda f: RECORDED.index(f[0]) if f[0] in RECORDED else len(RECORDED))
 )
 
 INPUTS: FieldList = (

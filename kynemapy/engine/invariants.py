@@ -32,6 +32,7 @@ from kynemapy.engine.rows import (
     ROW_ITERATIONS,
     ROW_KINETIC_ENERGY,
     ROW_LINEAR_MOMENTUM,
+    ROW_ORDER_INDEX,
     ROW_POTENTIAL_ENERGY,
     ROW_Q,
     ROW_STEP,
@@ -294,9 +295,10 @@ def pack_rows(d, rows, n, unit, fields, ints, w):
     o = d.row_offsets
     width = rows.shape[1]
     n_fields = o.shape[0]
-    for f in range(n_fields):
+    for p in range(n_fields):  # the fields in the row's order: each ends where the next starts
+        f = ROW_ORDER_INDEX[p]
         start = o[f]
-        stop = o[f + 1] if f + 1 < n_fields else width
+        stop = o[ROW_ORDER_INDEX[p + 1]] if p + 1 < n_fields else width
         s = stop - start
         if f == ROW_STEP or f == ROW_ITERATIONS:
             k = 0 if f == ROW_STEP else 1

@@ -49,18 +49,7 @@ from kynemapy.engine.params import (
     P_RTOL,
     P_STATIC_RETRIES,
 )
-from kynemapy.engine.rows import (
-    ROW_A,
-    ROW_CONSTRAINT_OUTPUT,
-    ROW_ERROR,
-    ROW_ITERATIONS,
-    ROW_LAM,
-    ROW_Q,
-    ROW_STEP,
-    ROW_TIME,
-    ROW_V,
-    ROW_VD,
-)
+from kynemapy.engine.rows import ROW_ERROR, ROW_ITERATIONS, ROW_STEP
 from kynemapy.engine.solvers import solve_system
 from kynemapy.linalg.dense import SOLVE_CAPACITY, SOLVE_OK
 from kynemapy.math.quaternion import quat_exp, quat_product
@@ -302,33 +291,25 @@ def state_is_finite(q, v, vd, a, lam):
     return finite
 
 
-@njit(inline=True)
-def _copy_into_row(src, row, at):
-    """``row[at : at + src.size] = src`` (a (n, w) array, C order)."""
-    w = src.shape[1]
-    for i in range(src.shape[0]):
-        base = at + i * w
-        for j in range(w):
-            row[base + j] = src[i, j]
-
-
 @njit
-def record_row(o, time, step, q, v, vd, a, lam, con_output, errors, n_iter, row):
-    """Copy the state into the output ``row`` (width,) at the offsets ``o`` (``Data.row_offsets``,
-    :mod:`kynemapy.engine.rows`); energy and momentum come later
-    (:func:`kynemapy.engine.invariants.pack_rows`, in the run's writer thread).
+def record_row(o, time, step, state, errors, n_iter, row):
+    """Record the state into the output ``row`` (width,): the first ``o[ROW_STEP]`` floats of
+    the state arena ``state`` (``sf``), which hold the row's recorded fields in the row's order
+    (:data:`kynemapy.engine.rows.RECORDED`; ``time``, the (1,) view of ``sf[0]``, first), then
+    ``step``, ``n_iter`` and the last Newton error at the offsets ``o`` (``Data.row_offsets``).
+    Energy and momentum come later (:func:`kynemapy.engine.invariants.pack_rows`, in the
+    run's writer thread).
 
-    The six arrays are copied one after the other, written out: a loop over a tuple of them
-    (numba indexes such a tuple through memory) made recording a row cost 0.19 µs, 6 % of a
-    heavy-top step."""
-    row[o[ROW_TIME]] = time[0]
-    row[o[ROW_STEP]] = step[0]
-    _copy_into_row(q, row, o[ROW_Q])
-    _copy_into_row(v, row, o[ROW_V])
-    _copy_into_row(vd, row, o[ROW_VD])
-    _copy_into_row(a, row, o[ROW_A])
-    _copy_into_row(lam, row, o[ROW_LAM])
-    _copy_into_row(con_output, row, o[ROW_CONSTRAINT_OUTPUT])
+    One contiguous copy: a copy per field, with twelve array arguments, cost 0.2 µs a heavy-top
+    step (6 %); this one costs about 0.01 µs.  The argument list is the one measured best for
+    the Newton loop it is called from (heavy top, no output: within 2 % of the copy per field,
+    where ``(o, state, step, errors, n_iter, row)`` measured 2 % slower); see
+    docs/performance.md."""
+    n = o[ROW_STEP]
+    row[0] = time[0]
+    for k in range(1, n):
+        row[k] = state[k]
+    row[n] = step[0]
     row[o[ROW_ITERATIONS]] = n_iter
     row[o[ROW_ERROR]] = errors[n_iter - 1] if n_iter > 0 else 0.0
 
@@ -541,7 +522,7 @@ def advance(d, p, mode, n_steps, every, rows, max_rows, iterations):
         time[0] = next_time(time[0], h)
         step[0] += 1
         if every > 0 and step[0] % every == 0:
-            record_row(row_offsets, time, step, q, v, vd, a, lam, con_output, errors, n_iter, rows[recorded])
+            record_row(row_offsets, time, step, state, errors, n_iter, rows[recorded])
             recorded += 1
             if recorded >= max_rows:
                 return i + 1, recorded, CONVERGED

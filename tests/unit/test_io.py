@@ -721,15 +721,23 @@ def test_energy_momentum_free_spinning_body(invariants) -> None:
             np.testing.assert_array_equal(a, c)
 
 
-def test_packed_rows_are_the_rows_field_major() -> None:
+def free_body_model() -> kp.Model:
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, -9.81))
+    b.add_mass(b.add_node(position=(1.0, 0.0, 0.0)), mass=3.0, inertia=(0.1, 0.2, 0.3))
+    return b.build()
+
+
+@pytest.mark.parametrize("build", [small_model, free_body_model], ids=["jointed", "no constraints"])
+def test_packed_rows_are_the_rows_field_major(build) -> None:
     """pack_rows + field_views (the writer thread's path) give every field of the rows as
-    split_rows (plain numpy slicing) does, integers as int64, for a block shorter than a unit."""
+    split_rows (plain numpy slicing) does, integers as int64, for a block shorter than a unit;
+    also where fields have no columns (lam, constraint_output without constraints)."""
     from kynemapy.engine.api import call, initial_state
     from kynemapy.engine.data import new_workspace
     from kynemapy.engine.invariants import invariant_scratch, pack_rows
     from kynemapy.engine.rows import field_views, split_rows
 
-    model = small_model()
+    model = build()
     workspace = new_workspace(model, 1)
     layout = workspace.row_layout
     n, unit = 5, 9

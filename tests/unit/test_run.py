@@ -100,6 +100,34 @@ KILL_SCRIPT = textwrap.dedent(
 )
 
 
+def free_body() -> kp.Model:
+    """One spinning, falling body and no constraint: lam and constraint_output have no columns."""
+    b = kp.ModelBuilder(gravity=(0, 0, -9.81))
+    n = b.add_node(position=(0.3, 0, 1), velocity=(1.0, 0, 2.0, 0.5, 0, 3.0))
+    b.add_mass(n, mass=2.0, inertia=(0.1, 0.2, 0.25))
+    return b.build()
+
+
+@pytest.mark.parametrize("build", [pendulum_chain, free_body], ids=["jointed", "no constraints"])
+def test_recorded_rows_hold_the_state_of_each_recorded_step(build) -> None:
+    """The compiled recorder copies a piece of the state arena into each row
+    (kynemapy.engine.rows.RECORDED): the rows of rollout are the states sim.step() reaches."""
+    n, every = 12, 3
+    rows = kp.Simulation(build(), PARAMS).rollout(n, every=every)
+    sim = kp.Simulation(build(), PARAMS)
+    expected = [(sim.time, 0, {k: np.array(getattr(sim.state, k)) for k in FIELDS})]
+    for _ in range(n):
+        sim.step()
+        if sim.step_count % every == 0:
+            expected.append((sim.time, sim.step_count, {k: np.array(getattr(sim.state, k)) for k in FIELDS}))
+    assert len(rows["time"]) == len(expected) == n // every + 1
+    for r, (t, step, state) in enumerate(expected):
+        assert rows["time"][r] == t and rows["step"][r] == step, r
+        for k in FIELDS:
+            np.testing.assert_array_equal(rows[k][r], state[k], err_msg=f"row {r}, {k}")
+    assert rows["lam"].shape[1:] == sim.state.lam.shape and np.all(rows["iterations"][1:] >= 1)
+
+
 def test_sigkill_mid_run_loses_at_most_a_block_and_resumes_bit_for_bit(tmp_path: Path) -> None:
     full = tmp_path / "full.h5"
     kp.Simulation(pendulum_chain(), PARAMS).run(n_steps=200, output=full, every=2, block=8, loads=wobble)
