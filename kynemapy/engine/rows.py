@@ -108,15 +108,13 @@ def row_layout(n_nodes: int, n_constraints: int) -> RowLayout:
     """The row layout of a model with these counts: the fields one after the other in
     :data:`ROW_ORDER` (``offsets`` and ``shapes`` keyed by name, in ROW_FIELDS order)."""
     counts = {"N": int(n_nodes), "C": int(n_constraints)}
-    fields = {f.name: f for f in ROW_FIELDS}
+    shapes = {f.name: tuple(counts[d] if isinstance(d, str) else int(d) for d in f.shape) for f in ROW_FIELDS}
     placed: dict[str, int] = {}
     width = 0
     for name in ROW_ORDER:
         placed[name] = width
-        width += int(np.prod([counts[d] if isinstance(d, str) else int(d) for d in fields[name].shape]))
-    offsets = {f.name: placed[f.name] for f in ROW_FIELDS}
-    shapes = {f.name: tuple(counts[d] if isinstance(d, str) else int(d) for d in f.shape) for f in ROW_FIELDS}
-    return RowLayout(offsets, shapes, width)
+        width += int(np.prod(shapes[name]))
+    return RowLayout({name: placed[name] for name in ROW_NAMES}, shapes, width)
 
 
 def row_offsets(layout: RowLayout) -> np.ndarray:
