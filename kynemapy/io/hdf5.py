@@ -82,10 +82,10 @@ dataset are bad, and costs a filter pipeline per chunk.  XXH3-64 rather than CRC
 earlier files hold, still checked): 96 GB/s against 7 GB/s here, which made the checksums of
 a run streaming every step 0.4 ms per 65 536 heavy-top rows instead of 6 ms.  A file whose
 checksums name an algorithm this version does not know is refused, never read unchecked.
-Every :func:`read` checks every committed row, the model tables and the restart slot it returns; a failure raises
-:class:`ResultFileError` naming the datasets and rows and the rows still intact
-(``read(path, salvage=True)`` returns those).  Files written before the checksums are
-read unchecked.
+Every :func:`read` checks every committed row, the model tables and the restart slot it
+returns; a failure raises :class:`ResultFileError` naming the datasets and rows and the rows
+still intact (``read(path, salvage=True)`` returns those).  Files written before the
+checksums are read unchecked.
 """
 
 from __future__ import annotations
