@@ -13,7 +13,8 @@ plain Python (slow; useful for debugging and coverage).
 Where the compiled code is cached
 ---------------------------------
 Never inside the package tree (no ``.nbi``/``.nbc`` files beside the sources, in an
-editable install or a read-only one).  The cache lives in ``<base>/<SOURCE_HASH>/``,
+editable install or a read-only one).  The cache lives in ``<base>/<module>/<hash>/``
+(see below),
 with ``<base>`` the first of these that can be created and written:
 
 1. ``$NUMBA_CACHE_DIR/kynemapy`` when the user chose numba's cache directory (the
@@ -25,8 +26,7 @@ with ``<base>`` the first of these that can be created and written:
 
 If none is writable, the kernels are compiled without caching (one warning, no error).
 To choose the location, set ``NUMBA_CACHE_DIR`` (or ``XDG_CACHE_HOME``); to clear the
-cache, delete the folder.  Only the few most recently used ``<SOURCE_HASH>`` folders
-are kept: older ones (unused for an hour) are deleted when a new one is created.
+cache, delete the folder.
 
 How: numba's documented ``NUMBA_CACHE_DIR`` setting, ``numba.config.CACHE_DIR``.
 numba picks a function's cache locator, and with it the cache folder, once, when
@@ -36,15 +36,20 @@ so other libraries' caches are unaffected.  (Should ``NUMBA_CACHE_LOCATOR_CLASSE
 be set, it is likewise cleared around the call, so that numba's default locator list,
 which reads ``CACHE_DIR`` first, applies to kynemapy's kernels.)
 
-Why stale code is impossible
-----------------------------
+Why stale code is impossible, and why an edit recompiles only what depends on it
+---------------------------------------------------------------------------------
 numba invalidates a cached function only when *its own* source file changes, yet our
-kernels call (and inline) functions from other modules.  ``SOURCE_HASH`` is a hash of
-all the package's sources, and it names the cache folder: editing any module gives a
-new, empty folder, so every kernel is recompiled instead of reusing stale machine code.
-Excluded from the hash are ``validation/`` and ``analytic/``: numpy/scipy code that no
-kernel uses.  Within one folder numba still checks each function's own file and the
-numba version, as usual.
+kernels call (and inline) functions from other modules.  Each kernel is therefore cached in
+``<base>/<module>/<hash>/``, where ``<module>`` is the module that defines it and
+``<hash>`` a hash of the sources of that module and of every kynemapy module it imports,
+directly or through others (:func:`import_closure`, read from the ``import`` statements).
+A kernel can only call code its module reaches through those imports, so editing any
+module it depends on gives a new, empty folder and a recompilation, never stale machine
+code; editing a module it does not depend on (the command line, result files, the model
+builder, the validation cases) leaves its compiled code in use.  Within one folder numba
+still checks the function's own file and the numba version, as usual.  Only the few most
+recently used ``<hash>`` folders of each module are kept: older ones (unused for an hour)
+are deleted when a new one is created.
 """
 
 from __future__ import annotations
@@ -72,27 +77,80 @@ JIT_DISABLED = os.environ.get("KYNEMAPY_DISABLE_JIT", "0") not in ("", "0", "fal
 _PACKAGE_DIR = Path(__file__).resolve().parent
 
 
-#: subpackages of plain numpy/scipy code that no kernel imports (validation cases, closed-form
-#: references): editing them must not invalidate the compiled kernels
-_NOT_KERNEL_SOURCES = ("validation", "analytic")
+_IMPORT = re.compile(
+    r"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)|import[ \t]+([^\n]+))", re.MULTILINE
+)
 
 
-def _source_hash() -> str:
-    digest = hashlib.sha256()
-    for path in sorted(_PACKAGE_DIR.rglob("*.py")):
-        relative = path.relative_to(_PACKAGE_DIR)
-        if relative.parts[0] in _NOT_KERNEL_SOURCES:
+@functools.cache
+def _package_modules() -> dict[str, Path]:
+    """Every module of the package: dotted name -> source file."""
+    modules = {}
+    for path in _PACKAGE_DIR.rglob("*.py"):
+        parts = list(path.relative_to(_PACKAGE_DIR.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        modules[".".join(parts)] = path
+    return modules
+
+
+def _direct_imports(name: str, source: str, modules: dict[str, Path]) -> set[str]:
+    """The package's modules that ``import`` statements of module ``name`` name (absolute or
+    relative; ``from a.b import c`` names ``a.b`` and, when it is a module, ``a.b.c``)."""
+    found = set()
+    is_package = modules[name].name == "__init__.py"
+    for match in _IMPORT.finditer(source):
+        from_module, names, plain = match.groups()
+        if plain is not None:
+            found.update(alias.split()[0] for alias in plain.split(",") if alias.split())
             continue
-        source = path.read_bytes()
-        digest.update(f"{relative.as_posix()}\0{len(source)}\0".encode())
-        digest.update(source)
+        dots = len(from_module) - len(from_module.lstrip("."))
+        if dots:
+            package = name.split(".") if is_package else name.split(".")[:-1]
+            package = package[: len(package) - (dots - 1)]
+            from_module = ".".join([*package, *([from_module.lstrip(".")] if from_module.lstrip(".") else [])])
+        found.add(from_module)
+        for alias in names.strip("()").replace("\n", " ").split(","):
+            words = alias.split()
+            if words:
+                found.add(f"{from_module}.{words[0]}")
+    return {module for module in found if module in modules and module != name}
+
+
+@functools.cache
+def _import_graph() -> tuple[dict[str, set[str]], dict[str, bytes]]:
+    modules = _package_modules()
+    sources = {name: path.read_bytes() for name, path in modules.items()}
+    graph = {name: _direct_imports(name, source.decode("utf-8", "replace"), modules) for name, source in sources.items()}
+    return graph, sources
+
+
+def import_closure(module: str) -> frozenset[str]:
+    """``module`` and every module of the package it imports, directly or through others."""
+    graph, _ = _import_graph()
+    seen: set[str] = set()
+    stack = [module]
+    while stack:
+        name = stack.pop()
+        if name in seen or name not in graph:
+            continue
+        seen.add(name)
+        stack.extend(graph[name])
+    return frozenset(seen)
+
+
+@functools.cache
+def source_hash(module: str) -> str:
+    """Hash of the sources of ``module``'s :func:`import_closure` (names its kernels' cache folder)."""
+    _, sources = _import_graph()
+    digest = hashlib.sha256()
+    for name in sorted(import_closure(module) | {__name__}):
+        digest.update(f"{name}\0{len(sources[name])}\0".encode())
+        digest.update(sources[name])
     return digest.hexdigest()[:16]
 
 
-#: hash of the package's kernel sources; names the cache folder of this version of the code
-SOURCE_HASH = _source_hash()
-
-#: number of most recently used source-hash folders kept in a cache base folder
+#: number of most recently used source-hash folders kept per module
 _KEEP_VERSIONS = 4
 #: a folder used (created or its package imported) this recently is never deleted [s]
 _KEEP_RECENT_S = 3600.0
@@ -181,12 +239,23 @@ def _prune(base: Path, current: Path) -> None:
 
 
 @functools.cache
-def _cache_dir() -> str | None:
-    """The folder of this version's compiled kernels, or None when no folder is writable."""
+def _warn_uncached() -> None:
+    warnings.warn(
+        "kynemapy: no writable cache folder (tried NUMBA_CACHE_DIR, the user cache folder and the "
+        "temporary folder); numba kernels are compiled without on-disk caching",
+        RuntimeWarning,
+        stacklevel=4,
+    )
+
+
+@functools.cache
+def cache_dir(module: str) -> str | None:
+    """The folder of the compiled kernels of ``module`` at its current sources (and those of the
+    modules it imports), or None (one warning) when no folder is writable."""
     for base, private in _base_candidates():
         if not _usable_dir(base, private=private):
             continue
-        folder = base / SOURCE_HASH
+        folder = base / module / source_hash(module)
         is_new = not folder.exists()
         if not _usable_dir(folder, private=False):
             continue
@@ -195,14 +264,10 @@ def _cache_dir() -> str | None:
         except OSError:
             pass
         if is_new:
-            _prune(base, folder)
+            _prune(folder.parent, folder)
+            _prune(base, folder)  # folders of the earlier layout, <base>/<hash of every source>
         return str(folder)
-    warnings.warn(
-        "kynemapy: no writable cache folder (tried NUMBA_CACHE_DIR, the user cache folder and the "
-        "temporary folder); numba kernels are compiled without on-disk caching",
-        RuntimeWarning,
-        stacklevel=2,
-    )
+    _warn_uncached()
     return None
 
 
@@ -211,14 +276,14 @@ _OPTIONS: dict[str, Any] = {"fastmath": False, "error_model": "numpy", "nogil": 
 
 def _compile(f: Callable[..., Any], inline: bool) -> Any:
     options = dict(_OPTIONS, inline="always" if inline else "never")
-    cache_dir = None if numba.config.DISABLE_JIT else _cache_dir()
-    if cache_dir is None:
+    folder = None if numba.config.DISABLE_JIT else cache_dir(f.__module__)
+    if folder is None:
         return numba.njit(cache=False, **options)(f)
     config = numba.config
     with _config_lock:
         saved_dir = config.CACHE_DIR
         saved_locators = getattr(config, "CACHE_LOCATOR_CLASSES", None)
-        config.CACHE_DIR = cache_dir
+        config.CACHE_DIR = folder
         if saved_locators:
             config.CACHE_LOCATOR_CLASSES = ""
         try:

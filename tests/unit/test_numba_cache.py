@@ -37,6 +37,9 @@ def probe(x):
     return w + a
 '''
 
+#: the probe's module: its kernels are cached in ``<base>/kynemapy._cache_probe/<hash>/``
+PROBE_MODULE = "kynemapy._cache_probe"
+
 #: what ``probe(0.5)`` returns with the package's quat_exp: cos(θ/2) + sin(θ/2)
 PROBE_VALUE = math.cos(0.25) + math.sin(0.25)
 
@@ -64,7 +67,7 @@ SCRIPT = textwrap.dedent(
     stats = probe.stats if hasattr(probe, "stats") else None
     print(json.dumps({
         "package": os.path.dirname(jit.__file__),
-        "source_hash": jit.SOURCE_HASH,
+        "source_hash": jit.source_hash("kynemapy._cache_probe"),
         "value": value,
         "cache_path": stats.cache_path if stats else None,
         "hits": sum(stats.cache_hits.values()) if stats else None,
@@ -143,7 +146,7 @@ def test_numba_cache_dir_is_honoured(tmp_path, package):
     result = _run(tmp_path, package, NUMBA_CACHE_DIR=str(cache), XDG_CACHE_HOME=str(tmp_path / "xdg"))
 
     assert result["value"] == pytest.approx(PROBE_VALUE, rel=1e-15)
-    version_dir = cache / "kynemapy" / result["source_hash"]
+    version_dir = cache / "kynemapy" / PROBE_MODULE / result["source_hash"]
     assert Path(result["cache_path"]).is_relative_to(version_dir)
     assert any(p.name.startswith("_cache_probe.probe-") for p in _cache_files(version_dir))
     # nothing written beside the sources, nor in the user cache folder
@@ -166,6 +169,14 @@ def test_edit_of_a_called_module_is_not_served_stale(tmp_path, package):
     assert second["hits"] >= 1 and second["misses"] == 0
     assert second["value"] == first["value"]
 
+    # edit a module the probe does not import (so3.py): its compiled code stays in use
+    so3 = package / "math" / "so3.py"
+    so3.write_text(so3.read_text() + "\n\nEDITED = True  # (edited by tests/unit/test_numba_cache.py)\n")
+    unrelated = _run(tmp_path, package, NUMBA_CACHE_DIR=str(cache))
+    assert unrelated["source_hash"] == first["source_hash"]
+    assert unrelated["hits"] >= 1 and unrelated["misses"] == 0
+    assert unrelated["value"] == first["value"]
+
     # edit quat_exp only: the probe's own file is unchanged, yet it must be recompiled
     quaternion = package / "math" / "quaternion.py"
     quaternion.write_text(quaternion.read_text() + EDITED_QUAT_EXP)
@@ -173,7 +184,7 @@ def test_edit_of_a_called_module_is_not_served_stale(tmp_path, package):
     assert third["value"] == 1000.5
     assert third["source_hash"] != first["source_hash"]
     assert third["misses"] >= 1 and third["hits"] == 0
-    assert Path(third["cache_path"]).is_relative_to(cache / "kynemapy" / third["source_hash"])
+    assert Path(third["cache_path"]).is_relative_to(cache / "kynemapy" / PROBE_MODULE / third["source_hash"])
 
 
 @pytest.fixture
@@ -194,7 +205,7 @@ def test_read_only_install(tmp_path, read_only_package):
     assert result["value"] == pytest.approx(PROBE_VALUE, rel=1e-15)
     assert result["warnings"] == []
     assert _files(package) == before
-    assert Path(result["cache_path"]).is_relative_to(xdg / "kynemapy" / result["source_hash"])
+    assert Path(result["cache_path"]).is_relative_to(xdg / "kynemapy" / PROBE_MODULE / result["source_hash"])
     assert _cache_files(xdg)
 
 
@@ -211,7 +222,7 @@ def test_user_cache_folder(tmp_path, package, where):
 
     assert result["value"] == pytest.approx(PROBE_VALUE, rel=1e-15)
     assert result["config_before"] == result["config_after"] == ""
-    assert Path(result["cache_path"]).is_relative_to(base / result["source_hash"])
+    assert Path(result["cache_path"]).is_relative_to(base / PROBE_MODULE / result["source_hash"])
     assert any(p.name.startswith("_cache_probe.probe-") for p in _cache_files(base))
     assert _files(package) == before
     assert not _cache_files(tmp_path / "tmp")
@@ -228,7 +239,7 @@ def test_unwritable_cache_folders_fall_back_to_private_temp_folder(tmp_path, pac
 
     assert result["value"] == pytest.approx(PROBE_VALUE, rel=1e-15)
     base = _temp_base(tmp_path)
-    assert Path(result["cache_path"]).is_relative_to(base / result["source_hash"])
+    assert Path(result["cache_path"]).is_relative_to(base / PROBE_MODULE / result["source_hash"])
     assert _cache_files(base)
     if hasattr(os, "getuid"):
         assert stat.S_IMODE(base.stat().st_mode) == 0o700
@@ -250,7 +261,8 @@ def test_nothing_writable_compiles_without_cache(tmp_path, package):
 
 
 def test_old_source_versions_are_pruned(tmp_path, package):
-    base = tmp_path / "xdg" / "kynemapy"
+    root = tmp_path / "xdg" / "kynemapy"
+    base = root / PROBE_MODULE
     two_hours_ago = time.time() - 7200
     old = [base / f"{i:016x}" for i in range(6)]
     for i, folder in enumerate(old):
@@ -263,9 +275,16 @@ def test_old_source_versions_are_pruned(tmp_path, package):
     other = base / "not-a-hash"
     other.mkdir()
     os.utime(other, (0, 0))
+    # the earlier layout (<base>/<hash of every source>): the 4 most recent kept, as for a module
+    earlier = [root / f"{i:016x}" for i in range(6)]
+    for i, folder in enumerate(earlier):
+        folder.mkdir()
+        os.utime(folder, (two_hours_ago + i, two_hours_ago + i))
 
     result = _run(tmp_path, package, XDG_CACHE_HOME=str(tmp_path / "xdg"))
 
     kept = {p.name for p in base.iterdir()}
     # the 4 most recently used: this version, the recent one and the 2 newest old ones
     assert kept == {result["source_hash"], recent.name, old[5].name, old[4].name, other.name}
+    assert {p.name for p in root.iterdir() if not p.name.startswith("kynemapy.")} == {f.name for f in earlier[2:]}
+    assert PROBE_MODULE in {p.name for p in root.iterdir()}
