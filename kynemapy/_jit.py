@@ -121,7 +121,7 @@ def _direct_imports(name: str, source: str, modules: dict[str, Path]) -> set[str
 def _import_graph() -> tuple[dict[str, set[str]], dict[str, bytes]]:
     modules = _package_modules()
     sources = {name: path.read_bytes() for name, path in modules.items()}
-    graph = {name: _direct_imports(name, source.decode("utf-8", "replace"), modules) for name, source in sources.items()}
+    graph = {name: _direct_imports(name, text.decode("utf-8", "replace"), modules) for name, text in sources.items()}
     return graph, sources
 
 
