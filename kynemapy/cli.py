@@ -8,22 +8,72 @@
     kynemapy sweep model.toml --set KEY=V1,V2,... [--set ...] -o DIR [--workers N] [--scheduler ADDRESS]
     kynemapy validate [--quick] [--out DIR] [--case NAME ...] [--no-figures]
 
-Exit status: 0 on success, 1 when a run stops at a step that does not converge (the
-rows so far are in the file), a sweep member fails or a validation check fails, 2 for bad
-input (model file, options, output path, a damaged or foreign result file, sweep keys and
-values, an unreachable scheduler), 130 when interrupted (Ctrl-C: the rows computed so far are
-in the file, and the message says how to resume).
+Exit status: 0 on success, 1 when a run stops before its end (a step that does not
+converge, a load that cannot be evaluated, a result file that cannot be written: the rows so
+far are in the file, and the message says how many), a sweep member fails or a validation
+check fails, 2 for bad input (model file, options, output path, a damaged or foreign result
+file, a file another live process writes, sweep keys and values, an unreachable scheduler),
+130 when interrupted (Ctrl-C) and 143 when terminated (SIGTERM, ``kill PID``): the rows
+computed so far are in the file, and the message says how to resume.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived (``kill PID``): the run stops as after Ctrl-C (a BaseException, like KeyboardInterrupt)."""
+
+
+class _LoadFailed(Exception):
+    """A load of the model file could not be evaluated during the run (``__cause__``: why)."""
+
+
+@contextmanager
+def _sigterm_stops_the_run() -> Iterator[None]:
+    """While the run goes on, SIGTERM raises :class:`Terminated` in the main thread (as SIGINT raises
+    KeyboardInterrupt), so that the rows so far are written and the resume command is printed.
+    A SIGTERM that the parent set to be ignored stays ignored."""
+    if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        yield
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        raise Terminated
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _plural(n: int, word: str) -> str:
+    """``1 mass``, ``2 masses``, ``0 nodes``."""
+    if n == 1:
+        return f"{n} {word}"
+    return f"{n} {word}es" if word.endswith(("s", "x", "ch", "sh")) else f"{n} {word}s"
+
+
+def _rows_in(output: str) -> str:
+    """``5121 rows are in run.h5`` (read back), or why the file cannot say."""
+    from kynemapy.io import read
+
+    try:
+        n = read(output).committed
+    except Exception as exc:  # the file is not readable: say so rather than hide it
+        return f"the output file cannot be read ({exc})"
+    return f"{_plural(n, 'row')} {'is' if n == 1 else 'are'} in {output}"
 
 
 def _positive(text: str) -> int:
@@ -62,10 +112,24 @@ def _check_resume(output: str, model_path: str, mf: object) -> None:
         )
 
 
+def _model_loads(mf: Any) -> Callable[[Any, float], None] | None:
+    """The model file's loads as a run's ``loads(sim, t)``; a load that fails raises :class:`_LoadFailed`."""
+    if not mf.loads:
+        return None
+
+    def loads(sim: Any, t: float) -> None:
+        try:
+            mf.apply_loads(sim, t)
+        except Exception as exc:
+            raise _LoadFailed(str(exc)) from exc
+
+    return loads
+
+
 def _run(args: argparse.Namespace) -> int:
-    from kynemapy.io import read
     from kynemapy.model.file import load_model_file
     from kynemapy.run.simulation import ConvergenceError, Simulation
+    from kynemapy.run.writer import OutputWriteError
 
     mf = load_model_file(args.model)
     output = args.output or mf.output.get("path")
@@ -77,40 +141,55 @@ def _run(args: argparse.Namespace) -> int:
     if args.resume:
         if not os.path.exists(output):
             raise ValueError(f"--resume: {output!r} does not exist")
+        sim = Simulation.restart(output)  # first: a file a live process writes is refused by name
         _check_resume(output, args.model, mf)
-        sim = Simulation.restart(output)
+        if args.every is None and sim.resume_every is not None:
+            every = sim.resume_every  # the file's own spacing, whatever the model file says
         remaining = max(n_total - sim.step_count, 0)
         print(f"resuming {output} at step {sim.step_count} (t = {sim.time:.9g} s); {remaining} steps to go")
     else:
         sim = mf.simulation()
         remaining = n_total
-    loads = mf.apply_loads if mf.loads else None
+    resume = f"kynemapy run {args.model} -o {output} --resume"
     try:
-        info = sim.run(
-            n_steps=remaining,
-            output=output,
-            every=every,
-            block=block,
-            progress=not args.no_progress,
-            loads=loads,
-            adaptive=args.adaptive,
-            attrs={"model_file": str(Path(args.model).resolve())},
-            overwrite=args.overwrite,
-        )
+        with _sigterm_stops_the_run():
+            info = sim.run(
+                n_steps=remaining,
+                output=output,
+                every=every,
+                block=block,
+                progress=not args.no_progress,
+                loads=_model_loads(mf),
+                adaptive=args.adaptive,
+                attrs={"model_file": str(Path(args.model).resolve())},
+                overwrite=args.overwrite,
+            )
     except ConvergenceError as exc:
         print(f"kynemapy run: {exc}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        try:
-            rows = f"{read(output).committed} rows are in {output}"
-        except Exception as exc:  # the file is not readable: say so rather than hide it
-            rows = f"the output file cannot be read ({exc})"
+    except _LoadFailed as exc:
         print(
-            f"kynemapy run: interrupted at step {sim.step_count}, t = {sim.time:.9g} s; {rows}; "
-            f"continue with: kynemapy run {args.model} -o {output} --resume",
+            f"kynemapy run: stopped at step {sim.step_count}, t = {sim.time:.9g} s: a load cannot be evaluated: "
+            f"{exc}; {_rows_in(output)} (up to step {sim.step_count})",
             file=sys.stderr,
         )
-        return 130
+        return 1
+    except OutputWriteError as exc:
+        print(
+            f"kynemapy run: stopped at step {sim.step_count}, t = {sim.time:.9g} s: cannot write {output}: "
+            f"{exc.reason}; {_plural(exc.committed, 'row')} {'is' if exc.committed == 1 else 'are'} safe in "
+            f"{output}; once there is room, continue with: {resume}",
+            file=sys.stderr,
+        )
+        return 1
+    except (KeyboardInterrupt, Terminated) as exc:
+        how = "interrupted" if isinstance(exc, KeyboardInterrupt) else "terminated (SIGTERM)"
+        print(
+            f"kynemapy run: {how} at step {sim.step_count}, t = {sim.time:.9g} s; {_rows_in(output)}; "
+            f"continue with: {resume}",
+            file=sys.stderr,
+        )
+        return 130 if isinstance(exc, KeyboardInterrupt) else 143
     print(
         f"{info.steps} steps to t = {info.time:.9g} s in {info.wall_time:.2f} s; "
         f"Newton iterations/step mean {info.iterations_mean:.2f}, max {info.iterations_max}; "
@@ -128,8 +207,9 @@ def _info(args: argparse.Namespace) -> int:
     print(f"written by        kynemapy {r.attrs.get('kynemapy_version', '?')} on {r.attrs.get('created', '?')}")
     print(f"closed cleanly    {'yes' if r.closed_cleanly else 'no (writer killed or still running)'}")
     print(
-        f"model             {m.n_nodes} nodes, {m.n_masses} masses, {m.n_springs} springs, "
-        f"{m.n_constraints} constraints, {m.n_dofs} unknowns"
+        f"model             {_plural(m.n_nodes, 'node')}, {_plural(m.n_masses, 'mass')}, "
+        f"{_plural(m.n_springs, 'spring')}, {_plural(m.n_constraints, 'constraint')}, "
+        f"{_plural(m.n_dofs, 'unknown')}"
     )
     p = r.params
     print(
@@ -265,14 +345,21 @@ def _validate(args: argparse.Namespace) -> int:
 
 def parser() -> argparse.ArgumentParser:
     """The argument parser of the ``kynemapy`` command."""
+    from kynemapy import __version__
+
     ap = argparse.ArgumentParser(prog="kynemapy", description="Lie-group generalized-alpha multibody dynamics")
+    ap.add_argument("--version", action="version", version=f"kynemapy {__version__}")
     sub = ap.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="run a TOML model file, streaming results to HDF5")
-    run.add_argument("model", help="model file (.toml)")
+    run.add_argument("model", help="model file (.toml; see docs/model-file.md)")
     run.add_argument("-o", "--output", help="HDF5 result file (default: the model file's [output] path)")
     run.add_argument("--resume", action="store_true", help="continue the output file from its last committed step")
     run.add_argument("--overwrite", action="store_true", help="replace an existing output file (else refused)")
-    run.add_argument("--every", type=_positive, help="write every K-th step (default: model file, else 1)")
+    run.add_argument(
+        "--every",
+        type=_positive,
+        help="write every K-th step (default: model file, else 1; --resume: the file's own spacing)",
+    )
     run.add_argument(
         "--block",
         type=_positive,
@@ -283,16 +370,16 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
     run.set_defaults(func=_run)
     info = sub.add_parser("info", help="summarise a result file")
-    info.add_argument("result")
+    info.add_argument("result", help="HDF5 result file written by kynemapy run")
     info.set_defaults(func=_info)
     plot = sub.add_parser(
         "plot", help="write PNG plots (displacement, rotation, energy error, iterations) of a result file"
     )
-    plot.add_argument("result")
+    plot.add_argument("result", help="HDF5 result file written by kynemapy run")
     plot.add_argument("-o", "--output-dir", help="directory for the PNGs (default: next to the file)")
     plot.set_defaults(func=_plot)
     an = sub.add_parser("animate", help="write an animation (GIF, or MP4 with ffmpeg) of a result file")
-    an.add_argument("result")
+    an.add_argument("result", help="HDF5 result file written by kynemapy run")
     an.add_argument("-o", "--output", help="run.gif or run.mp4 (default: the result file with .gif)")
     an.add_argument("--style", choices=("box", "frame"), default="box", help="bodies as inertia boxes or axes")
     an.add_argument("--elevation", type=float, default=25.0, help="camera elevation [deg] (default 25)")
@@ -304,7 +391,7 @@ def parser() -> argparse.ArgumentParser:
     an.add_argument("--no-progress", action="store_true", help="no frame counter")
     an.set_defaults(func=_animate)
     ex = sub.add_parser("export", help="write a VTKHDF file (ParaView, with time) beside a result file")
-    ex.add_argument("result")
+    ex.add_argument("result", help="HDF5 result file written by kynemapy run")
     ex.add_argument("-o", "--output", help="the .vtkhdf file (default: the result file with .vtkhdf)")
     ex.add_argument("--every", type=int, default=1, help="write every K-th row (default 1)")
     ex.set_defaults(func=_export)

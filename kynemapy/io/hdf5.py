@@ -113,6 +113,7 @@ from kynemapy.engine.invariants import system_invariants
 from kynemapy.engine.lookup import entry
 from kynemapy.engine.params import StepParameters
 from kynemapy.engine.rows import DERIVED, ROW_FIELDS, ROW_NAMES, row_layout
+from kynemapy.io.lock import WriterLock
 from kynemapy.io.paths import file_path
 from kynemapy.model import Model, freeze, no_beams
 
@@ -386,7 +387,7 @@ _ADDED_LATER = frozenset({"strain_energy"})
 _NO_BEAMS: dict[str, Any] = {"n_beams": 0, **no_beams()}
 
 #: root attributes the writer sets (not the user's)
-_RESERVED = ("kynemapy_version", "created", "units", "writer_pid", "writer_host")
+_RESERVED = ("kynemapy_version", "created", "units", "writer_pid", "writer_host", "output_every")
 
 
 def _attr_value(value: Any) -> Any:
@@ -431,6 +432,15 @@ class ResultWriter:
         on the first :meth:`append` (or :meth:`ensure_layout`, :meth:`close`): the run
         driver lets its writer thread do this while the first steps are computed.  Errors
         of the path or the attributes are raised here either way.
+    every : the spacing of the recorded steps (root attribute ``output_every``), or None
+        (not recorded).  A resumed run continues with it (:func:`kynemapy.Simulation.run`).
+    lock : the :class:`~kynemapy.io.lock.WriterLock` of ``path``, taken by the caller; None:
+        taken here.  Released by :meth:`close`.
+
+    Raises
+    ------
+    kynemapy.io.lock.FileInUseError
+        Another live process writes ``path``: it is neither truncated nor touched.
 
     Notes
     -----
@@ -454,6 +464,8 @@ class ResultWriter:
         restart: bool = True,
         attrs: Mapping[str, Any] | None = None,
         defer_layout: bool = False,
+        every: int | None = None,
+        lock: WriterLock | None = None,
     ) -> None:
         if isinstance(block, bool) or not isinstance(block, (int, np.integer)) or block < 1:
             raise ValueError(f"ResultWriter: block must be an integer >= 1, got {block!r}")
@@ -472,15 +484,20 @@ class ResultWriter:
         self._laid_out = False
         self._n_records = 0
         self._spaces: dict[tuple[str, int], tuple[Any, Any, Any]] = {}
-        f = h5py.File(self.path, "w", libver="latest")
-        self._file: h5py.File | None = f
+        self._lock = lock if lock is not None else WriterLock(self.path, "ResultWriter")
+        self._file: h5py.File | None = None
         try:
+            f = self._file = h5py.File(self.path, "w", libver="latest")
             self._create_attrs(f, attrs)
+            if every is not None:
+                f.attrs["output_every"] = int(every)
             if not defer_layout:
                 self.ensure_layout()
         except BaseException:
-            f.close()
-            self._file = None
+            if self._file is not None:
+                self._file.close()
+                self._file = None
+            self._lock.release()
             raise
 
     # ------------------------------------------------------------------ setup
@@ -571,8 +588,11 @@ class ResultWriter:
                 self._file["closed"].id.write(h5s.ALL, h5s.ALL, np.ones(1, dtype=np.int64))
                 self._file.flush()
             finally:
-                self._file.close()
-                self._file = None
+                try:
+                    self._file.close()
+                finally:
+                    self._file = None
+                    self._lock.release()
 
     @property
     def closed(self) -> bool:
@@ -748,7 +768,13 @@ class ResultWriter:
 
     @classmethod
     def reopen(
-        cls, path: str | os.PathLike[str], model: Model, params: StepParameters, *, block: int = 256
+        cls,
+        path: str | os.PathLike[str],
+        model: Model,
+        params: StepParameters,
+        *,
+        block: int = 256,
+        lock: WriterLock | None = None,
     ) -> ResultWriter:
         """Continue an existing result file (finished, or left by a killed writer).
 
@@ -756,15 +782,34 @@ class ResultWriter:
         committed rows, the restart data and the root attributes are copied into a new
         file that atomically replaces ``path``; rows beyond ``committed`` (a block being
         written when the writer died) are dropped.  ``model`` must be the file's model.
+        ``lock``: the caller's :class:`~kynemapy.io.lock.WriterLock` of ``path`` (None: taken
+        here); a file another live process writes is refused
+        (:class:`~kynemapy.io.lock.FileInUseError`).
         """
         path = file_path(path, "ResultWriter.reopen: path")
-        old = read(path)
-        difference = model_difference(old.model, model)
-        if difference is not None:
-            raise ValueError(f"ResultWriter.reopen: {path} holds a different model: {difference}")
+        if lock is None:
+            lock = WriterLock(path, "ResultWriter.reopen")
+        try:
+            old = read(path)
+            difference = model_difference(old.model, model)
+            if difference is not None:
+                raise ValueError(f"ResultWriter.reopen: {path} holds a different model: {difference}")
+        except BaseException:
+            lock.release()
+            raise
         attrs = {k: v for k, v in old.attrs.items() if k not in _RESERVED}
+        every = old.attrs.get("output_every")
         tmp = path + ".resume-tmp"
-        writer = cls(tmp, model, params, block=block, restart=old.restart is not None, attrs=attrs)
+        writer = cls(
+            tmp,
+            model,
+            params,
+            block=block,
+            restart=old.restart is not None,
+            attrs=attrs,
+            every=None if every is None else int(every),
+            lock=lock,
+        )
         try:
             n = old.committed
             for start in range(0, n, writer.block):
@@ -827,6 +872,9 @@ class Result:
     closed_cleanly : False when the writer is still running or was killed (the file still
         carries HDF5's "open for writing" mark).
     path : the file.
+    missing_rows : ``(first_row, stop_row)`` ranges of the file's committed rows left out by
+        ``read(path, salvage=True)`` because they fail their checksums (empty otherwise); then
+        ``committed`` counts the rows returned, not the rows in the file.
     """
 
     time: np.ndarray
@@ -852,6 +900,7 @@ class Result:
     restart: dict[str, np.ndarray] | None
     closed_cleanly: bool
     path: str
+    missing_rows: tuple[tuple[int, int], ...] = ()
 
     def restart_state(self) -> tuple[State, Inputs]:
         """Fresh, writable :class:`State` and :class:`Inputs` built from :attr:`restart`."""
@@ -959,8 +1008,10 @@ class ResultFileError(OSError):
     path : the file.
     problems : ``(dataset, first_row, stop_row)`` of every damaged range found (rows None: the
         dataset as a whole).
-    intact_rows : rows ``0 .. intact_rows - 1`` passed their checksums and can be had with
-        ``read(path, salvage=True)`` (0: none; None: not a result file).
+    intact_rows : how many rows passed their checksums (every dataset of the row) and can be
+        had with ``read(path, salvage=True)`` (0: none; None: not a result file).
+    missing_rows : ``(first_row, stop_row)`` ranges of the committed rows that did not (in
+        order; empty when the damage is not in the rows).
     """
 
     def __init__(
@@ -969,11 +1020,13 @@ class ResultFileError(OSError):
         path: str,
         problems: list[tuple[str, int | None, int | None]] | None = None,
         intact_rows: int | None = None,
+        missing_rows: list[tuple[int, int]] | None = None,
     ) -> None:
         super().__init__(message)
         self.path = path
         self.problems = problems or []
         self.intact_rows = intact_rows
+        self.missing_rows = missing_rows or []
 
 
 def _superblock(path: str) -> tuple[_Superblock | None, int]:
@@ -1117,18 +1170,32 @@ def _open(path: str, *, salvage: bool = False) -> tuple[h5py.File, str | None]:
                 ) from None
             return f, f"{path}: cut short ({size} of {sb.eof} bytes); reading the intact rows"
         message = f"{path}: damaged HDF5 file, cut short: {size} of the {sb.eof} bytes its superblock names"
-        intact = None
+        kept: list[tuple[int, int]] = []
+        missing: list[tuple[int, int]] = []
         try:
-            with _open_patched(path, sb, size) as f:
+            f = _open_patched(path, sb, size)
+            try:
                 _check_kynemapy(f, path)
                 if "checksums" not in f:  # an older file: rows read as zeros cannot be told from data
                     raise ResultFileError(message + "; written without checksums: the intact rows are unknown", path)
-                intact = _verify(f, path, salvage=True)[0]
+                kept, _, problems, committed = _verify(f, path, salvage=True)
+                missing = _complement(kept, committed)
+            except BaseException:
+                f.close()
+                raise
+            if not problems:
+                # only what was never committed is missing: the end of a write that did not complete
+                # (a full disk, a file size limit, a writer killed in the middle of a write)
+                return f, (
+                    f"{path}: its last {sb.eof - size} bytes are missing (a write that did not complete: a "
+                    f"full disk, or a writer killed while writing); all {committed} committed rows are intact"
+                )
+            f.close()
         except ResultFileError as exc:
             raise ResultFileError(str(exc), path, [("(file)", None, None)], None) from None
         except Exception:
             pass
-        raise ResultFileError(message + _intact_text(path, intact), path, [("(file)", None, None)], intact or 0)
+        raise ResultFileError(message + _intact_text(path, kept), path, [("(file)", None, None)], _count(kept), missing)
     if sb is not None and sb.flags:
         # the root attributes (kynemapy_version, writer_pid) are written before the writer goes on
         try:
@@ -1186,10 +1253,37 @@ def _pid_of(path: str, sb: _Superblock, size: int) -> str:
         return str(_decode(f.attrs.get("writer_pid", "?")))
 
 
-def _intact_text(path: str, intact: int | None) -> str:
-    if not intact:
+def _count(ranges: list[tuple[int, int]]) -> int:
+    """Rows in ``(first, stop)`` ranges."""
+    return sum(b - a for a, b in ranges)
+
+
+def _complement(ranges: list[tuple[int, int]], n: int) -> list[tuple[int, int]]:
+    """The ``(first, stop)`` ranges of rows ``0 .. n - 1`` outside ``ranges`` (any order, may overlap)."""
+    out, row = [], 0
+    for a, b in sorted(ranges):
+        if a > row:
+            out.append((row, min(a, n)))
+        row = max(row, b)
+        if row >= n:
+            break
+    if row < n:
+        out.append((row, n))
+    return [(a, b) for a, b in out if b > a]
+
+
+def _ranges_text(ranges: list[tuple[int, int]], most: int = 4) -> str:
+    """``rows 0 to 639``, ``rows 0 to 639 and 768 to 3000``, or ``2873 rows in 7 ranges``."""
+    if len(ranges) > most:
+        return f"{_count(ranges)} rows in {len(ranges)} ranges"
+    parts = [f"{a} to {b - 1}" if b - a > 1 else f"{a}" for a, b in ranges]
+    return "rows " + (parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1])
+
+
+def _intact_text(path: str, kept: list[tuple[int, int]]) -> str:
+    if not kept:
         return "; no row can be read from it"
-    return f"; rows 0 to {intact - 1} are intact: kynemapy.io.read({path!r}, salvage=True) returns them"
+    return f"; {_ranges_text(kept)} are intact: kynemapy.io.read({path!r}, salvage=True) returns them"
 
 
 def _segments(f: h5py.File, committed: int) -> tuple[np.ndarray, int | None]:
@@ -1212,12 +1306,14 @@ def _segments(f: h5py.File, committed: int) -> tuple[np.ndarray, int | None]:
 
 def _verify(
     f: h5py.File, path: str, *, salvage: bool
-) -> tuple[int, dict[str, np.ndarray], list[tuple[str, int | None, int | None]]]:
+) -> tuple[list[tuple[int, int]], dict[str, np.ndarray], list[tuple[str, int | None, int | None]], int]:
     """Read the committed rows and check them against their checksums.
 
-    Returns ``(intact, rows, problems)``: rows ``0 .. intact - 1`` are verified (all of them when
-    ``problems`` is empty); ``rows`` holds every field truncated to ``intact``.  Without ``salvage``
-    a problem raises :class:`ResultFileError`."""
+    Returns ``(kept, rows, problems, committed)``: ``kept`` are the ``(first, stop)`` ranges of
+    the rows whose every dataset passed its checksum (all ``committed`` rows when ``problems``
+    is empty), ``rows`` every field's kept rows, in order.  A row is kept or left out whole: a
+    damaged block of one dataset leaves out those rows of all of them.  Without ``salvage`` a
+    problem raises :class:`ResultFileError`."""
     problems: list[tuple[str, int | None, int | None]] = []
     try:
         committed = int(f["committed"][0])
@@ -1246,7 +1342,7 @@ def _verify(
         if bad_from is not None:
             problems.append(("checksums", bad_from, committed))
     rows: dict[str, np.ndarray] = {}
-    first_bad = committed if bad_from is None else bad_from
+    bad: list[tuple[int, int]] = [] if bad_from is None else [(bad_from, committed)]
     # the records' columns by name (a file of an earlier version lacks the fields added since)
     columns = json.loads(f["checksums"].attrs["columns"]) if checked else ["first_row", "stop_row", *ROW_NAMES]
     check = _crc
@@ -1272,22 +1368,26 @@ def _verify(
                 except Exception:
                     unreadable.add(a)
                     problems.append((name, a, b))
-                    first_bad = min(first_bad, a)
+                    bad.append((a, b))
         for rec in records:
             a, b = int(rec[0]), int(rec[1])
             if a not in unreadable and check(data[a:b]) != int(rec[2 + k]):
                 problems.append((name, a, b))
-                first_bad = min(first_bad, a)
+                bad.append((a, b))
         rows[name] = data
-    intact = first_bad
+    kept = _complement(bad, committed)
     if problems and not salvage:
         raise ResultFileError(
-            f"{path}: damaged: " + _summary(problems, committed) + _intact_text(path, intact),
+            f"{path}: damaged: " + _summary(problems, committed) + _intact_text(path, kept),
             path,
             problems,
-            intact,
+            _count(kept),
+            _complement(kept, committed),
         )
-    return intact, {name: arr[:intact] for name, arr in rows.items()}, problems
+    if bad:
+        index = np.concatenate([np.arange(a, b) for a, b in kept]) if kept else np.zeros(0, dtype=np.intp)
+        rows = {name: arr[index] for name, arr in rows.items()}
+    return kept, rows, problems, committed
 
 
 def _summary(problems: list[tuple[str, int | None, int | None]], committed: int, most: int = 8) -> str:
@@ -1337,8 +1437,11 @@ def read(path: str | os.PathLike[str], *, salvage: bool = False) -> Result:
     Parameters
     ----------
     path : the result file.
-    salvage : return the rows before the first damaged one (with a warning) instead of
-        raising :class:`ResultFileError`; the restart data are then left out unless intact.
+    salvage : return every intact row (with a warning) instead of raising
+        :class:`ResultFileError`: the rows of a damaged block are left out, those before and
+        after it kept (:attr:`Result.missing_rows` names the rows left out; ``step`` and
+        ``time`` say which the others are).  The restart data are returned only when the last
+        committed row and its restart slot are intact.
 
     Raises
     ------
@@ -1356,7 +1459,9 @@ def read(path: str | os.PathLike[str], *, salvage: bool = False) -> Result:
     try:
         with f:
             clean = bool(f["closed"][0]) if "closed" in f else (note is None and not f.swmr_mode)
-            intact, rows, problems = _verify(f, path, salvage=salvage)
+            kept, rows, problems, committed = _verify(f, path, salvage=salvage)
+            intact = _count(kept)
+            lost = _complement(kept, committed)
             gm = f["model"]
             fields: dict[str, Any] = {}
             for name in Model._fields:
@@ -1390,8 +1495,8 @@ def read(path: str | os.PathLike[str], *, salvage: bool = False) -> Result:
             attrs = {k: _decode(v) for k, v in f.attrs.items()}
             units = json.loads(attrs["units"]) if "units" in attrs else {}
             restart = None
-            if "restart" in f:
-                restart = _restart_slot(f, path, model, intact, salvage)
+            if "restart" in f and (not lost or lost[-1][1] < committed):  # the last row is intact
+                restart = _restart_slot(f, path, model, committed, salvage)
     except ResultFileError:
         raise
     except (OSError, RuntimeError, KeyError, ValueError, TypeError) as exc:  # HDF5's own complaint
@@ -1399,8 +1504,9 @@ def read(path: str | os.PathLike[str], *, salvage: bool = False) -> Result:
             f"{path}: damaged: HDF5 cannot read it ({type(exc).__name__}: {exc})", path, [("(file)", None, None)], 0
         ) from exc
     if problems:
+        left_out = f" ({_ranges_text(lost)} of {committed} left out)" if lost else ""
         warnings.warn(
-            f"{path}: damaged: " + _summary(problems, intact) + f"; returning the {intact} intact rows",
+            f"{path}: damaged: " + _summary(problems, committed) + f"; returning the {intact} intact rows" + left_out,
             ResultFileWarning,
             stacklevel=2,
         )
@@ -1418,6 +1524,7 @@ def read(path: str | os.PathLike[str], *, salvage: bool = False) -> Result:
         restart=restart,
         closed_cleanly=clean,
         path=path,
+        missing_rows=tuple(lost),
     )
 
 

@@ -92,6 +92,14 @@ def steps_to(sim: Any, t_end: float | None, n_steps: int | None) -> int:
     return int(n) if abs(remaining - n) < 1e-9 * max(1.0, abs(remaining)) else math.ceil(remaining)
 
 
+def _spacing(k: int) -> str:
+    """``every step``, ``every 2nd step``, ``every 5th step``: the recorded steps in words."""
+    if k == 1:
+        return "every step"
+    suffix = "th" if 10 <= k % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(k % 10, "th")
+    return f"every {k}{suffix} step"
+
+
 def next_time(t: float, h: float) -> float:
     """The time after a step of ``h`` from ``t`` [s], as the compiled step computes it
     (:func:`kynemapy.engine.step.next_time`): ``(k + 1) h`` on the grid ``t = k h``, else ``t + h``."""
@@ -184,7 +192,7 @@ def run(
     t_end: float | None = None,
     n_steps: int | None = None,
     output: str | os.PathLike[str] | None = None,
-    every: int = 1,
+    every: int | None = None,
     block: int | None = None,
     progress: bool = False,
     loads: LoadFunction | None = None,
@@ -199,6 +207,13 @@ def run(
     from kynemapy.io.hdf5 import ResultWriter  # h5py on first use only
 
     n_total = steps_to(sim, t_end, n_steps)
+    resuming = (
+        output is not None
+        and sim.resume_path is not None
+        and os.path.abspath(os.fspath(output)) == os.path.abspath(sim.resume_path)
+    )
+    if every is None:  # a continued file keeps its own spacing
+        every = sim.resume_every if resuming and sim.resume_every is not None else 1
     if block is None:
         block = auto_block(sim.workspace.row_layout.width)
     for name, value in (("every", every), ("block", block), ("max_halvings", max_halvings)):
@@ -213,28 +228,56 @@ def run(
 
     out: BackgroundWriter | None = None
     if output is not None:
+        from kynemapy.io.lock import FileInUseError, WriterLock
         from kynemapy.io.paths import file_path, output_file
 
         path = file_path(output, "run: output")
         unit = unit_rows(block)
-        resuming = sim.resume_path is not None and os.path.abspath(path) == os.path.abspath(sim.resume_path)
+        if resuming and sim.resume_every is not None and every != sim.resume_every:
+            raise ValueError(
+                f"run: {path} records {_spacing(sim.resume_every)}; continuing it with every = {every} "
+                f"would mix two spacings in one file: leave every out (command line: --every) to continue "
+                f"with the file's {sim.resume_every}, or write to a new file"
+            )
         if not resuming:
             try:
                 output_file(path, "output file")  # a folder, or a folder that takes no files: said now
             except OSError as exc:
                 raise type(exc)(f"run: {exc}") from None
-        if not resuming and not overwrite and os.path.lexists(path):
-            raise FileExistsError(
-                f"run: the output file {path!r} exists; pass overwrite=True (command line: --overwrite) to "
-                f"replace it, or continue it: Simulation.restart({path!r}).run(...) (command line: --resume)"
-            )
         try:
-            if resuming:
-                writer = ResultWriter.reopen(path, sim.model, sim.params, block=unit)
-            else:
-                writer = ResultWriter(path, sim.model, sim.params, block=unit, attrs=attrs, defer_layout=block >= 2)
+            lock = WriterLock(path, "run")  # a file another live process writes: refused here, untouched
+        except FileInUseError:
+            raise
         except OSError as exc:
             raise OSError(f"run: cannot write the output file {path!r}: {exc}") from exc
+        try:
+            if not resuming and not overwrite and os.path.lexists(path):
+                raise FileExistsError(
+                    f"run: the output file {path!r} exists; pass overwrite=True (command line: --overwrite) to "
+                    f"replace it, or continue it: Simulation.restart({path!r}).run(...) (command line: --resume)"
+                )
+            if resuming:
+                writer = ResultWriter.reopen(path, sim.model, sim.params, block=unit, lock=lock)
+            else:
+                writer = ResultWriter(
+                    path,
+                    sim.model,
+                    sim.params,
+                    block=unit,
+                    attrs=attrs,
+                    defer_layout=block >= 2,
+                    every=every,
+                    lock=lock,
+                )
+        except FileExistsError:
+            lock.release()
+            raise
+        except OSError as exc:
+            lock.release()
+            raise OSError(f"run: cannot write the output file {path!r}: {exc}") from exc
+        except BaseException:
+            lock.release()
+            raise
         try:
             out = BackgroundWriter(writer, sim.data, sim.workspace.row_layout, unit, threaded=block >= 2)
         except BaseException:

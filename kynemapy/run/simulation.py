@@ -155,6 +155,8 @@ class Simulation:
         self._state, self._inputs = api.initial_state(model)
         self._workspace = new_workspace(model, params.max_iter, params.solver, params.geometric_stiffness)
         self.resume_path: str | None = None
+        #: the spacing of the recorded steps of that file (its ``output_every``; None: not recorded)
+        self.resume_every: int | None = None
         self._bind()
         check_constraints(self._workspace, self._data)
         api.reference_factorization(self._workspace, params)
@@ -358,7 +360,7 @@ class Simulation:
         t_end: float | None = None,
         n_steps: int | None = None,
         output: str | os.PathLike[str] | None = None,
-        every: int = 1,
+        every: int | None = None,
         block: int | None = None,
         progress: bool = False,
         loads: Callable[[Simulation, float], None] | None = None,
@@ -376,7 +378,11 @@ class Simulation:
         output : HDF5 file (see :mod:`kynemapy.io`), checked writable before the first step;
             rows: the initial state (new file), every ``every``-th step and the last step.
             If this simulation came from :meth:`restart` of the same file, the file is continued;
-            any other existing file is refused (``FileExistsError``) unless ``overwrite``.
+            any other existing file is refused (``FileExistsError``) unless ``overwrite``.  A file
+            another live process writes is refused either way
+            (:class:`kynemapy.io.lock.FileInUseError`, naming that process).
+        every : record every ``every``-th step (default 1; a continued file: its own spacing,
+            and another one is refused with ``ValueError``).
         block : a killed run loses fewer than ``block`` rows (default: about 2 MiB of rows,
             64 to 16384).  Rows are recorded into two buffers of ``block // 2`` rows (the
             file's chunk); a background thread appends each full buffer while the stepping
@@ -423,7 +429,17 @@ class Simulation:
         uninterrupted run bit for bit.  ``params`` defaults to the file's step parameters.
         """
         from kynemapy.io.hdf5 import read  # h5py on first use only
+        from kynemapy.io.lock import FileInUseError, holder_of
 
+        holder = holder_of(path)
+        if holder is not None:  # its rows and restart slot are still moving: never continued
+            raise FileInUseError(
+                f"{os.fspath(path)} is being written by process {holder.get('pid', '?')} on "
+                f"{holder.get('host', '?')}; a file a live process writes is never resumed: wait for it "
+                f"to end, or stop it (kill {holder.get('pid', 'PID')}) and resume then",
+                os.fspath(path),
+                holder,
+            )
         result = read(path)
         if result.restart is None:
             raise ValueError(f"{os.fspath(path)}: no restart data for the {result.committed} committed rows")
@@ -435,6 +451,8 @@ class Simulation:
         sim._inputs.f[...] = inputs.f
         sim._inputs.constraint_input[...] = inputs.constraint_input
         sim.resume_path = os.fspath(path)
+        every = result.attrs.get("output_every")
+        sim.resume_every = None if every is None else int(every)
         return sim
 
     def advance(self, n_steps: int, throw: bool = True) -> np.ndarray:

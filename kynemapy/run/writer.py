@@ -31,8 +31,10 @@ or where the CPU cannot be known, nothing is steered.
 from __future__ import annotations
 
 import ctypes
+import errno as _errno
 import os
 import queue
+import re
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -50,7 +52,44 @@ from kynemapy.engine.rows import RowLayout, field_views
 if TYPE_CHECKING:  # h5py is imported when a run writes a file, not with kynemapy
     from kynemapy.io.hdf5 import ResultWriter
 
-__all__ = ["BackgroundWriter", "unit_rows"]
+__all__ = ["BackgroundWriter", "OutputWriteError", "unit_rows"]
+
+
+class OutputWriteError(OSError):
+    """Writing the result file failed (a full disk, a quota, a file size limit, an I/O error).
+
+    The message names the file and the operating system's reason, not HDF5's internals;
+    ``errno`` and ``strerror`` are the operating system's (when HDF5 reported them), ``path``
+    the file and ``committed`` the rows safe in it (verified and resumable).
+    """
+
+    def __init__(self, path: str, committed: int, errno: int | None, reason: str) -> None:
+        super().__init__(f"cannot write {path}: {reason}; {committed} rows are safe in it")
+        self.errno = errno
+        self.strerror = reason
+        self.path = path
+        self.committed = committed
+        self.reason = reason
+
+
+def write_failure_reason(exc: BaseException) -> tuple[int | None, str]:
+    """The operating system's error number and reason behind a failed HDF5 write (or the exception's text).
+
+    HDF5 reports a failed ``write(2)`` as one long string (``... errno = 28, error message =
+    'No space left on device', buf = 0x..., total write size = ..., offset = ...``); the
+    number and its reason are what a user can act on.
+    """
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        number = getattr(exc, "errno", None)
+        if isinstance(number, int) and number in _errno.errorcode:
+            return number, os.strerror(number)
+        match = re.search(r"errno = (\d+)", str(exc))
+        if match and int(match[1]) in _errno.errorcode:
+            return int(match[1]), os.strerror(int(match[1]))
+        exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]
+    return None, ""
 
 
 def _cpu_reader() -> Callable[[], int] | None:
@@ -231,7 +270,10 @@ class BackgroundWriter:
     def _raise_writer_error(self) -> None:
         if self._error is not None:
             exc = self._error
-            raise OSError(f"run: writing {self.writer.path!r} failed: {exc}") from exc
+            number, reason = write_failure_reason(exc)
+            if not reason:
+                reason = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+            raise OutputWriteError(self.writer.path, self.writer.committed, number, reason) from exc
 
     def close(self, *, raise_errors: bool = True) -> None:
         """Wait for every submitted buffer to be written, then close the file (idempotent).

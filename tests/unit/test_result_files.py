@@ -147,10 +147,13 @@ def test_random_bytes_in_a_data_chunk_name_the_dataset_and_rows(whole: Path, tmp
     err = refused_everywhere(path, r"noise\.h5: damaged: rows \d+ to \d+ of /q fail their checksum")
     first = chunk.chunk_offset[0]
     assert ("q", first, first + rows) in [(n, a, b) for n, a, b in err.problems if a is not None and b is not None]
-    assert err.intact_rows == first
+    committed = read(whole).committed
+    assert err.intact_rows == committed - rows and err.missing_rows == [(first, first + rows)]
     with pytest.warns(ResultFileWarning):
         part = read(path, salvage=True)
-    assert part.committed == first and part.restart is None
+    # every intact row, those after the damaged block too (issue 27); the last row's restart slot is intact
+    assert part.committed == committed - rows and part.missing_rows == ((first, first + rows),)
+    assert part.restart is not None and int(part.restart["step"][0]) == part.step[-1]
     assert np.all(np.abs(part.time) < 10.0) and np.all(np.abs(part.kinetic_energy) < 1e3)
 
 
