@@ -36,6 +36,7 @@ import math
 import os
 import sys
 import time
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,7 +60,9 @@ __all__ = [
     "FORMAT",
     "SweepError",
     "SweepResult",
+    "SweepWarning",
     "grid",
+    "member_file_problem",
     "member_rotation_angle",
     "run_member",
     "sweep",
@@ -89,6 +92,11 @@ OutputSpec = str | tuple[str, Callable[[Any], float]]
 class SweepError(ValueError):
     """A sweep that cannot start: bad keys or values, an unreachable scheduler, an output
     folder holding another sweep, missing Dask."""
+
+
+class SweepWarning(UserWarning):
+    """A resumed sweep found a member's file it cannot reuse (damaged, cut short, stopped early):
+    the member runs again and its file is replaced."""
 
 
 @dataclass
@@ -278,26 +286,41 @@ def verify_member(path: str | os.PathLike[str], member: str, values: Mapping[str
 
     Complete and verified: the file reads back (:func:`kynemapy.io.read`), was closed cleanly,
     its ``sweep_member`` and ``sweep_values`` attributes are this member's and its last row is
-    the planned last step (``sweep_n_steps``).
+    the planned last step (``sweep_n_steps``).  :func:`member_file_problem` says why not.
     """
+    result, _ = _check_member(path, member, values)
+    return result
+
+
+def member_file_problem(path: str | os.PathLike[str], member: str, values: Mapping[str, Any]) -> str | None:
+    """Why a member's file cannot be reused (``"damaged: ..."``, ``"not closed ..."``), or None when it can."""
+    return _check_member(path, member, values)[1]
+
+
+def _check_member(path: str | os.PathLike[str], member: str, values: Mapping[str, Any]) -> tuple[Any, str | None]:
     from kynemapy.io.hdf5 import read
 
     try:
-        r = read(path)
-    except (OSError, KeyError, ValueError):
-        return None
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a killed writer's marks cleared: the reason is given below
+            r = read(path)
+    except (OSError, KeyError, ValueError) as exc:
+        return None, str(exc).removeprefix(f"{os.fspath(path)}: ")
     a = r.attrs
     try:
-        ok = (
-            r.closed_cleanly
-            and r.committed > 0
-            and a.get("sweep_member") == member
-            and json.loads(a.get("sweep_values", "null")) == json.loads(json.dumps(dict(values)))
-            and int(r.step[-1]) == int(a.get("sweep_n_steps", -1))
-        )
-    except (TypeError, ValueError):
-        return None
-    return r if ok else None
+        if a.get("sweep_member") != member or json.loads(a.get("sweep_values", "null")) != json.loads(
+            json.dumps(dict(values))
+        ):
+            return None, f"it belongs to another member ({a.get('sweep_member')!r}, {a.get('sweep_values')})"
+        planned = int(a.get("sweep_n_steps", -1))
+        if not r.closed_cleanly:
+            return None, f"its run was stopped before the end ({r.committed} rows, not closed)"
+        if r.committed == 0 or int(r.step[-1]) != planned:
+            last = int(r.step[-1]) if r.committed else None
+            return None, f"it ends at step {last}, not at the planned step {planned}"
+    except (TypeError, ValueError) as exc:
+        return None, f"its sweep attributes cannot be read ({exc})"
+    return r, None
 
 
 def _summary_of(result: Any) -> dict[str, Any]:
@@ -419,7 +442,10 @@ class MemberProgress:
         filled = round(width * self.done / self.total)
         elapsed = time.perf_counter() - self.start
         ran = self.done - self.start_done
-        eta = f"ETA {elapsed / ran * (self.total - self.done):.0f} s" if ran else "ETA ?"
+        if self.done >= self.total:
+            eta = "done"
+        else:
+            eta = f"ETA {elapsed / ran * (self.total - self.done):.0f} s" if ran else "ETA ?"
         failed = f"  {self.failed} failed" if self.failed else ""
         self.stream.write(
             f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} members{failed}  "
@@ -428,8 +454,7 @@ class MemberProgress:
         self.stream.flush()
 
     def close(self) -> None:
-        """End the line."""
-        self.draw()
+        """End the line (every update drew already: the last state is not drawn a second time)."""
         self.stream.write("\n")
         self.stream.flush()
 
@@ -512,10 +537,10 @@ def _write_summary(folder: Path, rows: list[dict[str, Any]], columns: list[str],
 class _Executor:
     """Runs member specs on Dask (a client it owns or was given) or in this process."""
 
-    def __init__(self, client: Any, workers: int | None, timeout: float) -> None:
+    def __init__(self, client: Any, workers: int | None, timeout: float, needed: int | None = None) -> None:
         self.client = None
         self.cluster = None
-        self.serial = client == "serial"
+        self.serial = client == "serial" or (client is None and needed == 0)
         if self.serial:
             return
         try:
@@ -528,6 +553,8 @@ class _Executor:
             n = int(workers) if workers is not None else (os.cpu_count() or 1)
             if n < 1:
                 raise SweepError(f"sweep: workers must be >= 1, got {workers}")
+            if needed is not None:
+                n = min(n, needed)  # no idle workers: each would only start and be closed
             try:
                 self.cluster = LocalCluster(
                     n_workers=n,
@@ -535,7 +562,9 @@ class _Executor:
                     processes=True,
                     host="127.0.0.1",
                     dashboard_address=None,
-                    silence_logs=logging.ERROR,
+                    # a worker's or the scheduler's ERROR at shutdown (CommClosedError as the cluster
+                    # closes) is noise after a sweep whose members all reported; their failures are rows
+                    silence_logs=logging.CRITICAL,
                 )
                 self.client = Client(self.cluster)
             except Exception as exc:
@@ -581,12 +610,22 @@ class _Executor:
             raise
 
     def close(self) -> None:
-        if self.client is not None and self.owned:
-            with contextlib.suppress(Exception):
-                self.client.close()
-        if self.cluster is not None:
-            with contextlib.suppress(Exception):
-                self.cluster.close()
+        # closing a client and its cluster races with their own connections: distributed logs the
+        # CommClosedError it then meets, with a traceback, though nothing failed
+        quiet = [logging.getLogger(name) for name in ("distributed", "tornado", "asyncio")]
+        levels = [logger.level for logger in quiet]
+        for logger in quiet:
+            logger.setLevel(logging.CRITICAL + 1)
+        try:
+            if self.client is not None and self.owned:
+                with contextlib.suppress(Exception):
+                    self.client.close()
+            if self.cluster is not None:
+                with contextlib.suppress(Exception):
+                    self.cluster.close()
+        finally:
+            for logger, level in zip(quiet, levels, strict=True):
+                logger.setLevel(level)
 
 
 def sweep(
@@ -775,8 +814,48 @@ def sweep(
     output_folder(folder, "sweep folder", create=False)
     resume = _check_folder(folder, definition)
 
-    executor = _Executor(client, workers, timeout)  # reaches the scheduler before any member runs
     rows: dict[str, dict[str, Any]] = {}
+    todo = []
+    for member, values in zip(ids, sets, strict=True):
+        path = folder / f"{member}.h5"
+        problem = member_file_problem(path, member, values) if resume and path.exists() else "absent"
+        if resume and problem not in (None, "absent"):
+            warnings.warn(f"{path}: {problem}; running {member} again", SweepWarning, stacklevel=2)
+        if problem is None:
+            # a stale part file of a run stopped earlier (the member finished since): not kept beside it
+            for stale in (path.with_name(path.name + ".part"), path.with_name(path.name + ".part.lock")):
+                with contextlib.suppress(FileNotFoundError):
+                    stale.unlink()
+            row = None
+            with contextlib.suppress(OSError, ValueError):
+                row = json.loads((folder / f"{member}.json").read_text(encoding="utf-8"))
+            if not isinstance(row, dict) or row.get("status") != "ok":
+                from kynemapy.io.hdf5 import read
+
+                row = {"member": member, "status": "ok", "error": ""} | {k: _cell(v) for k, v in values.items()}
+                row |= _summary_of(read(path)) | {"file": path.name, "wall_time_s": math.nan}
+            row["reused"] = True
+            rows[member] = row
+            continue
+        todo.append(
+            {
+                "id": member,
+                "values": values,
+                "path": str(path.resolve()),
+                "toml": toml_text,
+                "factory": factory,
+                "source": source,
+                "params": params,
+                "n_steps": n_steps,
+                "t_end": t_end,
+                "every": every,
+                "block": block,
+                "outputs": list(outputs),
+            }
+        )
+    # a local cluster only as large as the work left: none for a sweep whose members are all reused
+    # (a cluster closed while its workers still start up logged CommClosedError tracebacks)
+    executor = _Executor(client, workers, timeout, needed=len(todo))  # reaches the scheduler first
     try:
         folder.mkdir(parents=True, exist_ok=True)
         if not resume:
@@ -788,37 +867,6 @@ def sweep(
                 | {"source": str(Path(source).resolve()) if toml_text is not None else source}
                 | {"created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
                 | {"kynemapy_version": kynemapy.__version__},
-            )
-        todo = []
-        for member, values in zip(ids, sets, strict=True):
-            path = folder / f"{member}.h5"
-            if resume and path.exists() and verify_member(path, member, values) is not None:
-                row = None
-                with contextlib.suppress(OSError, ValueError):
-                    row = json.loads((folder / f"{member}.json").read_text(encoding="utf-8"))
-                if not isinstance(row, dict) or row.get("status") != "ok":
-                    from kynemapy.io.hdf5 import read
-
-                    row = {"member": member, "status": "ok", "error": ""} | {k: _cell(v) for k, v in values.items()}
-                    row |= _summary_of(read(path)) | {"file": path.name, "wall_time_s": math.nan}
-                row["reused"] = True
-                rows[member] = row
-                continue
-            todo.append(
-                {
-                    "id": member,
-                    "values": values,
-                    "path": str(path.resolve()),
-                    "toml": toml_text,
-                    "factory": factory,
-                    "source": source,
-                    "params": params,
-                    "n_steps": n_steps,
-                    "t_end": t_end,
-                    "every": every,
-                    "block": block,
-                    "outputs": list(outputs),
-                }
             )
         bar = MemberProgress(len(sets), len(rows)) if progress else None
 
