@@ -16,13 +16,9 @@ Prints µs per step and per node-step (medians of ``--runs`` runs of ``Simulatio
 after a warm-up; compile time reported apart), Newton iterations per step and the solver
 chosen.
 
-Kynema: set ``KYNEMA_BUILD`` to a Kynema-FMB build directory (CMake, Kokkos serial) and the
-benchmark runs its ``kynema_fmb_regression_tests`` executable on the same model,
-``RotatingBeamTest.StepConvergence`` (10 steps of the p = 5 rotating beam above), ``--runs``
-times (``--gtest_repeat``), reads gtest's elapsed milliseconds and prints Kynema's µs per step
-beside kynemapy's whole-test time on the same basis (build the model, make the simulation, 10
-steps, each driven from Python) and kynemapy's steady µs per step.  gtest's time includes
-Kynema's model and solver set-up, so its µs per step is an upper bound of Kynema's step.
+Kynema: this benchmark times kynemapy alone.  ``python bench/kynema.py`` times Kynema-FMB (a
+build named by ``KYNEMA_BUILD``, with its ``KyTiming`` harness) against kynemapy on the same
+models: the heavy top, the p = 5 rotating beam and the IEA 15 MW rotor, CPU time per step.
 
 Run:  python bench/beams.py [--orders 5 10 20] [--elements 1 4 16 64] [--steps 200] [--runs 5]
 """
@@ -30,10 +26,7 @@ Run:  python bench/beams.py [--orders 5 10 20] [--elements 1 4 16 64] [--steps 2
 from __future__ import annotations
 
 import argparse
-import os
-import re
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -135,35 +128,6 @@ def timed(make, steps: int, runs: int, driven: bool) -> tuple[float, float, floa
     return 1e6 * statistics.median(times), first, float(np.mean(iterations)), sim.workspace.solver
 
 
-KYNEMA_TEST = "RotatingBeamTest.StepConvergence"
-KYNEMA_STEPS = 10
-
-
-def kynema_times(build: str, runs: int) -> list[float] | str:
-    """Milliseconds of each run of Kynema's ``RotatingBeamTest.StepConvergence`` (from gtest's
-    ``[       OK ] ... (N ms)`` lines), or a sentence saying why there are none."""
-    found = sorted(Path(build).rglob("kynema_fmb_regression_tests"))
-    exe = next((p for p in found if p.is_file() and os.access(p, os.X_OK)), None)
-    if exe is None:
-        return f"no executable kynema_fmb_regression_tests under {build}"
-    cmd = [str(exe), f"--gtest_filter={KYNEMA_TEST}", f"--gtest_repeat={runs}"]
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=False)
-    ms = [float(m) for m in re.findall(rf"\[\s+OK \] {re.escape(KYNEMA_TEST)} \((\d+(?:\.\d+)?) ms\)", done.stdout)]
-    return ms or f"{exe} printed no timing for {KYNEMA_TEST} (exit {done.returncode})"
-
-
-def kynemapy_whole_test(runs: int) -> float:
-    """Median wall time [s] of kynemapy doing what Kynema's test does: build, simulate, 10 steps."""
-    times = []
-    for _ in range(runs):
-        t = time.perf_counter()
-        model, bc, point = rotating_beam(5)
-        sim = kp.Simulation(model, kp.StepParameters(h=H, rho_inf=0.9, max_iter=5))
-        drive(sim, bc, point, KYNEMA_STEPS)
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--orders", type=int, nargs="+", default=[5, 10, 20])
@@ -172,8 +136,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
     print(f"machine: {machine()}")
-    build = os.environ.get("KYNEMA_BUILD")
-    print(f"Kynema build: {build or 'none given (KYNEMA_BUILD unset): no Kynema figures in this run'}")
+    print("Kynema: not timed here; python bench/kynema.py compares it (KYNEMA_BUILD) on the same models")
     print("driven cases: sim.step() per step with the prescribed rotation set from Python before each")
     heads = f"{'nodes':>5s} {'µs/step':>9s} {'µs/node-step':>12s} {'its/step':>8s} {'solver':>6s} {'first [s]':>9s}"
     print(f"{'case':28s} {heads}")
@@ -192,17 +155,6 @@ def main() -> None:
         print(f"{label:28s} {nodes:5d} {us:9.1f} {us / nodes:12.2f} {its:8.2f} {solver:>6s} {first:9.2f}")
     if len(per_node) > 1:
         print(f"per node-step, largest over smallest beam: {per_node[-1] / per_node[0]:.2f}×")
-    if build:
-        ms = kynema_times(build, args.runs)
-        if isinstance(ms, str):
-            print(f"Kynema: {ms}")
-        else:
-            kynema_us = 1e3 * statistics.median(ms) / KYNEMA_STEPS
-            ours_us = 1e6 * kynemapy_whole_test(args.runs) / KYNEMA_STEPS
-            steady, _, _, _ = timed(lambda: rotating_beam(5), args.steps, args.runs, True)
-            print(f"{KYNEMA_TEST}, {KYNEMA_STEPS} steps, whole test per step (set-up included), medians of {len(ms)}:")
-            print(f"  Kynema {kynema_us:.1f} µs, kynemapy {ours_us:.1f} µs: kynemapy {kynema_us / ours_us:.2f}× faster")
-            print(f"  kynemapy's steady step {steady:.1f} µs: {kynema_us / steady:.2f}× below Kynema's bound")
 
 
 if __name__ == "__main__":
