@@ -66,8 +66,8 @@ def _read_holder(fd: int) -> dict[str, Any]:
 
 def holder_of(path: str | os.PathLike[str]) -> dict[str, Any] | None:
     """The record of the live process writing ``path`` (``pid``, ``host``, ``since``), or None if none does."""
-    if fcntl is None:
-        return None
+    if fcntl is None or isinstance(path, bytes) or not isinstance(path, (str, os.PathLike)):
+        return None  # not a path: the caller's own check names it
     try:
         fd = os.open(lock_path(path), os.O_RDONLY)
     except OSError:

@@ -64,12 +64,16 @@ class OutputWriteError(OSError):
     """
 
     def __init__(self, path: str, committed: int, errno: int | None, reason: str) -> None:
-        super().__init__(f"cannot write {path}: {reason}; {committed} rows are safe in it")
+        self.message = f"cannot write {path}: {reason}; {committed} rows are safe in it"
+        super().__init__(self.message)
         self.errno = errno
         self.strerror = reason
         self.path = path
         self.committed = committed
         self.reason = reason
+
+    def __str__(self) -> str:
+        return self.message  # not OSError's "[Errno 28] ...", which would drop the file and the rows
 
 
 def write_failure_reason(exc: BaseException) -> tuple[int | None, str]:
