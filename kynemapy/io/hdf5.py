@@ -4,8 +4,9 @@ File layout (N = n_nodes, C = n_constraints, n = committed rows; SI units):
 
 ``/`` attributes
     ``kynemapy_version``, ``created`` (ISO 8601, UTC), ``units`` (JSON object
-    dataset → unit), ``writer_pid`` and ``writer_host`` (the writing process) and the
-    user's ``attrs``.
+    dataset → unit), ``writer_pid`` and ``writer_host`` (the writing process),
+    ``output_every`` (the spacing of the recorded steps, written by the run driver; a resumed
+    run keeps it) and the user's ``attrs``.
 ``/model``
     every field of :class:`kynemapy.Model`: arrays as datasets (exact dtype and
     shape; attribute ``crc32``: CRC-32 of the array's bytes), integer counts as attributes.
@@ -68,6 +69,11 @@ slot is the other one, untouched.  (Until 2.x the mark had a flush of its own: t
 flushes an append, a third of the writer's HDF5 time.)  (This protects
 against the *process* dying; surviving an operating-system crash or power loss
 would also need fsync, which HDF5's flush does not do.)
+
+One writer per file: a :class:`ResultWriter` holds the lock of :mod:`kynemapy.io.lock` (an
+exclusive ``flock`` on ``<path>.lock``, naming its process) from before it creates or
+replaces the file until :meth:`ResultWriter.close`, so a file a live process writes is never
+overwritten or resumed; a killed writer's lock goes with its process.
 
 A killed writer leaves its file marked "open for writing" (HDF5's superblock status
 flags), which only a SWMR reader accepts.  :func:`read` (and so ``Simulation.restart``,
