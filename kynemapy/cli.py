@@ -7,6 +7,7 @@
     kynemapy export run.h5 [-o run.vtkhdf]
     kynemapy sweep model.toml --set KEY=V1,V2,... [--set ...] -o DIR [--workers N] [--scheduler ADDRESS]
     kynemapy validate [--quick] [--out DIR] [--case NAME ...] [--no-figures]
+    kynemapy --version
 
 Exit status: 0 on success, 1 when a run stops before its end (a step that does not
 converge, a load that cannot be evaluated, a result file that cannot be written: the rows so
