@@ -20,12 +20,12 @@ import numpy as np
 
 from kynemapy._arena import Arenas, resolve
 from kynemapy.engine import fields as fd
-from kynemapy.engine.constraints.phase import AllKinds, KynemaKinds
+from kynemapy.engine.constraints.phase import Kinds
 from kynemapy.engine.elements import TABLES
 from kynemapy.engine.elements.table import STANDARD
 from kynemapy.engine.fields import Data
 from kynemapy.engine.rows import RECORDED, ROW_FIELDS, RowLayout, row_layout, row_offsets
-from kynemapy.engine.solvers import DenseSolver, SparseSolver
+from kynemapy.engine.solvers import Solver
 from kynemapy.linalg import sparsity
 from kynemapy.linalg.dense import Program, empty_program
 from kynemapy.linalg.sparse_lu import LUWorkspace, analyze, new_lu_workspace
@@ -400,15 +400,14 @@ class Workspace:
             for name, _, _, model_name in table.FIELDS:
                 if model_name is not None:
                     tv[name][...] = np.asarray(getattr(model, model_name)).reshape(tv[name].shape)
-            cls = table.table_class(model) if hasattr(table, "table_class") else table.TABLE
+            cls = table.TABLE
             tables.append(cls(**{name: tv[name] for name in cls._fields}))
         for name in fd.MODEL_ARENAS:
             arenas[name].setflags(write=False)
         self.arenas = arenas
         self.views = views
         self.tables = tuple(tables)
-        joints = bool(np.any(np.isin(kind, kinds.BODY_JOINTS)))
-        self.kinds = (AllKinds if joints else KynemaKinds)(views["constraint_kind"])
+        self.kinds = Kinds(views["constraint_kind"])
         self.indptr = views["indptr"]
         self.indices = views["indices"]
 
@@ -456,9 +455,9 @@ class Workspace:
         what the compiled entry point takes.  Make it again after the solver's arrays grew."""
         if self.solver == "dense":
             fi, ff = self.fallback
-            solver: DenseSolver | SparseSolver = DenseSolver(self.reference.i, self.reference.f, fi, ff)
+            solver = Solver(1, self.reference.i, self.reference.f, fi, ff)
         else:
-            solver = SparseSolver(self.reference.i, self.reference.f, self.fallback.i, self.fallback.f)
+            solver = Solver(0, self.reference.i, self.reference.f, self.fallback.i, self.fallback.f)
         v = self.views
         sv = state._asdict()
         iv = inputs._asdict()

@@ -113,11 +113,10 @@ _SOLVER = (("solver", tuple),)
 
 #: The compiled engine's view of one simulation: the counts ``n_system_dofs``, ``n_dofs``;
 #: every field of MODEL, then ``kinds`` (the constraint kind codes in a
-#: :class:`~kynemapy.engine.constraints.phase.KynemaKinds` or ``AllKinds``: its type selects
-#: the constraint dispatch compiled in), ``tables`` (the element tables, one NamedTuple each, see
+#: :class:`~kynemapy.engine.constraints.phase.Kinds`), ``tables`` (the element tables, one NamedTuple each, see
 #: :mod:`kynemapy.engine.elements`); ``state`` (the arena ``sf``) and the fields of STATE;
-#: those of INPUTS and WORKSPACE; ``solver``, a :class:`~kynemapy.engine.solvers.DenseSolver`
-#: or :class:`~kynemapy.engine.solvers.SparseSolver` (its type selects the compiled solver).
+#: those of INPUTS and WORKSPACE; ``solver``, a :class:`~kynemapy.engine.solvers.Solver`.
+#: Its numba type is the same for every model: one compiled engine runs them all.
 Data = NamedTuple(
     "Data",
     [*_SCALARS, *_ARRAYS, ("kinds", tuple), ("tables", tuple), *_STATE_ARRAYS, *_REST, *_SOLVER],

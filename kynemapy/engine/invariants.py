@@ -19,13 +19,11 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from numba.extending import overload
 
-from kynemapy._jit import JIT_DISABLED, njit
+from kynemapy._jit import njit
 from kynemapy.engine.elements import BEAMS, MASSES, SPRINGS
 from kynemapy.engine.elements.beams.interpolate import interp_rotation, interp_vector, interp_vector_deriv
 from kynemapy.engine.elements.beams.qp import elastic_force_fc, strain
-from kynemapy.engine.elements.beams.table import has_beams
 from kynemapy.engine.elements.masses import rotate_section_matrix_call
 from kynemapy.engine.rows import (
     ROW_ANGULAR_MOMENTUM,
@@ -209,27 +207,6 @@ def beam_invariants(t, gravity, q, v, w, out):
 
 
 @njit
-def _no_beams_energy(t, gravity, q, v, w, out):
-    return 0.0
-
-
-def beams_energy(t, gravity, q, v, w, out):
-    """:func:`beam_invariants` of a beam table, 0 for a table without beams (whose type compiles
-    no beam code: :class:`~kynemapy.engine.elements.beams.table.NoBeamTable`)."""
-    if has_beams(t):
-        return beam_invariants(t, gravity, q, v, w, out)
-    return 0.0
-
-
-if not JIT_DISABLED:
-
-    @overload(beams_energy, inline="always")
-    def _beams_energy_typed(t, gravity, q, v, w, out):
-        kernel = beam_invariants if has_beams(t) else _no_beams_energy
-        return lambda t, gravity, q, v, w, out: kernel(t, gravity, q, v, w, out)
-
-
-@njit
 def spring_energy(t, q):
     """Strain energy ``Σ ½ k (l − l_ref)²`` [J] of the springs of table ``t`` at ``q`` (N, 7)."""
     energy = 0.0
@@ -268,7 +245,7 @@ def fill_invariants(d, rows, start, stop, w):
         q = row[oq : oq + 7 * n].reshape((n, 7))
         v = row[ov : ov + 6 * n].reshape((n, 6))
         system_invariants(node, masses.m_star, d.x0, d.gravity, q, v, w.s4, w.s33, out)
-        elastic = beams_energy(beams, d.gravity, q, v, w, out)
+        elastic = beam_invariants(beams, d.gravity, q, v, w, out)
         if springs.nodes.shape[0]:
             elastic += spring_energy(springs, q)
         row[o[ROW_KINETIC_ENERGY]] = out[0]

@@ -83,13 +83,17 @@ class StoredCall:
     ----------
     status : callable
         ``status()``: run the stored call, return its status (``run_task(*arguments)[2]``).
+    blob : (W,) int64
+        The stored call: ``run_task``'s address, then the native value of every argument.
+    args_ref : numba TypeRef
+        The stored arguments' types, as the compiled callers of a blob take them.
     run : callable
         ``run(p, task, n, every, rows, max_rows, iterations, out)``: ``run_task`` with the stored
         ``d`` and these arguments (of the stored arguments' types); returns ``run_task``'s
         ``(steps_done, rows_recorded, status)``.
     """
 
-    __slots__ = ("arguments", "blob", "run", "status")
+    __slots__ = ("args_ref", "arguments", "blob", "run", "status")
 
     def __init__(self, kernel: Any, arguments: tuple[Any, ...]) -> None:
         if arguments[2] != ADVANCE or arguments[3] < 1:
@@ -98,6 +102,7 @@ class StoredCall:
         if JIT_DISABLED:  # plain Python: nothing to store
             compiled = entry(kernel, arguments)
             self.blob = np.zeros(0, dtype=np.int64)
+            self.args_ref = None
             self.status = lambda: compiled(*arguments)[2]
             self.run = functools.partial(compiled, arguments[0])
             return
@@ -111,6 +116,7 @@ class StoredCall:
             raise RuntimeError("kynemapy: the stored call's size changed")
         blob[0] = address
         self.blob = blob
+        self.args_ref = args_ref
         self.status = functools.partial(status, blob, args_ref)
         self.run = functools.partial(with_data, blob, args_ref)
 

@@ -7,12 +7,14 @@ import os
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
+from kynemapy._jit import JIT_DISABLED
 from kynemapy.engine.api import NO_ITERATIONS, NO_ROWS
 from kynemapy.engine.batch import advance_members
+from kynemapy.engine.entry import ADVANCE
 from kynemapy.engine.lookup import entry
 from kynemapy.engine.step import NEEDS_MEMORY
 from kynemapy.run.simulation import Simulation
@@ -120,30 +122,27 @@ class Batch:
         ):
             raise ValueError(f"Batch.advance: threads must be an integer >= 1, got {threads!r}")
         start = time.perf_counter()
-        self._match_solver_capacity()
         members = self._members
         m = len(members)
-        arenas = [_member_arenas(sim) for sim in members]
-        stacks = [np.stack([a[k] for a in arenas]) for k in range(len(arenas[0]))]
-        first_sim = members[0]
-        d0 = first_sim.workspace.data(first_sim.state, first_sim.inputs)
-        a0 = arenas[0][:5]
+        calls = [sim._stored for sim in members]  # each member's Data, stored in native form
         out = np.zeros((m, 6))
         result = np.zeros((m, 3), dtype=np.int64)
+        ps = np.stack([sim.coefficients for sim in members])
+        if JIT_DISABLED:
+            blobs: Any = [call.run for call in calls]
+        else:
+            blobs = np.stack([call.blob for call in calls])
         n_threads = min(int(threads) if threads else (os.cpu_count() or 1), m)
         bounds = np.linspace(0, m, n_threads + 1).round().astype(np.int64)
-        args = (d0, a0, first_sim.coefficients, int(n_steps), 0, m, *stacks, NO_ROWS, NO_ITERATIONS, out, result)
-        run = entry(advance_members, args)  # compiled (or loaded) here, before any thread starts
+        args = (blobs, calls[0].args_ref, ps, ADVANCE, int(n_steps), 0, NO_ROWS, 0, NO_ITERATIONS, out)
+        run = entry(advance_members, (*args, 0, m, result))  # compiled (or loaded) here, before any thread
         if n_threads == 1:
-            run(*args)
+            run(*args, 0, m, result)
         else:  # the compiled call releases the GIL: the threads run at once, on disjoint members
             with ThreadPoolExecutor(n_threads) as pool:
-                futures = [pool.submit(run, *args[:4], a, b, *args[6:]) for a, b in itertools.pairwise(bounds)]
+                futures = [pool.submit(run, *args, a, b, result) for a, b in itertools.pairwise(bounds)]
                 for future in futures:
                     future.result()
-        for k in range(m):
-            for target, stack in zip(arenas[k], stacks, strict=True):
-                target[...] = stack[k]
         steps = result[:, 0].copy()
         status = result[:, 2].copy()
         # a member whose sparse fallback outgrew its arrays goes on alone, on grown arrays
@@ -155,24 +154,3 @@ class Batch:
                 steps[k] += done
             status[k] = code
         return BatchInfo(steps, status, time.perf_counter() - start)
-
-    def _match_solver_capacity(self) -> None:
-        """Grow the members' sparse fallback LUs to one capacity (the largest), so that their
-        arenas stack (a fallback grows by doubling from the same start: the sizes meet)."""
-        largest = max(_member_arenas(sim)[-1].size for sim in self._members)
-        for sim in self._members:
-            while _member_arenas(sim)[-1].size < largest:
-                sim.grow_solver()
-        if len({tuple(a.shape for a in _member_arenas(sim)) for sim in self._members}) != 1:
-            raise RuntimeError("Batch: the members' solver arrays could not be brought to one size")
-
-
-def _member_arenas(sim: Simulation) -> tuple[np.ndarray, ...]:
-    """(sf, si, xf, wf, wi, ri, rf, fi, ff): the arenas a member owns (state, inputs,
-    workspace, the solver's reference and fallback), in :func:`advance_members`' order."""
-    ws = sim.workspace
-    fallback = ws.fallback if isinstance(ws.fallback, tuple) else (ws.fallback.i, ws.fallback.f)
-    return (
-        sim.state.f, sim.state.i, sim.inputs.data, ws.arenas["wf"], ws.arenas["wi"],
-        ws.reference.i, ws.reference.f, *fallback,
-    )  # fmt: skip

@@ -2,9 +2,9 @@
 
 :func:`evaluate` (Φ, gradients, K^Φ), :func:`bias` (velocity part of Φ̈), :func:`input_load`
 (the residual of a joint's torque or force input) and :func:`output` (joint angle or
-displacement, rate, acceleration).  Each has a ``*_kynema`` variant for Kynema's eight kinds
-alone: a model without two-body joints compiles only those (see :mod:`.phase`), which takes
-several seconds off its first compilation.  The phase kernels call them for every constraint.
+displacement, rate, acceleration).  Each calls its ``*_kynema`` part for Kynema's eight kinds
+and the two-body joints' kernels for the others.  The phase kernels call them for every
+constraint.
 """
 
 from __future__ import annotations

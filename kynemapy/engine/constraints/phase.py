@@ -1,15 +1,13 @@
 """The constraint phases of the step: every constraint's terms, outputs and reaction.
 
 Each loops over the constraint table and calls :mod:`.dispatch` per constraint; nothing
-outside this package branches on the kind.  The loops are resolved by the type of the
-``kinds`` argument when numba compiles (``numba.extending.overload``): a model with only
-Kynema's kinds (:class:`KynemaKinds`) calls the ``*_kynema`` dispatch and compiles no
-two-body joint; one with two-body joints (:class:`AllKinds`) the full one.  Each loop is a
-compiled function of its own (not inlined into the Newton loop): called once per Newton
-iteration it costs a few tens of nanoseconds, and keeping the kinds' code out of the
-entry point halves its compilation (measured: heavy-top cold start 41 → 26 s).  They write
-the workspace fields ``con_phi``, ``con_bb``, ``con_bt``, ``con_k``, ``con_load`` of
-:class:`~kynemapy.engine.fields.Data`, which the assembly scatters without knowing the kinds.
+outside this package branches on the kind.  The kind is a run-time code: every model runs
+the same compiled loops (one compiled engine for every model, docs/engine.md).  Each loop
+is a compiled function of its own (not inlined into the Newton loop): called once per
+Newton iteration it costs a few tens of nanoseconds, and keeping the kinds' code out of the
+entry point halves its compilation.  They write the workspace fields ``con_phi``,
+``con_bb``, ``con_bt``, ``con_k``, ``con_load`` of :class:`~kynemapy.engine.fields.Data`,
+which the assembly scatters without knowing the kinds.
 """
 
 from __future__ import annotations
@@ -17,127 +15,62 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba.extending import overload
 
-from kynemapy._jit import JIT_DISABLED, njit
-from kynemapy.engine.constraints.dispatch import (
-    bias,
-    bias_kynema,
-    evaluate,
-    evaluate_kynema,
-    input_load,
-    input_load_kynema,
-    output,
-    output_kynema,
-)
+from kynemapy._jit import njit
+from kynemapy.engine.constraints.dispatch import bias, evaluate, input_load, output
 from kynemapy.math.quaternion import rotate_vector
 
 
-class KynemaKinds(NamedTuple):
-    """``Data.kinds`` of a model with only Kynema's eight constraint kinds (``kind`` (C,)): its
-    entry point compiles no two-body joint code."""
+class Kinds(NamedTuple):
+    """``Data.kinds``: the kind code of every constraint (``kind`` (C,) int64, :mod:`kynemapy.model.kinds`)."""
 
     kind: np.ndarray
 
 
-class AllKinds(NamedTuple):
-    """``Data.kinds`` of a model with two-body joints (``kind`` (C,))."""
-
-    kind: np.ndarray
-
-
-def _terms_loop(evaluate_one, input_load_one, bias_one):
-    def constraint_terms(
-        kinds, has_load, cnode, cX0, axes, geom, param, cin, q, v, lam, q_ground, v_ground,
-        phi, bb, bt, k, load, s3, s4, s33, exact, with_bias,
-    ):  # fmt: skip
-        kind = kinds.kind
-        for ic in range(kind.shape[0]):
-            nb = cnode[ic, 0]
-            nt = cnode[ic, 1]
-            qb = q_ground if nb < 0 else q[nb]
-            evaluate_one(
-                kind[ic], cX0[ic], axes[ic], geom[ic], param[ic], cin[ic], qb, q[nt], lam[ic], exact,
-                phi[ic], bb[ic], bt[ic], k[ic], s3, s4, s33,
-            )  # fmt: skip
-            if has_load[ic]:
-                input_load_one(kind[ic], cX0[ic], axes[ic], geom[ic], cin[ic, 0], qb, q[nt], load[ic])
-            if with_bias:
-                vb = v_ground if nb < 0 else v[nb]
-                bias_one(
-                    kind[ic], cX0[ic], axes[ic], geom[ic], param[ic], cin[ic], qb, q[nt], vb, v[nt], s3, s4, s33,
-                    phi[ic],
-                )  # fmt: skip
-
-    return constraint_terms
-
-
-def _outputs_loop(output_one):
-    def constraint_outputs(kinds, has_output, cnode, cX0, axes, geom, q, v, vd, q_ground, v_ground, s3, out, initial):
-        kind = kinds.kind
-        for ic in range(kind.shape[0]):
-            if has_output[ic] == 0:
-                continue
-            nb = cnode[ic, 0]
-            nt = cnode[ic, 1]
-            g = nb < 0
-            output_one(
-                kind[ic], cX0[ic], axes[ic], geom[ic], q_ground if g else q[nb], q[nt], v_ground if g else v[nb],
-                v[nt], v_ground if g else vd[nb], vd[nt], initial, s3, out[ic],
-            )  # fmt: skip
-
-    return constraint_outputs
-
-
-_TERMS = {
-    KynemaKinds: _terms_loop(evaluate_kynema, input_load_kynema, bias_kynema),
-    AllKinds: _terms_loop(evaluate, input_load, bias),
-}
-_OUTPUTS = {KynemaKinds: _outputs_loop(output_kynema), AllKinds: _outputs_loop(output)}
-
-
+@njit
 def constraint_terms(
     kinds, has_load, cnode, cX0, axes, geom, param, cin, q, v, lam, q_ground, v_ground,
     phi, bb, bt, k, load, s3, s4, s33, exact, with_bias,
 ):  # fmt: skip
     """Φ (or, ``with_bias``, the bias γ of Φ̈ = B v̇ + γ), gradients ``B_b``, ``B_t``, K^Φ (``exact``:
     the exact gradients too) and the input loads of every constraint (fields: see
-    :mod:`kynemapy.engine.fields`).  ``kinds`` (:class:`KynemaKinds` or :class:`AllKinds`) holds
-    the kind codes; its type selects the dispatch compiled in."""
-    return _TERMS[type(kinds)](
-        kinds, has_load, cnode, cX0, axes, geom, param, cin, q, v, lam, q_ground, v_ground,
-        phi, bb, bt, k, load, s3, s4, s33, exact, with_bias,
-    )  # fmt: skip
+    :mod:`kynemapy.engine.fields`).  ``kinds`` (:class:`Kinds`) holds the kind codes."""
+    kind = kinds.kind
+    for ic in range(kind.shape[0]):
+        nb = cnode[ic, 0]
+        nt = cnode[ic, 1]
+        qb = q_ground if nb < 0 else q[nb]
+        evaluate(
+            kind[ic], cX0[ic], axes[ic], geom[ic], param[ic], cin[ic], qb, q[nt], lam[ic], exact,
+            phi[ic], bb[ic], bt[ic], k[ic], s3, s4, s33,
+        )  # fmt: skip
+        if has_load[ic]:
+            input_load(kind[ic], cX0[ic], axes[ic], geom[ic], cin[ic, 0], qb, q[nt], load[ic])
+        if with_bias:
+            vb = v_ground if nb < 0 else v[nb]
+            bias(
+                kind[ic], cX0[ic], axes[ic], geom[ic], param[ic], cin[ic], qb, q[nt], vb, v[nt], s3, s4, s33,
+                phi[ic],
+            )  # fmt: skip
 
 
+@njit
 def constraint_outputs(kinds, has_output, cnode, cX0, axes, geom, q, v, vd, q_ground, v_ground, s3, out, initial):
     """Joint outputs ``out`` (C, 3) from the state: revolute azimuth / hinge angle / slider
     displacement, rate and acceleration.  ``initial``: at t = 0, where Kynema's revolute output
     stays zero until the first step (hinges and sliders are set).  ``kinds`` as in
     :func:`constraint_terms`."""
-    return _OUTPUTS[type(kinds)](
-        kinds, has_output, cnode, cX0, axes, geom, q, v, vd, q_ground, v_ground, s3, out, initial
-    )
-
-
-def _family(kinds):
-    return getattr(kinds, "instance_class", None)
-
-
-if not JIT_DISABLED:
-
-    @overload(constraint_terms, inline="never")
-    def _constraint_terms_typed(
-        kinds, has_load, cnode, cX0, axes, geom, param, cin, q, v, lam, q_ground, v_ground,
-        phi, bb, bt, k, load, s3, s4, s33, exact, with_bias,
-    ):  # fmt: skip
-        return _TERMS[_family(kinds)]
-
-    @overload(constraint_outputs, inline="never")
-    def _constraint_outputs_typed(
-        kinds, has_output, cnode, cX0, axes, geom, q, v, vd, q_ground, v_ground, s3, out, initial
-    ):
-        return _OUTPUTS[_family(kinds)]
+    kind = kinds.kind
+    for ic in range(kind.shape[0]):
+        if has_output[ic] == 0:
+            continue
+        nb = cnode[ic, 0]
+        nt = cnode[ic, 1]
+        g = nb < 0
+        output(
+            kind[ic], cX0[ic], axes[ic], geom[ic], q_ground if g else q[nb], q[nt], v_ground if g else v[nb],
+            v[nt], v_ground if g else vd[nb], vd[nt], initial, s3, out[ic],
+        )  # fmt: skip
 
 
 @njit

@@ -17,9 +17,8 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba.extending import overload
 
-from kynemapy._jit import JIT_DISABLED, njit
+from kynemapy._jit import njit
 from kynemapy.engine.elements.beams.integrate import ElementScratch, beam_element_terms
 from kynemapy.engine.elements.table import add_element_block
 from kynemapy.engine.params import P_BETA_PRIME, P_EXACT, P_GAMMA_PRIME, P_STIFFNESS
@@ -71,21 +70,6 @@ class BeamTable(NamedTuple):
     w_ex_s4: np.ndarray
 
 
-class NoBeamTable(NamedTuple):
-    """The beam table of a model without beams: only the five standard fields (all empty).  Its
-    type compiles :func:`terms` as nothing, so a rigid model's entry point holds no beam code,
-    and a compiled call unboxes 5 arrays for it instead of :class:`BeamTable`'s 39."""
-
-    nodes: np.ndarray
-    rows: np.ndarray
-    slots: np.ndarray
-    res: np.ndarray
-    mat: np.ndarray
-
-
-if NoBeamTable._fields != BeamTable._fields[:5]:  # pragma: no cover
-    raise ImportError("NoBeamTable must have BeamTable's standard fields")
-
 TABLE = BeamTable
 #: own fields: (field, arena, trailing shape with "P" nodes and "Q" points per element, Model field)
 FIELDS = (
@@ -136,23 +120,9 @@ def nodes(model) -> np.ndarray:
     return np.asarray(model.beam_node, dtype=np.int64).reshape(int(model.n_beams), np.shape(model.beam_node)[1])
 
 
-def table_class(model) -> type:
-    """:class:`BeamTable`, or :class:`NoBeamTable` for a model without beams."""
-    return BeamTable if int(getattr(model, "n_beams", 0) or 0) else NoBeamTable
-
-
-def has_beams(t) -> bool:
-    """Whether the numba type (or, without compilation, the value) of a beam table is a
-    :class:`BeamTable` (else a :class:`NoBeamTable`)."""
-    cls = getattr(t, "instance_class", None)
-    if cls is None:
-        cls = type(t)
-    return cls is BeamTable
-
-
 def scratch_nodes(t) -> int:
-    """Nodes per element a beam table's scratch is sized for (1 for a :class:`NoBeamTable`)."""
-    return int(t.w_node_u.shape[0]) if isinstance(t, BeamTable) else 1
+    """Nodes per element a beam table's scratch is sized for (at least 1)."""
+    return max(int(t.w_node_u.shape[0]), 1)
 
 
 def counts(model) -> dict[str, int]:
@@ -187,24 +157,5 @@ def beam_terms(t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, 
         add_element_block(t, e, c, vals, b)
 
 
-@njit
-def _no_terms(t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b):
-    return None
-
-
-def terms(t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b):
-    """The element kernel of the table (:func:`beam_terms`); nothing for a :class:`NoBeamTable`,
-    whose type compiles no beam code."""
-    if has_beams(t):
-        return beam_terms(t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b)
-    return None
-
-
-if not JIT_DISABLED:
-
-    @overload(terms, inline="always")
-    def _terms_typed(t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b):
-        kernel = beam_terms if has_beams(t) else _no_terms
-        return lambda t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b: kernel(
-            t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b
-        )
+#: the table's kernel (the signature of every table kernel, :mod:`kynemapy.engine.elements`)
+terms = beam_terms
