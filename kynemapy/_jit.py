@@ -312,3 +312,51 @@ def njit(func: Callable[..., Any] | None = None, *, inline: bool = False) -> Any
     if func is None:
         return wrap
     return wrap(func)
+
+
+#: kernels whose first compilation takes long enough to announce: qualified name -> what the
+#: user is told, and its CPU time measured on a 2-core machine [s]
+ANNOUNCED: dict[str, tuple[str, float]] = {
+    "run_task": ("the engine", 110.0),
+    "fill_invariants": ("the energy and momentum kernels", 15.0),
+    "pack_rows": ("the result-file kernels", 15.0),
+}
+
+
+def _marker(kernel: Any, signature: tuple[Any, ...]) -> Path | None:
+    """The file that records that ``kernel`` was compiled into the cache for ``signature``."""
+    folder = cache_dir(kernel.py_func.__module__)
+    if folder is None:
+        return None
+    key = f"{kernel.py_func.__qualname__}\0{signature}\0{numba.__version__}\0{sys.version_info[:2]}"
+    return Path(folder) / f"compiled-{hashlib.sha256(key.encode()).hexdigest()[:16]}"
+
+
+def compile_announced(kernel: Any, signature: tuple[Any, ...]) -> Any:
+    """``kernel.compile(signature)``; when the kernel is one of :data:`ANNOUNCED` and was never
+    compiled into this cache for ``signature``, one line on stderr says so before, and how long
+    it took after.  Loading from the cache prints nothing."""
+    announced = ANNOUNCED.get(kernel.py_func.__qualname__)
+    marker = _marker(kernel, signature) if announced is not None else None
+    if marker is None or marker.exists() or signature in kernel.overloads:
+        return kernel.compile(signature)
+    what, seconds = announced
+    estimate = f"about {seconds / 60:.0f} min" if seconds >= 90 else f"about {seconds:.0f} s"
+    sys.stderr.write(
+        f"kynemapy: compiling {what} (once per install and version; {estimate} of CPU on a 2-core machine; "
+        "`kynemapy compile` does it ahead) ... "
+    )
+    sys.stderr.flush()
+    start = time.perf_counter()
+    try:
+        compiled = kernel.compile(signature)
+    except BaseException:
+        sys.stderr.write("failed\n")
+        raise
+    sys.stderr.write(f"done in {time.perf_counter() - start:.0f} s\n")
+    sys.stderr.flush()
+    try:
+        marker.touch()
+    except OSError:
+        pass
+    return compiled

@@ -344,6 +344,16 @@ def _validate(args: argparse.Namespace) -> int:
     return 0 if all(r.passed for r in results) else 1
 
 
+def _compile(args: argparse.Namespace) -> int:
+    from kynemapy.run.precompile import cache_location, compile_all
+
+    if args.jobs is not None and args.jobs < 1:
+        raise ValueError(f"--jobs must be at least 1, got {args.jobs}")
+    seconds = compile_all(jobs=args.jobs, progress=not args.quiet)
+    print(f"kernels compiled or loaded in {seconds:.0f} s; cached in {cache_location()}")
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     """The argument parser of the ``kynemapy`` command."""
     from kynemapy import __version__
@@ -434,6 +444,15 @@ def parser() -> argparse.ArgumentParser:
     )
     val.add_argument("--no-figures", action="store_true", help="no PNG figures (no matplotlib needed)")
     val.set_defaults(func=_validate)
+    comp = sub.add_parser(
+        "compile",
+        help="compile every numba kernel into the cache ahead of the first run (once per install and version)",
+    )
+    comp.add_argument(
+        "--jobs", type=int, default=None, help="processes to compile with (default: 2 with two cores or more)"
+    )
+    comp.add_argument("--quiet", action="store_true", help="no progress bar")
+    comp.set_defaults(func=_compile)
     return ap
 
 

@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from kynemapy._jit import compile_announced
+
 _ENTRIES: dict[tuple[Any, ...], Callable[..., Any]] = {}
 
 
@@ -106,7 +108,7 @@ def entry(kernel: Any, args: tuple[Any, ...]) -> Callable[..., Any]:
     key = (kernel, sig)
     fn = _ENTRIES.get(key)
     if fn is None:
-        fn = _ENTRIES[key] = kernel.compile(sig)
+        fn = _ENTRIES[key] = compile_announced(kernel, sig)
     _ENTRIES_BY_ID[ids] = (sig, fn)
     return fn
 

@@ -1,0 +1,277 @@
+"""``kynemapy compile``: compile every kernel ahead, with a progress bar, on up to two cores.
+
+The engine is one compiled function for every model (:func:`kynemapy.engine.entry.run_task`),
+so compiling it once serves every model, size, joint mix and solver.  This module runs a small
+workload of each kind (a rigid body with Kynema's constraints, a two-body joint, a beam, a
+sparse chain, a result file written and read back, a ``Batch``, body points and reactions)
+so that every kernel a user can reach is compiled into the cache (:mod:`kynemapy._jit`).
+
+With two or more cores, a second process compiles the element phase (the beam kernels, about
+half of the engine's code) from its argument types while this one compiles the constraint
+phase and the assembly; the engine itself then loads both from the cache.  Each kernel is
+cached in its own folder, so the two processes never write the same files.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TextIO
+
+import numba
+import numpy as np
+
+#: stages: (label, expected share of the whole time, function)
+Stage = tuple[str, float, Callable[[], None]]
+
+
+def _heavy_top() -> Any:
+    import kynemapy as kp
+
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, -9.81))
+    top = b.add_node(position=(0, 1, 0), velocity=(4.61538, 0, 0, 0, 150, -4.61538))
+    pin = b.add_node(position=(0, 0, 0))
+    b.add_mass(top, mass=15.0, inertia=(0.234375, 0.46875, 0.234375))
+    b.add_rigid_joint_6dof_to_3dof(top, pin)
+    b.add_prescribed_bc_3dof(pin)
+    return b.build()
+
+
+def _hinged_pair() -> Any:
+    import kynemapy as kp
+
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, -9.81))
+    rod = b.add_node(position=(0.0, 0.0, -0.5))
+    b.add_mass(rod, mass=1.0, inertia=(1 / 12, 1 / 12, 2e-4))
+    b.add_hinge_joint(kp.GROUND, rod, point=(0, 0, 0), axis=(0, 1, 0))
+    return b.build()
+
+
+def _beam() -> Any:
+    import kynemapy as kp
+
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, -9.81))
+    m = np.diag([1.0, 1.0, 1.0, 0.1, 0.05, 0.05])
+    c = np.diag([1e7, 1e6, 1e6, 1e4, 1e4, 1e4])
+    beam = b.add_beam([(0, 0, 0), (2, 0, 0)], [0, 1], [m, m], [c, c], order=3, root_acceleration=(0,) * 6)
+    b.add_fixed_bc(beam.nodes[0])
+    return b.build()
+
+
+def _chain(n: int) -> Any:
+    import kynemapy as kp
+
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, -9.81))
+    prev = kp.GROUND
+    for i in range(n):
+        node = b.add_node(position=(0.1 * (i + 1), 0.0, 0.0))
+        b.add_mass(node, mass=1.0, inertia=(0.01, 0.01, 0.01))
+        b.add_ball_joint(prev, node, point=(0.1 * i, 0.0, 0.0))
+        prev = node
+    return b.build()
+
+
+def _phase_arguments() -> dict[str, tuple[Any, ...]]:
+    """The arguments the Newton loop passes to the phase kernels, for a small model (their types
+    are those of every model: one compiled engine)."""
+    from kynemapy.engine.data import new_inputs, new_state, new_workspace
+    from kynemapy.engine.params import P_CONDITIONER, StepParameters
+
+    model = _heavy_top()
+    ws = new_workspace(model, 10, "auto", True)
+    d = ws.data(new_state(model), new_inputs(model))
+    p = StepParameters(h=1e-3).coefficients
+    c = p[P_CONDITIONER]
+    return {
+        "element_terms": (d.tables, d.x0, d.gravity, d.q, d.v, d.vd, d.tangent, d.s33, d.s3, d.s4, d.s66, p, c,
+                          d.vals, d.b),
+        "constraint_terms": (d.kinds, d.constraint_has_load, d.constraint_node, d.constraint_X0, d.constraint_axes,
+                             d.constraint_geometry, d.constraint_param, d.constraint_input, d.q, d.v, d.lam,
+                             d.q_ground, d.v_ground, d.con_phi, d.con_bb, d.con_bt, d.con_k, d.con_load, d.s3,
+                             d.s4, d.s33, True, True),
+    }  # fmt: skip
+
+
+def compile_phase(name: str) -> None:
+    """Compile the phase kernel ``name`` (``element_terms`` or ``constraint_terms``) for the
+    Newton loop's argument types, into the cache."""
+    from kynemapy.engine.constraints.phase import constraint_terms
+    from kynemapy.engine.elements import element_terms
+
+    kernel = {"element_terms": element_terms, "constraint_terms": constraint_terms}[name]
+    args = _phase_arguments()[name]
+    kernel.compile(tuple(numba.typeof(a) for a in args))
+
+
+def _engine() -> None:
+    import kynemapy as kp
+
+    sim = kp.Simulation(_heavy_top(), kp.StepParameters(h=1e-3))
+    sim.advance(2)
+    sim.step()
+    sim = kp.Simulation(_hinged_pair(), kp.StepParameters(h=1e-3))
+    sim.step()
+    sim.joint_output(0)
+    sim.reaction(0)
+    sim.body_frame(0)
+    sim.body_point(0, (0.0, 0.0, -0.5))
+
+
+def _beams() -> None:
+    import kynemapy as kp
+
+    kp.Simulation(_beam(), kp.StepParameters(h=1e-3)).step()
+
+
+def _sparse() -> None:
+    import kynemapy as kp
+
+    kp.Simulation(_chain(30), kp.StepParameters(h=1e-3, solver="sparse")).step()
+
+
+def _files() -> None:
+    import kynemapy as kp
+
+    with tempfile.TemporaryDirectory(prefix="kynemapy-compile-") as tmp:
+        path = os.path.join(tmp, "compile.h5")
+        kp.Simulation(_beam(), kp.StepParameters(h=1e-3)).run(n_steps=3, output=path)
+        kp.io.read(path)
+
+
+def _batch() -> None:
+    import kynemapy as kp
+
+    model = _heavy_top()
+    kp.Batch([kp.Simulation(model, kp.StepParameters(h=1e-3)) for _ in range(2)]).advance(2, threads=1)
+
+
+class _Bar:
+    """``[########............]  40%  the engine  1 min 10 s`` on ``stream``, redrawn every
+    half second while a stage runs (its share of the bar grows with its expected time)."""
+
+    def __init__(self, stream: TextIO, total: float) -> None:
+        self.stream = stream
+        self.total = total
+        self.done = 0.0
+        self.start = time.perf_counter()
+        self.label = ""
+        self.share = 0.0
+        self.stage_start = self.start
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    def _draw(self) -> None:
+        now = time.perf_counter()
+        with self._lock:
+            # a stage fills its share over its expected time, and never more
+            running = min(self.share * 0.95, self.share * (now - self.stage_start) / max(self.share, 1e-9))
+            frac = min((self.done + running) / self.total, 1.0)
+            elapsed = now - self.start
+            width = 30
+            filled = round(frac * width)
+            clock = f"{int(elapsed // 60)} min {int(elapsed % 60):02d} s" if elapsed >= 60 else f"{elapsed:.0f} s"
+            self.stream.write(
+                f"\r[{'#' * filled}{'.' * (width - filled)}] {100 * frac:3.0f}%  {self.label:<44s} {clock}  "
+            )
+            self.stream.flush()
+
+    def _loop(self) -> None:
+        while not self._stop.wait(0.5):
+            self._draw()
+
+    def stage(self, label: str, share: float) -> None:
+        with self._lock:
+            self.label = label
+            self.share = share
+            self.stage_start = time.perf_counter()
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._loop, daemon=True)
+            self._thread.start()
+        self._draw()
+
+    def finish_stage(self) -> None:
+        with self._lock:
+            self.done += self.share
+            self.share = 0.0
+        self._draw()
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        self.label = "done"
+        self._draw()
+        self.stream.write("\n")
+        self.stream.flush()
+
+
+def compile_all(jobs: int | None = None, stream: TextIO | None = None, progress: bool = True) -> float:
+    """Compile every kernel into the cache (see the module's description); returns the wall
+    time [s].  ``jobs``: processes to use (default: 2 when the machine has two cores or more).
+    Kernels already in the cache are loaded, not compiled again."""
+    stream = stream if stream is not None else sys.stderr
+    jobs = jobs if jobs is not None else min(2, os.cpu_count() or 1)
+    if jobs < 1:
+        raise ValueError(f"jobs must be at least 1, got {jobs!r}")
+    start = time.perf_counter()
+    stages: list[Stage] = []
+    helper: subprocess.Popen[bytes] | None = None
+    if jobs >= 2:
+        # the element phase (beam kernels) in a second process, while this one does the constraint phase
+        helper = subprocess.Popen(
+            [sys.executable, "-c", "from kynemapy.run.precompile import compile_phase; compile_phase('element_terms')"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            env=dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p)),
+        )
+        stages.append(("constraint phase (elements in a 2nd process)", 25.0, lambda: compile_phase("constraint_terms")))
+        stages.append(("element phase (the 2nd process)", 30.0, lambda: _wait(helper)))
+    stages += [
+        ("the engine", 60.0 if jobs >= 2 else 115.0, _engine),
+        ("beams", 1.0, _beams),
+        ("sparse solver and orderings", 8.0, _sparse),
+        ("result files", 15.0, _files),
+        ("ensembles (Batch)", 2.0, _batch),
+    ]
+    bar = _Bar(stream, sum(share for _, share, _ in stages)) if progress else None
+    try:
+        for label, share, run in stages:
+            if bar is not None:
+                bar.stage(label, share)
+            run()
+            if bar is not None:
+                bar.finish_stage()
+    finally:
+        if bar is not None:
+            bar.close()
+        if helper is not None and helper.poll() is None:
+            helper.kill()
+            helper.wait()
+    return time.perf_counter() - start
+
+
+def _wait(helper: subprocess.Popen[bytes] | None) -> None:
+    if helper is None:
+        return
+    _, err = helper.communicate()
+    if helper.returncode != 0:  # the engine compiles the element phase itself then; say why it had to
+        message = err.decode(errors="replace").strip().splitlines()
+        raise RuntimeError(
+            "kynemapy compile: the second process failed"
+            + (f": {message[-1]}" if message else f" (exit {helper.returncode})")
+        )
+
+
+def cache_location() -> str:
+    """Where the compiled kernels are kept (see :mod:`kynemapy._jit`)."""
+    from kynemapy._jit import cache_dir
+
+    folder = cache_dir("kynemapy.engine.entry")
+    return str(Path(folder).parent.parent) if folder else "(no writable cache folder: kernels are not cached)"
