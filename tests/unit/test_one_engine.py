@@ -1,0 +1,176 @@
+"""One compiled engine for every model, and compilation a user can see (issue 26).
+
+* Models of every kind (Kynema's constraints, two-body joints, a beam, the dense and the
+  sparse solver, a Batch) run on a single compiled ``run_task``: its dispatcher holds one
+  signature after all of them, and each model's Data has that one numba type.
+* The first compilation of an announced kernel prints one line on stderr, and a later
+  process that loads it from the cache prints nothing (a probe kernel in a fresh cache).
+* ``kynemapy compile`` compiles (or loads) every kernel and says where they are cached.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numba
+import numpy as np
+
+import kynemapy as kp
+from kynemapy.engine.data import new_inputs, new_state, new_workspace
+from kynemapy.engine.entry import run_task
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _pair(add: str, *args: object) -> kp.Model:
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, -9.81))
+    a = b.add_node(position=(0.0, 0.0, 0.0))
+    b.add_mass(a, mass=1.0, inertia=(0.1, 0.1, 0.1))
+    c = b.add_node(position=(0.5, 0.1, -0.2))
+    b.add_mass(c, mass=2.0, inertia=(0.2, 0.3, 0.1))
+    b.add_fixed_bc(a)
+    getattr(b, add)(a, c, *args)
+    return b.build()
+
+
+def _chain(n: int) -> kp.Model:
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, -9.81))
+    prev = kp.GROUND
+    for i in range(n):
+        node = b.add_node(position=(0.1 * (i + 1), 0.0, 0.0))
+        b.add_mass(node, mass=1.0, inertia=(0.01, 0.01, 0.01))
+        b.add_ball_joint(prev, node, point=(0.1 * i, 0.0, 0.0))
+        prev = node
+    return b.build()
+
+
+def _beam() -> kp.Model:
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, -9.81))
+    m = np.diag([1.0, 1.0, 1.0, 0.1, 0.05, 0.05])
+    c = np.diag([1e7, 1e6, 1e6, 1e4, 1e4, 1e4])
+    beam = b.add_beam([(0, 0, 0), (2, 0, 0)], [0, 1], [m, m], [c, c], order=4, root_acceleration=(0,) * 6)
+    b.add_fixed_bc(beam.nodes[0])
+    return b.build()
+
+
+def _top() -> kp.Model:
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, -9.81))
+    top = b.add_node(position=(0, 1, 0), velocity=(4.61538, 0, 0, 0, 150, -4.61538))
+    pin = b.add_node(position=(0, 0, 0))
+    b.add_mass(top, mass=15.0, inertia=(0.234375, 0.46875, 0.234375))
+    b.add_rigid_joint_6dof_to_3dof(top, pin)
+    b.add_prescribed_bc_3dof(pin)
+    return b.build()
+
+
+MODELS = {
+    "heavy top (Kynema's constraints, dense)": _top,
+    "hinge pair (two-body joint)": lambda: _pair("add_hinge_joint", (0.2, 0, 0), (0, 1, 0)),
+    "slider pair": lambda: _pair("add_slider_joint", (0.2, 0, 0), (1, 0, 0)),
+    "ball chain (sparse)": lambda: _chain(25),
+    "cantilever beam": _beam,
+}
+
+
+def test_every_kind_of_model_has_the_one_data_type() -> None:
+    types = set()
+    for name, make in MODELS.items():
+        model = make()
+        for solver in ("dense", "sparse"):
+            for exact in (False, True):
+                ws = new_workspace(model, 10, solver, exact)
+                types.add(numba.typeof(ws.data(new_state(model), new_inputs(model))))
+        assert len(types) == 1, f"{name} has a Data type of its own"
+
+
+def test_every_kind_of_model_steps_on_one_compiled_run_task() -> None:
+    before = set(run_task.overloads)
+    sims = []
+    for make in MODELS.values():
+        for solver in ("dense", "sparse"):
+            sim = kp.Simulation(make(), kp.StepParameters(h=1e-3, solver=solver))
+            info = sim.step()
+            assert info.converged
+            sims.append(sim)
+    kp.Batch([kp.Simulation(_top(), kp.StepParameters(h=1e-3)) for _ in range(2)]).advance(3)
+    # one signature: every model, both solvers and the Batch ran the same machine code
+    assert len({sim._stored.args_ref for sim in sims}) == 1
+    assert len(set(run_task.overloads) - before) <= 1, [str(sig) for sig in run_task.overloads]
+
+
+PROBE = '''\
+"""Probe of tests/unit/test_one_engine.py: a kernel announced when it compiles."""
+
+from kynemapy._jit import njit
+
+
+@njit
+def probe_kernel(x):
+    return x + 1.0
+'''
+
+SCRIPT = textwrap.dedent(
+    """
+    import sys
+    sys.path.insert(0, sys.argv[1])
+    import numba
+    from kynemapy import _jit
+    import announced_probe
+
+    _jit.ANNOUNCED["probe_kernel"] = ("the probe", 3.0)
+    compiled = _jit.compile_announced(announced_probe.probe_kernel, (numba.float64,))
+    print(compiled(1.5))
+    """
+)
+
+
+def _probe_run(tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
+    env.update(NUMBA_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(ROOT))
+    return subprocess.run(
+        [sys.executable, "-c", SCRIPT, str(tmp_path)], env=env, capture_output=True, text=True, timeout=300
+    )
+
+
+def test_a_first_compilation_says_so_in_one_line_and_a_cache_load_says_nothing(tmp_path: Path) -> None:
+    (tmp_path / "announced_probe.py").write_text(PROBE)
+    first = _probe_run(tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.strip() == "2.5"
+    lines = first.stderr.strip().splitlines()
+    assert len(lines) == 1, first.stderr
+    assert lines[0].startswith("kynemapy: compiling the probe (once per install and version; about 3 s")
+    assert "kynemapy compile" in lines[0] and lines[0].rstrip().endswith(" s")
+
+    second = _probe_run(tmp_path)
+    assert second.returncode == 0, second.stderr
+    assert second.stdout.strip() == "2.5"
+    assert second.stderr == ""
+
+
+def test_kynemapy_compile_compiles_or_loads_everything_and_names_the_cache() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "kynemapy", "compile", "--jobs", "1", "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        cwd=ROOT,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "kernels compiled or loaded in" in proc.stdout and "cached in" in proc.stdout
+    # the cache it names holds the engine's kernels
+    folder = Path(proc.stdout.rsplit("cached in ", 1)[1].strip())
+    assert (folder / "kynemapy.engine.entry").is_dir()
+
+
+def test_kynemapy_compile_refuses_a_bad_job_count() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "kynemapy", "compile", "--jobs", "0"], capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 2
+    assert "--jobs must be at least 1, got 0" in proc.stderr
+    assert "Traceback" not in proc.stderr
