@@ -22,3 +22,15 @@ ROOT = TESTS.parent
 for path in (TESTS, ROOT / "examples"):
     if str(path) not in sys.path:
         sys.path.insert(0, str(path))
+
+
+def pytest_sessionstart(session) -> None:
+    """Compile (or load) every kernel once before the tests, as ``kynemapy compile`` does: the
+    tests that run ``kynemapy`` in a child process and read its stderr line by line then never
+    see the one-line notice of a first compilation (tested on its own in test_one_engine.py)."""
+    from kynemapy._jit import JIT_DISABLED
+
+    if not JIT_DISABLED:
+        from kynemapy.run.precompile import compile_all
+
+        compile_all(jobs=1, progress=False)
