@@ -11,7 +11,10 @@ that no earlier cache can be used).  Whole-process wall times:
 * cold: the first run, numba's cache empty (every kernel compiled, the cache written);
 * warm: the median of ``--runs`` further runs (the cache filled: loaded, not compiled);
 * import: the median of ``--runs`` runs of ``python -c "import kynemapy"`` (warm), beside
-  the bare interpreter start (``python -c pass``).
+  the bare interpreter start (``python -c pass``);
+* numba's floor: the median of ``--runs`` runs, interleaved with the warm runs, of a program
+  that imports numba and calls one trivial cached function (``@numba.njit(cache=True)``,
+  compiled once before): issue 26's warm target is this floor plus 0.25 s.
 
 Prints the machine, the times, the exit codes and the example's last output line; exits
 with an error if the example fails (or imports a package from outside the clone).
@@ -36,6 +39,22 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _machine import machine
 
 EXAMPLE = "examples/heavy_top.py"
+
+#: numba's own floor: import numba, load one trivial cached function, call it
+FLOOR = """\
+import numba
+
+
+@numba.njit(cache=True)
+def total(n):
+    s = 0
+    for i in range(n):
+        s += i
+    return s
+
+
+print(total(10))
+"""
 
 
 def git(root: Path, *args: str) -> str:
@@ -126,13 +145,21 @@ def main() -> None:
         }
         cache_note = ", ".join(f"{n} in {place}" for place, n in written.items() if n) or "none"
 
-        # warm: cache filled
-        warm = []
+        # numba's floor: a trivial cached function (compiled once here, then loaded)
+        floor_script = tmp / "numba_floor.py"
+        floor_script.write_text(FLOOR)
+        check(timed([python, str(floor_script)], dest, env)[1], "numba floor (compile)")
+
+        # warm: cache filled; interleaved with the floor
+        warm, floor = [], []
         for _ in range(runs):
             seconds, proc = timed(example, dest, env)
             check(proc, f"warm run of {EXAMPLE}")
             warm.append(seconds)
             codes.append(proc.returncode)
+            seconds, floor_proc = timed([python, str(floor_script)], dest, env)
+            check(floor_proc, "numba floor")
+            floor.append(seconds)
         warm_output = proc.stdout
 
         # bare import (warm) and the interpreter start alone
@@ -151,6 +178,11 @@ def main() -> None:
         print(
             f"warm  python {EXAMPLE}: {statistics.median(warm):6.2f} s  median of {runs} "
             f"({', '.join(f'{s:.2f}' for s in warm)})"
+        )
+        print(
+            f"numba floor (cached trivial fn):  {statistics.median(floor):6.2f} s  median of {runs} "
+            f"({', '.join(f'{s:.2f}' for s in floor)}); warm - floor = "
+            f"{statistics.median(warm) - statistics.median(floor):+.2f} s (target <= +0.25 s)"
         )
         print(f"import kynemapy (warm):          {statistics.median(imports):6.2f} s  median of {runs}")
         print(f"python -c pass (interpreter):    {statistics.median(bare):6.2f} s  median of {runs}")

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from kynemapy._jit import compile_announced
+from kynemapy.engine.notice import compile_announced
 
 _ENTRIES: dict[tuple[Any, ...], Callable[..., Any]] = {}
 

@@ -241,6 +241,9 @@ def compile_all(jobs: int | None = None, stream: TextIO | None = None, progress:
         ("ensembles (Batch)", 2.0, _batch),
     ]
     bar = _Bar(stream, sum(share for _, share, _ in stages)) if progress else None
+    from kynemapy.engine.notice import ANNOUNCE
+
+    ANNOUNCE.on = not progress  # the bar says what is compiling; without it, the one-line notices do
     try:
         for label, share, run in stages:
             if bar is not None:
@@ -249,6 +252,7 @@ def compile_all(jobs: int | None = None, stream: TextIO | None = None, progress:
             if bar is not None:
                 bar.finish_stage()
     finally:
+        ANNOUNCE.on = True
         if bar is not None:
             bar.close()
         if helper is not None and helper.poll() is None:

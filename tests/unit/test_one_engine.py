@@ -118,11 +118,11 @@ SCRIPT = textwrap.dedent(
     import sys
     sys.path.insert(0, sys.argv[1])
     import numba
-    from kynemapy import _jit
+    from kynemapy.engine import notice as _notice
     import announced_probe
 
-    _jit.ANNOUNCED["probe_kernel"] = ("the probe", 3.0)
-    compiled = _jit.compile_announced(announced_probe.probe_kernel, (numba.float64,))
+    _notice.ANNOUNCED["probe_kernel"] = ("the probe", 3.0)
+    compiled = _notice.compile_announced(announced_probe.probe_kernel, (numba.float64,))
     print(compiled(1.5))
     """
 )
