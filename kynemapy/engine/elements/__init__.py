@@ -33,6 +33,7 @@ def element_terms(tables, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c
 
     A compiled function of its own, called by the Newton loop (inlined into it, the heavy-top
     step took 6.6 µs instead of 3.9: see docs/engine.md)."""
-    beams.terms(tables[0], x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b)
+    if tables[0].nodes.shape[0] > 0:  # a call passes the beam table's 39 arrays: none without beams
+        beams.terms(tables[0], x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b)
     masses.terms(tables[1], x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b)
     springs.terms(tables[2], x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b)
