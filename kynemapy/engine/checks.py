@@ -17,11 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from kynemapy.engine.api import task
+from kynemapy.engine.constraints.phase import constraint_terms
 from kynemapy.engine.data import Workspace
-from kynemapy.engine.entry import CONSTRAINT_TERMS
 from kynemapy.engine.fields import Data
-from kynemapy.engine.params import INITIAL_ACCELERATIONS
+from kynemapy.engine.lookup import call
 from kynemapy.model import Model, kinds
 from kynemapy.model.builder import ModelError
 
@@ -40,6 +39,17 @@ def describe_constraint(model: Model, c: int) -> str:
     return f"constraint {c} ({kind}, {where})"
 
 
+def evaluate_constraints(d: Data) -> None:
+    """The constraint phase alone, with the exact gradients, at the state of ``d``: Φ, B_b, B_t
+    and K^Φ of every constraint into ``con_phi``, ``con_bb``, ``con_bt``, ``con_k`` (the element
+    phase is not run: for a beam rotor it costs as much as a Newton iteration)."""
+    call(
+        constraint_terms, d.kinds, d.constraint_has_load, d.constraint_node, d.constraint_X0, d.constraint_axes,
+        d.constraint_geometry, d.constraint_param, d.constraint_input, d.q, d.v, d.lam, d.q_ground, d.v_ground,
+        d.con_phi, d.con_bb, d.con_bt, d.con_k, d.con_load, d.s3, d.s4, d.s33, True, True,
+    )  # fmt: skip
+
+
 def constraint_gradient(workspace: Workspace, data: Data, sparse: bool = False) -> Any:
     """Exact constraint gradient B, (constraint rows, n_system_dofs), at the state of ``data``
     (the constraint phase with exact gradients; it overwrites the workspace's constraint blocks).
@@ -49,7 +59,7 @@ def constraint_gradient(workspace: Workspace, data: Data, sparse: bool = False) 
     import scipy.sparse as sp
 
     model = workspace.model
-    task(data, INITIAL_ACCELERATIONS, CONSTRAINT_TERMS)
+    evaluate_constraints(data)
     bb, bt = workspace.views["con_bb"], workspace.views["con_bt"]
     nsys = int(model.n_system_dofs)
     rows = int(np.sum(model.constraint_n_rows))

@@ -36,6 +36,16 @@ RATE_AS_GIVEN = (kinds.PRESCRIBED_BC, kinds.PRESCRIBED_BC_3DOF, kinds.ROTATION_C
 CONSISTENT_RTOL = 1e-10
 
 
+def _system_velocities(workspace: Workspace, state: State) -> np.ndarray:
+    """The node velocities in the Newton layout, (n_system_dofs,)."""
+    model = workspace.model
+    v = np.zeros(int(model.n_system_dofs))
+    for node in range(model.n_nodes):
+        m, k = int(model.node_map[node]), int(model.node_dofs[node])
+        v[m : m + k] = state.v[node, :k]
+    return v
+
+
 class _Newton:
     """The matrix ``[M Bᵀ; B 0]`` at the current q (velocity-level B: rotations as spatial
     angular velocities), as CSC arrays (n, n), and the velocity vector in the Newton layout."""
@@ -70,8 +80,25 @@ class _Newton:
 
 def velocity_residual(workspace: Workspace, state: State, inputs: Inputs) -> np.ndarray:
     """``B v − ṙ`` per constraint, (C, 6) (m/s and rad/s; unused rows 0)."""
-    k = _Newton(workspace, state, inputs)
-    return _per_constraint(workspace, _row_residual(workspace, k.b_times(k.v)))
+    return _per_constraint(workspace, _row_residual(workspace, _constraint_rates(workspace, state, inputs)))
+
+
+def _constraint_rates(workspace: Workspace, state: State, inputs: Inputs) -> np.ndarray:
+    """``B v`` by constraint row (the rows after the node DOFs), from the constraint phase alone
+    (no element phase, no matrix): ``B_b v_base + B_t v_target`` per constraint."""
+    from kynemapy.engine.checks import evaluate_constraints  # checks imports the api, which imports us
+
+    model = workspace.model
+    evaluate_constraints(workspace.data(state, inputs))
+    bb, bt = workspace.views["con_bb"], workspace.views["con_bt"]
+    r = np.zeros(int(model.n_dofs) - int(model.n_system_dofs))
+    for c in range(model.n_constraints):
+        row, n = int(model.constraint_row[c]), int(model.constraint_n_rows[c])
+        for node, grad in zip(model.constraint_node[c], (bb[c], bt[c]), strict=True):
+            if node >= 0:
+                d = int(model.node_dofs[node])
+                r[row : row + n] += grad[:n, :d] @ state.v[node, :d]
+    return r
 
 
 def _row_residual(workspace: Workspace, r: np.ndarray) -> np.ndarray:
@@ -120,10 +147,14 @@ def project_velocities(workspace: Workspace, state: State, inputs: Inputs) -> tu
     Raises ``ValueError`` when the system is singular (redundant constraints with an
     incompatible residual, a free massless node)."""
     model = workspace.model
+    correction = np.zeros((model.n_nodes, 6))
+    # the common case first: velocities consistent, seen from the constraint phase alone
+    r = _row_residual(workspace, _constraint_rates(workspace, state, inputs))
+    if is_consistent(r, _system_velocities(workspace, state)):
+        return _per_constraint(workspace, r), correction
     k = _Newton(workspace, state, inputs)
     r = _row_residual(workspace, k.b_times(k.v))
     residual = _per_constraint(workspace, r)
-    correction = np.zeros((model.n_nodes, 6))
     if is_consistent(r, k.v):
         return residual, correction
     rhs = np.zeros(k.n)
