@@ -44,7 +44,7 @@ def _dense_solve(s, indptr, indices, vals, x):
     return dense_solve(a, s.fi, x)
 
 
-@njit(inline=True)
+@njit
 def _sparse_solve(s, indptr, indices, vals, x):
     if lu_refactor(s.ri, s.rf, vals) == LU_OK:
         lu_solve(s.ri, s.rf, x)
