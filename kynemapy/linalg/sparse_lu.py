@@ -132,6 +132,7 @@ UINV = _LU.field("f", "uinv", ("n",))
 X = _LU.field("f", "x", ("n",))
 Y = _LU.field("f", "y", ("n",))
 TOL = _LU.field("f", "tol", (2,))
+LRUN = _LU.field("i", "lrun", ("n",))
 
 
 class LUWorkspace:
@@ -150,6 +151,9 @@ class LUWorkspace:
     x : (n,) float64 — dense accumulator (all zeros between calls); y : (n,) float64 — solve buffer.
     stack, flag, work, pos : (n,) — depth-first search buffers.
     arow : (nnz,) — pivot step of each entry's row (pinv[ai]), set by the factorization.
+    lrun : (n,) — per column of L its first row when its rows are the consecutive pivot steps
+        ``lrun[j], lrun[j] + 1, ...`` (then stored in that order: the refactorization and the
+        solve run over them as contiguous vectors), else −1.
     tol : (2,) float64 — [pivot_tol, growth_tol] (see :data:`PIVOT_TOL`, :data:`GROWTH_TOL`).
     info : (INFO_SIZE,) — state and counters (``INFO_*``).
     """
@@ -350,7 +354,37 @@ def _factor(ap, ai, ax, q, prow, pinv, arow, lp, li, lx, up, ui, ux, uinv, x, st
 
 
 @njit
-def _refactor(ap, arow, ax, q, lp, li, lx, up, ui, ux, uinv, x, growth_tol, info):
+def _runs(lp, li, lx, lrun):
+    """Sort each column of L by row (pivot step, ``lx`` along) and mark the columns whose rows
+    are consecutive: ``lrun[j]`` their first row, else −1.
+
+    The order of a column's entries changes no result (each row receives one update per
+    column), so the factors stay those of :func:`_factor` to the bit.  The dense blocks of a
+    beam element factor into such columns: the refactorization and the solve then update
+    them as contiguous vectors, with no index array (see :func:`_refactor`).
+    """
+    n = _u(lrun.shape[0])
+    one = _u(1)
+    for j in range(n):
+        start = _u(lp[j])
+        end = _u(lp[j + one])
+        for p in range(start + one, end):  # insertion sort: columns are short or nearly sorted
+            r = li[p]
+            v = lx[p]
+            t = p
+            while t > start and li[t - one] > r:
+                li[t] = li[t - one]
+                lx[t] = lx[t - one]
+                t -= one
+            li[t] = r
+            lx[t] = v
+        lrun[j] = -1
+        if end > start and li[end - one] - li[start] == _i(end - start) - 1:
+            lrun[j] = li[start]
+
+
+@njit
+def _refactor(ap, arow, ax, q, lp, li, lx, up, ui, ux, uinv, x, growth_tol, info, lrun):
     """Numeric refactorization on the last pivot sequence; see :func:`lu_refactor`."""
     if info[INFO_PATTERN] == 0:
         return LU_REFACTOR_FAILED
@@ -369,8 +403,17 @@ def _refactor(ap, arow, ax, q, lp, li, lx, up, ui, ux, uinv, x, growth_tol, info
             x[j] = 0.0
             check += xj * 0.0  # NaN once any U entry is not finite
             ux[pu] = xj
-            for pl in range(_u(lp[j]), _u(lp[j + one])):
-                x[_u(li[pl])] -= lx[pl] * xj
+            p0 = _u(lp[j])
+            p1 = _u(lp[j + one])
+            r0 = lrun[j]
+            if r0 >= 0:  # rows r0, r0 + 1, ...: a contiguous update the compiler vectorizes
+                xs = x[_u(r0) : _u(r0) + (p1 - p0)]
+                ls = lx[p0:p1]
+                for t in range(p1 - p0):
+                    xs[t] -= ls[t] * xj
+            else:
+                for pl in range(p0, p1):
+                    x[_u(li[pl])] -= lx[pl] * xj
         piv = x[k]
         x[k] = 0.0
         inv = 1.0 / piv
@@ -392,7 +435,7 @@ def _refactor(ap, arow, ax, q, lp, li, lx, up, ui, ux, uinv, x, growth_tol, info
 
 
 @njit
-def _solve(q, prow, lp, li, lx, up, ui, ux, uinv, b, y):
+def _solve(q, prow, lp, li, lx, up, ui, ux, uinv, b, y, lrun):
     """b := Q U⁻¹ L⁻¹ P b."""
     n = _u(q.shape[0])
     one = _u(1)
@@ -400,8 +443,17 @@ def _solve(q, prow, lp, li, lx, up, ui, ux, uinv, b, y):
         y[k] = b[_u(prow[k])]
     for j in range(n):
         yj = y[j]
-        for pl in range(_u(lp[j]), _u(lp[j + one])):
-            y[_u(li[pl])] -= lx[pl] * yj
+        p0 = _u(lp[j])
+        p1 = _u(lp[j + one])
+        r0 = lrun[j]
+        if r0 >= 0:
+            ys = y[_u(r0) : _u(r0) + (p1 - p0)]
+            ls = lx[p0:p1]
+            for t in range(p1 - p0):
+                ys[t] -= ls[t] * yj
+        else:
+            for pl in range(p0, p1):
+                y[_u(li[pl])] -= lx[pl] * yj
     for r in range(n):
         k = n - one - r
         yk = y[k] * uinv[k]  # final: columns after k have all been applied
@@ -446,6 +498,8 @@ def lu_factor(i, f, values):
         v1(f, i, TOL)[TOL_PIVOT],
         info,
     )
+    if status == LU_OK:
+        _runs(v1(i, i, LP), v1(i, i, LI), v1(f, i, LX), v1(i, i, LRUN))
     info[INFO_STATUS] = status
     return status
 
@@ -473,6 +527,7 @@ def lu_refactor(i, f, values):
         v1(f, i, X),
         v1(f, i, TOL)[TOL_GROWTH],
         info,
+        v1(i, i, LRUN),
     )
     if status == LU_OK:
         info[INFO_N_REFACTOR] += 1
@@ -495,6 +550,7 @@ def lu_solve(i, f, b):
         v1(f, i, UINV),
         b,
         v1(f, i, Y),
+        v1(i, i, LRUN),
     )
 
 
@@ -603,7 +659,7 @@ def _allocate(ap, ai, q, cap_l, cap_u, pivot_tol, growth_tol) -> LUWorkspace:
         up=ints(n + 1), ui=ints(cap_u), ux=np.zeros(cap_u),
         uinv=np.zeros(n), x=np.zeros(n), y=np.zeros(n), arow=ints(int(ap[n])),
         stack=ints(n), flag=ints(n), work=ints(n), pos=ints(n),
-        tol=np.array([pivot_tol, growth_tol]), info=ints(INFO_SIZE),
+        tol=np.array([pivot_tol, growth_tol]), info=ints(INFO_SIZE), lrun=np.full(n, -1, dtype=np.int64),
     ))  # fmt: skip
 
 

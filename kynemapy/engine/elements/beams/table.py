@@ -68,6 +68,8 @@ class BeamTable(NamedTuple):
     w_ex_lam: np.ndarray
     w_ex_s3: np.ndarray
     w_ex_s4: np.ndarray
+    w_pts: np.ndarray
+    w_wm: np.ndarray
 
 
 TABLE = BeamTable
@@ -110,6 +112,8 @@ SCRATCH = (
     ("w_ex_lam", (2, 4, 3)),
     ("w_ex_s3", (10, 3)),
     ("w_ex_s4", (2, 4)),
+    ("w_pts", ("Q", 8, 36)),
+    ("w_wm", (2, "Q", 6, "m")),
 )
 #: every node of a beam has six DOFs
 NODE_DOFS = 6
@@ -142,7 +146,7 @@ def beam_terms(t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, 
     w = ElementScratch(
         t.w_node_u, t.w_node_v, t.w_node_vd, t.w_qp_vec, t.w_qp_mat, t.w_blk, t.w_sums, t.w_acc, t.w_res,
         t.w_s3, t.w_s33, t.w_s4, t.w_s6, t.w_s66,
-        t.w_ex_cols, t.w_ex_grad, t.w_ex_maps, t.w_ex_lam, t.w_ex_s3, t.w_ex_s4,
+        t.w_ex_cols, t.w_ex_grad, t.w_ex_maps, t.w_ex_lam, t.w_ex_s3, t.w_ex_s4, t.w_pts, t.w_wm,
     )  # fmt: skip
     for e in range(t.nodes.shape[0]):
         nn = t.n_nodes[e]
@@ -152,7 +156,7 @@ def beam_terms(t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, 
             t.nodes[e, :nn], q, v, vd, tangent, gravity, beta_prime, gamma_prime, kappa, t.mu[e],
             t.qp_weight[e, :nq], t.qp_jacobian[e, :nq], t.shape_interp[e, :nn, :nq], t.shape_deriv[e, :nn, :nq],
             t.qp_r0[e, :nq], t.qp_x0_prime[e, :nq], t.qp_m_star[e, :nq], t.qp_c_star[e, :nq],
-            t.w_node_fx[:nn], t.qp_fe[e, :nq], w, t.res[e, :m], t.mat[e, :m, :m], exact,
+            t.w_node_fx[:nn], t.qp_fe[e, :nq], w, t.res[e, :m], t.mat[e], exact,
         )  # fmt: skip
         add_element_block(t, e, c, vals, b)
 
