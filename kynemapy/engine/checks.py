@@ -104,11 +104,14 @@ def check_constraints(workspace: Workspace, data: Data) -> None:
     B = constraint_gradient(workspace, data)
     if not np.all(np.isfinite(B)):
         raise ModelError("the constraint gradient at the initial configuration is not finite")
-    u, s, _ = np.linalg.svd(B, full_matrices=True)
+    # singular values only: the full SVD's (n × n) right factor ran threaded BLAS, whose idle
+    # threads then spin for about 0.1 s, doubling the process's CPU time of the first steps
+    s = np.linalg.svd(B, compute_uv=False)
     tol = max(B.shape) * np.finfo(float).eps * (s[0] if s.size else 0.0) * 10.0
     rank = int(np.sum(s > tol))
     if rank == rows:
         return
+    u, s, _ = np.linalg.svd(B, full_matrices=True)
     null = u[:, rank:]  # left null space: combinations of constraint rows that vanish
     owners = np.repeat(np.arange(model.n_constraints), model.constraint_n_rows)
     weight = np.zeros(model.n_constraints)
