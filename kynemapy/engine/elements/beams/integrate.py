@@ -246,7 +246,20 @@ P_IA, P_SA, P_IB, P_SB, P_IC, P_SC, P_ID, P_SD = range(8)
 
 @njit
 def integrate_system(
-    weight, jacobian, shape_interp, shape_deriv, qm, beta_prime, gamma_prime, kappa, tangent, nodes, pts, wm, out
+    weight,
+    jacobian,
+    shape_interp,
+    shape_deriv,
+    qm,
+    beta_prime,
+    gamma_prime,
+    kappa,
+    tangent,
+    nodes,
+    damped,
+    pts,
+    wm,
+    out,
 ):
     """Iteration matrix ``out`` (>= 6 nodes, >= 6 nodes): block (i, j) ``= I_ij + κ S_ij 𝒯_j``.
 
@@ -274,6 +287,8 @@ def integrate_system(
         stiffness terms.
     tangent : (N, 3, 3) rotation block T of every node's tangent operator (as
         :func:`system_matrix`); nodes : (nodes,) int, the element's nodes.
+    damped : False when the damping matrices (``D``, ``D_D1`` … ``K_D2``) are zero: they are
+        not read, and the sums without them are the same to the bit.
     pts : (>= qps, 8, 36), wm : (2, >= qps, 6, >= 6 nodes) scratch.
     out : (>= 6 nodes, >= 6 nodes), C-contiguous rows; the number of nodes is ``nodes.shape[0]``.
     """
@@ -285,6 +300,16 @@ def integrate_system(
         mm, gi, gd2, ki, qq, kd2 = qm[M_M, k], qm[M_GI, k], qm[M_GD2, k], qm[M_KI, k], qm[M_Q, k], qm[M_KD2, k]
         dd2, pp, pd2, dd, cc, dd1 = qm[M_DD2, k], qm[M_P, k], qm[M_PD2, k], qm[M_D, k], qm[M_C, k], qm[M_DD1, k]
         gd1, oo, kd1 = qm[M_GD1, k], qm[M_O, k], qm[M_KD1, k]
+        if not damped:
+            for a in range(6):
+                for b in range(6):
+                    ab = 6 * a + b
+                    p[P_IA, ab] = beta_prime * mm[a, b] + gamma_prime * gi[a, b]
+                    p[P_SA, ab] = kappa * (ki[a, b] + qq[a, b])
+                    p[P_SB, ab] = kappa * pp[a, b]
+                    p[P_SC, ab] = kappa * cc[a, b]
+                    p[P_SD, ab] = kappa * oo[a, b]
+            continue
         for a in range(6):
             for b in range(6):
                 ab = 6 * a + b
@@ -308,6 +333,34 @@ def integrate_system(
             phi = shape_interp[j, k]
             dphi = shape_deriv[j, k]
             p = pts[k]
+            if not damped:  # I_b = I_c = I_d = 0
+                c1, c2 = phi * (w * jac), dphi * w
+                i1, s1, s2 = p[P_IA], p[P_SA], p[P_SB]
+                for a in range(6):
+                    row = wm[0, k, a]
+                    o = 6 * a
+                    for b in range(3):
+                        row[col + b] = c1 * i1[o + b] + (c1 * s1[o + b] + c2 * s2[o + b])
+                    x3 = c1 * s1[o + 3] + c2 * s2[o + 3]
+                    x4 = c1 * s1[o + 4] + c2 * s2[o + 4]
+                    x5 = c1 * s1[o + 5] + c2 * s2[o + 5]
+                    row[col + 3] = c1 * i1[o + 3] + (x3 * t00 + x4 * t10 + x5 * t20)
+                    row[col + 4] = c1 * i1[o + 4] + (x3 * t01 + x4 * t11 + x5 * t21)
+                    row[col + 5] = c1 * i1[o + 5] + (x3 * t02 + x4 * t12 + x5 * t22)
+                c1, c2 = dphi * (w / jac), phi * w
+                s1, s2 = p[P_SC], p[P_SD]
+                for a in range(6):
+                    row = wm[1, k, a]
+                    o = 6 * a
+                    for b in range(3):
+                        row[col + b] = c1 * s1[o + b] + c2 * s2[o + b]
+                    x3 = c1 * s1[o + 3] + c2 * s2[o + 3]
+                    x4 = c1 * s1[o + 4] + c2 * s2[o + 4]
+                    x5 = c1 * s1[o + 5] + c2 * s2[o + 5]
+                    row[col + 3] = x3 * t00 + x4 * t10 + x5 * t20
+                    row[col + 4] = x3 * t01 + x4 * t11 + x5 * t21
+                    row[col + 5] = x3 * t02 + x4 * t12 + x5 * t22
+                continue
             for side in range(2):
                 if side == 0:
                     c1, c2 = phi * (w * jac), dphi * w
@@ -408,6 +461,7 @@ def beam_element_terms(
             node_vd[i, c] = vd[n, c]
     qv = w.qp_vec
     qm = w.qp_mat
+    damped = mu[0] != 0.0 or mu[1] != 0.0 or mu[2] != 0.0 or mu[3] != 0.0 or mu[4] != 0.0 or mu[5] != 0.0
     for k in range(nq):
         qp_inertial_values(
             shape_interp, k, qp_r0[k], qp_m_star[k], node_u, node_v, node_vd, gravity,
@@ -417,13 +471,17 @@ def beam_element_terms(
             qp_jacobian[k], shape_interp, shape_deriv, k, qp_r0[k], qp_x0_prime[k], qp_c_star[k], node_u,
             w.s3, w.s33, w.s4, w.s6, w.s66, qv[V_FC, k], qv[V_FD, k], qm[M_C, k], qm[M_O, k], qm[M_P, k], qm[M_Q, k],
         )  # fmt: skip
+        if not damped and not exact:  # F_D1 = F_D2 = 0; the matrices are not read
+            for c in range(6):
+                qv[V_FD1, k, c] = 0.0
+                qv[V_FD2, k, c] = 0.0
+            continue
         qp_damping_values(
             mu, qp_jacobian[k], shape_interp, shape_deriv, k, qp_r0[k], qp_x0_prime[k], qp_c_star[k], node_u, node_v,
             w.s3, w.s33, w.s4, w.s6, w.s66, qv[V_FD1, k], qv[V_FD2, k], qm[M_D, k], qm[M_DD1, k], qm[M_DD2, k],
             qm[M_GD1, k], qm[M_GD2, k], qm[M_PD2, k], qm[M_KD1, k], qm[M_KD2, k],
         )  # fmt: skip
         if exact:
-            damped = mu[0] != 0.0 or mu[1] != 0.0 or mu[2] != 0.0 or mu[3] != 0.0 or mu[4] != 0.0 or mu[5] != 0.0
             exact_point_columns(
                 qp_jacobian[k], shape_interp, shape_deriv, k, qp_x0_prime[k], node_u, node_v,
                 qm[M_C, k], qm[M_D, k], qv[V_FC, k], qv[V_FD1, k], qm[M_KI, k], qm[M_M, k], gravity, damped,
@@ -437,7 +495,7 @@ def beam_element_terms(
     # the exact tangent: β′ M + γ′ G as in Kynema's mode (κ = 0 there), then its own κ S 𝒯
     integrate_system(
         qp_weight, qp_jacobian, shape_interp, shape_deriv, qm, beta_prime, gamma_prime, 0.0 if exact else kappa,
-        tangent, nodes, w.pts, w.wm, mat,
+        tangent, nodes, damped or exact, w.pts, w.wm, mat,
     )  # fmt: skip
     if exact:
         stiffness = w.blk[0, :nn, :nn]
