@@ -237,7 +237,9 @@ def _plot(args: argparse.Namespace) -> int:
     try:
         import matplotlib  # noqa: F401
     except ImportError as exc:
-        raise ValueError("kynemapy plot needs matplotlib: pip install 'kynemapy[plot]'") from exc
+        from kynemapy.post.extras import install_command
+
+        raise ValueError(f"kynemapy plot needs matplotlib: {install_command('plot')}") from exc
     from kynemapy.io import read
     from kynemapy.post.plots import plot_result
 
@@ -300,7 +302,9 @@ def _animate(args: argparse.Namespace) -> int:
     try:
         import matplotlib  # noqa: F401
     except ImportError as exc:
-        raise ValueError("kynemapy animate needs matplotlib: pip install 'kynemapy[plot]'") from exc
+        from kynemapy.post.extras import install_command
+
+        raise ValueError(f"kynemapy animate needs matplotlib: {install_command('plot')}") from exc
     import warnings
 
     from kynemapy.post.animate import animate

@@ -20,7 +20,7 @@ converge, a parameter the model rejects) is reported in the summary with its err
 others go on.  A rerun of an interrupted sweep skips the members whose files are complete
 and verified (they read back, belong to this member and end at its last step).
 
-Dask is imported only when a sweep runs on it (``pip install 'kynemapy[ensemble]'``).
+Dask is imported only when a sweep runs on it (the ``ensemble`` extra: ``pip install -e '.[ensemble]'`` in a clone).
 """
 
 from __future__ import annotations
@@ -546,8 +546,10 @@ class _Executor:
         try:
             from distributed import Client, LocalCluster
         except ImportError:
+            from kynemapy.post.extras import install_command
+
             raise SweepError(
-                "sweeps run on Dask: pip install 'kynemapy[ensemble]' (dask[distributed]), or run serially"
+                f"sweeps run on Dask: {install_command('ensemble')} (dask[distributed]), or run serially"
             ) from None
         if client is None:
             n = int(workers) if workers is not None else (os.cpu_count() or 1)

@@ -72,7 +72,9 @@ def write_report(results: list[CaseResult], directory: Path, figures: bool = Tru
 
             matplotlib.use("Agg")
         except ImportError:
-            figure_note = "Figures skipped: matplotlib is not installed (`pip install 'kynemapy[plot]'`)."
+            from kynemapy.post.extras import install_command
+
+            figure_note = f"Figures skipped: matplotlib is not installed (`{install_command('plot')}`)."
         else:
             for r in results:
                 if r.name in ALL_CASES and r.figures:
