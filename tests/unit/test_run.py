@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import kynemapy as kp
-from kynemapy.io import read
+from kynemapy.io import ResultFileWarning, read
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 FIELDS = ("q", "v", "vd", "a", "lam", "constraint_output")
@@ -138,7 +138,8 @@ def test_sigkill_mid_run_loses_at_most_a_block_and_resumes_bit_for_bit(tmp_path:
     )
     proc = subprocess.run([sys.executable, str(script), str(killed), "77"], capture_output=True, text=True)
     assert proc.returncode == -signal.SIGKILL, proc.stderr
-    partial = read(killed)
+    with pytest.warns(ResultFileWarning, match="was killed; cleared HDF5's 'open for writing' marks"):
+        partial = read(killed)
     assert not partial.closed_cleanly
     # rows: 0 (step 0), then steps 2, 4, ...; block 8 is written as buffers of 4 rows
     # (rows 0-3, 4-7, ...) by a background thread.  At step 77, rows 0-38 (up to step 76)
@@ -251,6 +252,7 @@ def test_command_line_run_info_plot_end_to_end(tmp_path: Path) -> None:
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path)
     proc.stdout.close()  # before the command writes anything
     stderr = proc.stderr.read().decode()
+    proc.stderr.close()
     assert proc.wait() == 141 and stderr == "", stderr
     # -o is a folder: a name that ends like a file's is refused (it made a folder named top.png)
     plot = cli("plot", str(out), "-o", "top.png", cwd=tmp_path)
