@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import re
 import textwrap
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -83,3 +84,20 @@ def test_table_cells_render_whole() -> None:
         for line in table_cells_with_odd_backticks(page.read_text(encoding="utf-8"))
     ]
     assert not bad, "table cells split by a | inside code:\n" + "\n".join(bad)
+
+
+def commands(text: str) -> list[str]:
+    """The command lines of the page's fenced bash blocks, comments stripped."""
+    blocks = re.findall(r"^```bash\n(.*?)^```$", text, flags=re.S | re.M)
+    return [line.split("  #")[0].strip() for block in blocks for line in block.splitlines() if line.strip()]
+
+
+def test_readme_runs_the_tests_as_ci_does_and_names_the_fast_tier() -> None:
+    readme = commands((ROOT / "README.md").read_text(encoding="utf-8"))
+    ci = [line.strip() for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()]
+    assert "python -m pytest" in ci  # CI runs the whole suite ...
+    assert "python -m pytest" in readme  # ... with the README's command
+    fast = 'pip install -e ".[test]" && python -m pytest -m "not slow"'
+    assert fast in readme and readme.index(fast) < readme.index("python -m pytest")  # the fast tier comes first
+    markers = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["pytest"]["ini_options"]
+    assert any(m.startswith("slow:") for m in markers["markers"])  # the marker the fast tier leaves out exists
