@@ -180,7 +180,8 @@ def main() -> None:
             source = tmp / "repo"
             subprocess.run(["git", "clone", "--quiet", str(root), str(source)], check=True)
             subprocess.run(["git", "-C", str(source), "checkout", "--quiet", "--detach", args.commit], check=True)
-        head = subprocess.run(["git", "-C", str(source), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+        rev = ["git", "-C", str(source), "rev-parse", "--short", "HEAD"]
+        head = subprocess.run(rev, capture_output=True, text=True)
         print(f"source: {source} ({head.stdout.strip()}{', working tree' if args.worktree else ''})")
         env = dict(os.environ, PYTHONPATH=str(source), NUMBA_CACHE_DIR=str(tmp / "numba"))
         env["XDG_CACHE_HOME"] = str(tmp / "xdg")
