@@ -361,6 +361,7 @@ def _compile(args: argparse.Namespace) -> int:
 def parser() -> argparse.ArgumentParser:
     """The argument parser of the ``kynemapy`` command."""
     from kynemapy import __version__
+    from kynemapy.validation import ALL_CASES
 
     ap = argparse.ArgumentParser(prog="kynemapy", description="Lie-group generalized-alpha multibody dynamics")
     ap.add_argument("--version", action="version", version=f"kynemapy {__version__}")
@@ -437,15 +438,13 @@ def parser() -> argparse.ArgumentParser:
     sw.add_argument("--no-progress", action="store_true", help="no progress bar")
     sw.set_defaults(func=_sweep)
     val = sub.add_parser("validate", help="run the seed validation cases, write a Markdown report with figures")
-    val.add_argument("--quick", action="store_true", help="a subset of each case (under a minute)")
+    val.add_argument("--quick", action="store_true", help="a subset of each case (a few minutes on two cores)")
     val.add_argument(
         "--out",
         default=None,
         help="report directory, created if needed (default: ./kynemapy-validation in the working directory)",
     )
-    val.add_argument(
-        "--case", action="append", help="run only this case (repeatable): simo_wong, kynema_top, abaqus, vilmart, boxes"
-    )
+    val.add_argument("--case", action="append", help=f"run only this case (repeatable): {', '.join(ALL_CASES)}")
     val.add_argument("--no-figures", action="store_true", help="no PNG figures (no matplotlib needed)")
     val.set_defaults(func=_validate)
     comp = sub.add_parser(

@@ -52,3 +52,17 @@ def test_info_counts_in_the_singular_and_the_plural(tmp_path: Path, capsys, node
     assert main(["info", str(path)]) == 0
     line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("model"))
     assert line.split(None, 1)[1].startswith(words), line
+
+
+def test_validate_help_lists_every_case_and_an_honest_quick_time() -> None:
+    from kynemapy.validation import ALL_CASES
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "kynemapy", "validate", "--help"], capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr
+    text = " ".join(proc.stdout.split())
+    assert len(ALL_CASES) == 12
+    for name in ALL_CASES:
+        assert name in text, name
+    assert "under a minute" not in text
