@@ -48,6 +48,8 @@ _PUBLIC = {
     "BatchInfo": "kynemapy.run.batch",
     "Simulation": "kynemapy.run.simulation",
     "simulate": "kynemapy.run.simulation",
+    "rotation_matrices": "kynemapy.math.rotations",
+    "world_pose": "kynemapy.math.rotations",
 }
 
 __version__ = "0.1.0"
@@ -102,6 +104,8 @@ __all__ = [
     "new_inputs",
     "new_state",
     "new_workspace",
+    "rotation_matrices",
     "simulate",
     "step",
+    "world_pose",
 ]

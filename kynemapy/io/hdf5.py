@@ -121,6 +121,7 @@ from kynemapy.engine.params import StepParameters
 from kynemapy.engine.rows import DERIVED, ROW_FIELDS, ROW_NAMES, row_layout
 from kynemapy.io.lock import WriterLock
 from kynemapy.io.paths import file_path
+from kynemapy.math.rotations import world_pose
 from kynemapy.model import Model, freeze, no_beams
 
 __all__ = [
@@ -878,6 +879,8 @@ class Result:
     closed_cleanly : False when the writer is still running or was killed (the file still
         carries HDF5's "open for writing" mark).
     path : the file.
+    position, orientation : (n, N, 3) world positions [m] and (n, N, 4) world orientations
+        (unit quaternions) of the nodes, computed from ``q`` and the model's ``x0``.
     missing_rows : ``(first_row, stop_row)`` ranges of the file's committed rows left out by
         ``read(path, salvage=True)`` because they fail their checksums (empty otherwise); then
         ``committed`` counts the rows returned, not the rows in the file.
@@ -907,6 +910,18 @@ class Result:
     closed_cleanly: bool
     path: str
     missing_rows: tuple[tuple[int, int], ...] = ()
+
+    @property
+    def position(self) -> np.ndarray:
+        """(n, N, 3) world position of every node in every row, X + u [m] (MuJoCo's ``xpos``)."""
+        return world_pose(self.model.x0, self.q)[0]
+
+    @property
+    def orientation(self) -> np.ndarray:
+        """(n, N, 4) world orientation of every node in every row, r ⊗ r0, unit quaternions
+        (w, x, y, z) (MuJoCo's ``xquat``); :func:`kynemapy.rotation_matrices` turns them into
+        (n, N, 3, 3) matrices whose columns are the bodies' axes in world coordinates."""
+        return world_pose(self.model.x0, self.q)[1]
 
     def restart_state(self) -> tuple[State, Inputs]:
         """Fresh, writable :class:`State` and :class:`Inputs` built from :attr:`restart`."""
@@ -1016,6 +1031,8 @@ class ResultFileError(OSError):
         dataset as a whole).
     intact_rows : how many rows passed their checksums (every dataset of the row) and can be
         had with ``read(path, salvage=True)`` (0: none; None: not a result file).
+    position, orientation : (n, N, 3) world positions [m] and (n, N, 4) world orientations
+        (unit quaternions) of the nodes, computed from ``q`` and the model's ``x0``.
     missing_rows : ``(first_row, stop_row)`` ranges of the committed rows that did not (in
         order; empty when the damage is not in the rows).
     """
