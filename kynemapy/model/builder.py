@@ -405,7 +405,7 @@ class ModelBuilder:
         n_elements: int = 1,
         quadrature: str = "gll",
         quadrature_style: str = "segmented",
-        section_refinement: int = 0,
+        section_refinement: int | None = None,
         mu: ArrayLike | None = None,
         root_position: ArrayLike | None = None,
         root_orientation: ArrayLike | None = None,
@@ -439,7 +439,10 @@ class ModelBuilder:
         quadrature_style : ``"segmented"`` (Kynema's default: a rule per interval between
             sections) or ``"whole"`` (one rule over the element).
         section_refinement : extra sections interpolated per interval (segmented), or the rule's
-            size (whole: refinement + 2 GLL or + 1 Gauss points); default 0.  A Gauss rule of
+            size (whole: refinement + 2 GLL or + 1 Gauss points); default: 0 (Kynema's) when that
+            gives every element at least as many quadrature points as nodes, else the smallest
+            refinement that does (with fewer points an element's mass and stiffness matrices are
+            singular: a beam of two sections and order 10 gets refinement 9).  A Gauss rule of
             order + 1 points over the element: ``quadrature="gauss", quadrature_style="whole",
             section_refinement=order``; ``"gll"``, ``"segmented"``, 0 is the trapezoidal rule on
             the section stations.
@@ -469,11 +472,23 @@ class ModelBuilder:
 
         label = str(self._n_named_beams) if name is None else str(name)
         what = f"beam {label!r}"
-        layout = beam_layout(
-            label, points, section_s, m_star, c_star, point_s=point_s, twist=twist, twist_s=twist_s,
-            order=order, n_elements=n_elements, quadrature=quadrature, quadrature_style=quadrature_style,
-            section_refinement=section_refinement,
-        )  # fmt: skip
+        refinement = 0 if section_refinement is None else section_refinement
+
+        def layout_with(refinement: Any) -> Any:
+            return beam_layout(
+                label, points, section_s, m_star, c_star, point_s=point_s, twist=twist, twist_s=twist_s,
+                order=order, n_elements=n_elements, quadrature=quadrature, quadrature_style=quadrature_style,
+                section_refinement=refinement,
+            )  # fmt: skip
+
+        layout = layout_with(refinement)
+        if section_refinement is None:
+            # the default rule must integrate every element: at least as many points as nodes (with
+            # fewer, its mass and stiffness matrices are singular); Kynema's rule (0) when it does
+            nodes_per = len(layout.elements[0].nodes)
+            while min(el.quadrature.shape[0] for el in layout.elements) < nodes_per and refinement < 4 * nodes_per:
+                refinement += 1
+                layout = layout_with(refinement)
         damping = None if mu is None else _vector(mu, 6, f"{what} mu")
         origin = np.zeros(3) if root_position is None else _vector(root_position, 3, f"{what} root_position")
         rotation = None if root_orientation is None else _quaternion(root_orientation, f"{what} root_orientation")

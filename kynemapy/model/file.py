@@ -50,7 +50,7 @@ nodes follow the ``[[node]]`` nodes, named ``"<name>.0"`` (root) ... in span ord
     section, or its 6 diagonal values, required), and the optional keys of ``add_beam``:
     ``point_s``, ``twist`` (rad: one number, or an array at ``twist_s`` or at the sections),
     ``twist_s``, ``order`` (10), ``n_elements`` (1), ``quadrature`` ("gll"),
-    ``quadrature_style`` ("segmented"), ``section_refinement`` (0), ``mu``, ``root_position``,
+    ``quadrature_style`` ("segmented"), ``section_refinement`` (0, or enough to integrate), ``mu``, ``root_position``,
     ``root_orientation``, ``root_velocity``, ``root_acceleration``.
 
 ``[[mass]]`` (a rigid body on a node)
@@ -990,7 +990,7 @@ class _Reader:
             n_elements=item.integer("n_elements", 1),
             quadrature=item.string("quadrature", "gll"),
             quadrature_style=item.string("quadrature_style", "segmented"),
-            section_refinement=item.integer("section_refinement", 0),
+            section_refinement=item.integer("section_refinement"),
             mu=item.vector("mu", 6, "s"),
             root_position=item.vector("root_position", 3, "m"),
             root_orientation=item.vector("root_orientation", 4, "unit quaternion w, x, y, z"),

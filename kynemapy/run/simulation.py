@@ -286,7 +286,9 @@ class Simulation:
         self._bind()
         if status != 0:
             raise ConvergenceError(
-                "cannot compute consistent initial accelerations: " + status_text(api.SINGULAR),
+                "cannot compute consistent initial accelerations: "
+                + status_text(api.SINGULAR)
+                + _under_integrated(self._model),
                 float(self._state.time[0]),
                 int(self._state.step[0]),
                 (),
@@ -764,3 +766,22 @@ def simulate(
     sim = Simulation(model, params)
     info = sim.run(t_end=t_end, n_steps=n_steps, output=output, **run_options)
     return sim, info
+
+
+def _under_integrated(model: Model) -> str:
+    """The cause of a singular matrix that under-integrated beam elements give, or ''."""
+    n_beams = int(getattr(model, "n_beams", 0) or 0)
+    if not n_beams:
+        return ""
+    nodes = np.asarray(model.beam_n_nodes).reshape(-1)
+    points = np.asarray(model.beam_n_qps).reshape(-1)
+    short = np.flatnonzero(points < nodes)
+    if short.size == 0:
+        return ""
+    e = int(short[0])
+    return (
+        f"; beam element {e} has {int(points[e])} quadrature points for {int(nodes[e])} nodes "
+        f"({short.size} of {n_beams} elements have fewer points than nodes), so its mass and stiffness "
+        "matrices are singular: give more sections or a larger section_refinement (add_beam's default "
+        "chooses one that integrates)"
+    )
