@@ -454,7 +454,15 @@ def test_bad_transform_arguments_are_named() -> None:
 def test_underintegrating_quadrature_warns() -> None:
     b = kp.ModelBuilder()
     with pytest.warns(UserWarning, match=r"1 quadrature points for 11 nodes"):
-        b.add_beam(**GOOD, quadrature="gauss")  # one Gauss point between the two sections
+        b.add_beam(**GOOD, quadrature="gauss", section_refinement=0)  # one Gauss point between the two sections
+
+
+def test_the_default_refinement_integrates_without_a_warning() -> None:
+    b = kp.ModelBuilder()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        beam = b.add_beam(**GOOD, quadrature="gauss")  # refined until the element has a point per node
+    assert b.build().beam_qp_weight.shape[1] >= len(beam.nodes)
 
 
 # ------------------------------------------------------------------------------ model files
