@@ -69,13 +69,19 @@ def world_pose(x0: ArrayLike, q: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     if x0.ndim != 2 or x0.shape[1] != 7 or q.shape[-2:] != x0.shape:
         raise ValueError(f"world_pose: x0 must be (N, 7) and q (..., N, 7) of the same N, got {x0.shape}, {q.shape}")
     position = x0[:, :3] + q[..., :3]
-    a, b = q[..., 3:7], np.broadcast_to(x0[:, 3:7], q[..., 3:7].shape)
-    aw, av, bw, bv = a[..., :1], a[..., 1:], b[..., :1], b[..., 1:]
-    w = aw * bw - np.sum(av * bv, axis=-1, keepdims=True)
-    v = aw * bv + bw * av + np.cross(av, bv)
-    orientation = np.concatenate([w, v], axis=-1)
+    orientation = quaternion_product(q[..., 3:7], np.broadcast_to(x0[:, 3:7], q[..., 3:7].shape))
     orientation /= np.linalg.norm(orientation, axis=-1, keepdims=True)
     return position, orientation
 
 
-__all__ = ["rotation_matrices", "world_pose"]
+def quaternion_product(a: ArrayLike, b: ArrayLike) -> np.ndarray:
+    """Hamilton products ``a ⊗ b`` of quaternions (..., 4) (w, x, y, z), broadcast together."""
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    aw, av, bw, bv = a[..., :1], a[..., 1:], b[..., :1], b[..., 1:]
+    w = aw * bw - np.sum(av * bv, axis=-1, keepdims=True)
+    v = aw * bv + bw * av + np.cross(av, bv)
+    return np.concatenate([w, v], axis=-1)
+
+
+__all__ = ["quaternion_product", "rotation_matrices", "world_pose"]

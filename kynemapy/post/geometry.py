@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from kynemapy.math.rotations import quaternion_product, rotation_matrices
 from kynemapy.model import Model, kinds
 
 __all__ = [
@@ -40,32 +41,8 @@ BOX_EDGES = ((0, 1), (2, 3), (4, 5), (6, 7), (0, 2), (1, 3), (4, 6), (5, 7), (0,
 BOX_FACES = ((0, 2, 3, 1), (4, 5, 7, 6), (0, 1, 5, 4), (2, 6, 7, 3), (0, 4, 6, 2), (1, 3, 7, 5))
 
 
-def quaternion_matrices(r: np.ndarray) -> np.ndarray:
-    """Rotation matrices of unit quaternions.
-
-    Parameters
-    ----------
-    r : numpy.ndarray
-        (..., 4) quaternions (w, x, y, z).
-
-    Returns
-    -------
-    numpy.ndarray
-        (..., 3, 3) rotation matrices.
-    """
-    r = np.asarray(r, dtype=np.float64)
-    w, x, y, z = np.moveaxis(r, -1, 0)
-    out = np.empty((*r.shape[:-1], 3, 3))
-    out[..., 0, 0] = 1 - 2 * (y * y + z * z)
-    out[..., 0, 1] = 2 * (x * y - w * z)
-    out[..., 0, 2] = 2 * (x * z + w * y)
-    out[..., 1, 0] = 2 * (x * y + w * z)
-    out[..., 1, 1] = 1 - 2 * (x * x + z * z)
-    out[..., 1, 2] = 2 * (y * z - w * x)
-    out[..., 2, 0] = 2 * (x * z - w * y)
-    out[..., 2, 1] = 2 * (y * z + w * x)
-    out[..., 2, 2] = 1 - 2 * (x * x + y * y)
-    return out
+#: rotation matrices (..., 3, 3) of unit quaternions (..., 4): :func:`kynemapy.rotation_matrices`
+quaternion_matrices = rotation_matrices
 
 
 def relative_rotation_vectors(q: np.ndarray) -> np.ndarray:
@@ -93,14 +70,6 @@ def relative_rotation_vectors(q: np.ndarray) -> np.ndarray:
     return v * scale[:, None]
 
 
-def _quat_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    aw, av = a[..., :1], a[..., 1:]
-    bw, bv = b[..., :1], b[..., 1:]
-    w = aw * bw - np.sum(av * bv, axis=-1, keepdims=True)
-    v = aw * bv + bw * av + np.cross(av, bv)
-    return np.concatenate([w, v], axis=-1)
-
-
 def magnified(q: np.ndarray, factor: float) -> np.ndarray:
     """Rows with the motion from the first row magnified: ``u0 + f (u − u0)`` and the rotation
     vector of ``r ⊗ r0⁻¹`` scaled by f (a deformed-shape view of small motions).
@@ -124,13 +93,13 @@ def magnified(q: np.ndarray, factor: float) -> np.ndarray:
     out[:, :, :3] = q[:1, :, :3] + factor * (q[:, :, :3] - q[:1, :, :3])
     r0 = q[:1, :, 3:7]
     conj = r0 * np.array([1.0, -1.0, -1.0, -1.0])
-    rel = _quat_product(q[:, :, 3:7], np.broadcast_to(conj, q[:, :, 3:7].shape))
+    rel = quaternion_product(q[:, :, 3:7], np.broadcast_to(conj, q[:, :, 3:7].shape))
     rel = rel * np.where(rel[..., :1] < 0, -1.0, 1.0)
     s = np.linalg.norm(rel[..., 1:], axis=-1, keepdims=True)
     half = np.arctan2(s, rel[..., :1]) * factor
     axis = np.divide(rel[..., 1:], s, out=np.zeros_like(rel[..., 1:]), where=s > 0)
     scaled = np.concatenate([np.cos(half), np.sin(half) * axis], axis=-1)
-    out[:, :, 3:7] = _quat_product(scaled, np.broadcast_to(r0, scaled.shape))
+    out[:, :, 3:7] = quaternion_product(scaled, np.broadcast_to(r0, scaled.shape))
     return out
 
 
@@ -208,7 +177,7 @@ class Scene:
 
     def rotations(self, q: np.ndarray) -> np.ndarray:
         """(n, N, 3, 3) current orientation R(r ⊗ r0) of every node."""
-        r = _quat_product(np.asarray(q)[:, :, 3:7], np.asarray(self.model.x0)[None, :, 3:7])
+        r = quaternion_product(np.asarray(q)[:, :, 3:7], np.asarray(self.model.x0)[None, :, 3:7])
         return quaternion_matrices(r)
 
     def joint_points(self, q: np.ndarray) -> np.ndarray:
@@ -359,7 +328,7 @@ def tip_deflection(model: Model, q: np.ndarray, chain: np.ndarray) -> np.ndarray
     q = np.asarray(q)
     pos = node_positions(model, q)
     root, tip = int(chain[0]), int(chain[-1])
-    r = _quat_product(q[:, root, 3:7], np.asarray(model.x0)[None, root, 3:7])
+    r = quaternion_product(q[:, root, 3:7], np.asarray(model.x0)[None, root, 3:7])
     rot = quaternion_matrices(r)
     local = np.einsum("nji,nj->ni", rot, pos[:, tip] - pos[:, root])
     return local - local[:1]
