@@ -26,6 +26,8 @@ from kynemapy.engine.elements.table import STANDARD
 from kynemapy.engine.fields import Data
 from kynemapy.engine.rows import RECORDED, ROW_FIELDS, RowLayout, row_layout, row_offsets
 from kynemapy.engine.solvers import Solver
+from kynemapy.engine.unit_call import N_UNITS
+from kynemapy.engine.units import fill_units
 from kynemapy.linalg import sparsity
 from kynemapy.linalg.dense import Program, empty_program
 from kynemapy.linalg.sparse_lu import LUWorkspace, analyze, new_lu_workspace
@@ -336,6 +338,9 @@ class Workspace:
         #: True once the reference factorization was made (:func:`kynemapy.engine.api.reference_factorization`)
         self.has_reference = False
         self._pack(model, max(int(max_iter), 1))
+        #: addresses of the compiled units the model uses (``Data.units``, engine.unit_call)
+        self.units = np.zeros(N_UNITS, dtype=np.int64)
+        self.units_filled = False
         if dense:
             self.reference: Program | LUWorkspace = empty_program(n)
             self.fallback: Any = (np.zeros(n, dtype=np.int64), np.zeros(n * n))
@@ -461,7 +466,7 @@ class Workspace:
         v = self.views
         sv = state._asdict()
         iv = inputs._asdict()
-        return Data(
+        d = Data(
             int(self.model.n_system_dofs),
             int(self.model.n_dofs),
             *(v[name] for name, _, _ in fd.MODEL),
@@ -472,7 +477,12 @@ class Workspace:
             *(iv[name] for name, _, _ in fd.INPUTS),
             *(v[name] for name, _, _ in fd.WORKSPACE),
             solver,
+            self.units,
         )
+        if not self.units_filled:  # the compiled units the model uses (engine.unit_call)
+            fill_units(d)
+            self.units_filled = True
+        return d
 
 
 def new_workspace(model: Model, max_iter: int, solver: str = "auto", geometric_stiffness: bool = True) -> Workspace:

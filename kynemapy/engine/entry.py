@@ -47,7 +47,7 @@ def run_task(d, p, task, n, every, rows, max_rows, iterations, out):
         record_row(d.row_offsets, d.time, d.step, d.state, d.errors, n, rows[every])
         return 0, 0, 0
     if task == LU_FACTOR:
-        return 0, 0, factor_reference(d.solver, d.vals)
+        return 0, 0, factor_reference(d.units, d.solver, d.vals)
     if task == STORE:  # engine.stored_call: here, the Data is already converted from Python
         return store_native(d, iterations, 1), 0, 0
     # the rest are modes of the one Newton loop (the constraint terms come with a linearization)

@@ -109,13 +109,15 @@ _SCALARS = (("n_system_dofs", int), ("n_dofs", int))
 _ARRAYS = tuple((name, np.ndarray) for name, _, _ in MODEL)
 _STATE_ARRAYS = (("state", np.ndarray), *((name, np.ndarray) for name, _, _ in STATE))
 _REST = tuple((name, np.ndarray) for name, _, _ in INPUTS + WORKSPACE)
-_SOLVER = (("solver", tuple),)
+_SOLVER = (("solver", tuple), ("units", np.ndarray))
 
 #: The compiled engine's view of one simulation: the counts ``n_system_dofs``, ``n_dofs``;
 #: every field of MODEL, then ``kinds`` (the constraint kind codes in a
 #: :class:`~kynemapy.engine.constraints.phase.Kinds`), ``tables`` (the element tables, one NamedTuple each, see
 #: :mod:`kynemapy.engine.elements`); ``state`` (the arena ``sf``) and the fields of STATE;
-#: those of INPUTS and WORKSPACE; ``solver``, a :class:`~kynemapy.engine.solvers.Solver`.
+#: those of INPUTS and WORKSPACE; ``solver``, a :class:`~kynemapy.engine.solvers.Solver`;
+#: ``units`` (int64, (N_UNITS,)), the addresses of the compiled units the model uses
+#: (:mod:`kynemapy.engine.unit_call`).
 #: Its numba type is the same for every model: one compiled engine runs them all.
 Data = NamedTuple(
     "Data",

@@ -89,3 +89,24 @@ def call_stored_data(typingctx, blob, args_ref, p, task, n, every, rows, max_row
         return _call(context, builder, address, args_type.types, [values[0], *args[2:]])
 
     return RESULT(blob, args_ref, p, task, n, every, rows, max_rows, iterations, out), codegen
+
+
+@intrinsic
+def call_address(typingctx, addresses, index, arguments):
+    """``f(*arguments)`` for the compiled function whose C-ABI wrapper is at
+    ``addresses[index]`` (an int64 array of addresses; see :mod:`kynemapy.engine.units`);
+    ``arguments`` a tuple of the values to pass, of the types that function was compiled for.
+    Returns the function's int64 result (0 where it raised: numba's wrapper then reports the
+    error on stderr)."""
+    if not isinstance(arguments, types.BaseTuple):
+        return None
+
+    def codegen(context, builder, sig, args):
+        arr = context.make_array(sig.args[0])(context, builder, args[0])
+        address = builder.load(builder.gep(arr.data, [args[1]]))
+        arg_types = list(sig.args[2].types)
+        values = [builder.extract_value(args[2], i) for i in range(len(arg_types))]
+        fnty = ir.FunctionType(_I64, [context.get_value_type(t) for t in arg_types])
+        return builder.call(builder.inttoptr(address, fnty.as_pointer()), values)
+
+    return types.int64(addresses, index, arguments), codegen

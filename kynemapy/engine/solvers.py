@@ -12,6 +12,7 @@ from typing import NamedTuple
 import numpy as np
 
 from kynemapy._jit import njit
+from kynemapy.engine.unit_call import SPARSE, call_unit
 from kynemapy.linalg.dense import SOLVE_CAPACITY, SOLVE_OK, SOLVE_SINGULAR, csc_to_dense, dense_solve, program_solve
 from kynemapy.linalg.sparse_lu import LU_CAPACITY, LU_OK, lu_factor, lu_refactor, lu_solve
 
@@ -44,7 +45,23 @@ def _dense_solve(s, indptr, indices, vals, x):
     return dense_solve(a, s.fi, x)
 
 
+#: what :func:`sparse_phase` does
+SOLVE = 0  #: solve the Newton system (refactor along the reference, or a fresh LU)
+FACTOR_REFERENCE = 1  #: factor the reference LU
+
+
 @njit
+def sparse_phase(what, s, indptr, indices, vals, x):
+    """The engine's sparse-solver unit (:mod:`kynemapy.engine.unit_call`: compiled on its own
+    the first time a model has the sparse solver, called through its address): ``what``
+    :data:`SOLVE`, ``A x = rhs`` in place (a ``SOLVE_*`` status); :data:`FACTOR_REFERENCE`, the
+    reference LU of ``s`` factored from ``vals`` (a ``LU_*`` status)."""
+    if what == FACTOR_REFERENCE:
+        return lu_factor(s.ri, s.rf, vals)
+    return _sparse_solve(s, indptr, indices, vals, x)
+
+
+@njit(inline=True)
 def _sparse_solve(s, indptr, indices, vals, x):
     if lu_refactor(s.ri, s.rf, vals) == LU_OK:
         lu_solve(s.ri, s.rf, x)
@@ -59,7 +76,7 @@ def _sparse_solve(s, indptr, indices, vals, x):
 
 
 @njit(inline=True)
-def solve_system(solver, indptr, indices, vals, x):
+def solve_system(units, solver, indptr, indices, vals, x):
     """Solve ``A x = rhs`` in place (``x`` (n,) holds the right-hand side on entry); ``vals``
     are A's values in the CSC order of ``indptr``, ``indices``.
 
@@ -67,16 +84,17 @@ def solve_system(solver, indptr, indices, vals, x):
     along the reference LU's pivots, or factor afresh in the fallback LU when refused.  Either
     way the result depends on the current matrix alone, never on earlier solves.  Returns
     ``SOLVE_OK``, ``SOLVE_SINGULAR`` or ``SOLVE_CAPACITY`` (the fallback LU's arrays are too small).
+    The sparse LU is the sparse-solver unit (``units``, :func:`sparse_phase`).
     """
     if solver.dense:
         return _dense_solve(solver, indptr, indices, vals, x)
-    return _sparse_solve(solver, indptr, indices, vals, x)
+    return call_unit(units, SPARSE, (SOLVE, solver, indptr, indices, vals, x))
 
 
 @njit(inline=True)
-def factor_reference(solver, vals):
+def factor_reference(units, solver, vals):
     """Sparse: factor the reference LU from ``vals`` (a ``LU_*`` status); dense: nothing (0) —
     its program is built in Python (:func:`kynemapy.linalg.dense.build_program`)."""
     if solver.dense:
         return 0
-    return lu_factor(solver.ri, solver.rf, vals)
+    return call_unit(units, SPARSE, (FACTOR_REFERENCE, solver, solver.ri, solver.ri, vals, vals))  # (no pattern, no x)

@@ -133,14 +133,14 @@ def update_tangent(h, q_delta, tangent, psi):
 
 
 @njit(inline=True)
-def solve(solver, indptr, indices, vals, b, dx, nsys, c):
+def solve(units, solver, indptr, indices, vals, b, dx, nsys, c):
     """Condition (node rows × c), negate, solve, uncondition (λ rows ÷ c): Δx in ``dx``."""
     n = dx.shape[0]
     for i in range(nsys):
         b[i] *= c
     for i in range(n):
         dx[i] = -b[i]
-    status = solve_system(solver, indptr, indices, vals, dx)
+    status = solve_system(units, solver, indptr, indices, vals, dx)
     for i in range(nsys, n):
         dx[i] /= c
     return status
@@ -412,6 +412,7 @@ def advance(d, p, mode, n_steps, every, rows, max_rows, iterations):
         n_iter_slot,
         saved_step,
         solver,
+        units,
     ) = d
     h = p[P_H]
     c = p[P_CONDITIONER]
@@ -451,11 +452,11 @@ def advance(d, p, mode, n_steps, every, rows, max_rows, iterations):
                 else:
                     update_tangent(h, q_delta, tangent, s3[0])
                 begin_system(node_dofs, node_map, f, vals, b)
-                element_terms(tables, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b)
+                element_terms(units, tables, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b)
                 if mode == INITIAL_ACCELERATIONS:
                     set_tangent(tangent, 1.0)
                 constraint_terms(
-                    kinds, has_load, cnode, cx0, axes, geom, param, cin, q, v, lam, q_ground, v_ground,
+                    units, kinds, has_load, cnode, cx0, axes, geom, param, cin, q, v, lam, q_ground, v_ground,
                     phi, bb, bt, kphi, load, s3, s4, s33, exact, with_bias,
                 )  # fmt: skip
                 assemble(
@@ -464,7 +465,7 @@ def advance(d, p, mode, n_steps, every, rows, max_rows, iterations):
                 )  # fmt: skip
                 if mode == LINEARIZE:
                     return 0, 0, SOLVE_OK
-                solved = solve(solver, indptr, indices, vals, b, dx, nsys, c)
+                solved = solve(units, solver, indptr, indices, vals, b, dx, nsys, c)
                 if mode == INITIAL_ACCELERATIONS:
                     if solved == SOLVE_OK:
                         accelerations_from_solution(node_map, node_dofs, crow, n_rows, dx, vd, lam, nsys)
@@ -508,9 +509,11 @@ def advance(d, p, mode, n_steps, every, rows, max_rows, iterations):
         if status == CONVERGED:
             algorithmic_acceleration(p, vd, a)
             global_position(x0, q, x)
+            # initial = h < 0 (False, but not a literal: one compiled version)
             constraint_outputs(
-                kinds, has_output, cnode, cx0, axes, geom, q, v, vd, q_ground, v_ground, s3, con_output, h < 0.0
-            )  # initial = False, but not a literal: one compiled version
+                units, kinds, has_output, cnode, cx0, axes, geom, q, v, vd, q_ground, v_ground, s3, con_output,
+                h < 0.0, has_load, param, cin, lam, phi, bb, bt, kphi, load,
+            )  # fmt: skip
             if not state_is_finite(q, v, vd, a, lam):
                 status = NOT_FINITE
         if i < n_keep:
@@ -598,6 +601,7 @@ def start(d):
             a[n, k] = vd[n, k]
     global_position(d.x0, d.q, d.x)
     constraint_outputs(
+        d.units,
         d.kinds,
         d.constraint_has_output,
         d.constraint_node,
@@ -612,4 +616,13 @@ def start(d):
         d.s3,
         d.constraint_output,
         a.shape[0] >= 0,
+        d.constraint_has_load,
+        d.constraint_param,
+        d.constraint_input,
+        d.lam,
+        d.con_phi,
+        d.con_bb,
+        d.con_bt,
+        d.con_k,
+        d.con_load,
     )  # initial = True, but not a literal

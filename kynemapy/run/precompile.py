@@ -6,10 +6,11 @@ workload of each kind (a rigid body with Kynema's constraints, a two-body joint,
 sparse chain, a result file written and read back, a ``Batch``, body points and reactions)
 so that every kernel a user can reach is compiled into the cache (:mod:`kynemapy._jit`).
 
-With two or more cores, a second process compiles the element phase (the beam kernels, about
-half of the engine's code) from its argument types while this one compiles the constraint
-phase and the assembly; the engine itself then loads both from the cache.  Each kernel is
-cached in its own folder, so the two processes never write the same files.
+With two or more cores, a second process compiles the engine's units (the beam elements, the
+two-body joints and the sparse LU, :mod:`kynemapy.engine.unit_call`) while this one compiles
+the Newton loop and the result-file kernels; the later stages then load the units from the
+cache.  Each kernel is cached in its own folder, so the two processes never write the same
+files.
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
-import numba
 import numpy as np
 
 #: stages: (label, expected share of the whole time, function)
@@ -77,36 +77,17 @@ def _chain(n: int) -> Any:
     return b.build()
 
 
-def _phase_arguments() -> dict[str, tuple[Any, ...]]:
-    """The arguments the Newton loop passes to the phase kernels, for a small model (their types
-    are those of every model: one compiled engine)."""
+def compile_units() -> None:
+    """Compile the engine's units (the beam elements, the two-body joints, the sparse LU:
+    :mod:`kynemapy.engine.unit_call`) into the cache, for the Newton loop's argument types
+    (those of every model)."""
+    from kynemapy.engine import units
     from kynemapy.engine.data import new_inputs, new_state, new_workspace
-    from kynemapy.engine.params import P_CONDITIONER, StepParameters
 
     model = _heavy_top()
-    ws = new_workspace(model, 10, "auto", True)
-    d = ws.data(new_state(model), new_inputs(model))
-    p = StepParameters(h=1e-3).coefficients
-    c = p[P_CONDITIONER]
-    return {
-        "element_terms": (d.tables, d.x0, d.gravity, d.q, d.v, d.vd, d.tangent, d.s33, d.s3, d.s4, d.s66, p, c,
-                          d.vals, d.b),
-        "constraint_terms": (d.kinds, d.constraint_has_load, d.constraint_node, d.constraint_X0, d.constraint_axes,
-                             d.constraint_geometry, d.constraint_param, d.constraint_input, d.q, d.v, d.lam,
-                             d.q_ground, d.v_ground, d.con_phi, d.con_bb, d.con_bt, d.con_k, d.con_load, d.s3,
-                             d.s4, d.s33, True, True),
-    }  # fmt: skip
-
-
-def compile_phase(name: str) -> None:
-    """Compile the phase kernel ``name`` (``element_terms`` or ``constraint_terms``) for the
-    Newton loop's argument types, into the cache."""
-    from kynemapy.engine.constraints.phase import constraint_terms
-    from kynemapy.engine.elements import element_terms
-
-    kernel = {"element_terms": element_terms, "constraint_terms": constraint_terms}[name]
-    args = _phase_arguments()[name]
-    kernel.compile(tuple(numba.typeof(a) for a in args))
+    d = new_workspace(model, 10, "auto", True).data(new_state(model), new_inputs(model))
+    for index in range(len(units.KERNELS)):
+        units.address(index, d)
 
 
 def _engine() -> None:
@@ -115,6 +96,12 @@ def _engine() -> None:
     sim = kp.Simulation(_heavy_top(), kp.StepParameters(h=1e-3))
     sim.advance(2)
     sim.step()
+    sim.reaction(0)
+
+
+def _joints() -> None:
+    import kynemapy as kp
+
     sim = kp.Simulation(_hinged_pair(), kp.StepParameters(h=1e-3))
     sim.step()
     sim.joint_output(0)
@@ -140,7 +127,7 @@ def _files() -> None:
 
     with tempfile.TemporaryDirectory(prefix="kynemapy-compile-") as tmp:
         path = os.path.join(tmp, "compile.h5")
-        kp.Simulation(_beam(), kp.StepParameters(h=1e-3)).run(n_steps=3, output=path)
+        kp.Simulation(_heavy_top(), kp.StepParameters(h=1e-3)).run(n_steps=3, output=path)
         kp.io.read(path)
 
 
@@ -224,20 +211,29 @@ def compile_all(jobs: int | None = None, stream: TextIO | None = None, progress:
     stages: list[Stage] = []
     helper: subprocess.Popen[bytes] | None = None
     if jobs >= 2:
-        # the element phase (beam kernels) in a second process, while this one does the constraint phase
+        # the units (beams, two-body joints, sparse LU) in a second process, while this one
+        # compiles the Newton loop and the result-file kernels
         helper = subprocess.Popen(
-            [sys.executable, "-c", "from kynemapy.run.precompile import compile_phase; compile_phase('element_terms')"],
+            [sys.executable, "-c", "from kynemapy.run.precompile import compile_units; compile_units()"],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             env=dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p)),
         )
-        stages.append(("constraint phase (elements in a 2nd process)", 25.0, lambda: compile_phase("constraint_terms")))
-        stages.append(("element phase (the 2nd process)", 30.0, lambda: _wait(helper)))
+        stages += [
+            ("the engine (its units in a 2nd process)", 40.0, _engine),
+            ("result files", 15.0, _files),
+            ("beams, joints, sparse LU (the 2nd process)", 10.0, lambda: _wait(helper)),
+        ]
+    else:
+        stages += [
+            ("the engine", 40.0, _engine),
+            ("result files", 15.0, _files),
+            ("beams, joints, sparse LU", 55.0, compile_units),
+        ]
     stages += [
-        ("the engine", 60.0 if jobs >= 2 else 115.0, _engine),
+        ("joints", 1.0, _joints),
         ("beams", 1.0, _beams),
-        ("sparse solver and orderings", 8.0, _sparse),
-        ("result files", 15.0, _files),
+        ("sparse solver and orderings", 3.0, _sparse),
         ("ensembles (Batch)", 2.0, _batch),
     ]
     bar = _Bar(stream, sum(share for _, share, _ in stages)) if progress else None

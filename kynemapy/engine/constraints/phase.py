@@ -1,7 +1,8 @@
 """The constraint phases of the step: every constraint's terms, outputs and reaction.
 
-Each loops over the constraint table and calls :mod:`.dispatch` per constraint; nothing
-outside this package branches on the kind.  The kind is a run-time code: every model runs
+Each loops over the constraint table and calls :mod:`.dispatch`'s Kynema kinds per constraint,
+and the two-body joint unit (:mod:`.body_phase`) for the other kinds when there are any;
+nothing outside this package branches on the kind.  The kind is a run-time code: every model runs
 the same compiled loops (one compiled engine for every model, docs/engine.md).  Each loop
 is a compiled function of its own (not inlined into the Newton loop): called once per
 Newton iteration it costs a few tens of nanoseconds, and keeping the kinds' code out of the
@@ -17,8 +18,11 @@ from typing import NamedTuple
 import numpy as np
 
 from kynemapy._jit import njit
-from kynemapy.engine.constraints.dispatch import bias, evaluate, input_load, output
+from kynemapy.engine.constraints.body_phase import OUTPUTS, TERMS
+from kynemapy.engine.constraints.dispatch import bias_kynema, evaluate_kynema, input_load_kynema, output_kynema
+from kynemapy.engine.unit_call import BODY_JOINTS, call_unit
 from kynemapy.math.quaternion import rotate_vector
+from kynemapy.model.kinds import BALL_JOINT
 
 
 class Kinds(NamedTuple):
@@ -29,47 +33,73 @@ class Kinds(NamedTuple):
 
 @njit
 def constraint_terms(
-    kinds, has_load, cnode, cX0, axes, geom, param, cin, q, v, lam, q_ground, v_ground,
+    units, kinds, has_load, cnode, cX0, axes, geom, param, cin, q, v, lam, q_ground, v_ground,
     phi, bb, bt, k, load, s3, s4, s33, exact, with_bias,
 ):  # fmt: skip
     """Φ (or, ``with_bias``, the bias γ of Φ̈ = B v̇ + γ), gradients ``B_b``, ``B_t``, K^Φ (``exact``:
     the exact gradients too) and the input loads of every constraint (fields: see
-    :mod:`kynemapy.engine.fields`).  ``kinds`` (:class:`Kinds`) holds the kind codes."""
+    :mod:`kynemapy.engine.fields`).  ``kinds`` (:class:`Kinds`) holds the kind codes; the
+    two-body joints are the two-body joint unit's (``units``,
+    :func:`~kynemapy.engine.constraints.body_phase.body_joint_phase`), called when there are any."""
     kind = kinds.kind
+    body = False
     for ic in range(kind.shape[0]):
+        if kind[ic] >= BALL_JOINT:
+            body = True
+            continue
         nb = cnode[ic, 0]
         nt = cnode[ic, 1]
         qb = q_ground if nb < 0 else q[nb]
-        evaluate(
+        evaluate_kynema(
             kind[ic], cX0[ic], axes[ic], geom[ic], param[ic], cin[ic], qb, q[nt], lam[ic], exact,
             phi[ic], bb[ic], bt[ic], k[ic], s3, s4, s33,
         )  # fmt: skip
         if has_load[ic]:
-            input_load(kind[ic], cX0[ic], axes[ic], geom[ic], cin[ic, 0], qb, q[nt], load[ic])
+            input_load_kynema(kind[ic], cX0[ic], axes[ic], geom[ic], cin[ic, 0], qb, q[nt], load[ic])
         if with_bias:
             vb = v_ground if nb < 0 else v[nb]
-            bias(
+            bias_kynema(
                 kind[ic], cX0[ic], axes[ic], geom[ic], param[ic], cin[ic], qb, q[nt], vb, v[nt], s3, s4, s33,
                 phi[ic],
             )  # fmt: skip
+    if body:  # (has_output, vd, out: unused by TERMS, given as arrays of their types)
+        call_unit(
+            units, BODY_JOINTS,
+            (TERMS, kind, has_load, has_load, cnode, cX0, axes, geom, param, cin, q, v, v, lam, q_ground, v_ground,
+             phi, bb, bt, k, load, phi, exact, with_bias),
+        )  # fmt: skip
 
 
 @njit
-def constraint_outputs(kinds, has_output, cnode, cX0, axes, geom, q, v, vd, q_ground, v_ground, s3, out, initial):
+def constraint_outputs(
+    units, kinds, has_output, cnode, cX0, axes, geom, q, v, vd, q_ground, v_ground, s3, out, initial,
+    has_load, param, cin, lam, phi, bb, bt, k, load,
+):  # fmt: skip
     """Joint outputs ``out`` (C, 3) from the state: revolute azimuth / hinge angle / slider
     displacement, rate and acceleration.  ``initial``: at t = 0, where Kynema's revolute output
-    stays zero until the first step (hinges and sliders are set).  ``kinds`` as in
-    :func:`constraint_terms`."""
+    stays zero until the first step (hinges and sliders are set).  ``kinds`` and ``units`` as in
+    :func:`constraint_terms`; ``has_load`` to ``load`` are passed on to the two-body joint unit
+    (which does not use them for outputs)."""
     kind = kinds.kind
+    body = False
     for ic in range(kind.shape[0]):
         if has_output[ic] == 0:
+            continue
+        if kind[ic] >= BALL_JOINT:
+            body = True
             continue
         nb = cnode[ic, 0]
         nt = cnode[ic, 1]
         g = nb < 0
-        output(
+        output_kynema(
             kind[ic], cX0[ic], axes[ic], geom[ic], q_ground if g else q[nb], q[nt], v_ground if g else v[nb],
             v[nt], v_ground if g else vd[nb], vd[nt], initial, s3, out[ic],
+        )  # fmt: skip
+    if body:
+        call_unit(
+            units, BODY_JOINTS,
+            (OUTPUTS, kind, has_load, has_output, cnode, cX0, axes, geom, param, cin, q, v, vd, lam, q_ground,
+             v_ground, phi, bb, bt, k, load, out, False, False),
         )  # fmt: skip
 
 

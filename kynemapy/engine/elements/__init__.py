@@ -16,6 +16,8 @@ from __future__ import annotations
 from kynemapy._jit import njit
 from kynemapy.engine.elements import masses, springs
 from kynemapy.engine.elements.beams import table as beams
+from kynemapy.engine.unit_call import BEAMS as BEAM_UNIT
+from kynemapy.engine.unit_call import call_unit
 
 #: the element tables in Kynema's assembly order; ``Data.tables[k]`` is the table of TABLES[k]
 TABLES = (beams, masses, springs)
@@ -24,16 +26,19 @@ BEAMS, MASSES, SPRINGS = 0, 1, 2
 
 
 @njit
-def element_terms(tables, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b):
+def element_terms(units, tables, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b):
     """Residual and iteration matrix of every element, table by table (into their ``res``,
     ``mat``), each element's block added into the Newton system (``b[rows] += res``,
     ``vals[slots] += c · mat``) as soon as it is computed, in Kynema's order (tables in
     :data:`TABLES` order, elements in table order).  ``vals`` and ``b`` hold the system as
     :func:`~kynemapy.engine.assemble.begin_system` left it.
 
+    The beams are the engine's beam unit (``units``, :mod:`kynemapy.engine.unit_call`), called
+    through its address only when there are beams.
+
     A compiled function of its own, called by the Newton loop (inlined into it, the heavy-top
     step took 6.6 µs instead of 3.9: see docs/engine.md)."""
-    if tables[0].nodes.shape[0] > 0:  # a call passes the beam table's 39 arrays: none without beams
-        beams.terms(tables[0], x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b)
+    if tables[0].nodes.shape[0] > 0:
+        call_unit(units, BEAM_UNIT, (tables[0], x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b))
     masses.terms(tables[1], x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b)
     springs.terms(tables[2], x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b)

@@ -163,3 +163,11 @@ def beam_terms(t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, 
 
 #: the table's kernel (the signature of every table kernel, :mod:`kynemapy.engine.elements`)
 terms = beam_terms
+
+
+@njit
+def beam_phase(t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b):
+    """:func:`beam_terms` as the engine's beam unit (:mod:`kynemapy.engine.unit_call`): compiled
+    on its own, the first time a model has beams, and called through its address; returns 0."""
+    beam_terms(t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b)
+    return 0

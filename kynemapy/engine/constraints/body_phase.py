@@ -1,0 +1,72 @@
+"""The two-body joints' part of the constraint phases: the engine's two-body joint unit.
+
+:func:`body_joint_phase` does for the constraints of the two-body kinds (``kind >=
+BALL_JOINT``) what :func:`~kynemapy.engine.constraints.phase.constraint_terms` and
+:func:`~kynemapy.engine.constraints.phase.constraint_outputs` do for Kynema's kinds.  It is a
+unit (:mod:`kynemapy.engine.unit_call`): compiled on its own the first time a model has a
+two-body joint, and called by those phases through its address; a model without one (every
+Kynema model) compiles none of this code.
+"""
+
+from __future__ import annotations
+
+from kynemapy._jit import njit
+from kynemapy.engine.constraints.body_joints import body_joint, body_joint_bias, body_joint_output, input_load
+from kynemapy.engine.constraints.dispatch import clear
+from kynemapy.model.kinds import BALL_JOINT, HINGE_JOINT, SLIDER_JOINT
+
+#: what :func:`body_joint_phase` computes
+TERMS = 0  #: Φ (or the bias γ), gradients, K^Φ and input loads
+OUTPUTS = 1  #: joint outputs (hinge angle, slider displacement: value, rate, acceleration)
+
+
+@njit
+def body_joint_phase(
+    what, kind, has_load, has_output, cnode, cX0, axes, geom, param, cin, q, v, vd, lam, q_ground, v_ground,
+    phi, bb, bt, k, load, out, exact, with_bias,
+):  # fmt: skip
+    """For every constraint of a two-body kind: with ``what`` :data:`TERMS`, Φ (``with_bias``:
+    the bias γ of Φ̈ = B v̇ + γ), ``B_b``, ``B_t``, K^Φ (``exact``: the exact gradients too) and
+    the input load, into ``phi``, ``bb``, ``bt``, ``k``, ``load``; with :data:`OUTPUTS`, the
+    hinge and slider outputs into ``out`` (C, 3).  The arrays are the
+    :class:`~kynemapy.engine.fields.Data` fields of the same meaning (``kind`` (C,) the kind
+    codes).  Returns 0."""
+    for ic in range(kind.shape[0]):
+        kc = kind[ic]
+        if kc < BALL_JOINT:
+            continue
+        nb = cnode[ic, 0]
+        nt = cnode[ic, 1]
+        g = nb < 0
+        qb = q_ground if g else q[nb]
+        if what == OUTPUTS:
+            if has_output[ic] != 0 and (kc == HINGE_JOINT or kc == SLIDER_JOINT):
+                body_joint_output(
+                    kc, cX0[ic], geom[ic], qb, q[nt], v_ground if g else v[nb], v[nt], v_ground if g else vd[nb],
+                    vd[nt], out[ic],
+                )  # fmt: skip
+            continue
+        clear(phi[ic], bb[ic], bt[ic], k[ic], exact)
+        body_joint(
+            kc,
+            cX0[ic],
+            axes[ic],
+            geom[ic],
+            param[ic],
+            cin[ic],
+            qb,
+            q[nt],
+            lam[ic],
+            exact,
+            phi[ic],
+            bb[ic],
+            bt[ic],
+            k[ic],
+        )
+        if has_load[ic]:
+            input_load(kc, cX0[ic], geom[ic], cin[ic, 0], qb, q[nt], load[ic])
+        if with_bias:
+            body_joint_bias(
+                kc, cX0[ic], axes[ic], geom[ic], param[ic], qb, q[nt], v_ground if g else v[nb], v[nt], phi[ic]
+            )
+    return 0

@@ -1,0 +1,41 @@
+"""Calls into the engine's optional units: code compiled on its own, when a model needs it.
+
+The Newton loop (:func:`kynemapy.engine.entry.run_task`) is compiled once for every model, but
+three parts of it only some models use: the beam elements, the two-body joints and the sparse
+LU.  Each is a *unit*: a compiled function of plain arguments, compiled (or loaded from the
+cache) the first time a simulation needs it, whose address the simulation's ``Data.units``
+(int64, (:data:`N_UNITS`,)) holds (:func:`kynemapy.engine.units.fill_units`).  The Newton loop
+calls a unit through that address (:func:`call_unit`), so the unit's code is neither compiled
+into the loop nor compiled at all for a model that does not use it: the heavy top compiles no
+beam, joint or sparse code, and the loop's own compilation does not optimize the units' code
+again (numba links every callee's code into its caller and optimizes the whole again).
+
+A unit returns an int64 (a status, or 0).  Its address is 0 until it is filled; the callers
+call a unit only where the model has its part (beams, two-body joints, the sparse solver),
+which is exactly where :func:`~kynemapy.engine.units.fill_units` fills it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kynemapy._jit import JIT_DISABLED
+
+#: the units, by their position in ``Data.units``
+BEAMS = 0  #: the beam elements' terms (:func:`kynemapy.engine.elements.beams.table.beam_phase`)
+BODY_JOINTS = 1  #: the two-body joints (:func:`kynemapy.engine.constraints.body_phase.body_joint_phase`)
+SPARSE = 2  #: the sparse LU (:func:`kynemapy.engine.solvers.sparse_phase`)
+N_UNITS = 3
+
+if JIT_DISABLED:  # plain Python: call the unit's function itself
+
+    def call_unit(units: Any, index: int, arguments: tuple[Any, ...]) -> int:
+        """``unit(*arguments)`` for unit ``index`` (plain Python: the function itself)."""
+        from kynemapy.engine.units import KERNELS
+
+        return KERNELS[index](*arguments)
+
+else:
+    from kynemapy.engine.native import call_address as call_unit
+
+__all__ = ["BEAMS", "BODY_JOINTS", "N_UNITS", "SPARSE", "call_unit"]
