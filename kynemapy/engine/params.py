@@ -30,13 +30,14 @@ P_ASSEMBLE_K = 13  #: 1: K^Φ blocks enter the Newton matrix
 P_STIFFNESS = 14  #: κ, the weight of the stiffness K in the element matrices (1; 0 for initial accelerations)
 P_RHS_BIAS = 15  #: 1: constraint rows get the bias γ of Φ̈ = B v̇ + γ instead of Φ (initial accelerations)
 P_STATIC_RETRIES = 16  #: Newton solves a static step may use for load bisection
-P_CONVERGENCE = 17  #: convergence criterion: CONVERGENCE_KYNEMA (0) or CONVERGENCE_ROUNDOFF (1)
+P_CONVERGENCE = 17  #: convergence criterion: CONVERGENCE_KYNEMA (0), CONVERGENCE_ROUNDOFF (1) or CONVERGENCE_AUTO (2)
 P_SIZE = 18
 
 #: codes of ``P_CONVERGENCE`` (:attr:`StepParameters.convergence`)
 CONVERGENCE_KYNEMA = 0
 CONVERGENCE_ROUNDOFF = 1
-CONVERGENCE_CODES = {"kynema": CONVERGENCE_KYNEMA, "roundoff": CONVERGENCE_ROUNDOFF}
+CONVERGENCE_AUTO = 2
+CONVERGENCE_CODES = {"kynema": CONVERGENCE_KYNEMA, "roundoff": CONVERGENCE_ROUNDOFF, "auto": CONVERGENCE_AUTO}
 
 
 def coefficient_vector(
@@ -57,7 +58,7 @@ def coefficient_vector(
     stiffness: float = 1.0,
     rhs_bias: bool = False,
     static_retries: int = 1,
-    convergence: int = CONVERGENCE_KYNEMA,
+    convergence: int = CONVERGENCE_AUTO,
 ) -> np.ndarray:
     """The (P_SIZE,) float64 vector ``p`` of the compiled phases (entries ``P_*``)."""
     p = np.zeros(P_SIZE)
@@ -96,7 +97,12 @@ class StepParameters:
     atol, rtol : absolute and relative tolerances of the weighted-RMS convergence
         error (Arnold & Hante); a step converges when that error is <= 1.  ``atol`` is in
         the units of the position increments (m, rad).
-    convergence : ``"kynema"`` (default): Kynema-FMB's criterion, reproduced number for number:
+    convergence : ``"auto"`` (default): Kynema's criterion, and where it has not passed by the
+        last iteration allowed (``max_iter``), the round-off criterion below on that iteration:
+        Kynema's numbers and iteration counts wherever Kynema's test passes, and a step instead
+        of a failure where only round-off keeps Kynema's test from passing (tight tolerances at
+        small h, singular positions).  ``"kynema"``: Kynema-FMB's criterion alone, reproduced
+        number for number (a step Kynema fails fails here too):
         the position increments against ``atol + rtol|hΔq|``, the multiplier increments Δλ
         against ``atol + rtol|λ|`` (``atol`` read as N, N m), RMS over all unknowns.  Tight
         tolerances can be below round-off: λ carries ≈ m ε|x|/(βh²) (the heavy top with
@@ -132,7 +138,7 @@ class StepParameters:
     geometric_stiffness: bool = False
     static_load_retries: int = 20
     solver: str = "auto"
-    convergence: str = "kynema"
+    convergence: str = "auto"
 
     def __post_init__(self) -> None:
         if not (_number(self.h) and math.isfinite(self.h) and self.h > 0.0):
@@ -148,7 +154,9 @@ class StepParameters:
         if self.solver not in ("auto", "dense", "sparse"):
             raise ValueError(f"StepParameters: solver must be 'auto', 'dense' or 'sparse', got {self.solver!r}")
         if self.convergence not in CONVERGENCE_CODES:
-            raise ValueError(f"StepParameters: convergence must be 'kynema' or 'roundoff', got {self.convergence!r}")
+            raise ValueError(
+                f"StepParameters: convergence must be 'auto', 'kynema' or 'roundoff', got {self.convergence!r}"
+            )
         if not (
             isinstance(self.static_load_retries, int)
             and not isinstance(self.static_load_retries, bool)

@@ -30,6 +30,7 @@ from kynemapy.engine.assemble import assemble, begin_system
 from kynemapy.engine.constraints.phase import constraint_outputs, constraint_terms
 from kynemapy.engine.elements import element_terms
 from kynemapy.engine.params import (
+    CONVERGENCE_AUTO,
     CONVERGENCE_ROUNDOFF,
     P_ALPHA_F,
     P_ALPHA_M,
@@ -158,16 +159,32 @@ STALL_RATIO = 0.5
 
 @njit(inline=True)
 def convergence_error(
-    p, node_map, node_dofs, crow, n_rows, q_delta, lam, dx, nsys, x, indptr, indices, vals, fs, prev_norm
+    roundoff,
+    parts,
+    p,
+    node_map,
+    node_dofs,
+    crow,
+    n_rows,
+    q_delta,
+    lam,
+    dx,
+    nsys,
+    x,
+    indptr,
+    indices,
+    vals,
+    fs,
+    prev_norm,
 ):
     """Weighted RMS of the increment (Arnold & Hante), with the pre-update Δq and λ; returns
     ``(error, max |Δx|)`` (the largest node increment, ``prev_norm`` of the next iteration; < 0
     in the first one).
 
-    ``P_CONVERGENCE`` Kynema: the node increments ``Δx/(atol + rtol|hΔq|)`` and the multiplier
+    ``roundoff`` False (Kynema's criterion): the node increments ``Δx/(atol + rtol|hΔq|)`` and the multiplier
     increments ``Δλ/(atol + rtol|λ|)``, RMS over the n unknowns.
 
-    Round-off: the node increments against ``atol + rtol|hΔq| + κεL``, and the multipliers
+    ``roundoff`` True: the node increments against ``atol + rtol|hΔq| + κεL``, and the multipliers
     measured by the forces they apply, ``f = Bᵀ Δλ`` per node DOF (a multiplier change that
     moves no force, in the null space of Bᵀ — redundant rows, or near-redundant ones near a
     singular position — is not an error of the solution), against ``atol + rtol a + κ(ε a +
@@ -176,13 +193,15 @@ def convergence_error(
     mass), δ the round-off of the positions: ε L, or, when the node increments are within
     tolerance and stopped shrinking (the largest of this iteration and of the previous one
     within a factor 1/:data:`STALL_RATIO` of each other), the larger of the two: the force
-    that this position noise makes through the matrix is round-off too.  κ =
+    that this position noise makes through the matrix is round-off too.  With ``parts`` (the
+    last-iteration test of ``P_CONVERGENCE`` auto), the larger of the two RMS, node increments
+    and forces, each over the n_sys node DOFs, instead of their joint RMS over 2 n_sys: the
+    positions are then held to Kynema's own test (a free body's error is Kynema's, not 1/√2 of it).  κ =
     :data:`ROUNDOFF_FACTOR`, L = max(1, largest |coordinate| of ``x``) [m].
     ``fs`` (2, n) scratch; ``vals`` the conditioned matrix of this iteration (c S, Bᵀ)."""
     atol = p[P_ATOL]
     rtol = p[P_RTOL]
     h = p[P_H]
-    roundoff = p[P_CONVERGENCE] == CONVERGENCE_ROUNDOFF
     length = 1.0
     if roundoff:
         for n in range(x.shape[0]):
@@ -205,6 +224,7 @@ def convergence_error(
                 s += w * w
         return math.sqrt(s / dx.shape[0]), norm
     # round-off mode: the round-off δ of the positions
+    s_force = 0.0
     delta = EPS * length
     if prev_norm >= 0.0 and s <= nsys and STALL_RATIO * prev_norm <= norm <= prev_norm / STALL_RATIO:
         delta = max(delta, norm, prev_norm)
@@ -229,8 +249,10 @@ def convergence_error(
                 diagonal = abs(vals[k]) / c
         a = fs[1, j]
         w = fs[0, j] / (atol + rtol * a + ROUNDOFF_FACTOR * (EPS * a + delta * diagonal))
-        s += w * w
-    return math.sqrt(s / (2 * nsys)), norm
+        s_force += w * w
+    if parts:  # each part on its own: the positions as strictly as Kynema's test
+        return math.sqrt(max(s, s_force) / nsys), norm
+    return math.sqrt((s + s_force) / (2 * nsys)), norm
 
 
 @njit(inline=True)
@@ -326,7 +348,9 @@ def advance(d, p, mode, n_steps, every, rows, max_rows, iterations):
 
     Per step (Kynema's ``SolveStep``): save the state; :func:`predict`; then per Newton
     iteration :func:`update_tangent`, ``begin_system``, ``element_terms``, ``constraint_terms``, ``assemble``,
-    :func:`solve`, :func:`convergence_error`, :func:`update`, until the error is <= 1; the
+    :func:`solve`, :func:`convergence_error`, :func:`update`, until the error is <= 1 (``P_CONVERGENCE``
+    auto: Kynema's error, and in the last iteration allowed, if that still exceeds 1, the round-off
+    error instead: Kynema's result wherever Kynema's test passes); the
     algorithmic acceleration, global position and joint outputs.  A failed step (no
     convergence, NaN, singular matrix) restores the state exactly and stops.  A static step
     (``P_DYNAMIC`` 0: β′ = γ′ = 0) that does not converge at the full load bisects the external
@@ -420,6 +444,7 @@ def advance(d, p, mode, n_steps, every, rows, max_rows, iterations):
     with_k = p[P_ASSEMBLE_K] != 0.0
     with_bias = p[P_RHS_BIAS] != 0.0
     max_iter = int(p[P_MAX_ITER])
+    criterion = p[P_CONVERGENCE]
     static = mode == STEPS and p[P_DYNAMIC] == 0.0
     attempts = max(int(p[P_STATIC_RETRIES]), 1) if static else 1
     recorded = 0
@@ -473,10 +498,23 @@ def advance(d, p, mode, n_steps, every, rows, max_rows, iterations):
                 if solved != SOLVE_OK:
                     status = NEEDS_MEMORY if solved == SOLVE_CAPACITY else SINGULAR
                     break
-                err, dx_norm = convergence_error(
-                    p, node_map, node_dofs, crow, n_rows, q_delta, lam, dx, nsys, x, indptr, indices, vals,
-                    force_scratch, dx_norm,
-                )  # fmt: skip
+                # Kynema's test, or the round-off one (P_CONVERGENCE roundoff); with auto, Kynema's
+                # test and, in the last iteration allowed if it still fails, the round-off test
+                # (a step that fails both reports Kynema's error)
+                use_roundoff = criterion == CONVERGENCE_ROUNDOFF
+                kynema_err = -1.0
+                while True:
+                    err, norm = convergence_error(
+                        use_roundoff, criterion == CONVERGENCE_AUTO, p, node_map, node_dofs, crow, n_rows, q_delta,
+                        lam, dx, nsys, x, indptr, indices, vals, force_scratch, dx_norm,
+                    )  # fmt: skip
+                    if use_roundoff or criterion != CONVERGENCE_AUTO or err <= 1.0 or n_iter + 1 < max_iter:
+                        break
+                    kynema_err = err
+                    use_roundoff = True
+                if kynema_err >= 0.0 and not err <= 1.0:
+                    err = kynema_err
+                dx_norm = norm
                 errors[n_iter] = err
                 n_iter += 1
                 update(p, node_map, node_dofs, crow, n_rows, q_delta, v, vd, q_prev, q, lam, dx, nsys)

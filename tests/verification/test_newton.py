@@ -58,16 +58,38 @@ def test_roundoff_criterion_either_tangent_either_solver(top_reference, geometri
         assert err < 400.0 * h**2
 
 
-def test_kynema_criterion_stays_the_default_and_stalls_on_roundoff(top_reference):
-    """The default is Kynema's criterion (the regression numbers, iteration counts included, are
-    unchanged: tests/regression/test_regression.py); at h = 2e-6 it stalls on the multipliers' round-off."""
-    assert kp.StepParameters(h=1e-3).convergence == "kynema"
+def test_kynema_criterion_alone_stalls_on_roundoff(top_reference):
+    """``convergence="kynema"``: Kynema's criterion alone; at h = 2e-6 it stalls on the multipliers'
+    round-off (a failure, as Kynema's)."""
     model, _, _ = top_reference
-    sim = kp.Simulation(model, kp.StepParameters(h=2e-6, rho_inf=0.9, max_iter=20, atol=1e-7, rtol=1e-6))
+    params = kp.StepParameters(h=2e-6, rho_inf=0.9, max_iter=20, atol=1e-7, rtol=1e-6, convergence="kynema")
+    sim = kp.Simulation(model, params)
     with pytest.raises(kp.ConvergenceError) as excinfo:
         sim.advance(round(TOP_T / 2e-6))
     errors = excinfo.value.errors
     assert len(errors) == 20 and min(errors[1:]) > 1.0
+
+
+def test_default_criterion_is_kynemas_and_passes_its_roundoff_stalls(top_reference):
+    """The default (``"auto"``) is Kynema's criterion wherever it passes (the regression numbers,
+    iteration counts included, are unchanged: tests/regression/test_regression.py; here, at
+    h = 1e-3, the same iterations and state bit for bit), and where it stalls on round-off (h =
+    5e-5 with Kynema's verification tolerances) the step converges on the round-off test of the
+    last iteration: the heavy top reaches the independent reference at the scheme's accuracy."""
+    assert kp.StepParameters(h=1e-3).convergence == "auto"
+    model, node, u_ref = top_reference
+    runs = {}
+    for criterion in ("auto", "kynema"):
+        sim = kp.Simulation(model, kp.StepParameters(h=1e-3, rho_inf=0.9, max_iter=20, convergence=criterion))
+        runs[criterion] = (sim.advance(round(TOP_T / 1e-3)), sim.state.q.copy())
+    assert np.array_equal(runs["auto"][0], runs["kynema"][0])
+    assert np.array_equal(runs["auto"][1], runs["kynema"][1])
+    h = 5e-5
+    err, iterations = _top_error(model, node, u_ref, h, atol=1e-7, rtol=1e-6)
+    assert iterations.shape == (round(TOP_T / h),)
+    assert iterations.max() == 20  # Kynema's test stalled in some steps: accepted on the round-off test
+    err_roundoff, _ = _top_error(model, node, u_ref, h, atol=1e-7, rtol=1e-6, convergence="roundoff")
+    assert err < 400.0 * h**2 and err <= 1.5 * err_roundoff + 1e-12
 
 
 def test_convergence_option_is_checked():
@@ -189,12 +211,19 @@ def test_double_four_bar_steps_through_its_singular_positions(four_bar, h):
 
 
 def test_double_four_bar_kynema_criterion_stalls_near_the_singular_position(four_bar):
-    model, _ = four_bar.simulation_model()
-    params = kp.StepParameters(h=1e-3, rho_inf=0.9, max_iter=20, atol=1e-8, rtol=1e-8)
+    """Kynema's criterion alone fails at t = 0.707 s; the default (auto) steps through the same
+    passage on the last iteration's round-off test and follows the reduced reference."""
+    model, cranks = four_bar.simulation_model()
+    params = kp.StepParameters(h=1e-3, rho_inf=0.9, max_iter=20, atol=1e-8, rtol=1e-8, convergence="kynema")
     sim = kp.Simulation(model, params)
     with pytest.raises(kp.ConvergenceError) as excinfo:
         sim.advance(1000)
     assert 0.69 < excinfo.value.time < 0.72
+    sim = kp.Simulation(model, kp.StepParameters(h=1e-3, rho_inf=0.9, max_iter=20, atol=1e-8, rtol=1e-8))
+    rows = sim.rollout(1000, every=10)
+    angles = four_bar.crank_angles(rows["q"], cranks)
+    err = np.abs(four_bar.wrapped(angles - four_bar.reference(rows["time"])[:, None])).max()
+    assert sim.time == pytest.approx(1.0) and err <= max(four_bar.ORDER_CONSTANT * 1e-6, four_bar.FINE_BOUND)
 
 
 def test_tiny_rotation_increments_are_applied():
