@@ -2,10 +2,11 @@
 compiled function through its address with them (used by :mod:`kynemapy.engine.stored_call`).
 
 A blob is a 1-D int64 array: word 0 the address of the function to call (numba's C-ABI
-wrapper of ``run_task``), from word 1 the native value of the Data, then, from the next whole
-word, the native value of the tuple of the other arguments.  The native value of an array is
-its descriptor (data pointer, shape, strides), so a stored value stays valid while the arrays
-it points into live and are not replaced.
+wrapper of ``run_task_at``, :mod:`kynemapy.engine.entry`), from word 1 the native value of the
+Data, then, from the next whole word, the native value of the tuple of the other arguments.
+The native value of an array is its descriptor (data pointer, shape, strides), so a stored
+value stays valid while the arrays it points into live and are not replaced.  The Data is
+passed to ``run_task_at`` by its address in the blob, never copied (about 730 words).
 """
 
 from __future__ import annotations
@@ -46,22 +47,27 @@ def _words(context, llty):
 
 
 def _load(context, builder, blob_type, blob, args_type):
-    """The address (word 0) and the stored arguments: the Data from word 1, the others after it."""
+    """The address (word 0), the address of the stored Data (word 1) and the other stored
+    arguments (from the word after the Data)."""
     arr = context.make_array(blob_type)(context, builder, blob)
     address = builder.load(arr.data)
     data_ty = context.get_value_type(args_type.types[0])
     rest_type = types.Tuple(args_type.types[1:])
     rest_ty = context.get_value_type(rest_type)
-    data = builder.load(builder.bitcast(builder.gep(arr.data, [ir.Constant(_I64, 1)]), data_ty.as_pointer()))
+    data_at = builder.ptrtoint(builder.gep(arr.data, [ir.Constant(_I64, 1)]), _I64)
     rest_word = ir.Constant(_I64, 1 + _words(context, data_ty))
     rest = builder.load(builder.bitcast(builder.gep(arr.data, [rest_word]), rest_ty.as_pointer()))
-    return address, [data, *(builder.extract_value(rest, i) for i in range(len(rest_type)))]
+    return address, data_at, [builder.extract_value(rest, i) for i in range(len(rest_type))]
 
 
-def _call(context, builder, address, arg_types, values):
-    """Call the C-ABI wrapper at ``address`` (numba's ``cfunc`` wrapper of ``run_task``)."""
-    fnty = ir.FunctionType(context.get_value_type(RESULT), [context.get_value_type(t) for t in arg_types])
-    return builder.call(builder.inttoptr(address, fnty.as_pointer()), values)
+def _call(context, builder, address, rest_types, data_at, values):
+    """Call the C-ABI wrapper at ``address`` of ``run_task_at(data_at, data_ref, *values)``
+    (:mod:`kynemapy.engine.entry`): the Data passed by its address, ``data_ref`` (a type only)
+    as a null pointer."""
+    ref_ty = context.get_value_type(types.TypeRef(types.int64))
+    arg_lltypes = [_I64, ref_ty, *(context.get_value_type(t) for t in rest_types)]
+    fnty = ir.FunctionType(context.get_value_type(RESULT), arg_lltypes)
+    return builder.call(builder.inttoptr(address, fnty.as_pointer()), [data_at, ir.Constant(ref_ty, None), *values])
 
 
 @intrinsic
@@ -70,8 +76,8 @@ def call_stored(typingctx, blob, args_ref):
     args_type = args_ref.instance_type
 
     def codegen(context, builder, sig, args):
-        address, values = _load(context, builder, sig.args[0], args[0], args_type)
-        return _call(context, builder, address, args_type.types, values)
+        address, data_at, values = _load(context, builder, sig.args[0], args[0], args_type)
+        return _call(context, builder, address, args_type.types[1:], data_at, values)
 
     return RESULT(blob, args_ref), codegen
 
@@ -85,10 +91,37 @@ def call_stored_data(typingctx, blob, args_ref, p, task, n, every, rows, max_row
         return None  # other argument types than those stored: no such call
 
     def codegen(context, builder, sig, args):
-        address, values = _load(context, builder, sig.args[0], args[0], args_type)
-        return _call(context, builder, address, args_type.types, [values[0], *args[2:]])
+        address, data_at, _ = _load(context, builder, sig.args[0], args[0], args_type)
+        return _call(context, builder, address, args_type.types[1:], data_at, list(args[2:]))
 
     return RESULT(blob, args_ref, p, task, n, every, rows, max_rows, iterations, out), codegen
+
+
+@intrinsic
+def call_with_data(typingctx, address, d, p, task, n, every, rows, max_rows, iterations, out):
+    """``run_task_at(&d, ...)`` through the C-ABI wrapper at ``address``: the Data ``d`` stored
+    once on the stack and passed by its address."""
+
+    def codegen(context, builder, sig, args):
+        with builder.goto_entry_block():  # one stack slot per call site, not one per call
+            slot = builder.alloca(args[1].type)
+        builder.store(args[1], slot)
+        data_at = builder.ptrtoint(slot, _I64)
+        return _call(context, builder, args[0], sig.args[2:], data_at, list(args[2:]))
+
+    return RESULT(address, d, p, task, n, every, rows, max_rows, iterations, out), codegen
+
+
+@intrinsic
+def load_data(typingctx, data_at, data_ref):
+    """The Data (of the type ``data_ref`` refers to) stored at address ``data_at`` (int64)."""
+    data_type = data_ref.instance_type
+
+    def codegen(context, builder, sig, args):
+        llty = context.get_value_type(data_type)
+        return builder.load(builder.inttoptr(args[0], llty.as_pointer()))
+
+    return data_type(data_at, data_ref), codegen
 
 
 @intrinsic

@@ -20,7 +20,7 @@ from kynemapy._jit import cache_dir
 #: kernels whose first compilation takes long enough to announce: qualified name -> what the
 #: user is told, and its CPU time measured on a 2-core machine [s]
 ANNOUNCED: dict[str, tuple[str, float]] = {
-    "run_task": ("the engine", 40.0),
+    "run_task_at": ("the engine", 40.0),
     "beam_phase": ("the beam element kernels", 35.0),
     "body_joint_phase": ("the two-body joint kernels", 15.0),
     "sparse_phase": ("the sparse solver", 8.0),

@@ -25,12 +25,11 @@ import functools
 import threading
 from typing import Any
 
-import numba
 import numpy as np
 from numba import types
 
 from kynemapy._jit import JIT_DISABLED, njit
-from kynemapy.engine.entry import ADVANCE, STORE
+from kynemapy.engine.entry import ADVANCE, STORE, run_task_at
 from kynemapy.engine.lookup import argument_types, entry
 from kynemapy.engine.native import call_stored, call_stored_data, store_native
 
@@ -78,6 +77,10 @@ class StoredCall:
     arguments : tuple
         Its arguments ``(d, p, task, n, every, rows, max_rows, iterations, out)``: ``d`` a
         :class:`~kynemapy.engine.fields.Data`; kept alive by this object.
+    at_kernel
+        The compiled function the stored call runs: ``kernel``'s twin that takes ``d`` by its
+        address and type, ``(d_at, d_type, p, task, ...)`` (default: ``run_task_at``).  The
+        Data stays in the blob and is passed by its address, never copied.
 
     Attributes
     ----------
@@ -95,7 +98,7 @@ class StoredCall:
 
     __slots__ = ("args_ref", "arguments", "blob", "run", "status")
 
-    def __init__(self, kernel: Any, arguments: tuple[Any, ...]) -> None:
+    def __init__(self, kernel: Any, arguments: tuple[Any, ...], at_kernel: Any = None) -> None:
         if arguments[2] != ADVANCE or arguments[3] < 1:
             raise ValueError("StoredCall: the stored call must be an ADVANCE of at least one step")
         self.arguments = arguments
@@ -106,7 +109,10 @@ class StoredCall:
             self.status = lambda: compiled(*arguments)[2]
             self.run = functools.partial(compiled, arguments[0])
             return
-        address, run, data_bytes, store, rest_bytes, args_ref, status, with_data = _prepare(kernel, arguments)
+        at_kernel = run_task_at if at_kernel is None else at_kernel
+        address, run, data_bytes, store, rest_bytes, args_ref, status, with_data = _prepare(
+            kernel, arguments, at_kernel
+        )
         rest_word = 1 + (data_bytes + 7) // 8
         blob = np.zeros(rest_word + (rest_bytes + 7) // 8, dtype=np.int64)
         # the Data is stored by run_task itself (task STORE), where it is converted already: a
@@ -136,17 +142,21 @@ _PREPARED: dict[tuple[int, ...], tuple[tuple[Any, ...], tuple[Any, ...]]] = {}
 _prepared_lock = threading.Lock()
 
 
-def _prepare(kernel: Any, arguments: tuple[Any, ...]) -> tuple[Any, ...]:
-    """The compiled pieces of a stored call of ``kernel`` with arguments like ``arguments``
-    (compiled on first use; about 0.3 ms to find again by types, so they are kept)."""
+def _prepare(kernel: Any, arguments: tuple[Any, ...], at_kernel: Any) -> tuple[Any, ...]:
+    """The compiled pieces of a stored call of ``kernel`` with arguments like ``arguments``,
+    ``at_kernel`` its twin that takes the first argument by address (compiled on first use;
+    about 0.3 ms to find again by types, so they are kept)."""
     arg_types = argument_types(kernel, arguments)
-    key = (id(kernel), *map(id, arg_types))
+    key = (id(kernel), id(at_kernel), *map(id, arg_types))
     with _prepared_lock:
         hit = _PREPARED.get(key)
     if hit is not None and all(a is b for a, b in zip(hit[0], arg_types, strict=True)):
         return hit[1]
-    run = entry(kernel, arguments)  # compiled for these types
-    address = numba.types.CompileResultWAP(kernel.overloads[arg_types]).__wrapper_address__()
+    run = entry(kernel, arguments)  # compiled for these types (serves the task STORE)
+    at_arguments = (0, arg_types[0], *arguments[1:])  # the first argument by its address
+    entry(at_kernel, at_arguments)
+    at_types = argument_types(at_kernel, at_arguments)
+    address = types.CompileResultWAP(at_kernel.overloads[at_types]).__wrapper_address__()
     empty = np.zeros(0, dtype=np.int64)
     data_bytes = run(*_store_task(arguments, empty))[0]
     rest = arguments[1:]

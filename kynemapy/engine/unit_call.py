@@ -25,7 +25,8 @@ from kynemapy._jit import JIT_DISABLED
 BEAMS = 0  #: the beam elements' terms (:func:`kynemapy.engine.elements.beams.table.beam_phase`)
 BODY_JOINTS = 1  #: the two-body joints (:func:`kynemapy.engine.constraints.body_phase.body_joint_phase`)
 SPARSE = 2  #: the sparse LU (:func:`kynemapy.engine.solvers.sparse_phase`)
-N_UNITS = 3
+ENGINE = 3  #: the engine itself, every model's (:func:`kynemapy.engine.entry.run_task_at`)
+N_UNITS = 4
 
 if JIT_DISABLED:  # plain Python: call the unit's function itself
 
@@ -38,4 +39,4 @@ if JIT_DISABLED:  # plain Python: call the unit's function itself
 else:
     from kynemapy.engine.native import call_address as call_unit
 
-__all__ = ["BEAMS", "BODY_JOINTS", "N_UNITS", "SPARSE", "call_unit"]
+__all__ = ["BEAMS", "BODY_JOINTS", "ENGINE", "N_UNITS", "SPARSE", "call_unit"]

@@ -19,14 +19,15 @@ from kynemapy._jit import JIT_DISABLED
 from kynemapy.engine.constraints.body_phase import TERMS, body_joint_phase
 from kynemapy.engine.elements import BEAMS as BEAM_TABLE
 from kynemapy.engine.elements.beams.table import beam_phase
+from kynemapy.engine.entry import run_task_at
 from kynemapy.engine.fields import Data
 from kynemapy.engine.lookup import argument_types, entry
 from kynemapy.engine.solvers import SOLVE, sparse_phase
-from kynemapy.engine.unit_call import BEAMS, BODY_JOINTS, N_UNITS, SPARSE
+from kynemapy.engine.unit_call import BEAMS, BODY_JOINTS, ENGINE, N_UNITS, SPARSE
 from kynemapy.model.kinds import BALL_JOINT
 
 #: the unit kernels by their position in ``Data.units``
-KERNELS = (beam_phase, body_joint_phase, sparse_phase)
+KERNELS = (beam_phase, body_joint_phase, sparse_phase, run_task_at)
 
 #: addresses found, by unit and the identities of numba's (interned) argument types, kept with
 #: the types so that their ids stay theirs
@@ -49,7 +50,11 @@ def _arguments(index: int, d: Data) -> tuple[Any, ...]:
             d.q_ground, d.v_ground, d.con_phi, d.con_bb, d.con_bt, d.con_k, d.con_load, d.constraint_output,
             True, True,
         )  # fmt: skip
-    return (SOLVE, d.solver, d.indptr, d.indices, d.vals, d.dx)
+    if index == SPARSE:
+        return (SOLVE, d.solver, d.indptr, d.indices, d.vals, d.dx)
+    # the engine: the argument types of run_task's call (and of every stored call)
+    data_type = argument_types(run_task_at, (d,))[0]
+    return (0, data_type, np.zeros(1), 0, 0, 0, np.zeros((0, 1)), 0, np.zeros(0, dtype=np.int64), np.zeros(6))
 
 
 def needed(d: Data) -> tuple[bool, ...]:
@@ -58,6 +63,7 @@ def needed(d: Data) -> tuple[bool, ...]:
     use[BEAMS] = d.tables[BEAM_TABLE].nodes.shape[0] > 0
     use[BODY_JOINTS] = bool(np.any(d.kinds.kind >= BALL_JOINT))
     use[SPARSE] = not d.solver.dense
+    use[ENGINE] = True
     return tuple(use)
 
 

@@ -174,3 +174,53 @@ def test_kynemapy_compile_refuses_a_bad_job_count() -> None:
     assert proc.returncode == 2
     assert "--jobs must be at least 1, got 0" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_each_model_uses_exactly_the_units_it_needs() -> None:
+    """The beam elements, the two-body joints and the sparse LU are units (engine.unit_call):
+    a model's ``Data.units`` holds the address of those it has, 0 for the others (and every
+    model the engine's own, ``run_task_at``)."""
+    from kynemapy.engine.unit_call import BEAMS, BODY_JOINTS, ENGINE, SPARSE
+
+    expected = {
+        "heavy top (Kynema's constraints, dense)": set(),
+        "hinge pair (two-body joint)": {BODY_JOINTS},
+        "slider pair": {BODY_JOINTS},
+        "ball chain (sparse)": {BODY_JOINTS},
+        "cantilever beam": {BEAMS},
+    }
+    for name, make in MODELS.items():
+        for solver in ("dense", "sparse"):
+            sim = kp.Simulation(make(), kp.StepParameters(h=1e-3, solver=solver))
+            assert sim.step().converged
+            used = {i for i, address in enumerate(sim._data.units) if address != 0}
+            assert used == expected[name] | {ENGINE} | ({SPARSE} if solver == "sparse" else set()), (name, solver)
+
+
+RIGID_ONLY = textwrap.dedent(
+    """
+    import kynemapy as kp
+    from kynemapy.engine.units import KERNELS
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, -9.81))
+    top = b.add_node(position=(0, 1, 0), velocity=(4.61538, 0, 0, 0, 150, -4.61538))
+    pin = b.add_node(position=(0, 0, 0))
+    b.add_mass(top, mass=15.0, inertia=(0.234375, 0.46875, 0.234375))
+    b.add_rigid_joint_6dof_to_3dof(top, pin)
+    b.add_prescribed_bc_3dof(pin)
+    sim = kp.Simulation(b.build(), kp.StepParameters(h=1e-3))
+    sim.advance(5)
+    sim.reaction(0)
+    print([len(kernel.overloads) for kernel in KERNELS[:3]])
+    """
+)
+
+
+def test_a_rigid_model_compiles_or_loads_no_unit() -> None:
+    """A fresh process stepping the heavy top (dense, Kynema's constraints) never compiles nor
+    loads the beam, two-body joint or sparse-LU code."""
+    done = subprocess.run(
+        [sys.executable, "-c", RIGID_ONLY], env=dict(os.environ, PYTHONPATH=str(ROOT)), capture_output=True,
+        text=True, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "[0, 0, 0]"

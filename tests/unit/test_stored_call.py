@@ -17,7 +17,7 @@ from models import pendulum
 import kynemapy as kp
 from kynemapy.engine import api
 from kynemapy.engine.entry import ADVANCE, LINEARIZE, STORE, run_task
-from kynemapy.engine.native import store_native
+from kynemapy.engine.native import load_data, store_native
 from kynemapy.engine.stored_call import StoredCall
 
 
@@ -45,6 +45,11 @@ def test_step_and_advance_equal_direct_calls_of_run_task_bit_for_bit() -> None:
 
 
 def _fake_task(d, p, task, n, every, rows, max_rows, iterations, out):
+    return _fake(d, p, task, n, every, rows, max_rows, iterations, out)
+
+
+@numba.njit
+def _fake(d, p, task, n, every, rows, max_rows, iterations, out):
     """A stand-in for run_task with its argument layout and its task STORE: raises when
     ``out[0]`` is 1, else adds 1 to ``d[0]`` once per step and returns ``(n, 0, 0)``."""
     if task == STORE:
@@ -54,6 +59,12 @@ def _fake_task(d, p, task, n, every, rows, max_rows, iterations, out):
     for _ in range(n):
         d[0] += 1.0
     return n, 0, 0
+
+
+@numba.njit
+def _fake_task_at(d_at, d_type, p, task, n, every, rows, max_rows, iterations, out):
+    """``_fake_task`` with its first argument by address (as ``run_task_at``)."""
+    return _fake(load_data(d_at, d_type), p, task, n, every, rows, max_rows, iterations, out)
 
 
 def _fake_arguments(out: np.ndarray, d: np.ndarray) -> tuple:
@@ -68,7 +79,7 @@ def test_an_error_inside_the_compiled_call_is_raised_not_read_as_converged(monke
     kernel = numba.njit(_fake_task)
     d = np.zeros(2)
     out = np.zeros(6)
-    stored = StoredCall(kernel, _fake_arguments(out, d))
+    stored = StoredCall(kernel, _fake_arguments(out, d), _fake_task_at)
     assert stored.status() == 0 and d[0] == 1.0  # the stored descriptors point into d
     steps, _, status = stored.run(np.zeros(3), ADVANCE, 4, 0, api.NO_ROWS, 0, np.zeros(1, dtype=np.int64), out)
     assert (steps, status) == (4, 0) and d[0] == 5.0
