@@ -36,8 +36,7 @@ __all__ = [
     "scene",
 ]
 
-#: the 12 edges and 6 faces of a box whose corners are numbered by bits (x, y, z) = (i & 1, i >> 1 & 1, i >> 2)
-BOX_EDGES = ((0, 1), (2, 3), (4, 5), (6, 7), (0, 2), (1, 3), (4, 6), (5, 7), (0, 4), (1, 5), (2, 6), (3, 7))
+#: the 6 faces of a box whose corners are numbered by bits (x, y, z) = (i & 1, i >> 1 & 1, i >> 2)
 BOX_FACES = ((0, 2, 3, 1), (4, 5, 7, 6), (0, 1, 5, 4), (2, 6, 7, 3), (0, 4, 6, 2), (1, 3, 7, 5))
 
 
