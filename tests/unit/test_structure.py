@@ -272,3 +272,15 @@ def test_result_files_are_split_by_role_and_energies_are_the_engines() -> None:
     for name in ("energy_and_momentum", "row_invariants"):
         assert getattr(kio, name) is getattr(hdf5, name) is getattr(energies, name)
     assert hdf5.read is kio.read and hdf5.ResultWriter is kio.ResultWriter and hdf5.Result is kio.Result
+
+
+def test_the_unit_tier_holds_no_cli_dask_or_file_fault_tests() -> None:
+    """tests/unit held the command line's, Dask's and damaged files' tests: each has its tier."""
+    tests = PACKAGE.parent / "tests"
+    unit = {p.name for p in (tests / "unit").glob("test_*.py")}
+    assert {"test_cli_text.py", "test_run_stops.py", "test_sweep.py", "test_salvage.py"}.isdisjoint(unit)
+    for tier in ("cli", "ensembles", "io"):
+        assert any((tests / tier).glob("test_*.py")), tier
+    for path in (tests / "unit").glob("test_*.py"):
+        text = path.read_text()
+        assert "from distributed import" not in text and "import dask" not in text, path.name
