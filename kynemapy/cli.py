@@ -149,7 +149,7 @@ def _run(args: argparse.Namespace) -> int:
         remaining = max(n_total - sim.step_count, 0)
         print(f"resuming {output} at step {sim.step_count} (t = {sim.time:.9g} s); {remaining} steps to go")
     else:
-        sim = mf.simulation()
+        sim = Simulation(mf.model, mf.params)
         remaining = n_total
     resume = f"kynemapy run {args.model} -o {output} --resume"
     try:
@@ -237,7 +237,7 @@ def _plot(args: argparse.Namespace) -> int:
     try:
         import matplotlib  # noqa: F401
     except ImportError as exc:
-        from kynemapy.post.extras import install_command
+        from kynemapy.run.extras import install_command
 
         raise ValueError(f"kynemapy plot needs matplotlib: {install_command('plot')}") from exc
     from kynemapy.io import read
@@ -302,7 +302,7 @@ def _animate(args: argparse.Namespace) -> int:
     try:
         import matplotlib  # noqa: F401
     except ImportError as exc:
-        from kynemapy.post.extras import install_command
+        from kynemapy.run.extras import install_command
 
         raise ValueError(f"kynemapy animate needs matplotlib: {install_command('plot')}") from exc
     import warnings

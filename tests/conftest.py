@@ -1,10 +1,13 @@
 """Shared by every tier of the suite.
 
 The tiers are folders: ``unit/`` (components and the public API, against Kynema's unit-test
-numbers and hand calculations), ``regression/`` (Kynema-FMB's regression numbers),
-``verification/`` (independent references: closed forms, tight scipy integrations,
-finite-difference gradients, the validation cases) and ``examples/`` (every example program,
-each run once).  ``pytest -m "not slow"`` is the fast tier; CI runs everything.
+numbers and hand calculations), ``io/`` (result files: round trips, restart data, damaged and
+salvaged files, killed and colliding writers), ``cli/`` (the ``kynemapy`` command in child
+processes: its words, how a run ends, install hints), ``ensembles/`` (sweeps on Dask and their
+resumption), ``regression/`` (Kynema-FMB's regression numbers), ``verification/``
+(independent references: closed forms, tight scipy integrations, finite-difference gradients,
+the validation cases) and ``examples/`` (every example program, each run once).
+``pytest -m "not slow"`` is the fast tier; CI runs everything.
 
 The helper modules beside this file (``references``, ``sparse_systems``: independent
 references and test systems, which never import what they check; ``models``: small models

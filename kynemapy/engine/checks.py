@@ -169,3 +169,59 @@ def _raise_redundant(model: Model, rows: int, n_redundant: int, involved: list[i
         f"redundant or conflicting constraints: {n_redundant} of the {rows} constraint equations repeat others, "
         f"so every Newton matrix is singular. Involved: {names}. {hint}"
     )
+
+
+def free_massless_nodes(workspace: Workspace, data: Data) -> list[tuple[int, str]]:
+    """Nodes without mass that the constraints leave free to move, at the state of ``data``.
+
+    A node with degrees of freedom but neither a mass element nor a beam has no inertia; the
+    iteration matrix is singular when some motion d of such nodes alone (zero on every node with
+    mass) keeps every constraint, B d = 0: the null space of B's columns of those nodes.
+
+    Returns
+    -------
+    list of (node, what)
+        the nodes that move in that null space, with ``what`` in words: ``"free to rotate about
+        (0, 0, 1)"``, ``"free to translate"``, ...  (directions in the world frame, for a node
+        free in one direction only).  Empty when every node has mass or is held.
+    """
+    model = workspace.model
+    dofs = np.asarray(model.node_dofs, dtype=np.int64)
+    has_mass = np.zeros(model.n_nodes, dtype=bool)
+    has_mass[np.asarray(model.mass_node, dtype=np.int64)] = True
+    if model.n_beams:
+        beam_nodes = np.asarray(model.beam_node, dtype=np.int64)
+        has_mass[beam_nodes[beam_nodes >= 0]] = True
+    massless = [i for i in range(model.n_nodes) if dofs[i] > 0 and not has_mass[i]]
+    if not massless:
+        return []
+    start = np.asarray(model.node_map, dtype=np.int64)
+    columns = np.concatenate([np.arange(start[i], start[i] + dofs[i]) for i in massless])
+    rows = int(np.sum(model.constraint_n_rows))
+    bz = constraint_gradient(workspace, data)[:, columns] if rows else np.zeros((0, columns.size))
+    if not np.all(np.isfinite(bz)):
+        return []
+    _, s, vt = np.linalg.svd(bz, full_matrices=True)
+    tol = max(bz.shape) * np.finfo(float).eps * (s[0] if s.size else 1.0) * 10.0
+    null = vt[int(np.sum(s > tol)) :]  # motions of the massless nodes that keep every constraint
+    out = []
+    offset = 0
+    for i in massless:
+        block = null[:, offset : offset + dofs[i]]
+        offset += dofs[i]
+        _, sv, w = np.linalg.svd(block) if block.size else (None, np.zeros(0), None)
+        rank = int(np.sum(sv > 1e-6))
+        if rank == 0:
+            continue
+        moves = [np.abs(w[:rank, part]).max() > 1e-6 for part in (slice(0, 3), slice(3, dofs[i]))]
+        if rank == 1 and moves[0] != moves[1]:
+            axis = w[0, 0:3] if moves[0] else w[0, 3:6]
+            axis = axis / axis[np.argmax(np.abs(axis))] + 0.0  # largest component 1
+            what = "translate along" if moves[0] else "rotate about"
+            out.append((i, f"free to {what} ({', '.join(f'{a:.3g}' for a in axis)})"))
+        else:
+            what = {(True, False): "translating", (False, True): "rotating"}.get(
+                tuple(moves), "rotating and translating"
+            )
+            out.append((i, f"free to move in {rank} direction{'s' if rank > 1 else ''} ({what})"))
+    return out

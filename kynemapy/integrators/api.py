@@ -350,12 +350,14 @@ def _run_kernel(
     work = np.zeros((7, 3, 3))
     vwork = np.zeros((8, 3))
     counters = np.zeros(2, dtype=np.int64)
-    run, step = drive.LOOPS[scheme]
     if torque is None:
-        code = run(force_params, J, iopts, t0, h, n_steps, every, R_out, W_out, state, work, vwork, counters)
+        code = drive.run_scheme(
+            drive.SCHEMES.index(scheme), force_params, J, iopts, t0, h, n_steps, every, R_out, W_out, state, work,
+            vwork, counters,
+        )  # fmt: skip
     else:
         code = drive.run_user_torque(
-            step,
+            drive.STEPS[scheme],
             torque,
             tparams,
             force_params,

@@ -4,9 +4,11 @@ Every step function has the signature
 ``step(torque_fn, torque_params, force_params, inertia, iopts, t, h, R, W, Pi, T, work, vwork) -> int``
 and is inlined (numba IR) into the loop that calls it.  Two kinds of loop:
 
-* ``run_<scheme>``: the built-in point-force torque only (``torque_fn`` is the global
-  ``no_torque``); compiled once and cached on disk like every kynemapy kernel.
-* :func:`run_user_torque`: takes the step and a user's compiled torque function as arguments.
+* :func:`run_scheme`: the built-in point-force torque only (``torque_fn`` is the global
+  ``no_torque``), the scheme chosen by its code; compiled once and cached on disk like every
+  kynemapy kernel.
+* :func:`run_user_torque` (the shared loop itself): takes the step (:data:`STEPS`) and a user's
+  compiled torque function as arguments.
   numba keys such a compilation on the functions' types, which differ in every process, so it
   cannot be cached: it is compiled (``cache=False``) once per process and per torque function.
 
@@ -87,196 +89,45 @@ def _drive(
     return DONE
 
 
+#: the schemes in the order of their codes, the ``scheme`` argument of :func:`run_scheme`
+SCHEMES = ("rig_pos", "rig_neg", "rig_imp", "liemid", "splitting", "dmv")
+
+
+# fmt: off
 @njit
-def run_rig_pos(force_params, inertia, iopts, t0, h, n_steps, every, R_out, W_out, state, work, vwork, counters):
-    """RIG_POS loop with the point-force torque (see :func:`_drive`)."""
-    return _drive(
-        step_rig_pos,
-        no_torque,
-        vwork[7],
-        force_params,
-        inertia,
-        iopts,
-        t0,
-        h,
-        n_steps,
-        every,
-        R_out,
-        W_out,
-        state,
-        work,
-        vwork,
-        counters,
-    )
-
-
-@njit
-def run_rig_neg(force_params, inertia, iopts, t0, h, n_steps, every, R_out, W_out, state, work, vwork, counters):
-    """RIG_NEG loop with the point-force torque (see :func:`_drive`)."""
-    return _drive(
-        step_rig_neg,
-        no_torque,
-        vwork[7],
-        force_params,
-        inertia,
-        iopts,
-        t0,
-        h,
-        n_steps,
-        every,
-        R_out,
-        W_out,
-        state,
-        work,
-        vwork,
-        counters,
-    )
-
-
-@njit
-def run_rig_imp(force_params, inertia, iopts, t0, h, n_steps, every, R_out, W_out, state, work, vwork, counters):
-    """RIG_IMP loop with the point-force torque (see :func:`_drive`)."""
-    return _drive(
-        step_rig_imp,
-        no_torque,
-        vwork[7],
-        force_params,
-        inertia,
-        iopts,
-        t0,
-        h,
-        n_steps,
-        every,
-        R_out,
-        W_out,
-        state,
-        work,
-        vwork,
-        counters,
-    )
-
-
-@njit
-def run_liemid(force_params, inertia, iopts, t0, h, n_steps, every, R_out, W_out, state, work, vwork, counters):
-    """LIEMID loop with the point-force torque (see :func:`_drive`)."""
-    return _drive(
-        step_liemid,
-        no_torque,
-        vwork[7],
-        force_params,
-        inertia,
-        iopts,
-        t0,
-        h,
-        n_steps,
-        every,
-        R_out,
-        W_out,
-        state,
-        work,
-        vwork,
-        counters,
-    )
-
-
-@njit
-def run_splitting(force_params, inertia, iopts, t0, h, n_steps, every, R_out, W_out, state, work, vwork, counters):
-    """Splitting loop with the point-force torque (see :func:`_drive`)."""
-    return _drive(
-        step_splitting,
-        no_torque,
-        vwork[7],
-        force_params,
-        inertia,
-        iopts,
-        t0,
-        h,
-        n_steps,
-        every,
-        R_out,
-        W_out,
-        state,
-        work,
-        vwork,
-        counters,
-    )
-
-
-@njit
-def run_dmv(force_params, inertia, iopts, t0, h, n_steps, every, R_out, W_out, state, work, vwork, counters):
-    """DMV loop with the point-force torque (see :func:`_drive`)."""
-    return _drive(
-        step_dmv,
-        no_torque,
-        vwork[7],
-        force_params,
-        inertia,
-        iopts,
-        t0,
-        h,
-        n_steps,
-        every,
-        R_out,
-        W_out,
-        state,
-        work,
-        vwork,
-        counters,
-    )
-
-
-def _run_user_torque(
-    step,
-    torque_fn,
-    torque_params,
-    force_params,
-    inertia,
-    iopts,
-    t0,
-    h,
-    n_steps,
-    every,
-    R_out,
-    W_out,
-    state,
-    work,
-    vwork,
-    counters,
-):
-    """Any scheme's loop with a user torque function added to the point force (see :func:`_drive`)."""
-    return _drive(
-        step,
-        torque_fn,
-        torque_params,
-        force_params,
-        inertia,
-        iopts,
-        t0,
-        h,
-        n_steps,
-        every,
-        R_out,
-        W_out,
-        state,
-        work,
-        vwork,
-        counters,
-    )
+def run_scheme(scheme, force_params, inertia, iopts, t0, h, n_steps, every, R_out, W_out, state, work, vwork, counters):
+    """The loop of scheme ``SCHEMES[scheme]`` with the point-force torque (see :func:`_drive`):
+    one compiled function for every scheme, a branch per scheme with its step inlined."""
+    tp = vwork[7]
+    if scheme == 0:
+        return _drive(step_rig_pos, no_torque, tp, force_params, inertia, iopts, t0, h, n_steps, every, R_out, W_out, state, work, vwork, counters)  # noqa: E501
+    if scheme == 1:
+        return _drive(step_rig_neg, no_torque, tp, force_params, inertia, iopts, t0, h, n_steps, every, R_out, W_out, state, work, vwork, counters)  # noqa: E501
+    if scheme == 2:
+        return _drive(step_rig_imp, no_torque, tp, force_params, inertia, iopts, t0, h, n_steps, every, R_out, W_out, state, work, vwork, counters)  # noqa: E501
+    if scheme == 3:
+        return _drive(step_liemid, no_torque, tp, force_params, inertia, iopts, t0, h, n_steps, every, R_out, W_out, state, work, vwork, counters)  # noqa: E501
+    if scheme == 4:
+        return _drive(step_splitting, no_torque, tp, force_params, inertia, iopts, t0, h, n_steps, every, R_out, W_out, state, work, vwork, counters)  # noqa: E501
+    return _drive(step_dmv, no_torque, tp, force_params, inertia, iopts, t0, h, n_steps, every, R_out, W_out, state, work, vwork, counters)  # noqa: E501
+# fmt: on
 
 
 if JIT_DISABLED:
-    run_user_torque = _run_user_torque
+    run_user_torque = _drive
 else:
+    # any scheme's loop with a user torque function added to the point force (see :func:`_drive`);
     # cache=False on purpose: see the module docstring.  Same options as kynemapy._jit.njit otherwise.
     run_user_torque = numba.njit(cache=False, fastmath=False, error_model="numpy", nogil=True, _nrt=False)(
-        _run_user_torque
+        _drive.py_func
     )
 
-LOOPS = {
-    "rig_pos": (run_rig_pos, step_rig_pos),
-    "rig_neg": (run_rig_neg, step_rig_neg),
-    "rig_imp": (run_rig_imp, step_rig_imp),
-    "liemid": (run_liemid, step_liemid),
-    "splitting": (run_splitting, step_splitting),
-    "dmv": (run_dmv, step_dmv),
+#: the step function of every scheme (the ``step`` argument of :func:`run_user_torque`)
+STEPS = {
+    "rig_pos": step_rig_pos,
+    "rig_neg": step_rig_neg,
+    "rig_imp": step_rig_imp,
+    "liemid": step_liemid,
+    "splitting": step_splitting,
+    "dmv": step_dmv,
 }

@@ -3,7 +3,7 @@
 :func:`write_vtkhdf` (and ``kynemapy export run.h5``) writes ``run.vtkhdf`` beside the result
 file: a transient ``PolyData`` (VTKHDF 2.2) that ParaView and VTK's ``vtkHDFReader`` open
 directly, with the time of every row.  Each time step holds the same points and cells
-(:mod:`kynemapy.post.geometry`):
+(:mod:`kynemapy.model.geometry`):
 
 ============================= =====================================================
 points                        what
@@ -46,7 +46,7 @@ _VTK_VERSION = (2, 2)
 
 def _topology(sc: Any, n_nodes: int) -> dict[str, Any]:
     """Vertices, lines and polygons (point ids into one step's points) with their cell data."""
-    from kynemapy.post.geometry import BOX_FACES
+    from kynemapy.model.geometry import BOX_FACES
 
     nj = len(sc.joints)
     joint_base = n_nodes
@@ -119,7 +119,7 @@ def write_vtkhdf(
     """
     from kynemapy.io.hdf5 import read
     from kynemapy.io.paths import output_file
-    from kynemapy.post.geometry import node_positions, scene
+    from kynemapy.model.geometry import node_positions, scene
 
     if isinstance(result, (str, os.PathLike)):
         result = read(result)

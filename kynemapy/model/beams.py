@@ -39,14 +39,11 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 
-from kynemapy.model.builder import ModelError
-
-if TYPE_CHECKING:
-    from kynemapy.model.builder import ModelBuilder
+from kynemapy.model.errors import ModelError
 
 ArrayLike = Sequence[float] | np.ndarray
 
@@ -532,40 +529,37 @@ def beam_layout(
 
 
 # ---------------------------------------------------------------------------------- transforms
-def beam_nodes(builder: ModelBuilder, beam: Beam | int, what: str) -> list[int]:
-    """The node ids of ``beam``: a :class:`Beam`, or a beam element id (Kynema's handle)."""
-    if isinstance(beam, Beam):
-        return list(beam.nodes)
-    if isinstance(beam, bool) or not isinstance(beam, (int, np.integer)):
-        raise ModelError(f"{what}: beam must be what add_beam returned, or a beam element id, got {beam!r}")
-    n = len(builder._beams)
-    if not 0 <= int(beam) < n:
-        raise ModelError(f"{what}: unknown beam element id {beam} (the model has {n} beam elements)")
-    return list(builder._beams[int(beam)][0])
+class NodeRecord(Protocol):
+    """A node as the builder keeps it (reference ``position`` (3,) [m] and ``orientation`` (4,),
+    initial ``displacement`` (7,), ``velocity`` (6,), ``acceleration`` (6,) or None): what the
+    transforms below move."""
+
+    position: np.ndarray
+    orientation: np.ndarray
+    displacement: np.ndarray
+    velocity: np.ndarray
+    acceleration: np.ndarray | None
 
 
-def translate(builder: ModelBuilder, nodes: list[int], displacement: np.ndarray) -> None:
+def translate(nodes: Sequence[NodeRecord], displacement: np.ndarray) -> None:
     """Kynema's ``Node::Translate``: X ← X + d for each node (``displacement`` (3,) [m])."""
-    for i in nodes:
-        nd = builder._nodes[i]
+    for nd in nodes:
         nd.position = nd.position + displacement
 
 
-def rotate_about_point(builder: ModelBuilder, nodes: list[int], q: np.ndarray, point: np.ndarray) -> None:
+def rotate_about_point(nodes: Sequence[NodeRecord], q: np.ndarray, point: np.ndarray) -> None:
     """Kynema's ``Node::RotateAboutPoint``: X ← p + q (X − p), r0 ← q ⊗ r0 (displacements kept);
     ``q`` (4,) unit quaternion (w, x, y, z), ``point`` (3,) [m]."""
-    for i in nodes:
-        nd = builder._nodes[i]
+    for nd in nodes:
         nd.position = rotate_vector(q, nd.position - point) + point
         nd.orientation = quaternion_product(q, nd.orientation)
 
 
-def set_velocity_about_point(builder: ModelBuilder, nodes: list[int], velocity: np.ndarray, point: np.ndarray) -> None:
+def set_velocity_about_point(nodes: Sequence[NodeRecord], velocity: np.ndarray, point: np.ndarray) -> None:
     """Kynema's ``Node::SetVelocityAboutPoint``: u̇ = v + ω × (X + u − p), ω as given;
     ``velocity`` (6,) (v [m/s], ω [rad/s]), ``point`` (3,) [m]."""
     omega = velocity[3:]
-    for i in nodes:
-        nd = builder._nodes[i]
+    for nd in nodes:
         r = nd.position + nd.displacement[:3] - point
         v = np.empty(6)
         v[:3] = velocity[:3] + np.cross(omega, r)
@@ -574,13 +568,12 @@ def set_velocity_about_point(builder: ModelBuilder, nodes: list[int], velocity: 
 
 
 def set_acceleration_about_point(
-    builder: ModelBuilder, nodes: list[int], acceleration: np.ndarray, omega: np.ndarray, point: np.ndarray
+    nodes: Sequence[NodeRecord], acceleration: np.ndarray, omega: np.ndarray, point: np.ndarray
 ) -> None:
     """Kynema's ``Node::SetAccelerationAboutPoint``: ü = a + α × r + ω × (ω × r), r = X + u − p;
     ``acceleration`` (6,) (a [m/s²], α [rad/s²]), ``omega`` (3,) [rad/s], ``point`` (3,) [m]."""
     alpha = acceleration[3:]
-    for i in nodes:
-        nd = builder._nodes[i]
+    for nd in nodes:
         r = nd.position + nd.displacement[:3] - point
         out = np.empty(6)
         out[:3] = acceleration[:3] + (np.cross(alpha, r) + np.cross(omega, np.cross(omega, r)))
@@ -592,8 +585,8 @@ __all__ = [
     "Beam",
     "BeamLayout",
     "ElementLayout",
+    "NodeRecord",
     "beam_layout",
-    "beam_nodes",
     "matrix_to_quaternion",
     "quaternion_product",
     "quaternion_to_matrix",

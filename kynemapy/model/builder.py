@@ -11,23 +11,25 @@ import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from kynemapy.model import BEAM_FIELDS, Model, dof_map, freeze, kinds
-
-if TYPE_CHECKING:
-    from kynemapy.model.beams import Beam
+from kynemapy.model.beams import (
+    Beam,
+    beam_layout,
+    rotate_about_point,
+    set_acceleration_about_point,
+    set_velocity_about_point,
+    translate,
+)
+from kynemapy.model.errors import ModelError
 
 ArrayLike = Sequence[float] | np.ndarray
 
 #: the ground (the fixed world frame), usable as ``body_a`` or ``body_b`` of a two-body joint
 GROUND = -1
-
-
-class ModelError(ValueError):
-    """A model description that cannot be built; the message names the item and value."""
 
 
 class SphericalJoint(int):
@@ -461,15 +463,6 @@ class ModelBuilder:
         -------
         Beam : ``.nodes`` (span order), ``.elements``, ``.root``, ``.tip``, ``.node_s``.
         """
-        from kynemapy.model.beams import (
-            Beam,
-            beam_layout,
-            rotate_about_point,
-            set_acceleration_about_point,
-            set_velocity_about_point,
-            translate,
-        )
-
         label = str(self._n_named_beams) if name is None else str(name)
         what = f"beam {label!r}"
         refinement = 0 if section_refinement is None else section_refinement
@@ -521,14 +514,15 @@ class ModelBuilder:
             del self._beams[n_beams:]
             del self._beam_inputs[n_beams:]
             raise
-        translate(self, ids, origin)
+        moved = [self._nodes[i] for i in ids]
+        translate(moved, origin)
         if rotation is not None:
-            rotate_about_point(self, ids, rotation, origin)
+            rotate_about_point(moved, rotation, origin)
         if velocity is not None:
-            set_velocity_about_point(self, ids, velocity, origin)
+            set_velocity_about_point(moved, velocity, origin)
         if accel is not None:
             omega = np.zeros(3) if velocity is None else velocity[3:]
-            set_acceleration_about_point(self, ids, accel, omega, origin)
+            set_acceleration_about_point(moved, accel, omega, origin)
         self._n_named_beams += 1
         return Beam(label, tuple(ids), tuple(elements), tuple(float(s) for s in layout.node_s))
 
@@ -538,10 +532,8 @@ class ModelBuilder:
 
         ``beam``: what :meth:`add_beam` returned, or a beam element id (:meth:`add_beam_element`).
         The elements' reference geometry is recomputed at :meth:`build`."""
-        from kynemapy.model.beams import beam_nodes, translate
-
-        nodes = beam_nodes(self, beam, "translate_beam")
-        translate(self, nodes, _vector(displacement, 3, "translate_beam displacement"))
+        nodes = self._beam_nodes(beam, "translate_beam")
+        translate(nodes, _vector(displacement, 3, "translate_beam displacement"))
 
     def rotate_beam_about_point(self, beam: Any, quaternion: ArrayLike, point: ArrayLike) -> None:
         """Kynema's ``RotateBeamAboutPoint``: turn a beam's nodes by the unit ``quaternion``
@@ -549,11 +541,9 @@ class ModelBuilder:
         orientations r0 ← q ⊗ r0 (displacements and velocities are left as they are).
 
         ``beam``: what :meth:`add_beam` returned, or a beam element id."""
-        from kynemapy.model.beams import beam_nodes, rotate_about_point
-
-        nodes = beam_nodes(self, beam, "rotate_beam_about_point")
+        nodes = self._beam_nodes(beam, "rotate_beam_about_point")
         q = _quaternion(quaternion, "rotate_beam_about_point quaternion")
-        rotate_about_point(self, nodes, q, _vector(point, 3, "rotate_beam_about_point point"))
+        rotate_about_point(nodes, q, _vector(point, 3, "rotate_beam_about_point point"))
 
     def set_beam_velocity_about_point(self, beam: Any, velocity: ArrayLike, point: ArrayLike) -> None:
         """Kynema's ``SetBeamVelocityAboutPoint``: give a beam's nodes the rigid-body velocity
@@ -561,11 +551,9 @@ class ModelBuilder:
         angular velocity ω (replacing the nodes' initial velocities).
 
         ``beam``: what :meth:`add_beam` returned, or a beam element id."""
-        from kynemapy.model.beams import beam_nodes, set_velocity_about_point
-
-        nodes = beam_nodes(self, beam, "set_beam_velocity_about_point")
+        nodes = self._beam_nodes(beam, "set_beam_velocity_about_point")
         vel = _vector(velocity, 6, "set_beam_velocity_about_point velocity")
-        set_velocity_about_point(self, nodes, vel, _vector(point, 3, "set_beam_velocity_about_point point"))
+        set_velocity_about_point(nodes, vel, _vector(point, 3, "set_beam_velocity_about_point point"))
 
     def set_beam_acceleration_about_point(
         self, beam: Any, acceleration: ArrayLike, omega: ArrayLike, point: ArrayLike
@@ -575,14 +563,24 @@ class ModelBuilder:
         ``omega`` (3,) [rad/s] about ``point`` (3,) [m]: ü = a + α × r + ω × (ω × r), r = X + u − p.
 
         ``beam``: what :meth:`add_beam` returned, or a beam element id."""
-        from kynemapy.model.beams import beam_nodes, set_acceleration_about_point
-
         what = "set_beam_acceleration_about_point"
-        nodes = beam_nodes(self, beam, what)
+        nodes = self._beam_nodes(beam, what)
         set_acceleration_about_point(
-            self, nodes, _vector(acceleration, 6, f"{what} acceleration"), _vector(omega, 3, f"{what} omega"),
+            nodes, _vector(acceleration, 6, f"{what} acceleration"), _vector(omega, 3, f"{what} omega"),
             _vector(point, 3, f"{what} point"),
         )  # fmt: skip
+
+    def _beam_nodes(self, beam: Any, what: str) -> list[_Node]:
+        """The node records of ``beam``: what :meth:`add_beam` returned, or a beam element id
+        (Kynema's handle)."""
+        if isinstance(beam, Beam):
+            return [self._nodes[i] for i in beam.nodes]
+        if isinstance(beam, bool) or not isinstance(beam, (int, np.integer)):
+            raise ModelError(f"{what}: beam must be what add_beam returned, or a beam element id, got {beam!r}")
+        n = len(self._beams)
+        if not 0 <= int(beam) < n:
+            raise ModelError(f"{what}: unknown beam element id {beam} (the model has {n} beam elements)")
+        return [self._nodes[i] for i in self._beams[int(beam)][0]]
 
     def _refresh_beam_tables(self) -> None:
         """Recompute the reference tables of the beam elements whose nodes moved since they were

@@ -5,10 +5,11 @@
 constraint ids by name, the :class:`~kynemapy.StepParameters`, the loads (as
 functions of time), the run length and the output settings::
 
+    import kynemapy as kp
     from kynemapy.model.file import load_model_file
 
     mf = load_model_file("examples/heavy_top.toml")
-    sim = mf.simulation()
+    sim = kp.Simulation(mf.model, mf.params)
     for i in range(mf.n_steps):
         mf.apply_loads(sim, i * mf.params.h)   # loads for step i at its start time
         sim.step()
@@ -385,10 +386,19 @@ class ModelFile:
             f[load.node] += load.evaluate(t)
 
     def simulation(self, consistent_initial_accelerations: bool | None = None) -> Any:
-        """A new :class:`~kynemapy.Simulation` of the model with the file's step parameters."""
-        from kynemapy.run.simulation import Simulation
+        """Deprecated: ``kp.Simulation(mf.model, mf.params)``, which this returns (with a
+        ``DeprecationWarning``).  A model file describes a model; the simulation layer builds on it,
+        not the other way round."""
+        import warnings
 
-        return Simulation(self.model, self.params, consistent_initial_accelerations)
+        import kynemapy  # the public entry point, not the run layer: the model never imports it
+
+        warnings.warn(
+            "ModelFile.simulation() is deprecated: use kp.Simulation(mf.model, mf.params)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return kynemapy.Simulation(self.model, self.params, consistent_initial_accelerations)
 
 
 # ------------------------------------------------------------------------------------------------

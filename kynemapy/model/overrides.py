@@ -66,7 +66,6 @@ class OverrideError(ModelError, ValueError):
 
 #: prototypes of the values the schema allows where a file may leave them out (type and length)
 _NUMBER, _INTEGER, _BOOLEAN = 0.0, 0, False
-_LOAD_VECTOR = ("load", 3)
 _SCHEMA: dict[str, dict[str, Any]] = {
     "model": {"gravity": [0.0] * 3},
     "step": {
@@ -124,7 +123,6 @@ _INTEGER_KEYS = frozenset(
 _FIXED_KEYS = frozenset({"name", "kind", "node", "nodes", "base", "target", "body", "body_a", "body_b"})
 _PLAIN_TABLES = ("model", "step", "run")
 _ARRAY_TABLES = ("node", "mass", "spring", "constraint", "load", "beam")
-_INDEX = re.compile(r"\[(\d+)\]")
 
 
 @dataclass(frozen=True)

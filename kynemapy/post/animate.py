@@ -124,7 +124,7 @@ def animate(
     from matplotlib import animation
     from mpl_toolkits.mplot3d.art3d import Poly3DCollection
 
-    from kynemapy.post.geometry import BOX_FACES, magnified, node_positions, scene
+    from kynemapy.model.geometry import BOX_FACES, magnified, node_positions, scene
 
     if style not in ("box", "frame"):
         raise ValueError(f"animate: style must be 'box' or 'frame', got {style!r}")

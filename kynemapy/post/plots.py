@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from kynemapy.post.geometry import beam_chains, relative_rotation_vectors, tip_deflection
+from kynemapy.model.geometry import beam_chains, relative_rotation_vectors, tip_deflection
 
 __all__ = ["MAX_LINES", "node_names", "plot_result", "relative_rotation_vectors"]
 

@@ -23,9 +23,10 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from kynemapy.engine.api import ConvergenceError, status_text, task
+from kynemapy.engine.api import ConvergenceError, task
 from kynemapy.engine.entry import RECORD
 from kynemapy.engine.step import CONVERGED, NEEDS_MEMORY
+from kynemapy.run.failure import failure_text
 from kynemapy.run.progress import ProgressBar
 from kynemapy.run.writer import BackgroundWriter, unit_rows
 
@@ -405,7 +406,7 @@ def run(
         status, errors = failure
         raise ConvergenceError(
             f"run stopped at step {sim.step_count + 1} (t = {sim.time:.9g} s → {sim.time + sim.params.h:.9g} s): "
-            f"{status_text(status)}; Newton errors {', '.join(f'{e:.3g}' for e in errors)}; "
+            f"{failure_text(sim, status, errors)}; "
             + (
                 f"the smallest step size allowed ({stepper.failed_step:.3g} s; max_halvings = {max_halvings}, "
                 f"min_step = {min_step:.3g} s) failed too; "

@@ -41,6 +41,7 @@ from kynemapy.math.frames import node_frame, point_motion
 from kynemapy.model import Model, kinds
 from kynemapy.model.builder import check_simulation, no_unknowns, real_number
 from kynemapy.run import loop
+from kynemapy.run.failure import failure_text, singular_cause
 
 _new_tuple = tuple.__new__
 
@@ -285,10 +286,11 @@ class Simulation:
         status = api.consistent_accelerations(self._workspace, self._state, self._inputs)
         self._bind()
         if status != 0:
+            t = float(self._state.time[0])
             raise ConvergenceError(
-                "cannot compute consistent initial accelerations: "
+                f"cannot compute consistent initial accelerations (step {int(self._state.step[0])}, t = {t:.9g} s): "
                 + status_text(api.SINGULAR)
-                + _under_integrated(self._model),
+                + (_under_integrated(self._model) or singular_cause(self)),
                 float(self._state.time[0]),
                 int(self._state.step[0]),
                 (),
@@ -317,7 +319,7 @@ class Simulation:
         t = float(self._state.time[0])
         return ConvergenceError(
             f"step {int(self._state.step[0]) + 1} (t = {t:.9g} s → {t + self._params.h:.9g} s): "
-            f"{status_text(status)} after {len(errors)} iteration(s); errors {', '.join(f'{e:.3g}' for e in errors)}",
+            f"{failure_text(self, status, errors)} ({len(errors)} iteration(s))",
             t,
             int(self._state.step[0]),
             errors,

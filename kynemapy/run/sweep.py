@@ -46,6 +46,7 @@ import numpy as np
 
 from kynemapy.engine.params import StepParameters
 from kynemapy.model import Model
+from kynemapy.model.geometry import relative_rotation_vectors
 from kynemapy.model.overrides import (
     OverrideError,
     apply_overrides,
@@ -54,7 +55,6 @@ from kynemapy.model.overrides import (
     read_toml,
     resolve_key,
 )
-from kynemapy.post.geometry import relative_rotation_vectors
 
 __all__ = [
     "FORMAT",
@@ -546,7 +546,7 @@ class _Executor:
         try:
             from distributed import Client, LocalCluster
         except ImportError:
-            from kynemapy.post.extras import install_command
+            from kynemapy.run.extras import install_command
 
             raise SweepError(
                 f"sweeps run on Dask: {install_command('ensemble')} (dask[distributed]), or run serially"

@@ -72,7 +72,7 @@ def write_report(results: list[CaseResult], directory: Path, figures: bool = Tru
 
             matplotlib.use("Agg")
         except ImportError:
-            from kynemapy.post.extras import install_command
+            from kynemapy.run.extras import install_command
 
             figure_note = f"Figures skipped: matplotlib is not installed (`{install_command('plot')}`)."
         else:

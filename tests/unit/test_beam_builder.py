@@ -547,7 +547,8 @@ def test_toml_beam_equals_the_python_one() -> None:
     assert mf.loads[0].node == beam.tip
     assert "blade.root" not in mf.nodes  # aliases resolve references, not listed as nodes
     # the file's beam steps (without the root velocity, which the fixed hub contradicts)
-    sim = parse_model_file(TOML.replace("root_velocity = [0, 0, 0, 0, 0, 0.5]\n", "")).simulation()
+    mf = parse_model_file(TOML.replace("root_velocity = [0, 0, 0, 0, 0, 0.5]\n", ""))
+    sim = kp.Simulation(mf.model, mf.params)
     assert sim.step().converged
 
 
@@ -587,7 +588,7 @@ def test_the_documented_beam_file_builds() -> None:
     beam = mf.beams["blade"]
     assert len(beam.nodes) == 6 and mf.model.beam_n_qps[0] == 6
     np.testing.assert_allclose(mf.model.x0[beam.root, :3], [2.0, 0.0, 0.0])
-    assert mf.simulation().step().converged
+    assert kp.Simulation(mf.model, mf.params).step().converged
 
 
 def test_beam_overrides() -> None:

@@ -56,7 +56,7 @@ def test_heavy_top_file_builds_the_example_model_and_reproduces_kynema() -> None
     assert mf.output == {"path": "heavy_top.h5", "every": 1, "block": None}
     assert mf.loads == () and mf.source == EXAMPLES / "heavy_top.toml"
 
-    sim = mf.simulation()
+    sim = kp.Simulation(mf.model, mf.params)
     for i in range(mf.n_steps):
         mf.apply_loads(sim, i * mf.params.h)  # no loads: a no-op
         assert sim.step().converged
@@ -120,7 +120,7 @@ def test_floating_platform_file_reproduces_kynema() -> None:
         np.testing.assert_allclose(mf.load_vector(t)[0], expected, rtol=1e-15, atol=1e-9)
         np.testing.assert_array_equal(mf.load_vector(t)[1:], 0.0)
 
-    sim = mf.simulation()
+    sim = kp.Simulation(mf.model, mf.params)
     platform = mf.nodes["platform"]
     for i in range(mf.n_steps):
         mf.apply_loads(sim, i * mf.params.h)  # Kynema: loads of step i at t = i·h, before the step
@@ -316,7 +316,7 @@ def test_apply_loads_sums_loads_per_node_and_leaves_other_rows() -> None:
         """
     )
     mf = parse_model_file(text)
-    sim = mf.simulation()
+    sim = kp.Simulation(mf.model, mf.params)
     sim.inputs.f[1] = 7.0  # not touched by the file's loads
     sim.inputs.f[0] = 99.0  # overwritten
     mf.apply_loads(sim, 3.0)
@@ -635,3 +635,15 @@ def test_expression_runtime_domain_errors() -> None:
         Expression("(-8)**(1/3)")(0.0)  # float power: no complex results
     with pytest.raises(ModelFileError, match="not finite"):
         Expression("1e308 * 10 * t")(1.0)
+
+
+def test_model_file_simulation_still_works_and_warns() -> None:
+    """The model layer no longer builds simulations (the data flows model → engine → run):
+    ``mf.simulation()`` stays, deprecated, and gives what ``kp.Simulation(mf.model, mf.params)`` gives."""
+    mf = load_model_file(EXAMPLES / "heavy_top.toml")
+    with pytest.warns(DeprecationWarning, match=r"kp\.Simulation\(mf\.model, mf\.params\)"):
+        old = mf.simulation()
+    new = kp.Simulation(mf.model, mf.params)
+    old.advance(3)
+    new.advance(3)
+    assert old.params == mf.params and np.array_equal(old.state.q, new.state.q)

@@ -279,3 +279,13 @@ def test_beam_tip_deflection_root_loads_and_figures(tmp_path: Path, monkeypatch)
     with h5py.File(out) as f:
         kinds = f["VTKHDF/CellData/kind"][()]
         assert np.count_nonzero(kinds == CELL_KINDS["beam"]) == len(r.time)  # one polyline per step
+
+
+def test_the_drawing_geometry_keeps_its_post_import_path() -> None:
+    """It moved below the result files (kynemapy.model.geometry); kynemapy.post.geometry keeps every name."""
+    import kynemapy.model.geometry as low
+    import kynemapy.post.geometry as old
+
+    for name in old.__all__:
+        assert getattr(old, name) is getattr(low, name), name
+    assert {"BOX_FACES", "beam_chains", "tip_deflection", "scene", "node_positions"} <= set(old.__all__)

@@ -184,3 +184,104 @@ def _listed_with_glob(rel: str, code_map: str) -> bool:
     ``__init__.py`` is covered by its other modules' rows."""
     folder = rel.rsplit("/", 1)[0]
     return f"`{folder}/*.py`" in code_map or (rel.endswith("__init__.py") and f"`{folder}/" in code_map)
+
+
+def all_imports(path: Path) -> list[str]:
+    """The kynemapy modules ``path`` imports anywhere, inside functions too: for ``from package
+    import name`` the submodule when ``name`` is one, else the package."""
+    modules = {module_name(p) for p in PACKAGE.rglob("*.py")}
+    module = module_name(path)
+    out = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            out += [alias.name for alias in node.names if alias.name in modules]
+        elif isinstance(node, ast.ImportFrom):
+            target = resolve(module, node, path.name == "__init__.py")
+            for alias in node.names:
+                sub = f"{target}.{alias.name}"
+                out.append(sub if sub in modules else target)
+    return [m for m in out if m in modules and m != module]
+
+
+def test_no_import_cycle_even_through_imports_inside_functions() -> None:
+    """A deferred import does not make a cycle honest: no module imports (anywhere) one that
+    imports it back.  The root package is left out (``kynemapy.__version__`` is read everywhere,
+    and ``import kynemapy`` loads the public entry points lazily)."""
+    modules = {module_name(p): p for p in PACKAGE.rglob("*.py")}
+    edges = {m: {t for t in all_imports(p) if t != "kynemapy"} for m, p in modules.items()}
+    cycles = []
+    for m, targets in sorted(edges.items()):
+        for t in sorted(targets):
+            if m in edges.get(t, ()) and m < t:
+                cycles.append(f"{m} <-> {t}")
+    # longer cycles: a module reachable from itself
+    for start in sorted(edges):
+        seen, todo = set(), [start]
+        while todo:
+            for t in edges[todo.pop()]:
+                if t == start:
+                    cycles.append(f"{start} reaches itself")
+                    todo = []
+                    break
+                if t not in seen and not start.startswith(t + "."):  # a package's own __init__
+                    seen.add(t)
+                    todo.append(t)
+    assert not cycles, cycles
+
+
+#: the data flow model → engine → run → io → post, as imports: each layer may import the layers
+#: before it, none after it (io is the file library the run writes through: it never imports run)
+LAYERS = ("model", "engine", "io", "run", "post")
+
+#: known edges against the flow, left to the engine's owner: the beam set-up arithmetic (shape
+#: functions, quadrature, sectional tables) lives in engine.elements.beams; the model uses it
+AGAINST_THE_FLOW_ALLOWED = {
+    ("kynemapy.model.beams", "kynemapy.engine.elements.beams.shape"),
+    ("kynemapy.model.beams", "kynemapy.engine.elements.beams.quadrature"),
+    ("kynemapy.model.builder", "kynemapy.engine.elements.beams.sections"),
+    ("kynemapy.model.file", "kynemapy.engine.params"),
+}
+
+
+def test_the_data_flows_one_way() -> None:
+    back = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        module = module_name(path)
+        layer = module.split(".")[1] if module.count(".") else ""
+        if layer not in LAYERS:
+            continue
+        for target in all_imports(path):
+            to = target.split(".")[1] if target.count(".") else ""
+            if to in LAYERS and LAYERS.index(to) > LAYERS.index(layer):
+                if (module, target) not in AGAINST_THE_FLOW_ALLOWED:
+                    back.append(f"{module} imports {target}")
+    assert not back, sorted(set(back))
+
+
+def test_result_files_are_split_by_role_and_energies_are_the_engines() -> None:
+    """io/hdf5.py held the writer, the reader, salvage, a superblock parser and the energies
+    (1 586 lines): each role is a module of its own, the energies sit beside the engine's
+    invariants, and the old import paths keep their names."""
+    import kynemapy.engine.energies as energies
+    import kynemapy.io as kio
+    import kynemapy.io.hdf5 as hdf5
+
+    sizes = {p.name: len(p.read_text().splitlines()) for p in (PACKAGE / "io").glob("*.py")}
+    assert max(sizes.values()) < 600, sizes
+    assert {"writer.py", "reader.py", "salvage.py", "superblock.py", "checksums.py"} <= set(sizes)
+    for name in ("energy_and_momentum", "row_invariants"):
+        assert getattr(kio, name) is getattr(hdf5, name) is getattr(energies, name)
+    assert hdf5.read is kio.read and hdf5.ResultWriter is kio.ResultWriter and hdf5.Result is kio.Result
+
+
+def test_the_unit_tier_holds_no_cli_dask_or_file_fault_tests() -> None:
+    """tests/unit held the command line's, Dask's and damaged files' tests: each has its tier."""
+    tests = PACKAGE.parent / "tests"
+    unit = {p.name for p in (tests / "unit").glob("test_*.py")}
+    assert {"test_cli_text.py", "test_run_stops.py", "test_sweep.py", "test_salvage.py"}.isdisjoint(unit)
+    for tier in ("cli", "ensembles", "io"):
+        assert any((tests / tier).glob("test_*.py")), tier
+    for path in (tests / "unit").glob("test_*.py"):
+        text = path.read_text()
+        dask = ("from " + "distributed import", "import " + "dask")  # split: this file is in the tier
+        assert not any(words in text for words in dask), path.name

@@ -46,7 +46,7 @@ def standalone(tmp_path: Path, text: str, name: str, n_steps: int) -> kp.io.Resu
     path.write_text(text)
     mf = load_model_file(path)
     out = tmp_path / f"{name}.h5"
-    mf.simulation().run(n_steps=n_steps, output=out, loads=mf.apply_loads if mf.loads else None)
+    kp.Simulation(mf.model, mf.params).run(n_steps=n_steps, output=out, loads=mf.apply_loads if mf.loads else None)
     return read(out)
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from kynemapy import cli
-from kynemapy.post import extras
+from kynemapy.run import extras
 from kynemapy.run.sweep import SweepError, _Executor
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -61,3 +61,9 @@ def test_cli_and_sweep_hints_use_it(tmp_path, monkeypatch) -> None:
     monkeypatch.setitem(sys.modules, "distributed", None)
     with pytest.raises(SweepError, match=r"sweeps run on Dask: pip install -e '\.\[ensemble\]'"):
         _Executor(None, workers=1, timeout=1.0, needed=2)
+
+
+def test_the_old_import_path_still_gives_the_command() -> None:
+    from kynemapy.post.extras import install_command
+
+    assert install_command is extras.install_command

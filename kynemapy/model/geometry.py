@@ -1,0 +1,334 @@
+"""What a result looks like in space: node positions, body boxes, springs, joints, beams.
+
+The drawing geometry shared by the animation (:mod:`kynemapy.post.animate`), the plots, the ParaView
+export (:mod:`kynemapy.io.vtkhdf`) and the sweep's summaries (also importable as
+:mod:`kynemapy.post.geometry`), computed from a result's model tables and its ``q`` rows:
+
+* a rigid body (a mass element) is its **principal-inertia box**: the uniform box with the
+  body's mass and central principal moments (edge lengths ``a_i = sqrt(6 (I_j + I_k − I_i) / m)``),
+  centred on the centre of mass and aligned with the principal axes;
+* a spring is the segment between its two nodes;
+* a constraint between two nodes (Kynema's rigid, revolute, rotation-control joints) is the
+  segment between them; a two-body joint (ball, hinge, ...) is its joint point, with a segment
+  from each body's node to it; a one-node boundary condition is a point at its node;
+* a beam is its deformed axis: the polyline through its nodes, in span order, one per chain
+  of elements that share their end nodes (:func:`beam_chains`).
+
+All positions are world coordinates [m]; arrays carry a leading row axis ``n``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from kynemapy.math.rotations import quaternion_product, rotation_matrices
+from kynemapy.model import Model, kinds
+
+__all__ = [
+    "Box",
+    "Scene",
+    "box_corners",
+    "magnified",
+    "node_positions",
+    "quaternion_matrices",
+    "relative_rotation_vectors",
+    "scene",
+]
+
+#: the 6 faces of a box whose corners are numbered by bits (x, y, z) = (i & 1, i >> 1 & 1, i >> 2)
+BOX_FACES = ((0, 2, 3, 1), (4, 5, 7, 6), (0, 1, 5, 4), (2, 6, 7, 3), (0, 4, 6, 2), (1, 3, 7, 5))
+
+
+#: rotation matrices (..., 3, 3) of unit quaternions (..., 4): :func:`kynemapy.rotation_matrices`
+quaternion_matrices = rotation_matrices
+
+
+def relative_rotation_vectors(q: np.ndarray) -> np.ndarray:
+    """Rotation vectors of each row's orientation relative to the first row's.
+
+    Parameters
+    ----------
+    q : numpy.ndarray
+        (n, 7) displacement and rotation quaternion (w, x, y, z) of one node.
+
+    Returns
+    -------
+    numpy.ndarray
+        (n, 3) rotation vector θ·axis [rad] of ``r_k ⊗ r_0⁻¹`` (world frame), angle θ <= π.
+    """
+    r = np.asarray(q, dtype=np.float64)[:, 3:7]
+    r0 = r[0]
+    w = r @ r0
+    v = -r[:, :1] * r0[1:] + r0[0] * r[:, 1:] - np.cross(r[:, 1:], r0[1:])
+    sign = np.where(w < 0, -1.0, 1.0)
+    w, v = w * sign, v * sign[:, None]
+    s = np.linalg.norm(v, axis=1)
+    theta = 2.0 * np.arctan2(s, w)
+    scale = np.where(s > 1e-300, theta / np.where(s > 1e-300, s, 1.0), 2.0)
+    return v * scale[:, None]
+
+
+def magnified(q: np.ndarray, factor: float) -> np.ndarray:
+    """Rows with the motion from the first row magnified: ``u0 + f (u − u0)`` and the rotation
+    vector of ``r ⊗ r0⁻¹`` scaled by f (a deformed-shape view of small motions).
+
+    Parameters
+    ----------
+    q : numpy.ndarray
+        (n, N, 7) rows of displacements and rotation quaternions.
+    factor : float
+        Magnification f (1: the rows unchanged).
+
+    Returns
+    -------
+    numpy.ndarray
+        (n, N, 7) magnified rows.
+    """
+    q = np.asarray(q, dtype=np.float64)
+    if factor == 1.0:
+        return q
+    out = q.copy()
+    out[:, :, :3] = q[:1, :, :3] + factor * (q[:, :, :3] - q[:1, :, :3])
+    r0 = q[:1, :, 3:7]
+    conj = r0 * np.array([1.0, -1.0, -1.0, -1.0])
+    rel = quaternion_product(q[:, :, 3:7], np.broadcast_to(conj, q[:, :, 3:7].shape))
+    rel = rel * np.where(rel[..., :1] < 0, -1.0, 1.0)
+    s = np.linalg.norm(rel[..., 1:], axis=-1, keepdims=True)
+    half = np.arctan2(s, rel[..., :1]) * factor
+    axis = np.divide(rel[..., 1:], s, out=np.zeros_like(rel[..., 1:]), where=s > 0)
+    scaled = np.concatenate([np.cos(half), np.sin(half) * axis], axis=-1)
+    out[:, :, 3:7] = quaternion_product(scaled, np.broadcast_to(r0, scaled.shape))
+    return out
+
+
+def node_positions(model: Model, q: np.ndarray) -> np.ndarray:
+    """World positions X + u of every node [m].
+
+    Parameters
+    ----------
+    model : Model
+        The model (reference positions ``x0``).
+    q : numpy.ndarray
+        (n, N, 7) rows of displacements and rotations.
+
+    Returns
+    -------
+    numpy.ndarray
+        (n, N, 3) positions [m].
+    """
+    return np.asarray(model.x0)[None, :, :3] + np.asarray(q)[:, :, :3]
+
+
+@dataclass(frozen=True)
+class Box:
+    """A rigid body drawn as its principal-inertia box.
+
+    Attributes
+    ----------
+    mass : int
+        Index of the mass element.
+    node : int
+        Its node.
+    centre : numpy.ndarray
+        (3,) centre of mass in the body (material) frame [m].
+    axes : numpy.ndarray
+        (3, 3) principal axes as columns, body frame.
+    size : numpy.ndarray
+        (3,) edge lengths along the axes [m].
+    """
+
+    mass: int
+    node: int
+    centre: np.ndarray
+    axes: np.ndarray
+    size: np.ndarray
+
+
+@dataclass(frozen=True)
+class Scene:
+    """The drawable items of a model.
+
+    Attributes
+    ----------
+    boxes : list of Box
+        One per mass element.
+    springs : numpy.ndarray
+        (S, 2) node pairs.
+    links : numpy.ndarray
+        (L, 2) node pairs of constraints between two nodes (Kynema's joint kinds).
+    anchors : numpy.ndarray
+        (A,) nodes held by one-node boundary conditions.
+    joints : numpy.ndarray
+        (J,) constraint ids of the two-body joints (their points: :meth:`joint_points`).
+    beams : list of numpy.ndarray
+        The beams as chains of element nodes, root first (:func:`beam_chains`); :meth:`beam_axes`
+        gives their deformed axes.
+    """
+
+    model: Model
+    boxes: list[Box]
+    springs: np.ndarray
+    links: np.ndarray
+    anchors: np.ndarray
+    joints: np.ndarray
+    beams: list = field(default_factory=list)
+
+    def rotations(self, q: np.ndarray) -> np.ndarray:
+        """(n, N, 3, 3) current orientation R(r ⊗ r0) of every node."""
+        r = quaternion_product(np.asarray(q)[:, :, 3:7], np.asarray(self.model.x0)[None, :, 3:7])
+        return quaternion_matrices(r)
+
+    def joint_points(self, q: np.ndarray) -> np.ndarray:
+        """(n, J, 2, 3) current joint point of each two-body joint, as carried by its side a
+        and by its side b (equal while the joint holds) [m]; a ground side is its fixed point."""
+        q = np.asarray(q)
+        n = q.shape[0]
+        out = np.zeros((n, len(self.joints), 2, 3))
+        pos = node_positions(self.model, q)
+        rot = quaternion_matrices(q[:, :, 3:7])  # the displacement rotation R(r): d is in the reference world frame
+        for j, c in enumerate(self.joints):
+            for side in range(2):
+                node = int(self.model.constraint_node[c, side])
+                d = np.asarray(self.model.constraint_geometry[c, side, 0])
+                out[:, j, side] = d if node < 0 else pos[:, node] + rot[:, node] @ d
+        return out
+
+    def beam_axes(self, q: np.ndarray) -> list[np.ndarray]:
+        """Deformed axis of each beam, (n, P, 3) polylines through its nodes [m] (one per chain of
+        :func:`beam_chains`)."""
+        pos = node_positions(self.model, q)
+        return [pos[:, chain] for chain in self.beams]
+
+    def box_corners(self, q: np.ndarray) -> np.ndarray:
+        """(n, B, 8, 3) corners of every body's box [m] (corner i at bits (x, y, z) of i)."""
+        q = np.asarray(q)
+        out = np.zeros((q.shape[0], len(self.boxes), 8, 3))
+        if not self.boxes:
+            return out
+        rot = self.rotations(q)
+        pos = node_positions(self.model, q)
+        for b, box in enumerate(self.boxes):
+            out[:, b] = box_corners(box, pos[:, box.node], rot[:, box.node])
+        return out
+
+    def extent(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Lower and upper corner (3,) of everything drawn over all rows [m]."""
+        pts = [node_positions(self.model, q).reshape(-1, 3)]
+        if self.boxes:
+            pts.append(self.box_corners(q).reshape(-1, 3))
+        if len(self.joints):
+            pts.append(self.joint_points(q).reshape(-1, 3))
+        allp = np.concatenate(pts)
+        return allp.min(axis=0), allp.max(axis=0)
+
+
+def box_corners(box: Box, position: np.ndarray, rotation: np.ndarray) -> np.ndarray:
+    """Corners of ``box`` on a node at ``position`` (n, 3) [m] with orientation ``rotation`` (n, 3, 3).
+
+    Returns
+    -------
+    numpy.ndarray
+        (n, 8, 3) corners [m]; corner i has the signs of the bits (x, y, z) of i.
+    """
+    signs = np.array([[(i & 1) * 2 - 1, (i >> 1 & 1) * 2 - 1, (i >> 2 & 1) * 2 - 1] for i in range(8)], dtype=float)
+    local = box.centre[None, :] + (signs * (box.size / 2)[None, :]) @ box.axes.T  # (8, 3) body frame
+    return position[:, None, :] + np.einsum("nij,kj->nki", rotation, local)
+
+
+def _boxes(model: Model) -> list[Box]:
+    boxes = []
+    scale = float(np.ptp(np.asarray(model.x0)[:, :3], axis=0).max()) if model.n_nodes > 1 else 1.0
+    for k in range(model.n_masses):
+        ms = np.asarray(model.mass_m_star[k])
+        m = float(ms[0, 0])
+        if m <= 0.0:
+            continue
+        eta = np.array([ms[5, 1], -ms[5, 0], ms[4, 0]]) / m
+        j_node = ms[3:6, 3:6]
+        j_c = j_node - m * (np.dot(eta, eta) * np.eye(3) - np.outer(eta, eta))
+        moments, axes = np.linalg.eigh(0.5 * (j_c + j_c.T))
+        total = moments.sum()
+        sq = 6.0 * (total - 2.0 * moments) / m  # a_i² = 6 (I_j + I_k − I_i) / m
+        size = np.sqrt(np.clip(sq, 0.0, None))
+        floor = 0.05 * (size.max() if size.max() > 0 else max(scale, 1e-3) * 0.2)
+        size = np.maximum(size, floor)  # a thin or point body still shows
+        boxes.append(Box(mass=k, node=int(model.mass_node[k]), centre=eta, axes=axes, size=size))
+    return boxes
+
+
+def scene(model: Model) -> Scene:
+    """The drawable items of ``model`` (see the module docstring).
+
+    Parameters
+    ----------
+    model : Model
+        A built model (e.g. ``kynemapy.io.read(path).model``).
+
+    Returns
+    -------
+    Scene
+        Boxes, springs, links, anchors, joints (and, when beams exist, beams).
+    """
+    kind = np.asarray(model.constraint_kind)
+    nodes = np.asarray(model.constraint_node)
+    body = set(kinds.BODY_JOINTS)
+    links = [(int(a), int(b)) for c, (a, b) in enumerate(nodes) if kind[c] not in body and a >= 0 and b >= 0]
+    anchors = sorted({int(b) for c, (a, b) in enumerate(nodes) if kind[c] not in body and a < 0 and b >= 0})
+    joints = [c for c in range(model.n_constraints) if kind[c] in body]
+    return Scene(
+        model=model,
+        boxes=_boxes(model),
+        springs=np.asarray(model.spring_node, dtype=np.int64).reshape(-1, 2),
+        links=np.array(links, dtype=np.int64).reshape(-1, 2),
+        anchors=np.array(anchors, dtype=np.int64),
+        joints=np.array(joints, dtype=np.int64),
+        beams=beam_chains(model),
+    )
+
+
+def beam_chains(model: Model) -> list[np.ndarray]:
+    """The beams of a model as chains of elements: each chain's nodes in span order.
+
+    Elements are taken in their order; an element whose first node is the last node of the
+    chain before it continues that chain (a beam of several elements), otherwise it starts a
+    new one.  Returns a list of (nodes,) int64 arrays (root first, tip last).
+    """
+    chains: list[list[int]] = []
+    n_beams = int(getattr(model, "n_beams", 0) or 0)
+    for e in range(n_beams):
+        count = int(model.beam_n_nodes[e])
+        nodes = [int(n) for n in np.asarray(model.beam_node[e, :count])]
+        if chains and chains[-1][-1] == nodes[0]:
+            chains[-1].extend(nodes[1:])
+        else:
+            chains.append(nodes)
+    return [np.array(c, dtype=np.int64) for c in chains]
+
+
+def tip_deflection(model: Model, q: np.ndarray, chain: np.ndarray) -> np.ndarray:
+    """Deflection of a beam's tip in its root's frame, from the first row [m].
+
+    ``d(t) = R_root(t)ᵀ (x_tip(t) − x_root(t)) − R_root(0)ᵀ (x_tip(0) − x_root(0))`` with
+    ``x = X + u`` and ``R = R(r ⊗ r0)`` the root node's orientation: the root's rigid motion
+    (a spinning hub, a pitching blade) taken out, components along the root node's axes.
+
+    Parameters
+    ----------
+    model : Model
+    q : (n, N, 7) rows of displacements and rotations.
+    chain : (nodes,) the beam's nodes, root first (:func:`beam_chains`).
+
+    Returns
+    -------
+    numpy.ndarray
+        (n, 3) [m].
+    """
+    q = np.asarray(q)
+    pos = node_positions(model, q)
+    root, tip = int(chain[0]), int(chain[-1])
+    r = quaternion_product(q[:, root, 3:7], np.asarray(model.x0)[None, root, 3:7])
+    rot = quaternion_matrices(r)
+    local = np.einsum("nji,nj->ni", rot, pos[:, tip] - pos[:, root])
+    return local - local[:1]
