@@ -35,7 +35,16 @@ from kynemapy._jit import njit
 from kynemapy.engine.assemble import assemble, begin_system
 from kynemapy.engine.constraints.phase import constraint_terms
 from kynemapy.engine.elements import element_terms
-from kynemapy.engine.params import P_ASSEMBLE_K, P_CONDITIONER, P_EXACT, P_H, P_RHS_BIAS
+from kynemapy.engine.params import (
+    CONVERGENCE_AUTO,
+    CONVERGENCE_ROUNDOFF,
+    P_ASSEMBLE_K,
+    P_CONDITIONER,
+    P_CONVERGENCE,
+    P_EXACT,
+    P_H,
+    P_RHS_BIAS,
+)
 from kynemapy.engine.step import convergence_error, solve, update, update_tangent
 
 
@@ -50,7 +59,9 @@ def time_elements(d, p, n):
     c = p[P_CONDITIONER]
     for _ in range(n):
         begin_system(d.node_dofs, d.node_map, d.f, d.vals, d.b)
-        element_terms(d.tables, d.x0, d.gravity, d.q, d.v, d.vd, d.tangent, d.s33, d.s3, d.s4, d.s66, p, c, d.vals, d.b)
+        element_terms(
+            d.units, d.tables, d.x0, d.gravity, d.q, d.v, d.vd, d.tangent, d.s33, d.s3, d.s4, d.s66, p, c, d.vals, d.b
+        )
 
 
 @njit
@@ -59,7 +70,7 @@ def time_constraints(d, p, n):
     with_bias = p[P_RHS_BIAS] != 0.0
     for _ in range(n):
         constraint_terms(
-            d.kinds, d.constraint_has_load, d.constraint_node, d.constraint_X0, d.constraint_axes,
+            d.units, d.kinds, d.constraint_has_load, d.constraint_node, d.constraint_X0, d.constraint_axes,
             d.constraint_geometry, d.constraint_param, d.constraint_input, d.q, d.v, d.lam, d.q_ground,
             d.v_ground, d.con_phi, d.con_bb, d.con_bt, d.con_k, d.con_load, d.s3, d.s4, d.s33, exact, with_bias,
         )  # fmt: skip
@@ -94,7 +105,7 @@ def time_restore(d, p, n, vals, b):
 def time_solve(d, p, n, vals, b):
     for _ in range(n):
         restore(d, vals, b)
-        solve(d.solver, d.indptr, d.indices, d.vals, d.b, d.dx, d.n_system_dofs, p[P_CONDITIONER])
+        solve(d.units, d.solver, d.indptr, d.indices, d.vals, d.b, d.dx, d.n_system_dofs, p[P_CONDITIONER])
 
 
 @njit
@@ -102,8 +113,9 @@ def time_convergence(d, p, n):
     s = 0.0
     for _ in range(n):
         s += convergence_error(
-            p, d.node_map, d.node_dofs, d.constraint_row, d.constraint_n_rows, d.q_delta, d.lam, d.dx, d.n_system_dofs,
-            d.x, d.indptr, d.indices, d.vals, d.force_scratch, -1.0,
+            p[P_CONVERGENCE] == CONVERGENCE_ROUNDOFF, p[P_CONVERGENCE] == CONVERGENCE_AUTO, p, d.node_map,
+            d.node_dofs, d.constraint_row, d.constraint_n_rows, d.q_delta, d.lam, d.dx, d.n_system_dofs, d.x,
+            d.indptr, d.indices, d.vals, d.force_scratch, -1.0,
         )[0]  # fmt: skip
     return s
 

@@ -28,15 +28,17 @@ SPARSE = 2  #: the sparse LU (:func:`kynemapy.engine.solvers.sparse_phase`)
 ENGINE = 3  #: the engine itself, every model's (:func:`kynemapy.engine.entry.run_task_at`)
 N_UNITS = 4
 
+#: plain Python (``KYNEMAPY_DISABLE_JIT``): the unit functions themselves, by position, as
+#: :mod:`kynemapy.engine.units` registers them when imported (before any simulation exists)
+PLAIN_KERNELS: list[Any] = [None] * N_UNITS
+
 if JIT_DISABLED:  # plain Python: call the unit's function itself
 
     def call_unit(units: Any, index: int, arguments: tuple[Any, ...]) -> int:
         """``unit(*arguments)`` for unit ``index`` (plain Python: the function itself)."""
-        from kynemapy.engine.units import KERNELS
-
-        return KERNELS[index](*arguments)
+        return PLAIN_KERNELS[index](*arguments)
 
 else:
     from kynemapy.engine.native import call_address as call_unit
 
-__all__ = ["BEAMS", "BODY_JOINTS", "ENGINE", "N_UNITS", "SPARSE", "call_unit"]
+__all__ = ["BEAMS", "BODY_JOINTS", "ENGINE", "N_UNITS", "PLAIN_KERNELS", "SPARSE", "call_unit"]

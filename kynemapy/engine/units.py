@@ -23,11 +23,12 @@ from kynemapy.engine.entry import run_task_at
 from kynemapy.engine.fields import Data
 from kynemapy.engine.lookup import argument_types, entry
 from kynemapy.engine.solvers import SOLVE, sparse_phase
-from kynemapy.engine.unit_call import BEAMS, BODY_JOINTS, ENGINE, N_UNITS, SPARSE
+from kynemapy.engine.unit_call import BEAMS, BODY_JOINTS, ENGINE, N_UNITS, PLAIN_KERNELS, SPARSE
 from kynemapy.model.kinds import BALL_JOINT
 
 #: the unit kernels by their position in ``Data.units``
 KERNELS = (beam_phase, body_joint_phase, sparse_phase, run_task_at)
+PLAIN_KERNELS[:] = KERNELS  # what plain Python (KYNEMAPY_DISABLE_JIT) calls
 
 #: addresses found, by unit and the identities of numba's (interned) argument types, kept with
 #: the types so that their ids stay theirs
