@@ -35,6 +35,13 @@ from kynemapy.model import Model, kinds
 
 #: systems up to this many unknowns are solved densely by ``solver="auto"``
 DENSE_MAX_DOFS = 20
+#: ... and so are larger ones whose Newton matrix's pattern is at least this full (nnz / n²), up
+#: to :data:`DENSE_FULL_MAX_DOFS` unknowns: one beam element of high order, where the sparse LU
+#: works on a dense matrix (measured, rotating beam of one element, CPU µs per step sparse /
+#: dense: order 10, fill 0.86: 180 / 230; order 15, 0.89: 436 / 287; order 20, 0.93: 934 / 586;
+#: order 30, 0.94: 2734 / 1501)
+DENSE_MIN_FILL = 0.88
+DENSE_FULL_MAX_DOFS = 600
 #: Newton-matrix solvers of :func:`new_workspace`
 SOLVERS = ("auto", "dense", "sparse")
 
@@ -332,12 +339,13 @@ class Workspace:
     def __init__(self, model: Model, max_iter: int, solver: str, with_k: bool) -> None:
         self.model = model
         n = int(model.n_dofs)
-        dense = solver == "dense" or (solver == "auto" and n <= DENSE_MAX_DOFS)
-        self.solver = "dense" if dense else "sparse"
         self.has_k = bool(with_k)
         #: True once the reference factorization was made (:func:`kynemapy.engine.api.reference_factorization`)
         self.has_reference = False
         self._pack(model, max(int(max_iter), 1))
+        full = self.indices.shape[0] >= DENSE_MIN_FILL * n * n and n <= DENSE_FULL_MAX_DOFS
+        dense = solver == "dense" or (solver == "auto" and (n <= DENSE_MAX_DOFS or full))
+        self.solver = "dense" if dense else "sparse"
         #: addresses of the compiled units the model uses (``Data.units``, engine.unit_call)
         self.units = np.zeros(N_UNITS, dtype=np.int64)
         self.units_filled = False
@@ -491,7 +499,8 @@ def new_workspace(model: Model, max_iter: int, solver: str = "auto", geometric_s
     ``solver``: ``"dense"`` (an elimination program along the pivots of a reference
     factorization, partial pivoting when it refuses), ``"sparse"`` (sparse LU, fill-reducing
     ordering, refactored along a reference factorization) or ``"auto"``: dense up to
-    :data:`DENSE_MAX_DOFS` unknowns, sparse above.  ``geometric_stiffness`` False
+    :data:`DENSE_MAX_DOFS` unknowns or with a Newton matrix at least :data:`DENSE_MIN_FILL` full
+    (up to :data:`DENSE_FULL_MAX_DOFS` unknowns), sparse otherwise.  ``geometric_stiffness`` False
     (Kynema-compatible steps only) leaves the K^Φ blocks out of the pattern.  The reference
     factorization is made by :class:`kynemapy.Simulation` (or :func:`reference_factorization`).
     """
