@@ -23,7 +23,7 @@ from kynemapy.engine.elements.beams.table import scratch_nodes
 from kynemapy.engine.fields import Data
 from kynemapy.engine.invariants import fill_invariants, invariant_scratch
 from kynemapy.engine.lookup import call
-from kynemapy.engine.params import INITIAL_ACCELERATIONS, StepParameters
+from kynemapy.engine.params import ACCELERATION_COEFFICIENTS, StepParameters
 from kynemapy.engine.step import CONVERGED, NEEDS_MEMORY, NOT_CONVERGED, NOT_FINITE, SINGULAR
 from kynemapy.engine.stored_call import StoredCall
 from kynemapy.linalg.dense import SOLVE_CAPACITY, SOLVE_OK, build_program
@@ -134,7 +134,7 @@ def reactions(model: Model, q: np.ndarray, lam: np.ndarray, cid: int) -> tuple[n
     for r in range(n):
         state.q[...] = q[r]
         state.lam[...] = lam[r]
-        task(data, INITIAL_ACCELERATIONS, _entry.REACTION, int(cid), out=out[r])
+        task(data, ACCELERATION_COEFFICIENTS, _entry.REACTION, int(cid), out=out[r])
     return out[:, :3], out[:, 3:]
 
 
@@ -215,7 +215,7 @@ def consistent_accelerations(workspace: Workspace, state: State, inputs: Inputs)
     """Solve the constrained equations of motion for ``state.vd`` and ``state.lam`` at the
     current q, v (see :mod:`kynemapy.engine.initial`); returns a ``SOLVE_*`` status."""
     while True:
-        status = task(workspace.data(state, inputs), INITIAL_ACCELERATIONS, _entry.INITIAL_ACCELERATIONS)[2]
+        status = task(workspace.data(state, inputs), ACCELERATION_COEFFICIENTS, _entry.INITIAL_ACCELERATIONS)[2]
         if status != SOLVE_CAPACITY:
             return int(status)
         grow_fallback(workspace)

@@ -24,7 +24,7 @@ from kynemapy.engine.elements import BEAMS
 from kynemapy.engine.entry import CONSTRAINT_TERMS
 from kynemapy.engine.fields import Data
 from kynemapy.engine.lookup import call
-from kynemapy.engine.params import INITIAL_ACCELERATIONS
+from kynemapy.engine.params import ACCELERATION_COEFFICIENTS
 from kynemapy.model import Model, kinds
 from kynemapy.model.builder import ModelError
 
@@ -50,7 +50,7 @@ def evaluate_constraints(d: Data) -> None:
     linearization by the engine, already loaded (the constraint phase's own compiled code would
     be one more cache load, 17 ms, in every new process)."""
     if d.tables[BEAMS].nodes.shape[0] == 0:
-        task(d, INITIAL_ACCELERATIONS, CONSTRAINT_TERMS)
+        task(d, ACCELERATION_COEFFICIENTS, CONSTRAINT_TERMS)
         return
     call(
         constraint_terms, d.units, d.kinds, d.constraint_has_load, d.constraint_node, d.constraint_X0,

@@ -35,7 +35,7 @@ else:
 #: tasks of :func:`run_task`
 ADVANCE = 0  #: ``advance``: up to ``n`` steps, rows recorded every ``every`` steps
 LINEARIZE = 1  #: the Newton system at the current state (``vals``, ``b``)
-INITIAL_ACCELERATIONS = 2  #: consistent v̇ and λ (``p`` = params.INITIAL_ACCELERATIONS)
+INITIAL_ACCELERATIONS = 2  #: consistent v̇ and λ (``p`` = params.ACCELERATION_COEFFICIENTS)
 CONSTRAINT_TERMS = 3  #: Φ, B, K^Φ of every constraint (``con_*``), with the rest of a linearization
 START = 4  #: at t = 0: a := v̇, x := (X + u, r ⊗ r0), joint outputs
 REACTION = 5  #: ``out`` (6,) := reaction of constraint ``n`` after a linearization (``p``: exact gradients)
@@ -78,11 +78,11 @@ def run_task_at(data_at, data_ref, p, task, n, every, rows, max_rows, iterations
         return 0, 0, factor_reference(d.units, d.solver, d.vals)
     # the rest are modes of the one Newton loop (the constraint terms come with a linearization)
     if task == ADVANCE:
-        mode = step.STEPS
+        mode = step.MODE_STEPS
     elif task == INITIAL_ACCELERATIONS:
-        mode = step.INITIAL_ACCELERATIONS
+        mode = step.MODE_ACCELERATIONS
     else:
-        mode = step.LINEARIZE
+        mode = step.MODE_LINEARIZE
     result = advance(d, p, mode, n if task == ADVANCE else 1, every, rows, max_rows, iterations)
     if task == REACTION:
         constraint_reaction(

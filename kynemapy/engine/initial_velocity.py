@@ -22,7 +22,7 @@ import numpy as np
 
 from kynemapy.engine import entry as _entry
 from kynemapy.engine.data import Inputs, State, Workspace
-from kynemapy.engine.params import INITIAL_ACCELERATIONS
+from kynemapy.engine.params import ACCELERATION_COEFFICIENTS
 from kynemapy.model import kinds
 
 if TYPE_CHECKING:
@@ -53,7 +53,7 @@ class _Newton:
     def __init__(self, workspace: Workspace, state: State, inputs: Inputs) -> None:
         from kynemapy.engine.api import task  # api imports this module's users
 
-        task(workspace.data(state, inputs), INITIAL_ACCELERATIONS, _entry.LINEARIZE)
+        task(workspace.data(state, inputs), ACCELERATION_COEFFICIENTS, _entry.LINEARIZE)
         model = workspace.model
         self.n = int(model.n_dofs)
         self.nsys = int(model.n_system_dofs)

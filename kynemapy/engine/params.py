@@ -73,9 +73,10 @@ def coefficient_vector(
     return p
 
 
-#: coefficients of the consistent initial accelerations: M v̇ + Bᵀλ = −r, B v̇ = −γ
-#: (β′ = 1, γ′ = 0, κ = 0, no conditioning, exact gradients, no K^Φ)
-INITIAL_ACCELERATIONS = coefficient_vector(
+#: coefficients of the consistent accelerations: M v̇ + Bᵀλ = −r, B v̇ = −γ (β′ = 1, γ′ = 0,
+#: κ = 0, no conditioning, exact gradients, no K^Φ); also the exact constraint gradients of a
+#: reaction or a constraint check (the task, ``entry.INITIAL_ACCELERATIONS``, is another name)
+ACCELERATION_COEFFICIENTS = coefficient_vector(
     1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0, 1, True, True, False, stiffness=0.0, rhs_bias=True
 )
 

@@ -337,9 +337,9 @@ def record_row(o, time, step, state, errors, n_iter, row):
 
 
 #: what :func:`advance` does (its ``mode``)
-STEPS = 0  #: up to ``n_steps`` time steps
-LINEARIZE = 1  #: only the Newton system at the current state (``vals``, ``b``)
-INITIAL_ACCELERATIONS = 2  #: consistent v̇ and λ at the current q, v (``p``: INITIAL_ACCELERATIONS)
+MODE_STEPS = 0  #: up to ``n_steps`` time steps
+MODE_LINEARIZE = 1  #: only the Newton system at the current state (``vals``, ``b``)
+MODE_ACCELERATIONS = 2  #: consistent v̇ and λ at the current q, v (``p``: params.ACCELERATION_COEFFICIENTS)
 
 
 @njit(inline=True)
@@ -360,8 +360,8 @@ def advance(d, p, mode, n_steps, every, rows, max_rows, iterations):
     step whose counter is a multiple of ``every`` (> 0), one row is recorded into ``rows``
     (R, width), at most ``max_rows``.
 
-    ``mode`` ``LINEARIZE`` stops after the first assembly (the reference factorization's
-    matrix); ``INITIAL_ACCELERATIONS`` solves the first linearization for v̇ and λ instead of
+    ``mode`` ``MODE_LINEARIZE`` stops after the first assembly (the reference factorization's
+    matrix); ``MODE_ACCELERATIONS`` solves the first linearization for v̇ and λ instead of
     an increment, with 𝒯 = 0 in the element blocks (their matrix is then M) and 𝒯 = I in the
     constraint rows: the KKT system [M Bᵀ; B 0][v̇; λ] = [−r(v̇ = 0); −γ].  Both are this loop's
     first pass, so every phase is compiled once, here.
@@ -445,12 +445,12 @@ def advance(d, p, mode, n_steps, every, rows, max_rows, iterations):
     with_bias = p[P_RHS_BIAS] != 0.0
     max_iter = int(p[P_MAX_ITER])
     criterion = p[P_CONVERGENCE]
-    static = mode == STEPS and p[P_DYNAMIC] == 0.0
+    static = mode == MODE_STEPS and p[P_DYNAMIC] == 0.0
     attempts = max(int(p[P_STATIC_RETRIES]), 1) if static else 1
     recorded = 0
     n_keep = iterations.shape[0]
     for i in range(n_steps):
-        if mode == STEPS:
+        if mode == MODE_STEPS:
             copy_state(state, saved)
             saved_step[0] = step[0]
         if static:
@@ -464,21 +464,21 @@ def advance(d, p, mode, n_steps, every, rows, max_rows, iterations):
         for _ in range(attempts):
             if static:
                 scale_loads(f, f_baseline, load_factor)
-            if mode == STEPS:
+            if mode == MODE_STEPS:
                 predict(p, v, vd, a, q_delta, q_prev, q, lam)
-            elif mode == INITIAL_ACCELERATIONS:
+            elif mode == MODE_ACCELERATIONS:
                 zero_accelerations(vd, lam)
             n_iter = 0
             dx_norm = -1.0  # largest node increment of the previous iteration (none yet)
             status = NOT_CONVERGED
             while n_iter < max_iter:
-                if mode == INITIAL_ACCELERATIONS:
+                if mode == MODE_ACCELERATIONS:
                     set_tangent(tangent, 0.0)
                 else:
                     update_tangent(h, q_delta, tangent, s3[0])
                 begin_system(node_dofs, node_map, f, vals, b)
                 element_terms(units, tables, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b)
-                if mode == INITIAL_ACCELERATIONS:
+                if mode == MODE_ACCELERATIONS:
                     set_tangent(tangent, 1.0)
                 constraint_terms(
                     units, kinds, has_load, cnode, cx0, axes, geom, param, cin, q, v, lam, q_ground, v_ground,
@@ -488,10 +488,10 @@ def advance(d, p, mode, n_steps, every, rows, max_rows, iterations):
                     node_dofs, node_map, cnode, n_rows, crow, con_row_slots, con_col_slots, con_k_slots,
                     has_load, tangent, lam, phi, bb, bt, kphi, load, vals, b, nsys, c, with_k,
                 )  # fmt: skip
-                if mode == LINEARIZE:
+                if mode == MODE_LINEARIZE:
                     return 0, 0, SOLVE_OK
                 solved = solve(units, solver, indptr, indices, vals, b, dx, nsys, c)
-                if mode == INITIAL_ACCELERATIONS:
+                if mode == MODE_ACCELERATIONS:
                     if solved == SOLVE_OK:
                         accelerations_from_solution(node_map, node_dofs, crow, n_rows, dx, vd, lam, nsys)
                     return 0, 0, solved

@@ -33,7 +33,7 @@ from kynemapy.engine.initial_velocity import (
     velocity_residual,
 )
 from kynemapy.engine.lookup import entry
-from kynemapy.engine.params import INITIAL_ACCELERATIONS, StepParameters
+from kynemapy.engine.params import ACCELERATION_COEFFICIENTS, StepParameters
 from kynemapy.engine.rows import split_rows
 from kynemapy.engine.step import CONVERGED, NEEDS_MEMORY
 from kynemapy.engine.stored_call import StoredCall
@@ -641,7 +641,7 @@ class Simulation:
         """
         cid = self._constraint_id(cid, "reaction")
         out = self._out  # the stored call's: a linearization with exact gradients, then the reaction
-        self._run(INITIAL_ACCELERATIONS, REACTION, cid, 0, NO_ROWS, 0, self._iters1, out)
+        self._run(ACCELERATION_COEFFICIENTS, REACTION, cid, 0, NO_ROWS, 0, self._iters1, out)
         return out[:3].copy(), out[3:].copy()
 
     def body_frame(self, node: int) -> tuple[np.ndarray, np.ndarray]:
