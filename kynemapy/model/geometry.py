@@ -317,8 +317,11 @@ def tip_deflection(model: Model, q: np.ndarray, chain: np.ndarray) -> np.ndarray
     Parameters
     ----------
     model : Model
-    q : (n, N, 7) rows of displacements and rotations.
-    chain : (nodes,) the beam's nodes, root first (:func:`beam_chains`).
+        The result's model.
+    q : numpy.ndarray
+        (n, N, 7) rows of displacements [m] and rotation quaternions.
+    chain : numpy.ndarray
+        (nodes,) int, the beam's nodes, root first (:func:`beam_chains`).
 
     Returns
     -------
