@@ -169,6 +169,8 @@ def reference_factorization(workspace: Workspace, params: StepParameters) -> Non
     n = int(workspace.model.n_dofs)
     workspace.has_reference = True
     if workspace.solver == "dense":
+        if workspace.dense_mode == 2:  # partial pivoting at every solve: no program to build
+            return
         active = active_entries(workspace, p)
         task(workspace.data(state, inputs), p, _entry.LINEARIZE)
         workspace.reference = build_program(workspace.indptr, workspace.indices, n, workspace.vals, active=active)

@@ -36,11 +36,12 @@ from kynemapy.model import Model, kinds
 #: systems up to this many unknowns are solved densely by ``solver="auto"``
 DENSE_MAX_DOFS = 20
 #: ... and so are larger ones whose Newton matrix's pattern is at least this full (nnz / n²), up
-#: to :data:`DENSE_FULL_MAX_DOFS` unknowns: one beam element of high order, where the sparse LU
-#: works on a dense matrix (measured, rotating beam of one element, CPU µs per step sparse /
-#: dense: order 10, fill 0.86: 180 / 230; order 15, 0.89: 436 / 287; order 20, 0.93: 934 / 586;
-#: order 30, 0.94: 2734 / 1501)
-DENSE_MIN_FILL = 0.88
+#: to :data:`DENSE_FULL_MAX_DOFS` unknowns, by LU with partial pivoting at every solve: beam
+#: elements of few nodes each, where the sparse LU works on dense blocks (measured, one solve
+#: with the dense copy of the matrix against the sparse refactorization and solve, µs: rotating
+#: beam of order 5, n = 42, fill 0.78: 7.3 / 15.5; order 10, n = 72, fill 0.86: 32 / 53; the
+#: IEA 15 MW rotor, n = 216, fill 0.29: 204 / 100-117, sparse)
+DENSE_MIN_FILL = 0.5
 DENSE_FULL_MAX_DOFS = 600
 #: Newton-matrix solvers of :func:`new_workspace`
 SOLVERS = ("auto", "dense", "sparse")
@@ -346,6 +347,10 @@ class Workspace:
         full = self.indices.shape[0] >= DENSE_MIN_FILL * n * n and n <= DENSE_FULL_MAX_DOFS
         dense = solver == "dense" or (solver == "auto" and (n <= DENSE_MAX_DOFS or full))
         self.solver = "dense" if dense else "sparse"
+        #: the dense solver's kind (``Solver.dense``): 1 the elimination program of the reference
+        #: factorization (partial pivoting when it refuses), 2 partial pivoting at every solve
+        #: (``solver="auto"`` for a full matrix: the program's indirection costs more there); 0 sparse
+        self.dense_mode = (1 if solver == "dense" or n <= DENSE_MAX_DOFS else 2) if dense else 0
         #: addresses of the compiled units the model uses (``Data.units``, engine.unit_call)
         self.units = np.zeros(N_UNITS, dtype=np.int64)
         self.units_filled = False
@@ -468,7 +473,7 @@ class Workspace:
         what the compiled entry point takes.  Make it again after the solver's arrays grew."""
         if self.solver == "dense":
             fi, ff = self.fallback
-            solver = Solver(1, self.reference.i, self.reference.f, fi, ff)
+            solver = Solver(self.dense_mode, self.reference.i, self.reference.f, fi, ff)
         else:
             solver = Solver(0, self.reference.i, self.reference.f, self.fallback.i, self.fallback.f)
         v = self.views
@@ -499,8 +504,9 @@ def new_workspace(model: Model, max_iter: int, solver: str = "auto", geometric_s
     ``solver``: ``"dense"`` (an elimination program along the pivots of a reference
     factorization, partial pivoting when it refuses), ``"sparse"`` (sparse LU, fill-reducing
     ordering, refactored along a reference factorization) or ``"auto"``: dense up to
-    :data:`DENSE_MAX_DOFS` unknowns or with a Newton matrix at least :data:`DENSE_MIN_FILL` full
-    (up to :data:`DENSE_FULL_MAX_DOFS` unknowns), sparse otherwise.  ``geometric_stiffness`` False
+    :data:`DENSE_MAX_DOFS` unknowns (the elimination program), or with a Newton matrix at least
+    :data:`DENSE_MIN_FILL` full (up to :data:`DENSE_FULL_MAX_DOFS` unknowns; partial pivoting at
+    every solve), sparse otherwise.  ``geometric_stiffness`` False
     (Kynema-compatible steps only) leaves the K^Φ blocks out of the pattern.  The reference
     factorization is made by :class:`kynemapy.Simulation` (or :func:`reference_factorization`).
     """

@@ -22,7 +22,9 @@ class Solver(NamedTuple):
 
     ``dense`` 1: the elimination program of the reference factorization (``ri`` int64, ``rf``
     float64, :class:`~kynemapy.linalg.dense.Program`); when it refuses, partial pivoting on a
-    copy of the matrix (``fi`` (n,) int64 row swaps, ``ff`` (n·n,) float64).
+    copy of the matrix (``fi`` (n,) int64 row swaps, ``ff`` (n·n,) float64).  ``dense`` 2:
+    partial pivoting at every solve (no program: a full matrix, where its indirection costs
+    more than it saves).
     ``dense`` 0: the reference sparse LU (``ri``, ``rf``) refactored along its pivots; when
     refused, a fresh factorization in the fallback LU (``fi``, ``ff``); both
     :class:`~kynemapy.linalg.sparse_lu.LUWorkspace` arenas.
@@ -37,7 +39,7 @@ class Solver(NamedTuple):
 
 @njit(inline=True)
 def _dense_solve(s, indptr, indices, vals, x):
-    if program_solve(s.ri, s.rf, vals, x) == SOLVE_OK:
+    if s.dense == 1 and program_solve(s.ri, s.rf, vals, x) == SOLVE_OK:
         return SOLVE_OK
     n = x.shape[0]
     a = s.ff[: n * n].reshape((n, n))
