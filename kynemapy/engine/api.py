@@ -24,7 +24,7 @@ from kynemapy.engine.fields import Data
 from kynemapy.engine.invariants import fill_invariants, invariant_scratch
 from kynemapy.engine.lookup import call
 from kynemapy.engine.params import ACCELERATION_COEFFICIENTS, StepParameters
-from kynemapy.engine.step import CONVERGED, NEEDS_MEMORY, NOT_CONVERGED, NOT_FINITE, SINGULAR
+from kynemapy.engine.step import CONVERGED, NEEDS_MEMORY, NOT_CONVERGED, NOT_FINITE, RAISED, SINGULAR
 from kynemapy.engine.stored_call import StoredCall
 from kynemapy.linalg.dense import SOLVE_CAPACITY, SOLVE_OK, build_program
 from kynemapy.linalg.sparse_lu import LU_CAPACITY, grow_lu_workspace
@@ -36,6 +36,7 @@ _STATUS_TEXT = {
     NOT_FINITE: "the iteration produced NaN or inf",
     SINGULAR: "the iteration matrix is singular (redundant or conflicting constraints, or a node without mass)",
     NEEDS_MEMORY: "the sparse LU factors need larger arrays",
+    RAISED: "the compiled step raised an error (reported on stderr); the state may be partly updated",
 }
 
 

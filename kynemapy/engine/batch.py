@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from kynemapy._jit import JIT_DISABLED, njit
 from kynemapy.engine.native import call_stored_data as _call_stored_data
+from kynemapy.engine.step import CONVERGED, RAISED
 
 if JIT_DISABLED:  # plain Python: the member's own compiled-call stand-in
 
@@ -41,7 +42,8 @@ def advance_members(blobs, args_ref, ps, task, n_steps, every, rows, max_rows, i
     ``iterations`` (0,): ``run_task``'s other arguments, of the stored types; ``out`` (M, 6)
     scratch.  ``result[m]`` := (steps done, rows recorded, status) of member m: a member whose
     step fails stops there, its state restored to its last converged step, while the others
-    go on.
+    go on.  A member whose compiled step raised (numba's wrapper then reports the error on
+    stderr and returns zeros, which would read as converged) gets the status ``RAISED``.
     """
     for m in range(first, last):
         steps, recorded, status = call_stored_data(
@@ -49,4 +51,4 @@ def advance_members(blobs, args_ref, ps, task, n_steps, every, rows, max_rows, i
         )
         result[m, 0] = steps
         result[m, 1] = recorded
-        result[m, 2] = status
+        result[m, 2] = RAISED if n_steps > 0 and steps == 0 and status == CONVERGED else status

@@ -63,6 +63,9 @@ NOT_FINITE = 2
 SINGULAR = 3
 #: the sparse LU needs larger arrays: the caller grows them and repeats the step
 NEEDS_MEMORY = 4
+#: the compiled step raised an error (numba's C-ABI wrapper reported it on stderr and returned
+#: zeros; a batch member's call says so with this status, engine.batch)
+RAISED = 5
 
 
 # ---------------------------------------------------------------- node kinematics

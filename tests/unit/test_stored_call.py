@@ -7,7 +7,10 @@ compiled code reaches Python instead of reading as a converged step, and its arg
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
+from pathlib import Path
 
 import numba
 import numpy as np
@@ -45,11 +48,6 @@ def test_step_and_advance_equal_direct_calls_of_run_task_bit_for_bit() -> None:
 
 
 def _fake_task(d, p, task, n, every, rows, max_rows, iterations, out):
-    return _fake(d, p, task, n, every, rows, max_rows, iterations, out)
-
-
-@numba.njit
-def _fake(d, p, task, n, every, rows, max_rows, iterations, out):
     """A stand-in for run_task with its argument layout and its task STORE: raises when
     ``out[0]`` is 1, else adds 1 to ``d[0]`` once per step and returns ``(n, 0, 0)``."""
     if task == STORE:
@@ -61,25 +59,34 @@ def _fake(d, p, task, n, every, rows, max_rows, iterations, out):
     return n, 0, 0
 
 
-@numba.njit
 def _fake_task_at(d_at, d_type, p, task, n, every, rows, max_rows, iterations, out):
     """``_fake_task`` with its first argument by address (as ``run_task_at``)."""
-    return _fake(load_data(d_at, d_type), p, task, n, every, rows, max_rows, iterations, out)
+    d = load_data(d_at, d_type)
+    if out[0] == 1.0:
+        raise ValueError("an error inside the compiled call")
+    for _ in range(n):
+        d[0] += 1.0
+    return n, 0, 0
+
+
+#: the stand-ins, compiled once for the module
+_FAKE_KERNEL = numba.njit(_fake_task)
+_FAKE_KERNEL_AT = numba.njit(_fake_task_at)
 
 
 def _fake_arguments(out: np.ndarray, d: np.ndarray) -> tuple:
     return (d, np.zeros(3), ADVANCE, 1, 0, api.NO_ROWS, 0, np.zeros(1, dtype=np.int64), out)
 
 
-def test_an_error_inside_the_compiled_call_is_raised_not_read_as_converged(monkeypatch) -> None:
+def check_an_error_inside_is_raised(monkeypatch) -> None:
     """numba's C-ABI wrapper reports an exception on stderr (``sys.unraisablehook``) and returns
     zeros, which would read as a converged step: the stored call raises instead."""
     reported = []
     monkeypatch.setattr(sys, "unraisablehook", reported.append)
-    kernel = numba.njit(_fake_task)
+    kernel = _FAKE_KERNEL
     d = np.zeros(2)
     out = np.zeros(6)
-    stored = StoredCall(kernel, _fake_arguments(out, d), _fake_task_at)
+    stored = StoredCall(kernel, _fake_arguments(out, d), _FAKE_KERNEL_AT)
     assert stored.status() == 0 and d[0] == 1.0  # the stored descriptors point into d
     steps, _, status = stored.run(np.zeros(3), ADVANCE, 4, 0, api.NO_ROWS, 0, np.zeros(1, dtype=np.int64), out)
     assert (steps, status) == (4, 0) and d[0] == 5.0
@@ -92,6 +99,68 @@ def test_an_error_inside_the_compiled_call_is_raised_not_read_as_converged(monke
     assert d[0] == 5.0
     assert [type(r.exc_value) for r in reported] == [ValueError, ValueError]
     assert "an error inside the compiled call" in str(reported[0].exc_value)
+
+
+def check_a_batch_member_that_raised(monkeypatch) -> None:
+    """``Batch``'s compiled loop calls each member through its blob: a member whose call raised
+    (numba's wrapper returns zeros, which would read as a converged step) gets ``RAISED``, the
+    others their own results."""
+    from kynemapy.engine.batch import advance_members
+    from kynemapy.engine.step import RAISED
+
+    reported = []
+    monkeypatch.setattr(sys, "unraisablehook", reported.append)
+    ds = [np.zeros(2), np.zeros(2)]
+    outs = np.zeros((2, 6))
+    stored = [StoredCall(_FAKE_KERNEL, _fake_arguments(outs[k], ds[k]), _FAKE_KERNEL_AT) for k in range(2)]
+    blobs = np.stack([s.blob for s in stored])
+    result = np.zeros((2, 3), dtype=np.int64)
+    out = np.zeros((2, 6))
+    out[1, 0] = 1.0  # the second member raises (the out row is the member's own)
+    args = (blobs, stored[0].args_ref, np.zeros((2, 3)), ADVANCE, 3, 0, api.NO_ROWS, 0, np.zeros(1, dtype=np.int64))
+    advance_members(*args, out, 0, 2, result)
+    assert result[0].tolist() == [3, 0, 0] and ds[0][0] == 3.0
+    assert result[1, 2] == RAISED and ds[1][0] == 0.0
+    assert len(reported) == 1 and "an error inside the compiled call" in str(reported[0].exc_value)
+    assert "raised an error" in api.status_text(RAISED)
+
+
+#: runs the checks above in a fresh process with a fresh numba cache: the stand-in's argument
+#: types compile the package's stored-call kernels for them too, and with those overloads
+#: loaded from a warm cache beside the real ones, this process aborted in LLVM's JIT at a later
+#: garbage collection ("StringMap ... Didn't find key", not understood; the suite and every
+#: real process have the one signature)
+ISOLATED = """
+import sys
+import pytest
+sys.path[:0] = [sys.argv[1], sys.argv[2]]
+import test_stored_call as t
+mp = pytest.MonkeyPatch()
+getattr(t, sys.argv[3])(mp)
+mp.undo()
+print("ok")
+"""
+
+
+def _isolated(name: str, tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env["NUMBA_CACHE_DIR"] = str(tmp_path / "cache")
+    here = Path(__file__).resolve().parent
+    done = subprocess.run(
+        [sys.executable, "-c", ISOLATED, str(here), str(here.parent), name],
+        env=env, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stdout + done.stderr
+
+
+def test_an_error_inside_the_compiled_call_is_raised_not_read_as_converged(tmp_path: Path) -> None:
+    """numba's C-ABI wrapper reports an exception on stderr (``sys.unraisablehook``) and returns
+    zeros, which would read as a converged step: the stored call raises instead."""
+    _isolated("check_an_error_inside_is_raised", tmp_path)
+
+
+def test_a_batch_member_whose_compiled_step_raised_gets_the_status_raised(tmp_path: Path) -> None:
+    _isolated("check_a_batch_member_that_raised", tmp_path)
 
 
 def test_only_an_advance_of_at_least_one_step_is_stored() -> None:
