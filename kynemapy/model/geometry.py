@@ -317,8 +317,10 @@ def tip_deflection(model: Model, q: np.ndarray, chain: np.ndarray) -> np.ndarray
     Parameters
     ----------
     model : Model
-    q : (n, N, 7) rows of displacements and rotations.
-    chain : (nodes,) the beam's nodes, root first (:func:`beam_chains`).
+    q : (n, N, 7) ndarray
+        Rows of displacements and rotations.
+    chain : (nodes,) ndarray
+        The beam's nodes, root first (:func:`beam_chains`).
 
     Returns
     -------
