@@ -297,7 +297,13 @@ def _new_input_arena(n_nodes: int, n_constraints: int) -> tuple[np.ndarray, dict
 
 
 def new_state(model: Model) -> State:
-    """A zero state with identity rotations (q = q_prev = (0,0,0,1,0,0,0)), ``x`` = X."""
+    """A zero state with identity rotations (q = q_prev = (0,0,0,1,0,0,0)), ``x`` = X.
+
+    Parameters
+    ----------
+    model : Model
+        The model whose node and constraint counts size it.
+    """
     f, i, views = _new_state_arenas(model.n_nodes, model.n_constraints)
     views["q"][:, 3] = 1.0
     views["q_prev"][:, 3] = 1.0
@@ -306,7 +312,13 @@ def new_state(model: Model) -> State:
 
 
 def new_inputs(model: Model) -> Inputs:
-    """Zero loads; prescribed displacements at identity (0,0,0,1,0,0,0)."""
+    """Zero loads; prescribed displacements at identity (0,0,0,1,0,0,0).
+
+    Parameters
+    ----------
+    model : Model
+        The model whose node and constraint counts size it.
+    """
     data, views = _new_input_arena(model.n_nodes, model.n_constraints)
     views["constraint_input"][:, 3] = 1.0
     inputs = object.__new__(Inputs)

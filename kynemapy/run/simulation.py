@@ -480,6 +480,14 @@ class Simulation:
 
         Returns the Newton iterations of each completed step (int64 array).  Stops at
         the first failed step (state as before that step) and raises unless ``throw`` is False.
+
+        Parameters
+        ----------
+        n_steps : int
+            Number of steps, >= 0.
+        throw : bool
+            Raise :class:`ConvergenceError` at a failed step (default True); else return
+            the iterations of the steps completed before it.
         """
         if isinstance(n_steps, bool) or not isinstance(n_steps, (int, np.integer)) or n_steps < 0:
             raise ValueError(f"advance: n_steps must be an integer >= 0, got {n_steps!r}")
@@ -589,6 +597,13 @@ class Simulation:
 
         On a Kynema revolute joint it is deprecated (a :class:`DeprecationWarning`) and sets
         Kynema's brake torque as before (it acts as −τ): use :meth:`set_brake_torque`.
+
+        Parameters
+        ----------
+        cid : int
+            Constraint id of the hinge joint.
+        torque : float [N m]
+            Torque τ about the joint axis.
         """
         cid = self._constraint(cid, "torque input")
         if self._kinds[cid] == kinds.REVOLUTE_JOINT:
@@ -781,8 +796,21 @@ def simulate(
 ) -> tuple[Simulation, loop.RunInfo]:
     """Build a :class:`Simulation` and :meth:`~Simulation.run` it; returns both.
 
-    ``run_options``: ``every, block, progress, loads, adaptive, max_halvings, min_step, throw, attrs,
-    overwrite``.
+    Parameters
+    ----------
+    model : Model
+        A built model.
+    params : StepParameters
+        Step parameters.
+    t_end : float [s], optional
+        End time (or give ``n_steps``).
+    n_steps : int, optional
+        Number of steps (or give ``t_end``).
+    output : str | path-like, optional
+        HDF5 result file, as in :meth:`Simulation.run`.
+    **run_options : Any
+        ``every, block, progress, loads, adaptive, max_halvings, min_step, throw, attrs,
+        overwrite``: as in :meth:`Simulation.run`.
     """
     sim = Simulation(model, params)
     info = sim.run(t_end=t_end, n_steps=n_steps, output=output, **run_options)
