@@ -166,10 +166,14 @@ def free_body_flow(inertia: ArrayLike, R0: ArrayLike, W0: ArrayLike, t: ArrayLik
 
     Parameters
     ----------
-    inertia : (3,) float64, principal moments of inertia [kg m²] (positive, any order).
-    R0 : (3, 3) float64, initial body-to-world rotation.
-    W0 : (3,) float64, initial body angular velocity [rad/s].
-    t : (n,) float64, times [s] measured from the initial state.
+    inertia : (3,) array_like [kg m²]
+        Float64, principal moments of inertia [kg m²] (positive, any order).
+    R0 : (3, 3) array_like
+        Float64, initial body-to-world rotation.
+    W0 : (3,) array_like [rad/s]
+        Float64, initial body angular velocity [rad/s].
+    t : (n,) array_like [s]
+        Float64, times [s] measured from the initial state.
 
     Returns
     -------
@@ -201,9 +205,12 @@ def free_body_momentum(inertia: ArrayLike, y0: ArrayLike, t: ArrayLike) -> Float
 
     Parameters
     ----------
-    inertia : (3,) float64, principal moments of inertia [kg m²] (positive, any order).
-    y0 : (3,) float64, initial body angular momentum ``J W₀`` [kg m²/s].
-    t : (n,) float64, times [s] measured from the initial state.
+    inertia : (3,) array_like [kg m²]
+        Float64, principal moments of inertia [kg m²] (positive, any order).
+    y0 : (3,) array_like [kg m²/s]
+        Float64, initial body angular momentum ``J W₀`` [kg m²/s].
+    t : (n,) array_like [s]
+        Float64, times [s] measured from the initial state.
 
     Returns
     -------

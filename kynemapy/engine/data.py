@@ -298,7 +298,13 @@ def _new_input_arena(n_nodes: int, n_constraints: int) -> tuple[np.ndarray, dict
 
 
 def new_state(model: Model) -> State:
-    """A zero state with identity rotations (q = q_prev = (0,0,0,1,0,0,0)), ``x`` = X."""
+    """A zero state with identity rotations (q = q_prev = (0,0,0,1,0,0,0)), ``x`` = X.
+
+    Parameters
+    ----------
+    model : Model
+        The model whose node and constraint counts size it.
+    """
     f, i, views = _new_state_arenas(model.n_nodes, model.n_constraints)
     views["q"][:, 3] = 1.0
     views["q_prev"][:, 3] = 1.0
@@ -307,7 +313,13 @@ def new_state(model: Model) -> State:
 
 
 def new_inputs(model: Model) -> Inputs:
-    """Zero loads; prescribed displacements at identity (0,0,0,1,0,0,0)."""
+    """Zero loads; prescribed displacements at identity (0,0,0,1,0,0,0).
+
+    Parameters
+    ----------
+    model : Model
+        The model whose node and constraint counts size it.
+    """
     data, views = _new_input_arena(model.n_nodes, model.n_constraints)
     views["constraint_input"][:, 3] = 1.0
     inputs = object.__new__(Inputs)
@@ -321,20 +333,29 @@ class Workspace:
 
     Attributes
     ----------
-    model : the :class:`~kynemapy.Model` it was packed from.
-    solver : ``"dense"`` or ``"sparse"`` (what ``"auto"`` chose).
-    has_k : True when the matrix pattern has the K^Φ blocks (exact tangent possible).
-    arenas : the model (``mi``, ``mf``, read-only) and workspace (``wi``, ``wf``) arenas.
-    views : every model and workspace field by name (:mod:`kynemapy.engine.fields`), and
+    model : Model
+        The :class:`~kynemapy.Model` it was packed from.
+    solver : str
+        ``"dense"`` or ``"sparse"`` (what ``"auto"`` chose).
+    has_k : bool
+        True when the matrix pattern has the K^Φ blocks (exact tangent possible).
+    arenas : dict[str, ndarray]
+        The model (``mi``, ``mf``, read-only) and workspace (``wi``, ``wf``) arenas.
+    views : dict[str, ndarray]
+        Every model and workspace field by name (:mod:`kynemapy.engine.fields`), and
         ``tables``, the element tables (one NamedTuple per module of ``TABLES``).
-    reference : the reference factorization (dense: :class:`~kynemapy.linalg.dense.Program`;
+    reference : Program or LUWorkspace
+        The reference factorization (dense: :class:`~kynemapy.linalg.dense.Program`;
         sparse: :class:`~kynemapy.linalg.sparse_lu.LUWorkspace`), factored once at the
         model's initial state; ``fallback``: the solver used when a refactorization along the
         reference's pivots is refused (dense: a matrix for partial pivoting; sparse: an LU).
-    indptr, indices : the CSC pattern of the Newton matrix; ``vals`` its values (last step).
-    b, dx : (n,) residual and Newton increment; ``errors`` : (max_iter,) Newton errors of the
+    indptr, indices : int64 ndarray
+        The CSC pattern of the Newton matrix; ``vals`` its values (last step).
+    b, dx : (n,) array_like
+        Residual and Newton increment; ``errors`` : (max_iter,) Newton errors of the
         last step, ``errors[:n_iter]`` used; ``tangent`` : (N, 3, 3).
-    row_layout : the output row layout (:mod:`kynemapy.engine.rows`).
+    row_layout : RowLayout
+        The output row layout (:mod:`kynemapy.engine.rows`).
     """
 
     def __init__(self, model: Model, max_iter: int, solver: str, with_k: bool) -> None:

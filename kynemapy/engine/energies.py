@@ -35,9 +35,12 @@ def energy_and_momentum(
 
     Parameters
     ----------
-    model : the model (masses, beams, reference positions ``x0``, ``gravity``).
-    q : (..., N, 7) displacements (u [m], rotation quaternion).
-    v : (..., N, 6) velocities (u̇ [m/s], ω [rad/s]), inertial frame.
+    model : Model
+        The model (masses, beams, reference positions ``x0``, ``gravity``).
+    q : (..., N, 7) ndarray [m]
+        Displacements (u [m], rotation quaternion).
+    v : (..., N, 6) ndarray [m/s]
+        Velocities (u̇ [m/s], ω [rad/s]), inertial frame.
 
     Returns
     -------

@@ -92,13 +92,17 @@ class StepParameters:
 
     Parameters
     ----------
-    h : time step [s], > 0.
-    rho_inf : spectral radius at infinity ρ∞ ∈ [0, 1] (1: no numerical damping).
-    max_iter : maximum number of Newton iterations (linear solves) per step, >= 1.
+    h : float [s]
+        Time step [s], > 0.
+    rho_inf : float [-]
+        Spectral radius at infinity ρ∞ ∈ [0, 1] (1: no numerical damping).
+    max_iter : int
+        Maximum number of Newton iterations (linear solves) per step, >= 1.
     atol, rtol : absolute and relative tolerances of the weighted-RMS convergence
         error (Arnold & Hante); a step converges when that error is <= 1.  ``atol`` is in
         the units of the position increments (m, rad).
-    convergence : ``"auto"`` (default): Kynema's criterion, and where it has not passed by the
+    convergence : str
+        ``"auto"`` (default): Kynema's criterion, and where it has not passed by the
         last iteration allowed (``max_iter``), the round-off criterion below on that iteration:
         Kynema's numbers and iteration counts wherever Kynema's test passes, and a step instead
         of a failure where only round-off keeps Kynema's test from passing (tight tolerances at
@@ -115,16 +119,20 @@ class StepParameters:
         + δ S_ii)`` (S_ii the iteration matrix's diagonal, ≈ β′ × mass; δ the position
         round-off ε L, or the size of stalled position increments within tolerance).  It
         converges at any h and through singular positions; see ``docs/algorithm.md``.
-    dynamic : False solves statics (β′ = γ′ = 0) with Kynema's load bisection: a step
+    dynamic : bool
+        False solves statics (β′ = γ′ = 0) with Kynema's load bisection: a step
         that does not converge at the full external load retries from the last converged
         partial load, halving the load step (gravity is not scaled, as in Kynema).
-    geometric_stiffness : True adds the exact constraint geometric stiffness K^Φ,
+    geometric_stiffness : bool
+        True adds the exact constraint geometric stiffness K^Φ,
         the true spring Jacobian, the gravity-moment stiffness and the beams' exact stiffness
         (an exact Newton tangent: quadratic convergence); False reproduces Kynema-FMB (which
         omits them) number for number.
-    static_load_retries : Newton solves a static step may use for its load bisection (>= 1;
+    static_load_retries : int
+        Newton solves a static step may use for its load bisection (>= 1;
         1: no bisection).
-    solver : linear solver of the Newton systems: ``"dense"`` (LU with partial
+    solver : str
+        Linear solver of the Newton systems: ``"dense"`` (LU with partial
         pivoting), ``"sparse"`` (sparse LU with a fill-reducing ordering, factors
         reused across iterations and steps; cost linear in the number of bodies for
         chains and independent bodies) or ``"auto"`` (dense up to 20 unknowns; up to 600

@@ -33,15 +33,23 @@ class Trajectory:
 
     Attributes
     ----------
-    scheme : str, the scheme's name.
-    h : float, step [s].
-    t : (n,) float64, output times [s] (``t0 + k h`` for the saved steps k).
-    R : (n, 3, 3) float64, body-to-world rotations.
-    W : (n, 3) float64, body angular velocities [rad/s].
-    x, v : (n, 3) float64 centre-of-mass position [m] and velocity [m/s] of a free body; ``None``
+    scheme : str
+        Str, the scheme's name.
+    h : float [s]
+        Float, step [s].
+    t : (n,) FloatArray [s]
+        Float64, output times [s] (``t0 + k h`` for the saved steps k).
+    R : (n, 3, 3) FloatArray
+        Float64, body-to-world rotations.
+    W : (n, 3) FloatArray [rad/s]
+        Float64, body angular velocities [rad/s].
+    x, v : (n, 3) FloatArray [m], optional
+        Float64 centre-of-mass position [m] and velocity [m/s] of a free body; ``None``
         for a body about a fixed point.
-    inertia : (3,) float64, principal moments of inertia [kg m²].
-    newton_iterations : int, Newton iterations over the whole run (0 for explicit schemes).
+    inertia : (3,) FloatArray [kg m²]
+        Float64, principal moments of inertia [kg m²].
+    newton_iterations : int
+        Int, Newton iterations over the whole run (0 for explicit schemes).
     """
 
     scheme: str
@@ -177,27 +185,42 @@ def integrate(
 
     Parameters
     ----------
-    scheme : one of ``SCHEMES``: ``"rig_pos"``, ``"rig_neg"``, ``"rig_imp"`` (Solfec), ``"liemid"``
+    scheme : str
+        One of ``SCHEMES``: ``"rig_pos"``, ``"rig_neg"``, ``"rig_imp"`` (Solfec), ``"liemid"``
         (Krysl), ``"splitting"`` (free-rotation splitting with torque kicks), ``"dmv"`` (discrete
         Moser–Veselov), ``"exact"`` (Jacobi/Celledoni exact flow; torque-free bodies only).
-    inertia : (3,) principal moments of inertia [kg m²] about the fixed point or the centre of
+    inertia : (3,) array_like [kg m²]
+        Principal moments of inertia [kg m²] about the fixed point or the centre of
         mass (body axes are principal axes), or a diagonal (3, 3) matrix.
-    R0 : (3, 3) initial body-to-world rotation, or (4,) unit quaternion (w, x, y, z).
-    W0 : (3,) initial body angular velocity [rad/s].
-    h : step [s], > 0.
-    t_end : final time [s]; ``n = floor((t_end − t0)/h)`` steps are taken (last time ``t0 + n h``).
-    force : (3,) constant world-frame force [N] acting at ``force_point``.
-    force_point : (3,) body-frame point [m] of ``force``, relative to the fixed point or the centre
+    R0 : (3, 3) array_like
+        Initial body-to-world rotation, or (4,) unit quaternion (w, x, y, z).
+    W0 : (3,) array_like [rad/s]
+        Initial body angular velocity [rad/s].
+    h : float [s]
+        Step [s], > 0.
+    t_end : float [s]
+        Final time [s]; ``n = floor((t_end − t0)/h)`` steps are taken (last time ``t0 + n h``).
+    force : (3,) array_like [N], optional
+        Constant world-frame force [N] acting at ``force_point``.
+    force_point : (3,) array_like [m], optional
+        Body-frame point [m] of ``force``, relative to the fixed point or the centre
         of mass (default: that origin, i.e. no torque).
-    torque : optional ``numba.njit`` function ``torque(t, R, params, out)`` writing a body-frame
+    torque : callable, optional
+        Optional ``numba.njit`` function ``torque(t, R, params, out)`` writing a body-frame
         torque [N m] into ``out`` (3,) for the rotation ``R`` (3, 3) at time ``t``; added to the
         torque of ``force``.  Compiled once per process (numba cannot cache it).
-    torque_params : (k,) float64 constants passed to ``torque`` as ``params``.
-    gravity : (3,) gravitational acceleration [m/s²] of a free body (acts at the centre of mass).
-    x0, v0 : (3,) initial centre-of-mass position [m] and velocity [m/s] of a free body (default 0).
-    mass : body mass [kg]; required when ``force`` acts on a free body (its linear acceleration).
-    t0 : initial time [s] (matters to time-dependent torques).
-    every : save every ``every``-th step (the initial state is always saved).
+    torque_params : (k,) array_like, optional
+        Float64 constants passed to ``torque`` as ``params``.
+    gravity : (3,) array_like [m/s²], optional
+        Gravitational acceleration [m/s²] of a free body (acts at the centre of mass).
+    x0, v0 : (3,) array_like [m], optional
+        Initial centre-of-mass position [m] and velocity [m/s] of a free body (default 0).
+    mass : float [kg], optional
+        Body mass [kg]; required when ``force`` acts on a free body (its linear acceleration).
+    t0 : float [s]
+        Initial time [s] (matters to time-dependent torques).
+    every : int
+        Save every ``every``-th step (the initial state is always saved).
     splitting_axes : ``"splitting"`` only: axis order ``(a, b, c)`` of
         ``R_a(h/2) R_b(h/2) R_c(h) R_b(h/2) R_a(h/2)``; default (smallest, middle, largest inertia).
 

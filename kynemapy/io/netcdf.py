@@ -63,8 +63,10 @@ def read_kynema_netcdf(path: str | os.PathLike[str], *, fill_as_nan: bool = True
 
     Parameters
     ----------
-    path : the ``.nc`` file (e.g. Kynema's ``cfd_interface.nc``).
-    fill_as_nan : replace never-written entries (netCDF fill value) by NaN.
+    path : str | path-like
+        The ``.nc`` file (e.g. Kynema's ``cfd_interface.nc``).
+    fill_as_nan : bool
+        Replace never-written entries (netCDF fill value) by NaN.
 
     Returns
     -------

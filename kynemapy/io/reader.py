@@ -59,24 +59,57 @@ class Result:
 
     Attributes
     ----------
-    time : (n,) [s]; step, iterations : (n,) int64; error : (n,) final Newton error.
-    q : (n, N, 7); v, vd, a : (n, N, 6); lam : (n, C, 6); constraint_output : (n, C, 3).
-    kinetic_energy, potential_energy, strain_energy : (n,) [J]; linear_momentum : (n, 3) [kg m/s];
-    angular_momentum : (n, 3) [kg m²/s] about the world origin.
-    committed : n.
-    model : the :class:`kynemapy.Model` (read-only arrays), equal to the written one.
-    params : the :class:`kynemapy.StepParameters`.
-    attrs : root attributes (``kynemapy_version``, ``created``, ``units`` and the user's).
-    units : ``attrs["units"]`` decoded (dataset → unit).
-    restart : the newest restart slot matching ``committed`` (keys of State and Inputs,
+    time : (n,) ndarray [s]
+        Time of each row.
+    step : (n,) int64 ndarray
+        Step number of each row.
+    iterations : (n,) int64 ndarray
+        Newton iterations of the row's step.
+    error : (n,) ndarray
+        Final Newton error of the row's step.
+    q : (n, N, 7) ndarray [m, -]
+        Displacement u [m] and rotation quaternion r (w, x, y, z) relative to the
+        reference orientation, per node (as :attr:`kynemapy.State.q`).
+    v, vd, a : (n, N, 6) ndarray [m/s, rad/s], [m/s², rad/s²]
+        Velocity (u̇, ω), acceleration (ü, ω̇) and the generalized-α algorithmic
+        acceleration, inertial frame.
+    lam : (n, C, 6) ndarray [N, N m]
+        Lagrange multipliers of the constraints.
+    constraint_output : (n, C, 3) ndarray
+        Per constraint: revolute and hinge angle [rad], slider displacement [m], with
+        their rates and accelerations; zero for other kinds.
+    kinetic_energy, potential_energy, strain_energy : (n,) ndarray [J]
+        Energies of each row.
+    linear_momentum : (n, 3) ndarray [kg m/s]
+        Linear momentum of each row.
+    angular_momentum : (n, 3) ndarray [kg m²/s]
+        Angular momentum of each row, about the world origin.
+    committed : int
+        Number of rows n.
+    model : Model
+        The :class:`kynemapy.Model` (read-only arrays), equal to the written one.
+    params : StepParameters
+        The :class:`kynemapy.StepParameters`.
+    attrs : dict[str, Any]
+        Root attributes (``kynemapy_version``, ``created``, ``units`` and the user's).
+    units : dict[str, str]
+        ``attrs["units"]`` decoded (dataset → unit).
+    restart : dict[str, ndarray], optional
+        The newest restart slot matching ``committed`` (keys of State and Inputs,
         plus ``committed``), or None (no restart group, or no restart written for the
         committed rows).
-    closed_cleanly : False when the writer is still running or was killed (the file still
+    closed_cleanly : bool
+        False when the writer is still running or was killed (the file still
         carries HDF5's "open for writing" mark).
-    path : the file.
-    position, orientation : (n, N, 3) world positions [m] and (n, N, 4) world orientations
-        (unit quaternions) of the nodes, computed from ``q`` and the model's ``x0``.
-    missing_rows : ``(first_row, stop_row)`` ranges of the file's committed rows left out by
+    path : str
+        The file.
+    position : (n, N, 3) ndarray [m]
+        World positions of the nodes, computed from ``q`` and the model's ``x0``.
+    orientation : (n, N, 4) ndarray [-]
+        World orientations (unit quaternions (w, x, y, z)) of the nodes, computed from
+        ``q`` and the model's ``x0``.
+    missing_rows : tuple[tuple[int, int], ...]
+        ``(first_row, stop_row)`` ranges of the file's committed rows left out by
         ``read(path, salvage=True)`` because they fail their checksums (empty otherwise); then
         ``committed`` counts the rows returned, not the rows in the file.
     """
@@ -293,8 +326,10 @@ def read(path: str | os.PathLike[str], *, salvage: bool = False) -> Result:
 
     Parameters
     ----------
-    path : the result file.
-    salvage : return every intact row (with a warning) instead of raising
+    path : str | path-like
+        The result file.
+    salvage : bool
+        Return every intact row (with a warning) instead of raising
         :class:`ResultFileError`: the rows of a damaged block are left out, those before and
         after it kept (:attr:`Result.missing_rows` names the rows left out; ``step`` and
         ``time`` say which the others are).  The restart data are returned only when the last

@@ -63,20 +63,29 @@ class ResultWriter:
 
     Parameters
     ----------
-    path : file to create (overwritten if it exists).
-    model : the simulated model; stored under ``/model``.
-    params : the step parameters; stored as attributes of ``/params``.
-    block : rows per chunk of every per-row dataset (match the caller's block size).
-    restart : keep the double-buffered ``/restart`` group (state and inputs of the last
+    path : str | path-like
+        File to create (overwritten if it exists).
+    model : Model
+        The simulated model; stored under ``/model``.
+    params : StepParameters
+        The step parameters; stored as attributes of ``/params``.
+    block : int
+        Rows per chunk of every per-row dataset (match the caller's block size).
+    restart : bool
+        Keep the double-buffered ``/restart`` group (state and inputs of the last
         committed row).
-    attrs : extra root attributes (str, numbers, arrays; dicts/lists are stored as JSON).
-    defer_layout : create the file and its root attributes now, the groups and datasets
+    attrs : Mapping[str, Any], optional
+        Extra root attributes (str, numbers, arrays; dicts/lists are stored as JSON).
+    defer_layout : bool
+        Create the file and its root attributes now, the groups and datasets
         on the first :meth:`append` (or :meth:`ensure_layout`, :meth:`close`): the run
         driver lets its writer thread do this while the first steps are computed.  Errors
         of the path or the attributes are raised here either way.
-    every : the spacing of the recorded steps (root attribute ``output_every``), or None
+    every : int, optional
+        The spacing of the recorded steps (root attribute ``output_every``), or None
         (not recorded).  A resumed run continues with it (:func:`kynemapy.Simulation.run`).
-    lock : the :class:`~kynemapy.io.lock.WriterLock` of ``path``, taken by the caller; None:
+    lock : WriterLock, optional
+        The :class:`~kynemapy.io.lock.WriterLock` of ``path``, taken by the caller; None:
         taken here.  Released by :meth:`close`.
 
     Raises
@@ -366,12 +375,14 @@ class ResultWriter:
 
         Parameters
         ----------
-        rows : per-row arrays with a leading block axis n (all the same n): ``time`` (n,) [s],
+        rows : Mapping[str, Any]
+            Per-row arrays with a leading block axis n (all the same n): ``time`` (n,) [s],
             ``step`` (n,), ``q`` (n, N, 7), ``v, vd, a`` (n, N, 6), ``iterations`` (n,),
             ``error`` (n,), ``lam`` (n, C, 6), ``constraint_output`` (n, C, 3); optionally all of
             ``kinetic_energy, potential_energy`` (n,), ``linear_momentum, angular_momentum``
             (n, 3) (computed with :func:`energy_and_momentum` when left out).
-        state, inputs : the state and inputs after the block's last row (``state.step[0]`` must
+        state, inputs : State, optional
+            The state and inputs after the block's last row (``state.step[0]`` must
             equal ``rows["step"][-1]``); stored in ``/restart`` and committed together with
             the block.  Give both or neither; ignored without ``restart=True``.
 

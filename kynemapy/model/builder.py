@@ -152,7 +152,8 @@ class ModelBuilder:
 
     Parameters
     ----------
-    gravity : (3,) gravitational acceleration [m/s²], acting on masses only.
+    gravity : (3,) array_like [m/s²]
+        Gravitational acceleration [m/s²], acting on masses only.
 
     Examples
     --------
@@ -189,13 +190,18 @@ class ModelBuilder:
 
         Parameters
         ----------
-        position : (3,) reference position X [m].
-        orientation : (4,) reference orientation quaternion r0 (w, x, y, z), unit length.
-        velocity : (6,) initial (u̇ [m/s], ω [rad/s]), inertial frame.
-        acceleration : (6,) initial (ü [m/s²], ω̇ [rad/s²]), inertial frame.  Leave it
+        position : (3,) array_like [m]
+            Reference position X [m].
+        orientation : (4,) array_like
+            Reference orientation quaternion r0 (w, x, y, z), unit length.
+        velocity : (6,) array_like [m/s]
+            Initial (u̇ [m/s], ω [rad/s]), inertial frame.
+        acceleration : (6,) array_like [m/s²], optional
+            Initial (ü [m/s²], ω̇ [rad/s²]), inertial frame.  Leave it
             out on every node to have consistent accelerations computed at t = 0;
             where some nodes have one, the others start from zero (Kynema's rule).
-        displacement : (7,) initial displacement (u [m], rotation quaternion), default none.
+        displacement : (7,) array_like [m], optional
+            Initial displacement (u [m], rotation quaternion), default none.
         """
         i = len(self._nodes)
         pos = _vector(position, 3, f"node {i} position")
@@ -317,18 +323,24 @@ class ModelBuilder:
 
         Parameters
         ----------
-        nodes : (P,) node ids in span order, P >= 2 (P − 1 is the element's order; usually the
+        nodes : (P,) Sequence[int]
+            Node ids in span order, P >= 2 (P − 1 is the element's order; usually the
             nodes sit at the Gauss–Lobatto–Legendre points).
-        node_s : (P,) span fraction s ∈ [0, 1] of each node, increasing (ξ = 2s − 1).
+        node_s : (P,) array_like [-]
+            Span fraction s ∈ [0, 1] of each node, increasing (ξ = 2s − 1).
         quadrature : (Q, 2) array
             The element's quadrature rule, one row (ξ ∈ [−1, 1], weight) per point
             (:mod:`kynemapy.engine.elements.beams.quadrature`).
-        section_s : (S,) span fractions of the sections, increasing.
-        m_star : (S, 6, 6) sectional mass matrices M* [kg/m, kg, kg m], material frame,
+        section_s : (S,) array_like
+            Span fractions of the sections, increasing.
+        m_star : (S, 6, 6) array_like [kg/m, kg, kg m]
+            Sectional mass matrices M* [kg/m, kg, kg m], material frame,
             symmetric positive semi-definite.
-        c_star : (S, 6, 6) sectional stiffness matrices C* [N, N m, N m²], material frame,
+        c_star : (S, 6, 6) array_like [N, N m, N m²]
+            Sectional stiffness matrices C* [N, N m, N m²], material frame,
             symmetric positive definite.
-        mu : (6,) structural damping coefficients μ [s] (D* = diag(μ) C*), default none.
+        mu : (6,) array_like [s], optional
+            Structural damping coefficients μ [s] (D* = diag(μ) C*), default none.
 
         Returns the element id.
         """
@@ -425,19 +437,29 @@ class ModelBuilder:
 
         Parameters
         ----------
-        points : (K, 3) reference-axis points [m], K >= 2, root first.
-        section_s : (S,) span fractions of the sections, increasing, first 0 and last 1.
-        m_star : (S, 6, 6) sectional mass matrices M* [kg/m, kg, kg m], material frame (first
+        points : (K, 3) array_like [m]
+            Reference-axis points [m], K >= 2, root first.
+        section_s : (S,) array_like
+            Span fractions of the sections, increasing, first 0 and last 1.
+        m_star : (S, 6, 6) array_like [kg/m, kg, kg m]
+            Sectional mass matrices M* [kg/m, kg, kg m], material frame (first
             axis along the beam), symmetric positive semi-definite.
-        c_star : (S, 6, 6) sectional stiffness matrices C* [N, N m, N m²], symmetric positive definite.
-        point_s : (K,) span fractions of the points, increasing (mapped onto the beam's ends);
+        c_star : (S, 6, 6) array_like [N, N m, N m²]
+            Sectional stiffness matrices C* [N, N m, N m²], symmetric positive definite.
+        point_s : (K,) array_like, optional
+            Span fractions of the points, increasing (mapped onto the beam's ends);
             default: normalised arc length along the points.
-        twist : structural twist [rad] about the reference axis: one value, or (T,) values at
+        twist : array_like | float, optional
+            Structural twist [rad] about the reference axis: one value, or (T,) values at
             ``twist_s`` (default: one per section, at ``section_s``); linearly interpolated.
-        twist_s : (T,) span fractions of ``twist``, increasing.
-        order : element order (order + 1 nodes per element), default Kynema's 10.
-        n_elements : number of elements of equal span (Kynema's interface: 1).
-        quadrature : ``"gll"`` (Kynema's default) or ``"gauss"``.
+        twist_s : (T,) array_like, optional
+            Span fractions of ``twist``, increasing.
+        order : int
+            Element order (order + 1 nodes per element), default Kynema's 10.
+        n_elements : int
+            Number of elements of equal span (Kynema's interface: 1).
+        quadrature : str
+            ``"gll"`` (Kynema's default) or ``"gauss"``.
         quadrature_style : ``"segmented"`` (Kynema's default: a rule per interval between
             sections) or ``"whole"`` (one rule over the element).
         section_refinement : extra sections interpolated per interval (segmented), or the rule's
@@ -448,16 +470,22 @@ class ModelBuilder:
             order + 1 points over the element: ``quadrature="gauss", quadrature_style="whole",
             section_refinement=order``; ``"gll"``, ``"segmented"``, 0 is the trapezoidal rule on
             the section stations.
-        mu : (6,) structural damping coefficients μ [s] (D* = diag(μ) C*), default none.
-        root_position : (3,) where the root goes [m]: the beam is translated by it (Kynema's
+        mu : (6,) array_like [s], optional
+            Structural damping coefficients μ [s] (D* = diag(μ) C*), default none.
+        root_position : (3,) array_like [m], optional
+            Where the root goes [m]: the beam is translated by it (Kynema's
             ``Root::position``), then
-        root_orientation : (4,) unit quaternion (w, x, y, z) it is rotated by about the root position;
-        root_velocity : (6,) rigid-body velocity about the root position: linear [m/s], then
+        root_orientation : (4,) array_like, optional
+            Unit quaternion (w, x, y, z) it is rotated by about the root position;
+        root_velocity : (6,) array_like [m/s], optional
+            Rigid-body velocity about the root position: linear [m/s], then
             angular [rad/s];
-        root_acceleration : (6,) rigid-body acceleration about the root position: linear [m/s²],
+        root_acceleration : (6,) array_like [m/s²], optional
+            Rigid-body acceleration about the root position: linear [m/s²],
             then angular [rad/s²] (with the angular velocity of ``root_velocity``).  Left out, the
             nodes get no acceleration (see :meth:`add_node`).
-        name : the beam's name in error messages (default its index among beams).
+        name : str, optional
+            The beam's name in error messages (default its index among beams).
 
         Returns
         -------
@@ -670,7 +698,8 @@ class ModelBuilder:
 
         Parameters
         ----------
-        brake_torque : Kynema's input [N m]: a brake, it acts as −τ about the axis on the target
+        brake_torque : float [N m]
+            Kynema's input [N m]: a brake, it acts as −τ about the axis on the target
             (set it later with :meth:`Simulation.set_brake_torque`).
         torque : deprecated name of ``brake_torque`` (same value, same meaning; a
             :class:`DeprecationWarning`): every other ``torque`` in kynemapy is the applied torque.
@@ -873,9 +902,12 @@ class ModelBuilder:
 
         Parameters
         ----------
-        body_a, body_b : node ids, either may be :data:`GROUND`.
-        point : (3,) joint point [m], world frame at the reference configuration.
-        axis_a, axis_b : (3,) axes [-] (any non-zero length), world frame at the reference
+        body_a, body_b : int
+            Node ids, either may be :data:`GROUND`.
+        point : (3,) array_like [m]
+            Joint point [m], world frame at the reference configuration.
+        axis_a, axis_b : (3,) array_like [-]
+            Axes [-] (any non-zero length), world frame at the reference
             configuration; they must not be parallel.
 
         Raises
@@ -945,9 +977,14 @@ class ModelBuilder:
 
         Parameters
         ----------
-        body_a : node id of the body that carries the line, or :data:`GROUND`.
-        body_b : node id of the body that carries the point, or :data:`GROUND`.
-        point : (3,) [m] and axis : (3,) [-], world frame at the reference configuration.
+        body_a : int
+            Node id of the body that carries the line, or :data:`GROUND`.
+        body_b : int
+            Node id of the body that carries the point, or :data:`GROUND`.
+        point : (3,) array_like [m]
+            Body_b's point, on the line; world frame at the reference configuration.
+        axis : (3,) array_like [-]
+            Direction of the line, world frame at the reference configuration.
         """
         what = self._what(kinds.POINT_ON_LINE_JOINT)
         a, b = self._joint_bodies(what, body_a, body_b)
@@ -964,9 +1001,14 @@ class ModelBuilder:
 
         Parameters
         ----------
-        body_a : node id of the body that carries the plane, or :data:`GROUND`.
-        body_b : node id of the body that carries the point, or :data:`GROUND`.
-        point : (3,) [m] and normal : (3,) [-], world frame at the reference configuration.
+        body_a : int
+            Node id of the body that carries the plane, or :data:`GROUND`.
+        body_b : int
+            Node id of the body that carries the point, or :data:`GROUND`.
+        point : (3,) array_like [m]
+            Body_b's point, on the plane; world frame at the reference configuration.
+        normal : (3,) array_like [-]
+            Normal of the plane, world frame at the reference configuration.
         """
         what = self._what(kinds.POINT_ON_PLANE_JOINT)
         a, b = self._joint_bodies(what, body_a, body_b)
@@ -997,11 +1039,15 @@ class ModelBuilder:
 
         Parameters
         ----------
-        body_a, body_b : node ids, either may be :data:`GROUND`.
-        point : (3,) origin of the joint frame [m], world frame at the reference configuration.
-        locked : 6 booleans (or 0/1): translations along x, y, z, then rotations about x, y, z
+        body_a, body_b : int
+            Node ids, either may be :data:`GROUND`.
+        point : (3,) array_like [m]
+            Origin of the joint frame [m], world frame at the reference configuration.
+        locked : Sequence[bool]
+            6 booleans (or 0/1): translations along x, y, z, then rotations about x, y, z
             of the joint frame; at least one.
-        frame : (3, 3) rotation matrix whose columns are the joint frame's x, y, z axes in world
+        frame : (3, 3) array_like, optional
+            Rotation matrix whose columns are the joint frame's x, y, z axes in world
             coordinates at the reference configuration (orthonormal, right-handed, to 1e-6; it is
             re-orthonormalised); default the identity.
 

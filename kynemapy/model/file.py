@@ -343,15 +343,24 @@ class ModelFile:
 
     Attributes
     ----------
-    model : the built model.
-    nodes : node name → node id; constraints : constraint name → constraint id (named ones).
-    params : step parameters from ``[step]``.
-    loads : the ``[[load]]`` items in file order.
-    output : ``{"path": str | None, "every": int, "block": int | None}`` (None: automatic block).
-    t_end : end time [s] (``[run] t_end``, or n_steps·h); None without ``[run]``.
-    n_steps : number of steps (``[run] n_steps``, or from t_end); None without ``[run]``.
-    source : the file read.
-    beams : beam name → :class:`~kynemapy.model.beams.Beam` (its node and element ids).
+    model : Model
+        The built model.
+    nodes : dict[str, int]
+        Node name → node id; constraints : constraint name → constraint id (named ones).
+    params : StepParameters
+        Step parameters from ``[step]``.
+    loads : tuple[Load, ...]
+        The ``[[load]]`` items in file order.
+    output : dict[str, Any]
+        ``{"path": str | None, "every": int, "block": int | None}`` (None: automatic block).
+    t_end : float [s], optional
+        End time [s] (``[run] t_end``, or n_steps·h); None without ``[run]``.
+    n_steps : int, optional
+        Number of steps (``[run] n_steps``, or from t_end); None without ``[run]``.
+    source : Path
+        The file read.
+    beams : dict[str, Any]
+        Beam name → :class:`~kynemapy.model.beams.Beam` (its node and element ids).
     """
 
     model: Model

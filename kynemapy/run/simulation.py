@@ -104,12 +104,15 @@ class Simulation:
 
     Parameters
     ----------
-    model : a built model.
-    params : step parameters.
+    model : Model
+        A built model.
+    params : StepParameters
+        Step parameters.
     consistent_initial_accelerations : None (default) computes accelerations and
         multipliers at t = 0 when no node was given an ``acceleration``; True always
         computes them; False uses the given ones (zero where none was given).
-    initial_velocities : what to do with initial velocities that violate the velocity
+    initial_velocities : str
+        What to do with initial velocities that violate the velocity
         constraints ``B v = ṙ`` (ṙ = 0 for joints and fixed BCs; the given velocities for
         prescribed BCs and rotation controls, whose rates kynemapy does not know).
         ``"project"`` (default): the least kinetic-energy change that satisfies them
@@ -120,8 +123,10 @@ class Simulation:
 
     Attributes
     ----------
-    state : :class:`State` (``q, v, vd, a, lam, ...``), updated in place by each step.
-    inputs : :class:`Inputs` (``f`` loads, ``constraint_input``), read by each step.
+    state : State
+        :class:`State` (``q, v, vd, a, lam, ...``), updated in place by each step.
+    inputs : Inputs
+        :class:`Inputs` (``f`` loads, ``constraint_input``), read by each step.
     """
 
     def __init__(
@@ -380,33 +385,43 @@ class Simulation:
 
         Parameters
         ----------
-        output : HDF5 file (see :mod:`kynemapy.io`), checked writable before the first step;
+        output : str | path-like, optional
+            HDF5 file (see :mod:`kynemapy.io`), checked writable before the first step;
             rows: the initial state (new file), every ``every``-th step and the last step.
             If this simulation came from :meth:`restart` of the same file, the file is continued;
             any other existing file is refused (``FileExistsError``) unless ``overwrite``.  A file
             another live process writes is refused either way
             (:class:`kynemapy.io.lock.FileInUseError`, naming that process).
-        every : record every ``every``-th step (default 1; a continued file: its own spacing,
+        every : int, optional
+            Record every ``every``-th step (default 1; a continued file: its own spacing,
             and another one is refused with ``ValueError``).
-        block : a killed run loses fewer than ``block`` rows (default: about 2 MiB of rows,
+        block : int, optional
+            A killed run loses fewer than ``block`` rows (default: about 2 MiB of rows,
             64 to 16384).  Rows are recorded into two buffers of ``block // 2`` rows (the
             file's chunk); a background thread appends each full buffer while the stepping
             goes on (``block = 1``: each row is written before the next step, no thread).
-        progress : draw a progress bar on stderr.
-        loads : ``loads(sim, t)`` called before every step with the time at its start [s]
+        progress : bool
+            Draw a progress bar on stderr.
+        loads : callable, optional
+            ``loads(sim, t)`` called before every step with the time at its start [s]
             (write ``sim.inputs``); without it the steps run in compiled calls of about 0.25 s.
-        adaptive : retry a failed step as two half steps, recursively up to ``max_halvings``
+        adaptive : bool
+            Retry a failed step as two half steps, recursively up to ``max_halvings``
             times and never below ``min_step``.  The main grid stays ``t = n h``; sub-steps
             lie on the grid of their own size.  :class:`RunInfo` counts the rejected attempts
             (``rejected``) and the smallest step size that converged (``min_step``).
-        min_step : the smallest sub-step size [s] (default ``h / 2**max_halvings``): a step that
+        min_step : float [s], optional
+            The smallest sub-step size [s] (default ``h / 2**max_halvings``): a step that
             fails at the smallest allowed size stops the run (raises, or ``converged=False``
             with ``throw=False``), the state being that of the last converged step of size h.
-        throw : raise :class:`ConvergenceError` when a step fails (everything converged so far is
+        throw : bool
+            Raise :class:`ConvergenceError` when a step fails (everything converged so far is
             written, the state is that of the last converged step); else return with
             ``converged=False``.
-        attrs : extra root attributes of the file (str, numbers, arrays; dicts and lists as JSON).
-        overwrite : replace an existing ``output`` file (default False: refuse it, so that a run
+        attrs : dict[str, Any], optional
+            Extra root attributes of the file (str, numbers, arrays; dicts and lists as JSON).
+        overwrite : bool
+            Replace an existing ``output`` file (default False: refuse it, so that a run
             never silently destroys another run's results).
         """
         return loop.run(
@@ -465,6 +480,14 @@ class Simulation:
 
         Returns the Newton iterations of each completed step (int64 array).  Stops at
         the first failed step (state as before that step) and raises unless ``throw`` is False.
+
+        Parameters
+        ----------
+        n_steps : int
+            Number of steps, >= 0.
+        throw : bool
+            Raise :class:`ConvergenceError` at a failed step (default True); else return
+            the iterations of the steps completed before it.
         """
         if isinstance(n_steps, bool) or not isinstance(n_steps, (int, np.integer)) or n_steps < 0:
             raise ValueError(f"advance: n_steps must be an integer >= 0, got {n_steps!r}")
@@ -574,6 +597,13 @@ class Simulation:
 
         On a Kynema revolute joint it is deprecated (a :class:`DeprecationWarning`) and sets
         Kynema's brake torque as before (it acts as −τ): use :meth:`set_brake_torque`.
+
+        Parameters
+        ----------
+        cid : int
+            Constraint id of the hinge joint.
+        torque : float [N m]
+            Torque τ about the joint axis.
         """
         cid = self._constraint(cid, "torque input")
         if self._kinds[cid] == kinds.REVOLUTE_JOINT:
@@ -649,7 +679,8 @@ class Simulation:
 
         Parameters
         ----------
-        node : node id.
+        node : int
+            Node id.
 
         Returns
         -------
@@ -680,9 +711,12 @@ class Simulation:
 
         Parameters
         ----------
-        node : node id.
-        point : (3,) or (k, 3) point(s) [m].
-        frame : ``"body"`` (default): ``point`` in the body's frame, relative to the node (its
+        node : int
+            Node id.
+        point : (3,) ndarray | tuple [m]
+            Or (k, 3) point(s) [m].
+        frame : str
+            ``"body"`` (default): ``point`` in the body's frame, relative to the node (its
             axes the columns of :meth:`body_frame`'s rotation); ``"reference"``: ``point`` in
             world coordinates at the reference configuration (as the joints take their points).
 
@@ -762,8 +796,21 @@ def simulate(
 ) -> tuple[Simulation, loop.RunInfo]:
     """Build a :class:`Simulation` and :meth:`~Simulation.run` it; returns both.
 
-    ``run_options``: ``every, block, progress, loads, adaptive, max_halvings, min_step, throw, attrs,
-    overwrite``.
+    Parameters
+    ----------
+    model : Model
+        A built model.
+    params : StepParameters
+        Step parameters.
+    t_end : float [s], optional
+        End time (or give ``n_steps``).
+    n_steps : int, optional
+        Number of steps (or give ``t_end``).
+    output : str | path-like, optional
+        HDF5 result file, as in :meth:`Simulation.run`.
+    **run_options : Any
+        ``every, block, progress, loads, adaptive, max_halvings, min_step, throw, attrs,
+        overwrite``: as in :meth:`Simulation.run`.
     """
     sim = Simulation(model, params)
     info = sim.run(t_end=t_end, n_steps=n_steps, output=output, **run_options)

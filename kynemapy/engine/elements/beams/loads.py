@@ -21,9 +21,12 @@ def consistent_node_loads(model: Model, element: int, load: np.ndarray) -> tuple
 
     Parameters
     ----------
-    model : a built model with beam elements.
-    element : the element id (:meth:`kynemapy.ModelBuilder.add_beam_element`).
-    load : (6,) a uniform load per unit length, or (Q, 6) one per quadrature point of the
+    model : Model
+        A built model with beam elements.
+    element : int
+        The element id (:meth:`kynemapy.ModelBuilder.add_beam_element`).
+    load : (6,) ndarray
+        A uniform load per unit length, or (Q, 6) one per quadrature point of the
         element (in its quadrature order): force [N/m] and moment [N m/m], inertial frame.
 
     Returns

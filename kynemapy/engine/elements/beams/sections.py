@@ -144,10 +144,12 @@ def generate_stiffness_matrix(
 
     Parameters
     ----------
-    EA : axial stiffness [N]; EI_x, EI_y : bending stiffness about the principal axes at the
+    EA : float [N]
+        Axial stiffness [N]; EI_x, EI_y : bending stiffness about the principal axes at the
         centroid C [N m²]; GKt : torsional stiffness at the shear center S [N m²]; GA : shear
         stiffness [N]; kxs, kys : shear correction factors [1].
-    x_C, y_C : centroid offset from O [m]; theta_p : angle from the reference to the principal
+    x_C, y_C : float [m]
+        Centroid offset from O [m]; theta_p : angle from the reference to the principal
         bending axes [rad]; x_S, y_S : shear-center offset [m]; theta_s : angle to the principal
         shear axes [rad].
     """
@@ -182,9 +184,11 @@ def generate_mass_matrix(
 
     Parameters
     ----------
-    m : mass per unit length [kg/m]; I_x, I_y : mass moments of inertia per unit length about the
+    m : float [kg/m]
+        Mass per unit length [kg/m]; I_x, I_y : mass moments of inertia per unit length about the
         principal inertia axes at the centre of gravity G [kg m]; I_p : polar one [kg m].
-    x_G, y_G : offset of G from O [m]; theta_i : angle from the reference to the principal
+    x_G, y_G : float [m]
+        Offset of G from O [m]; theta_i : angle from the reference to the principal
         inertia axes [rad].
     """
     ci, si = math.cos(theta_i), math.sin(theta_i)
