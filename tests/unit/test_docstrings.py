@@ -113,7 +113,6 @@ NOT_YET: set[str] = {
     "kynemapy.post.geometry.Scene.rotations",
     "kynemapy.post.geometry.beam_chains",
     "kynemapy.post.geometry.box_corners",
-    "kynemapy.post.geometry.tip_deflection",
     "kynemapy.post.plots.node_names",
     "kynemapy.run.sweep.grid",
     "kynemapy.run.sweep.run_member",
