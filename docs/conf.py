@@ -39,6 +39,9 @@ myst_enable_extensions = ["dollarmath", "colon_fence"]
 # autodoc / napoleon: numpy-style docstrings, members in source order, type hints in the text
 autodoc_member_order = "bysource"
 autodoc_typehints = "description"
+# the docstrings give every parameter's type (tests/unit/test_docstrings.py): the hints are added
+# only where a documented parameter has none, never as a second, description-less entry
+autodoc_typehints_description_target = "documented"
 autodoc_typehints_format = "short"
 autodoc_default_options = {"members": True, "undoc-members": False, "show-inheritance": False}
 autodoc_preserve_defaults = True
@@ -50,3 +53,16 @@ napoleon_use_ivar = True
 html_theme = "alabaster"
 html_title = f"kynemapy {release}"
 html_static_path: list[str] = []
+
+
+def _skip_field_aliases(app, what, name, obj, skip, options):  # Sphinx's signature
+    """Leave out a NamedTuple's fields ("Alias for field number N"): its Attributes section
+    documents them, with type, shape, units and meaning."""
+    doc = getattr(obj, "__doc__", None)
+    if isinstance(doc, str) and doc.startswith("Alias for field number"):
+        return True
+    return None
+
+
+def setup(app):
+    app.connect("autodoc-skip-member", _skip_field_aliases)

@@ -25,6 +25,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import integrate, special
 
 
@@ -32,9 +33,38 @@ from scipy import integrate, special
 class LagrangeTop:
     """The closed-form motion of one Lagrange top; build it with :meth:`from_initial_state`.
 
-    Attributes: I1, I3 [kg m²], mgl [N m], omega3 [rad/s] (axial angular velocity), a, b, alpha,
-    beta (the constants above), u1 < u2 < u3 (roots of the cubic), m (elliptic parameter),
-    sigma [1/s], tau0, phi0 [rad] (azimuth at t = 0).
+    Attributes
+    ----------
+    I1 : float
+        Transverse moment of inertia about the pivot [kg m²].
+    I3 : float
+        Axial moment of inertia [kg m²].
+    mgl : float
+        M g l: mass times gravity times the pivot-to-centre-of-mass distance [N m].
+    omega3 : float
+        Axial angular velocity ω₃ = ψ̇ + φ̇ cos θ [rad/s] (constant).
+    a : float
+        a = I₃ω₃/I₁ [rad/s] (the module's constant).
+    b : float
+        b = L_z/I₁ [rad/s], L_z the vertical angular momentum.
+    alpha : float
+        α = 2E′/I₁ [1/s²], E′ the energy less ½I₃ω₃².
+    beta : float
+        β = 2Mgl/I₁ [1/s²].
+    u1 : float
+        The smallest root of the cubic f(u), the lower turning value of u = cos θ [-].
+    u2 : float
+        The middle root, the upper turning value of u (u₁ ≤ u₂ ≤ 1) [-].
+    u3 : float
+        The largest root (> 1) [-].
+    m : float
+        The elliptic parameter (u₂ − u₁)/(u₃ − u₁) [-].
+    sigma : float
+        σ = ½√(β(u₃ − u₁)) [1/s].
+    tau0 : float
+        The phase τ₀ of sn at t = 0 [-].
+    phi0 : float
+        The azimuth φ at t = 0 [rad].
     """
 
     I1: float
@@ -54,9 +84,32 @@ class LagrangeTop:
     phi0: float
 
     @classmethod
-    def from_initial_state(cls, I1: float, I3: float, mgl: float, R0: np.ndarray, omega0) -> LagrangeTop:
-        """The top with body-to-world rotation ``R0`` (body e₃ = figure axis) and world angular
-        velocity ``omega0`` [rad/s] at t = 0; gravity along −z, centre of mass on +e₃."""
+    def from_initial_state(cls, I1: float, I3: float, mgl: float, R0: ArrayLike, omega0: ArrayLike) -> LagrangeTop:
+        """The top in a given initial state; gravity along −z, centre of mass on +e₃.
+
+        Parameters
+        ----------
+        I1 : float
+            Transverse moment of inertia about the pivot [kg m²].
+        I3 : float
+            Axial moment of inertia [kg m²].
+        mgl : float
+            Mass times gravity times the pivot-to-centre-of-mass distance [N m].
+        R0 : (3, 3) array_like of float
+            Body-to-world rotation matrix at t = 0 (body e₃ = figure axis, not vertical).
+        omega0 : (3,) array_like of float
+            World angular velocity [rad/s] at t = 0.
+
+        Returns
+        -------
+        LagrangeTop
+            The top's closed-form motion.
+
+        Raises
+        ------
+        ValueError
+            The figure axis is vertical (θ = 0, a singular point of the Euler angles).
+        """
         R0 = np.asarray(R0, dtype=float)
         w = np.asarray(omega0, dtype=float)
         n = R0[:, 2]
@@ -98,22 +151,66 @@ class LagrangeTop:
         return cls(I1, I3, mgl, omega3, a, b, alpha, beta, u1, u2, u3, m, sigma, tau0, phi0)
 
     # ------------------------------------------------------------------ closed forms
-    def u(self, t) -> np.ndarray:
-        """cos θ(t)."""
+    def u(self, t: ArrayLike) -> np.ndarray:
+        """The cosine of the nutation angle, u = cos θ(t).
+
+        Parameters
+        ----------
+        t : float or (n,) array_like of float
+            Times [s].
+
+        Returns
+        -------
+        float or (n,) ndarray of float
+            cos θ at the times ``t`` [-].
+        """
         sn, _, _, _ = special.ellipj(self.sigma * np.asarray(t, dtype=float) + self.tau0, self.m)
         return self.u1 + (self.u2 - self.u1) * sn * sn
 
-    def theta(self, t) -> np.ndarray:
-        """Nutation angle θ(t) [rad] (first Euler angle: inclination of the figure axis)."""
+    def theta(self, t: ArrayLike) -> np.ndarray:
+        """Nutation angle θ(t) (first Euler angle: inclination of the figure axis).
+
+        Parameters
+        ----------
+        t : float or (n,) array_like of float
+            Times [s].
+
+        Returns
+        -------
+        float or (n,) ndarray of float
+            θ at the times ``t`` [rad].
+        """
         return np.arccos(np.clip(self.u(t), -1.0, 1.0))
 
-    def phi_dot(self, t) -> np.ndarray:
-        """Precession rate φ̇(t) [rad/s]."""
+    def phi_dot(self, t: ArrayLike) -> np.ndarray:
+        """Precession rate φ̇(t).
+
+        Parameters
+        ----------
+        t : float or (n,) array_like of float
+            Times [s].
+
+        Returns
+        -------
+        float or (n,) ndarray of float
+            φ̇ at the times ``t`` [rad/s].
+        """
         u = self.u(t)
         return (self.b - self.a * u) / (1.0 - u * u)
 
-    def phi(self, t) -> np.ndarray:
-        """Azimuth φ(t) [rad] (continuous, not wrapped): φ₀ + ∫₀ᵗ φ̇ (adaptive quadrature at 1e-13)."""
+    def phi(self, t: ArrayLike) -> np.ndarray:
+        """Azimuth φ(t) (continuous, not wrapped): φ₀ + ∫₀ᵗ φ̇ (adaptive quadrature at 1e-13).
+
+        Parameters
+        ----------
+        t : float or (n,) array_like of float
+            Times [s], >= 0.
+
+        Returns
+        -------
+        (n,) ndarray of float
+            φ at the times ``t`` [rad].
+        """
         t = np.atleast_1d(np.asarray(t, dtype=float))
         t_end = float(t.max()) if t.size else 0.0
         if t_end <= 0.0:
@@ -129,8 +226,19 @@ class LagrangeTop:
         )
         return sol.sol(t)[0]
 
-    def figure_axis(self, t) -> np.ndarray:
-        """(n, 3) figure axis n(t) = (sin θ sin φ, −sin θ cos φ, cos θ)."""
+    def figure_axis(self, t: ArrayLike) -> np.ndarray:
+        """Figure axis n(t) = (sin θ sin φ, −sin θ cos φ, cos θ), world frame.
+
+        Parameters
+        ----------
+        t : (n,) array_like of float
+            Times [s], >= 0.
+
+        Returns
+        -------
+        (n, 3) ndarray of float
+            Unit figure axis at the times ``t`` [-].
+        """
         u = self.u(t)
         s = np.sqrt(np.maximum(1.0 - u * u, 0.0))
         phi = self.phi(t)
@@ -138,12 +246,12 @@ class LagrangeTop:
 
     @property
     def turning_angles(self) -> tuple[float, float]:
-        """(θ_min, θ_max) [rad]: arccos u₂ and arccos u₁."""
+        """The nutation limits (θ_min, θ_max) [rad]: arccos u₂ and arccos u₁."""
         return math.acos(self.u2), math.acos(self.u1)
 
     @property
     def nutation_period(self) -> float:
-        """2K(m)/σ [s]: the period of θ(t)."""
+        """The nutation period 2K(m)/σ [s]: the period of θ(t)."""
         return 2.0 * float(special.ellipk(self.m)) / self.sigma
 
     @property
@@ -155,12 +263,12 @@ class LagrangeTop:
 
     @property
     def precession_period(self) -> float:
-        """2π / mean precession rate [s]: one revolution of the figure axis about the vertical."""
+        """The precession period 2π / mean precession rate [s]: one revolution of the figure axis about the vertical."""
         return 2.0 * math.pi / self.mean_precession_rate
 
     @property
     def fast_top_precession_period(self) -> float:
-        """2π I₃ω₃/(M g l) [s]: the fast-top approximation quoted by ABAQUS."""
+        """The fast-top precession period 2π I₃ω₃/(M g l) [s]: the approximation quoted by ABAQUS."""
         return 2.0 * math.pi * self.I3 * self.omega3 / self.mgl
 
 

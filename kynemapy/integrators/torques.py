@@ -22,9 +22,20 @@ from kynemapy._jit import njit
 def point_force_torque(t, R, force_params, out):
     """Body torque ``p × (Rᵀ f)`` [N m] of a constant world force ``f`` at the body point ``p``.
 
-    ``force_params`` = ``(f_x, f_y, f_z, p_x, p_y, p_z)``: ``f`` [N] in world coordinates,
-    ``p`` [m] in body coordinates relative to the fixed point (or the centre of mass).  ``t`` is
-    unused (the force is constant).
+    A numba kernel with the signature of :func:`integrate`'s ``torque``.
+
+    Parameters
+    ----------
+    t : float
+        The time [s]; unused (the force is constant).
+    R : (3, 3) ndarray of float64
+        The body-to-world rotation matrix.
+    force_params : (6,) ndarray of float64
+        ``(f_x, f_y, f_z, p_x, p_y, p_z)``: the force ``f`` [N] in world coordinates and the
+        point ``p`` [m] in body coordinates, relative to the fixed point (or the centre of
+        mass).
+    out : (3,) ndarray of float64
+        Receives the body-frame torque [N m].
     """
     fx = R[0, 0] * force_params[0] + R[1, 0] * force_params[1] + R[2, 0] * force_params[2]
     fy = R[0, 1] * force_params[0] + R[1, 1] * force_params[1] + R[2, 1] * force_params[2]

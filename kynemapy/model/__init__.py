@@ -13,54 +13,108 @@ import numpy as np
 
 
 class Model(NamedTuple):
-    """A built model (see :class:`kynemapy.ModelBuilder`).
+    """A built model (see :class:`kynemapy.ModelBuilder`): read-only arrays, SI units.
+
+    N = ``n_nodes``, C = ``n_constraints``; beams are padded to the largest node count P and
+    quadrature-point count Q of the model's elements (P = 2, Q = 1 without beams).
 
     Attributes
     ----------
-    n_nodes, n_masses, n_springs, n_constraints : counts.
-    n_system_dofs : node DOFs (6 per body node, 3 per position-only node).
-    n_dofs : n_system_dofs plus the constraint rows (size of the Newton system).
-    x0 : (n_nodes, 7) reference position [m] and orientation quaternion (w, x, y, z).
-    node_dofs : (n_nodes,) active DOFs per node (0, 3 or 6).
-    node_map : (n_nodes,) first row of the node in the Newton system.
-    gravity : (3,) [m/s²].
-    mass_node : (n_masses,) node index; mass_m_star : (n_masses, 6, 6) material
-        mass matrix M* [kg, kg m, kg m²] about the node.
-    spring_node : (n_springs, 2); spring_x0 : (n_springs, 3) reference vector
-        X2 − X1 [m]; spring_l_ref : (n_springs,) undeformed length [m];
-        spring_k : (n_springs,) stiffness [N/m].
-    constraint_kind : (n_constraints,) kind code (:mod:`kynemapy.model.kinds`).
-    constraint_node : (n_constraints, 2) base and target node (base −1 for one-node kinds).
-    constraint_n_rows : (n_constraints,) rows; constraint_row : (n_constraints,)
-        first row in the Newton system.
-    constraint_X0 : (n_constraints, 3) [m]; constraint_axes : (n_constraints, 3, 3) Kynema's
-        axes; for the point-on-line, point-on-plane and generic joints their row list
-        (:func:`kynemapy.model.kinds.encode_rows`).
-    initial_q : (n_nodes, 7), initial_v, initial_vd : (n_nodes, 6) initial displacement,
-        velocity and acceleration; initial_vd_given : (n_nodes,) int64, 1 where the
-        acceleration was given; initial_constraint_input : (n_constraints, 7).
-    constraint_geometry : (n_constraints, 2, 4, 3) two-body joints (kinds >= 9): per side
-        (0 = base a, 1 = target b) the offset d [m] of the joint point from the node and up
-        to three unit axes, world frame at the reference configuration (current point
-        X + u + R(r) d, current axis R(r) e); for a ground side d is the world point.
-        Zero for Kynema's kinds.  The joint's ``constraint_X0`` is X_b − X_a (X_a = 0 for
-        the ground).
-    constraint_param : (n_constraints,) distance constraint length [m]; cos α of a universal
-        joint's axes [-]; 0 for other kinds.
-    n_beams : number of beam elements (Kynema's geometrically exact beam,
-        :mod:`kynemapy.engine.elements.beams`).  Per element, padded to the largest node count
-        P and quadrature-point count Q of the model's elements (P = 2, Q = 1 without beams):
-    beam_node : (n_beams, P) int64 nodes (GLL points in span order), −1 padded;
-        beam_n_nodes, beam_n_qps : (n_beams,) int64 the element's own counts;
-        beam_mu : (n_beams, 6) structural damping coefficients μ [s] (D* = diag(μ) C*);
-        beam_qp_weight : (n_beams, Q) quadrature weights on [−1, 1];
-        beam_qp_jacobian : (n_beams, Q) J = ‖dX/dξ‖ [m];
-        beam_shape_interp, beam_shape_deriv : (n_beams, P, Q) Lagrange shape functions φ and
-        dφ/dξ at the points;
-        beam_qp_x0 : (n_beams, Q, 3) reference position [m]; beam_qp_r0 : (n_beams, Q, 4)
-        reference orientation (w, x, y, z); beam_qp_x0_prime : (n_beams, Q, 3) unit tangent;
-        beam_qp_m_star, beam_qp_c_star : (n_beams, Q, 6, 6) sectional mass [kg/m, kg, kg m]
-        and stiffness [N, N m, N m²] matrices in the material frame (first axis along the beam).
+    n_nodes : int
+        The number of nodes N.
+    n_masses : int
+        The number of mass elements.
+    n_springs : int
+        The number of springs.
+    n_constraints : int
+        The number of constraints C.
+    n_system_dofs : int
+        The node DOFs (6 per body node, 3 per position-only node).
+    n_dofs : int
+        ``n_system_dofs`` plus the constraint rows: the size of the Newton system.
+    x0 : (N, 7) ndarray of float
+        Reference position [m] and orientation quaternion (w, x, y, z) of each node.
+    node_dofs : (N,) ndarray of int64
+        The active DOFs of each node (0, 3 or 6).
+    node_map : (N,) ndarray of int64
+        The first row of each node in the Newton system.
+    gravity : (3,) ndarray of float
+        Gravitational acceleration [m/s²].
+    mass_node : (n_masses,) ndarray of int64
+        The node of each mass element.
+    mass_m_star : (n_masses, 6, 6) ndarray of float
+        Material mass matrix M* [kg, kg m, kg m²] of each mass element, about its node.
+    spring_node : (n_springs, 2) ndarray of int64
+        The two nodes of each spring.
+    spring_x0 : (n_springs, 3) ndarray of float
+        Reference vector X2 − X1 [m] of each spring.
+    spring_l_ref : (n_springs,) ndarray of float
+        Undeformed length [m] of each spring.
+    spring_k : (n_springs,) ndarray of float
+        Stiffness [N/m] of each spring.
+    constraint_kind : (C,) ndarray of int64
+        Kind code of each constraint (:mod:`kynemapy.model.kinds`).
+    constraint_node : (C, 2) ndarray of int64
+        Base and target node of each constraint (base −1 for one-node kinds).
+    constraint_n_rows : (C,) ndarray of int64
+        The number of rows of each constraint.
+    constraint_row : (C,) ndarray of int64
+        The first row of each constraint in the Newton system.
+    constraint_X0 : (C, 3) ndarray of float
+        Reference vector of each constraint [m]: for two-body joints X_b − X_a (X_a = 0
+        for the ground).
+    constraint_axes : (C, 3, 3) ndarray of float
+        Kynema's axes of each constraint; for the point-on-line, point-on-plane and generic
+        joints their row list (:func:`kynemapy.model.kinds.encode_rows`).
+    initial_q : (N, 7) ndarray of float
+        Initial displacement [m] and rotation quaternion (w, x, y, z) of each node.
+    initial_v : (N, 6) ndarray of float
+        Initial velocity [m/s, rad/s] of each node.
+    initial_vd : (N, 6) ndarray of float
+        Initial acceleration [m/s², rad/s²] of each node.
+    initial_vd_given : (N,) ndarray of int64
+        1 where the node's initial acceleration was given, else 0.
+    initial_constraint_input : (C, 7) ndarray of float
+        Initial input of each constraint (a prescribed displacement and quaternion, a
+        torque [N m], a force [N] or an angle [rad] in its first entry).
+    constraint_geometry : (C, 2, 4, 3) ndarray of float
+        Two-body joints (kinds >= 9): per side (0 = base a, 1 = target b) the offset d [m]
+        of the joint point from the node and up to three unit axes, world frame at the
+        reference configuration (current point X + u + R(r) d, current axis R(r) e); for a
+        ground side d is the world point.  Zero for Kynema's kinds.
+    constraint_param : (C,) ndarray of float
+        A distance constraint's length [m]; cos α of a universal joint's axes [-]; 0 for
+        other kinds.
+    n_beams : int
+        The number of beam elements (Kynema's geometrically exact beam,
+        :mod:`kynemapy.engine.elements.beams`).
+    beam_node : (n_beams, P) ndarray of int64
+        The nodes of each element (GLL points in span order), −1 padded.
+    beam_n_nodes : (n_beams,) ndarray of int64
+        Each element's own node count (<= P).
+    beam_n_qps : (n_beams,) ndarray of int64
+        Each element's own quadrature-point count (<= Q).
+    beam_mu : (n_beams, 6) ndarray of float
+        Structural damping coefficients μ [s] (D* = diag(μ) C*).
+    beam_qp_weight : (n_beams, Q) ndarray of float
+        Quadrature weights on [−1, 1].
+    beam_qp_jacobian : (n_beams, Q) ndarray of float
+        J = ‖dX/dξ‖ [m] at the quadrature points.
+    beam_shape_interp : (n_beams, P, Q) ndarray of float
+        Lagrange shape functions φ at the quadrature points.
+    beam_shape_deriv : (n_beams, P, Q) ndarray of float
+        Their derivatives dφ/dξ at the quadrature points.
+    beam_qp_x0 : (n_beams, Q, 3) ndarray of float
+        Reference position [m] of the quadrature points.
+    beam_qp_r0 : (n_beams, Q, 4) ndarray of float
+        Reference orientation (w, x, y, z) of the quadrature points.
+    beam_qp_x0_prime : (n_beams, Q, 3) ndarray of float
+        Unit tangent of the reference line at the quadrature points.
+    beam_qp_m_star : (n_beams, Q, 6, 6) ndarray of float
+        Sectional mass matrices [kg/m, kg, kg m] in the material frame (first axis along
+        the beam).
+    beam_qp_c_star : (n_beams, Q, 6, 6) ndarray of float
+        Sectional stiffness matrices [N, N m, N m²] in the material frame.
     """
 
     n_nodes: int

@@ -31,6 +31,7 @@ from types import ModuleType
 
 from kynemapy.validation.common import CaseResult, Check, Table, check
 
+#: the rigid-body validation cases (module names under ``kynemapy.validation``)
 CASES: tuple[str, ...] = ("simo_wong", "kynema_top", "abaqus", "vilmart", "boxes", "double_four_bar")
 #: the flexible-beam verification cases
 BEAM_CASES: tuple[str, ...] = (
@@ -46,14 +47,43 @@ ALL_CASES: tuple[str, ...] = CASES + BEAM_CASES
 
 
 def case_module(name: str) -> ModuleType:
-    """The module of case ``name`` (one of :data:`ALL_CASES`)."""
+    """The module of a validation case.
+
+    Parameters
+    ----------
+    name : str
+        The case, one of :data:`ALL_CASES`.
+
+    Returns
+    -------
+    module
+        ``kynemapy.validation.<name>``, with its ``run(quick=False)``.
+
+    Raises
+    ------
+    ValueError
+        An unknown case.
+    """
     if name not in ALL_CASES:
         raise ValueError(f"unknown validation case {name!r}; cases: {', '.join(ALL_CASES)}")
     return importlib.import_module(f"kynemapy.validation.{name}")
 
 
 def run_case(name: str, quick: bool = False) -> CaseResult:
-    """Run one case."""
+    """Run one validation case.
+
+    Parameters
+    ----------
+    name : str
+        The case, one of :data:`ALL_CASES`.
+    quick : bool, default False
+        Run the case's shorter ``--quick`` subset (the same checks and bounds).
+
+    Returns
+    -------
+    CaseResult
+        Its tables, checks and figures.
+    """
     return case_module(name).run(quick=quick)
 
 

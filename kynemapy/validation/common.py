@@ -14,8 +14,19 @@ Cell = str | float | int | None
 class Check:
     """One acceptance test: ``value`` compared with ``bound`` by ``relation``.
 
-    relation : ``"<="`` (the usual: an error at most a bound), ``">="``, ``"<"``, ``">"``, or
-        ``"in"`` with ``bound = (lo, hi)``.  A NaN value never passes.
+    Attributes
+    ----------
+    name : str
+        What is checked (the report's row label).
+    value : float
+        The measured value (units as the name says).
+    bound : float or tuple of float
+        The bound, or ``(lo, hi)`` for ``relation="in"``.
+    passed : bool
+        Whether ``value`` meets the bound (a NaN value never passes).
+    relation : {"<=", ">=", "<", ">", "in"}
+        ``"<="`` (the usual: an error at most a bound), ``">="``, ``"<"``, ``">"``, or
+        ``"in"`` with ``bound = (lo, hi)``.
     """
 
     name: str
@@ -26,6 +37,7 @@ class Check:
 
     @property
     def bound_text(self) -> str:
+        """The relation and bound as the report prints them (``"≤ 1e-06"``, ``"∈ [0.9, 1.1]"``)."""
         if self.relation == "in":
             lo, hi = self.bound  # type: ignore[misc]
             return f"∈ [{fmt(lo)}, {fmt(hi)}]"
@@ -34,7 +46,24 @@ class Check:
 
 
 def check(name: str, value: float, bound: float | tuple[float, float], relation: str = "<=") -> Check:
-    """A :class:`Check` with ``passed`` computed from ``value``, ``bound`` and ``relation``."""
+    """A :class:`Check` with ``passed`` computed from ``value``, ``bound`` and ``relation``.
+
+    Parameters
+    ----------
+    name : str
+        What is checked (the report's row label).
+    value : float
+        The measured value; NaN never passes.
+    bound : float or tuple of float
+        The bound, or ``(lo, hi)`` for ``relation="in"``.
+    relation : {"<=", ">=", "<", ">", "in"}, default "<="
+        How ``value`` must compare with ``bound``.
+
+    Returns
+    -------
+    Check
+        The check, with ``passed`` set.
+    """
     v = float(value)
     if relation == "in":
         lo, hi = bound  # type: ignore[misc]
@@ -47,7 +76,19 @@ def check(name: str, value: float, bound: float | tuple[float, float], relation:
 
 @dataclass(frozen=True)
 class Table:
-    """A table of the report: ``rows`` of cells (str, or numbers formatted by :func:`fmt`)."""
+    """A table of the report.
+
+    Attributes
+    ----------
+    title : str
+        The table's heading.
+    columns : list of str
+        The column headings.
+    rows : list of list of (str, float, int or None)
+        The cells, row by row (numbers are formatted by :func:`fmt`; None prints as "—").
+    note : str
+        A line printed under the table (empty: none).
+    """
 
     title: str
     columns: list[str]
@@ -59,10 +100,26 @@ class Table:
 class CaseResult:
     """Everything one validation case produces.
 
-    name : module name (``"simo_wong"``, ...); title, seed : heading and seed document;
-    description : Markdown paragraphs (problem, modelling, references, what is measured);
-    tables, checks : what the report prints; figures : data for the case's ``plot``;
-    wall_time : seconds the case took; quick : the ``--quick`` subset was run.
+    Attributes
+    ----------
+    name : str
+        The case's module name (``"simo_wong"``, ...).
+    title : str
+        The report's heading of the case.
+    seed : str
+        The seed document the case reproduces.
+    description : str
+        Markdown paragraphs: problem, modelling, references, what is measured.
+    tables : list of Table
+        The tables the report prints.
+    checks : list of Check
+        The acceptance tests the report prints.
+    figures : dict of str to Any
+        Data for the case's ``plot``.
+    wall_time : float
+        Wall-clock time the case took [s].
+    quick : bool
+        Whether the ``--quick`` subset was run.
     """
 
     name: str
@@ -77,10 +134,12 @@ class CaseResult:
 
     @property
     def passed(self) -> bool:
+        """Whether every check passed."""
         return all(c.passed for c in self.checks)
 
     @property
     def failed(self) -> list[Check]:
+        """The checks that failed."""
         return [c for c in self.checks if not c.passed]
 
 
