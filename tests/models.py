@@ -15,3 +15,16 @@ def pendulum() -> kp.Model:
     b.add_mass(bob, mass=2.0, inertia=(0.1, 0.1, 0.1))
     b.add_spherical_joint(bob, point=(0, 0, 0))
     return b.build()
+
+
+def ball_chain(n: int) -> kp.Model:
+    """``n`` bodies (1 kg, 0.01 kg m²) 0.1 m apart along x, each hung by a ball joint from the one
+    before (the first from the ground), under gravity."""
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, -9.81))
+    prev = kp.GROUND
+    for i in range(n):
+        node = b.add_node(position=(0.1 * (i + 1), 0.0, 0.0))
+        b.add_mass(node, mass=1.0, inertia=(0.01, 0.01, 0.01))
+        b.add_ball_joint(prev, node, point=(0.1 * i, 0.0, 0.0))
+        prev = node
+    return b.build()

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numba
 import numpy as np
+from models import ball_chain
 
 import kynemapy as kp
 from kynemapy.engine.data import new_inputs, new_state, new_workspace
@@ -34,17 +35,6 @@ def _pair(add: str, *args: object) -> kp.Model:
     b.add_mass(c, mass=2.0, inertia=(0.2, 0.3, 0.1))
     b.add_fixed_bc(a)
     getattr(b, add)(a, c, *args)
-    return b.build()
-
-
-def _chain(n: int) -> kp.Model:
-    b = kp.ModelBuilder(gravity=(0.0, 0.0, -9.81))
-    prev = kp.GROUND
-    for i in range(n):
-        node = b.add_node(position=(0.1 * (i + 1), 0.0, 0.0))
-        b.add_mass(node, mass=1.0, inertia=(0.01, 0.01, 0.01))
-        b.add_ball_joint(prev, node, point=(0.1 * i, 0.0, 0.0))
-        prev = node
     return b.build()
 
 
@@ -71,7 +61,7 @@ MODELS = {
     "heavy top (Kynema's constraints, dense)": _top,
     "hinge pair (two-body joint)": lambda: _pair("add_hinge_joint", (0.2, 0, 0), (0, 1, 0)),
     "slider pair": lambda: _pair("add_slider_joint", (0.2, 0, 0), (1, 0, 0)),
-    "ball chain (sparse)": lambda: _chain(25),
+    "ball chain (sparse)": lambda: ball_chain(25),
     "cantilever beam": _beam,
 }
 

@@ -9,6 +9,7 @@ full: beams of a few elements); 0, the sparse LU.
 from __future__ import annotations
 
 import numpy as np
+from models import ball_chain
 
 import kynemapy as kp
 from kynemapy.engine.data import DENSE_MIN_FILL
@@ -23,17 +24,6 @@ def _beam(order: int) -> kp.Model:
     return b.build()
 
 
-def _chain(n: int) -> kp.Model:
-    b = kp.ModelBuilder(gravity=(0.0, 0.0, -9.81))
-    prev = kp.GROUND
-    for i in range(n):
-        node = b.add_node(position=(0.1 * (i + 1), 0.0, 0.0))
-        b.add_mass(node, mass=1.0, inertia=(0.01, 0.01, 0.01))
-        b.add_ball_joint(prev, node, point=(0.1 * i, 0.0, 0.0))
-        prev = node
-    return b.build()
-
-
 def _kind(model: kp.Model, solver: str = "auto") -> tuple[str, int, float]:
     sim = kp.Simulation(model, kp.StepParameters(h=1e-3, solver=solver))
     n = model.n_dofs
@@ -41,10 +31,10 @@ def _kind(model: kp.Model, solver: str = "auto") -> tuple[str, int, float]:
 
 
 def test_auto_picks_the_program_the_dense_lu_or_the_sparse_lu() -> None:
-    assert _kind(_chain(2))[:2] == ("dense", 1)  # 12 + 6 unknowns: the program
+    assert _kind(ball_chain(2))[:2] == ("dense", 1)  # 12 + 6 unknowns: the program
     solver, dense, fill = _kind(_beam(5))  # 36 + 6 unknowns, one element: a full matrix
     assert (solver, dense) == ("dense", 2) and fill >= DENSE_MIN_FILL
-    solver, dense, fill = _kind(_chain(40))  # a chain: block tridiagonal, sparse
+    solver, dense, fill = _kind(ball_chain(40))  # a chain: block tridiagonal, sparse
     assert (solver, dense) == ("sparse", 0) and fill < DENSE_MIN_FILL
     assert _kind(_beam(5), "dense")[:2] == ("dense", 1)  # asked for: the program, as documented
     assert _kind(_beam(5), "sparse")[:2] == ("sparse", 0)
