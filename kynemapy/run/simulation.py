@@ -105,28 +105,51 @@ class Simulation:
     Parameters
     ----------
     model : Model
-        A built model.
+        The built model (from :meth:`ModelBuilder.build` or a model file).
     params : StepParameters
-        Step parameters.
-    consistent_initial_accelerations : None (default) computes accelerations and
-        multipliers at t = 0 when no node was given an ``acceleration``; True always
-        computes them; False uses the given ones (zero where none was given).
-    initial_velocities : str
-        What to do with initial velocities that violate the velocity
-        constraints ``B v = ṙ`` (ṙ = 0 for joints and fixed BCs; the given velocities for
-        prescribed BCs and rotation controls, whose rates kynemapy does not know).
-        ``"project"`` (default): the least kinetic-energy change that satisfies them
-        (velocities consistent to 1e-10 relative are left bit for bit as given); its size is
-        :attr:`initial_velocity_correction` and a ``UserWarning`` names it.  ``"check"``:
-        refuse with ``ValueError`` naming ``B v`` per violated constraint.  ``"keep"``: use
-        them as given (Kynema-FMB's behaviour; the index-3 steps never remove the violation).
+        Step size h [s], spectral radius ρ∞, Newton tolerances and solver.
+    consistent_initial_accelerations : bool or None, default None
+        None computes the accelerations ``vd`` [m/s², rad/s²] and multipliers ``lam`` at
+        t = 0 when no node was given an ``acceleration``; True always computes them; False
+        uses the given ones (zero where none was given).
+    initial_velocities : {"project", "check", "keep"}, default "project"
+        What to do with initial velocities that violate the velocity constraints
+        ``B v = ṙ`` (ṙ = 0 for joints and fixed BCs; the given velocities for prescribed BCs
+        and rotation controls, whose rates kynemapy does not know).  ``"project"``: the least
+        kinetic-energy change that satisfies them (velocities consistent to 1e-10 relative
+        are left bit for bit as given); its size is :attr:`initial_velocity_correction`
+        (N, 6) [m/s, rad/s] and a ``UserWarning`` names it.  ``"check"``: refuse with
+        ``ValueError`` naming ``B v`` per violated constraint.  ``"keep"``: use them as given
+        (Kynema-FMB's behaviour; the index-3 steps never remove the violation).
 
     Attributes
     ----------
     state : State
-        :class:`State` (``q, v, vd, a, lam, ...``), updated in place by each step.
+        The state (``q`` (N, 7), ``v``, ``vd``, ``a`` (N, 6), ``lam`` (C, 6), ...), updated
+        in place by each step.
     inputs : Inputs
-        :class:`Inputs` (``f`` loads, ``constraint_input``), read by each step.
+        Loads ``f`` (N, 6) [N, N m] and constraint inputs ``constraint_input`` (C, 7), read
+        by each step.
+    initial_velocity_correction : (N, 6) ndarray of float
+        The change ``initial_velocities="project"`` made to the initial velocities
+        [m/s, rad/s] (zeros when none).
+    resume_path : str or None
+        The result file this simulation continues (set by :meth:`restart`), else None.
+    resume_every : int or None
+        The spacing of the recorded steps of that file (its ``output_every``; None: none).
+
+    Raises
+    ------
+    TypeError
+        ``model`` is not a :class:`Model` or ``params`` not a :class:`StepParameters`.
+    ValueError
+        An unknown ``initial_velocities``, or, with ``"check"``, initial velocities that
+        violate the constraints.
+    ModelError
+        A model that cannot be simulated (a node without equation or inertia, redundant
+        constraints); a subclass of ``ValueError``.
+    ConvergenceError
+        The consistent initial accelerations cannot be computed (a singular system).
     """
 
     def __init__(
@@ -303,8 +326,25 @@ class Simulation:
             )
 
     def step(self, throw: bool = True) -> StepInfo:
-        """Advance one time step h.  On failure the state is unchanged and, with ``throw``,
-        :class:`ConvergenceError` is raised (else ``StepInfo(converged=False, ...)`` returned)."""
+        """Advance one time step h.
+
+        Parameters
+        ----------
+        throw : bool, default True
+            On a failed step (the state is then unchanged) raise :class:`ConvergenceError`;
+            False: return ``StepInfo(converged=False, ...)`` instead.
+
+        Returns
+        -------
+        StepInfo
+            ``(converged, iterations, errors, status)``: whether Newton converged, its
+            iteration count, the error of each iteration and the engine's status code.
+
+        Raises
+        ------
+        ConvergenceError
+            The step failed and ``throw`` is True.
+        """
         status = self._step_status()
         if status == CONVERGED:  # the common case first, in as few Python operations as possible
             return _new_tuple(  # step_info's body, inline: a partial call costs 20 ns more
@@ -332,10 +372,24 @@ class Simulation:
         )
 
     def step_with(self, coefficients: np.ndarray | None = None) -> tuple[int, int]:
-        """One step with the coefficient vector ``coefficients`` (see :attr:`coefficients`; a run
-        driver's sub-steps use other h; None: the simulation's own, through its cheapest call);
-        returns ``(status, n_iter)``, the state restored on failure.  The sparse solver's
-        fallback grows as needed."""
+        """One step with a given coefficient vector, for run drivers (sub-steps of another h).
+
+        The state is restored on failure; the sparse solver's fallback grows as needed.
+
+        Parameters
+        ----------
+        coefficients : (P,) ndarray of float or None, default None
+            The coefficient vector ``p`` of the compiled phases (see :attr:`coefficients`; a
+            run driver's sub-steps use another h); None: the simulation's own, through its
+            cheapest call.
+
+        Returns
+        -------
+        status : int
+            The engine's status code (``CONVERGED`` = 0 on success).
+        n_iter : int
+            The Newton iterations of the step.
+        """
         while True:
             if coefficients is None:
                 status = self._step_status()
@@ -348,10 +402,33 @@ class Simulation:
     def advance_rows(
         self, n_steps: int, every: int, rows: np.ndarray, max_rows: int, iterations: np.ndarray
     ) -> tuple[int, int, int]:
-        """Up to ``n_steps`` steps in one compiled call, recording a row into ``rows`` (R, width)
-        after every converged step whose counter is a multiple of ``every`` (> 0; at most
-        ``max_rows``); ``iterations[i]``: Newton iterations of step i.  Returns ``(steps,
-        rows_recorded, status)``; ``NEEDS_MEMORY`` means: :meth:`grow_solver`, then go on."""
+        """Up to ``n_steps`` steps in one compiled call, recording output rows (for run drivers).
+
+        Parameters
+        ----------
+        n_steps : int
+            The most steps to take (>= 0).
+        every : int
+            Record a row into ``rows`` after every converged step whose counter is a multiple
+            of ``every`` (> 0; 0 records none).
+        rows : (R, width) ndarray of float
+            Receives the recorded rows (the workspace's ``row_layout``), written in place.
+        max_rows : int
+            The most rows to record (<= R).
+        iterations : (n_steps,) ndarray of int64
+            Receives the Newton iterations of each step taken (``iterations[i]``: step i),
+            written in place.
+
+        Returns
+        -------
+        steps : int
+            The steps taken.
+        rows_recorded : int
+            The rows written into ``rows``.
+        status : int
+            The engine's status code: ``CONVERGED`` (0), a failure, or ``NEEDS_MEMORY``
+            (call :meth:`grow_solver`, then go on).
+        """
         n, e, m = int(n_steps), int(every), int(max_rows)
         return self._run(self._p, ADVANCE, n, e, rows, m, iterations, self._out)
 
@@ -385,44 +462,72 @@ class Simulation:
 
         Parameters
         ----------
-        output : str | path-like, optional
-            HDF5 file (see :mod:`kynemapy.io`), checked writable before the first step;
-            rows: the initial state (new file), every ``every``-th step and the last step.
-            If this simulation came from :meth:`restart` of the same file, the file is continued;
-            any other existing file is refused (``FileExistsError``) unless ``overwrite``.  A file
-            another live process writes is refused either way
-            (:class:`kynemapy.io.lock.FileInUseError`, naming that process).
-        every : int, optional
-            Record every ``every``-th step (default 1; a continued file: its own spacing,
-            and another one is refused with ``ValueError``).
-        block : int, optional
-            A killed run loses fewer than ``block`` rows (default: about 2 MiB of rows,
+        t_end : float or None, default None
+            The end time [s]; a time between grid points is rounded up to a whole number of
+            steps h from the current time.  Give exactly one of ``t_end`` and ``n_steps``.
+        n_steps : int or None, default None
+            The number of steps to take (>= 0), instead of ``t_end``.
+        output : str or os.PathLike or None, default None
+            The HDF5 result file (see :mod:`kynemapy.io`), checked writable before the first
+            step; None records nothing.  Rows: the initial state (new file), every
+            ``every``-th step and the last step.  If this simulation came from
+            :meth:`restart` of the same file, the file is continued; any other existing file
+            is refused (``FileExistsError``) unless ``overwrite``.  A file another live
+            process writes is refused either way (:class:`kynemapy.io.lock.FileInUseError`,
+            naming that process).
+        every : int or None, default None
+            Record every ``every``-th step (>= 1; None: 1, or for a continued file its own
+            spacing, and another one is refused with ``ValueError``).
+        block : int or None, default None
+            A killed run loses fewer than ``block`` rows (>= 1; None: about 2 MiB of rows,
             64 to 16384).  Rows are recorded into two buffers of ``block // 2`` rows (the
             file's chunk); a background thread appends each full buffer while the stepping
             goes on (``block = 1``: each row is written before the next step, no thread).
-        progress : bool
+        progress : bool, default False
             Draw a progress bar on stderr.
-        loads : callable, optional
-            ``loads(sim, t)`` called before every step with the time at its start [s]
-            (write ``sim.inputs``); without it the steps run in compiled calls of about 0.25 s.
-        adaptive : bool
-            Retry a failed step as two half steps, recursively up to ``max_halvings``
-            times and never below ``min_step``.  The main grid stays ``t = n h``; sub-steps
-            lie on the grid of their own size.  :class:`RunInfo` counts the rejected attempts
+        loads : callable or None, default None
+            ``loads(sim, t)``, called before every step with the time at its start [s]; it
+            writes ``sim.inputs``.  Without it the steps run in compiled calls of about 0.25 s.
+        adaptive : bool, default False
+            Retry a failed step as two half steps, recursively up to ``max_halvings`` times
+            and never below ``min_step``.  The main grid stays ``t = n h``; sub-steps lie on
+            the grid of their own size.  :class:`RunInfo` counts the rejected attempts
             (``rejected``) and the smallest step size that converged (``min_step``).
-        min_step : float [s], optional
-            The smallest sub-step size [s] (default ``h / 2**max_halvings``): a step that
-            fails at the smallest allowed size stops the run (raises, or ``converged=False``
-            with ``throw=False``), the state being that of the last converged step of size h.
-        throw : bool
+        max_halvings : int, default 6
+            The most times an adaptive step is halved (>= 1).
+        min_step : float or None, default None
+            The smallest sub-step size [s], in (0, h] (None: ``h / 2**max_halvings``): a step
+            that fails at the smallest allowed size stops the run (raises, or
+            ``converged=False`` with ``throw=False``), the state being that of the last
+            converged step of size h.
+        throw : bool, default True
             Raise :class:`ConvergenceError` when a step fails (everything converged so far is
-            written, the state is that of the last converged step); else return with
+            written, the state is that of the last converged step); False: return with
             ``converged=False``.
-        attrs : dict[str, Any], optional
-            Extra root attributes of the file (str, numbers, arrays; dicts and lists as JSON).
-        overwrite : bool
-            Replace an existing ``output`` file (default False: refuse it, so that a run
-            never silently destroys another run's results).
+        attrs : dict of str to Any or None, default None
+            Extra root attributes of the file (str, numbers, arrays; dicts and lists are
+            stored as JSON).
+        overwrite : bool, default False
+            Replace an existing ``output`` file (False: refuse it, so that a run never
+            silently destroys another run's results).
+
+        Returns
+        -------
+        RunInfo
+            What the run did: steps, rows written, time reached, whether every step
+            converged, Newton iterations, rejected sub-steps.
+
+        Raises
+        ------
+        ConvergenceError
+            A step failed (at the smallest allowed size when ``adaptive``) and ``throw``.
+        FileExistsError
+            ``output`` exists, is not continued, and ``overwrite`` is False.
+        ValueError
+            Neither or both of ``t_end`` and ``n_steps``, a ``t_end`` before the current
+            time, or an invalid ``every``, ``block``, ``max_halvings`` or ``min_step``.
+        TypeError
+            ``loads`` is not callable.
         """
         return loop.run(
             self,
@@ -446,7 +551,27 @@ class Simulation:
         """A simulation positioned at the last committed step of a result file.
 
         Continuing it (``run(..., output=path)`` appends to the same file) reproduces an
-        uninterrupted run bit for bit.  ``params`` defaults to the file's step parameters.
+        uninterrupted run bit for bit.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The HDF5 result file (written by :meth:`run`).
+        params : StepParameters or None, default None
+            The step parameters to go on with (None: the file's).
+
+        Returns
+        -------
+        Simulation
+            The model of the file, in its last committed state and inputs, with
+            :attr:`resume_path` and :attr:`resume_every` set.
+
+        Raises
+        ------
+        kynemapy.io.lock.FileInUseError
+            A live process still writes the file.
+        ValueError
+            The file holds no restart data.
         """
         from kynemapy.io.hdf5 import read  # h5py on first use only
         from kynemapy.io.lock import FileInUseError, holder_of
@@ -478,16 +603,28 @@ class Simulation:
     def advance(self, n_steps: int, throw: bool = True) -> np.ndarray:
         """Run ``n_steps`` steps inside one compiled call (inputs held constant).
 
-        Returns the Newton iterations of each completed step (int64 array).  Stops at
-        the first failed step (state as before that step) and raises unless ``throw`` is False.
+        Stops at the first failed step (state as before that step) and raises unless
+        ``throw`` is False.
 
         Parameters
         ----------
         n_steps : int
-            Number of steps, >= 0.
-        throw : bool
-            Raise :class:`ConvergenceError` at a failed step (default True); else return
-            the iterations of the steps completed before it.
+            The number of steps (>= 0).
+        throw : bool, default True
+            Raise :class:`ConvergenceError` at a failed step; False: return the iterations of
+            the steps completed before it.
+
+        Returns
+        -------
+        (n,) ndarray of int64
+            The Newton iterations of each completed step (n <= ``n_steps``).
+
+        Raises
+        ------
+        ValueError
+            ``n_steps`` is not an integer >= 0.
+        ConvergenceError
+            A step failed and ``throw`` is True.
         """
         if isinstance(n_steps, bool) or not isinstance(n_steps, (int, np.integer)) or n_steps < 0:
             raise ValueError(f"advance: n_steps must be an integer >= 0, got {n_steps!r}")
@@ -505,13 +642,32 @@ class Simulation:
         return iterations[:done]
 
     def rollout(self, n_steps: int, every: int = 1, throw: bool = True) -> dict[str, np.ndarray]:
-        """Run ``n_steps`` steps in compiled calls (inputs held constant) and return every
-        ``every``-th state as output rows, in memory: the arrays of :func:`kynemapy.io.read`
-        (``time`` (R,) [s], ``step``, ``q`` (R, N, 7), ``v``, ``vd``, ``a`` (R, N, 6), ``lam``
-        (R, C, 6), ``constraint_output``, ``iterations``, ``error``, energies [J] and momenta;
-        see :mod:`kynemapy.engine.rows`), the current state first as row 0.
+        """Run ``n_steps`` steps in compiled calls (inputs held constant), keeping rows in memory.
 
-        Stops at a failed step (raises unless ``throw`` is False; the rows up to it are returned).
+        Parameters
+        ----------
+        n_steps : int
+            The number of steps (>= 0).
+        every : int, default 1
+            Keep every ``every``-th state (by step counter; >= 1).
+        throw : bool, default True
+            Raise :class:`ConvergenceError` at a failed step; False: stop there and return
+            the rows up to it.
+
+        Returns
+        -------
+        dict of str to ndarray
+            The arrays of :func:`kynemapy.io.read`, R rows, the current state first as row 0:
+            ``time`` (R,) [s], ``step`` (R,), ``q`` (R, N, 7), ``v``, ``vd``, ``a`` (R, N, 6),
+            ``lam`` (R, C, 6), ``constraint_output``, ``iterations``, ``error``, energies [J]
+            and momenta (see :mod:`kynemapy.engine.rows`).
+
+        Raises
+        ------
+        ValueError
+            ``n_steps`` is not an integer >= 0 or ``every`` not one >= 1.
+        ConvergenceError
+            A step failed and ``throw`` is True.
         """
         if isinstance(n_steps, bool) or not isinstance(n_steps, (int, np.integer)) or n_steps < 0:
             raise ValueError(f"rollout: n_steps must be an integer >= 0, got {n_steps!r}")
@@ -546,7 +702,23 @@ class Simulation:
     def set_load(
         self, node: int, force: np.ndarray | tuple = (0.0, 0.0, 0.0), moment: np.ndarray | tuple = (0.0, 0.0, 0.0)
     ) -> None:
-        """External force [N] and moment [N m] (inertial frame) on ``node``, held until changed."""
+        """Set the external force and moment on a node, held until changed.
+
+        Parameters
+        ----------
+        node : int
+            The node id.
+        force : (3,) array_like of float, default (0, 0, 0)
+            The force [N], inertial frame.
+        moment : (3,) array_like of float, default (0, 0, 0)
+            The moment [N m], inertial frame.
+
+        Raises
+        ------
+        ValueError
+            An unknown node, a node with nothing attached (no mass, spring or constraint),
+            or a force or moment that is not 3 finite numbers.
+        """
         node = self._node(node)
         f = _vector3(force)
         if f is None:
@@ -580,7 +752,22 @@ class Simulation:
     def set_prescribed_displacement(
         self, cid: int, u: np.ndarray | tuple, rotation: np.ndarray | tuple = (1.0, 0.0, 0.0, 0.0)
     ) -> None:
-        """Prescribed displacement u [m] and rotation quaternion of a prescribed BC for the next step."""
+        """Set the displacement and rotation of a prescribed BC for the next step.
+
+        Parameters
+        ----------
+        cid : int
+            The constraint id of the prescribed BC.
+        u : (3,) array_like of float
+            The prescribed displacement [m], inertial frame.
+        rotation : (4,) array_like of float, default (1, 0, 0, 0)
+            The prescribed rotation, a quaternion ``(w, x, y, z)``.
+
+        Raises
+        ------
+        ValueError
+            ``cid`` is not a prescribed BC, or the values are not 3 + 4 finite numbers.
+        """
         cid = self._constraint(cid, "prescribed displacement")
         parts = _numbers(u), _numbers(rotation)
         value = None if any(x is None for x in parts) else np.concatenate([parts[0].reshape(-1), parts[1].reshape(-1)])
@@ -601,9 +788,9 @@ class Simulation:
         Parameters
         ----------
         cid : int
-            Constraint id of the hinge joint.
+            The constraint id of the hinge joint.
         torque : float [N m]
-            Torque τ about the joint axis.
+            The torque τ about the joint axis.
         """
         cid = self._constraint(cid, "torque input")
         if self._kinds[cid] == kinds.REVOLUTE_JOINT:
@@ -616,18 +803,44 @@ class Simulation:
         self._input_buffer[cid, 0] = _finite(torque, f"constraint {cid} torque")
 
     def set_brake_torque(self, cid: int, torque: float) -> None:
-        """Kynema's brake torque τ [N m] of a Kynema revolute joint, held until changed: it acts as
-        ``−τ`` about the joint axis on the target node (Kynema's input, kept for Kynema parity)."""
+        """Set Kynema's brake torque of a Kynema revolute joint, held until changed.
+
+        It acts as ``−τ`` about the joint axis on the target node (Kynema's input, kept for
+        Kynema parity).
+
+        Parameters
+        ----------
+        cid : int
+            The constraint id of the revolute joint.
+        torque : float [N m]
+            The brake torque τ.
+        """
         cid = self._constraint(cid, "brake torque input")
         self._input_buffer[cid, 0] = _finite(torque, f"constraint {cid} brake torque")
 
     def set_force(self, cid: int, force: float) -> None:
-        """Force F [N] of a slider joint (on body_b along the axis, −F on body_a), held until changed."""
+        """Set the force of a slider joint, held until changed.
+
+        Parameters
+        ----------
+        cid : int
+            The constraint id of the slider joint.
+        force : float [N]
+            The force F, on body_b along the axis (−F on body_a).
+        """
         cid = self._constraint(cid, "force input")
         self._input_buffer[cid, 0] = _finite(force, f"constraint {cid} force")
 
     def set_angle(self, cid: int, angle: float) -> None:
-        """Commanded angle [rad] of a rotation control."""
+        """Set the commanded angle of a rotation control.
+
+        Parameters
+        ----------
+        cid : int
+            The constraint id of the rotation control.
+        angle : float [rad]
+            The commanded angle.
+        """
         cid = self._constraint(cid, "angle input")
         self._input_buffer[cid, 0] = _finite(angle, f"constraint {cid} angle")
 
@@ -643,12 +856,24 @@ class Simulation:
         return self._step_buffer[0]
 
     def multipliers(self, cid: int) -> np.ndarray:
-        """Lagrange multipliers λ of constraint ``cid`` (its n_rows entries) [N, N m]."""
+        """The Lagrange multipliers of a constraint.
+
+        Parameters
+        ----------
+        cid : int
+            The constraint id.
+
+        Returns
+        -------
+        (n_rows,) ndarray of float
+            A copy of its multipliers λ, one per constraint row [N for force rows, N m for
+            moment rows].
+        """
         cid = self._constraint_id(cid, "multipliers")
         return self._state.lam[cid, : self._n_rows[cid]].copy()
 
     def joint_output(self, cid: int) -> np.ndarray:
-        """(3,) outputs of constraint ``cid`` after the last step (or at t = 0).
+        """The (3,) outputs of a constraint after the last step (or at t = 0).
 
         Hinge joint: angle of body_b relative to body_a about the axis [rad] (right-handed,
         0 at the reference configuration, continuous across turns), its rate [rad/s] and
@@ -656,11 +881,21 @@ class Simulation:
         axis [m], rate [m/s], acceleration [m/s²].  Kynema revolute joint: azimuth
         [rad], speed [rad/s], acceleration [rad/s²] (zero until the first step).  Other kinds
         (point-on-line, point-on-plane and generic joints included): zeros.
+
+        Parameters
+        ----------
+        cid : int
+            The constraint id.
+
+        Returns
+        -------
+        (3,) ndarray of float
+            A copy of (position, rate, acceleration) as above.
         """
         return self._state.constraint_output[self._constraint_id(cid, "joint_output")].copy()
 
     def reaction(self, cid: int) -> tuple[np.ndarray, np.ndarray]:
-        """Force [N] (3,) and torque [N m] (3,) the constraint exerts on its body, world frame.
+        """The force and torque a constraint exerts on its body, world frame.
 
         Two-body joints: the load on body_b (on body_a when body_b is the ground), torque about
         the joint point as carried by that body (``x + R(r) d``; for a distance constraint,
@@ -668,6 +903,18 @@ class Simulation:
         From the multipliers only: a hinge's input torque or a slider's input force is not
         included (it is known: see :meth:`set_torque`, :meth:`set_force`).  Computed as
         ``−B_tᵀλ`` at the current state: the constraint's share of the target's equation of motion.
+
+        Parameters
+        ----------
+        cid : int
+            The constraint id.
+
+        Returns
+        -------
+        force : (3,) ndarray of float
+            The force [N].
+        torque : (3,) ndarray of float
+            The torque [N m].
         """
         cid = self._constraint_id(cid, "reaction")
         out = self._out  # the stored call's: a linearization with exact gradients, then the reaction
@@ -680,14 +927,21 @@ class Simulation:
         Parameters
         ----------
         node : int
-            Node id.
+            The node id of the body.
 
         Returns
         -------
-        origin : (3,) the node's world position ``X + u`` [m].
-        rotation : (3, 3) body-to-world rotation matrix ``R(r ⊗ r0)`` [-]: its columns are the
-            body's axes in world coordinates (at the reference configuration the node's
+        origin : (3,) ndarray of float
+            The node's world position ``X + u`` [m].
+        rotation : (3, 3) ndarray of float
+            The body-to-world rotation matrix ``R(r ⊗ r0)`` [-]: its columns are the body's
+            axes in world coordinates (at the reference configuration the node's
             ``orientation``).
+
+        Raises
+        ------
+        ValueError
+            ``node`` is not a node id of the model.
         """
         n = self._body_node(node, "body_frame")
         origin, rotation = np.empty(3), np.empty((3, 3))
@@ -712,22 +966,28 @@ class Simulation:
         Parameters
         ----------
         node : int
-            Node id.
-        point : (3,) ndarray | tuple [m]
-            Or (k, 3) point(s) [m].
-        frame : str
-            ``"body"`` (default): ``point`` in the body's frame, relative to the node (its
-            axes the columns of :meth:`body_frame`'s rotation); ``"reference"``: ``point`` in
-            world coordinates at the reference configuration (as the joints take their points).
+            The node id of the body.
+        point : (3,) or (k, 3) array_like of float [m]
+            The point(s).
+        frame : {"body", "reference"}, default "body"
+            ``"body"``: ``point`` in the body's frame, relative to the node (its axes the
+            columns of :meth:`body_frame`'s rotation); ``"reference"``: ``point`` in world
+            coordinates at the reference configuration (as the joints take their points).
 
         Returns
         -------
-        position [m], velocity [m/s], acceleration [m/s²] : each shaped like ``point``, world frame.
+        position : (3,) or (k, 3) ndarray of float
+            World position [m], shaped like ``point``.
+        velocity : (3,) or (k, 3) ndarray of float
+            World velocity [m/s].
+        acceleration : (3,) or (k, 3) ndarray of float
+            World acceleration [m/s²].
 
         Raises
         ------
         ValueError
-            an unknown ``frame``, or ``point`` not of shape (3,) or (k, 3) or not finite.
+            An unknown ``node`` or ``frame``, or ``point`` not of shape (3,) or (k, 3) or not
+            finite.
         """
         n = self._body_node(node, "body_point")
         if frame not in ("body", "reference"):
@@ -767,8 +1027,18 @@ class Simulation:
         return int(node)
 
     def revolute_output(self, cid: int) -> np.ndarray:
-        """Deprecated alias (a :class:`DeprecationWarning`) of :meth:`joint_output` for a Kynema
-        revolute joint: (azimuth [rad], speed [rad/s], acceleration [rad/s²])."""
+        """Deprecated alias (a :class:`DeprecationWarning`) of :meth:`joint_output`.
+
+        Parameters
+        ----------
+        cid : int
+            The constraint id of a Kynema revolute joint.
+
+        Returns
+        -------
+        (3,) ndarray of float
+            Azimuth [rad], speed [rad/s], acceleration [rad/s²].
+        """
         warnings.warn(
             "Simulation.revolute_output is deprecated: joint_output returns the same for a revolute joint",
             DeprecationWarning,
@@ -778,11 +1048,23 @@ class Simulation:
         return self.state.constraint_output[cid].copy()
 
     def save_state(self) -> State:
-        """A copy of the state (restore it with :meth:`restore_state`)."""
+        """A copy of the state (restore it with :meth:`restore_state`).
+
+        Returns
+        -------
+        State
+            An independent copy of :attr:`state`.
+        """
         return self.state.copy()
 
     def restore_state(self, saved: State) -> None:
-        """Put a saved state back (in place)."""
+        """Put a saved state back (in place).
+
+        Parameters
+        ----------
+        saved : State
+            A state of this model, from :meth:`save_state`.
+        """
         self.state.assign(saved)
 
 
@@ -794,23 +1076,30 @@ def simulate(
     output: str | os.PathLike[str] | None = None,
     **run_options: Any,
 ) -> tuple[Simulation, loop.RunInfo]:
-    """Build a :class:`Simulation` and :meth:`~Simulation.run` it; returns both.
+    """Build a :class:`Simulation` and :meth:`~Simulation.run` it.
 
     Parameters
     ----------
     model : Model
-        A built model.
+        The built model.
     params : StepParameters
-        Step parameters.
-    t_end : float [s], optional
-        End time (or give ``n_steps``).
-    n_steps : int, optional
-        Number of steps (or give ``t_end``).
-    output : str | path-like, optional
-        HDF5 result file, as in :meth:`Simulation.run`.
+        The step parameters.
+    t_end : float or None, default None
+        The end time [s]; give it or ``n_steps``.
+    n_steps : int or None, default None
+        The number of steps, instead of ``t_end``.
+    output : str or os.PathLike or None, default None
+        The HDF5 result file (None: nothing recorded), as in :meth:`Simulation.run`.
     **run_options : Any
-        ``every, block, progress, loads, adaptive, max_halvings, min_step, throw, attrs,
-        overwrite``: as in :meth:`Simulation.run`.
+        The other options of :meth:`Simulation.run`: ``every, block, progress, loads,
+        adaptive, max_halvings, min_step, throw, attrs, overwrite``.
+
+    Returns
+    -------
+    sim : Simulation
+        The simulation, in its final state.
+    info : RunInfo
+        What the run did.
     """
     sim = Simulation(model, params)
     info = sim.run(t_end=t_end, n_steps=n_steps, output=output, **run_options)
