@@ -166,19 +166,26 @@ def free_body_flow(inertia: ArrayLike, R0: ArrayLike, W0: ArrayLike, t: ArrayLik
 
     Parameters
     ----------
-    inertia : (3,) array_like [kg m²]
-        Float64, principal moments of inertia [kg m²] (positive, any order).
-    R0 : (3, 3) array_like
-        Float64, initial body-to-world rotation.
-    W0 : (3,) array_like [rad/s]
-        Float64, initial body angular velocity [rad/s].
-    t : (n,) array_like [s]
-        Float64, times [s] measured from the initial state.
+    inertia : (3,) array_like of float [kg m²]
+        Principal moments of inertia (positive, any order).
+    R0 : (3, 3) array_like of float
+        Initial body-to-world rotation matrix.
+    W0 : (3,) array_like of float [rad/s]
+        Initial body angular velocity, body frame.
+    t : (n,) array_like of float [s]
+        Times measured from the initial state.
 
     Returns
     -------
-    R : (n, 3, 3) float64, body-to-world rotations.
-    W : (n, 3) float64, body angular velocities [rad/s].
+    R : (n, 3, 3) ndarray of float64
+        Body-to-world rotation matrices at the times ``t``.
+    W : (n, 3) ndarray of float64
+        Body angular velocities [rad/s], body frame.
+
+    Raises
+    ------
+    ValueError
+        ``inertia`` is not three positive finite moments.
     """
     inertia, t = _inputs(inertia, t)
     R0 = np.asarray(R0, dtype=float)
@@ -205,16 +212,22 @@ def free_body_momentum(inertia: ArrayLike, y0: ArrayLike, t: ArrayLike) -> Float
 
     Parameters
     ----------
-    inertia : (3,) array_like [kg m²]
-        Float64, principal moments of inertia [kg m²] (positive, any order).
-    y0 : (3,) array_like [kg m²/s]
-        Float64, initial body angular momentum ``J W₀`` [kg m²/s].
-    t : (n,) array_like [s]
-        Float64, times [s] measured from the initial state.
+    inertia : (3,) array_like of float [kg m²]
+        Principal moments of inertia (positive, any order).
+    y0 : (3,) array_like of float [kg m²/s]
+        Initial body angular momentum ``J W₀``, body frame.
+    t : (n,) array_like of float [s]
+        Times measured from the initial state.
 
     Returns
     -------
-    y : (n, 3) float64, body angular momentum [kg m²/s].
+    (n, 3) ndarray of float64
+        Body angular momentum y(t) [kg m²/s], body frame.
+
+    Raises
+    ------
+    ValueError
+        ``inertia`` is not three positive finite moments.
     """
     inertia, t = _inputs(inertia, t)
     y0 = np.asarray(y0, dtype=float)

@@ -25,8 +25,28 @@ def symmetric_free_body(inertia, R0: np.ndarray, W0, t) -> tuple[np.ndarray, np.
     W₁ sin Ωt + W₂ cos Ωt, W₀₃)`` in body axes; the world angular velocity is
     ``w(t) = R W = L/I₁₁ − Ω R(t) e₃``.
 
-    inertia : (3,) principal moments [kg m²] with inertia[0] == inertia[1]; R0 : (3, 3);
-    W0 : (3,) [rad/s]; t : (n,) times [s].  Returns ``R (n, 3, 3), W (n, 3)``.
+    Parameters
+    ----------
+    inertia : (3,) array_like of float [kg m²]
+        Principal moments of inertia ``(I₁₁, I₂₂, I₃₃)``, with ``inertia[0] == inertia[1]``.
+    R0 : (3, 3) array_like of float
+        Initial body-to-world rotation matrix.
+    W0 : (3,) array_like of float [rad/s]
+        Initial body angular velocity, body frame.
+    t : float or (n,) array_like of float [s]
+        Times measured from the initial state.
+
+    Returns
+    -------
+    R : (n, 3, 3) ndarray of float
+        Body-to-world rotation matrices at the times ``t``.
+    W : (n, 3) ndarray of float
+        Body angular velocities [rad/s], body frame.
+
+    Raises
+    ------
+    ValueError
+        ``inertia[0] != inertia[1]``.
     """
     J = np.asarray(inertia, dtype=float)
     if J[0] != J[1]:

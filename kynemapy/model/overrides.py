@@ -161,7 +161,25 @@ class ResolvedKey:
 
 
 def read_toml(text: str, source: str = "<string>") -> dict[str, Any]:
-    """Parse TOML text into plain Python data (``OverrideError`` naming ``source`` on a syntax error)."""
+    """Parse TOML text into plain Python data.
+
+    Parameters
+    ----------
+    text : str
+        The TOML text.
+    source : str, default "<string>"
+        Where the text came from (a file name), named in errors.
+
+    Returns
+    -------
+    dict of str to Any
+        The parsed tables and values.
+
+    Raises
+    ------
+    OverrideError
+        A TOML syntax error, naming ``source``.
+    """
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -352,8 +370,24 @@ def check_value(resolved: ResolvedKey, value: Any) -> Any:
     """The value to store for ``resolved``: ``value`` checked against the type of the old one.
 
     Integers are accepted (and stored as floats) where numbers are expected; arrays must keep
-    their length (and the lengths of nested arrays).  Raises :class:`OverrideError` naming
-    the key, the expected type and the value.
+    their length (and the lengths of nested arrays).
+
+    Parameters
+    ----------
+    resolved : ResolvedKey
+        The key, from :func:`resolve_key`.
+    value : Any
+        The new value, as :func:`parse_values` read it (a TOML value or a string).
+
+    Returns
+    -------
+    Any
+        The value to store (an int as a float where numbers are expected).
+
+    Raises
+    ------
+    OverrideError
+        The value does not fit: it names the key, the expected type and the value.
     """
 
     def fits(new: Any, old: Any, top: bool) -> Any:
@@ -397,6 +431,23 @@ def apply_overrides(data: Mapping[str, Any], values: Mapping[str, Any]) -> dict[
 
     Each key is resolved (:func:`resolve_key`) and each value checked (:func:`check_value`)
     against the original data; ``run.t_end`` replaces ``run.n_steps`` and vice versa.
+
+    Parameters
+    ----------
+    data : mapping of str to Any
+        The model file parsed by :func:`read_toml`; not modified.
+    values : mapping of str to Any
+        Dotted key (e.g. ``"step.h"``) to its new value.
+
+    Returns
+    -------
+    dict of str to Any
+        The changed copy of ``data``.
+
+    Raises
+    ------
+    OverrideError
+        A key names no value, or a value does not fit.
     """
     out = copy.deepcopy(dict(data))
     for key, value in values.items():
@@ -419,9 +470,29 @@ def apply_overrides(data: Mapping[str, Any], values: Mapping[str, Any]) -> dict[
 
 
 def parse_values(text: str, key: str = "") -> list[Any]:
-    """Split ``V1,V2,...`` (commas inside brackets or quotes do not split) and read each value
-    as TOML (``0.5``, ``3``, ``true``, ``[0, 1, 0]``, ``"text"``); a value that is not TOML is
-    kept as a string (``1e6*sin(t)``).  Raises :class:`OverrideError` for an empty value."""
+    """Split ``V1,V2,...`` and read each value as TOML.
+
+    Commas inside brackets or quotes do not split; ``0.5``, ``3``, ``true``, ``[0, 1, 0]``,
+    ``"text"`` are read as TOML, and a value that is not TOML is kept as a string
+    (``1e6*sin(t)``).
+
+    Parameters
+    ----------
+    text : str
+        The values as given on the command line (``--set key=V1,V2``).
+    key : str, default ""
+        The key they are for, named in errors.
+
+    Returns
+    -------
+    list of Any
+        The values, in order.
+
+    Raises
+    ------
+    OverrideError
+        A value is empty.
+    """
     pieces: list[str] = []
     depth, quote, start = 0, "", 0
     for i, c in enumerate(text):
@@ -490,7 +561,18 @@ def _toml_value(value: Any) -> str:
 
 
 def dump_toml(data: Mapping[str, Any]) -> str:
-    """TOML text that :func:`read_toml` reads back to ``data`` exactly (floats included)."""
+    """TOML text that :func:`read_toml` reads back to ``data`` exactly (floats included).
+
+    Parameters
+    ----------
+    data : mapping of str to Any
+        Tables, arrays of tables and values as :func:`read_toml` returns them.
+
+    Returns
+    -------
+    str
+        The TOML text.
+    """
     lines: list[str] = []
     scalars = {k: v for k, v in data.items() if not _is_table(v) and not _is_table_array(v)}
     for k, v in scalars.items():

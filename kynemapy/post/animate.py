@@ -28,7 +28,13 @@ __all__ = ["animate", "ffmpeg_available", "frame_rows"]
 
 
 def ffmpeg_available() -> bool:
-    """True when matplotlib finds an ffmpeg executable (``.mp4`` output)."""
+    """Whether matplotlib finds an ffmpeg executable (needed for ``.mp4`` output).
+
+    Returns
+    -------
+    bool
+        True when ffmpeg is available.
+    """
     from matplotlib import animation
 
     return bool(animation.writers.is_available("ffmpeg"))

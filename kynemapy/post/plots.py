@@ -37,7 +37,18 @@ MAX_LINES = 12
 
 
 def node_names(result: Any) -> list[str]:
-    """Node names from the model file the result names (``model_file`` attribute), else ``node i``."""
+    """Node names from the model file the result names (``model_file`` attribute), else ``node i``.
+
+    Parameters
+    ----------
+    result : kynemapy.io.Result
+        A result read by :func:`kynemapy.io.read` (or anything with ``model`` and ``attrs``).
+
+    Returns
+    -------
+    list of str
+        One name per node, in node order.
+    """
     n = result.model.n_nodes
     names = [f"node {i}" for i in range(n)]
     source = result.attrs.get("model_file") if hasattr(result, "attrs") else None
