@@ -238,6 +238,31 @@ class ModelBuilder:
         Either ``mass`` [kg] and ``inertia`` [kg m²] about the node in the body frame
         (3 principal values or a symmetric 3×3 matrix), or ``mass_matrix``: the full 6×6
         material mass matrix M* = [[m I, m η̃ᵀ], [m η̃, J]] (η: centre-of-mass offset).
+
+        Parameters
+        ----------
+        node : int
+            The node id the body is attached to.
+        mass : float or None, default None
+            The mass m [kg] (> 0); give it with ``inertia``.
+        inertia : (3,) or (3, 3) array_like or None, default None
+            The inertia about the node, body frame [kg m²]: 3 principal values or a
+            symmetric 3×3 matrix; give it with ``mass``.
+        mass_matrix : (6, 6) array_like of float or None, default None
+            The material mass matrix M* [kg, kg m, kg m²] instead of ``mass`` and
+            ``inertia``: symmetric, positive definite.
+
+        Returns
+        -------
+        int
+            The mass element id.
+
+        Raises
+        ------
+        ModelError
+            An unknown node, both or neither of (``mass``, ``inertia``) and ``mass_matrix``,
+            a mass <= 0, a matrix of the wrong shape, not finite, not symmetric or not
+            positive definite, or principal moments no rigid body has (I1 + I2 < I3).
         """
         what = f"mass {len(self._masses)}"
         node = self._node(node, what)
@@ -293,7 +318,30 @@ class ModelBuilder:
         return len(self._masses) - 1
 
     def add_spring(self, node_a: int, node_b: int, stiffness: float, undeformed_length: float) -> int:
-        """Linear spring [N/m] between the positions of two nodes; returns the spring id."""
+        """Linear spring between the positions of two nodes; returns the spring id.
+
+        Parameters
+        ----------
+        node_a : int
+            The node id of one end.
+        node_b : int
+            The node id of the other end (not ``node_a``).
+        stiffness : float [N/m]
+            The stiffness k (>= 0).
+        undeformed_length : float [m]
+            The length at which the spring carries no force (>= 0).
+
+        Returns
+        -------
+        int
+            The spring id.
+
+        Raises
+        ------
+        ModelError
+            An unknown node, ``node_a == node_b``, or a negative or non-finite stiffness or
+            length.
+        """
         what = f"spring {len(self._springs)}"
         a = self._node(node_a, what)
         b = self._node(node_b, what)
@@ -555,30 +603,70 @@ class ModelBuilder:
         return Beam(label, tuple(ids), tuple(elements), tuple(float(s) for s in layout.node_s))
 
     def translate_beam(self, beam: Any, displacement: ArrayLike) -> None:
-        """Kynema's ``TranslateBeam``: move the reference positions of a beam's nodes by
-        ``displacement`` (3,) [m] (orientations kept).
+        """Kynema's ``TranslateBeam``: move the reference positions of a beam's nodes.
 
-        ``beam``: what :meth:`add_beam` returned, or a beam element id (:meth:`add_beam_element`).
-        The elements' reference geometry is recomputed at :meth:`build`."""
+        Orientations are kept; the elements' reference geometry is recomputed at
+        :meth:`build`.
+
+        Parameters
+        ----------
+        beam : Beam or int
+            What :meth:`add_beam` returned, or a beam element id (:meth:`add_beam_element`).
+        displacement : (3,) array_like of float [m]
+            The translation added to each node's reference position.
+
+        Raises
+        ------
+        ModelError
+            An unknown beam, or a displacement that is not 3 finite numbers.
+        """
         nodes = self._beam_nodes(beam, "translate_beam")
         translate(nodes, _vector(displacement, 3, "translate_beam displacement"))
 
     def rotate_beam_about_point(self, beam: Any, quaternion: ArrayLike, point: ArrayLike) -> None:
-        """Kynema's ``RotateBeamAboutPoint``: turn a beam's nodes by the unit ``quaternion``
-        (4,) (w, x, y, z) about ``point`` (3,) [m]: reference positions X ← p + q(X − p) and
-        orientations r0 ← q ⊗ r0 (displacements and velocities are left as they are).
+        """Kynema's ``RotateBeamAboutPoint``: turn a beam's nodes about a point.
 
-        ``beam``: what :meth:`add_beam` returned, or a beam element id."""
+        Reference positions X ← p + q(X − p) and orientations r0 ← q ⊗ r0 (displacements and
+        velocities are left as they are).
+
+        Parameters
+        ----------
+        beam : Beam or int
+            What :meth:`add_beam` returned, or a beam element id (:meth:`add_beam_element`).
+        quaternion : (4,) array_like of float
+            The rotation q, a unit quaternion (w, x, y, z).
+        point : (3,) array_like of float [m]
+            The point p the beam turns about, world frame.
+
+        Raises
+        ------
+        ModelError
+            An unknown beam, a quaternion not of unit length, or values not finite.
+        """
         nodes = self._beam_nodes(beam, "rotate_beam_about_point")
         q = _quaternion(quaternion, "rotate_beam_about_point quaternion")
         rotate_about_point(nodes, q, _vector(point, 3, "rotate_beam_about_point point"))
 
     def set_beam_velocity_about_point(self, beam: Any, velocity: ArrayLike, point: ArrayLike) -> None:
-        """Kynema's ``SetBeamVelocityAboutPoint``: give a beam's nodes the rigid-body velocity
-        ``velocity`` (6,) = (v [m/s], ω [rad/s]) about ``point`` (3,) [m]: u̇ = v + ω × (X + u − p),
-        angular velocity ω (replacing the nodes' initial velocities).
+        """Kynema's ``SetBeamVelocityAboutPoint``: give a beam's nodes a rigid-body velocity.
 
-        ``beam``: what :meth:`add_beam` returned, or a beam element id."""
+        Each node gets u̇ = v + ω × (X + u − p) and angular velocity ω (replacing the nodes'
+        initial velocities).
+
+        Parameters
+        ----------
+        beam : Beam or int
+            What :meth:`add_beam` returned, or a beam element id (:meth:`add_beam_element`).
+        velocity : (6,) array_like of float
+            The rigid-body velocity (v [m/s], ω [rad/s]) of the point p, inertial frame.
+        point : (3,) array_like of float [m]
+            The point p, world frame.
+
+        Raises
+        ------
+        ModelError
+            An unknown beam, or values of the wrong length or not finite.
+        """
         nodes = self._beam_nodes(beam, "set_beam_velocity_about_point")
         vel = _vector(velocity, 6, "set_beam_velocity_about_point velocity")
         set_velocity_about_point(nodes, vel, _vector(point, 3, "set_beam_velocity_about_point point"))
@@ -586,11 +674,27 @@ class ModelBuilder:
     def set_beam_acceleration_about_point(
         self, beam: Any, acceleration: ArrayLike, omega: ArrayLike, point: ArrayLike
     ) -> None:
-        """Kynema's ``SetBeamAccelerationAboutPoint``: give a beam's nodes the rigid-body
-        acceleration ``acceleration`` (6,) = (a [m/s²], α [rad/s²]) of a body turning at
-        ``omega`` (3,) [rad/s] about ``point`` (3,) [m]: ü = a + α × r + ω × (ω × r), r = X + u − p.
+        """Kynema's ``SetBeamAccelerationAboutPoint``: give a beam's nodes a rigid-body acceleration.
 
-        ``beam``: what :meth:`add_beam` returned, or a beam element id."""
+        Each node gets ü = a + α × r + ω × (ω × r), r = X + u − p, and angular
+        acceleration α (replacing the nodes' initial accelerations).
+
+        Parameters
+        ----------
+        beam : Beam or int
+            What :meth:`add_beam` returned, or a beam element id (:meth:`add_beam_element`).
+        acceleration : (6,) array_like of float
+            The rigid-body acceleration (a [m/s²], α [rad/s²]) of the point p, inertial frame.
+        omega : (3,) array_like of float [rad/s]
+            The angular velocity ω of the body, inertial frame.
+        point : (3,) array_like of float [m]
+            The point p, world frame.
+
+        Raises
+        ------
+        ModelError
+            An unknown beam, or values of the wrong length or not finite.
+        """
         what = "set_beam_acceleration_about_point"
         nodes = self._beam_nodes(beam, what)
         set_acceleration_about_point(
@@ -650,16 +754,53 @@ class ModelBuilder:
         return cid
 
     def add_fixed_bc(self, node: int) -> int:
-        """Clamp all 6 DOFs of ``node`` to its reference; returns the constraint id."""
+        """Clamp all 6 DOFs of ``node`` to its reference; returns the constraint id.
+
+        Parameters
+        ----------
+        node : int
+            The node id.
+
+        Returns
+        -------
+        int
+            The constraint id.
+        """
         return self._add_constraint(kinds.FIXED_BC, -1, node)
 
     def add_fixed_bc_3dof(self, node: int) -> int:
-        """Clamp the position of ``node``; returns the constraint id."""
+        """Clamp the position of ``node`` (3 DOFs); returns the constraint id.
+
+        Parameters
+        ----------
+        node : int
+            The node id.
+
+        Returns
+        -------
+        int
+            The constraint id.
+        """
         return self._add_constraint(kinds.FIXED_BC_3DOF, -1, node)
 
     def add_prescribed_bc(self, node: int, initial_displacement: ArrayLike | None = None) -> int:
-        """Prescribe the displacement (u, rotation quaternion) of ``node``; set it each step with
-        :meth:`Simulation.set_prescribed_displacement`.  Returns the constraint id."""
+        """Prescribe the displacement (u, rotation quaternion) of ``node``; returns the constraint id.
+
+        Set it each step with :meth:`Simulation.set_prescribed_displacement`.
+
+        Parameters
+        ----------
+        node : int
+            The node id.
+        initial_displacement : (7,) array_like of float or None, default None
+            The prescribed displacement at t = 0: u [m] and a unit rotation quaternion
+            (w, x, y, z); None: ``(0, 0, 0, 1, 0, 0, 0)``.
+
+        Returns
+        -------
+        int
+            The constraint id.
+        """
         disp = None
         if initial_displacement is not None:
             disp = _vector(initial_displacement, 7, f"constraint {len(self._constraints)} initial_displacement")
@@ -667,7 +808,20 @@ class ModelBuilder:
         return self._add_constraint(kinds.PRESCRIBED_BC, -1, node, initial_input=disp)
 
     def add_prescribed_bc_3dof(self, node: int, initial_displacement: ArrayLike | None = None) -> int:
-        """Prescribe the position displacement u [m] (3,) of ``node``; returns the constraint id."""
+        """Prescribe the position displacement u of ``node`` (3 DOFs); returns the constraint id.
+
+        Parameters
+        ----------
+        node : int
+            The node id.
+        initial_displacement : (3,) array_like of float or None, default None
+            The prescribed displacement u [m] at t = 0; None: zero.
+
+        Returns
+        -------
+        int
+            The constraint id.
+        """
         disp = None
         if initial_displacement is not None:
             u = _vector(initial_displacement, 3, f"constraint {len(self._constraints)} initial_displacement")
@@ -675,12 +829,39 @@ class ModelBuilder:
         return self._add_constraint(kinds.PRESCRIBED_BC_3DOF, -1, node, initial_input=disp)
 
     def add_rigid_joint(self, base: int, target: int) -> int:
-        """Weld ``target`` to ``base`` (6 rows), Kynema's rigid joint (kept for Kynema parity;
-        :meth:`add_weld_joint` is kynemapy's weld between two bodies); returns the constraint id."""
+        """Weld ``target`` to ``base`` (6 rows), Kynema's rigid joint; returns the constraint id.
+
+        Kept for Kynema parity; :meth:`add_weld_joint` is kynemapy's weld between two bodies.
+
+        Parameters
+        ----------
+        base : int
+            The node id of the base.
+        target : int
+            The node id of the target (not ``base``).
+
+        Returns
+        -------
+        int
+            The constraint id.
+        """
         return self._add_constraint(kinds.RIGID_JOINT, base, target)
 
     def add_rigid_joint_6dof_to_3dof(self, base: int, target: int) -> int:
-        """Tie the position of ``target`` to a point fixed in body ``base`` (3 rows); returns the id."""
+        """Tie the position of ``target`` to a point fixed in body ``base`` (3 rows); returns the id.
+
+        Parameters
+        ----------
+        base : int
+            The node id of the body (6 DOFs) that carries the point.
+        target : int
+            The node id whose position is tied to it (not ``base``).
+
+        Returns
+        -------
+        int
+            The constraint id.
+        """
         return self._add_constraint(kinds.RIGID_JOINT_6DOF_TO_3DOF, base, target)
 
     def add_revolute_joint(
@@ -698,15 +879,31 @@ class ModelBuilder:
 
         Parameters
         ----------
-        brake_torque : float [N m]
-            Kynema's input [N m]: a brake, it acts as −τ about the axis on the target
-            (set it later with :meth:`Simulation.set_brake_torque`).
-        torque : deprecated name of ``brake_torque`` (same value, same meaning; a
-            :class:`DeprecationWarning`): every other ``torque`` in kynemapy is the applied torque.
+        base : int
+            The node id of the base.
+        target : int
+            The node id of the target (not ``base``).
+        axis : (3,) array_like of float or None, default None
+            The joint axis, world frame at the reference configuration; None: from base to
+            target (the nodes must not coincide then).
+        torque : float or None, default None
+            Deprecated name of ``brake_torque`` (same value, same meaning; a
+            :class:`DeprecationWarning`): every other ``torque`` in kynemapy is the applied
+            torque.
+        brake_torque : float [N m], default 0.0
+            Kynema's input: a brake, it acts as −τ about the axis on the target (set it later
+            with :meth:`Simulation.set_brake_torque`).
 
         Returns
         -------
-        int : the constraint id.
+        int
+            The constraint id.
+
+        Raises
+        ------
+        ModelError
+            An unknown node, ``base == target``, no axis for coincident nodes, or a
+            non-finite brake torque.
         """
         if torque is not None:
             warnings.warn(
@@ -731,8 +928,31 @@ class ModelBuilder:
         return cid
 
     def add_rotation_control(self, base: int, target: int, axis: ArrayLike, angle: float = 0.0) -> int:
-        """Weld ``target`` to ``base`` with a relative rotation ``angle`` [rad] about ``axis``
-        (world frame at the reference configuration).  Returns the id."""
+        """Weld ``target`` to ``base`` with a commanded relative rotation about ``axis``; returns the id.
+
+        Set the angle each step with :meth:`Simulation.set_angle`.
+
+        Parameters
+        ----------
+        base : int
+            The node id of the base.
+        target : int
+            The node id of the target (not ``base``).
+        axis : (3,) array_like of float
+            The rotation axis (non-zero), world frame at the reference configuration.
+        angle : float [rad], default 0.0
+            The commanded angle at t = 0.
+
+        Returns
+        -------
+        int
+            The constraint id.
+
+        Raises
+        ------
+        ModelError
+            An unknown node, ``base == target``, or a zero axis.
+        """
         inp = np.array([float(angle), 0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
         cid = self._add_constraint(kinds.ROTATION_CONTROL, base, target, axis, inp)
         if np.linalg.norm(self._constraints[cid].axis) == 0.0:
@@ -746,9 +966,17 @@ class ModelBuilder:
         (Kynema's pattern, kept for Kynema parity; :meth:`add_ball_joint` ``(body, GROUND, point)``
         is the same joint in one constraint).
 
+        Parameters
+        ----------
+        body : int
+            The node id of the body.
+        point : (3,) array_like of float [m]
+            The pin point, world frame at the reference configuration.
+
         Returns
         -------
-        SphericalJoint : the joint's id (an ``int``), with the ids ``.pin``, ``.joint``, ``.bc``.
+        SphericalJoint
+            The joint's id (an ``int``), with the ids ``.pin``, ``.joint``, ``.bc``.
             ``Simulation.reaction(j)`` is the load on the pin, the opposite of the load on the body.
         """
         body = self._node(body, "add_spherical_joint")
@@ -842,9 +1070,24 @@ class ModelBuilder:
         return x
 
     def add_ball_joint(self, body_a: int, body_b: int, point: ArrayLike) -> int:
-        """Spherical joint (3 rows): the bodies share the point ``point`` [m]; returns the id.
+        """Spherical joint (3 rows): the bodies share the point ``point``; returns the id.
 
-        Either body may be :data:`GROUND`."""
+        Either body may be :data:`GROUND`.
+
+        Parameters
+        ----------
+        body_a : int
+            Node id of the first body, or :data:`GROUND`.
+        body_b : int
+            Node id of the second body, or :data:`GROUND` (not both).
+        point : (3,) array_like of float [m]
+            The joint point, world frame at the reference configuration.
+
+        Returns
+        -------
+        int
+            The constraint id.
+        """
         what = self._what(kinds.BALL_JOINT)
         a, b = self._joint_bodies(what, body_a, body_b)
         p = _vector(point, 3, f"{what} point")
@@ -857,7 +1100,26 @@ class ModelBuilder:
         ``torque`` [N m] acts on body_b about ``axis`` (and −torque on body_a); set it later
         with :meth:`Simulation.set_torque`.  :meth:`Simulation.joint_output` gives the angle of
         b relative to a about ``axis`` [rad] (right-handed, 0 at the reference configuration),
-        its rate and acceleration."""
+        its rate and acceleration.
+
+        Parameters
+        ----------
+        body_a : int
+            Node id of the first body, or :data:`GROUND`.
+        body_b : int
+            Node id of the second body, or :data:`GROUND` (not both).
+        point : (3,) array_like of float [m]
+            A point on the joint axis, world frame at the reference configuration.
+        axis : (3,) array_like of float
+            The joint axis (any non-zero length), world frame at the reference configuration.
+        torque : float [N m], default 0.0
+            The applied torque τ at t = 0: +τ on body_b about ``axis``, −τ on body_a.
+
+        Returns
+        -------
+        int
+            The constraint id.
+        """
         what = self._what(kinds.HINGE_JOINT)
         a, b = self._joint_bodies(what, body_a, body_b)
         p = _vector(point, 3, f"{what} point")
@@ -872,7 +1134,26 @@ class ModelBuilder:
         ``force`` [N] acts on body_b along ``axis`` at its joint point (−force on body_a at the
         same point); set it later with :meth:`Simulation.set_force`.  :meth:`Simulation.joint_output`
         gives the displacement of b along ``axis`` [m] (0 at the reference configuration), its
-        rate and acceleration."""
+        rate and acceleration.
+
+        Parameters
+        ----------
+        body_a : int
+            Node id of the first body, or :data:`GROUND`.
+        body_b : int
+            Node id of the second body, or :data:`GROUND` (not both).
+        point : (3,) array_like of float [m]
+            A point on the sliding line, world frame at the reference configuration.
+        axis : (3,) array_like of float
+            The sliding direction (any non-zero length), world frame at the reference configuration.
+        force : float [N], default 0.0
+            The applied force F at t = 0: +F on body_b along ``axis``, −F on body_a.
+
+        Returns
+        -------
+        int
+            The constraint id.
+        """
         what = self._what(kinds.SLIDER_JOINT)
         a, b = self._joint_bodies(what, body_a, body_b)
         p = _vector(point, 3, f"{what} point")
@@ -882,7 +1163,24 @@ class ModelBuilder:
 
     def add_cylindrical_joint(self, body_a: int, body_b: int, point: ArrayLike, axis: ArrayLike) -> int:
         """Cylindrical joint (4 rows): body_b slides along and turns about the line through
-        ``point`` [m] along ``axis`` fixed in body_a; returns the id."""
+        ``point`` [m] along ``axis`` fixed in body_a; returns the id.
+
+        Parameters
+        ----------
+        body_a : int
+            Node id of the first body, or :data:`GROUND`.
+        body_b : int
+            Node id of the second body, or :data:`GROUND` (not both).
+        point : (3,) array_like of float [m]
+            A point on the joint axis, world frame at the reference configuration.
+        axis : (3,) array_like of float
+            The joint axis (any non-zero length), world frame at the reference configuration.
+
+        Returns
+        -------
+        int
+            The constraint id.
+        """
         what = self._what(kinds.CYLINDRICAL_JOINT)
         a, b = self._joint_bodies(what, body_a, body_b)
         p = _vector(point, 3, f"{what} point")
@@ -931,7 +1229,25 @@ class ModelBuilder:
 
     def add_planar_joint(self, body_a: int, body_b: int, point: ArrayLike, normal: ArrayLike) -> int:
         """Planar joint (3 rows): body_b's point ``point`` [m] stays in the plane of body_a through
-        it with normal ``normal``, and body_b turns only about the normal.  Returns the id."""
+        it with normal ``normal``, and body_b turns only about the normal.  Returns the id.
+
+        Parameters
+        ----------
+        body_a : int
+            Node id of the first body, or :data:`GROUND`.
+        body_b : int
+            Node id of the second body, or :data:`GROUND` (not both).
+        point : (3,) array_like of float [m]
+            A point of the plane, world frame at the reference configuration.
+        normal : (3,) array_like of float
+            The plane's normal (any non-zero length), world frame at the reference
+            configuration.
+
+        Returns
+        -------
+        int
+            The constraint id.
+        """
         what = self._what(kinds.PLANAR_JOINT)
         a, b = self._joint_bodies(what, body_a, body_b)
         p = _vector(point, 3, f"{what} point")
@@ -940,7 +1256,22 @@ class ModelBuilder:
 
     def add_weld_joint(self, body_a: int, body_b: int, point: ArrayLike) -> int:
         """Fixed joint (6 rows): body_b is welded to body_a; the reaction's torque is reported
-        about ``point`` [m].  Returns the id."""
+        about ``point`` [m].  Returns the id.
+
+        Parameters
+        ----------
+        body_a : int
+            Node id of the first body, or :data:`GROUND`.
+        body_b : int
+            Node id of the second body, or :data:`GROUND` (not both).
+        point : (3,) array_like of float [m]
+            The point the reaction torque is reported about, world frame at the reference configuration.
+
+        Returns
+        -------
+        int
+            The constraint id.
+        """
         what = self._what(kinds.WELD_JOINT)
         a, b = self._joint_bodies(what, body_a, body_b)
         p = _vector(point, 3, f"{what} point")
@@ -952,7 +1283,33 @@ class ModelBuilder:
     ) -> int:
         """Massless rigid rod (1 row): ``|p_b − p_a| = length`` between ``point_a`` (fixed in body_a)
         and ``point_b`` (fixed in body_b) [m]; ``length`` defaults to their distance at the
-        reference configuration.  Returns the id."""
+        reference configuration.  Returns the id.
+
+        Parameters
+        ----------
+        body_a : int
+            Node id of the first body, or :data:`GROUND`.
+        body_b : int
+            Node id of the second body, or :data:`GROUND` (not both).
+        point_a : (3,) array_like of float [m]
+            The rod's end fixed in body_a, world frame at the reference configuration.
+        point_b : (3,) array_like of float [m]
+            The rod's end fixed in body_b, world frame at the reference configuration (not
+            ``point_a``).
+        length : float or None, default None
+            The rod's length [m] (> 0); None: the distance of the points at the reference
+            configuration.
+
+        Returns
+        -------
+        int
+            The constraint id.
+
+        Raises
+        ------
+        ModelError
+            Unknown bodies, coincident points, or a length <= 0 or not finite.
+        """
         what = self._what(kinds.DISTANCE_CONSTRAINT)
         a, b = self._joint_bodies(what, body_a, body_b)
         pa = _vector(point_a, 3, f"{what} point_a")
