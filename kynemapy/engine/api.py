@@ -118,9 +118,33 @@ def fill_rows(data: Data, rows: np.ndarray) -> None:
 
 
 def reactions(model: Model, q: np.ndarray, lam: np.ndarray, cid: int) -> tuple[np.ndarray, np.ndarray]:
-    """Force [N] (n, 3) and torque [N m] (n, 3) constraint ``cid`` exerts on its body, per row of
-    states ``q`` (n, N, 7) and multipliers ``lam`` (n, C, 6): what
-    :meth:`kynemapy.Simulation.reaction` gives for each row (world frame, ``−B_tᵀλ``)."""
+    """The force and torque a constraint exerts on its body, per row of recorded states.
+
+    What :meth:`kynemapy.Simulation.reaction` gives for each row (world frame, ``−B_tᵀλ``).
+
+    Parameters
+    ----------
+    model : Model
+        The model the rows belong to.
+    q : (n, N, 7) array_like of float
+        The node displacements per row: ``(u [m], rotation quaternion (w, x, y, z))``.
+    lam : (n, C, 6) array_like of float
+        The Lagrange multipliers per row [N, N m].
+    cid : int
+        The constraint id.
+
+    Returns
+    -------
+    force : (n, 3) ndarray of float
+        The force [N] per row.
+    torque : (n, 3) ndarray of float
+        The torque [N m] per row.
+
+    Raises
+    ------
+    IndexError
+        ``cid`` is not a constraint of ``model``.
+    """
     from kynemapy.engine.data import new_workspace
 
     q = np.asarray(q, dtype=np.float64)
@@ -241,15 +265,43 @@ def check_workspace(model: Model, workspace: Workspace, params: StepParameters) 
 
 
 def step(model: Model, state: State, inputs: Inputs, workspace: Workspace, params: StepParameters) -> StepInfo:
-    """Functional core: advance ``state`` in place by one step; never raises on non-convergence
-    (a :class:`~kynemapy.ModelError` for a model with nothing to step: no node has a mass, beam,
-    spring or constraint).
+    """Functional core: advance ``state`` in place by one step; never raises on non-convergence.
 
-    The workspace must come from :func:`kynemapy.new_workspace` for ``model``, with at least
-    ``params.max_iter`` error slots.  On failure the state is restored exactly.  Called again
-    with the same ``state``, ``inputs`` and ``params`` objects, a step costs what
-    ``Simulation.step()`` does (the arguments are converted for the compiled code once, see
-    :mod:`kynemapy.engine.stored_call`).
+    On failure the state is restored exactly.  Called again with the same ``state``,
+    ``inputs`` and ``params`` objects, a step costs what ``Simulation.step()`` does (the
+    arguments are converted for the compiled code once, see
+    :mod:`kynemapy.engine.stored_call`).  The first call with a workspace makes its reference
+    factorization.
+
+    Parameters
+    ----------
+    model : Model
+        The built model.
+    state : State
+        The state of ``model`` (from :func:`kynemapy.new_state`), advanced in place.
+    inputs : Inputs
+        The loads and constraint inputs of ``model`` (from :func:`kynemapy.new_inputs`), read.
+    workspace : Workspace
+        From :func:`kynemapy.new_workspace` for ``model``, with at least ``params.max_iter``
+        error slots (and the K^Φ blocks when ``params.geometric_stiffness``).
+    params : StepParameters
+        The step size h [s], spectral radius and Newton settings.
+
+    Returns
+    -------
+    StepInfo
+        ``(converged, iterations, errors, status)``: whether Newton converged, its
+        iteration count, the error of each iteration and the engine's status code.
+
+    Raises
+    ------
+    ModelError
+        A model with nothing to step (no node has a mass, beam, spring or constraint).
+    TypeError
+        ``state`` or ``inputs`` is not a :class:`State` or :class:`Inputs`.
+    ValueError
+        A workspace, state or inputs of another model, or a workspace too small for
+        ``params``.
     """
     check_workspace(model, workspace, params)
     if not workspace.has_reference:

@@ -209,8 +209,20 @@ class State(_Arrays):
         return State._from_arenas(self.f.copy(), self.i.copy(), self._layout, None)
 
     def assign(self, other: State) -> None:
-        """Copy every array of ``other`` into this state in place; ``ValueError`` (and nothing
-        copied) when ``other`` is not a state of the same shapes (of another model)."""
+        """Copy every array of ``other`` into this state in place.
+
+        Parameters
+        ----------
+        other : State
+            A state of the same model (the same shapes).
+
+        Raises
+        ------
+        TypeError
+            ``other`` is not a :class:`State`.
+        ValueError
+            ``other`` has other shapes (a state of another model); nothing is copied.
+        """
         if not isinstance(other, State):
             raise TypeError(f"expected a kynemapy.State, got {type(other).__name__}")
         layout = getattr(self, "_layout", None)
@@ -331,6 +343,17 @@ def new_inputs(model: Model) -> Inputs:
 class Workspace:
     """The packed model and every buffer of the compiled step (build with :func:`new_workspace`).
 
+    Parameters
+    ----------
+    model : Model
+        The model to pack.
+    max_iter : int
+        The most Newton iterations of a step (sizes ``errors``; at least 1 is used).
+    solver : {"auto", "dense", "sparse"}
+        The linear solver (see :func:`new_workspace`; not checked here).
+    with_k : bool
+        Put the geometric-stiffness blocks K^Φ into the Newton matrix's pattern.
+
     Attributes
     ----------
     model : Model
@@ -349,11 +372,13 @@ class Workspace:
         sparse: :class:`~kynemapy.linalg.sparse_lu.LUWorkspace`), factored once at the
         model's initial state; ``fallback``: the solver used when a refactorization along the
         reference's pivots is refused (dense: a matrix for partial pivoting; sparse: an LU).
-    indptr, indices : int64 ndarray
-        The CSC pattern of the Newton matrix; ``vals`` its values (last step).
-    b, dx : (n,) array_like
-        Residual and Newton increment; ``errors`` : (max_iter,) Newton errors of the
-        last step, ``errors[:n_iter]`` used; ``tangent`` : (N, 3, 3).
+    fallback : tuple of ndarray or LUWorkspace
+        That fallback solver's storage.
+    indptr : (n + 1,) ndarray of int64
+        The column pointers of the CSC pattern of the Newton matrix (n unknowns).
+    indices : (nnz,) ndarray of int64
+        The row indices of that pattern; :attr:`vals` holds the values (last step), and
+        :attr:`b`, :attr:`dx`, :attr:`errors`, :attr:`tangent` the other buffers.
     row_layout : RowLayout
         The output row layout (:mod:`kynemapy.engine.rows`).
     """
@@ -490,8 +515,23 @@ class Workspace:
         return a
 
     def data(self, state: State, inputs: Inputs) -> Data:
-        """The :class:`~kynemapy.engine.fields.Data` of ``state``, ``inputs`` and this workspace:
-        what the compiled entry point takes.  Make it again after the solver's arrays grew."""
+        """The :class:`~kynemapy.engine.fields.Data` of ``state``, ``inputs`` and this workspace.
+
+        It is what the compiled entry point takes; make it again after the solver's arrays
+        grew.
+
+        Parameters
+        ----------
+        state : State
+            The state of this workspace's model.
+        inputs : Inputs
+            The inputs of this workspace's model.
+
+        Returns
+        -------
+        Data
+            The arrays of the model, state, inputs and workspace (views, not copies).
+        """
         if self.solver == "dense":
             fi, ff = self.fallback
             solver = Solver(self.dense_mode, self.reference.i, self.reference.f, fi, ff)
@@ -522,14 +562,34 @@ class Workspace:
 def new_workspace(model: Model, max_iter: int, solver: str = "auto", geometric_stiffness: bool = True) -> Workspace:
     """Every buffer the step needs, sized for ``model``.
 
-    ``solver``: ``"dense"`` (an elimination program along the pivots of a reference
-    factorization, partial pivoting when it refuses), ``"sparse"`` (sparse LU, fill-reducing
-    ordering, refactored along a reference factorization) or ``"auto"``: dense up to
-    :data:`DENSE_MAX_DOFS` unknowns (the elimination program), or with a Newton matrix at least
-    :data:`DENSE_MIN_FILL` full (up to :data:`DENSE_FULL_MAX_DOFS` unknowns; partial pivoting at
-    every solve), sparse otherwise.  ``geometric_stiffness`` False
-    (Kynema-compatible steps only) leaves the K^Φ blocks out of the pattern.  The reference
-    factorization is made by :class:`kynemapy.Simulation` (or :func:`reference_factorization`).
+    The reference factorization is made by :class:`kynemapy.Simulation` (or
+    :func:`kynemapy.engine.api.reference_factorization`).
+
+    Parameters
+    ----------
+    model : Model
+        The built model.
+    max_iter : int
+        The most Newton iterations of a step (``StepParameters.max_iter``).
+    solver : {"auto", "dense", "sparse"}, default "auto"
+        ``"dense"``: an elimination program along the pivots of a reference factorization,
+        partial pivoting when it refuses.  ``"sparse"``: sparse LU, fill-reducing ordering,
+        refactored along a reference factorization.  ``"auto"``: dense up to
+        :data:`DENSE_MAX_DOFS` unknowns (the elimination program), or with a Newton matrix at
+        least :data:`DENSE_MIN_FILL` full (up to :data:`DENSE_FULL_MAX_DOFS` unknowns; partial
+        pivoting at every solve), sparse otherwise.
+    geometric_stiffness : bool, default True
+        False (Kynema-compatible steps only) leaves the K^Φ blocks out of the pattern.
+
+    Returns
+    -------
+    Workspace
+        The packed model and buffers.
+
+    Raises
+    ------
+    ValueError
+        An unknown ``solver``.
     """
     if solver not in SOLVERS:
         raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}")
