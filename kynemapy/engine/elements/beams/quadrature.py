@@ -48,12 +48,22 @@ def gll_points(order: int) -> np.ndarray:
     Newton iteration on ``x P_N(x) − P_{N−1}(x)`` (N = order + 1 nodes) from the
     Chebyshev–Gauss–Lobatto guess ``−cos(iπ/order)``, to a step of at most machine epsilon.
 
+    Parameters
+    ----------
+    order : int
+        The polynomial order (>= 1); the rule has ``order + 1`` points.
+
+    Returns
+    -------
+    (order + 1,) ndarray of float
+        The points ξ [-], ascending, ``−1`` and ``1`` included.
+
     Raises
     ------
     ValueError
         ``order < 1``.
     RuntimeError
-        the iteration does not converge.
+        The iteration does not converge.
     """
     if order < 1:
         raise ValueError(f"GLL points: polynomial order must be >= 1, got {order}")
@@ -80,6 +90,21 @@ def gll_weights(order: int) -> np.ndarray:
     """GLL quadrature weights ``2 / (N (N − 1) P_{N−1}(x_i)²)`` (N = order + 1 points), shape (N,).
 
     Exact for polynomials of degree up to ``2 order − 1``; the weights sum to 2.
+
+    Parameters
+    ----------
+    order : int
+        The polynomial order (>= 1); the rule has ``order + 1`` points.
+
+    Returns
+    -------
+    (order + 1,) ndarray of float
+        The weights [-], in the order of :func:`gll_points`.
+
+    Raises
+    ------
+    ValueError
+        ``order < 1``.
     """
     points = gll_points(order)
     n = order + 1
@@ -99,13 +124,45 @@ def gauss_points_weights(n: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def gauss_quadrature(n: int) -> np.ndarray:
-    """The n-point Gauss–Legendre rule as an (n, 2) array of rows ``(ξ, weight)``."""
+    """The n-point Gauss–Legendre rule on [−1, 1], exact up to degree ``2n − 1``.
+
+    Parameters
+    ----------
+    n : int
+        The number of points (>= 1).
+
+    Returns
+    -------
+    (n, 2) ndarray of float
+        Rows ``(ξ, weight)``, ξ ascending; the weights sum to 2.
+
+    Raises
+    ------
+    ValueError
+        ``n < 1``.
+    """
     x, w = gauss_points_weights(n)
     return np.column_stack((x, w))
 
 
 def gll_quadrature(order: int) -> np.ndarray:
-    """The ``order + 1``-point GLL rule as an (order + 1, 2) array of rows ``(ξ, weight)``."""
+    """The ``order + 1``-point Gauss–Lobatto–Legendre rule on [−1, 1].
+
+    Parameters
+    ----------
+    order : int
+        The polynomial order (>= 1); the rule has ``order + 1`` points.
+
+    Returns
+    -------
+    (order + 1, 2) ndarray of float
+        Rows ``(ξ, weight)`` (:func:`gll_points`, :func:`gll_weights`).
+
+    Raises
+    ------
+    ValueError
+        ``order < 1``.
+    """
     return np.column_stack((gll_points(order), gll_weights(order)))
 
 
@@ -115,6 +172,21 @@ def trapezoidal_quadrature(grid: Sequence[float]) -> np.ndarray:
     Kynema's ``CreateTrapezoidalQuadrature``: the grid (ascending, n >= 2, any units) is mapped
     linearly onto [−1, 1]; the weight of an interior point is ``(g[i+1] − g[i−1]) / range`` and of
     an end point ``(g[1] − g[0]) / range`` (resp. the last interval), so the weights sum to 2.
+
+    Parameters
+    ----------
+    grid : (n,) sequence of float
+        The points, ascending, n >= 2, in any unit (e.g. [m] along the beam or [-]).
+
+    Returns
+    -------
+    (n, 2) ndarray of float
+        Rows ``(ξ, weight)``, ξ the grid points mapped onto [−1, 1].
+
+    Raises
+    ------
+    ValueError
+        ``grid`` is not one-dimensional or has fewer than two points.
     """
     g = np.asarray(grid, dtype=float)
     if g.ndim != 1 or g.size < 2:

@@ -145,13 +145,37 @@ def generate_stiffness_matrix(
     Parameters
     ----------
     EA : float [N]
-        Axial stiffness [N]; EI_x, EI_y : bending stiffness about the principal axes at the
-        centroid C [N m²]; GKt : torsional stiffness at the shear center S [N m²]; GA : shear
-        stiffness [N]; kxs, kys : shear correction factors [1].
-    x_C, y_C : float [m]
-        Centroid offset from O [m]; theta_p : angle from the reference to the principal
-        bending axes [rad]; x_S, y_S : shear-center offset [m]; theta_s : angle to the principal
-        shear axes [rad].
+        Axial stiffness.
+    EI_x : float [N m²]
+        Bending stiffness about the first principal bending axis at the centroid C.
+    EI_y : float [N m²]
+        Bending stiffness about the second principal bending axis at C.
+    GKt : float [N m²]
+        Torsional stiffness about the shear center S.
+    GA : float [N]
+        Shear stiffness (multiplied by ``kxs``, ``kys``).
+    kxs : float [-]
+        Shear correction factor along the first principal shear axis.
+    kys : float [-]
+        Shear correction factor along the second principal shear axis.
+    x_C : float [m], default 0.0
+        Centroid offset from O along x.
+    y_C : float [m], default 0.0
+        Centroid offset from O along y.
+    theta_p : float [rad], default 0.0
+        Angle from the reference axes to the principal bending axes.
+    x_S : float [m], default 0.0
+        Shear-center offset from O along x.
+    y_S : float [m], default 0.0
+        Shear-center offset from O along y.
+    theta_s : float [rad], default 0.0
+        Angle from the reference axes to the principal shear axes.
+
+    Returns
+    -------
+    (6, 6) ndarray of float
+        The symmetric sectional stiffness matrix C* [N, N m, N m²] (rows: the strains of
+        shear x, shear y, extension, bending x, bending y, torsion).
     """
     cp, sp = math.cos(theta_p), math.sin(theta_p)
     cs, ss = math.cos(theta_s), math.sin(theta_s)
@@ -185,11 +209,25 @@ def generate_mass_matrix(
     Parameters
     ----------
     m : float [kg/m]
-        Mass per unit length [kg/m]; I_x, I_y : mass moments of inertia per unit length about the
-        principal inertia axes at the centre of gravity G [kg m]; I_p : polar one [kg m].
-    x_G, y_G : float [m]
-        Offset of G from O [m]; theta_i : angle from the reference to the principal
-        inertia axes [rad].
+        Mass per unit length.
+    I_x : float [kg m]
+        Mass moment of inertia per unit length about the first principal inertia axis at
+        the centre of gravity G.
+    I_y : float [kg m]
+        The same about the second principal inertia axis.
+    I_p : float [kg m]
+        Polar mass moment of inertia per unit length about G.
+    x_G : float [m], default 0.0
+        Offset of G from O along x.
+    y_G : float [m], default 0.0
+        Offset of G from O along y.
+    theta_i : float [rad], default 0.0
+        Angle from the reference axes to the principal inertia axes.
+
+    Returns
+    -------
+    (6, 6) ndarray of float
+        The symmetric sectional mass matrix M* per unit length [kg/m, kg, kg m].
     """
     ci, si = math.cos(theta_i), math.sin(theta_i)
     inertia_xx = (I_x * ci * ci) + (I_y * si * si)
@@ -220,10 +258,29 @@ class HollowCircleProperties(NamedTuple):
 
 
 def hollow_circle_properties(outer_diameter: float, wall_thickness: float, nu: float = 0.33) -> HollowCircleProperties:
-    """Geometric properties of a hollow circular section (tube) [m], Poisson's ratio ``nu``.
+    """Geometric properties of a hollow circular section (tube).
 
-    Shear correction factor ``6 (1 + ν) / (7 + 6 ν)`` (Timoshenko).  Raises ValueError when the
-    wall is not thinner than the outer radius.
+    Shear correction factor ``6 (1 + ν) / (7 + 6 ν)`` (Timoshenko).
+
+    Parameters
+    ----------
+    outer_diameter : float [m]
+        The outer diameter.
+    wall_thickness : float [m]
+        The wall thickness (less than the outer radius).
+    nu : float [-], default 0.33
+        Poisson's ratio ν.
+
+    Returns
+    -------
+    HollowCircleProperties
+        ``area`` [m²], second moments ``Ixx``, ``Iyy`` and polar moment ``J`` [m⁴], shear
+        correction factors ``kx``, ``ky`` [-].
+
+    Raises
+    ------
+    ValueError
+        The wall is not thinner than the outer radius.
     """
     if wall_thickness >= outer_diameter / 2.0:
         raise ValueError(
@@ -241,9 +298,39 @@ def hollow_circle_properties(outer_diameter: float, wall_thickness: float, nu: f
 def hollow_circle_section(
     E: float, G: float, rho: float, outer_diameter: float, wall_thickness: float, nu: float, **offsets: float
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``(M*, C*)`` (6, 6) each of a tube of Young's modulus ``E`` and shear modulus ``G`` [Pa],
-    density ``rho`` [kg/m³]; ``offsets``: the keyword offsets and angles of
-    :func:`generate_mass_matrix` (x_G, y_G, theta_i) and :func:`generate_stiffness_matrix`."""
+    """Sectional mass and stiffness matrices of a homogeneous tube.
+
+    Parameters
+    ----------
+    E : float [Pa]
+        Young's modulus.
+    G : float [Pa]
+        Shear modulus.
+    rho : float [kg/m³]
+        Density.
+    outer_diameter : float [m]
+        The outer diameter.
+    wall_thickness : float [m]
+        The wall thickness (less than the outer radius).
+    nu : float [-]
+        Poisson's ratio ν (for the shear correction factors).
+    **offsets : float
+        The keyword offsets [m] and angles [rad] of :func:`generate_mass_matrix` (``x_G``,
+        ``y_G``, ``theta_i``) and :func:`generate_stiffness_matrix` (``x_C``, ``y_C``,
+        ``theta_p``, ``x_S``, ``y_S``, ``theta_s``).
+
+    Returns
+    -------
+    mass : (6, 6) ndarray of float
+        M* per unit length [kg/m, kg, kg m].
+    stiffness : (6, 6) ndarray of float
+        C* [N, N m, N m²].
+
+    Raises
+    ------
+    ValueError
+        The wall is not thinner than the outer radius.
+    """
     p = hollow_circle_properties(outer_diameter, wall_thickness, nu)
     i_x, i_y = rho * p.Ixx, rho * p.Iyy
     mass_keys = ("x_G", "y_G", "theta_i")
