@@ -278,8 +278,31 @@ def _compile_node(node: ast.AST) -> tuple[Callable[[float], float], bool]:
 class Expression:
     """A load component given as a safe expression of the time t [s]; call it with t.
 
-    Raises :class:`ModelFileError` (naming ``label`` and the text) when the value
-    cannot be computed or is not finite.
+    Calling it returns the value (a float, in the unit of the component it gives) and raises
+    :class:`ModelFileError` (naming ``label`` and the text) when the value cannot be
+    computed or is not finite.
+
+    Parameters
+    ----------
+    text : str
+        The expression, e.g. ``"1e6*sin(2*pi*t/20)"`` (at most 2000 characters; the grammar
+        of the module docstring's ``[[load]]``).
+    label : str, default "expression"
+        What the expression gives (e.g. ``"load #1 (node 'top') force[0]"``), named in errors.
+    source : str, default "<string>"
+        The file it came from, named in errors.
+    line : int or None, default None
+        The 1-based line of the file, named in errors (None: none).
+
+    Attributes
+    ----------
+    depends_on_time : bool
+        Whether the expression uses ``t``.
+
+    Raises
+    ------
+    ValueError
+        ``text`` is too long, not an expression, or uses anything outside the grammar.
     """
 
     __slots__ = ("_fn", "depends_on_time", "label", "line", "source", "text")
@@ -325,15 +348,41 @@ LoadComponent = float | Expression
 
 @dataclass(frozen=True)
 class Load:
-    """An external load on ``node``: ``components`` = (fx, fy, fz [N], mx, my, mz [N m]),
-    inertial frame, each a constant or an :class:`Expression` of t [s]."""
+    """An external load on a node, inertial frame.
+
+    Attributes
+    ----------
+    node : int
+        The node id.
+    components : tuple of (float or Expression)
+        ``(fx, fy, fz [N], mx, my, mz [N m])``, each a constant or an :class:`Expression`
+        of t [s].
+    label : str, default ""
+        The load's name in messages (e.g. ``"load #1 (node 'top')"``).
+    """
 
     node: int
     components: tuple[LoadComponent, ...]
     label: str = ""
 
     def evaluate(self, t: float) -> np.ndarray:
-        """The (6,) load at time t [s]."""
+        """The load at a time.
+
+        Parameters
+        ----------
+        t : float [s]
+            The time.
+
+        Returns
+        -------
+        (6,) ndarray of float
+            ``(force [N], moment [N m])``, inertial frame.
+
+        Raises
+        ------
+        ModelFileError
+            An expression cannot be evaluated at ``t`` or is not finite there.
+        """
         return np.array([c(t) if isinstance(c, Expression) else c for c in self.components], dtype=np.float64)
 
 
@@ -346,19 +395,24 @@ class ModelFile:
     model : Model
         The built model.
     nodes : dict[str, int]
-        Node name → node id; constraints : constraint name → constraint id (named ones).
+        Node name → node id.
+    constraints : dict[str, int]
+        Constraint name → constraint id (the named constraints).
     params : StepParameters
         Step parameters from ``[step]``.
     loads : tuple[Load, ...]
         The ``[[load]]`` items in file order.
     output : dict[str, Any]
         ``{"path": str | None, "every": int, "block": int | None}`` (None: automatic block).
-    t_end : float [s], optional
+    t_end : float or None
         End time [s] (``[run] t_end``, or n_steps·h); None without ``[run]``.
-    n_steps : int, optional
+    n_steps : int or None
         Number of steps (``[run] n_steps``, or from t_end); None without ``[run]``.
     source : Path
         The file read.
+    _loaded_nodes : tuple of int
+        The ids of the nodes that carry a load (the rows :meth:`apply_loads` overwrites);
+        internal, default ``()``.
     beams : dict[str, Any]
         Beam name → :class:`~kynemapy.model.beams.Beam` (its node and element ids).
     """
@@ -376,7 +430,18 @@ class ModelFile:
     beams: dict[str, Any] = field(default_factory=dict)
 
     def load_vector(self, t: float) -> np.ndarray:
-        """(n_nodes, 6) sum of every load at time t [s] (force N, moment N m, inertial frame)."""
+        """The sum of every load at a time.
+
+        Parameters
+        ----------
+        t : float [s]
+            The time.
+
+        Returns
+        -------
+        (N, 6) ndarray of float
+            Per node ``(force [N], moment [N m])``, inertial frame (zeros where no load).
+        """
         f = np.zeros((self.model.n_nodes, 6))
         for load in self.loads:
             f[load.node] += load.evaluate(t)
@@ -387,6 +452,13 @@ class ModelFile:
 
         Rows of nodes that carry a load are overwritten with the sum of their loads;
         rows of other nodes are left as they are.
+
+        Parameters
+        ----------
+        sim : Simulation
+            A simulation of this file's model (anything with ``inputs.f`` (N, 6)).
+        t : float [s]
+            The time (the start of the step the loads are for).
         """
         f = sim.inputs.f
         for node in self._loaded_nodes:
@@ -395,9 +467,21 @@ class ModelFile:
             f[load.node] += load.evaluate(t)
 
     def simulation(self, consistent_initial_accelerations: bool | None = None) -> Any:
-        """Deprecated: ``kp.Simulation(mf.model, mf.params)``, which this returns (with a
-        ``DeprecationWarning``).  A model file describes a model; the simulation layer builds on it,
-        not the other way round."""
+        """Deprecated: ``kp.Simulation(mf.model, mf.params)``, which this returns.
+
+        It warns with a ``DeprecationWarning``.  A model file describes a model; the
+        simulation layer builds on it, not the other way round.
+
+        Parameters
+        ----------
+        consistent_initial_accelerations : bool or None, default None
+            Passed to :class:`~kynemapy.Simulation`.
+
+        Returns
+        -------
+        Simulation
+            A new simulation of :attr:`model` with :attr:`params`.
+        """
         import warnings
 
         import kynemapy  # the public entry point, not the run layer: the model never imports it
@@ -1266,15 +1350,47 @@ class _Reader:
 
 # ------------------------------------------------------------------------------------------------
 def parse_model_file(text: str, source: str = "<string>") -> ModelFile:
-    """Read a model from TOML text (``source`` names it in messages)."""
+    """Read a model from TOML text (see the module docstring for the schema).
+
+    Parameters
+    ----------
+    text : str
+        The TOML text.
+    source : str, default "<string>"
+        The name of the text (a file name) in messages and in :attr:`ModelFile.source`.
+
+    Returns
+    -------
+    ModelFile
+        The built model with its names, step parameters, loads, run and output settings.
+
+    Raises
+    ------
+    ModelFileError
+        Any problem in the text, naming its line.
+    """
     return _Reader(text, str(source)).read()
 
 
 def load_model_file(path: str | PathLike[str]) -> ModelFile:
     """Read the TOML model file at ``path`` (see the module docstring for the schema).
 
-    Raises :class:`ModelFileError` (a :class:`~kynemapy.ModelError`) for every problem in
-    the file, and ``OSError`` when it cannot be read.
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file (UTF-8 TOML).
+
+    Returns
+    -------
+    ModelFile
+        The built model with its names, step parameters, loads, run and output settings.
+
+    Raises
+    ------
+    ModelFileError
+        Any problem in the file (a :class:`~kynemapy.ModelError`), naming its line.
+    OSError
+        The file cannot be read.
     """
     p = Path(path)
     raw = p.read_bytes()
