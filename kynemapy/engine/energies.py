@@ -53,9 +53,28 @@ def energy_and_momentum(
 def row_invariants(model: Model, q: np.ndarray, v: np.ndarray) -> dict[str, np.ndarray]:
     """The derived fields of output rows (:data:`kynemapy.engine.rows.DERIVED`) at states q, v.
 
-    ``kinetic_energy``, ``potential_energy``, ``strain_energy`` (...,) [J], ``linear_momentum``
-    (..., 3) [kg m/s], ``angular_momentum`` (..., 3) [kg m²/s], as the run's writer computes them
-    (:func:`kynemapy.engine.invariants.fill_invariants`); q (..., N, 7), v (..., N, 6).
+    Computed as the run's writer computes them
+    (:func:`kynemapy.engine.invariants.fill_invariants`).
+
+    Parameters
+    ----------
+    model : Model
+        The model the states belong to.
+    q : (..., N, 7) array_like of float
+        Node displacements ``(u [m], rotation quaternion (w, x, y, z))``, any leading shape.
+    v : (..., N, 6) array_like of float
+        Node velocities ``(u̇ [m/s], ω [rad/s])``, inertial frame, the same leading shape.
+
+    Returns
+    -------
+    dict of str to ndarray
+        ``kinetic_energy``, ``potential_energy``, ``strain_energy`` (...,) [J],
+        ``linear_momentum`` (..., 3) [kg m/s], ``angular_momentum`` (..., 3) [kg m²/s].
+
+    Raises
+    ------
+    ValueError
+        ``q`` or ``v`` of the wrong shape for ``model``.
     """
     q = np.asarray(q, dtype=np.float64)
     v = np.asarray(v, dtype=np.float64)

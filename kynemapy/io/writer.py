@@ -434,10 +434,33 @@ class ResultWriter:
         HDF5 will not reopen for writing a file whose SWMR writer was killed, so the
         committed rows, the restart data and the root attributes are copied into a new
         file that atomically replaces ``path``; rows beyond ``committed`` (a block being
-        written when the writer died) are dropped.  ``model`` must be the file's model.
-        ``lock``: the caller's :class:`~kynemapy.io.lock.WriterLock` of ``path`` (None: taken
-        here); a file another live process writes is refused
-        (:class:`~kynemapy.io.lock.FileInUseError`).
+        written when the writer died) are dropped.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The result file to continue.
+        model : Model
+            The file's model (a different one is refused).
+        params : StepParameters
+            The step parameters the continued run uses (stored in the new file).
+        block : int, default 256
+            Rows per chunk of every per-row dataset, as for :class:`ResultWriter` (>= 1).
+        lock : WriterLock or None, default None
+            The caller's :class:`~kynemapy.io.lock.WriterLock` of ``path`` (None: taken
+            here).
+
+        Returns
+        -------
+        ResultWriter
+            An open writer of ``path``, positioned after its last committed row.
+
+        Raises
+        ------
+        kynemapy.io.lock.FileInUseError
+            Another live process writes the file.
+        ValueError
+            The file holds a different model.
         """
         path = file_path(path, "ResultWriter.reopen: path")
         if lock is None:
@@ -485,8 +508,20 @@ class ResultWriter:
     def write_restart(self, state: State, inputs: Inputs) -> None:
         """Store ``state`` and ``inputs`` as the restart data of the last committed row, and flush.
 
-        ``state.step[0]`` must equal the ``step`` of the last committed row.  Prefer passing
-        ``state=``/``inputs=`` to :meth:`append`, which commits both together.
+        Prefer passing ``state=``/``inputs=`` to :meth:`append`, which commits both together.
+
+        Parameters
+        ----------
+        state : State
+            The state at the last committed row: ``state.step[0]`` must equal that row's
+            ``step``.
+        inputs : Inputs
+            The loads and constraint inputs held at that state.
+
+        Raises
+        ------
+        ValueError
+            The file was created with ``restart=False``, or ``state`` is at another step.
         """
         f = self._require_open()
         self.ensure_layout()

@@ -152,17 +152,19 @@ class Scene:
 
     Attributes
     ----------
+    model : Model
+        The model drawn.
     boxes : list of Box
-        One per mass element.
-    springs : numpy.ndarray
-        (S, 2) node pairs.
-    links : numpy.ndarray
-        (L, 2) node pairs of constraints between two nodes (Kynema's joint kinds).
-    anchors : numpy.ndarray
-        (A,) nodes held by one-node boundary conditions.
-    joints : numpy.ndarray
-        (J,) constraint ids of the two-body joints (their points: :meth:`joint_points`).
-    beams : list of numpy.ndarray
+        One per mass element (of positive mass).
+    springs : (S, 2) ndarray of int64
+        The node pairs of the springs.
+    links : (L, 2) ndarray of int64
+        The node pairs of constraints between two nodes (Kynema's joint kinds).
+    anchors : (A,) ndarray of int64
+        The nodes held by one-node boundary conditions.
+    joints : (J,) ndarray of int64
+        The constraint ids of the two-body joints (their points: :meth:`joint_points`).
+    beams : list of ndarray, default []
         The beams as chains of element nodes, root first (:func:`beam_chains`); :meth:`beam_axes`
         gives their deformed axes.
     """
@@ -176,13 +178,35 @@ class Scene:
     beams: list = field(default_factory=list)
 
     def rotations(self, q: np.ndarray) -> np.ndarray:
-        """(n, N, 3, 3) current orientation R(r ⊗ r0) of every node."""
+        """The current orientation R(r ⊗ r0) of every node.
+
+        Parameters
+        ----------
+        q : (n, N, 7) array_like of float
+            Rows of node displacements [m] and rotation quaternions (w, x, y, z).
+
+        Returns
+        -------
+        (n, N, 3, 3) ndarray of float
+            Body-to-world rotation matrices.
+        """
         r = quaternion_product(np.asarray(q)[:, :, 3:7], np.asarray(self.model.x0)[None, :, 3:7])
         return quaternion_matrices(r)
 
     def joint_points(self, q: np.ndarray) -> np.ndarray:
-        """(n, J, 2, 3) current joint point of each two-body joint, as carried by its side a
-        and by its side b (equal while the joint holds) [m]; a ground side is its fixed point."""
+        """The current joint point of each two-body joint, as carried by each side.
+
+        Parameters
+        ----------
+        q : (n, N, 7) array_like of float
+            Rows of node displacements [m] and rotation quaternions (w, x, y, z).
+
+        Returns
+        -------
+        (n, J, 2, 3) ndarray of float
+            The point [m] as carried by side a and by side b (equal while the joint holds); a
+            ground side is its fixed point.
+        """
         q = np.asarray(q)
         n = q.shape[0]
         out = np.zeros((n, len(self.joints), 2, 3))
@@ -196,13 +220,34 @@ class Scene:
         return out
 
     def beam_axes(self, q: np.ndarray) -> list[np.ndarray]:
-        """Deformed axis of each beam, (n, P, 3) polylines through its nodes [m] (one per chain of
-        :func:`beam_chains`)."""
+        """The deformed axis of each beam.
+
+        Parameters
+        ----------
+        q : (n, N, 7) array_like of float
+            Rows of node displacements [m] and rotation quaternions (w, x, y, z).
+
+        Returns
+        -------
+        list of ndarray
+            One (n, P, 3) polyline through the P nodes of each chain of :func:`beam_chains` [m].
+        """
         pos = node_positions(self.model, q)
         return [pos[:, chain] for chain in self.beams]
 
     def box_corners(self, q: np.ndarray) -> np.ndarray:
-        """(n, B, 8, 3) corners of every body's box [m] (corner i at bits (x, y, z) of i)."""
+        """The corners of every body's box.
+
+        Parameters
+        ----------
+        q : (n, N, 7) array_like of float
+            Rows of node displacements [m] and rotation quaternions (w, x, y, z).
+
+        Returns
+        -------
+        (n, B, 8, 3) ndarray of float
+            Corners [m]; corner i has the signs of the bits (x, y, z) of i.
+        """
         q = np.asarray(q)
         out = np.zeros((q.shape[0], len(self.boxes), 8, 3))
         if not self.boxes:
@@ -214,7 +259,20 @@ class Scene:
         return out
 
     def extent(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Lower and upper corner (3,) of everything drawn over all rows [m]."""
+        """The bounding box of everything drawn over all rows.
+
+        Parameters
+        ----------
+        q : (n, N, 7) array_like of float
+            Rows of node displacements [m] and rotation quaternions (w, x, y, z).
+
+        Returns
+        -------
+        lower : (3,) ndarray of float
+            The lower corner [m].
+        upper : (3,) ndarray of float
+            The upper corner [m].
+        """
         pts = [node_positions(self.model, q).reshape(-1, 3)]
         if self.boxes:
             pts.append(self.box_corners(q).reshape(-1, 3))
@@ -225,12 +283,21 @@ class Scene:
 
 
 def box_corners(box: Box, position: np.ndarray, rotation: np.ndarray) -> np.ndarray:
-    """Corners of ``box`` on a node at ``position`` (n, 3) [m] with orientation ``rotation`` (n, 3, 3).
+    """Corners of ``box`` on a node, per row.
+
+    Parameters
+    ----------
+    box : Box
+        The body's box (centre, axes and size in the body frame).
+    position : (n, 3) ndarray of float
+        The node's world position X + u [m].
+    rotation : (n, 3, 3) ndarray of float
+        The node's body-to-world rotation matrix R(r ⊗ r0).
 
     Returns
     -------
-    numpy.ndarray
-        (n, 8, 3) corners [m]; corner i has the signs of the bits (x, y, z) of i.
+    (n, 8, 3) ndarray of float
+        Corners [m]; corner i has the signs of the bits (x, y, z) of i.
     """
     signs = np.array([[(i & 1) * 2 - 1, (i >> 1 & 1) * 2 - 1, (i >> 2 & 1) * 2 - 1] for i in range(8)], dtype=float)
     local = box.centre[None, :] + (signs * (box.size / 2)[None, :]) @ box.axes.T  # (8, 3) body frame
@@ -293,7 +360,18 @@ def beam_chains(model: Model) -> list[np.ndarray]:
 
     Elements are taken in their order; an element whose first node is the last node of the
     chain before it continues that chain (a beam of several elements), otherwise it starts a
-    new one.  Returns a list of (nodes,) int64 arrays (root first, tip last).
+    new one.
+
+    Parameters
+    ----------
+    model : Model
+        The model (its beam element tables).
+
+    Returns
+    -------
+    list of ndarray
+        One (P,) int64 array of node ids per chain, root first, tip last (empty without
+        beams).
     """
     chains: list[list[int]] = []
     n_beams = int(getattr(model, "n_beams", 0) or 0)

@@ -135,8 +135,25 @@ class SweepResult:
 # ------------------------------------------------------------------------------------------------
 # parameter sets
 def grid(axes: Mapping[str, Sequence[Any]]) -> list[dict[str, Any]]:
-    """Every combination of the values of ``axes`` (key → values), the first key slowest.
+    """Every combination of the values of ``axes``, the first key slowest.
 
+    Parameters
+    ----------
+    axes : mapping of str to sequence
+        Override key (e.g. ``"step.h"``) → the values it takes.
+
+    Returns
+    -------
+    list of dict of str to Any
+        One parameter set (key → value) per combination.
+
+    Raises
+    ------
+    SweepError
+        A key whose values are not a list, or are empty.
+
+    Examples
+    --------
     >>> grid({"step.rho_inf": [0.0, 0.9], "mass.top.mass": [10.0, 15.0]})[1]
     {'step.rho_inf': 0.0, 'mass.top.mass': 15.0}
     """
@@ -287,6 +304,20 @@ def verify_member(path: str | os.PathLike[str], member: str, values: Mapping[str
     Complete and verified: the file reads back (:func:`kynemapy.io.read`), was closed cleanly,
     its ``sweep_member`` and ``sweep_values`` attributes are this member's and its last row is
     the planned last step (``sweep_n_steps``).  :func:`member_file_problem` says why not.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The member's result file.
+    member : str
+        The member id (the ``sweep_member`` attribute it must carry).
+    values : mapping of str to Any
+        The member's parameter set (the ``sweep_values`` attribute it must carry).
+
+    Returns
+    -------
+    Result or None
+        The file read by :func:`kynemapy.io.read`, or None when it cannot be reused.
     """
     result, _ = _check_member(path, member, values)
     return result
@@ -343,6 +374,21 @@ def run_member(spec: Mapping[str, Any]) -> dict[str, Any]:
     ``status`` is ``"ok"``, ``"diverged"`` (a step did not converge; its rows are in
     ``<id>.failed.h5``) or ``"error"`` (the model or a parameter was rejected), with ``error``
     the message.
+
+    Parameters
+    ----------
+    spec : mapping of str to Any
+        The member's task, built by :func:`sweep`: ``id``, ``values``, ``path`` (the result
+        file), ``toml`` and ``source`` (the model file's text and name) or ``factory``,
+        ``params``, ``n_steps`` or ``t_end`` [s], ``every``, ``block`` and ``outputs``.
+
+    Returns
+    -------
+    dict of str to Any
+        The summary row: ``member``, ``status``, ``error``, the parameter values,
+        ``wall_time_s`` [s], ``steps``, ``n_steps``, ``final_time_s`` [s],
+        ``energy_drift``, ``iterations_mean``, ``iterations_max``, the requested outputs
+        and, when a result file was kept, ``file``.
     """
     from kynemapy.engine.api import ConvergenceError
     from kynemapy.io.hdf5 import read

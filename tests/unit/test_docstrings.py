@@ -22,26 +22,6 @@ import kynemapy
 
 API_RST = Path(__file__).resolve().parents[2] / "docs" / "api.rst"
 
-# To do (issue 27 item 11): names whose docstrings are not yet in numpydoc form (parameters
-# missing from Parameters, or several entries packed on one line).  Remove a name once its
-# docstring passes (test_not_yet_names_still_fail insists); every other name is checked.
-NOT_YET: set[str] = {
-    "kynemapy.io.ResultWriter.reopen",
-    "kynemapy.io.ResultWriter.write_restart",
-    "kynemapy.io.row_invariants",
-    "kynemapy.post.geometry.Scene",
-    "kynemapy.post.geometry.Scene.beam_axes",
-    "kynemapy.post.geometry.Scene.box_corners",
-    "kynemapy.post.geometry.Scene.extent",
-    "kynemapy.post.geometry.Scene.joint_points",
-    "kynemapy.post.geometry.Scene.rotations",
-    "kynemapy.post.geometry.beam_chains",
-    "kynemapy.post.geometry.box_corners",
-    "kynemapy.run.sweep.grid",
-    "kynemapy.run.sweep.run_member",
-    "kynemapy.run.sweep.verify_member",
-}
-
 _SECTION = re.compile(r"^(\w[\w ]*)\n-{3,}\s*$", re.M)
 
 
@@ -182,20 +162,10 @@ def test_names_are_found():
     names = public_names()
     assert "kynemapy.Simulation.run" in names and "kynemapy.io.read" in names
     assert "kynemapy.world_pose" in names and "kynemapy.io.Result" in names
-    assert not NOT_YET - set(names), sorted(NOT_YET - set(names))
 
 
 def test_parameters_have_type_and_description():
     offenders = []
     for name, obj in public_names().items():
-        if name in NOT_YET or name.rsplit(".", 1)[0] in NOT_YET:
-            continue
         offenders += problems(name, obj)
     assert not offenders, f"{len(offenders)} parameter entries:\n" + "\n".join(offenders)
-
-
-def test_not_yet_names_still_fail():
-    """A name in NOT_YET that passes is taken off the list."""
-    names = public_names()
-    passing = [n for n in NOT_YET if not problems(n, names[n])]
-    assert not passing, passing
