@@ -415,9 +415,9 @@ class Simulation:
             Receives the recorded rows (the workspace's ``row_layout``), written in place.
         max_rows : int
             The most rows to record (<= R).
-        iterations : (n_steps,) ndarray of int64
+        iterations : (K,) ndarray of int64
             Receives the Newton iterations of each step taken (``iterations[i]``: step i),
-            written in place.
+            written in place for the first K steps (K = 0: none kept).
 
         Returns
         -------
