@@ -34,22 +34,23 @@ class Trajectory:
     Attributes
     ----------
     scheme : str
-        Str, the scheme's name.
-    h : float [s]
-        Float, step [s].
-    t : (n,) FloatArray [s]
-        Float64, output times [s] (``t0 + k h`` for the saved steps k).
-    R : (n, 3, 3) FloatArray
-        Float64, body-to-world rotations.
-    W : (n, 3) FloatArray [rad/s]
-        Float64, body angular velocities [rad/s].
-    x, v : (n, 3) FloatArray [m], optional
-        Float64 centre-of-mass position [m] and velocity [m/s] of a free body; ``None``
-        for a body about a fixed point.
-    inertia : (3,) FloatArray [kg m²]
-        Float64, principal moments of inertia [kg m²].
+        The scheme's name (one of :data:`SCHEMES`).
+    h : float
+        The step size [s].
+    t : (n,) ndarray of float64
+        Output times [s] (``t0 + k h`` for the saved steps k).
+    R : (n, 3, 3) ndarray of float64
+        Body-to-world rotation matrices.
+    W : (n, 3) ndarray of float64
+        Body angular velocities [rad/s], body frame.
+    x : (n, 3) ndarray of float64 or None
+        Centre-of-mass position [m] of a free body; None for a body about a fixed point.
+    v : (n, 3) ndarray of float64 or None
+        Centre-of-mass velocity [m/s] of a free body; None for a body about a fixed point.
+    inertia : (3,) ndarray of float64
+        Principal moments of inertia [kg m²].
     newton_iterations : int
-        Int, Newton iterations over the whole run (0 for explicit schemes).
+        Newton iterations over the whole run (0 for explicit schemes).
     """
 
     scheme: str
@@ -64,17 +65,20 @@ class Trajectory:
 
     @property
     def body_momentum(self) -> FloatArray:
-        """``Π = J W`` (n, 3) [kg m²/s], body frame."""
+        """Body angular momentum ``Π = J W`` (n, 3) [kg m²/s], body frame."""
         return self.W * self.inertia
 
     @property
     def spatial_momentum(self) -> FloatArray:
-        """``π = R J W`` (n, 3) [kg m²/s], world frame, about the fixed point or centre of mass."""
+        """Spatial angular momentum ``π = R J W`` (n, 3) [kg m²/s], world frame.
+
+        About the fixed point, or the centre of mass of a free body.
+        """
         return np.einsum("nij,nj->ni", self.R, self.body_momentum)
 
     @property
     def rotational_energy(self) -> FloatArray:
-        """``½ W·JW`` (n,) [J]."""
+        """Rotational kinetic energy ``½ W·JW`` (n,) [J]."""
         return 0.5 * np.einsum("ni,ni->n", self.W, self.body_momentum)
 
 
@@ -186,54 +190,64 @@ def integrate(
     Parameters
     ----------
     scheme : str
-        One of ``SCHEMES``: ``"rig_pos"``, ``"rig_neg"``, ``"rig_imp"`` (Solfec), ``"liemid"``
-        (Krysl), ``"splitting"`` (free-rotation splitting with torque kicks), ``"dmv"`` (discrete
-        Moser–Veselov), ``"exact"`` (Jacobi/Celledoni exact flow; torque-free bodies only).
-    inertia : (3,) array_like [kg m²]
-        Principal moments of inertia [kg m²] about the fixed point or the centre of
-        mass (body axes are principal axes), or a diagonal (3, 3) matrix.
-    R0 : (3, 3) array_like
-        Initial body-to-world rotation, or (4,) unit quaternion (w, x, y, z).
-    W0 : (3,) array_like [rad/s]
-        Initial body angular velocity [rad/s].
-    h : float [s]
-        Step [s], > 0.
-    t_end : float [s]
-        Final time [s]; ``n = floor((t_end − t0)/h)`` steps are taken (last time ``t0 + n h``).
-    force : (3,) array_like [N], optional
-        Constant world-frame force [N] acting at ``force_point``.
-    force_point : (3,) array_like [m], optional
-        Body-frame point [m] of ``force``, relative to the fixed point or the centre
-        of mass (default: that origin, i.e. no torque).
-    torque : callable, optional
-        Optional ``numba.njit`` function ``torque(t, R, params, out)`` writing a body-frame
-        torque [N m] into ``out`` (3,) for the rotation ``R`` (3, 3) at time ``t``; added to the
+        One of :data:`SCHEMES`: ``"rig_pos"``, ``"rig_neg"``, ``"rig_imp"`` (Solfec),
+        ``"liemid"`` (Krysl), ``"splitting"`` (free-rotation splitting with torque kicks),
+        ``"dmv"`` (discrete Moser–Veselov), ``"exact"`` (Jacobi/Celledoni exact flow;
+        torque-free bodies only).
+    inertia : (3,) or (3, 3) array_like of float
+        Principal moments of inertia [kg m²] about the fixed point or the centre of mass
+        (body axes are principal axes), or a diagonal (3, 3) matrix of them.
+    R0 : (3, 3) or (4,) array_like of float
+        Initial body-to-world rotation matrix, or unit quaternion (w, x, y, z).
+    W0 : (3,) array_like of float
+        Initial body angular velocity [rad/s], body frame.
+    h : float
+        The step size [s], > 0.
+    t_end : float
+        The final time [s]; ``n = floor((t_end − t0)/h)`` steps are taken (last time
+        ``t0 + n h``).
+    force : (3,) array_like of float or None, default None
+        A constant world-frame force [N] acting at ``force_point``.
+    force_point : (3,) array_like of float or None, default None
+        Body-frame point [m] of ``force``, relative to the fixed point or the centre of mass
+        (None: that origin, i.e. no torque).
+    torque : callable or None, default None
+        A ``numba.njit`` function ``torque(t, R, params, out)`` writing a body-frame torque
+        [N m] into ``out`` (3,) for the rotation ``R`` (3, 3) at time ``t`` [s]; added to the
         torque of ``force``.  Compiled once per process (numba cannot cache it).
-    torque_params : (k,) array_like, optional
-        Float64 constants passed to ``torque`` as ``params``.
-    gravity : (3,) array_like [m/s²], optional
+    torque_params : (k,) array_like of float or None, default None
+        Constants passed to ``torque`` as ``params``.
+    gravity : (3,) array_like of float or None, default None
         Gravitational acceleration [m/s²] of a free body (acts at the centre of mass).
-    x0, v0 : (3,) array_like [m], optional
-        Initial centre-of-mass position [m] and velocity [m/s] of a free body (default 0).
-    mass : float [kg], optional
-        Body mass [kg]; required when ``force`` acts on a free body (its linear acceleration).
-    t0 : float [s]
-        Initial time [s] (matters to time-dependent torques).
-    every : int
+    x0 : (3,) array_like of float or None, default None
+        Initial centre-of-mass position [m] of a free body (None: 0).
+    v0 : (3,) array_like of float or None, default None
+        Initial centre-of-mass velocity [m/s] of a free body (None: 0).
+    mass : float or None, default None
+        The body's mass [kg]; required when ``force`` acts on a free body (its linear
+        acceleration).
+    t0 : float, default 0.0
+        The initial time [s] (matters to time-dependent torques).
+    every : int, default 1
         Save every ``every``-th step (the initial state is always saved).
-    splitting_axes : ``"splitting"`` only: axis order ``(a, b, c)`` of
-        ``R_a(h/2) R_b(h/2) R_c(h) R_b(h/2) R_a(h/2)``; default (smallest, middle, largest inertia).
+    splitting_axes : sequence of int or None, default None
+        ``"splitting"`` only: axis order ``(a, b, c)`` of
+        ``R_a(h/2) R_b(h/2) R_c(h) R_b(h/2) R_a(h/2)`` (None: smallest, middle, largest
+        inertia).
 
     Returns
     -------
-    Trajectory with ``t`` (n,), ``R`` (n, 3, 3), ``W`` (n, 3) and, for a free body, ``x``, ``v``
-    (n, 3).
+    Trajectory
+        ``t`` (n,) [s], ``R`` (n, 3, 3), ``W`` (n, 3) [rad/s] and, for a free body, ``x``
+        [m], ``v`` [m/s] (n, 3).
 
     Raises
     ------
-    ValueError : invalid input (unknown scheme, non-positive inertia or h, R0 not a rotation, a
+    ValueError
+        Invalid input (unknown scheme, non-positive inertia or h, R0 not a rotation, a
         torque with ``"exact"``, ...).
-    IntegrationError : a Newton iteration failed (step too large) or the state became non-finite.
+    IntegrationError
+        A Newton iteration failed (step too large) or the state became non-finite.
     """
     if not isinstance(scheme, str) or scheme.lower() not in SCHEMES:
         raise ValueError(f"unknown scheme {scheme!r}; valid schemes: {', '.join(SCHEMES)}")

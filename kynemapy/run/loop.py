@@ -37,13 +37,32 @@ LoadFunction = Callable[[Any, float], None]
 class RunInfo(NamedTuple):
     """Summary of one :meth:`Simulation.run`.
 
-    steps : steps taken; time : simulated time at the end [s]; rows : rows written to
-    the file in this run; iterations_mean, iterations_max : Newton iterations per step;
-    substepped : steps that needed adaptive sub-stepping; wall_time [s]; output : file path
-    (or None); converged : False when the run stopped at a failed step (``throw=False``);
-    rejected : step attempts that failed (a failed step of h, and each failed sub-step),
-    the last one of a stopped run included; min_step : the smallest step size [s] with which
-    a step or sub-step converged (h when none was halved; 0.0 when no step converged).
+    Attributes
+    ----------
+    steps : int
+        Steps taken.
+    time : float
+        Simulated time at the end [s].
+    rows : int
+        Rows written to the file in this run.
+    iterations_mean : float
+        Mean Newton iterations per step.
+    iterations_max : int
+        Most Newton iterations of one step.
+    substepped : int
+        Steps that needed adaptive sub-stepping.
+    wall_time : float
+        Wall-clock time of the run [s].
+    output : str or None
+        The result file's path (None when nothing was recorded).
+    converged : bool
+        False when the run stopped at a failed step (``throw=False``).
+    rejected : int
+        Step attempts that failed (a failed step of h, and each failed sub-step), the last
+        one of a stopped run included.
+    min_step : float
+        The smallest step size [s] with which a step or sub-step converged (h when none was
+        halved; 0.0 when no step converged).
     """
 
     steps: int
