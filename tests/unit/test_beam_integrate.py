@@ -466,3 +466,54 @@ def test_system_matrix_is_inertia_plus_stiffness_times_tangent() -> None:
             t[3:, 3:] = tangent[nodes[j]]
             expected = iner[i, j] + 0.5 * stiff[i, j] @ t
             np.testing.assert_allclose(out[6 * i : 6 * i + 6, 6 * j : 6 * j + 6], expected, rtol=1e-14, atol=1e-14)
+
+
+# ---------------------------------------------------------------------------
+# the iteration matrix in one pass (integrate_system) against the three kernels above
+
+
+@pytest.mark.parametrize("damped", [False, True])
+@pytest.mark.parametrize("fits", [True, False])
+def test_integrate_system_equals_the_separate_kernels(damped: bool, fits: bool) -> None:
+    """:func:`integrate_system` (the element's own pass) equals :func:`integrate_stiffness`,
+    :func:`integrate_inertia` and :func:`system_matrix` (Kynema's order) to round-off, whether
+    the element fills its output and scratch (the contiguous product) or not (an element of a
+    lower order in a padded table: the product by rows)."""
+    from kynemapy.engine.elements.beams import integrate as ig
+
+    M_C, M_D, M_DD1, M_DD2, M_GD1, M_GD2 = ig.M_C, ig.M_D, ig.M_DD1, ig.M_DD2, ig.M_GD1, ig.M_GD2
+    M_GI, M_KD1, M_KD2, M_KI, M_M, M_O, M_P, M_PD2, M_Q = (
+        ig.M_GI, ig.M_KD1, ig.M_KD2, ig.M_KI, ig.M_M, ig.M_O, ig.M_P, ig.M_PD2, ig.M_Q,
+    )  # fmt: skip
+    rng = np.random.default_rng(7)
+    nn, nq = 7, 9  # 4 + 3 rows: both the four-row and the single-row products
+    pad_n, pad_q = (nn, nq) if fits else (nn + 2, nq + 3)
+    weight, jac = rng.uniform(0.1, 1.0, nq), rng.uniform(0.5, 2.0, nq)
+    interp, deriv = rng.standard_normal((pad_n, nq)), rng.standard_normal((pad_n, nq))
+    qm = rng.standard_normal((15, pad_q, 6, 6))
+    if not damped:
+        qm[[M_D, M_DD1, M_DD2, M_GD1, M_GD2, M_PD2, M_KD1, M_KD2]] = 0.0
+    tangent = rng.standard_normal((nn + 3, 3, 3))
+    nodes = np.array([2, 0, 5, 1, 9, 3, 4])
+    beta_prime, gamma_prime, kappa = 3.0, 2.0, 0.7
+    pts, wm = np.zeros((pad_q, 8, 36)), np.zeros((2, pad_q, 6, 6 * pad_n))
+    out = np.full((6 * pad_n, 6 * pad_n), np.nan)
+    ig.integrate_system(
+        weight, jac, interp, deriv, qm, beta_prime, gamma_prime, kappa, tangent, nodes, damped, pts, wm, out
+    )
+    m = qm[:, :nq]
+    sums = np.zeros((nq, 5, 36))
+    stiffness = np.zeros((nn, nn, 6, 6))
+    integrate_stiffness(
+        weight, jac, interp, deriv, m[M_KI], m[M_P], m[M_C], m[M_O], m[M_Q], m[M_DD1], m[M_KD1], m[M_KD2],
+        m[M_PD2], sums, np.zeros(36), stiffness,
+    )  # fmt: skip
+    inertia = np.zeros((nn, nn, 6, 6))
+    integrate_inertia(
+        weight, jac, interp, deriv, m[M_M], m[M_GI], m[M_D], m[M_GD1], m[M_GD2], m[M_DD2], beta_prime,
+        gamma_prime, sums, np.zeros(36), inertia,
+    )  # fmt: skip
+    expected = np.zeros((6 * nn, 6 * nn))
+    system_matrix(stiffness, inertia, tangent, nodes, kappa, expected)
+    got = out[: 6 * nn, : 6 * nn]
+    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12 * np.abs(expected).max())

@@ -321,18 +321,18 @@ def integrate_system(
                 p[P_SC, ab] = kappa * (cc[a, b] + dd1[a, b])
                 p[P_ID, ab] = gamma_prime * gd1[a, b]
                 p[P_SD, ab] = kappa * (oo[a, b] + kd1[a, b])
-    for j in range(nn):
-        t = tangent[nodes[j]]
-        t00, t01, t02 = t[0, 0], t[0, 1], t[0, 2]
-        t10, t11, t12 = t[1, 0], t[1, 1], t[1, 2]
-        t20, t21, t22 = t[2, 0], t[2, 1], t[2, 2]
-        col = 6 * j
-        for k in range(nq):
-            w = weight[k]
-            jac = jacobian[k]
+    for k in range(nq):  # a point's sums (8 × 36) stay in the cache while every node uses them
+        w = weight[k]
+        jac = jacobian[k]
+        p = pts[k]
+        for j in range(nn):
+            t = tangent[nodes[j]]
+            t00, t01, t02 = t[0, 0], t[0, 1], t[0, 2]
+            t10, t11, t12 = t[1, 0], t[1, 1], t[1, 2]
+            t20, t21, t22 = t[2, 0], t[2, 1], t[2, 2]
+            col = 6 * j
             phi = shape_interp[j, k]
             dphi = shape_deriv[j, k]
-            p = pts[k]
             if not damped:  # I_b = I_c = I_d = 0
                 c1, c2 = phi * (w * jac), dphi * w
                 i1, s1, s2 = p[P_IA], p[P_SA], p[P_SB]
@@ -380,44 +380,92 @@ def integrate_system(
                     row[col + 3] = (c1 * i1[o + 3] + c2 * i2[o + 3]) + (x3 * t00 + x4 * t10 + x5 * t20)
                     row[col + 4] = (c1 * i1[o + 4] + c2 * i2[o + 4]) + (x3 * t01 + x4 * t11 + x5 * t21)
                     row[col + 5] = (c1 * i1[o + 5] + c2 * i2[o + 5]) + (x3 * t02 + x4 * t12 + x5 * t22)
-    for a in range(6):
-        i = 0
-        while i + 3 < nn:  # four rows at a time: each point column is loaded once for the four
-            r0 = out[6 * i + a]
-            r1 = out[6 * i + 6 + a]
-            r2 = out[6 * i + 12 + a]
-            r3 = out[6 * i + 18 + a]
+    if 6 * nn == out.shape[0] and m == out.shape[1] and m == wm.shape[3]:
+        # the element fills its block and the scratch: the rows 6i … 6i + 5 of ``out`` are one
+        # contiguous row of 36 nodes (``g``), and so are the point columns of each point (``wk``)
+        g = out.reshape((nn, 6 * m))
+        wk = wm.reshape((2, wm.shape[1], 6 * m))
+        _product(shape_interp, shape_deriv, wk, nn, nq, g)
+    else:
+        for a in range(6):
+            _product(shape_interp, shape_deriv, wm[:, :, a, :m], nn, nq, out[a::6, :m])
+
+
+@njit(inline=True)
+def _product(shape_interp, shape_deriv, wk, nn, nq, g):
+    """``g[i, :] = Σ_k φ_i(k) wk[0, k, :] + φ′_i(k) wk[1, k, :]`` for the ``nn`` rows of ``g``."""
+    i = 0
+    while i + 3 < nn:  # four rows at a time: each point column is loaded once for the four
+        _rows_product(shape_interp, shape_deriv, wk, g.shape[1], nq, g[i], g[i + 1], g[i + 2], g[i + 3], i)
+        i += 4
+    while i < nn:
+        _row_product(shape_interp, shape_deriv, wk, g.shape[1], nq, g[i], i)
+        i += 1
+
+
+@njit(inline=True)
+def _rows_product(shape_interp, shape_deriv, wk, m, nq, r0, r1, r2, r3, i):
+    """Rows i … i + 3 of :func:`_product`, four points at a time (each row is loaded and stored
+    once per four points: a quarter of the memory traffic)."""
+    for c in range(m):
+        r0[c] = 0.0
+        r1[c] = 0.0
+        r2[c] = 0.0
+        r3[c] = 0.0
+    for side in range(2):
+        f = shape_interp if side == 0 else shape_deriv
+        k = 0
+        while k + 3 < nq:
+            p0, p1, p2, p3 = f[i, k], f[i, k + 1], f[i, k + 2], f[i, k + 3]
+            q0, q1, q2, q3 = f[i + 1, k], f[i + 1, k + 1], f[i + 1, k + 2], f[i + 1, k + 3]
+            s0, s1, s2, s3 = f[i + 2, k], f[i + 2, k + 1], f[i + 2, k + 2], f[i + 2, k + 3]
+            t0, t1, t2, t3 = f[i + 3, k], f[i + 3, k + 1], f[i + 3, k + 2], f[i + 3, k + 3]
+            w0 = wk[side, k]
+            w1 = wk[side, k + 1]
+            w2 = wk[side, k + 2]
+            w3 = wk[side, k + 3]
             for c in range(m):
-                r0[c] = 0.0
-                r1[c] = 0.0
-                r2[c] = 0.0
-                r3[c] = 0.0
-            for k in range(nq):
-                f00, f01 = shape_interp[i, k], shape_deriv[i, k]
-                f10, f11 = shape_interp[i + 1, k], shape_deriv[i + 1, k]
-                f20, f21 = shape_interp[i + 2, k], shape_deriv[i + 2, k]
-                f30, f31 = shape_interp[i + 3, k], shape_deriv[i + 3, k]
-                w0 = wm[0, k, a]
-                w1 = wm[1, k, a]
-                for c in range(m):
-                    x0 = w0[c]
-                    x1 = w1[c]
-                    r0[c] += f00 * x0 + f01 * x1
-                    r1[c] += f10 * x0 + f11 * x1
-                    r2[c] += f20 * x0 + f21 * x1
-                    r3[c] += f30 * x0 + f31 * x1
-            i += 4
-        while i < nn:
-            r0 = out[6 * i + a]
+                x0, x1, x2, x3 = w0[c], w1[c], w2[c], w3[c]
+                r0[c] += (p0 * x0 + p1 * x1) + (p2 * x2 + p3 * x3)
+                r1[c] += (q0 * x0 + q1 * x1) + (q2 * x2 + q3 * x3)
+                r2[c] += (s0 * x0 + s1 * x1) + (s2 * x2 + s3 * x3)
+                r3[c] += (t0 * x0 + t1 * x1) + (t2 * x2 + t3 * x3)
+            k += 4
+        while k < nq:
+            p0, q0, s0, t0 = f[i, k], f[i + 1, k], f[i + 2, k], f[i + 3, k]
+            w0 = wk[side, k]
             for c in range(m):
-                r0[c] = 0.0
-            for k in range(nq):
-                f00, f01 = shape_interp[i, k], shape_deriv[i, k]
-                w0 = wm[0, k, a]
-                w1 = wm[1, k, a]
-                for c in range(m):
-                    r0[c] += f00 * w0[c] + f01 * w1[c]
-            i += 1
+                x0 = w0[c]
+                r0[c] += p0 * x0
+                r1[c] += q0 * x0
+                r2[c] += s0 * x0
+                r3[c] += t0 * x0
+            k += 1
+
+
+@njit(inline=True)
+def _row_product(shape_interp, shape_deriv, wk, m, nq, r0, i):
+    """Row i of :func:`_product` (the rows left after the fours)."""
+    for c in range(m):
+        r0[c] = 0.0
+    for side in range(2):
+        f = shape_interp if side == 0 else shape_deriv
+        k = 0
+        while k + 3 < nq:
+            p0, p1, p2, p3 = f[i, k], f[i, k + 1], f[i, k + 2], f[i, k + 3]
+            w0 = wk[side, k]
+            w1 = wk[side, k + 1]
+            w2 = wk[side, k + 2]
+            w3 = wk[side, k + 3]
+            for c in range(m):
+                r0[c] += (p0 * w0[c] + p1 * w1[c]) + (p2 * w2[c] + p3 * w3[c])
+            k += 4
+        while k < nq:
+            p0 = f[i, k]
+            w0 = wk[side, k]
+            for c in range(m):
+                r0[c] += p0 * w0[c]
+            k += 1
 
 
 @njit

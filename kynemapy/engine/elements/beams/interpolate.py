@@ -31,6 +31,20 @@ def interp_vector(shape, qp, node_v, c0, out):
     out : (m,) result.
     """
     m = out.shape[0]
+    if m == 3 or m == 4:  # the sums in registers (numba cannot prove out apart from node_v)
+        s0 = s1 = s2 = s3 = 0.0
+        for j in range(node_v.shape[0]):
+            phi = shape[j, qp]
+            row = node_v[j]
+            s0 += row[c0] * phi
+            s1 += row[c0 + 1] * phi
+            s2 += row[c0 + 2] * phi
+            if m == 4:
+                s3 += row[c0 + 3] * phi
+        out[0], out[1], out[2] = s0, s1, s2
+        if m == 4:
+            out[3] = s3
+        return
     for k in range(m):
         out[k] = 0.0
     for j in range(node_v.shape[0]):
@@ -46,6 +60,20 @@ def interp_vector_deriv(shape_deriv, qp, jacobian, node_v, c0, out):
     ``jacobian`` J = |dx0/dξ| [m] at the point; ``shape_deriv`` (>= nodes, qps) holds dφ/dξ.
     """
     m = out.shape[0]
+    if m == 3 or m == 4:  # the sums in registers, as in interp_vector
+        s0 = s1 = s2 = s3 = 0.0
+        for j in range(node_v.shape[0]):
+            dphi = shape_deriv[j, qp] / jacobian
+            row = node_v[j]
+            s0 += row[c0] * dphi
+            s1 += row[c0 + 1] * dphi
+            s2 += row[c0 + 2] * dphi
+            if m == 4:
+                s3 += row[c0 + 3] * dphi
+        out[0], out[1], out[2] = s0, s1, s2
+        if m == 4:
+            out[3] = s3
+        return
     for k in range(m):
         out[k] = 0.0
     for j in range(node_v.shape[0]):
