@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import xml.etree.ElementTree as ET
 import xml.parsers.expat
 from collections.abc import Mapping, Sequence
@@ -658,7 +659,8 @@ def load_urdf(
         try:
             b.add_mass(node, mass=mass, inertia=0.5 * (inertia + inertia.T))
         except ModelError as exc:
-            raise doc.error(links[head].element, f"the body of link(s) {', '.join(map(repr, names))}: {exc}") from None
+            why = re.sub(r"^mass \d+: ", "", str(exc))  # the builder's item number means nothing here
+            raise doc.error(links[head].element, f"the body of link(s) {', '.join(map(repr, names))}: {why}") from None
         node_of[head] = node
     robot.link_node = {name: node_of[group[name]] for name in links}
 
