@@ -178,8 +178,10 @@ class URDFRobot:
         fixed joints (merged fixed and floating joints have none).
     joint_type : dict[str, str]
         Joint name -> URDF type.
-    joint_parent, joint_child : dict[str, str]
-        Joint name -> parent and child link.
+    joint_parent : dict[str, str]
+        Joint name -> parent link.
+    joint_child : dict[str, str]
+        Joint name -> child link.
     joint_points : dict[str, ndarray]
         Joint name -> joint origin (3,) [m], world frame at the zero configuration.
     joint_axes : dict[str, ndarray]
