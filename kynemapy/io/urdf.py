@@ -138,8 +138,8 @@ class Collision:
         The geometry's attributes as numbers: box ``size`` (3,) [m]; sphere ``radius`` [m];
         cylinder and capsule ``radius``, ``length`` [m]; mesh ``filename`` (str) and
         ``scale`` (3,) [-].
-    position : (3,) ndarray [m]
-        Origin of the geometry in the link frame.
+    origin : (3,) ndarray [m]
+        Origin of the geometry in the link frame (``<origin xyz>``).
     rotation : (3, 3) ndarray [-]
         Geometry-to-link rotation (from ``<origin rpy>``).
     name : str or None
@@ -148,7 +148,7 @@ class Collision:
 
     geometry: str
     size: dict[str, object]
-    position: np.ndarray
+    origin: np.ndarray
     rotation: np.ndarray
     name: str | None = None
 

@@ -110,7 +110,7 @@ def test_pendulum_parsed_but_not_enforced_items() -> None:
     assert (dyn.damping, dyn.friction) == (0.2, 0.05)
     cyl, mesh = robot.collisions["rod"]
     assert cyl.geometry == "cylinder" and cyl.size == {"radius": 0.02, "length": 1.0}
-    np.testing.assert_allclose(cyl.position, [0, 0, -0.5])
+    np.testing.assert_allclose(cyl.origin, [0, 0, -0.5])
     assert mesh.geometry == "mesh" and mesh.size["filename"] == "package://pendulum/rod.stl"
     np.testing.assert_allclose(mesh.size["scale"], [1, 1, 2])
     assert robot.collisions["world"] == []
