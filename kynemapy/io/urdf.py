@@ -36,6 +36,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import warnings
 import xml.etree.ElementTree as ET
 import xml.parsers.expat
 from collections.abc import Mapping, Sequence
@@ -49,8 +50,14 @@ from kynemapy.model.errors import ModelError
 
 #: the joint types of URDF
 JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar")
+#: joint types beyond URDF's that pybullet reads and so does :func:`load_urdf`
+EXTENSION_JOINT_TYPES = ("spherical",)
 #: the collision geometries read (``mesh``: by file name only)
 GEOMETRIES = ("box", "sphere", "cylinder", "capsule", "mesh")
+
+
+class URDFWarning(UserWarning):
+    """:func:`load_urdf` changed something the file gives (a repaired inertia)."""
 
 
 class URDFError(ModelError):
@@ -200,7 +207,10 @@ class URDFRobot:
     initial_positions : dict[str, float]
         The joint positions the bodies start at [rad or m] (as given to :func:`load_urdf`).
     ignored : list[str]
-        The ignored elements met (e.g. ``"transmission"``, ``"mimic"``), once each.
+        The ignored elements met (e.g. ``"transmission"``, ``"mimic"``, ``"geometry <plane>"``), once each.
+    repaired_inertia : dict[str, tuple[ndarray, ndarray]]
+        With ``repair_inertia=True``: first link of a repaired body -> its principal moments
+        of inertia (3,) [kg m²] before and after the repair.
     """
 
     name: str
@@ -221,6 +231,7 @@ class URDFRobot:
     root_joint: int | None = None
     initial_positions: dict[str, float] = field(default_factory=dict)
     ignored: list[str] = field(default_factory=list)
+    repaired_inertia: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
 
     @property
     def total_mass(self) -> float:
@@ -280,6 +291,12 @@ def matrix_quaternion(m: np.ndarray) -> np.ndarray:
 
 
 # ------------------------------------------------------------------------------------------ XML
+#: an XML declaration after leading blank lines (expat refuses it; tinyxml, pybullet's parser, reads
+#: it): it is blanked out, which keeps the line numbers
+_DECLARATION_LATE = re.compile(rb"\A(\s+)(<\?xml[^>]*\?>)")
+_DECLARATION_LATE_STR = re.compile(r"\A(\s+)(<\?xml[^>]*\?>)")
+
+
 class _Document:
     """The parsed XML: the root element and each element's line."""
 
@@ -295,6 +312,10 @@ class _Document:
         parser.StartElementHandler = start
         parser.EndElementHandler = builder.end
         parser.CharacterDataHandler = builder.data
+        if isinstance(text, bytes):
+            text = _DECLARATION_LATE.sub(lambda m: m.group(1) + b" " * len(m.group(2)), text, count=1)
+        else:
+            text = _DECLARATION_LATE_STR.sub(lambda m: m.group(1) + " " * len(m.group(2)), text, count=1)
         try:
             parser.Parse(text, True)
         except xml.parsers.expat.ExpatError as exc:
@@ -376,7 +397,7 @@ class _Joint:
     axis: np.ndarray
 
 
-def _read_link(doc: _Document, el: ET.Element) -> tuple[_Link, list[Collision]]:
+def _read_link(doc: _Document, el: ET.Element, robot: URDFRobot) -> tuple[_Link, list[Collision]]:
     link = _Link(doc.attr(el, "name"), el)
     inertial = el.find("inertial")
     if inertial is not None:
@@ -410,8 +431,10 @@ def _read_link(doc: _Document, el: ET.Element) -> tuple[_Link, list[Collision]]:
             size = {key: doc.number(shape, key, context=el) for key in ("radius", "length")}
         elif shape.tag == "mesh":
             size = {"filename": doc.attr(shape, "filename", el), "scale": doc.numbers(shape, "scale", 3, (1, 1, 1), el)}
-        else:
-            raise doc.error(shape, f"unknown geometry <{shape.tag}> (known: {', '.join(GEOMETRIES)})", el)
+        else:  # another simulator's extension (pybullet's plane, cdf): kept as text, like the ignored elements
+            size = dict(shape.attrib)
+            if f"geometry <{shape.tag}>" not in robot.ignored:
+                robot.ignored.append(f"geometry <{shape.tag}>")
         xyz, rot = doc.origin(col)
         collisions.append(Collision(shape.tag, size, xyz, rot, col.get("name")))
     return link, collisions
@@ -420,8 +443,8 @@ def _read_link(doc: _Document, el: ET.Element) -> tuple[_Link, list[Collision]]:
 def _read_joint(doc: _Document, el: ET.Element, robot: URDFRobot) -> _Joint:
     name = doc.attr(el, "name")
     kind = doc.attr(el, "type")
-    if kind not in JOINT_TYPES:
-        raise doc.error(el, f"unknown joint type {kind!r} (URDF's: {', '.join(JOINT_TYPES)})")
+    if kind not in JOINT_TYPES + EXTENSION_JOINT_TYPES:
+        raise doc.error(el, f"unknown joint type {kind!r} (URDF's: {', '.join(JOINT_TYPES)}; pybullet's: spherical)")
     ends = []
     for tag in ("parent", "child"):
         sub = el.find(tag)
@@ -456,6 +479,20 @@ def _read_joint(doc: _Document, el: ET.Element, robot: URDFRobot) -> _Joint:
     return _Joint(name, el, kind, ends[0], ends[1], xyz, rot, axis)
 
 
+def _repaired_inertia(inertia: np.ndarray, mass: float) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Principal moments (3,) [kg m²] before and after the repair, and the repaired (3, 3)
+    inertia (None: valid as it is)."""
+    moments, axes = np.linalg.eigh(inertia)
+    if moments[0] > 0.0 and moments[0] + moments[1] >= moments[2] * (1.0 - 1e-9):
+        return moments, moments, None
+    floor = max(1e-6 * max(float(moments[2]), 0.0), 1e-6 * mass)
+    fixed = np.maximum(moments, floor)
+    deficit = fixed[2] - fixed[0] - fixed[1]
+    if deficit > 0.0:
+        fixed[:2] += 0.5 * deficit * (1.0 + 1e-9)
+    return moments, fixed, axes @ np.diag(fixed) @ axes.T
+
+
 # ------------------------------------------------------------------------------------------ loading
 def load_urdf(
     source: str | os.PathLike[str] | bytes,
@@ -465,6 +502,7 @@ def load_urdf(
     initial_positions: Mapping[str, float] | None = None,
     merge_fixed: bool = True,
     base_position: Sequence[float] = (0.0, 0.0, 0.0),
+    repair_inertia: bool = False,
 ) -> URDFRobot:
     """Read a URDF robot into a :class:`kynemapy.ModelBuilder`.
 
@@ -488,6 +526,12 @@ def load_urdf(
         fixed joint is then still merged).
     base_position : (3,) sequence of float [m]
         World position of the root link's frame (its orientation is the world's).
+    repair_inertia : bool
+        False (default): a body whose inertia no rigid body has (singular, e.g. all zero, or
+        principal moments against ``I1 + I2 >= I3``) is an error.  True: its principal
+        moments are lifted to the nearest valid ones (at least ``1e-6`` of the largest and
+        ``1e-6 m`` kg m², then the two smaller raised equally until ``I1 + I2 = I3``), with a
+        :class:`URDFWarning` naming the links; :attr:`URDFRobot.repaired_inertia` lists them.
 
     Returns
     -------
@@ -526,7 +570,7 @@ def load_urdf(
     joints: dict[str, _Joint] = {}
     for el in top:
         if el.tag == "link":
-            link, collisions = _read_link(doc, el)
+            link, collisions = _read_link(doc, el, robot)
             if link.name in links:
                 first = doc.lines.get(links[link.name].element)
                 raise doc.error(el, f"duplicate link name {link.name!r} (first on line {first})")
@@ -658,11 +702,27 @@ def load_urdf(
         com_pose = p_pose + r_pose @ (r_head.T @ (com - p_head))
         displacement = np.concatenate([com_pose - com, matrix_quaternion(shift)])
         node = b.add_node(position=com, orientation=matrix_quaternion(r_head), displacement=displacement)
+        inertia = 0.5 * (inertia + inertia.T)
+        if repair_inertia:
+            before, after, repaired = _repaired_inertia(inertia, mass)
+            if repaired is not None:
+                robot.repaired_inertia[head] = (before, after)
+                warnings.warn(
+                    f"{doc.source}, line {doc.lines.get(links[head].element)}: the body of link(s) "
+                    f"{', '.join(map(repr, names))}: principal moments of inertia {before.tolist()} kg m² "
+                    f"repaired to {after.tolist()} kg m²",
+                    URDFWarning,
+                    stacklevel=2,
+                )
+                inertia = repaired
         try:
-            b.add_mass(node, mass=mass, inertia=0.5 * (inertia + inertia.T))
+            b.add_mass(node, mass=mass, inertia=inertia)
         except ModelError as exc:
             why = re.sub(r"^mass \d+: ", "", str(exc))  # the builder's item number means nothing here
-            raise doc.error(links[head].element, f"the body of link(s) {', '.join(map(repr, names))}: {why}") from None
+            hint = "" if repair_inertia else " (load_urdf(..., repair_inertia=True) repairs it, with a warning)"
+            raise doc.error(
+                links[head].element, f"the body of link(s) {', '.join(map(repr, names))}: {why}{hint}"
+            ) from None
         node_of[head] = node
     robot.link_node = {name: node_of[group[name]] for name in links}
 
@@ -688,6 +748,8 @@ def load_urdf(
                 cid = b.add_slider_joint(a, c, p, axis)
             elif joint.type == "planar":
                 cid = b.add_planar_joint(a, c, p, axis)
+            elif joint.type == "spherical":
+                cid = b.add_ball_joint(a, c, p)
             else:  # fixed, not merged
                 cid = b.add_weld_joint(a, c, p)
         except ModelError as exc:
@@ -702,6 +764,7 @@ __all__ = [
     "JointLimit",
     "URDFError",
     "URDFRobot",
+    "URDFWarning",
     "load_urdf",
     "rpy_matrix",
 ]
