@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 
 import numpy as np
 import pytest
 
 import kynemapy as kp
-from kynemapy.io.urdf import URDFError, load_urdf, rpy_matrix
+from kynemapy.io.urdf import URDFError, URDFWarning, load_urdf, rpy_matrix
 
 G = 9.81
 
@@ -365,14 +366,12 @@ def two_links(joint: str) -> str:
         (two_links('<link name="a"/>'), '<link name="a"/>', "<link name='a'>", "duplicate link name 'a'"),
         ("<robot name='r'>\n<link name='a'>\n<inertial>\n<mass value='1'/>\n</inertial>\n</link>\n</robot>",
          "<inertial>", "<link name='a'> <inertial>", "missing <inertia>"),
-        ("<robot name='r'>\n<link name='a'>\n<collision><geometry>\n<cone radius='1'/></geometry></collision>\n"
-         "</link>\n</robot>", "<cone", "<link name='a'> <cone>", "unknown geometry <cone>"),
         ("<model name='r'>\n</model>", "<model", "<model name='r'>", "must be <robot>"),
     ],
     ids=[
         "malformed", "unknown-type", "missing-type", "unknown-child", "unknown-parent", "missing-child",
         "several-roots", "cycle", "zero-axis", "limit-without-effort", "bad-number", "duplicate-link",
-        "missing-inertia", "unknown-geometry", "not-robot",
+        "missing-inertia", "not-robot",
     ],
 )  # fmt: skip
 def test_errors_name_the_element_and_line(doc: str, marker: str, element: str | None, message: str) -> None:
@@ -447,4 +446,81 @@ def test_pybullet_data_kuka() -> None:
     robot = load_urdf(path)
     assert len(robot.link_node) == text.count("<link ")
     assert robot.total_mass == pytest.approx(sum(masses))
-    robot.builder.build()
+    assert len(robot.joint_id) == text.count('type="revolute"') == 7
+    sim = kp.Simulation(robot.builder.build(), kp.StepParameters(h=1e-3, rho_inf=0.9))
+    sim.advance(20)  # the arm falls under gravity (nothing holds its joints)
+
+
+def test_repair_inertia() -> None:
+    # a zero inertia (pybullet's files have many) and one against the triangle inequality
+    doc = """<robot name="r">
+      <link name="world"/>
+      <joint name="j" type="continuous"><parent link="world"/><child link="a"/><axis xyz="0 0 1"/></joint>
+      <link name="a">INERTIAL_A</link>
+      <joint name="k" type="continuous"><parent link="a"/><child link="b"/><origin xyz="1 0 0"/></joint>
+      <link name="b">INERTIAL_B</link>
+    </robot>"""
+    doc = doc.replace("INERTIAL_A", inertial(2.0, i=(0, 0, 0, 0, 0, 0)))
+    doc = doc.replace("INERTIAL_B", inertial(1.0, i=(0.01, 0.02, 0.05, 0, 0, 0)))
+    err = error_of(doc)
+    assert "repair_inertia=True" in str(err) and err.line == line_of(doc, '<link name="a"')
+    with pytest.warns(URDFWarning) as record:
+        robot = load_urdf(doc, repair_inertia=True)
+    messages = sorted(str(w.message) for w in record)
+    assert len(messages) == 2 and set(robot.repaired_inertia) == {"a", "b"}
+    assert "line 4: the body of link(s) 'a'" in messages[0] and "line 6: the body of link(s) 'b'" in messages[1]
+    before, after = robot.repaired_inertia["b"]
+    np.testing.assert_allclose(before, [0.01, 0.02, 0.05])
+    np.testing.assert_allclose(after, [0.02, 0.03, 0.05], rtol=1e-8)  # the two smaller raised equally
+    before, after = robot.repaired_inertia["a"]
+    np.testing.assert_allclose(before, 0.0, atol=1e-300)
+    np.testing.assert_allclose(after, 2e-6, rtol=1e-8)  # 1e-6 kg m² per kg
+    model = robot.builder.build()
+    assert model.n_masses == 2
+    np.testing.assert_allclose(np.linalg.eigvalsh(model.mass_m_star[1][3:, 3:]), [0.02, 0.03, 0.05], rtol=1e-8)
+    # a valid inertia is left alone, and no warning is given
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert load_urdf(PENDULUM, repair_inertia=True).repaired_inertia == {}
+
+
+def test_planar_spherical_and_floating_joints() -> None:
+    doc = f"""<robot name="r">
+      <link name="base">{inertial(5.0)}</link>
+      <joint name="p" type="planar"><parent link="base"/><child link="puck"/>
+        <origin xyz="0 0 1" rpy="{math.pi / 2} 0 0"/><axis xyz="0 0 1"/></joint>
+      <link name="puck">{inertial(1.0)}</link>
+      <joint name="s" type="spherical"><parent link="base"/><child link="bob"/><origin xyz="0 0 -1"/></joint>
+      <link name="bob">{inertial(1.0, xyz="0.5 0 0")}</link>
+      <joint name="f" type="floating"><parent link="base"/><child link="free"/><origin xyz="3 0 0"/></joint>
+      <link name="free">{inertial(1.0)}</link>
+    </robot>"""
+    robot = load_urdf(doc, gravity=(0.0, -2.0, -9.81))
+    # rolled 90° about x: the plane's normal is world −y, so the puck moves in the x-z plane
+    np.testing.assert_allclose(robot.joint_axes["p"], [0.0, -1.0, 0.0], atol=1e-15)
+    assert set(robot.joint_id) == {"p", "s"} and robot.root_joint is not None
+    model = robot.builder.build()
+    assert model.n_nodes == 4 and model.n_constraints == 3
+    sim = kp.Simulation(model, kp.StepParameters(h=1e-3))
+    vd = sim.state.vd
+    np.testing.assert_allclose(vd[robot.link_node["puck"], :3], [0.0, 0.0, -9.81], atol=1e-10)  # y blocked
+    np.testing.assert_allclose(vd[robot.link_node["free"], :3], [0.0, -2.0, -9.81], atol=1e-10)  # free fall
+    np.testing.assert_allclose(vd[robot.link_node["base"]], 0.0, atol=1e-10)  # welded
+    # the bob on its ball joint, its centre of mass 0.5 m from the joint along x, at rest: it
+    # turns about the joint with α = m g l / (I + m l²) (I = 0.1 kg m² about its centre of mass)
+    # and its centre of mass accelerates by −α l along z; the y component of gravity pulls
+    # straight along y (the joint lets the lever swing about z the same way)
+    alpha_y = 1.0 * 9.81 * 0.5 / (0.1 + 0.25)
+    alpha_z = 1.0 * 2.0 * 0.5 / (0.1 + 0.25)
+    np.testing.assert_allclose(vd[robot.link_node["bob"], :3], [0.0, -alpha_z * 0.5, -alpha_y * 0.5], rtol=1e-8)
+
+
+def test_unknown_collision_geometry_is_kept_and_late_declaration_read() -> None:
+    head = "\n\n<?xml version='1.0'?>\n<robot name='r'>\n<link name='a'>" + inertial(1.0)
+    head += "<collision><geometry><plane normal='0 0 1'/></geometry></collision></link>\n"
+    err = error_of(head + "<joint name='j' type='bad'><parent link='a'/><child link='a'/></joint>\n</robot>")
+    assert err.line == 6 and "unknown joint type 'bad'" in str(err)  # the file's lines
+    robot = load_urdf(head + "</robot>")
+    (plane,) = robot.collisions["a"]
+    assert plane.geometry == "plane" and plane.size == {"normal": "0 0 1"}
+    assert "geometry <plane>" in robot.ignored
