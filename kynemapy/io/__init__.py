@@ -15,7 +15,7 @@ from kynemapy.io.errors import ResultFileError, ResultFileWarning
 from kynemapy.io.layout import model_difference
 from kynemapy.io.netcdf import read_kynema_netcdf
 from kynemapy.io.reader import Result, read
-from kynemapy.io.urdf import URDFError, URDFRobot, load_urdf
+from kynemapy.io.urdf import URDFError, URDFRobot, URDFWarning, load_urdf
 from kynemapy.io.writer import ResultWriter
 
 __all__ = [
@@ -25,6 +25,7 @@ __all__ = [
     "ResultWriter",
     "URDFError",
     "URDFRobot",
+    "URDFWarning",
     "energy_and_momentum",
     "load_urdf",
     "model_difference",

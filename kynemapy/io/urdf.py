@@ -12,10 +12,13 @@ What becomes what
 * ``revolute`` and ``continuous``: :meth:`~kynemapy.ModelBuilder.add_hinge_joint`;
   ``prismatic``: :meth:`~kynemapy.ModelBuilder.add_slider_joint`; ``planar``:
   :meth:`~kynemapy.ModelBuilder.add_planar_joint` (its ``<axis>`` is the plane's normal);
-  ``floating``: no joint, the child body is free.
+  ``floating``: no joint, the child body is free.  pybullet's ``spherical`` (not URDF's):
+  :meth:`~kynemapy.ModelBuilder.add_ball_joint`.
 * The root link is welded to :data:`kynemapy.GROUND` (``floating_base=True``: free).  A
   massless root fixed to the ground is the ground itself (its children's joints attach to
-  :data:`kynemapy.GROUND`).  A moving body without mass is an error naming its links.
+  :data:`kynemapy.GROUND`).  A moving body without mass is an error naming its links, and so
+  is an inertia no rigid body has (singular, or against ``I1 + I2 >= I3``) unless
+  ``repair_inertia=True`` lifts it, with a :class:`URDFWarning`.
 
 Parsed but not enforced
 -----------------------
@@ -23,9 +26,10 @@ Parsed but not enforced
 :attr:`URDFRobot.joint_limits` and :attr:`URDFRobot.joint_dynamics`, but kynemapy does not
 yet enforce joint limits, effort or velocity limits, damping or friction: the joints of the
 model are free over their whole range and undamped.  ``<collision>`` geometry (box, sphere,
-cylinder, capsule; meshes by file name only) is read into :attr:`URDFRobot.collisions` and
-not used for contact.  ``<visual>``, ``<mimic>``, ``<safety_controller>``, ``<calibration>``,
-``<transmission>``, ``<gazebo>`` and ``<material>`` are ignored (a mimic joint moves freely).
+cylinder, capsule; meshes by file name only; other simulators' geometries by their attributes
+as text) is read into :attr:`URDFRobot.collisions` and not used for contact.  ``<visual>``,
+``<mimic>``, ``<safety_controller>``, ``<calibration>``, ``<transmission>``, ``<gazebo>`` and
+``<material>`` are ignored (a mimic joint moves freely).
 URDF has no gravity: it is ``load_urdf``'s ``gravity`` (default ``(0, 0, -9.81)`` m/s², z up).
 
 Units: SI (m, kg, kg m², rad, N, N m), as URDF's.
