@@ -157,6 +157,7 @@ DOUBLE = f"""<robot name="double">
     <origin xyz="{" ".join(map(str, XYZ2))}" rpy="{" ".join(map(str, RPY2))}"/>
     <axis xyz="1 0 1"/>
     <limit effort="5" velocity="2"/>
+    <mimic joint="j1" multiplier="2"/>
   </joint>
   <link name="lower">{inertial(0.5, xyz=" ".join(map(str, COM2)), i=(0.02, 0.03, 0.04, 0, 0, 0))}</link>
 </robot>"""
@@ -187,6 +188,7 @@ def test_double_pendulum_link_frames_and_joints() -> None:
     np.testing.assert_allclose(kp.rotation_matrices(model.x0[n2, 3:]), r2, atol=1e-14)
     assert robot.joint_limits["j2"].lower is None and robot.joint_limits["j2"].effort == 5.0
     assert "j1" not in robot.joint_limits
+    assert robot.ignored == ["mimic"]  # j2 moves freely: mimic is not applied
 
 
 def test_double_pendulum_initial_positions() -> None:
