@@ -3,7 +3,8 @@
 The modules by role: ``hdf5`` (the file layout, documented; its names again), ``layout``,
 ``writer``, ``reader``, ``salvage`` (checking rows, naming the damaged ones), ``checksums``,
 ``superblock`` (an HDF5 file's first bytes), ``errors``, ``lock`` (one writer per file),
-``paths``, ``netcdf`` (Kynema's files), ``vtkhdf`` (ParaView).  The energies of states are
+``paths``, ``netcdf`` (Kynema's files), ``vtkhdf`` (ParaView), ``urdf`` (robots from URDF:
+:func:`load_urdf`).  The energies of states are
 :mod:`kynemapy.engine.energies`' (re-exported here).
 
 Imported explicitly (``import kynemapy.io``); ``import kynemapy`` does not load h5py.
@@ -14,6 +15,7 @@ from kynemapy.io.errors import ResultFileError, ResultFileWarning
 from kynemapy.io.layout import model_difference
 from kynemapy.io.netcdf import read_kynema_netcdf
 from kynemapy.io.reader import Result, read
+from kynemapy.io.urdf import URDFError, URDFRobot, URDFWarning, load_urdf
 from kynemapy.io.writer import ResultWriter
 
 __all__ = [
@@ -21,7 +23,11 @@ __all__ = [
     "ResultFileError",
     "ResultFileWarning",
     "ResultWriter",
+    "URDFError",
+    "URDFRobot",
+    "URDFWarning",
     "energy_and_momentum",
+    "load_urdf",
     "model_difference",
     "read",
     "read_kynema_netcdf",
