@@ -21,6 +21,7 @@ from kynemapy.engine.elements.masses import (
     inertial_force,
     mass_element_terms,
     mass_matrix_components,
+    rigid_inertia,
     rotate_section_matrix,
 )
 from kynemapy.engine.elements.springs import spring_coefficients, spring_element_terms, spring_stiffness_block
@@ -293,6 +294,50 @@ def test_mass_element_terms_free_body_consistency() -> None:
         np.testing.assert_array_equal(res_k, res)
         expected = beta_prime * mm + gamma_prime * g_mat + kappa * k_mat @ tangent
         np.testing.assert_allclose(mat_k, expected, rtol=0.0, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_rigid_inertia_is_bit_identical_to_the_building_blocks(seed: int) -> None:
+    """The fused kernel of the rigid bodies and the beams' points (:func:`rigid_inertia`) gives
+    every entry of F_I, F_g, G and K bit for bit as Kynema's building blocks do
+    (:func:`inertial_force`, :func:`gravity_force`, :func:`gyroscopic_matrix`,
+    :func:`inertia_stiffness_matrix`), here with the centre of mass off the node."""
+    rng = np.random.default_rng(seed)
+    m = 3.7
+    eta = rng.standard_normal(3) * 0.3
+    j = rng.standard_normal((3, 3))
+    m_star = np.zeros((6, 6))
+    m_star[:3, :3] = m * np.eye(3)
+    m_star[:3, 3:] = m * skew(eta).T
+    m_star[3:, :3] = m * skew(eta)
+    m_star[3:, 3:] = j @ j.T + np.eye(3)
+    q = rng.standard_normal(4)
+    muu = np.zeros((6, 6))
+    rotate_section_matrix(q / np.linalg.norm(q), m_star, np.zeros((3, 3)), np.zeros((6, 6)), muu)
+    omega, omega_dot, u_ddot, gravity = rng.standard_normal((4, 3))
+    fi, fg = np.zeros(6), np.zeros(6)
+    blocks = np.zeros((4, 3, 3))
+    rigid_inertia(
+        muu, *omega, *u_ddot, *omega_dot, gravity, False, np.zeros((3, 3)), np.zeros((3, 3)), np.zeros((3, 3)),
+        fi, fg, blocks[0], blocks[1], blocks[2], blocks[3],
+    )  # fmt: skip
+    mass = muu[0, 0]
+    e, rho = np.zeros(3), np.zeros((3, 3))
+    mass_matrix_components(muu, e, rho)
+    e_t, w_t, wd_t = skew(e), skew(omega), skew(omega_dot)
+    s33, v1, v2 = np.zeros((3, 3)), np.zeros(3), np.zeros(3)
+    fi_ref, fg_ref, g_ref, k_ref = np.zeros(6), np.zeros(6), np.zeros((6, 6)), np.zeros((6, 6))
+    inertial_force(mass, u_ddot, omega, omega_dot, e, e_t, rho, w_t, wd_t, s33, v1, fi_ref)
+    gravity_force(mass, gravity, e_t, fg_ref)
+    gyroscopic_matrix(mass, omega, e, rho, w_t, s33, v1, v2, g_ref)
+    inertia_stiffness_matrix(mass, u_ddot, omega, omega_dot, e, rho, w_t, wd_t, s33, np.zeros((3, 3)), v1, k_ref)
+    np.testing.assert_array_equal(fi, fi_ref)
+    np.testing.assert_array_equal(fg, fg_ref)
+    np.testing.assert_array_equal(blocks[0], g_ref[:3, 3:])
+    np.testing.assert_array_equal(blocks[1], g_ref[3:, 3:])
+    np.testing.assert_array_equal(blocks[2], k_ref[:3, 3:])
+    np.testing.assert_array_equal(blocks[3], k_ref[3:, 3:])
+    assert not g_ref[:, :3].any() and not k_ref[:, :3].any()
 
 
 # ---------------------------------------------------------------------------

@@ -208,48 +208,26 @@ def inertia_stiffness_matrix(m, u_ddot, omega, omega_dot, eta, rho, omega_tilde,
 
 
 @njit(inline=True)
-def mass_element_terms(
-    m_star, r0, r, v, vd, t_rot, gravity, beta_prime, gamma_prime, kappa, exact, s33, s3, s4, s66, res, mat
-):
-    """Residual (6,) and iteration block (6, 6) of one rigid body at its node.
+def rigid_inertia(
+    muu, w0, w1, w2, u0, u1, u2, d0, d1, d2, gravity, exact, rho, w_rho, y, fi, fg, g12, g22, k12, k22
+):  # fmt: skip
+    """Inertial force, gravity force and the right column blocks of G and K of a mass matrix.
 
     Parameters
     ----------
-    m_star : (6, 6) material mass matrix M* [kg, kg m, kg m²].
-    r0, r : (4,) reference orientation and rotation displacement of the node.
-    v, vd : (6,) node velocity (u̇, ω) and acceleration (ü, ω̇), inertial frame.
-    t_rot : (3, 3) rotation block of the node's tangent operator 𝒯.
+    muu : (6, 6) mass matrix M in the inertial frame [kg, kg m, kg m²].
+    w0, w1, w2 : ω [rad/s]; u0, u1, u2 : ü [m/s²]; d0, d1, d2 : ω̇ [rad/s²].
     gravity : (3,) [m/s²].
-    beta_prime, gamma_prime : generalized-α coefficients β′ [1/s²], γ′ [1/s].
-    kappa : weight κ of the inertial stiffness K (1; 0 for the initial accelerations).
-    exact : add the derivative of the gravity moment ``−(m g)~ η̃`` (zero when the
-        centre of mass is at the node), missing in Kynema.
-    s33 : (>= 8, 3, 3), s3 : (>= 6, 3), s4 : (>= 1, 4), s66 : (>= 4, 6, 6) scratch.
-    res : (6,) out, ``F_I − F_g`` [N, N m].
-    mat : (6, 6) out, ``β′ M + γ′ G + κ K 𝒯``.
-
-    Inlined into the table's kernel (numba ``inline``), with :func:`rotate_section_matrix`:
-    called per body and Newton iteration, the two calls cost 8 % of a heavy-top step.
+    exact : add ``−(m g)~ η̃`` to K22 (see :func:`mass_element_terms`).
+    rho, w_rho, y : (3, 3) scratch (ρ, ω̃ ρ, ρ ω̃ − (ρ ω)~).
+    fi, fg : (6,) out, ``F_I`` and ``F_g`` [N, N m].
+    g12, g22, k12, k22 : (3, 3) out, the blocks (rows 0:3 and 3:6, columns 3:6) of G and K.
 
     Same mathematics as :func:`inertial_force`, :func:`gravity_force`,
-    :func:`gyroscopic_matrix` and :func:`inertia_stiffness_matrix`, fused into one
-    pass: G and K are non-zero only in their right column blocks, so only those are
-    formed, and no 6×6 intermediate other than M is built.  Products with a tilde
-    matrix are written out without their structurally zero terms (``ã x = a × x``;
-    ``ã b̃ = b aᵀ − (a·b) I`` with each diagonal entry minus the sum of the two
-    other products), which leaves every non-zero result bit-identical to the
-    building blocks' three-term sums.
+    :func:`gyroscopic_matrix` and :func:`inertia_stiffness_matrix`, fused (see
+    :func:`mass_element_terms`): every result bit-identical to the building blocks' sums.
+    Shared by the rigid bodies and the beams' quadrature points.
     """
-    xr = s4[0]
-    muu = s66[0]
-    rho = s33[1]
-    w_rho = s33[2]  # ω̃ ρ
-    g12 = s33[3]
-    g22 = s33[4]
-    k12 = s33[5]
-    k22 = s33[6]
-    quat_compose(r, r0, xr)
-    rotate_section_matrix(xr, m_star, s33[0], s66[1], muu)
     # m, η and ρ (mass_matrix_components)
     m = muu[0, 0]
     e0 = muu[5, 1] / m
@@ -258,9 +236,6 @@ def mass_element_terms(
     for i in range(3):
         for j in range(3):
             rho[i, j] = muu[3 + i, 3 + j]
-    u0, u1, u2 = vd[0], vd[1], vd[2]  # ü
-    d0, d1, d2 = vd[3], vd[4], vd[5]  # ω̇
-    w0, w1, w2 = v[3], v[4], v[5]  # ω
     b0, b1, b2 = m * e0, m * e1, m * e2  # m η
     # ω̃ω̃ = ω ωᵀ − |ω|² I (symmetric)
     q00 = -(w1 * w1 + w2 * w2)
@@ -285,20 +260,18 @@ def mass_element_terms(
     # F_I[0:3] = (m ω̃ω̃ + m ω̇̃) η + m ü
     a01, a02, a12 = m * q01, m * q02, m * q12
     fg0, fg1, fg2 = m * gravity[0], m * gravity[1], m * gravity[2]
-    res[0] = m * q00 * e0 + (a01 - m * d2) * e1 + (a02 + m * d1) * e2 + m * u0 - fg0
-    res[1] = (a01 + m * d2) * e0 + m * q11 * e1 + (a12 - m * d0) * e2 + m * u1 - fg1
-    res[2] = (a02 - m * d1) * e0 + (a12 + m * d0) * e1 + m * q22 * e2 + m * u2 - fg2
+    fi[0] = m * q00 * e0 + (a01 - m * d2) * e1 + (a02 + m * d1) * e2 + m * u0
+    fi[1] = (a01 + m * d2) * e0 + m * q11 * e1 + (a12 - m * d0) * e2 + m * u1
+    fi[2] = (a02 - m * d1) * e0 + (a12 + m * d0) * e1 + m * q22 * e2 + m * u2
+    fg[0], fg[1], fg[2] = fg0, fg1, fg2
     # F_I[3:6] = η × (m ü) + ρ ω̇ + (ω̃ ρ) ω ;  F_g[3:6] = η × (m g)
     mu0, mu1, mu2 = m * u0, m * u1, m * u2
-    res[3] = ((e1 * mu2 - e2 * mu1) + pd0 + (w_rho[0, 0] * w0 + w_rho[0, 1] * w1 + w_rho[0, 2] * w2)) - (
-        e1 * fg2 - e2 * fg1
-    )
-    res[4] = ((e2 * mu0 - e0 * mu2) + pd1 + (w_rho[1, 0] * w0 + w_rho[1, 1] * w1 + w_rho[1, 2] * w2)) - (
-        e2 * fg0 - e0 * fg2
-    )
-    res[5] = ((e0 * mu1 - e1 * mu0) + pd2 + (w_rho[2, 0] * w0 + w_rho[2, 1] * w1 + w_rho[2, 2] * w2)) - (
-        e0 * fg1 - e1 * fg0
-    )
+    fi[3] = (e1 * mu2 - e2 * mu1) + pd0 + (w_rho[0, 0] * w0 + w_rho[0, 1] * w1 + w_rho[0, 2] * w2)
+    fi[4] = (e2 * mu0 - e0 * mu2) + pd1 + (w_rho[1, 0] * w0 + w_rho[1, 1] * w1 + w_rho[1, 2] * w2)
+    fi[5] = (e0 * mu1 - e1 * mu0) + pd2 + (w_rho[2, 0] * w0 + w_rho[2, 1] * w1 + w_rho[2, 2] * w2)
+    fg[3] = e1 * fg2 - e2 * fg1
+    fg[4] = e2 * fg0 - e0 * fg2
+    fg[5] = e0 * fg1 - e1 * fg0
 
     # G12 = ((ω × mη)~)ᵀ + ω̃ (m η̃)ᵀ, with ω̃ (m η̃)ᵀ = (ω·mη) I − (mη) ωᵀ  (gyroscopic_matrix)
     c0 = w1 * b2 - w2 * b1
@@ -341,11 +314,10 @@ def mass_element_terms(
         k22[i, 0] = r1_ * d2 - r2_ * d1
         k22[i, 1] = r2_ * d0 - r0_ * d2
         k22[i, 2] = r0_ * d1 - r1_ * d0
-        # ρ ω̃ − (ρ ω)~, kept in g-free scratch rows of s33[7]
-        s33[7, i, 0] = r1_ * w2 - r2_ * w1
-        s33[7, i, 1] = r2_ * w0 - r0_ * w2
-        s33[7, i, 2] = r0_ * w1 - r1_ * w0
-    y = s33[7]
+        # ρ ω̃ − (ρ ω)~, in the scratch y
+        y[i, 0] = r1_ * w2 - r2_ * w1
+        y[i, 1] = r2_ * w0 - r0_ * w2
+        y[i, 2] = r0_ * w1 - r1_ * w0
     y[0, 1] += pw2
     y[0, 2] -= pw1
     y[1, 0] -= pw2
@@ -382,6 +354,58 @@ def mass_element_terms(
         k22[2, 0] -= e2 * fg0
         k22[2, 1] -= e2 * fg1
         k22[2, 2] -= -(fg0 * e0 + fg1 * e1)
+
+
+
+@njit(inline=True)
+def mass_element_terms(
+    m_star, r0, r, v, vd, t_rot, gravity, beta_prime, gamma_prime, kappa, exact, s33, s3, s4, s66, res, mat
+):
+    """Residual (6,) and iteration block (6, 6) of one rigid body at its node.
+
+    Parameters
+    ----------
+    m_star : (6, 6) material mass matrix M* [kg, kg m, kg m²].
+    r0, r : (4,) reference orientation and rotation displacement of the node.
+    v, vd : (6,) node velocity (u̇, ω) and acceleration (ü, ω̇), inertial frame.
+    t_rot : (3, 3) rotation block of the node's tangent operator 𝒯.
+    gravity : (3,) [m/s²].
+    beta_prime, gamma_prime : generalized-α coefficients β′ [1/s²], γ′ [1/s].
+    kappa : weight κ of the inertial stiffness K (1; 0 for the initial accelerations).
+    exact : add the derivative of the gravity moment ``−(m g)~ η̃`` (zero when the
+        centre of mass is at the node), missing in Kynema.
+    s33 : (>= 8, 3, 3), s3 : (>= 6, 3), s4 : (>= 1, 4), s66 : (>= 4, 6, 6) scratch.
+    res : (6,) out, ``F_I − F_g`` [N, N m].
+    mat : (6, 6) out, ``β′ M + γ′ G + κ K 𝒯``.
+
+    Inlined into the table's kernel (numba ``inline``), with :func:`rotate_section_matrix`:
+    called per body and Newton iteration, the two calls cost 8 % of a heavy-top step.
+
+    Same mathematics as :func:`inertial_force`, :func:`gravity_force`,
+    :func:`gyroscopic_matrix` and :func:`inertia_stiffness_matrix`, fused into one
+    pass: G and K are non-zero only in their right column blocks, so only those are
+    formed, and no 6×6 intermediate other than M is built.  Products with a tilde
+    matrix are written out without their structurally zero terms (``ã x = a × x``;
+    ``ã b̃ = b aᵀ − (a·b) I`` with each diagonal entry minus the sum of the two
+    other products), which leaves every non-zero result bit-identical to the
+    building blocks' three-term sums.
+    """
+    xr = s4[0]
+    muu = s66[0]
+    fi = s66[2, 0]
+    fg = s66[2, 1]
+    g12 = s33[3]
+    g22 = s33[4]
+    k12 = s33[5]
+    k22 = s33[6]
+    quat_compose(r, r0, xr)
+    rotate_section_matrix(xr, m_star, s33[0], s66[1], muu)
+    rigid_inertia(
+        muu, v[3], v[4], v[5], vd[0], vd[1], vd[2], vd[3], vd[4], vd[5], gravity, exact,
+        s33[1], s33[2], s33[7], fi, fg, g12, g22, k12, k22,
+    )  # fmt: skip
+    for c in range(6):
+        res[c] = fi[c] - fg[c]
 
     # mat = β′ M + γ′ G + κ K 𝒯,  𝒯 = blockdiag(I, t_rot); G and K vanish in the left columns
     t00, t01, t02 = t_rot[0, 0], t_rot[0, 1], t_rot[0, 2]

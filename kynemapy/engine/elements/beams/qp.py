@@ -28,14 +28,7 @@ from __future__ import annotations
 
 from kynemapy._jit import njit
 from kynemapy.engine.elements.beams.interpolate import interp_rotation, interp_vector, interp_vector_deriv
-from kynemapy.engine.elements.masses import (
-    gravity_force,
-    gyroscopic_matrix,
-    inertia_stiffness_matrix,
-    inertial_force,
-    mass_matrix_components,
-    rotate_section_matrix_call,
-)
+from kynemapy.engine.elements.masses import rigid_inertia, rotate_section_matrix_call
 from kynemapy.math.quaternion import quat_compose, rot
 from kynemapy.math.so3 import matmul3, tilde
 
@@ -374,30 +367,21 @@ def qp_inertial_values(
     u_ddot = s3[0]
     omega = s3[1]
     omega_dot = s3[2]
-    eta = s3[3]
-    v1 = s3[4]
-    v2 = s3[5]
-    eta_tilde = s33[0]
-    rho = s33[1]
-    omega_tilde = s33[2]
-    omega_dot_tilde = s33[3]
-    m1 = s33[4]
-    m2 = s33[5]
     interp_vector(shape_interp, qp, node_vd, 0, u_ddot)
     interp_vector(shape_interp, qp, node_v, 3, omega)
     interp_vector(shape_interp, qp, node_vd, 3, omega_dot)
     interp_rotation(shape_interp, qp, node_u, r)
     quat_compose(r, r0, xr)
     rotate_section_matrix_call(xr, m_star, s33[6], s66[0], muu)
-    mass = muu[0, 0]
-    mass_matrix_components(muu, eta, rho)
-    tilde(eta, eta_tilde)
-    tilde(omega, omega_tilde)
-    tilde(omega_dot, omega_dot_tilde)
-    inertial_force(mass, u_ddot, omega, omega_dot, eta, eta_tilde, rho, omega_tilde, omega_dot_tilde, m1, v1, fi)
-    gravity_force(mass, gravity, eta_tilde, fg)
-    gyroscopic_matrix(mass, omega, eta, rho, omega_tilde, m1, v1, v2, gi)
-    inertia_stiffness_matrix(mass, u_ddot, omega, omega_dot, eta, rho, omega_tilde, omega_dot_tilde, m1, m2, v1, ki)
+    for i in range(6):  # G and K vanish in the left column blocks
+        for j in range(3):
+            gi[i, j] = 0.0
+            ki[i, j] = 0.0
+    rigid_inertia(
+        muu, omega[0], omega[1], omega[2], u_ddot[0], u_ddot[1], u_ddot[2], omega_dot[0], omega_dot[1],
+        omega_dot[2], gravity, False, s33[0], s33[1], s33[2], fi, fg, gi[0:3, 3:6], gi[3:6, 3:6], ki[0:3, 3:6],
+        ki[3:6, 3:6],
+    )  # fmt: skip
 
 
 @njit
