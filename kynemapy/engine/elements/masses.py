@@ -356,7 +356,6 @@ def rigid_inertia(
         k22[2, 2] -= -(fg0 * e0 + fg1 * e1)
 
 
-
 @njit(inline=True)
 def mass_element_terms(
     m_star, r0, r, v, vd, t_rot, gravity, beta_prime, gamma_prime, kappa, exact, s33, s3, s4, s66, res, mat
