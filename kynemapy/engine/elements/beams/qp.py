@@ -402,28 +402,62 @@ def qp_stiffness_values(
     cuu, o, p, q : (6, 6) out, rotated stiffness ``C`` and the blocks ``O``, ``P``, ``Q``.
     """
     u_prime = s3[0]
-    v = s3[1]
     r = s4[0]
     r_prime = s4[1]
     xr = s4[2]
     e = s6[0]
-    x_tilde = s33[0]
-    m_tilde = s33[1]
-    n_tilde = s33[2]
     interp_vector_deriv(shape_deriv, qp, jacobian, node_u, 0, u_prime)
     interp_rotation(shape_interp, qp, node_u, r)
     interp_vector_deriv(shape_deriv, qp, jacobian, node_u, 3, r_prime)
     quat_compose(r, r0, xr)
     rotate_section_matrix_call(xr, c_star, s33[3], s66[0], cuu)
     strain(x0_prime, u_prime, r, r_prime, e)
-    x0pup_tilde(x0_prime, u_prime, v, x_tilde)
     elastic_force_fc(cuu, e, fc)
-    elastic_force_fd(x_tilde, fc, fd)
-    tilde(fc[0:3], n_tilde)
-    tilde(fc[3:6], m_tilde)
-    ouu(cuu, x_tilde, m_tilde, n_tilde, o)
-    puu(cuu, x_tilde, n_tilde, p)
-    quu(cuu, x_tilde, n_tilde, s33[4], q)
+    # x̃ = (x0′ + u′)~, Ñ = F_C[0:3]~, M̃ = F_C[3:6]~ as locals; the products below are those of
+    # elastic_force_fd, ouu, puu and quu without the tilde matrices' zero terms (each non-zero
+    # result bit-identical to theirs)
+    v0, v1, v2 = x0_prime[0] + u_prime[0], x0_prime[1] + u_prime[1], x0_prime[2] + u_prime[2]
+    n0, n1, n2 = fc[0], fc[1], fc[2]
+    fd[0] = 0.0
+    fd[1] = 0.0
+    fd[2] = 0.0
+    fd[3] = v2 * n1 + (-v1) * n2
+    fd[4] = (-v2) * n0 + v0 * n2
+    fd[5] = v1 * n0 + (-v0) * n1
+    zero66(o)
+    zero66(p)
+    zero66(q)
+    for blk in range(2):  # O12 = C11 x̃ − Ñ, O22 = C21 x̃ − M̃
+        a0, a1, a2 = (n0, n1, n2) if blk == 0 else (fc[3], fc[4], fc[5])
+        for i in range(3):
+            ci0, ci1, ci2 = cuu[3 * blk + i, 0], cuu[3 * blk + i, 1], cuu[3 * blk + i, 2]
+            if i == 0:
+                t0, t1, t2 = 0.0, -a2, a1
+            elif i == 1:
+                t0, t1, t2 = a2, 0.0, -a0
+            else:
+                t0, t1, t2 = -a1, a0, 0.0
+            o[3 * blk + i, 3] = -t0 + (ci1 * v2 + ci2 * (-v1))
+            o[3 * blk + i, 4] = -t1 + (ci0 * (-v2) + ci2 * v0)
+            o[3 * blk + i, 5] = -t2 + (ci0 * v1 + ci1 * (-v0))
+    for j in range(6):  # P21 = Ñ + x̃ᵀ C11, P22 = x̃ᵀ C12
+        c0j, c1j, c2j = cuu[0, j], cuu[1, j], cuu[2, j]
+        x0 = v2 * c1j + (-v1) * c2j
+        x1 = (-v2) * c0j + v0 * c2j
+        x2 = v1 * c0j + (-v0) * c1j
+        if j == 0:
+            p[3, 0], p[4, 0], p[5, 0] = 0.0 + x0, n2 + x1, -n1 + x2
+        elif j == 1:
+            p[3, 1], p[4, 1], p[5, 1] = -n2 + x0, 0.0 + x1, n0 + x2
+        elif j == 2:
+            p[3, 2], p[4, 2], p[5, 2] = n1 + x0, -n0 + x1, 0.0 + x2
+        else:
+            p[3, j], p[4, j], p[5, j] = x0, x1, x2
+    for j in range(3):  # Q22 = x̃ᵀ (C11 x̃ − Ñ) = x̃ᵀ O12
+        m0j, m1j, m2j = o[0, 3 + j], o[1, 3 + j], o[2, 3 + j]
+        q[3, 3 + j] = v2 * m1j + (-v1) * m2j
+        q[4, 3 + j] = (-v2) * m0j + v0 * m2j
+        q[5, 3 + j] = v1 * m0j + (-v0) * m1j
 
 
 @njit
