@@ -14,6 +14,7 @@ import time
 import numpy as np
 
 from kynemapy.analytic.beams import tip_moment_rollup
+from kynemapy.math.rotations import rotation_matrices
 from kynemapy.validation.common import CaseResult, Table, check
 
 LENGTH = 10.0
@@ -61,15 +62,8 @@ def _solve(order: int, moment: float) -> tuple[np.ndarray, np.ndarray, int, np.n
 
 
 def quat_matrix(q: np.ndarray) -> np.ndarray:
-    """Rotation matrix (3, 3) of the unit quaternion q (w, x, y, z)."""
-    w, x, y, z = q / np.linalg.norm(q)
-    return np.array(
-        [
-            [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-            [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-            [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
-        ]
-    )
+    """Rotation matrix (3, 3) of the quaternion q (w, x, y, z), normalised here."""
+    return rotation_matrices(q / np.linalg.norm(q))
 
 
 def rotation_error(R: np.ndarray, R_ref: np.ndarray) -> float:

@@ -14,6 +14,8 @@ from collections.abc import Callable
 import numpy as np
 from scipy.integrate import solve_ivp
 
+from kynemapy.math.rotations import rotation_matrices
+
 
 def hat(w: np.ndarray) -> np.ndarray:
     """Skew matrix of a (3,) vector."""
@@ -38,16 +40,7 @@ def rodrigues(w) -> np.ndarray:
 def quat_to_matrix(q: np.ndarray) -> np.ndarray:
     """(..., 4) quaternions (w, x, y, z), normalised here -> (..., 3, 3) body-to-world rotations."""
     q = np.asarray(q, dtype=float)
-    q = q / np.linalg.norm(q, axis=-1, keepdims=True)
-    w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
-    return np.stack(
-        [
-            np.stack([w * w + x * x - y * y - z * z, 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
-            np.stack([2 * (x * y + w * z), w * w - x * x + y * y - z * z, 2 * (y * z - w * x)], -1),
-            np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), w * w - x * x - y * y + z * z], -1),
-        ],
-        -2,
-    )
+    return rotation_matrices(q / np.linalg.norm(q, axis=-1, keepdims=True))
 
 
 def matrix_to_quat(R: np.ndarray) -> np.ndarray:
