@@ -27,7 +27,8 @@ moment [N m], the node loads ``Inputs.f``.  The linearized equations about the s
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -251,7 +252,6 @@ class Linearization:
     residual: np.ndarray
     dof_node: np.ndarray
     dof_component: np.ndarray
-    _cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def n_dofs(self) -> int:
@@ -305,16 +305,18 @@ class Linearization:
             s[self.dof(node, component), j] = 1.0
         return s
 
-    @property
+    @cached_property
     def null_space(self) -> np.ndarray:
         """(n, r) orthonormal basis N of the null space of B (dense SVD): δq = N η with η the r
         independent coordinates (the identity when the model has no constraint)."""
-        if "N" not in self._cache:
-            if self.B.shape[0] == 0:
-                self._cache["N"] = np.eye(self.n_dofs)
-            else:
-                self._cache["N"] = scipy.linalg.null_space(self.B.toarray())
-        return self._cache["N"]
+        if self.B.shape[0] == 0:
+            return np.eye(self.n_dofs)
+        return scipy.linalg.null_space(self.B.toarray())
+
+    @cached_property
+    def _reduced(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        n = self.null_space
+        return tuple(np.asarray(n.T @ (a @ n)) for a in (self.M, self.C, self.K))
 
     def reduced(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The matrices in the independent coordinates η: ``NᵀMN, NᵀCN, NᵀKN``.
@@ -324,10 +326,7 @@ class Linearization:
         M_r, C_r, K_r : (r, r) ndarray of float
             The reduced mass, damping and stiffness matrices (dense).
         """
-        if "reduced" not in self._cache:
-            n = self.null_space
-            self._cache["reduced"] = tuple(np.asarray(n.T @ (a @ n)) for a in (self.M, self.C, self.K))
-        return self._cache["reduced"]
+        return self._reduced
 
     def state_space(
         self,

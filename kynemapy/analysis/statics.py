@@ -297,10 +297,11 @@ def static_equilibrium(
             continue
         if halvings >= int(bisections):
             residual, _ = _residual(newton.assembler, state, inputs)
+            last = ", ".join(f"{e:.3g}" for e in errors[-3:]) or "none"
             raise StaticEquilibriumError(
                 f"static equilibrium not reached: load fraction {reached:.6g} of the full load reached; the "
                 f"increment to {target:.6g} failed ({_STATUS[status]} after {n_iter} Newton iteration(s), "
-                f"{halvings} bisection(s); largest increments {', '.join(f'{e:.3g}' for e in errors) or 'none'}); "
+                f"{halvings} bisection(s); last increments {last} m, rad); "
                 f"residual norm {residual:.6g} (N, N m) at load fraction {target:.6g} from the last converged "
                 "state. More load_steps, max_iter or bisections may help; a load beyond a limit point has no "
                 "nearby equilibrium",
