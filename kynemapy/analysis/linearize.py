@@ -225,6 +225,8 @@ class Linearization:
         The model.
     state : State
         A copy of the state linearized about.
+    inputs : Inputs
+        A copy of the loads and constraint inputs.
     M : (n, n) scipy.sparse.csc_matrix
         The mass matrix [kg, kg m, kg m²].
     C : (n, n) scipy.sparse.csc_matrix
@@ -245,6 +247,7 @@ class Linearization:
 
     model: Model
     state: State
+    inputs: Inputs
     M: scipy.sparse.csc_matrix
     C: scipy.sparse.csc_matrix
     K: scipy.sparse.csc_matrix
@@ -304,6 +307,21 @@ class Linearization:
         for j, (node, component) in enumerate(dofs):
             s[self.dof(node, component), j] = 1.0
         return s
+
+    @property
+    def equilibrium_error(self) -> float:
+        """‖r − f + Bᵀλ‖ over the size of the loads, ‖f‖ + ‖M g‖ (gravity on every node's
+        displacement DOFs) [-]: about 0 (round-off) at a static equilibrium, 1 when nothing
+        balances the loads (a model's initial state with λ = 0 under gravity)."""
+        nsys = self.n_dofs
+        g = np.zeros(nsys)
+        translation = self.dof_component < 3
+        g[translation] = np.asarray(self.model.gravity)[self.dof_component[translation]]
+        f = self.inputs.f
+        node_f = f[self.dof_node, self.dof_component] if nsys else np.zeros(0)
+        scale = float(np.linalg.norm(node_f) + np.linalg.norm(self.M @ g))
+        error = float(np.linalg.norm(self.residual[:nsys]))
+        return error / scale if scale > 0.0 else error
 
     @cached_property
     def null_space(self) -> np.ndarray:
@@ -431,6 +449,6 @@ def linearize(system: Any, state: State | None = None, inputs: Inputs | None = N
         dof_node[first : first + int(dofs)] = node
         dof_component[first : first + int(dofs)] = np.arange(int(dofs))
     return Linearization(
-        model, copy_state(model, given_state), parts["M"], parts["C"], parts["K"], parts["B"], residual,
-        dof_node, dof_component,
+        model, copy_state(model, given_state), copy_inputs(model, given_inputs),
+        parts["M"], parts["C"], parts["K"], parts["B"], residual, dof_node, dof_component,
     )  # fmt: skip

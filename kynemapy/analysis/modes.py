@@ -12,6 +12,7 @@ dropped): ω_n = |s|, ζ = −Re(s)/|s|, one mode per pair of complex conjugate 
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +21,8 @@ import scipy.linalg
 
 from kynemapy.analysis.linearize import Linearization, linearize
 
+#: :attr:`Linearization.equilibrium_error` above which :func:`modes` warns
+EQUILIBRIUM_TOLERANCE = 1e-6
 #: relative size below which an asymmetric part, a damping matrix or a pencil's β counts as zero
 RELATIVE_ZERO = 1e-10
 
@@ -151,8 +154,22 @@ def modes(system: Any, n_modes: int | None = None, damped: bool | None = None) -
     -------
     Modes
         ω_n [rad/s], f [Hz], ζ, eigenvalues and shapes, by increasing ω_n.
+
+    Warns
+    -----
+    UserWarning
+        The state is not a static equilibrium (:attr:`Linearization.equilibrium_error` above
+        1e-6): modes about it are those of its own multipliers, not of the loaded structure.
     """
     lin = system if isinstance(system, Linearization) else linearize(system)
+    if lin.equilibrium_error > EQUILIBRIUM_TOLERANCE:
+        warnings.warn(
+            f"modes about a state that is not a static equilibrium (out-of-balance force "
+            f"{lin.equilibrium_error:.3g} of the loads): the constraint forces' stiffness is that of the "
+            "state's multipliers; use kynemapy.analysis.static_equilibrium first",
+            UserWarning,
+            stacklevel=2,
+        )
     m_r, c_r, k_r = lin.reduced()
     scale_k = np.abs(k_r).max(initial=0.0)
     scale_m = np.abs(m_r).max(initial=0.0)

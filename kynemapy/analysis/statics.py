@@ -15,6 +15,7 @@ mechanism whose only stiffness is that one (a pendulum under gravity) the matrix
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -181,18 +182,14 @@ class _Newton:
         """Newton in place on ``state``: (status, iterations, largest node increment per
         iteration [m, rad]); on failure ``state`` holds the last iterate."""
         errors: list[float] = []
+        singular = False
         for k in range(self.max_iter):
             matrix, b = self.assembler.system(state, inputs, STATIC_COEFFICIENTS)
             if not np.all(np.isfinite(b)):
                 return NOT_FINITE, k, errors
-            try:
-                if matrix.shape[0] <= DENSE_LIMIT:
-                    dx = scipy.linalg.solve(matrix.toarray(), -b, check_finite=False)
-                else:
-                    dx = scipy.sparse.linalg.splu(matrix.tocsc()).solve(-b)
-            except (np.linalg.LinAlgError, RuntimeError):
-                return SINGULAR, k, errors
-            if not np.all(np.isfinite(dx)):
+            dx, exact = _newton_step(matrix, b)
+            singular = singular or not exact
+            if dx is None or not np.all(np.isfinite(dx)):
                 return SINGULAR, k, errors
             q = state.q
             q[self.moving, :3] += dx[self.u_rows].reshape(-1, 3)
@@ -204,7 +201,25 @@ class _Newton:
             scale = max(1.0, float(np.abs(q[:, :3]).max(initial=0.0)))
             if step <= self.tol * scale:
                 return 0, k + 1, errors
-        return NOT_CONVERGED, self.max_iter, errors
+        return SINGULAR if singular else NOT_CONVERGED, self.max_iter, errors
+
+
+def _newton_step(matrix: scipy.sparse.csc_matrix, b: np.ndarray) -> tuple[np.ndarray | None, bool]:
+    """(Δx solving ``matrix Δx = −b``, True), or for a singular dense matrix the least-squares
+    minimum-norm step (False): neutral DOFs (a body's free rotation, with no stiffness) then
+    stay as they are; None for a singular sparse one."""
+    if matrix.shape[0] > DENSE_LIMIT:
+        try:
+            return scipy.sparse.linalg.splu(matrix.tocsc()).solve(-b), True
+        except RuntimeError:
+            return None, False
+    a = matrix.toarray()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", scipy.linalg.LinAlgWarning)
+            return scipy.linalg.solve(a, -b, check_finite=False), True
+    except (np.linalg.LinAlgError, scipy.linalg.LinAlgWarning):
+        return scipy.linalg.lstsq(a, -b, check_finite=False)[0], False
 
 
 def static_equilibrium(
@@ -322,5 +337,5 @@ def static_equilibrium(
 _STATUS = {
     NOT_CONVERGED: "Newton did not converge",
     NOT_FINITE: "the residual is not finite",
-    SINGULAR: "the static tangent is singular (a mechanism without stiffness, or redundant constraints)",
+    SINGULAR: "the static tangent is singular (a mechanism without stiffness under load, or redundant constraints)",
 }

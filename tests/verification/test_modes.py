@@ -195,3 +195,56 @@ def test_no_equilibrium_names_the_load_fraction_reached() -> None:
     assert f"load fraction {error.load_fraction:.6g} of the full load reached" in str(error)
     assert "residual norm" in str(error) and error.residual_norm > 0.0
     assert isinstance(error, kp.ConvergenceError)
+
+
+def test_tensioned_spring_and_a_free_rotation() -> None:
+    """A body on a linear spring from a fixed point, pulled across the spring by F: at rest the
+    spring lies along F with length l = L0 + F/k (tension T = F); its modes are the axial one
+    ω² = k/m, two transverse (string) ones ω² = T/(m l), and three rigid rotations of the body
+    about its centre (no stiffness: the static Newton steps take least-squares steps there)."""
+    length, l0, k, force, m = 1.0, 0.5, 100.0, 30.0, 2.0
+    b = kp.ModelBuilder()
+    anchor = b.add_node(position=(0, 0, 0))
+    body = b.add_node(position=(length, 0, 0))
+    b.add_mass(body, mass=m, inertia=(0.1, 0.2, 0.3))
+    b.add_spring(anchor, body, stiffness=k, undeformed_length=l0)
+    b.add_fixed_bc_3dof(anchor)
+    model = b.build()
+    loads = np.zeros((model.n_nodes, 6))
+    loads[body, 1] = force
+    eq = kp.analysis.static_equilibrium(model, loads=loads, load_steps=3)
+    l = l0 + force / k
+    np.testing.assert_allclose(eq.position[body], [0.0, l, 0.0], atol=1e-10)
+    np.testing.assert_allclose(eq.q[body, 3:], [1.0, 0.0, 0.0, 0.0], atol=1e-12)  # the free rotation stays
+    np.testing.assert_allclose(eq.forces[0], [0.0, -force, 0.0], atol=1e-9)  # the BC holds the anchor back
+    modes = kp.analysis.modes(eq)
+    assert np.abs(modes.omega[:3]).max() < 1e-6
+    np.testing.assert_allclose(modes.omega[3:], np.sqrt([force / (m * l), force / (m * l), k / m]), rtol=1e-10)
+    axial = modes.node_shape(5, body)
+    np.testing.assert_allclose(np.abs(axial[:3]) / np.abs(axial[:3]).max(), [0.0, 1.0, 0.0], atol=1e-10)
+
+
+def test_the_damping_matrix_of_a_spinning_body_is_its_gyroscopic_matrix() -> None:
+    """C = γ′-part of the engine's matrix: for a body spinning at ω (centre of mass at its node),
+    the rotation block is ω̃J − (Jω)~, and M's is J."""
+    inertia = np.array([1.0, 2.0, 3.0])
+    omega = np.array([0.3, -0.5, 0.7])
+    b = kp.ModelBuilder()
+    body = b.add_node(position=(0, 0, 0), velocity=(0.0, 0.0, 0.0, *omega))
+    b.add_mass(body, mass=1.5, inertia=inertia)
+    lin = kp.analysis.linearize(b.build())
+
+    def tilde(a: np.ndarray) -> np.ndarray:
+        return np.array([[0.0, -a[2], a[1]], [a[2], 0.0, -a[0]], [-a[1], a[0], 0.0]])
+
+    j = np.diag(inertia)
+    np.testing.assert_allclose(lin.M.toarray()[3:, 3:], j, atol=1e-15)
+    np.testing.assert_allclose(lin.C.toarray()[3:, 3:], tilde(omega) @ j - tilde(j @ omega), atol=1e-15)
+    np.testing.assert_allclose(lin.C.toarray()[:3], 0.0, atol=1e-15)
+    assert lin.B.shape == (0, 6) and lin.null_space.shape == (6, 6)
+
+
+def test_modes_about_a_state_out_of_balance_warn() -> None:
+    model, _, _ = pendulum()
+    with pytest.warns(UserWarning, match="not a static equilibrium"):
+        kp.analysis.modes(model)  # the initial state: λ = 0 under gravity
