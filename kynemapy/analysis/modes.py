@@ -7,7 +7,7 @@ symmetric M_r and K_r, the modes are those of the symmetric generalized eigenpro
 finite ones of ``M_r φ = ω⁻² K_r φ``).  Otherwise they are the eigenvalues s of the quadratic
 problem ``(s² M_r + s C_r + K_r) φ = 0``, solved in its first-order form, the pencil
 ``([[0, I], [−K_r, −C_r]], [[I, 0], [0, M_r]])`` (``scipy.linalg.eig``, infinite eigenvalues
-dropped): ω_n = |s|, ζ = −Re(s)/|s|, one mode per pair of complex conjugate eigenvalues.
+dropped): ω_n = ``|s|``, ζ = ``−Re(s)/|s|``, one mode per pair of complex conjugate eigenvalues.
 """
 
 from __future__ import annotations
@@ -34,12 +34,12 @@ class Modes:
     Attributes
     ----------
     omega : (k,) ndarray of float
-        The natural (undamped) circular frequencies ω_n = |s| [rad/s]; for an unstable mode of
+        The natural (undamped) circular frequencies ω_n = ``|s|`` [rad/s]; for an unstable mode of
         an undamped system (ω² < 0), ``−√|ω²|``.
     frequency : (k,) ndarray of float
         The natural frequencies ω_n/2π [Hz] (negative for unstable undamped modes).
     damping_ratio : (k,) ndarray of float
-        The damping ratios ζ = −Re(s)/|s| [-] (0 without damping; 1 for a negative real s,
+        The damping ratios ζ = ``−Re(s)/|s|`` [-] (0 without damping; 1 for a negative real s,
         −1 for a positive one).
     eigenvalues : (k,) ndarray of complex
         The eigenvalues s = −ζω_n + iω_n√(1 − ζ²) [1/s] (the one with Im s >= 0 of each pair).

@@ -115,7 +115,7 @@ class Equilibrium:
         return self.state.lam
 
     @property
-    def position(self) -> np.ndarray:
+    def positions(self) -> np.ndarray:
         """(N, 3) world positions X + u [m] of the nodes."""
         return np.asarray(self.model.x0)[:, :3] + self.state.q[:, :3]
 

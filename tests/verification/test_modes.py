@@ -73,7 +73,7 @@ def test_pendulum_under_a_hinge_torque_from_a_simulation() -> None:
     w, _, y, _ = eq.q[body, 3:]
     theta = 2.0 * np.arctan2(y, w)
     assert abs(theta - np.arcsin(tau / (m * G * d))) < 1e-10
-    np.testing.assert_allclose(eq.position[body], [-d * np.sin(theta), 0.0, -d * np.cos(theta)], atol=1e-12)
+    np.testing.assert_allclose(eq.positions[body], [-d * np.sin(theta), 0.0, -d * np.cos(theta)], atol=1e-12)
     # modes about the torqued equilibrium: ω² = m g d cos θ / I_pivot
     modes = kp.analysis.modes(eq)
     exact = np.sqrt(m * G * d * np.cos(theta) / (i_cm + m * d * d))
@@ -214,7 +214,7 @@ def test_tensioned_spring_and_a_free_rotation() -> None:
     loads[body, 1] = force
     eq = kp.analysis.static_equilibrium(model, loads=loads, load_steps=3)
     l = l0 + force / k
-    np.testing.assert_allclose(eq.position[body], [0.0, l, 0.0], atol=1e-10)
+    np.testing.assert_allclose(eq.positions[body], [0.0, l, 0.0], atol=1e-10)
     np.testing.assert_allclose(eq.q[body, 3:], [1.0, 0.0, 0.0, 0.0], atol=1e-12)  # the free rotation stays
     np.testing.assert_allclose(eq.forces[0], [0.0, -force, 0.0], atol=1e-9)  # the BC holds the anchor back
     modes = kp.analysis.modes(eq)
