@@ -139,6 +139,11 @@ def test_cantilever_bending_frequencies() -> None:
     w_t = timoshenko_frequencies_first_order(LENGTH, EI, GAMMA * EI / LENGTH**2, MASS, 3)
     np.testing.assert_allclose(w[0::2], w_eb, rtol=1e-4)
     np.testing.assert_allclose(w[0::2], w_t, rtol=1e-8)
+    # shapes: mass-normalized, stiffness-orthogonal, clamped (B φ = 0) in the full coordinates
+    lin, phi = modes.linearization, modes.shapes[:, :6]
+    np.testing.assert_allclose(phi.T @ (lin.M @ phi), np.eye(6), atol=1e-10)
+    np.testing.assert_allclose(phi.T @ (lin.K @ phi), np.diag(w**2), atol=1e-9 * w[-1] ** 2)
+    np.testing.assert_allclose(lin.B @ phi, 0.0, atol=1e-14)
     f1 = 1.8751040687**2 * np.sqrt(EI / (MASS * LENGTH**4)) / (2 * np.pi)  # [Hz]
     np.testing.assert_allclose(modes.frequency[0], f1, rtol=1e-5)
 
