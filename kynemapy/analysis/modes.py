@@ -42,7 +42,9 @@ class Modes:
         The damping ratios ζ = ``−Re(s)/|s|`` [-] (0 without damping; 1 for a negative real s,
         −1 for a positive one).
     eigenvalues : (k,) ndarray of complex
-        The eigenvalues s = −ζω_n + iω_n√(1 − ζ²) [1/s] (the one with Im s >= 0 of each pair).
+        The eigenvalues s = −ζω_n + iω_n√(1 − ζ²) [1/s] (the one with Im s >= 0 of each pair;
+        in the first-order solve each real eigenvalue — overdamped, unstable or a zero-frequency
+        mode — is a mode of its own).
     shapes : (n, k) ndarray of float or complex
         The mode shapes in the engine's DOF coordinates (world-frame δu [m], δθ [rad]; see
         :class:`Linearization`): real and mass-normalized (φᵀMφ = 1) for undamped symmetric
