@@ -55,7 +55,7 @@ _PUBLIC = {
 __version__ = "0.1.0"
 
 #: subpackages loaded on first use (h5py, tomllib, scipy)
-_LAZY = ("io", "cli", "integrators", "analytic", "validation")
+_LAZY = ("io", "cli", "integrators", "analytic", "validation", "analysis")
 #: module names of earlier versions: old name -> new module (a DeprecationWarning names it)
 _MOVED = {"model_file": "kynemapy.model.file"}
 

@@ -104,7 +104,19 @@ def test_top_level_holds_only_the_public_entry_points() -> None:
     files = sorted(p.name for p in PACKAGE.glob("*.py"))
     assert files == ["__init__.py", "__main__.py", "_arena.py", "_jit.py", "cli.py"]
     packages = sorted(p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists())
-    expected = ["analytic", "engine", "integrators", "io", "linalg", "math", "model", "post", "run", "validation"]
+    expected = [
+        "analysis",
+        "analytic",
+        "engine",
+        "integrators",
+        "io",
+        "linalg",
+        "math",
+        "model",
+        "post",
+        "run",
+        "validation",
+    ]
     assert packages == expected
 
 
@@ -229,9 +241,9 @@ def test_no_import_cycle_even_through_imports_inside_functions() -> None:
     assert not cycles, cycles
 
 
-#: the data flow model → engine → run → io → post, as imports: each layer may import the layers
+#: the data flow model → engine → run → io → (analysis) → post, as imports: each layer may import the layers
 #: before it, none after it (io is the file library the run writes through: it never imports run)
-LAYERS = ("model", "engine", "io", "run", "post")
+LAYERS = ("model", "engine", "io", "run", "analysis", "post")
 
 #: known edges against the flow, left to the engine's owner: the beam set-up arithmetic (shape
 #: functions, quadrature, sectional tables) lives in engine.elements.beams; the model uses it
