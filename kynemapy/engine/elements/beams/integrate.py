@@ -287,8 +287,10 @@ def integrate_system(
         stiffness terms.
     tangent : (N, 3, 3) rotation block T of every node's tangent operator (as
         :func:`system_matrix`); nodes : (nodes,) int, the element's nodes.
-    damped : False when the damping matrices (``D``, ``D_D1`` … ``K_D2``) are zero: they are
-        not read, and the sums without them are the same to the bit.
+    damped : False when the damping matrices (``D``, ``D_D1`` … ``K_D2``) are zero and the
+        others have the point kernels' structure (``K_I``, ``G_I``, ``O`` zero in their left
+        column blocks, ``P`` in its top row blocks, ``Q`` outside block 22): the zero terms
+        are not read, and the sums without them are the same but for the sign of zeros.
     pts : (>= qps, 8, 36), wm : (2, >= qps, 6, >= 6 nodes) scratch.
     out : (>= 6 nodes, >= 6 nodes), C-contiguous rows; the number of nodes is ``nodes.shape[0]``.
     """
@@ -333,17 +335,25 @@ def integrate_system(
             col = 6 * j
             phi = shape_interp[j, k]
             dphi = shape_deriv[j, k]
-            if not damped:  # I_b = I_c = I_d = 0
+            if not damped:  # I_b = I_c = I_d = 0; the structural zeros of the sums are skipped:
+                # S_a's left columns (K_I, Q), S_b's top rows (P) and S_d's left columns (O)
                 c1, c2 = phi * (w * jac), dphi * w
                 i1, s1, s2 = p[P_IA], p[P_SA], p[P_SB]
                 for a in range(6):
                     row = wm[0, k, a]
                     o = 6 * a
-                    for b in range(3):
-                        row[col + b] = c1 * i1[o + b] + (c1 * s1[o + b] + c2 * s2[o + b])
-                    x3 = c1 * s1[o + 3] + c2 * s2[o + 3]
-                    x4 = c1 * s1[o + 4] + c2 * s2[o + 4]
-                    x5 = c1 * s1[o + 5] + c2 * s2[o + 5]
+                    if a < 3:
+                        for b in range(3):
+                            row[col + b] = c1 * i1[o + b]
+                        x3 = c1 * s1[o + 3]
+                        x4 = c1 * s1[o + 4]
+                        x5 = c1 * s1[o + 5]
+                    else:
+                        for b in range(3):
+                            row[col + b] = c1 * i1[o + b] + c2 * s2[o + b]
+                        x3 = c1 * s1[o + 3] + c2 * s2[o + 3]
+                        x4 = c1 * s1[o + 4] + c2 * s2[o + 4]
+                        x5 = c1 * s1[o + 5] + c2 * s2[o + 5]
                     row[col + 3] = c1 * i1[o + 3] + (x3 * t00 + x4 * t10 + x5 * t20)
                     row[col + 4] = c1 * i1[o + 4] + (x3 * t01 + x4 * t11 + x5 * t21)
                     row[col + 5] = c1 * i1[o + 5] + (x3 * t02 + x4 * t12 + x5 * t22)
@@ -353,7 +363,7 @@ def integrate_system(
                     row = wm[1, k, a]
                     o = 6 * a
                     for b in range(3):
-                        row[col + b] = c1 * s1[o + b] + c2 * s2[o + b]
+                        row[col + b] = c1 * s1[o + b]
                     x3 = c1 * s1[o + 3] + c2 * s2[o + 3]
                     x4 = c1 * s1[o + 4] + c2 * s2[o + 4]
                     x5 = c1 * s1[o + 5] + c2 * s2[o + 5]
