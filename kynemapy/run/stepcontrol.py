@@ -72,10 +72,11 @@ class StepControl:
         the local errors of the whole :meth:`~Simulation.advance_to` call add up to at most
         the tolerance; the controller's exponent is then 1/2 instead of 1/3.
     velocity_error : bool, default False
-        Add the velocity error ``h |γ − ½| |a_{n+1} − a_n|`` (weights ``atol + rtol |v|``)
-        to the norm.  The velocity update of generalized-α is second-order accurate
-        whatever γ (its local error is O(h³), not the O(h²) this term measures), so this
-        only makes the control more conservative.
+        Add the local velocity error ``h³ |C_v| |v⃜|`` (:func:`velocity_coefficient`, v⃜
+        from the changes of ``a`` over two steps) to the norm, against ``atol + rtol |v|``
+        (read in m/s, rad/s).  Experimental: every change of h excites the spurious roots
+        of generalized-α a little, and the second difference of ``a`` that v⃜ needs
+        amplifies that noise by 1/h (docs/step-control.md has the measurements).
 
     Raises
     ------
@@ -184,31 +185,64 @@ def error_coefficient(params: Any) -> float:
     return abs(params.beta - 0.5 * params.gamma + 1.0 / 12.0)
 
 
-def local_error(
-    h: float,
-    coefficient: float,
-    a_start: np.ndarray,
-    a_end: np.ndarray,
-) -> np.ndarray:
-    """The estimated local position error of one step, per node DOF.
+def velocity_coefficient(params: Any) -> float:
+    """The coefficient C_v of the local velocity error ``h³ |C_v| |v⃜|`` (v⃜ = d²v̇/dt²).
+
+    With ``a_n = v̇ + δ h v⃛ + c₂ h² v⃜`` (δ = α_m − α_f; ``c₂ = (1 − α_f)/2 − (1 − α_m)(½ + δ)``
+    from the recursion of a), the velocity update ``v + h ((1 − γ) a_n + γ a_{n+1})`` has the
+    h³ error ``c₂ + γ (½ + δ) − 1/6``.
 
     Parameters
     ----------
-    h : float
-        The step size [s].
-    coefficient : float
-        C of :func:`error_coefficient`.
-    a_start, a_end : (N, 6) ndarray of float
-        The algorithmic accelerations ``a`` the step started from and ended with
-        [m/s², rad/s²] (the state's ``a``).
+    params : StepParameters
+        The step parameters.
 
     Returns
     -------
-    (N, 6) ndarray of float
-        ``h² C |a_end − a_start|`` [m, rad] (rotations: the rotation vector in the
-        tangent space at the step's start).
+    float
+        ``|C_v|`` [-]: 1/12 at ρ∞ = 1 (the trapezoidal rule's), 0.085 at ρ∞ = 0.9, 0.58 at ρ∞ = 0.
     """
-    return (h * h * coefficient) * np.abs(a_end - a_start)
+    delta = params.alpha_m - params.alpha_f
+    c2 = 0.5 * (1.0 - params.alpha_f) - (1.0 - params.alpha_m) * (0.5 + delta)
+    return abs(c2 + params.gamma * (0.5 + delta) - 1.0 / 6.0)
+
+
+def local_errors(
+    params: Any,
+    h: float,
+    change: np.ndarray,
+    h_previous: float | None = None,
+    change_previous: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """The estimated local position and velocity errors of one step, per node DOF.
+
+    Parameters
+    ----------
+    params : StepParameters
+        The step parameters (β, γ, α_m, α_f).
+    h : float
+        The step size [s].
+    change : (N, 6) ndarray of float
+        ``a_{n+1} − a_n`` over the step [m/s², rad/s²] (projected: :class:`ConstraintProjector`).
+    h_previous : float or None, default None
+        The size of the step before [s] (None: no velocity error).
+    change_previous : (N, 6) ndarray of float or None, default None
+        Its change of ``a``.
+
+    Returns
+    -------
+    position : (N, 6) ndarray of float
+        ``h² C |Δa|`` [m, rad] (:func:`error_coefficient`; rotations: the rotation vector in
+        the tangent space at the step's start).
+    velocity : (N, 6) ndarray of float or None
+        ``h³ C_v |v⃜|`` [m/s, rad/s] (:func:`velocity_coefficient`) with v⃜ from the two
+        changes, ``(Δa/h − Δa_prev/h_prev) / ((h + h_prev)/2)``; None without a step before.
+    """
+    position = (h * h * error_coefficient(params)) * np.abs(change)
+    if h_previous is None or change_previous is None:
+        return position, None
+    snap = (change / h - change_previous / h_previous) / (0.5 * (h + h_previous))
+    return position, (h**3 * velocity_coefficient(params)) * np.abs(snap)
 
 
 def rotation_vectors(quaternions: np.ndarray) -> np.ndarray:
@@ -433,10 +467,22 @@ class ConstraintProjector:
         return out.reshape(e.shape)
 
 
-def error_norm(control: StepControl, node_dofs: np.ndarray, h: float, coefficient: float, gamma: float,
-               q0: np.ndarray, q1: np.ndarray, v0: np.ndarray, v1: np.ndarray,
-               a0: np.ndarray, a1: np.ndarray, projector: ConstraintProjector | None = None) -> float:  # fmt: skip
+def error_norm(
+    control: StepControl,
+    node_dofs: np.ndarray,
+    q0: np.ndarray,
+    q1: np.ndarray,
+    v0: np.ndarray,
+    v1: np.ndarray,
+    position: np.ndarray,
+    velocity: np.ndarray | None,
+) -> float:
     """The weighted RMS norm of the estimated local error of one step (accepted when <= 1).
+
+    ``sqrt(mean((e_q / w_q)²) + mean((e_v / w_v)²))`` over the node DOFs, with ``w_q = atol +
+    rtol |q|`` (:func:`_weights`) and ``w_v = atol + rtol |v|`` (atol and rtol read in m/s,
+    rad/s).  With ``scope="run"`` the caller divides the norm by the step's share ``h / span``
+    of the run.
 
     Parameters
     ----------
@@ -444,40 +490,27 @@ def error_norm(control: StepControl, node_dofs: np.ndarray, h: float, coefficien
         The tolerances.
     node_dofs : (N,) ndarray of int
         The DOFs of each node (the model's ``node_dofs``); the others are left out.
-    h : float
-        The step size [s].
-    coefficient : float
-        C of :func:`error_coefficient`.
-    gamma : float
-        γ of the scheme (for ``control.velocity_error``).
     q0, q1 : (N, 7) ndarray of float
         The node states at the start and end of the step.
     v0, v1 : (N, 6) ndarray of float
         The velocities at the start and end.
-    a0, a1 : (N, 6) ndarray of float
-        The algorithmic accelerations ``a`` the step started from and ended with.
-    projector : ConstraintProjector or None, default None
-        Projects the scaled errors onto the directions the constraints leave free (None:
-        no projection).
+    position, velocity : (N, 6) ndarray of float
+        The estimated local errors (:func:`local_errors`; velocity None: left out).
 
     Returns
     -------
     float
-        ``sqrt(mean((e / (atol + rtol |q|))²))`` over the node DOFs (0 when there are none).
+        The norm (0 when no node has DOFs).
     """
     mask = _dof_mask(node_dofs)
     if not mask.any():
         return 0.0
-    change = np.where(mask, a1 - a0, 0.0)
-    if projector is not None:
-        change = projector.project(change)
-    ratio = (h * h * coefficient) * np.abs(change) / _weights(control, q0, q1)
-    terms = [ratio[mask]]
-    if control.velocity_error:
-        wv = control.atol + control.rtol * np.maximum(np.abs(v0), np.abs(v1))
-        terms.append((h * abs(gamma - 0.5) * np.abs(change) / wv)[mask])
-    values = np.concatenate(terms)
-    return float(np.sqrt(np.mean(values * values)))
+    w = _weights(control, q0, q1)
+    total = float(np.mean((position / w)[mask] ** 2))
+    if control.velocity_error and velocity is not None:
+        ratio = velocity / (control.atol + control.rtol * np.maximum(np.abs(v0), np.abs(v1)))
+        total += float(np.mean(ratio[mask] ** 2))
+    return math.sqrt(total)
 
 
 def advance_to(
@@ -504,7 +537,6 @@ def advance_to(
     ):
         raise ValueError(f"advance_to: output_times must be finite, increasing and within [{t0}, {t_end}] s")
     params = sim.params
-    coefficient = error_coefficient(params)
     node_dofs = np.asarray(sim.model.node_dofs)
     n_nodes = sim.state.q.shape[0]
     h = float(control.h_initial if control.h_initial is not None else params.h)
@@ -528,7 +560,9 @@ def advance_to(
     exponent = 1.0 / 3.0 if control.scope == "step" else 0.5  # the local error is O(h³): O(h²) per unit step
     delta = params.alpha_m - params.alpha_f  # a ≈ v̇(t + δh)
     a_prev: np.ndarray | None = None  # a at the start of the last accepted step
-    h_prev = h_last
+    change_prev: np.ndarray | None = None  # its (projected) change of a
+    h_prev: float | None = None
+    mask = _dof_mask(node_dofs)
     while t_end - float(sim.time) > 1e-12 * max(1.0, abs(t_end)):
         t = float(sim.time)
         saved = sim.save_state()
@@ -544,7 +578,7 @@ def advance_to(
                 step = 0.5 * remaining
             if step != h_last and a_prev is not None:
                 # a ≈ v̇(t + δh) follows the new step size: a += δ (h_new − h_old) v⃛, v⃛ from a's own slope
-                state.a[...] = saved.a + (delta * (step - h_last) / h_prev) * (saved.a - a_prev)
+                state.a[...] = saved.a + (delta * (step - h_last) / (h_prev or h_last)) * (saved.a - a_prev)
             a_start = state.a.copy()
             if loads is not None:
                 loads(sim, t)
@@ -558,8 +592,9 @@ def advance_to(
                 h = step * control.fac_min
             else:
                 failure = None
-                err = error_norm(control, node_dofs, step, coefficient, params.gamma, saved.q, state.q, saved.v,
-                                 state.v, a_start, state.a, projector)  # fmt: skip
+                change = projector.project(np.where(mask, state.a - a_start, 0.0))
+                position, velocity = local_errors(params, step, change, h_prev, change_prev)
+                err = error_norm(control, node_dofs, saved.q, state.q, saved.v, state.v, position, velocity)
                 if control.scope == "run":
                     err *= span / step
                 factor = control.safety * (1.0 / err) ** exponent if err > 0.0 else control.fac_max
@@ -580,7 +615,7 @@ def advance_to(
                     raise _stopped(sim, t, step, failure, "at the smallest step size h_min")
         else:
             raise _stopped(sim, t, step, failure, f"after {control.max_attempts} attempts (max_attempts)")
-        a_prev, h_prev, h_last = a_start, step, step
+        a_prev, h_prev, h_last, change_prev = a_start, step, step, change
         t1 = float(sim.time)
         times.append(t1)
         sizes.append(step)
