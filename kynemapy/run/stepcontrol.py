@@ -121,7 +121,7 @@ class StepControl:
 
 #: an increase of h by less than this factor is not taken: every change of h excites the
 #: spurious roots of generalized-α a little, and holding h removes most rejections
-#: (the heavy top at ρ∞ = 0.9: 38 instead of 65 rejections for 312 steps at tolerance 1e-5)
+#: (the heavy top at ρ∞ = 0.9, tolerance 1e-5: 35 rejections in 315 steps, 65 in 323 without)
 HOLD_FACTOR = 1.5
 #: the scopes of the tolerance (:attr:`StepControl.scope`)
 SCOPES = ("step", "run")
