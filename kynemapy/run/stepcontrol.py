@@ -13,10 +13,13 @@ the rotations are updated in the tangent space, ``r = exp(h Δθ) ⊗ r_prev``):
 the position update ``Δq = v + h (½ − β) a_n + h β a_{n+1}``; with α_m = α_f (ρ∞ = 1) it is
 Zienkiewicz & Xie's ``β − 1/6``.  ``a`` rather than v̇: it is what the position update uses,
 and it filters out the alternating oscillation of v̇ that index-3 constraints and gyroscopic
-terms excite at ρ∞ near 1 (the heavy top at ρ∞ = 0.9).  The error norm is the weighted RMS
-over the node DOFs (multipliers excluded) with weights ``atol + rtol |q|``; the controller is
-``h_new = h · min(fac_max, max(fac_min, safety · err^(−1/3)))`` (the local position error is
-O(h³)).
+terms excite at ρ∞ near 1 (the heavy top at ρ∞ = 0.9).  The part of ``a_{n+1} − a_n``
+along ``M⁻¹ Bᵀ`` (the multipliers' transient after each change of h) is projected out
+(:class:`ConstraintProjector`).  The error norm is the weighted RMS over the node DOFs
+(multipliers excluded) with weights ``atol + rtol |u|`` (1 rad for the rotations); the
+controller is ``h_new = h · min(fac_max, max(fac_min, safety · err^(−1/3)))`` (the local
+position error is O(h³)), or with the exponent 1/2 when the tolerance is per unit step
+(``scope="run"``).
 """
 
 from __future__ import annotations
