@@ -299,9 +299,9 @@ def test_a_cantilever_beam_runs_with_step_control() -> None:
 def test_an_unconstrained_body_with_a_load_function() -> None:
     """A free body (no constraint: nothing to project) pushed by a constant force set through
     ``loads(sim, t)``: it is called before every attempt with the attempt's start time, and the
-    displacement follows x = F t² / (2 m) to round-off (measured 7e-16).  (A load that varies in time is held over each step,
-    as in :meth:`Simulation.run`: an O(h) error that the estimate does not see; ``h_max`` bounds
-    it.)"""
+    displacement follows x = F t² / (2 m) to round-off (measured 7e-16).  (A load that varies in
+    time is held over each step, as in :meth:`Simulation.run`: an O(h) error that the estimate
+    does not see; ``h_max`` bounds it.)"""
     b = kp.ModelBuilder(gravity=(0.0, 0.0, 0.0))
     node = b.add_node(position=(0.0, 0.0, 0.0), velocity=(0.0, 0.0, 0.0, 0.5, 1.0, 2.0))
     b.add_mass(node, mass=2.0, inertia=(0.1, 0.2, 0.3))
