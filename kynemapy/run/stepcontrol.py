@@ -77,9 +77,10 @@ class StepControl:
     velocity_error : bool, default False
         Add the local velocity error ``h³ |C_v| |v⃜|`` (:func:`velocity_coefficient`, v⃜
         from the changes of ``a`` over two steps) to the norm, against ``atol + rtol |v|``
-        (read in m/s, rad/s).  Experimental: every change of h excites the spurious roots
-        of generalized-α a little, and the second difference of ``a`` that v⃜ needs
-        amplifies that noise by 1/h (docs/step-control.md has the measurements).
+        (read in m/s, rad/s).  Experimental, and only with ``scope="step"``: every change
+        of h excites the spurious roots of generalized-α a little, and the second
+        difference of ``a`` that v⃜ needs amplifies that noise by 1/h
+        (docs/step-control.md has the measurements).
 
     Raises
     ------
@@ -118,6 +119,11 @@ class StepControl:
             raise ValueError(f"StepControl: fac_max must be a finite number > 1, got {self.fac_max!r}")
         if self.scope not in SCOPES:
             raise ValueError(f"StepControl: scope must be 'step' or 'run', got {self.scope!r}")
+        if self.velocity_error and self.scope == "run":
+            raise ValueError(
+                "StepControl: velocity_error is not available with scope='run' (the noise a change of h leaves in "
+                "the second difference of a does not shrink with h there, and h collapses to h_min)"
+            )
         if isinstance(self.max_attempts, bool) or not isinstance(self.max_attempts, int) or self.max_attempts < 1:
             raise ValueError(f"StepControl: max_attempts must be an integer >= 1, got {self.max_attempts!r}")
 

@@ -207,6 +207,8 @@ def test_bad_settings_are_refused() -> None:
         kp.StepControl(scope="global")
     with pytest.raises(ValueError, match="h_min"):
         kp.StepControl(h_min=1.0, h_max=0.1)
+    with pytest.raises(ValueError, match="velocity_error"):
+        kp.StepControl(scope="run", velocity_error=True)
     sim = kp.Simulation(pendulum(), params(1e-3))
     with pytest.raises(TypeError, match="StepControl"):
         sim.advance_to(1.0, control={"rtol": 1e-3})  # type: ignore[arg-type]
