@@ -556,11 +556,13 @@ class Simulation:
     ) -> ControlledRun:
         """Advance to ``t_end`` [s] with step-size control (docs/step-control.md).
 
-        Each step's local position error is estimated from the change of the accelerations,
-        ``h² |β − γ/2 + 1/12| |v̇_{n+1} − v̇_n|`` per node DOF, and measured in the weighted
-        RMS norm with weights ``atol + rtol |q|`` (multipliers excluded).  A step with a norm
-        above 1, or whose Newton iteration fails, is redone from the saved state with a
-        smaller h; the next h is ``h · min(fac_max, max(fac_min, safety · err^(−1/3)))``.
+        Each step's local position error is estimated from the change of the algorithmic
+        accelerations, ``h² |β − γ/2 + 1/12| |a_{n+1} − a_n|`` per node DOF, without its part
+        along the constraint directions ``M⁻¹ Bᵀ``, and measured in the weighted RMS norm with
+        weights ``atol + rtol |u|`` (1 rad for rotations; multipliers excluded).  A step with a
+        norm above 1, or whose Newton iteration fails, is redone from the saved state with a
+        smaller h; the next h is ``h · min(fac_max, max(fac_min, safety · err^(−1/3)))``
+        (exponent 1/2 with ``scope="run"``).
         Nothing is written to a file: the accepted steps and the dense output at
         ``output_times`` (cubic Hermite interpolation) are returned.
 
