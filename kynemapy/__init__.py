@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from kynemapy.model.builder import GROUND, ModelBuilder, ModelError, SphericalJoint
     from kynemapy.run.batch import Batch, BatchInfo
     from kynemapy.run.simulation import Simulation, simulate
+    from kynemapy.run.stepcontrol import ControlledRun, StepControl
 
 #: the public names, each imported from its module on first use (PEP 562): ``import kynemapy``
 #: alone loads neither numba nor the engine, so the command line starts at once (and answers
@@ -48,6 +49,8 @@ _PUBLIC = {
     "BatchInfo": "kynemapy.run.batch",
     "Simulation": "kynemapy.run.simulation",
     "simulate": "kynemapy.run.simulation",
+    "StepControl": "kynemapy.run.stepcontrol",
+    "ControlledRun": "kynemapy.run.stepcontrol",
     "rotation_matrices": "kynemapy.math.rotations",
     "world_pose": "kynemapy.math.rotations",
 }
@@ -89,6 +92,7 @@ __all__ = [
     "GROUND",
     "Batch",
     "BatchInfo",
+    "ControlledRun",
     "ConvergenceError",
     "Inputs",
     "Model",
@@ -97,6 +101,7 @@ __all__ = [
     "Simulation",
     "SphericalJoint",
     "State",
+    "StepControl",
     "StepInfo",
     "StepParameters",
     "Workspace",

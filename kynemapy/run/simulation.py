@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import os
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 import numpy as np
@@ -40,8 +40,9 @@ from kynemapy.engine.stored_call import StoredCall
 from kynemapy.math.frames import node_frame, point_motion
 from kynemapy.model import Model, kinds
 from kynemapy.model.builder import check_simulation, no_unknowns, real_number
-from kynemapy.run import loop
+from kynemapy.run import loop, stepcontrol
 from kynemapy.run.failure import failure_text, singular_cause
+from kynemapy.run.stepcontrol import ControlledRun, StepControl
 
 _new_tuple = tuple.__new__
 
@@ -544,6 +545,57 @@ class Simulation:
             throw=throw,
             attrs=attrs,
             overwrite=overwrite,
+        )
+
+    def advance_to(
+        self,
+        t_end: float,
+        control: StepControl | None = None,
+        output_times: Sequence[float] | np.ndarray | None = None,
+        loads: Callable[[Simulation, float], None] | None = None,
+    ) -> ControlledRun:
+        """Advance to ``t_end`` [s] with step-size control (docs/step-control.md).
+
+        Each step's local position error is estimated from the change of the algorithmic
+        accelerations, ``h² |β − γ/2 + 1/12| |a_{n+1} − a_n|`` per node DOF, without its part
+        along the constraint directions ``M⁻¹ Bᵀ``, and measured in the weighted RMS norm with
+        weights ``atol + rtol |u|`` (1 rad for rotations; multipliers excluded).  A step with a
+        norm above 1, or whose Newton iteration fails, is redone from the saved state with a
+        smaller h; the next h is ``h · min(fac_max, max(fac_min, safety · err^(−1/3)))``
+        (exponent 1/2 with ``scope="run"``).
+        Nothing is written to a file: the accepted steps and the dense output at
+        ``output_times`` (cubic Hermite interpolation) are returned.
+
+        Parameters
+        ----------
+        t_end : float
+            The end time [s] (>= the current time), reached exactly.
+        control : StepControl or None, default None
+            Tolerances and step-size limits (None: ``StepControl()``).
+        output_times : (T,) array_like of float or None, default None
+            Increasing times in [current time, ``t_end``] [s] at which to return the state.
+        loads : callable or None, default None
+            ``loads(sim, t)``, called before every attempt with the time at its start [s].
+
+        Returns
+        -------
+        ControlledRun
+            Per accepted step its end time, size and estimated error; the counts of accepted
+            and rejected steps; the dense output ``q``, ``v`` at ``output_times``.
+
+        Raises
+        ------
+        ConvergenceError
+            A step is rejected at ``h_min`` or ``max_attempts`` times; the state is that of
+            the last accepted step.
+        ValueError
+            A ``t_end`` before the current time, ``output_times`` not increasing within the
+            run, or a static simulation.
+        TypeError
+            ``control`` is not a :class:`StepControl` or ``loads`` not callable.
+        """
+        return stepcontrol.advance_to(
+            self, t_end, StepControl() if control is None else control, output_times=output_times, loads=loads
         )
 
     @classmethod
