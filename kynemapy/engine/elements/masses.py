@@ -50,12 +50,22 @@ def nodes(model) -> np.ndarray:
 def rotate_section_matrix(xr, c_star, rr0, c_tmp, out):
     """``out = diag(R,R) C* diag(R,R)ᵀ`` with ``R = R(xr)`` (6, 6); scratch ``rr0`` (3,3), ``c_tmp`` (6,6).
 
+    ``rr0`` receives R (:func:`~kynemapy.math.quaternion.quat_to_matrix`), then
+    :func:`rotate_by_matrix`.
+    """
+    quat_to_matrix(xr, rr0)
+    rotate_by_matrix(rr0, c_star, c_tmp, out)
+
+
+@njit(inline=True)
+def rotate_by_matrix(rr0, c_star, c_tmp, out):
+    """``out = diag(R,R) C* diag(R,R)ᵀ`` (6, 6) for the rotation matrix ``rr0`` (3, 3); scratch ``c_tmp`` (6, 6).
+
     Two passes, ``c_tmp = diag(R,R) C*`` then ``out = c_tmp diag(R,R)ᵀ``, each entry a
     three-term sum in index order.  The nine entries of R are read into locals once:
     numba cannot prove the arrays distinct, so entries read inside the loops would be
     reloaded after every store.
     """
-    quat_to_matrix(xr, rr0)
     r00, r01, r02 = rr0[0, 0], rr0[0, 1], rr0[0, 2]
     r10, r11, r12 = rr0[1, 0], rr0[1, 1], rr0[1, 2]
     r20, r21, r22 = rr0[2, 0], rr0[2, 1], rr0[2, 2]
@@ -71,6 +81,13 @@ def rotate_section_matrix(xr, c_star, rr0, c_tmp, out):
             out[i, o] = y0 * r00 + y1 * r01 + y2 * r02
             out[i, o + 1] = y0 * r10 + y1 * r11 + y2 * r12
             out[i, o + 2] = y0 * r20 + y1 * r21 + y2 * r22
+
+
+@njit
+def rotate_by_matrix_call(rr0, c_star, c_tmp, out):
+    """:func:`rotate_by_matrix` as a compiled function of its own (the beam kernels call it at
+    two sites per point; see :func:`rotate_section_matrix_call`)."""
+    rotate_by_matrix(rr0, c_star, c_tmp, out)
 
 
 @njit

@@ -32,7 +32,9 @@ import numpy as np
 
 from kynemapy._jit import njit
 from kynemapy.engine.elements.beams.exact import exact_point_columns, integrate_exact_stiffness
-from kynemapy.engine.elements.beams.qp import qp_damping_values, qp_inertial_values, qp_stiffness_values
+from kynemapy.engine.elements.beams.interpolate import interp_rotation
+from kynemapy.engine.elements.beams.qp import qp_damping_values, qp_inertial_at, qp_stiffness_at
+from kynemapy.math.quaternion import quat_compose, quat_to_matrix
 
 # rows of ElementScratch.qp_vec
 V_FC, V_FD, V_FD1, V_FD2, V_FI, V_FG = 0, 1, 2, 3, 4, 5
@@ -521,13 +523,18 @@ def beam_element_terms(
     qm = w.qp_mat
     damped = mu[0] != 0.0 or mu[1] != 0.0 or mu[2] != 0.0 or mu[3] != 0.0 or mu[4] != 0.0 or mu[5] != 0.0
     for k in range(nq):
-        qp_inertial_values(
-            shape_interp, k, qp_r0[k], qp_m_star[k], node_u, node_v, node_vd, gravity,
-            w.s3, w.s33, w.s4, w.s66, qv[V_FI, k], qv[V_FG, k], qm[M_M, k], qm[M_GI, k], qm[M_KI, k],
+        # the point's rotation r, r ⊗ r0 and its matrix, once for the inertial and elastic values
+        r, xr, rr = w.s4[0], w.s4[2], w.s33[6]
+        interp_rotation(shape_interp, k, node_u, r)
+        quat_compose(r, qp_r0[k], xr)
+        quat_to_matrix(xr, rr)
+        qp_inertial_at(
+            shape_interp, k, rr, qp_m_star[k], node_v, node_vd, gravity,
+            w.s3, w.s33, w.s66, qv[V_FI, k], qv[V_FG, k], qm[M_M, k], qm[M_GI, k], qm[M_KI, k],
         )  # fmt: skip
-        qp_stiffness_values(
-            qp_jacobian[k], shape_interp, shape_deriv, k, qp_r0[k], qp_x0_prime[k], qp_c_star[k], node_u,
-            w.s3, w.s33, w.s4, w.s6, w.s66, qv[V_FC, k], qv[V_FD, k], qm[M_C, k], qm[M_O, k], qm[M_P, k], qm[M_Q, k],
+        qp_stiffness_at(
+            qp_jacobian[k], shape_interp, shape_deriv, k, r, rr, qp_x0_prime[k], qp_c_star[k], node_u,
+            w.s3, w.s4, w.s6, w.s66, qv[V_FC, k], qv[V_FD, k], qm[M_C, k], qm[M_O, k], qm[M_P, k], qm[M_Q, k],
         )  # fmt: skip
         if not damped and not exact:  # F_D1 = F_D2 = 0; the matrices are not read
             for c in range(6):

@@ -28,8 +28,8 @@ from __future__ import annotations
 
 from kynemapy._jit import njit
 from kynemapy.engine.elements.beams.interpolate import interp_rotation, interp_vector, interp_vector_deriv
-from kynemapy.engine.elements.masses import rigid_inertia, rotate_section_matrix_call
-from kynemapy.math.quaternion import quat_compose, rot
+from kynemapy.engine.elements.masses import rigid_inertia, rotate_by_matrix_call, rotate_section_matrix_call
+from kynemapy.math.quaternion import quat_compose, quat_to_matrix, rot
 from kynemapy.math.so3 import matmul3, tilde
 
 # ---------------------------------------------------------------------------
@@ -364,15 +364,25 @@ def qp_inertial_values(
     """
     r = s4[0]
     xr = s4[1]
+    rr = s33[6]
+    interp_rotation(shape_interp, qp, node_u, r)
+    quat_compose(r, r0, xr)
+    quat_to_matrix(xr, rr)
+    qp_inertial_at(shape_interp, qp, rr, m_star, node_v, node_vd, gravity, s3, s33, s66, fi, fg, muu, gi, ki)
+
+
+@njit
+def qp_inertial_at(shape_interp, qp, rr, m_star, node_v, node_vd, gravity, s3, s33, s66, fi, fg, muu, gi, ki):
+    """:func:`qp_inertial_values` given the point's current orientation as the rotation matrix
+    ``rr`` (3, 3) of ``r ⊗ r0`` (the element kernel forms it once for this and
+    :func:`qp_stiffness_at`); scratch ``s33`` (>= 3, 3, 3), ``s3`` (>= 3, 3), ``s66`` (>= 1, 6, 6)."""
     u_ddot = s3[0]
     omega = s3[1]
     omega_dot = s3[2]
     interp_vector(shape_interp, qp, node_vd, 0, u_ddot)
     interp_vector(shape_interp, qp, node_v, 3, omega)
     interp_vector(shape_interp, qp, node_vd, 3, omega_dot)
-    interp_rotation(shape_interp, qp, node_u, r)
-    quat_compose(r, r0, xr)
-    rotate_section_matrix_call(xr, m_star, s33[6], s66[0], muu)
+    rotate_by_matrix_call(rr, m_star, s66[0], muu)
     for i in range(6):  # G and K vanish in the left column blocks
         for j in range(3):
             gi[i, j] = 0.0
@@ -401,16 +411,31 @@ def qp_stiffness_values(
     fc, fd : (6,) out, ``F_C`` and ``F_D``.
     cuu, o, p, q : (6, 6) out, rotated stiffness ``C`` and the blocks ``O``, ``P``, ``Q``.
     """
-    u_prime = s3[0]
     r = s4[0]
-    r_prime = s4[1]
     xr = s4[2]
+    rr = s33[3]
+    interp_rotation(shape_interp, qp, node_u, r)
+    quat_compose(r, r0, xr)
+    quat_to_matrix(xr, rr)
+    qp_stiffness_at(
+        jacobian, shape_interp, shape_deriv, qp, r, rr, x0_prime, c_star, node_u, s3, s4, s6, s66, fc, fd, cuu, o, p, q
+    )
+
+
+@njit
+def qp_stiffness_at(
+    jacobian, shape_interp, shape_deriv, qp, r, rr, x0_prime, c_star, node_u, s3, s4, s6, s66, fc, fd, cuu, o, p, q
+):
+    """:func:`qp_stiffness_values` given the point's interpolated rotation ``r`` (4,) and the
+    rotation matrix ``rr`` (3, 3) of ``r ⊗ r0`` (formed once per point by the element kernel);
+    scratch ``s3`` (>= 1, 3), ``s4`` (>= 2, 4) (its row 0 not used: it may hold ``r``),
+    ``s6`` (>= 1, 6), ``s66`` (>= 1, 6, 6)."""
+    u_prime = s3[0]
+    r_prime = s4[1]
     e = s6[0]
     interp_vector_deriv(shape_deriv, qp, jacobian, node_u, 0, u_prime)
-    interp_rotation(shape_interp, qp, node_u, r)
     interp_vector_deriv(shape_deriv, qp, jacobian, node_u, 3, r_prime)
-    quat_compose(r, r0, xr)
-    rotate_section_matrix_call(xr, c_star, s33[3], s66[0], cuu)
+    rotate_by_matrix_call(rr, c_star, s66[0], cuu)
     strain(x0_prime, u_prime, r, r_prime, e)
     elastic_force_fc(cuu, e, fc)
     # x̃ = (x0′ + u′)~, Ñ = F_C[0:3]~, M̃ = F_C[3:6]~ as locals; the products below are those of
