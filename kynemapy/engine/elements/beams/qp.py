@@ -357,7 +357,7 @@ def qp_inertial_values(
     node_u, node_v, node_vd : (nodes, 7), (nodes, 6), (nodes, 6) node displacement, velocity,
         acceleration.
     gravity : (3,) [m/s²].
-    s3 : (>= 6, 3), s33 : (>= 7, 3, 3), s4 : (>= 2, 4), s66 : (>= 1, 6, 6) scratch.
+    s3 : (>= 3, 3), s33 : (>= 7, 3, 3), s4 : (>= 2, 4), s66 : (>= 1, 6, 6) scratch.
     fi, fg : (6,) out, inertial force ``F_I`` and gravity force ``F_g`` per unit length.
     muu, gi, ki : (6, 6) out, ``M`` (rotated by the current orientation), gyroscopic ``G_I``,
         inertial stiffness ``K_I``.
@@ -407,7 +407,7 @@ def qp_stiffness_values(
     r0 : (4,) reference orientation; x0_prime : (3,) unit reference tangent.
     c_star : (6, 6) sectional stiffness, material frame [N, N m, N m²].
     node_u : (nodes, 7) node displacement and rotation.
-    s3 : (>= 3, 3), s33 : (>= 5, 3, 3), s4 : (>= 3, 4), s6 : (>= 1, 6), s66 : (>= 1, 6, 6) scratch.
+    s3 : (>= 1, 3), s33 : (>= 4, 3, 3), s4 : (>= 3, 4), s6 : (>= 1, 6), s66 : (>= 1, 6, 6) scratch.
     fc, fd : (6,) out, ``F_C`` and ``F_D``.
     cuu, o, p, q : (6, 6) out, rotated stiffness ``C`` and the blocks ``O``, ``P``, ``Q``.
     """
