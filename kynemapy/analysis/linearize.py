@@ -112,11 +112,14 @@ class Assembler:
     ----------
     model : Model
         The model.
+    solver : {"auto", "dense", "sparse"}, default "auto"
+        The Newton workspace's kind (:func:`kynemapy.engine.data.new_workspace`): the same
+        matrices either way, assembled into the dense or the sparse solver's storage.
     """
 
-    def __init__(self, model: Model) -> None:
+    def __init__(self, model: Model, solver: str = "auto") -> None:
         self.model = model
-        self.workspace = new_workspace(model, 1, "auto", True)
+        self.workspace = new_workspace(model, 1, solver, True)
         self.state = new_state(model)
         self.inputs = new_inputs(model)
         self.data = self.workspace.data(self.state, self.inputs)
@@ -324,15 +327,41 @@ class Linearization:
         return error / scale if scale > 0.0 else error
 
     @cached_property
+    def _eliminated(self) -> np.ndarray | None:
+        """The DOFs the constraints leave free when they simply fix others: B's nonzero columns
+        number its rows and make a well-conditioned square block (clamps, fixed and prescribed
+        BCs alone), so that B δq = 0 sets those DOFs to zero; None otherwise."""
+        m = self.B.shape[0]
+        if m == 0:
+            return np.arange(self.n_dofs)
+        b = self.B.tocsc()
+        used = np.flatnonzero(np.diff(b.indptr) > 0)
+        if used.size != m:
+            return None
+        block = b[:, used].toarray()
+        s = np.linalg.svd(block, compute_uv=False)
+        if s[-1] <= 1e-10 * s[0]:
+            return None
+        return np.setdiff1d(np.arange(self.n_dofs), used)
+
+    @cached_property
     def null_space(self) -> np.ndarray:
-        """(n, r) orthonormal basis N of the null space of B (dense SVD): δq = N η with η the r
-        independent coordinates (the identity when the model has no constraint)."""
-        if self.B.shape[0] == 0:
-            return np.eye(self.n_dofs)
+        """(n, r) orthonormal basis N of the null space of B: δq = N η with η the r independent
+        coordinates.  When the constraints simply fix DOFs (B's nonzero columns make a square,
+        well-conditioned block: clamps by fixed or prescribed BCs) N is the columns of the
+        identity of the other DOFs (elimination); otherwise a dense SVD of B."""
+        free = self._eliminated
+        if free is not None:
+            n = np.zeros((self.n_dofs, free.size))
+            n[free, np.arange(free.size)] = 1.0
+            return n
         return scipy.linalg.null_space(self.B.toarray())
 
     @cached_property
     def _reduced(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        free = self._eliminated
+        if free is not None:  # N selects DOFs: slice the sparse matrices
+            return tuple(a[free][:, free].toarray() for a in (self.M, self.C, self.K))
         n = self.null_space
         return tuple(np.asarray(n.T @ (a @ n)) for a in (self.M, self.C, self.K))
 
@@ -396,7 +425,9 @@ class Linearization:
         return StateSpace(a, b, c, np.zeros((c.shape[0], b.shape[1])))
 
 
-def linearize(system: Any, state: State | None = None, inputs: Inputs | None = None) -> Linearization:
+def linearize(
+    system: Any, state: State | None = None, inputs: Inputs | None = None, solver: str = "auto"
+) -> Linearization:
     """Linearize a model about a state: M, C, K and the constraint Jacobian B.
 
     The engine's own Newton matrix, assembled three times with the coefficients that pick out
@@ -415,6 +446,9 @@ def linearize(system: Any, state: State | None = None, inputs: Inputs | None = N
         The state to linearize about instead of the system's (q, v, v̇ and λ are read).
     inputs : Inputs or None, default None
         The loads and constraint inputs instead of the system's.
+    solver : {"auto", "dense", "sparse"}, default "auto"
+        The kind of Newton workspace the matrices are assembled in (as
+        ``StepParameters.solver``); the matrices are the same.
 
     Returns
     -------
@@ -426,9 +460,11 @@ def linearize(system: Any, state: State | None = None, inputs: Inputs | None = N
     ------
     TypeError
         ``system`` is none of the accepted kinds.
+    ValueError
+        An unknown ``solver``.
     """
     model, given_state, given_inputs = system_parts(system, state, inputs)
-    assembler = Assembler(model)
+    assembler = Assembler(model, solver)
     nsys = int(model.n_system_dofs)
     parts = {}
     residual = np.zeros(0)
