@@ -246,6 +246,11 @@ class Linearization:
         The node of each DOF.
     dof_component : (n,) ndarray of int64
         The component of each DOF (0–2: δu x, y, z; 3–5: δθ x, y, z).
+    frame_rate : (3,) ndarray of float or None, default None
+        None: the DOFs are the engine's inertial ones.  Otherwise the angular velocity Ω
+        [rad/s] of the rotating frame the DOFs are measured in (about a steady rotation,
+        :func:`kynemapy.analysis.steady_rotation`): C and K are then the rotating frame's,
+        ``C + M(2W_u + W_θ)`` and ``K + C W_u + M W_u²`` (:mod:`kynemapy.analysis.rotating`).
     """
 
     model: Model
@@ -258,6 +263,7 @@ class Linearization:
     residual: np.ndarray
     dof_node: np.ndarray
     dof_component: np.ndarray
+    frame_rate: np.ndarray | None = None
 
     @property
     def n_dofs(self) -> int:
@@ -426,7 +432,11 @@ class Linearization:
 
 
 def linearize(
-    system: Any, state: State | None = None, inputs: Inputs | None = None, solver: str = "auto"
+    system: Any,
+    state: State | None = None,
+    inputs: Inputs | None = None,
+    solver: str = "auto",
+    frame_rate: Any = None,
 ) -> Linearization:
     """Linearize a model about a state: M, C, K and the constraint Jacobian B.
 
@@ -438,10 +448,11 @@ def linearize(
 
     Parameters
     ----------
-    system : Model, Simulation or Equilibrium
+    system : Model, Simulation, Equilibrium or SteadyRotation
         The model, with its state and inputs: a :class:`~kynemapy.Model` (its initial state and
-        inputs, λ = 0), a :class:`~kynemapy.Simulation` (its current state and inputs) or an
-        :class:`Equilibrium` (from :func:`static_equilibrium`).
+        inputs, λ = 0), a :class:`~kynemapy.Simulation` (its current state and inputs), an
+        :class:`Equilibrium` (from :func:`static_equilibrium`) or a :class:`SteadyRotation`
+        (from :func:`steady_rotation`: linearized in the frame turning with it).
     state : State or None, default None
         The state to linearize about instead of the system's (q, v, v̇ and λ are read).
     inputs : Inputs or None, default None
@@ -449,6 +460,10 @@ def linearize(
     solver : {"auto", "dense", "sparse"}, default "auto"
         The kind of Newton workspace the matrices are assembled in (as
         ``StepParameters.solver``); the matrices are the same.
+    frame_rate : (3,) array_like of float [rad/s] or None, default None
+        Linearize in a frame turning at this Ω (world frame) about the state, which should be a
+        steady rotation at Ω (:func:`steady_rotation`); None: a SteadyRotation's own Ω, else
+        the inertial DOFs.
 
     Returns
     -------
@@ -484,7 +499,14 @@ def linearize(
         first = int(model.node_map[node])
         dof_node[first : first + int(dofs)] = node
         dof_component[first : first + int(dofs)] = np.arange(int(dofs))
+    if frame_rate is None:
+        frame_rate = getattr(system, "frame_rate", None)
+    if frame_rate is not None:
+        from kynemapy.analysis.rotating import rotating_frame_matrices
+
+        frame_rate = np.asarray(frame_rate, dtype=float).reshape(3).copy()
+        parts["C"], parts["K"] = rotating_frame_matrices(model, parts["M"], parts["C"], parts["K"], frame_rate)
     return Linearization(
         model, copy_state(model, given_state), copy_inputs(model, given_inputs),
-        parts["M"], parts["C"], parts["K"], parts["B"], residual, dof_node, dof_component,
+        parts["M"], parts["C"], parts["K"], parts["B"], residual, dof_node, dof_component, frame_rate,
     )  # fmt: skip
