@@ -279,7 +279,8 @@ def steady_rotation(
     iterations = 0
     converged = False
     errors: list[float] = []
-    for iterations in range(1, max_iter + 1):
+    for k_iter in range(max_iter):
+        iterations = k_iter + 1
         jac, b = assemble()
         if not np.all(np.isfinite(b)):
             break
