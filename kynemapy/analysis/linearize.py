@@ -35,6 +35,7 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse
 
+from kynemapy.analysis.frames import rotating_frame_matrices
 from kynemapy.engine import entry
 from kynemapy.engine.api import initial_state, task
 from kynemapy.engine.data import Inputs, State, new_inputs, new_state, new_workspace
@@ -502,8 +503,6 @@ def linearize(
     if frame_rate is None:
         frame_rate = getattr(system, "frame_rate", None)
     if frame_rate is not None:
-        from kynemapy.analysis.rotating import rotating_frame_matrices
-
         frame_rate = np.asarray(frame_rate, dtype=float).reshape(3).copy()
         parts["C"], parts["K"] = rotating_frame_matrices(model, parts["M"], parts["C"], parts["K"], frame_rate)
     return Linearization(
