@@ -45,7 +45,7 @@ from kynemapy.analysis.linearize import (
     linearization_coefficients,
     system_parts,
 )
-from kynemapy.analysis.statics import _rotate
+from kynemapy.analysis.statics import left_rotate
 from kynemapy.engine.api import ConvergenceError
 from kynemapy.engine.data import Inputs, State
 from kynemapy.model import Model
@@ -188,6 +188,7 @@ def steady_rotation(
     crow = np.asarray(model.constraint_row)
     n_rows = np.asarray(model.constraint_n_rows)
     lam_index = [(k, int(crow[k]), int(n_rows[k])) for k in range(int(model.n_constraints))]
+
     def assemble() -> tuple[scipy.sparse.csc_matrix, np.ndarray]:
         _set_kinematics(model, current, omega, c)
         k_full, b = assembler.system(current, loads, _K)
@@ -217,7 +218,7 @@ def steady_rotation(
         q = current.q
         q[moving, :3] += dx[u_rows].reshape(-1, 3)
         if rotating.size:
-            q[rotating, 3:] = _rotate(dx[r_rows].reshape(-1, 3), q[rotating, 3:])
+            q[rotating, 3:] = left_rotate(dx[r_rows].reshape(-1, 3), q[rotating, 3:])
         for k, row, n in lam_index:
             current.lam[k, :n] += dx[nsys + row : nsys + row + n]
         step = float(np.abs(dx[:nsys]).max(initial=0.0))

@@ -132,7 +132,7 @@ def _residual(assembler: Assembler, state: State, inputs: Inputs) -> tuple[float
     return float(np.linalg.norm(b[:nsys])), float(np.linalg.norm(b[nsys:]))
 
 
-def _rotate(dtheta: np.ndarray, r: np.ndarray) -> np.ndarray:
+def left_rotate(dtheta: np.ndarray, r: np.ndarray) -> np.ndarray:
     """``exp(δθ) ⊗ r`` for (k, 3) rotation increments [rad] and (k, 4) quaternions (w, x, y, z)."""
     angle = np.linalg.norm(dtheta, axis=1)
     half = np.where(angle > 1e-12, np.sin(0.5 * angle) / np.where(angle > 1e-12, angle, 1.0), 0.5)
@@ -194,7 +194,7 @@ class _Newton:
             q = state.q
             q[self.moving, :3] += dx[self.u_rows].reshape(-1, 3)
             if self.rotating.size:
-                q[self.rotating, 3:] = _rotate(dx[self.r_rows].reshape(-1, 3), q[self.rotating, 3:])
+                q[self.rotating, 3:] = left_rotate(dx[self.r_rows].reshape(-1, 3), q[self.rotating, 3:])
             self._add_multipliers(state, dx[self.nsys :])
             step = float(np.abs(dx[: self.nsys]).max(initial=0.0))
             errors.append(step)
