@@ -321,7 +321,8 @@ class Linearization:
     @property
     def equilibrium_error(self) -> float:
         """‖r − f + Bᵀλ‖ over the size of the loads, ‖f‖ + ‖M g‖ (gravity on every node's
-        displacement DOFs) [-]: about 0 (round-off) at a static equilibrium, 1 when nothing
+        displacement DOFs) + ‖M v̇‖ (the state's inertial forces: those of a steady rotation) [-]:
+        about 0 (round-off) at a static equilibrium or a steady rotation, 1 when nothing
         balances the loads (a model's initial state with λ = 0 under gravity)."""
         nsys = self.n_dofs
         g = np.zeros(nsys)
@@ -329,7 +330,8 @@ class Linearization:
         g[translation] = np.asarray(self.model.gravity)[self.dof_component[translation]]
         f = self.inputs.f
         node_f = f[self.dof_node, self.dof_component] if nsys else np.zeros(0)
-        scale = float(np.linalg.norm(node_f) + np.linalg.norm(self.M @ g))
+        vd = self.state.vd[self.dof_node, self.dof_component] if nsys else np.zeros(0)
+        scale = float(np.linalg.norm(node_f) + np.linalg.norm(self.M @ g) + np.linalg.norm(self.M @ vd))
         error = float(np.linalg.norm(self.residual[:nsys]))
         return error / scale if scale > 0.0 else error
 

@@ -30,6 +30,7 @@ frequency (J₃ − J₁)Ω/J₁ and, at Ω, the rotating-frame image of the ine
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -211,10 +212,21 @@ def steady_rotation(
         jac, b = assemble()
         if not np.all(np.isfinite(b)):
             break
+        # the constraint rows and columns scaled to the size of K (B's entries are 1 or lengths,
+        # K's up to 1e11 for a rotor blade): unscaled, LAPACK saw rcond 1e-20 where there is none
+        a = jac.toarray()
+        scale = max(float(np.abs(a[:nsys, :nsys]).max(initial=0.0)), 1.0)
+        a[nsys:, :] *= scale
+        a[:, nsys:] *= scale
+        rhs = -b.copy()
+        rhs[nsys:] *= scale
         try:
-            dx = scipy.linalg.solve(jac.toarray(), -b, check_finite=False)
-        except np.linalg.LinAlgError:
-            dx = scipy.linalg.lstsq(jac.toarray(), -b, check_finite=False)[0]
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", scipy.linalg.LinAlgWarning)
+                dx = scipy.linalg.solve(a, rhs, check_finite=False)
+        except (np.linalg.LinAlgError, scipy.linalg.LinAlgWarning):
+            dx = scipy.linalg.lstsq(a, rhs, check_finite=False)[0]
+        dx[nsys:] *= scale
         q = current.q
         q[moving, :3] += dx[u_rows].reshape(-1, 3)
         if rotating.size:
