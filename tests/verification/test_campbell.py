@@ -215,3 +215,17 @@ def test_a_fixed_bc_clamp_is_eliminated() -> None:
     k_r, m_r = (svd.T @ (a @ svd) for a in (lin.K.toarray(), lin.M.toarray()))
     w_svd = np.sqrt(scipy.linalg.eigh(0.5 * (k_r + k_r.T), 0.5 * (m_r + m_r.T), eigvals_only=True)[:6])
     np.testing.assert_allclose(kp.analysis.modes(lin, n_modes=6).omega, w_svd, rtol=2e-8)  # round-off: 3e-9 measured
+
+
+def test_dense_and_sparse_workspaces_linearize_alike() -> None:
+    model, _, _ = blade(order=6, n_elements=2)
+    st = kp.analysis.steady_rotation(model, (0.0, 0.0, 3.0))
+    dense, sparse = (kp.analysis.linearize(st, solver=s) for s in ("dense", "sparse"))
+    for name in ("M", "C", "K", "B"):
+        a, b = getattr(dense, name).toarray(), getattr(sparse, name).toarray()
+        np.testing.assert_allclose(a, b, rtol=0.0, atol=1e-12 * np.abs(a).max())
+    np.testing.assert_allclose(
+        kp.analysis.modes(dense, n_modes=4).omega, kp.analysis.modes(sparse, n_modes=4).omega, rtol=1e-10
+    )
+    with pytest.raises(ValueError, match="solver"):
+        kp.analysis.linearize(model, solver="banded")
