@@ -525,7 +525,10 @@ def parser() -> argparse.ArgumentParser:
     )
     cb.add_argument("--rad-s", action="store_true", help="--speed in rad/s (default rpm)")
     cb.add_argument(
-        "--axis", type=_vector, default=np.array([0.0, 0.0, 1.0]), help="rotation axis X,Y,Z (default 0,0,1)"
+        "--axis",
+        type=_vector,
+        default=np.array([0.0, 0.0, 1.0]),
+        help="rotation axis X,Y,Z (default 0,0,1; a leading minus as --axis=-1,0,0)",
     )
     cb.add_argument("--center", type=_vector, default=np.zeros(3), help="a point X,Y,Z [m] on the axis (default 0,0,0)")
     cb.add_argument("--modes", type=_positive, default=10, help="modes to track (default 10)")
