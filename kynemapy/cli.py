@@ -7,6 +7,7 @@
     kynemapy export run.h5 [-o run.vtkhdf]
     kynemapy sweep model.toml --set KEY=V1,V2,... [--set ...] -o DIR [--workers N] [--scheduler ADDRESS]
     kynemapy validate [--quick] [--out DIR] [--case NAME ...] [--no-figures]
+    kynemapy campbell model.toml --speed START:STOP:COUNT [--rad-s] [--axis X,Y,Z] [--modes K] [-o campbell.csv]
     kynemapy --version
 
 Exit status: 0 on success, 1 when a run stops before its end (a step that does not
@@ -333,6 +334,66 @@ def _animate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _speeds(text: str) -> np.ndarray:
+    """``START:STOP:COUNT`` (COUNT evenly spaced speeds, both ends included) or ``S1,S2,...``."""
+    try:
+        if ":" in text:
+            parts = text.split(":")
+            if len(parts) != 3:
+                raise ValueError
+            start, stop, count = float(parts[0]), float(parts[1]), int(parts[2])
+            if count < 1:
+                raise ValueError
+            return np.linspace(start, stop, count)
+        return np.array([float(x) for x in text.split(",")])
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected START:STOP:COUNT (e.g. 0:12:13) or a list S1,S2,... of speeds, got {text!r}"
+        ) from None
+
+
+def _vector(text: str) -> np.ndarray:
+    try:
+        v = np.array([float(x) for x in text.split(",")])
+    except ValueError:
+        v = np.zeros(0)
+    if v.shape != (3,):
+        raise argparse.ArgumentTypeError(f"expected three numbers X,Y,Z, got {text!r}")
+    return v
+
+
+def _campbell(args: argparse.Namespace) -> int:
+    from kynemapy.analysis import campbell
+    from kynemapy.analysis.campbell import RPM
+    from kynemapy.model.file import load_model_file
+
+    mf = load_model_file(args.model)
+    if np.any(args.speed < 0.0):
+        raise ValueError("--speed: speeds must be >= 0 (turn the other way with --axis)")
+    speeds = args.speed if args.rad_s else args.speed * RPM
+    output = Path(args.output or Path(args.model).with_suffix(".campbell.csv"))
+    result = campbell(mf.model, speeds, axis=args.axis, center=args.center, n_modes=args.modes)
+    print(result.write_csv(output))
+    if not args.no_plot:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            from kynemapy.run.extras import install_command
+
+            print(f"kynemapy campbell: no plot (it needs matplotlib: {install_command('plot')})", file=sys.stderr)
+        else:
+            print(result.plot(output.with_suffix(".png"), harmonics=tuple(args.harmonics), rpm=not args.rad_s))
+    unit, scale = ("rad/s", 1.0) if args.rad_s else ("rpm", 1.0 / RPM)
+    low = np.flatnonzero(result.mac.min(axis=1) < 0.8)
+    if low.size:
+        where = ", ".join(f"{result.speeds[i] * scale:g}" for i in low)
+        print(
+            f"kynemapy campbell: uncertain tracking (MAC < 0.8) at {where} {unit}: more speeds between would help",
+            file=sys.stderr,
+        )
+    return 0
+
+
 def _export(args: argparse.Namespace) -> int:
     from kynemapy.io.vtkhdf import write_vtkhdf
 
@@ -447,6 +508,34 @@ def parser() -> argparse.ArgumentParser:
     val.add_argument("--case", action="append", help=f"run only this case (repeatable): {', '.join(ALL_CASES)}")
     val.add_argument("--no-figures", action="store_true", help="no PNG figures (no matplotlib needed)")
     val.set_defaults(func=_validate)
+    cb = sub.add_parser(
+        "campbell",
+        help="Campbell diagram: rotating-frame modes of a model turning about an axis, over speed (CSV, PNG)",
+        description="Find the steady rotation at each speed (the model's prescribed BCs turned with it), linearize "
+        "in the rotating frame, take the modes and track them across speeds by MAC; write a CSV table and, with "
+        "matplotlib, a PNG with the nP lines.  The model file's [[load]] items are not applied; its gravity must be "
+        "zero or along the axis.  See docs/modes.md.",
+    )
+    cb.add_argument("model", help="model file (.toml; see docs/model-file.md)")
+    cb.add_argument(
+        "--speed",
+        type=_speeds,
+        required=True,
+        help="speeds: START:STOP:COUNT (COUNT evenly spaced, ends included) or S1,S2,...; rpm unless --rad-s",
+    )
+    cb.add_argument("--rad-s", action="store_true", help="--speed in rad/s (default rpm)")
+    cb.add_argument(
+        "--axis",
+        type=_vector,
+        default=np.array([0.0, 0.0, 1.0]),
+        help="rotation axis X,Y,Z (default 0,0,1; a leading minus as --axis=-1,0,0)",
+    )
+    cb.add_argument("--center", type=_vector, default=np.zeros(3), help="a point X,Y,Z [m] on the axis (default 0,0,0)")
+    cb.add_argument("--modes", type=_positive, default=10, help="modes to track (default 10)")
+    cb.add_argument("--harmonics", type=_positive, nargs="+", default=[1, 3, 6], help="nP lines drawn (default 1 3 6)")
+    cb.add_argument("-o", "--output", help="CSV file (default: the model file with .campbell.csv); the PNG beside it")
+    cb.add_argument("--no-plot", action="store_true", help="no PNG (no matplotlib needed)")
+    cb.set_defaults(func=_campbell)
     comp = sub.add_parser(
         "compile",
         help="compile every numba kernel into the cache ahead of the first run (once per install and version)",

@@ -9,23 +9,34 @@
   (:class:`StateSpace`).
 * :func:`modes`: natural frequencies [Hz, rad/s], damping ratios and mode shapes
   (:class:`Modes`).
+* :func:`steady_rotation`: the relative equilibrium of a structure turning at a constant Ω
+  (:class:`SteadyRotation`); linearized and its modes taken in the frame turning with it.
+* :func:`campbell`: those modes over rotor speed, tracked by :func:`mac` (:class:`Campbell`:
+  CSV table, PNG plot with nP lines).
 
 See ``docs/modes.md``.
 """
 
 from __future__ import annotations
 
+from kynemapy.analysis.campbell import Campbell, campbell, mac
 from kynemapy.analysis.linearize import Linearization, StateSpace, linearize
 from kynemapy.analysis.modes import Modes, modes
+from kynemapy.analysis.rotating import SteadyRotation, steady_rotation
 from kynemapy.analysis.statics import Equilibrium, StaticEquilibriumError, static_equilibrium
 
 __all__ = [
+    "Campbell",
     "Equilibrium",
     "Linearization",
     "Modes",
     "StateSpace",
     "StaticEquilibriumError",
+    "SteadyRotation",
+    "campbell",
     "linearize",
+    "mac",
     "modes",
     "static_equilibrium",
+    "steady_rotation",
 ]

@@ -35,6 +35,7 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse
 
+from kynemapy.analysis.frames import rotating_frame_matrices
 from kynemapy.engine import entry
 from kynemapy.engine.api import initial_state, task
 from kynemapy.engine.data import Inputs, State, new_inputs, new_state, new_workspace
@@ -112,11 +113,14 @@ class Assembler:
     ----------
     model : Model
         The model.
+    solver : {"auto", "dense", "sparse"}, default "auto"
+        The Newton workspace's kind (:func:`kynemapy.engine.data.new_workspace`): the same
+        matrices either way, assembled into the dense or the sparse solver's storage.
     """
 
-    def __init__(self, model: Model) -> None:
+    def __init__(self, model: Model, solver: str = "auto") -> None:
         self.model = model
-        self.workspace = new_workspace(model, 1, "auto", True)
+        self.workspace = new_workspace(model, 1, solver, True)
         self.state = new_state(model)
         self.inputs = new_inputs(model)
         self.data = self.workspace.data(self.state, self.inputs)
@@ -243,6 +247,11 @@ class Linearization:
         The node of each DOF.
     dof_component : (n,) ndarray of int64
         The component of each DOF (0–2: δu x, y, z; 3–5: δθ x, y, z).
+    frame_rate : (3,) ndarray of float or None, default None
+        None: the DOFs are the engine's inertial ones.  Otherwise the angular velocity Ω
+        [rad/s] of the rotating frame the DOFs are measured in (about a steady rotation,
+        :func:`kynemapy.analysis.steady_rotation`): C and K are then the rotating frame's,
+        ``C + M(2W_u + W_θ)`` and ``K + C W_u + M W_u²`` (:mod:`kynemapy.analysis.rotating`).
     """
 
     model: Model
@@ -255,6 +264,7 @@ class Linearization:
     residual: np.ndarray
     dof_node: np.ndarray
     dof_component: np.ndarray
+    frame_rate: np.ndarray | None = None
 
     @property
     def n_dofs(self) -> int:
@@ -311,7 +321,8 @@ class Linearization:
     @property
     def equilibrium_error(self) -> float:
         """‖r − f + Bᵀλ‖ over the size of the loads, ‖f‖ + ‖M g‖ (gravity on every node's
-        displacement DOFs) [-]: about 0 (round-off) at a static equilibrium, 1 when nothing
+        displacement DOFs) + ‖M v̇‖ (the state's inertial forces: those of a steady rotation) [-]:
+        about 0 (round-off) at a static equilibrium or a steady rotation, 1 when nothing
         balances the loads (a model's initial state with λ = 0 under gravity)."""
         nsys = self.n_dofs
         g = np.zeros(nsys)
@@ -319,20 +330,47 @@ class Linearization:
         g[translation] = np.asarray(self.model.gravity)[self.dof_component[translation]]
         f = self.inputs.f
         node_f = f[self.dof_node, self.dof_component] if nsys else np.zeros(0)
-        scale = float(np.linalg.norm(node_f) + np.linalg.norm(self.M @ g))
+        vd = self.state.vd[self.dof_node, self.dof_component] if nsys else np.zeros(0)
+        scale = float(np.linalg.norm(node_f) + np.linalg.norm(self.M @ g) + np.linalg.norm(self.M @ vd))
         error = float(np.linalg.norm(self.residual[:nsys]))
         return error / scale if scale > 0.0 else error
 
     @cached_property
+    def _eliminated(self) -> np.ndarray | None:
+        """The DOFs the constraints leave free when they simply fix others: B's nonzero columns
+        number its rows and make a well-conditioned square block (clamps, fixed and prescribed
+        BCs alone), so that B δq = 0 sets those DOFs to zero; None otherwise."""
+        m = self.B.shape[0]
+        if m == 0:
+            return np.arange(self.n_dofs)
+        b = self.B.tocsc()
+        used = np.flatnonzero(np.diff(b.indptr) > 0)
+        if used.size != m:
+            return None
+        block = b[:, used].toarray()
+        s = np.linalg.svd(block, compute_uv=False)
+        if s[-1] <= 1e-10 * s[0]:
+            return None
+        return np.setdiff1d(np.arange(self.n_dofs), used)
+
+    @cached_property
     def null_space(self) -> np.ndarray:
-        """(n, r) orthonormal basis N of the null space of B (dense SVD): δq = N η with η the r
-        independent coordinates (the identity when the model has no constraint)."""
-        if self.B.shape[0] == 0:
-            return np.eye(self.n_dofs)
+        """(n, r) orthonormal basis N of the null space of B: δq = N η with η the r independent
+        coordinates.  When the constraints simply fix DOFs (B's nonzero columns make a square,
+        well-conditioned block: clamps by fixed or prescribed BCs) N is the columns of the
+        identity of the other DOFs (elimination); otherwise a dense SVD of B."""
+        free = self._eliminated
+        if free is not None:
+            n = np.zeros((self.n_dofs, free.size))
+            n[free, np.arange(free.size)] = 1.0
+            return n
         return scipy.linalg.null_space(self.B.toarray())
 
     @cached_property
     def _reduced(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        free = self._eliminated
+        if free is not None:  # N selects DOFs: slice the sparse matrices
+            return tuple(a[free][:, free].toarray() for a in (self.M, self.C, self.K))
         n = self.null_space
         return tuple(np.asarray(n.T @ (a @ n)) for a in (self.M, self.C, self.K))
 
@@ -396,7 +434,13 @@ class Linearization:
         return StateSpace(a, b, c, np.zeros((c.shape[0], b.shape[1])))
 
 
-def linearize(system: Any, state: State | None = None, inputs: Inputs | None = None) -> Linearization:
+def linearize(
+    system: Any,
+    state: State | None = None,
+    inputs: Inputs | None = None,
+    solver: str = "auto",
+    frame_rate: Any = None,
+) -> Linearization:
     """Linearize a model about a state: M, C, K and the constraint Jacobian B.
 
     The engine's own Newton matrix, assembled three times with the coefficients that pick out
@@ -407,14 +451,22 @@ def linearize(system: Any, state: State | None = None, inputs: Inputs | None = N
 
     Parameters
     ----------
-    system : Model, Simulation or Equilibrium
+    system : Model, Simulation, Equilibrium or SteadyRotation
         The model, with its state and inputs: a :class:`~kynemapy.Model` (its initial state and
-        inputs, λ = 0), a :class:`~kynemapy.Simulation` (its current state and inputs) or an
-        :class:`Equilibrium` (from :func:`static_equilibrium`).
+        inputs, λ = 0), a :class:`~kynemapy.Simulation` (its current state and inputs), an
+        :class:`Equilibrium` (from :func:`static_equilibrium`) or a :class:`SteadyRotation`
+        (from :func:`steady_rotation`: linearized in the frame turning with it).
     state : State or None, default None
         The state to linearize about instead of the system's (q, v, v̇ and λ are read).
     inputs : Inputs or None, default None
         The loads and constraint inputs instead of the system's.
+    solver : {"auto", "dense", "sparse"}, default "auto"
+        The kind of Newton workspace the matrices are assembled in (as
+        ``StepParameters.solver``); the matrices are the same.
+    frame_rate : (3,) array_like of float [rad/s] or None, default None
+        Linearize in a frame turning at this Ω (world frame) about the state, which should be a
+        steady rotation at Ω (:func:`steady_rotation`); None: a SteadyRotation's own Ω, else
+        the inertial DOFs.
 
     Returns
     -------
@@ -426,9 +478,11 @@ def linearize(system: Any, state: State | None = None, inputs: Inputs | None = N
     ------
     TypeError
         ``system`` is none of the accepted kinds.
+    ValueError
+        An unknown ``solver``.
     """
     model, given_state, given_inputs = system_parts(system, state, inputs)
-    assembler = Assembler(model)
+    assembler = Assembler(model, solver)
     nsys = int(model.n_system_dofs)
     parts = {}
     residual = np.zeros(0)
@@ -448,7 +502,12 @@ def linearize(system: Any, state: State | None = None, inputs: Inputs | None = N
         first = int(model.node_map[node])
         dof_node[first : first + int(dofs)] = node
         dof_component[first : first + int(dofs)] = np.arange(int(dofs))
+    if frame_rate is None:
+        frame_rate = getattr(system, "frame_rate", None)
+    if frame_rate is not None:
+        frame_rate = np.asarray(frame_rate, dtype=float).reshape(3).copy()
+        parts["C"], parts["K"] = rotating_frame_matrices(model, parts["M"], parts["C"], parts["K"], frame_rate)
     return Linearization(
         model, copy_state(model, given_state), copy_inputs(model, given_inputs),
-        parts["M"], parts["C"], parts["K"], parts["B"], residual, dof_node, dof_component,
+        parts["M"], parts["C"], parts["K"], parts["B"], residual, dof_node, dof_component, frame_rate,
     )  # fmt: skip

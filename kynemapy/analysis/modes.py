@@ -91,7 +91,10 @@ def _small(a: np.ndarray, scale: float) -> bool:
 
 def _undamped(k_r: np.ndarray, m_r: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """(ω² (k,), mass-normalized shapes (r, k)) of a symmetric undamped system, or None when
-    neither M_r nor K_r is positive definite."""
+    neither M_r nor K_r is positive definite.
+
+    All eigenvalues, not a subset: LAPACK's subset driver (``gvx``, bisection) was no faster at
+    r = 180 (1.6 ms against 1.5 ms) and 1.5e-7 less accurate on a cantilever's first frequency."""
     try:
         scipy.linalg.cholesky(m_r)
     except np.linalg.LinAlgError:

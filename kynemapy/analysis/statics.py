@@ -132,7 +132,7 @@ def _residual(assembler: Assembler, state: State, inputs: Inputs) -> tuple[float
     return float(np.linalg.norm(b[:nsys])), float(np.linalg.norm(b[nsys:]))
 
 
-def _rotate(dtheta: np.ndarray, r: np.ndarray) -> np.ndarray:
+def left_rotate(dtheta: np.ndarray, r: np.ndarray) -> np.ndarray:
     """``exp(δθ) ⊗ r`` for (k, 3) rotation increments [rad] and (k, 4) quaternions (w, x, y, z)."""
     angle = np.linalg.norm(dtheta, axis=1)
     half = np.where(angle > 1e-12, np.sin(0.5 * angle) / np.where(angle > 1e-12, angle, 1.0), 0.5)
@@ -187,14 +187,14 @@ class _Newton:
             matrix, b = self.assembler.system(state, inputs, STATIC_COEFFICIENTS)
             if not np.all(np.isfinite(b)):
                 return NOT_FINITE, k, errors
-            dx, exact = _newton_step(matrix, b)
+            dx, exact = _newton_step(matrix, b, self.nsys)
             singular = singular or not exact
             if dx is None or not np.all(np.isfinite(dx)):
                 return SINGULAR, k, errors
             q = state.q
             q[self.moving, :3] += dx[self.u_rows].reshape(-1, 3)
             if self.rotating.size:
-                q[self.rotating, 3:] = _rotate(dx[self.r_rows].reshape(-1, 3), q[self.rotating, 3:])
+                q[self.rotating, 3:] = left_rotate(dx[self.r_rows].reshape(-1, 3), q[self.rotating, 3:])
             self._add_multipliers(state, dx[self.nsys :])
             step = float(np.abs(dx[: self.nsys]).max(initial=0.0))
             errors.append(step)
@@ -204,22 +204,35 @@ class _Newton:
         return SINGULAR if singular else NOT_CONVERGED, self.max_iter, errors
 
 
-def _newton_step(matrix: scipy.sparse.csc_matrix, b: np.ndarray) -> tuple[np.ndarray | None, bool]:
+def _newton_step(matrix: scipy.sparse.csc_matrix, b: np.ndarray, nsys: int) -> tuple[np.ndarray | None, bool]:
     """(Δx solving ``matrix Δx = −b``, True), or for a singular dense matrix the least-squares
     minimum-norm step (False): neutral DOFs (a body's free rotation, with no stiffness) then
-    stay as they are; None for a singular sparse one."""
+    stay as they are; None for a singular sparse one.
+
+    The dense solve scales the constraint rows and columns (after the first ``nsys``) to the
+    size of the node block: B's entries are 1 or lengths, a rotor blade's stiffness up to 1e11,
+    and unscaled LAPACK reported rcond 1e-20 for the IEA 15 MW rotor (a regular matrix), so
+    the step fell back to least squares and Newton diverged from the first load increment."""
     if matrix.shape[0] > DENSE_LIMIT:
         try:
             return scipy.sparse.linalg.splu(matrix.tocsc()).solve(-b), True
         except RuntimeError:
             return None, False
     a = matrix.toarray()
+    scale = max(float(np.abs(a[:nsys, :nsys]).max(initial=0.0)), 1.0)
+    a[nsys:, :] *= scale
+    a[:, nsys:] *= scale
+    rhs = -np.asarray(b, dtype=float).copy()
+    rhs[nsys:] *= scale
+    exact = True
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", scipy.linalg.LinAlgWarning)
-            return scipy.linalg.solve(a, -b, check_finite=False), True
+            dx = scipy.linalg.solve(a, rhs, check_finite=False)
     except (np.linalg.LinAlgError, scipy.linalg.LinAlgWarning):
-        return scipy.linalg.lstsq(a, -b, check_finite=False)[0], False
+        dx, exact = scipy.linalg.lstsq(a, rhs, check_finite=False)[0], False
+    dx[nsys:] *= scale
+    return dx, exact
 
 
 def static_equilibrium(

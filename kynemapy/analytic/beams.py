@@ -133,3 +133,78 @@ def timoshenko_frequencies_first_order(
     correction (no rotary inertia); the neglected terms are O((r_n EI/κGA)²)."""
     w = euler_bernoulli_frequencies(length, ei, mass_per_length, n_modes)
     return w * (1.0 - 0.5 * shear_frequency_factor(length, n_modes) * ei / kga)
+
+
+def _cantilever_mode_slopes(beta_l: float, length: float, s: np.ndarray) -> np.ndarray:
+    """φ′(s) [1/m] of the cantilever mode φ = cosh βs − cos βs − σ(sinh βs − sin βs), written
+    without the cancellation of cosh − σ sinh at large βs (σ → 1)."""
+    b = beta_l / length
+    sigma = (math.cosh(beta_l) + math.cos(beta_l)) / (math.sinh(beta_l) + math.sin(beta_l))
+    # 1 − σ = (sin βL − cos βL − e^(−βL)) / (sinh βL + sin βL), exact
+    one_minus = (math.sin(beta_l) - math.cos(beta_l) - math.exp(-beta_l)) / (math.sinh(beta_l) + math.sin(beta_l))
+    x = b * np.asarray(s, dtype=float)
+    # cosh x − σ sinh x = ½(1 + σ) e^(−x) + ½(1 − σ) e^(x); its derivative:
+    return b * (-0.5 * (1.0 + sigma) * np.exp(-x) + 0.5 * one_minus * np.exp(x) + np.sin(x) + sigma * np.cos(x))
+
+
+def rotating_cantilever_frequencies(
+    length: float,
+    ei: float,
+    mass_per_length: float,
+    speed: float,
+    hub_radius: float = 0.0,
+    n_modes: int = 3,
+    n_terms: int = 64,
+    points: int = 1200,
+) -> np.ndarray:
+    """Flapwise frequencies [rad/s] of a uniform Euler–Bernoulli cantilever on a hub turning at Ω.
+
+    The beam (length L [m], EI [N m²], m [kg/m]) is clamped at radius R (``hub_radius`` [m])
+    and lies along the radius; flap is the bending out of the plane of rotation, governed in the
+    rotating frame by ``EI w'''' − (T w')' + m ẅ = 0`` with the centrifugal tension
+    ``T(s) = mΩ²[R(L − s) + (L² − s²)/2]``.  Rayleigh–Ritz with the first ``n_terms``
+    non-rotating cantilever modes, the tension integrals by Gauss–Legendre with ``points``
+    points.  The error falls about as n_terms⁻⁵: at ΩL²√(m/EI) = 12 the first frequency moves by
+    2.2e-9 relative from 48 to 64 terms (by 3.5e-6 from 16 to 24), the third by 1.7e-8, so 64
+    terms leave about 4e-9 and 1e-8 relative there, less at lower speeds.  For Ω → 0,
+    ω₁² ≈ ω₀² + φ₁Ω² with the Southwell coefficient φ₁ = 1.1933 (R = 0).  An independent
+    reference for the rotating-frame modes of :func:`kynemapy.analysis.steady_rotation`; the
+    in-plane (lead-lag) frequencies of an axially rigid beam are √(ω² − Ω²) of these.
+
+    Parameters
+    ----------
+    length : float [m]
+        L.
+    ei : float [N m²]
+        The bending stiffness.
+    mass_per_length : float [kg/m]
+        m.
+    speed : float [rad/s]
+        Ω.
+    hub_radius : float [m], default 0
+        R, the radius of the root.
+    n_modes : int, default 3
+        How many frequencies.
+    n_terms : int, default 64
+        The Ritz basis size (non-rotating modes).
+    points : int, default 1200
+        Gauss–Legendre points of the tension integrals.
+
+    Returns
+    -------
+    (n_modes,) ndarray of float
+        ω_1 … ω_n [rad/s], increasing.
+    """
+    import scipy.linalg
+
+    bl = cantilever_beta_l(n_terms)
+    xi, w = np.polynomial.legendre.leggauss(points)
+    s = 0.5 * length * (xi + 1.0)
+    w = 0.5 * length * w
+    slopes = np.array([_cantilever_mode_slopes(float(b), length, s) for b in bl])  # (n_terms, points)
+    tension = mass_per_length * speed**2 * (hub_radius * (length - s) + 0.5 * (length**2 - s**2))
+    # the modes are orthogonal: ∫ m φ_i φ_j = m L δ_ij, ∫ EI φ_i″ φ_j″ = EI β_i⁴ L δ_ij
+    k = np.diag(ei * (bl / length) ** 4 * length) + (slopes * (tension * w)) @ slopes.T
+    m = mass_per_length * length * np.eye(n_terms)
+    w2 = scipy.linalg.eigh(k, m, eigvals_only=True)
+    return np.sqrt(w2[:n_modes])
