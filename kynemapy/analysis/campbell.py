@@ -56,7 +56,7 @@ class Campbell:
     Attributes
     ----------
     speeds : (s,) ndarray of float
-        The rotor speeds |Ω| [rad/s].
+        The rotor speeds ``|Ω|`` [rad/s].
     axis : (3,) ndarray of float
         The unit rotation axis (world frame).
     frequency : (s, k) ndarray of float
@@ -191,7 +191,7 @@ def campbell(
     system : Model, Simulation or Equilibrium
         The model and its starting state, as :func:`steady_rotation` takes.
     speeds : (s,) array_like of float [rad/s]
-        The rotor speeds |Ω|, in the order they are swept (start low: each speed starts from
+        The rotor speeds ``|Ω|``, in the order they are swept (start low: each speed starts from
         the previous one's state).
     axis : (3,) array_like of float, default (0, 0, 1)
         The rotation axis (world frame; normalized); Ω = speed × axis.

@@ -96,7 +96,7 @@ class SteadyRotation:
 
     @property
     def speed(self) -> float:
-        """|Ω| [rad/s]."""
+        """The speed ``|Ω|`` [rad/s]."""
         return float(np.linalg.norm(self.frame_rate))
 
 
