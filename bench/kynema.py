@@ -148,8 +148,12 @@ def drive_beam(sim: kp.Simulation, bcs: list[int], n: int) -> int:
     return its
 
 
-def make_rotor() -> Callable[[], tuple[kp.Model, list[int]]]:
-    """Kynema's CreateIEA15Blades<3> and a prescribed BC on each root (RotorTest.IEA15Rotor)."""
+def make_rotor(
+    bc: str = "prescribed", gravity: tuple[float, float, float] = (-9.81, 0.0, 0.0), omega: float = ROTOR_OMEGA
+) -> Callable[[], tuple[kp.Model, list[int]]]:
+    """Kynema's CreateIEA15Blades<3> and a prescribed BC on each root (RotorTest.IEA15Rotor);
+    ``bc`` "fixed" clamps the roots instead, ``gravity`` [m/s²], ``omega`` the initial spin
+    about z [rad/s] (bench/modes.py builds the rotor at rest with these)."""
     data = json.loads(ROTOR_DATA.read_text())  # Kynema's data are compiled in: read once, untimed
     node_s = [(xi + 1.0) / 2.0 for xi in data["node_xi"]]
     coords, quadrature = data["node_coords"], data["trapz_quadrature"]
@@ -159,7 +163,7 @@ def make_rotor() -> Callable[[], tuple[kp.Model, list[int]]]:
     c_star = [np.asarray(s["c_star"]) for s in sections]
 
     def build() -> tuple[kp.Model, list[int]]:
-        b = kp.ModelBuilder(gravity=(-9.81, 0.0, 0.0))
+        b = kp.ModelBuilder(gravity=gravity)
         roots = []
         for k in range(3):
             half = 0.5 * (-2.0 * math.pi * k / 3.0)
@@ -167,9 +171,10 @@ def make_rotor() -> Callable[[], tuple[kp.Model, list[int]]]:
             e = b.add_beam_element(nodes, node_s, quadrature, sec_s, m_star, c_star)
             b.translate_beam(e, (3.97, 0.0, 0.0))
             b.rotate_beam_about_point(e, (math.cos(half), 0.0, 0.0, math.sin(half)), (0.0, 0.0, 0.0))
-            b.set_beam_velocity_about_point(e, (0.0, 0.0, 0.0, 0.0, 0.0, ROTOR_OMEGA), (0.0, 0.0, 0.0))
+            if omega != 0.0:
+                b.set_beam_velocity_about_point(e, (0.0, 0.0, 0.0, 0.0, 0.0, omega), (0.0, 0.0, 0.0))
             roots.append(nodes[0])
-        bcs = [b.add_prescribed_bc(r) for r in roots]
+        bcs = [b.add_fixed_bc(r) if bc == "fixed" else b.add_prescribed_bc(r) for r in roots]
         return b.build(), bcs
 
     return build

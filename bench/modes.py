@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import inspect
-import json
 import math
 import os
 import statistics
@@ -43,38 +42,18 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _machine import machine
+from kynema import ROTOR_OMEGA, make_rotor
 
 import kynemapy as kp
 
-ROOT = Path(__file__).resolve().parents[1]
-ROTOR_DATA = ROOT / "tests" / "data" / "iea15_rotor_data.json"  # Kynema's iea15_rotor_data.hpp
-ZERO6 = (0.0,) * 6
 TARGET_LINEARIZE, TARGET_MODES = 0.2, 1.0  # s (issue 29)
-ROTOR_OMEGA = -0.79063415025  # rad/s about z (bench/kynema.py)
 N_MODES = 20
 
 
 def build_rotor(bc: str, gravity: tuple[float, float, float] = (0.0, 0.0, 0.0)) -> kp.Model:
-    """The IEA 15 MW rotor at rest, each blade root clamped by a ``bc`` ("fixed" or "prescribed") BC."""
-    data = json.loads(ROTOR_DATA.read_text())
-    node_s = [(xi + 1.0) / 2.0 for xi in data["node_xi"]]
-    coords, quadrature = data["node_coords"], data["trapz_quadrature"]
-    sections = data["material_sections"]
-    sec_s = [s["s"] for s in sections]
-    m_star = [np.asarray(s["m_star"]) for s in sections]
-    c_star = [np.asarray(s["c_star"]) for s in sections]
-    b = kp.ModelBuilder(gravity=gravity)
-    roots = []
-    for k in range(3):
-        half = 0.5 * (-2.0 * math.pi * k / 3.0)
-        nodes = [b.add_node(position=c[:3], orientation=c[3:], acceleration=ZERO6) for c in coords]
-        e = b.add_beam_element(nodes, node_s, quadrature, sec_s, m_star, c_star)
-        b.translate_beam(e, (3.97, 0.0, 0.0))
-        b.rotate_beam_about_point(e, (math.cos(half), 0.0, 0.0, math.sin(half)), (0.0, 0.0, 0.0))
-        roots.append(nodes[0])
-    for r in roots:
-        b.add_fixed_bc(r) if bc == "fixed" else b.add_prescribed_bc(r)
-    return b.build()
+    """The IEA 15 MW rotor at rest (bench/kynema.py's model), each blade root clamped by a ``bc``
+    ("fixed" or "prescribed") BC."""
+    return make_rotor(bc, gravity, omega=0.0)()[0]
 
 
 def lin_fn(model: kp.Model, solver: str):

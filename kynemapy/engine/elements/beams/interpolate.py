@@ -18,6 +18,33 @@ import math
 from kynemapy._jit import njit
 
 
+@njit(inline=True)
+def _weighted_sum(table, qp, jacobian, divide, node_v, c0, out):
+    """``out[k] = Σ_j node_v[j, c0 + k] w_j`` with ``w_j = table[j, qp]`` (divided by
+    ``jacobian`` when ``divide``), summed over the nodes in order."""
+    m = out.shape[0]
+    if m == 3 or m == 4:  # the sums in registers (numba cannot prove out apart from node_v)
+        s0 = s1 = s2 = s3 = 0.0
+        for j in range(node_v.shape[0]):
+            w = table[j, qp] / jacobian if divide else table[j, qp]
+            row = node_v[j]
+            s0 += row[c0] * w
+            s1 += row[c0 + 1] * w
+            s2 += row[c0 + 2] * w
+            if m == 4:
+                s3 += row[c0 + 3] * w
+        out[0], out[1], out[2] = s0, s1, s2
+        if m == 4:
+            out[3] = s3
+        return
+    for k in range(m):
+        out[k] = 0.0
+    for j in range(node_v.shape[0]):
+        w = table[j, qp] / jacobian if divide else table[j, qp]
+        for k in range(m):
+            out[k] += node_v[j, c0 + k] * w
+
+
 @njit
 def interp_vector(shape, qp, node_v, c0, out):
     """``out[k] = Σ_j node_v[j, c0 + k] shape[j, qp]`` for ``k < out.shape[0]``.
@@ -30,27 +57,7 @@ def interp_vector(shape, qp, node_v, c0, out):
     c0 : first component read.
     out : (m,) result.
     """
-    m = out.shape[0]
-    if m == 3 or m == 4:  # the sums in registers (numba cannot prove out apart from node_v)
-        s0 = s1 = s2 = s3 = 0.0
-        for j in range(node_v.shape[0]):
-            phi = shape[j, qp]
-            row = node_v[j]
-            s0 += row[c0] * phi
-            s1 += row[c0 + 1] * phi
-            s2 += row[c0 + 2] * phi
-            if m == 4:
-                s3 += row[c0 + 3] * phi
-        out[0], out[1], out[2] = s0, s1, s2
-        if m == 4:
-            out[3] = s3
-        return
-    for k in range(m):
-        out[k] = 0.0
-    for j in range(node_v.shape[0]):
-        phi = shape[j, qp]
-        for k in range(m):
-            out[k] += node_v[j, c0 + k] * phi
+    _weighted_sum(shape, qp, 1.0, False, node_v, c0, out)
 
 
 @njit
@@ -59,27 +66,7 @@ def interp_vector_deriv(shape_deriv, qp, jacobian, node_v, c0, out):
 
     ``jacobian`` J = |dx0/dξ| [m] at the point; ``shape_deriv`` (>= nodes, qps) holds dφ/dξ.
     """
-    m = out.shape[0]
-    if m == 3 or m == 4:  # the sums in registers, as in interp_vector
-        s0 = s1 = s2 = s3 = 0.0
-        for j in range(node_v.shape[0]):
-            dphi = shape_deriv[j, qp] / jacobian
-            row = node_v[j]
-            s0 += row[c0] * dphi
-            s1 += row[c0 + 1] * dphi
-            s2 += row[c0 + 2] * dphi
-            if m == 4:
-                s3 += row[c0 + 3] * dphi
-        out[0], out[1], out[2] = s0, s1, s2
-        if m == 4:
-            out[3] = s3
-        return
-    for k in range(m):
-        out[k] = 0.0
-    for j in range(node_v.shape[0]):
-        dphi = shape_deriv[j, qp] / jacobian
-        for k in range(m):
-            out[k] += node_v[j, c0 + k] * dphi
+    _weighted_sum(shape_deriv, qp, jacobian, True, node_v, c0, out)
 
 
 @njit
