@@ -21,7 +21,7 @@ from kynemapy.engine.data import Inputs, State, Workspace, new_inputs, new_state
 from kynemapy.engine.elements import BEAMS
 from kynemapy.engine.elements.beams.table import scratch_nodes
 from kynemapy.engine.fields import Data
-from kynemapy.engine.invariants import fill_invariants, invariant_scratch
+from kynemapy.engine.invariants import invariant_scratch, pack_rows
 from kynemapy.engine.lookup import call
 from kynemapy.engine.params import ACCELERATION_COEFFICIENTS, StepParameters
 from kynemapy.engine.step import CONVERGED, NEEDS_MEMORY, NOT_CONVERGED, NOT_FINITE, RAISED, SINGULAR
@@ -111,10 +111,20 @@ def task(
     return call(_entry.run_task, data, p, which, n, every, rows, max_rows, iterations, out)
 
 
+#: ``pack_rows``'s ``fields`` and ``ints`` when only the energy and momentum columns are filled
+_NO_FIELDS = np.zeros(0)
+_NO_INTS = np.zeros((2, 0), dtype=np.int64)
+
+
 def fill_rows(data: Data, rows: np.ndarray) -> None:
     """Energy and momentum columns of output rows (R, width) from their q and v (compiled
-    :func:`~kynemapy.engine.invariants.fill_invariants`, scratch of its own)."""
-    call(fill_invariants, data, rows, 0, rows.shape[0], invariant_scratch(scratch_nodes(data.tables[BEAMS])))
+    :func:`~kynemapy.engine.invariants.pack_rows` with no fields to copy, the result files'
+    kernel; scratch of its own)."""
+    buf = np.ascontiguousarray(rows)  # the compiled kernel's type (a copy only if not C-contiguous)
+    scratch = invariant_scratch(scratch_nodes(data.tables[BEAMS]))
+    call(pack_rows, data, buf, buf.shape[0], 0, _NO_FIELDS, _NO_INTS, scratch)
+    if buf is not rows:
+        rows[...] = buf
 
 
 def reactions(model: Model, q: np.ndarray, lam: np.ndarray, cid: int) -> tuple[np.ndarray, np.ndarray]:

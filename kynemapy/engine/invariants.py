@@ -221,7 +221,7 @@ def spring_energy(t, q):
     return energy
 
 
-@njit
+@njit(inline=True)
 def fill_invariants(d, rows, start, stop, w):
     """Energy and momentum columns of output rows ``start`` to ``stop - 1`` of ``rows`` (R, width)
     from their ``q`` and ``v``: kinetic and (gravity) potential energy and momenta of masses and
@@ -267,8 +267,16 @@ def pack_rows(d, rows, n, unit, fields, ints, w):
     ``fields[unit·offset : unit·offset + n·s]``, C order, the layout of its HDF5 dataset.  The
     integer fields ``step`` and ``iterations`` go to ``ints`` (2, >= n) as int64 instead.
     ``n <= unit``.  Scratch ``w`` as for :func:`fill_invariants` (the writer thread's own).
+    With ``fields`` empty (0,), the energy and momentum columns only (``unit`` and ``ints``
+    unused: :func:`kynemapy.engine.api.fill_rows`).
+
+    The one compiled function of the invariants that takes the Data: :func:`fill_invariants`
+    is inlined here (a compiled function of its own cost 3-4 s more of first compilation:
+    numba's conversion of the Data from Python, and LLVM optimizing its code again here).
     """
     fill_invariants(d, rows, 0, n, w)
+    if fields.shape[0] == 0:
+        return
     o = d.row_offsets
     width = rows.shape[1]
     n_fields = o.shape[0]

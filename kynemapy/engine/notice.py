@@ -24,7 +24,6 @@ ANNOUNCED: dict[str, tuple[str, float]] = {
     "beam_phase": ("the beam element kernels", 35.0),
     "body_joint_phase": ("the two-body joint kernels", 15.0),
     "sparse_phase": ("the sparse solver", 8.0),
-    "fill_invariants": ("the energy and momentum kernels", 15.0),
     "pack_rows": ("the result-file kernels", 15.0),
 }
 

@@ -466,7 +466,7 @@ def _solve(q, prow, lp, li, lx, up, ui, ux, uinv, b, y, lrun):
 # kernels on an LUWorkspace (callable from compiled code)
 
 
-@njit
+@njit(inline=True)
 def lu_factor(i, f, values):
     """Factor A (pattern ``ap, ai`` of the LU arenas ``i``, ``f``; ``values`` (nnz,) float64)
     with pivot search.
@@ -504,7 +504,7 @@ def lu_factor(i, f, values):
     return status
 
 
-@njit
+@njit(inline=True)
 def lu_refactor(i, f, values):
     """Refactor with the pivot sequence and patterns of the last successful :func:`lu_factor`.
 
@@ -535,7 +535,7 @@ def lu_refactor(i, f, values):
     return status
 
 
-@njit
+@njit(inline=True)
 def lu_solve(i, f, b):
     """b := A⁻¹ b in place with the current factors (valid after LU_OK from factor/refactor)."""
     _solve(

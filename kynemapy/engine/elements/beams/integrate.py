@@ -480,7 +480,7 @@ def _row_product(shape_interp, shape_deriv, wk, m, nq, r0, i):
             k += 1
 
 
-@njit
+@njit(inline=True)
 def beam_element_terms(
     nodes, q, v, vd, tangent, gravity, beta_prime, gamma_prime, kappa, mu,
     qp_weight, qp_jacobian, shape_interp, shape_deriv, qp_r0, qp_x0_prime, qp_m_star, qp_c_star,

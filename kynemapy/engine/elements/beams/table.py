@@ -134,7 +134,7 @@ def counts(model) -> dict[str, int]:
     return {"P": int(np.shape(model.beam_node)[1]), "Q": int(np.shape(model.beam_qp_weight)[1])}
 
 
-@njit
+@njit(inline=True)
 def beam_terms(t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b):
     """Residual and iteration matrix of every beam element of the table ``t`` into ``t.res``,
     ``t.mat``, each added into the Newton system (``vals``, ``b``, conditioner ``c``) as soon as
