@@ -98,7 +98,7 @@ def global_position(x0, q, x):
 # descriptors instead of the whole Data (numba's compile time grows with both).
 
 
-@njit
+@njit(inline=True)
 def predict(p, v, vd, a, q_delta, q_prev, q, lam):
     """Generalized-α predictor of v, v̇, a and Δq for every node; ``q_prev := q``,
     ``q := q_prev ⊕ h Δq``; λ := 0."""
@@ -126,7 +126,7 @@ def predict(p, v, vd, a, q_delta, q_prev, q, lam):
             lam[i, j] = 0.0
 
 
-@njit
+@njit(inline=True)
 def update_tangent(h, q_delta, tangent, psi):
     """Rotation block of 𝒯 (transposed, Kynema's layout) for every node from ψ = h Δq_rot;
     ``psi`` (3,) scratch."""
@@ -136,7 +136,7 @@ def update_tangent(h, q_delta, tangent, psi):
         tangent_operator_rot(psi, tangent[n])
 
 
-@njit
+@njit(inline=True)
 def solve(units, solver, indptr, indices, vals, b, dx, nsys, c):
     """Condition (node rows × c), negate, solve, uncondition (λ rows ÷ c): Δx in ``dx``."""
     n = dx.shape[0]
@@ -160,7 +160,7 @@ EPS = 2.220446049250313e-16
 STALL_RATIO = 0.5
 
 
-@njit
+@njit(inline=True)
 def convergence_error(
     roundoff,
     parts,
@@ -258,7 +258,7 @@ def convergence_error(
     return math.sqrt((s + s_force) / (2 * nsys)), norm
 
 
-@njit
+@njit(inline=True)
 def update(p, node_map, node_dofs, crow, n_rows, q_delta, v, vd, q_prev, q, lam, dx, nsys):
     """Apply the increment: Δq += Δx/h (and v += γ′Δx, v̇ += β′Δx if dynamic), q from q_prev, λ += Δλ."""
     h = p[P_H]
@@ -291,7 +291,7 @@ def next_time(t, h):
     return t + h
 
 
-@njit
+@njit(inline=True)
 def algorithmic_acceleration(p, vd, a):
     """After convergence: a += (1 − α_f)/(1 − α_m) v̇."""
     r = (1.0 - p[P_ALPHA_F]) / (1.0 - p[P_ALPHA_M])
@@ -300,7 +300,7 @@ def algorithmic_acceleration(p, vd, a):
             a[n, k] += r * vd[n, k]
 
 
-@njit
+@njit(inline=True)
 def state_is_finite(q, v, vd, a, lam):
     """True when q, v, vd, a and λ hold no NaN or inf."""
     finite = True
