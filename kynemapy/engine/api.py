@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import struct
+import threading
 import weakref
 from collections.abc import Callable
 from typing import Any, NamedTuple
@@ -100,15 +101,45 @@ def task(
     iterations: np.ndarray = NO_ITERATIONS,
     out: np.ndarray | None = None,
 ) -> tuple[int, int, int]:
-    """Run a task of the engine's entry point (:func:`kynemapy.engine.entry.run_task`).
+    """Run a task of the engine's entry point (:func:`kynemapy.engine.entry.run_task_at`) on ``data``.
 
-    ``p`` is used as a writable C-contiguous float64 array (a read-only one is copied: numba
-    would compile a second entry point for it)."""
+    Through the stored call of ``data`` (:func:`stored`): the Data is converted from Python once
+    per Data, not at every call.  ``p`` is used as a writable C-contiguous float64 array (a
+    read-only one is copied: numba would compile a second entry point for it)."""
     if not p.flags.writeable or p.dtype != np.float64 or not p.flags.c_contiguous:
         p = np.array(p, dtype=np.float64)
     if out is None:
         out = np.zeros(6)
-    return call(_entry.run_task, data, p, which, n, every, rows, max_rows, iterations, out)
+    return stored(data).run(p, which, n, every, rows, max_rows, iterations, out)
+
+
+#: the stored calls of the Data most recently given to :func:`stored`, by their ids (each holds
+#: its Data: an id is not reused while it is here); at most :data:`_STORED_KEPT`
+_STORED: dict[int, StoredCall] = {}
+_STORED_KEPT = 4
+_STORED_LOCK = threading.Lock()
+
+
+def stored(data: Data) -> StoredCall:
+    """The engine's stored call (:class:`~kynemapy.engine.stored_call.StoredCall`) of ``data``:
+    its ``run`` runs any task on ``data``, its ``data_at`` and ``data_type`` give the stored
+    Data to compiled functions that take it by address.  Made once for the last few Data
+    given (a Data holds its model's arrays: only :data:`_STORED_KEPT` are kept)."""
+    with _STORED_LOCK:
+        hit = _STORED.get(id(data))
+    if hit is not None and hit.arguments[0] is data:
+        return hit
+    made = StoredCall(_entry.run_task, (data, _P0, _entry.ADVANCE, 1, 0, NO_ROWS, 0, NO_ITERATIONS, _OUT0))
+    with _STORED_LOCK:
+        while len(_STORED) >= _STORED_KEPT:
+            _STORED.pop(next(iter(_STORED)))
+        _STORED[id(data)] = made
+    return made
+
+
+#: the stored calls' own (unused) coefficients and reaction buffer: ``run`` is given its own
+_P0 = np.zeros(1)
+_OUT0 = np.zeros(6)
 
 
 #: ``pack_rows``'s ``fields`` and ``ints`` when only the energy and momentum columns are filled
@@ -122,7 +153,8 @@ def fill_rows(data: Data, rows: np.ndarray) -> None:
     kernel; scratch of its own)."""
     buf = np.ascontiguousarray(rows)  # the compiled kernel's type (a copy only if not C-contiguous)
     scratch = invariant_scratch(scratch_nodes(data.tables[BEAMS]))
-    call(pack_rows, data, buf, buf.shape[0], 0, _NO_FIELDS, _NO_INTS, scratch)
+    at = stored(data)
+    call(pack_rows, at.data_at, at.data_type, buf, buf.shape[0], 0, _NO_FIELDS, _NO_INTS, scratch)
     if buf is not rows:
         rows[...] = buf
 

@@ -1,15 +1,14 @@
-"""The one compiled entry point of the engine: :func:`run_task_at`, and :func:`run_task` to call it.
+"""The one compiled entry point of the engine: :func:`run_task_at`, and :func:`run_task` to store its Data.
 
 Every Python caller (``Simulation.step``, ``advance``, the run loop, the set-up of a
-simulation, reactions) goes through :func:`run_task_at`, so numba compiles and caches one
-top-level function over the phase kernels: compiling a top-level function re-optimizes all
-the code it calls, and each further entry point would pay that again.  It takes the
-:class:`~kynemapy.engine.fields.Data` by its address (about 730 words are never copied):
-``step()`` and ``advance()`` call it through its address with the Data and the other
-arguments stored once in a blob (:mod:`kynemapy.engine.stored_call`, which task ``STORE``
-serves); :func:`run_task`, for the other callers, takes the Data as a value and passes its
-address on the stack.  ``Data.units`` holds ``run_task_at``'s address (:data:`ENGINE_UNIT`),
-so that :func:`run_task` calls it without linking its code.
+simulation, reactions: :func:`kynemapy.engine.api.task`) goes through :func:`run_task_at`, so
+numba compiles and caches one top-level function over the phase kernels: compiling a
+top-level function re-optimizes all the code it calls, and each further entry point would pay
+that again.  It takes the :class:`~kynemapy.engine.fields.Data` by its address (about 730 words
+are never copied), called through its address with the Data and the other arguments stored
+once in a blob (:mod:`kynemapy.engine.stored_call`); :func:`run_task`'s task ``STORE`` writes
+the Data into the blob.  ``Data.units`` holds ``run_task_at``'s address
+(:data:`~kynemapy.engine.unit_call.ENGINE`, :mod:`kynemapy.engine.units`).
 """
 
 from __future__ import annotations
@@ -17,20 +16,10 @@ from __future__ import annotations
 from kynemapy._jit import JIT_DISABLED, njit
 from kynemapy.engine import step
 from kynemapy.engine.constraints.phase import constraint_reaction
-from kynemapy.engine.native import call_with_data, store_native
-from kynemapy.engine.native import load_data as _load_data
+from kynemapy.engine.native import store_native
 from kynemapy.engine.solvers import factor_reference
 from kynemapy.engine.step import advance, record_row, start
-from kynemapy.engine.unit_call import ENGINE as ENGINE_UNIT
-
-if JIT_DISABLED:  # plain Python: the Data itself stands for its address
-
-    def load_data(data_at, data_ref):
-        """The Data (plain Python: ``data_at`` is the Data itself)."""
-        return data_at
-
-else:
-    load_data = _load_data
+from kynemapy.engine.unit_call import load_data
 
 #: tasks of :func:`run_task`
 ADVANCE = 0  #: ``advance``: up to ``n`` steps, rows recorded every ``every`` steps
@@ -44,17 +33,26 @@ LU_FACTOR = 7  #: factor the reference sparse LU (``ri``, ``rf``) from ``vals``;
 STORE = 8  #: write the native value of ``d`` into ``iterations`` from word 1 (if it fits); its bytes in the result
 
 
+#: ``run_task``'s status for a task it does not run itself (compiled: every task but ``STORE``)
+ELSEWHERE = -1
+
+
 @njit
 def run_task(d, p, task, n, every, rows, max_rows, iterations, out):
-    """Run ``task`` (``ADVANCE``, ``LINEARIZE``, ...) on ``d`` (:class:`~kynemapy.engine.fields.Data`)
-    with the coefficients ``p``: :func:`run_task_at` with ``d``'s address (through the address
-    in ``d.units``), or, for ``STORE``, the native value of ``d`` written into ``iterations``
-    (int64) from word 1, when it fits: ``(bytes, 0, 0)``."""
-    if task == STORE:  # engine.stored_call: here, the Data is already converted from Python
-        return store_native(d, iterations, 1), 0, 0
+    """Task ``STORE``: the native value of ``d`` (:class:`~kynemapy.engine.fields.Data`) written
+    into ``iterations`` (int64) from word 1, when it fits: ``(bytes, 0, 0)``.
+
+    The one compiled function that takes the Data from Python (numba converts its ~110 arrays
+    in the function's wrapper, about 2 s of first compilation for each such function).  Every
+    other task runs :func:`run_task_at` on the stored Data through a stored call
+    (:class:`~kynemapy.engine.stored_call.StoredCall`, :func:`kynemapy.engine.api.task`); here
+    it returns ``(0, 0, ELSEWHERE)``.  Plain Python (``KYNEMAPY_DISABLE_JIT``): every task, on ``d``
+    itself."""
     if JIT_DISABLED:
         return run_task_at(d, None, p, task, n, every, rows, max_rows, iterations, out)
-    return call_with_data(d.units[ENGINE_UNIT], d, p, task, n, every, rows, max_rows, iterations, out)
+    if task == STORE:  # engine.stored_call: here, the Data is already converted from Python
+        return store_native(d, iterations, 1), 0, 0
+    return 0, 0, ELSEWHERE
 
 
 @njit

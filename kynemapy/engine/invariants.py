@@ -37,6 +37,7 @@ from kynemapy.engine.rows import (
     ROW_STRAIN_ENERGY,
     ROW_V,
 )
+from kynemapy.engine.unit_call import load_data
 from kynemapy.math.quaternion import quat_compose, quat_to_matrix
 
 
@@ -257,7 +258,7 @@ def fill_invariants(d, rows, start, stop, w):
 
 
 @njit
-def pack_rows(d, rows, n, unit, fields, ints, w):
+def pack_rows(data_at, data_ref, rows, n, unit, fields, ints, w):
     """The writer's pass over one block of output rows: energy and momentum, then field-major copies.
 
     ``rows`` (>= n, width) the recorded rows (row-major, as the recorder writes them); their
@@ -270,10 +271,13 @@ def pack_rows(d, rows, n, unit, fields, ints, w):
     With ``fields`` empty (0,), the energy and momentum columns only (``unit`` and ``ints``
     unused: :func:`kynemapy.engine.api.fill_rows`).
 
-    The one compiled function of the invariants that takes the Data: :func:`fill_invariants`
-    is inlined here (a compiled function of its own cost 3-4 s more of first compilation:
-    numba's conversion of the Data from Python, and LLVM optimizing its code again here).
+    The Data at address ``data_at`` (``data_ref`` its type: a stored call's ``data_at`` and
+    ``data_type``, :class:`~kynemapy.engine.stored_call.StoredCall`): taking the Data from Python
+    would cost about 2 s more of first compilation (numba's conversion of its arrays).
+    :func:`fill_invariants` is inlined here (a compiled function of its own cost 3-4 s more: LLVM
+    optimizing its code again here).
     """
+    d = load_data(data_at, data_ref)
     fill_invariants(d, rows, 0, n, w)
     if fields.shape[0] == 0:
         return

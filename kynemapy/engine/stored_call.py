@@ -94,9 +94,14 @@ class StoredCall:
         ``run(p, task, n, every, rows, max_rows, iterations, out)``: ``run_task`` with the stored
         ``d`` and these arguments (of the stored arguments' types); returns ``run_task``'s
         ``(steps_done, rows_recorded, status)``.
+    data_at : int
+        The address of the stored Data (in ``blob``), for compiled functions that take the Data
+        by its address and type (plain Python, ``KYNEMAPY_DISABLE_JIT``: the Data itself).
+    data_type : numba type
+        The stored Data's numba type (plain Python: None).
     """
 
-    __slots__ = ("args_ref", "arguments", "blob", "run", "status")
+    __slots__ = ("args_ref", "arguments", "blob", "data_at", "data_type", "run", "status")
 
     def __init__(self, kernel: Any, arguments: tuple[Any, ...], at_kernel: Any = None) -> None:
         if arguments[2] != ADVANCE or arguments[3] < 1:
@@ -108,6 +113,8 @@ class StoredCall:
             self.args_ref = None
             self.status = lambda: compiled(*arguments)[2]
             self.run = functools.partial(compiled, arguments[0])
+            self.data_at = arguments[0]
+            self.data_type = None
             return
         at_kernel = run_task_at if at_kernel is None else at_kernel
         address, run, data_bytes, store, rest_bytes, args_ref, status, with_data = _prepare(
@@ -125,6 +132,8 @@ class StoredCall:
         self.args_ref = args_ref
         self.status = functools.partial(status, blob, args_ref)
         self.run = functools.partial(with_data, blob, args_ref)
+        self.data_at = int(blob.ctypes.data) + 8  # word 1
+        self.data_type = args_ref.instance_type.types[0]
 
 
 def _store_task(arguments: tuple[Any, ...], blob: np.ndarray) -> tuple[Any, ...]:

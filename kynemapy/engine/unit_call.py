@@ -32,13 +32,18 @@ N_UNITS = 4
 #: :mod:`kynemapy.engine.units` registers them when imported (before any simulation exists)
 PLAIN_KERNELS: list[Any] = [None] * N_UNITS
 
-if JIT_DISABLED:  # plain Python: call the unit's function itself
+if JIT_DISABLED:  # plain Python: call the unit's function itself; the Data stands for its address
 
     def call_unit(units: Any, index: int, arguments: tuple[Any, ...]) -> int:
         """``unit(*arguments)`` for unit ``index`` (plain Python: the function itself)."""
         return PLAIN_KERNELS[index](*arguments)
 
+    def load_data(data_at: Any, data_ref: Any) -> Any:
+        """The Data (plain Python: ``data_at`` is the Data itself)."""
+        return data_at
+
 else:
     from kynemapy.engine.native import call_address as call_unit
+    from kynemapy.engine.native import load_data
 
-__all__ = ["BEAMS", "BODY_JOINTS", "ENGINE", "N_UNITS", "PLAIN_KERNELS", "SPARSE", "call_unit"]
+__all__ = ["BEAMS", "BODY_JOINTS", "ENGINE", "N_UNITS", "PLAIN_KERNELS", "SPARSE", "call_unit", "load_data"]

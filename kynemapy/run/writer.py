@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from kynemapy.engine.api import stored
 from kynemapy.engine.data import Inputs, State
 from kynemapy.engine.elements import BEAMS
 from kynemapy.engine.elements.beams.table import scratch_nodes
@@ -157,7 +158,11 @@ class BackgroundWriter:
         self._scratch = invariant_scratch(scratch_nodes(data.tables[BEAMS]))
         # the compiled entry resolved once: resolving it from the arguments' types costs about
         # 0.6 ms a call (the arenas tuple)
-        self._pack = entry(pack_rows, (data, self._buffers[0], 0, self.unit, self._fields, self._ints, self._scratch))
+        # the Data by its address in its stored call (engine.api.stored), kept alive here
+        self._stored = stored(data)
+        at, data_type = self._stored.data_at, self._stored.data_type
+        pack_arguments = (at, data_type, self._buffers[0], 0, self.unit, self._fields, self._ints, self._scratch)
+        self._pack = entry(pack_rows, pack_arguments)
         self._current = 0
         #: rows in the current buffer
         self.fill = 0
@@ -245,7 +250,8 @@ class BackgroundWriter:
             self._keep_off(cpu)
         try:
             buf = self._buffers[index]
-            self._pack(self._data, buf, n, self.unit, self._fields, self._ints, self._scratch)
+            at = self._stored
+            self._pack(at.data_at, at.data_type, buf, n, self.unit, self._fields, self._ints, self._scratch)
             rows = field_views(self._layout, self._fields, self._ints, self.unit, n)
             self.writer.append(rows, state=state, inputs=inputs)
         except BaseException as exc:  # reported to the driver at its next submit or at close

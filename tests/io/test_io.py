@@ -663,7 +663,7 @@ def packed_invariants(model: kp.Model, q: np.ndarray, v: np.ndarray):
     """The run's writer thread's pass (kynemapy.engine.invariants.pack_rows: energy and momentum,
     then the rows field-major, read through kynemapy.engine.rows.field_views); ``unit`` larger
     than the block, as for the last, partial block of a run."""
-    from kynemapy.engine.api import call, initial_state
+    from kynemapy.engine.api import call, initial_state, stored
     from kynemapy.engine.data import new_workspace
     from kynemapy.engine.invariants import invariant_scratch, pack_rows
     from kynemapy.engine.rows import field_views, new_rows
@@ -678,7 +678,8 @@ def packed_invariants(model: kp.Model, q: np.ndarray, v: np.ndarray):
         rows[:, o : o + value[0].size] = value.reshape(n, -1)
     fields, ints = np.full(unit * layout.width, np.nan), np.zeros((2, unit), dtype=np.int64)
     scratch = invariant_scratch(2)
-    call(pack_rows, workspace.data(*initial_state(model)), rows, n, unit, fields, ints, scratch)
+    at = stored(workspace.data(*initial_state(model)))  # the Data by its address, as the writer passes it
+    call(pack_rows, at.data_at, at.data_type, rows, n, unit, fields, ints, scratch)
     out = field_views(layout, fields, ints, unit, n)
     return tuple(out[name] for name in MOTION_ROWS)
 
@@ -740,7 +741,7 @@ def test_packed_rows_are_the_rows_field_major(build) -> None:
     """pack_rows + field_views (the writer thread's path) give every field of the rows as
     split_rows (plain numpy slicing) does, integers as int64, for a block shorter than a unit;
     also where fields have no columns (lam, constraint_output without constraints)."""
-    from kynemapy.engine.api import call, initial_state
+    from kynemapy.engine.api import call, initial_state, stored
     from kynemapy.engine.data import new_workspace
     from kynemapy.engine.invariants import invariant_scratch, pack_rows
     from kynemapy.engine.rows import field_views, split_rows
@@ -754,7 +755,8 @@ def test_packed_rows_are_the_rows_field_major(build) -> None:
         rows[:, layout.offsets[name]] = np.arange(unit) * 7 + 3
     fields, ints = np.full(unit * layout.width, np.nan), np.zeros((2, unit), dtype=np.int64)
     scratch = invariant_scratch(2)
-    call(pack_rows, workspace.data(*initial_state(model)), rows, n, unit, fields, ints, scratch)
+    at = stored(workspace.data(*initial_state(model)))  # the Data by its address, as the writer passes it
+    call(pack_rows, at.data_at, at.data_type, rows, n, unit, fields, ints, scratch)
     packed = field_views(layout, fields, ints, unit, n)
     expected = split_rows(layout, rows[:n])  # after pack_rows: its energy columns are filled in rows
     assert list(packed) == list(ROW_NAMES)
