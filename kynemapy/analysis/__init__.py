@@ -13,6 +13,8 @@
   (:class:`SteadyRotation`); linearized and its modes taken in the frame turning with it.
 * :func:`campbell`: those modes over rotor speed, tracked by :func:`mac` (:class:`Campbell`:
   CSV table, PNG plot with nP lines).
+* :func:`mbc_modes`: fixed-frame modes of an isotropic rotor of three or more blades by
+  multi-blade coordinates (the Coleman transform; :class:`RotorModes`).
 
 See ``docs/modes.md``.
 """
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 from kynemapy.analysis.campbell import Campbell, campbell, mac
 from kynemapy.analysis.linearize import Linearization, StateSpace, linearize
+from kynemapy.analysis.mbc import RotorModes, coleman_matrices, mbc_modes
 from kynemapy.analysis.modes import Modes, modes
 from kynemapy.analysis.rotating import SteadyRotation, steady_rotation
 from kynemapy.analysis.statics import Equilibrium, StaticEquilibriumError, static_equilibrium
@@ -30,12 +33,15 @@ __all__ = [
     "Equilibrium",
     "Linearization",
     "Modes",
+    "RotorModes",
     "StateSpace",
     "StaticEquilibriumError",
     "SteadyRotation",
     "campbell",
+    "coleman_matrices",
     "linearize",
     "mac",
+    "mbc_modes",
     "modes",
     "static_equilibrium",
     "steady_rotation",
