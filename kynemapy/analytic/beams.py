@@ -97,6 +97,51 @@ def euler_bernoulli_frequencies(length: float, ei: float, mass_per_length: float
     return bl**2 * math.sqrt(ei / (mass_per_length * length**4))
 
 
+def cantilever_tip_mass_beta_l(mass_ratio: float, n_modes: int = 3) -> np.ndarray:
+    """The first ``n_modes`` roots βL of a uniform Euler–Bernoulli cantilever carrying a point
+    mass M at its tip (no rotary inertia), shape (n_modes,) [1].
+
+    The frequency equation (clamped root; at the tip zero moment and the shear force balancing
+    the mass's inertia, EI w‴ = −M ω² w) is
+    ``1 + cos βL cosh βL + μ βL (cos βL sinh βL − sin βL cosh βL) = 0`` with μ = M/(mL),
+    solved divided by cosh βL (the same roots, well scaled) by bracketing sign changes on a grid
+    of step 0.01 and ``scipy.optimize.brentq`` to round-off; ω_n = (β_nL)² √(EI/(mL⁴)).  μ = 0
+    gives :func:`cantilever_beta_l`.
+
+    Parameters
+    ----------
+    mass_ratio : float
+        μ = M/(mL) >= 0 [-].
+    n_modes : int, default 3
+        The number of roots.
+
+    Returns
+    -------
+    (n_modes,) ndarray of float
+        β_nL, increasing.
+    """
+    import scipy.optimize
+
+    mu = float(mass_ratio)
+    if not mu >= 0.0:
+        raise ValueError(f"cantilever_tip_mass_beta_l: the mass ratio must be >= 0, got {mass_ratio!r}")
+
+    def f(x: float) -> float:
+        return 1.0 / math.cosh(x) + math.cos(x) + mu * x * (math.cos(x) * math.tanh(x) - math.sin(x))
+
+    roots: list[float] = []
+    x0, f0 = 1e-3, f(1e-3)
+    while len(roots) < n_modes:
+        x1 = x0 + 0.01
+        f1 = f(x1)
+        if f0 == 0.0:
+            roots.append(x0)
+        elif f0 * f1 < 0.0:
+            roots.append(scipy.optimize.brentq(f, x0, x1, xtol=1e-15, rtol=4 * np.finfo(float).eps))
+        x0, f0 = x1, f1
+    return np.array(roots[:n_modes])
+
+
 def mode_shape_derivatives(beta_l: float, length: float, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Second and third derivatives of the Euler–Bernoulli cantilever mode
     φ(s) = cosh βs − cos βs − σ (sinh βs − sin βs), σ = (cosh βL + cos βL)/(sinh βL + sin βL).
