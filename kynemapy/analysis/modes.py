@@ -63,6 +63,27 @@ class Modes:
     reduced_shapes: np.ndarray
     linearization: Linearization
 
+    def scheme_error(self, h: Any, rho_inf: float | None = None) -> Any:
+        """What the time integrator does to these modes, apart from the physics: the
+        generalized-α scheme's numerical damping ratio and period error at each ω_n h
+        (:func:`kynemapy.analysis.scheme_error`).
+
+        Parameters
+        ----------
+        h : float [s] or StepParameters
+            The step, or the step parameters (their h and ρ∞).
+        rho_inf : float or None, default None
+            ρ∞ in [0, 1]; None: from ``h`` when it is StepParameters.
+
+        Returns
+        -------
+        SchemeError
+            Per mode: ω_n h, spectral radius, numerical damping ratio ζ̄, period error T̄/T − 1.
+        """
+        from kynemapy.analysis.scheme import scheme_error
+
+        return scheme_error(self.omega, h, rho_inf)
+
     def node_shape(self, mode: int, node: int) -> np.ndarray:
         """One node's part of a mode shape, zero where the node has no DOF.
 
