@@ -143,7 +143,10 @@ def _first_order(k_r: np.ndarray, c_r: np.ndarray, m_r: np.ndarray) -> tuple[np.
     # the rates scaled by w0 = √(max|K|/max|M|) (state (η, η̇/w0)): the two block rows of the pencil
     # of equal size; unscaled, round-off in the stiff rows moved the lowest damping ratios of a
     # beam (ω from 3.5 to 1e5 rad/s) by 2e-5 relative, scaled by 4e-8
-    w0 = np.sqrt(max(np.abs(k_r).max(initial=0.0), 1e-300) / max(np.abs(m_r).max(initial=0.0), 1e-300))
+    # (with no stiffness at all, a free spinning body, the gyroscopic rate max|C|/max|M| instead)
+    k_max, c_max = np.abs(k_r).max(initial=0.0), np.abs(c_r).max(initial=0.0)
+    m_max = max(np.abs(m_r).max(initial=0.0), 1e-300)
+    w0 = np.sqrt(k_max / m_max) if k_max > 0.0 else (c_max / m_max if c_max > 0.0 else 1.0)
     a = np.zeros((2 * r, 2 * r))
     a[:r, r:] = w0 * np.eye(r)
     a[r:, :r] = -k_r

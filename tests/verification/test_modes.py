@@ -234,8 +234,9 @@ def test_tensioned_spring_and_a_free_rotation() -> None:
 
 
 def test_the_damping_matrix_of_a_spinning_body_is_its_gyroscopic_matrix() -> None:
-    """C = γ′-part of the engine's matrix: for a body spinning at ω (centre of mass at its node),
-    the rotation block is ω̃J − (Jω)~, and M's is J."""
+    """The engine's γ′-part for a body spinning at ω (centre of mass at its node) is the
+    gyroscopic block ω̃J − (Jω)~ on δω; in the coordinates' rates, δω = δθ̇ − ω̃δθ, C gains
+    M W = −Jω̃; M's block is J."""
     inertia = np.array([1.0, 2.0, 3.0])
     omega = np.array([0.3, -0.5, 0.7])
     b = kp.ModelBuilder()
@@ -248,7 +249,9 @@ def test_the_damping_matrix_of_a_spinning_body_is_its_gyroscopic_matrix() -> Non
 
     j = np.diag(inertia)
     np.testing.assert_allclose(lin.M.toarray()[3:, 3:], j, atol=1e-15)
-    np.testing.assert_allclose(lin.C.toarray()[3:, 3:], tilde(omega) @ j - tilde(j @ omega), atol=1e-15)
+    np.testing.assert_allclose(
+        lin.C.toarray()[3:, 3:], tilde(omega) @ j - tilde(j @ omega) - j @ tilde(omega), atol=1e-15
+    )
     np.testing.assert_allclose(lin.C.toarray()[:3], 0.0, atol=1e-15)
     assert lin.B.shape == (0, 6) and lin.null_space.shape == (6, 6)
 
@@ -257,3 +260,31 @@ def test_modes_about_a_state_out_of_balance_warn() -> None:
     model, _, _ = pendulum()
     with pytest.warns(UserWarning, match="not a static equilibrium"):
         kp.analysis.modes(model)  # the initial state: λ = 0 under gravity
+
+
+def test_spinning_axisymmetric_bodies_in_the_inertial_frame() -> None:
+    """Linearized about a spinning state in the inertial frame (δω = δθ̇ − ω̃δθ taken into C and
+    K): a free axisymmetric body spinning at ω about its axis nutates at J₃ω/J₁ (the axis
+    coning in space); a sleeping heavy top (centre of mass l above the pivot, J₁ about the
+    centre of mass, J₁′ = J₁ + m l²) precesses and nutates at
+    λ = (J₃ω ∓ √(J₃²ω² − 4J₁′ m g l))/(2J₁′), from J₁′z̈ − iJ₃ωż − m g l z = 0."""
+    j1, j3, w = 2.0, 3.0, 5.0
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, 0.0))
+    body = b.add_node(position=(0.0, 0.0, 0.0), velocity=(0.0, 0.0, 0.0, 0.0, 0.0, w))
+    b.add_mass(body, mass=1.5, inertia=(j1, j1, j3))
+    free = np.abs(kp.analysis.modes(b.build()).omega)
+    assert np.min(np.abs(free - j3 * w / j1)) < 1e-10 * w
+    m, l, j1, j3, w = 1.5, 0.4, 0.03, 0.05, 60.0
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, -G))
+    top = b.add_node(position=(0.0, 0.0, l))
+    b.add_mass(top, mass=m, inertia=(j1, j1, j3))
+    b.add_spherical_joint(top, point=(0.0, 0.0, 0.0))
+    model = b.build()
+    st = kp.analysis.steady_rotation(model, (0.0, 0.0, w))  # the spinning state and its λ
+    lin = kp.analysis.linearize(model, state=st.state, inputs=st.inputs)  # inertial frame
+    assert lin.frame_rate is None
+    omega = kp.analysis.modes(lin).omega
+    j1p = j1 + m * l * l
+    disc = np.sqrt((j3 * w) ** 2 - 4.0 * j1p * m * G * l)
+    exact = np.array([j3 * w - disc, j3 * w + disc]) / (2.0 * j1p)
+    np.testing.assert_allclose(omega[omega > 1e-3], exact, rtol=1e-10)
