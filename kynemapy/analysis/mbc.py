@@ -35,7 +35,7 @@ import numpy as np
 import scipy.linalg
 
 from kynemapy.analysis.linearize import Linearization, linearize
-from kynemapy.analysis.modes import RELATIVE_ZERO, _first_order
+from kynemapy.analysis.modes import RELATIVE_ZERO, quadratic_eigen
 
 #: relative tolerance of the cyclic-symmetry checks (geometry and blade-coordinate matrices)
 SYMMETRY_TOLERANCE = 1e-6
@@ -106,8 +106,8 @@ class RotorModes:
     blade_basis : (n, r) ndarray of float
         Blade 1's independent coordinates in the engine's DOFs (the blade's null space of the
         constraint Jacobian); blade b's are these turned by 2π(b − 1)/N.
-    matrices : tuple of three (N r, N r) ndarray of float
-        M̄, C̄, K̄ in multi-blade coordinates (module docstring).
+    matrices : tuple of ndarray
+        M̄, C̄, K̄ in multi-blade coordinates (module docstring), each (N r, N r).
     rotating_omega : (N r,) ndarray of float
         The rotating-frame natural frequencies [rad/s] of the same blade-coordinate system
         (each N-fold for uncoupled blades), for comparison.
@@ -302,8 +302,8 @@ def mbc_modes(
     m_f = t1_inv @ m_b @ t1
     c_f = t1_inv @ (2.0 * rate * m_b @ t2 + c_b @ t1)
     k_f = t1_inv @ (rate * rate * m_b @ t3 + rate * c_b @ t2 + k_b @ t1)
-    s, phi = _first_order(k_f, c_f, m_f)
-    rot_s, _ = _first_order(k_b, c_b, m_b)
+    s, phi = quadratic_eigen(k_f, c_f, m_f)
+    rot_s, _ = quadratic_eigen(k_b, c_b, m_b)
     rot_omega = np.sort(np.abs(rot_s))
     w = np.abs(s)
     zeta = np.where(w > 0.0, -s.real / np.where(w > 0.0, w, 1.0), 0.0)

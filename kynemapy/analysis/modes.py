@@ -134,11 +134,24 @@ def _undamped(k_r: np.ndarray, m_r: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     return w2[order], phi[:, order] * np.sqrt(w2[order])
 
 
-def _first_order(k_r: np.ndarray, c_r: np.ndarray, m_r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(s (k,), shapes (r, k)) of ``(s² M + s C + K) φ = 0``: finite eigenvalues with Im s >= 0.
+def quadratic_eigen(k_r: np.ndarray, c_r: np.ndarray, m_r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The finite eigenvalues with Im s >= 0 of ``(s² M + s C + K) φ = 0`` (first-order form).
 
     The lowest eigenvalues carry round-off of about ε times the largest ones (relative 1e-8 for
-    a beam whose axial and shear frequencies are 3e4 times its first bending frequency)."""
+    a beam whose axial and shear frequencies are 3e4 times its first bending frequency).
+
+    Parameters
+    ----------
+    k_r, c_r, m_r : (r, r) ndarray of float
+        The stiffness, damping and mass matrices.
+
+    Returns
+    -------
+    s : (k,) ndarray of complex
+        The eigenvalues [1/s] (one per complex pair; real ones each a mode of their own).
+    shapes : (r, k) ndarray of complex
+        The eigenvectors' displacement part.
+    """
     r = m_r.shape[0]
     # the rates scaled by w0 = √(max|K|/max|M|) (state (η, η̇/w0)): the two block rows of the pencil
     # of equal size; unscaled, round-off in the stiff rows moved the lowest damping ratios of a
@@ -212,7 +225,7 @@ def modes(system: Any, n_modes: int | None = None, damped: bool | None = None) -
         eigenvalues = np.where(w2 >= 0.0, 1j * np.sqrt(np.abs(w2)), np.sqrt(np.abs(w2)) + 0j)
         zeta = np.zeros_like(omega)
     else:
-        s, phi = _first_order(k_r, c_r if damped else np.zeros_like(c_r), m_r)
+        s, phi = quadratic_eigen(k_r, c_r if damped else np.zeros_like(c_r), m_r)
         omega = np.abs(s)
         zeta = np.where(omega > 0.0, -s.real / np.where(omega > 0.0, omega, 1.0), 0.0)
         order = np.lexsort((s.real, omega))

@@ -87,7 +87,7 @@ class SchemeError:
     period_error : (k,) ndarray of float
         T̄/T − 1 = ωh/ω̄h − 1 [-] (NaN as above).
     decay_per_period : (k,) ndarray of float
-        The amplitude ratio after one true period T = 2π/ω, ``|λ_p|``^(2π/ωh) [-].
+        The amplitude ratio after one true period T = 2π/ω: ``|λ_p|`` to the power 2π/(ωh) [-].
     h : float
         The step [s].
     rho_inf : float

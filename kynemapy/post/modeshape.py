@@ -178,7 +178,7 @@ def animate_mode(
         As :func:`mode_frames`.
     frames : int, default 24
         Phases per cycle.
-    **kwargs
+    **kwargs : Any
         Passed to :func:`kynemapy.post.animate.animate` (``style``, ``view``, ``fps``, ``size``,
         ``dpi``); every frame is drawn.
 
