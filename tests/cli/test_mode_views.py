@@ -44,6 +44,40 @@ node = "blade.root"
 """
 
 
+#: the blade of test_campbell_cli: a 10 m blade on a hub node (prescribed BC, a rigid joint), root at r = 2 m
+ROTOR = """\
+[model]
+gravity = [0, 0, 0]
+
+[step]
+h = 0.01
+
+[[node]]
+name = "hub"
+
+[[beam]]
+name = "blade"
+points = [[0, 0, 0], [10, 0, 0]]
+section_s = [0, 1]
+m_star = [[10, 10, 10, 0.02, 0.01, 0.01], [10, 10, 10, 0.02, 0.01, 0.01]]
+c_star = [[1e9, 1e9, 1e9, 1e5, 1e5, 2e5], [1e9, 1e9, 1e9, 1e5, 1e5, 2e5]]
+order = 6
+quadrature = "gauss"
+quadrature_style = "whole"
+section_refinement = 7
+root_position = [2, 0, 0]
+
+[[constraint]]
+kind = "prescribed_bc"
+node = "hub"
+
+[[constraint]]
+kind = "rigid_joint"
+base = "hub"
+target = "blade.root"
+"""
+
+
 def test_export_of_a_mode_holds_the_scaled_shape_at_each_phase(tmp_path: Path) -> None:
     path = tmp_path / "blade.toml"
     path.write_text(MODEL)
@@ -108,3 +142,21 @@ def test_animate_a_mode_writes_a_gif(tmp_path: Path) -> None:
 
     with Image.open(out) as im:
         assert im.n_frames == 4
+
+
+def test_export_of_a_rotating_mode(tmp_path: Path, capsys) -> None:
+    """``--speed`` (rpm): the mode about the steady rotation (rotating frame); the printed
+    frequency is the rotating cantilever's first flap frequency (the campbell CLI's blade)."""
+    from kynemapy.analytic.beams import rotating_cantilever_frequencies
+
+    path = tmp_path / "rotor.toml"
+    path.write_text(ROTOR)
+    out = tmp_path / "r.vtkhdf"
+    assert main(["export", str(path), "--mode", "1", "--speed", "30", "--frames", "4", "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    f = float(err.split("mode 1: ")[1].split(" Hz")[0])
+    speed = 30.0 * np.pi / 30.0
+    ref = rotating_cantilever_frequencies(10.0, 1e5, 10.0, speed, hub_radius=2.0, n_modes=1)[0] / (2 * np.pi)
+    assert abs(f / ref - 1.0) < 1e-4
+    with h5py.File(out, "r") as h:
+        assert int(h["VTKHDF/Steps"].attrs["NSteps"]) == 4
