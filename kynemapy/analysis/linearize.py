@@ -22,6 +22,12 @@ Newton update uses).  The conjugate generalized forces are a node's world-frame 
 moment [N m], the node loads ``Inputs.f``.  The linearized equations about the state are::
 
     M δq̈ + C δq̇ + K δq + Bᵀ δλ = δf,     B δq = 0.
+
+The engine's matrices multiply the velocity perturbation δv; for a node turning at ω₀ the
+angular one is δω = δθ̇ − ω₀~δθ, so about a spinning state C and K are taken in the rates δq̇:
+``C + M W``, ``K + C W + M Ẇ`` with W = −ω₀~ (Ẇ = −ω̇₀~) on each rotation block (nothing
+changes for nodes at rest; in a rotating frame the frame's terms replace these,
+:mod:`kynemapy.analysis.rotating`).
 """
 
 from __future__ import annotations

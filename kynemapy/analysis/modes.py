@@ -14,12 +14,15 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.linalg
 
 from kynemapy.analysis.linearize import Linearization, linearize
+
+if TYPE_CHECKING:
+    from kynemapy.analysis.scheme import SchemeError
 
 #: :attr:`Linearization.equilibrium_error` above which :func:`modes` warns
 EQUILIBRIUM_TOLERANCE = 1e-6
@@ -63,7 +66,7 @@ class Modes:
     reduced_shapes: np.ndarray
     linearization: Linearization
 
-    def scheme_error(self, h: Any, rho_inf: float | None = None) -> Any:
+    def scheme_error(self, h: Any, rho_inf: float | None = None) -> SchemeError:
         """What the time integrator does to these modes, apart from the physics: the
         generalized-α scheme's numerical damping ratio and period error at each ω_n h
         (:func:`kynemapy.analysis.scheme_error`).
