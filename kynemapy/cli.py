@@ -373,7 +373,17 @@ def _campbell(args: argparse.Namespace) -> int:
         raise ValueError("--speed: speeds must be >= 0 (turn the other way with --axis)")
     speeds = args.speed if args.rad_s else args.speed * RPM
     output = Path(args.output or Path(args.model).with_suffix(".campbell.csv"))
-    result = campbell(mf.model, speeds, axis=args.axis, center=args.center, n_modes=args.modes)
+    blades = None
+    if args.blades:
+        names = [x.strip() for x in args.blades.split(",") if x.strip()]
+        unknown = [x for x in names if x not in mf.beams]
+        if unknown:
+            raise ValueError(
+                f"--blades: no beam named {', '.join(map(repr, unknown))} in {args.model} "
+                f"(its beams: {', '.join(mf.beams) or 'none'})"
+            )
+        blades = [list(mf.beams[x].nodes) for x in names]
+    result = campbell(mf.model, speeds, axis=args.axis, center=args.center, n_modes=args.modes, blades=blades)
     print(result.write_csv(output))
     if not args.no_plot:
         try:
@@ -590,6 +600,12 @@ def parser() -> argparse.ArgumentParser:
     cb.add_argument("--center", type=_vector, default=np.zeros(3), help="a point X,Y,Z [m] on the axis (default 0,0,0)")
     cb.add_argument("--modes", type=_positive, default=10, help="modes to track (default 10)")
     cb.add_argument("--harmonics", type=_positive, nargs="+", default=[1, 3, 6], help="nP lines drawn (default 1 3 6)")
+    cb.add_argument(
+        "--blades",
+        metavar="B1,B2,B3",
+        help="the fixed-frame diagram of a rotor of identical blades (beam names, in the sense of rotation): "
+        "multi-blade coordinates, each mode labelled collective / forward / backward",
+    )
     cb.add_argument("-o", "--output", help="CSV file (default: the model file with .campbell.csv); the PNG beside it")
     cb.add_argument("--no-plot", action="store_true", help="no PNG (no matplotlib needed)")
     cb.set_defaults(func=_campbell)

@@ -120,3 +120,42 @@ def test_what_mbc_modes_refuses() -> None:
         kp.analysis.mbc_modes(st, blades[::-1])  # against the sense of rotation
     with pytest.raises(ValueError, match="not in a rotating frame"):
         kp.analysis.mbc_modes(kp.analysis.linearize(st.model), blades)
+
+
+def three_cantilevers(ei_lag: float = 2.0):
+    length, ei, mass, hub = 1.0, 1.0, 1.0, 0.5
+    ga = 1e6 * ei / length**2
+    m_star, c_star = isotropic_section(ga, ga, 1.0, ei, ei_lag * ei, m=mass, j=(0.0, 0.0, 0.0))
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, 0.0))
+    blades = []
+    for k in range(3):
+        rot = turn(2.0 * np.pi * k / 3)
+        beam = straight_beam(
+            b, length, m_star, c_star, n_elements=2, order=6, origin=rot @ [hub, 0.0, 0.0], direction=rot[:, 0],
+            acceleration=True,
+        )  # fmt: skip
+        b.add_prescribed_bc(beam.root)
+        blades.append(beam.nodes)
+    return b.build(), blades
+
+
+def test_fixed_frame_campbell_diagram(tmp_path) -> None:
+    """``campbell(..., blades=...)``: at each speed the tracked first-flap columns are the
+    reference's ω_f(Ω) (collective) and ω_f(Ω) ± Ω (forward, backward whirl), labelled so."""
+    model, blades = three_cantilevers()
+    speeds = np.array([1.0, 3.0, 6.0])
+    c = kp.analysis.campbell(model, speeds, axis=(0.0, 0.0, 1.0), n_modes=6, blades=blades)
+    assert c.labels is not None and c.labels.shape == (3, 6)
+    for i, speed in enumerate(speeds):
+        flap = rotating_cantilever_frequencies(1.0, 1.0, 1.0, speed, hub_radius=0.5, n_modes=1)[0]
+        expected = {"collective": flap, "forward": flap + speed, "backward": flap - speed}
+        w = 2.0 * np.pi * c.frequency[i]
+        for label, target in expected.items():
+            near = [w[j] for j in range(6) if c.labels[i, j] == label]
+            assert min(abs(x / target - 1.0) for x in near) < 5e-5, (speed, label, near, target)
+    # each column keeps its kind (the whirls stay whirls of one sense)
+    for j in range(6):
+        assert len(set(c.labels[:, j])) == 1, c.labels[:, j]
+    assert c.mac[1:].min() > 0.9
+    rows = c.write_csv(tmp_path / "fixed.csv").read_text().splitlines()
+    assert rows[0].endswith("mode6_kind") and rows[1].split(",")[-6:] == list(c.labels[0])
