@@ -383,7 +383,12 @@ def _campbell(args: argparse.Namespace) -> int:
                 f"(its beams: {', '.join(mf.beams) or 'none'})"
             )
         blades = [list(mf.beams[x].nodes) for x in names]
-    result = campbell(mf.model, speeds, axis=args.axis, center=args.center, n_modes=args.modes, blades=blades)
+    from kynemapy.engine.api import ConvergenceError
+
+    try:
+        result = campbell(mf.model, speeds, axis=args.axis, center=args.center, n_modes=args.modes, blades=blades)
+    except ConvergenceError as exc:  # a message and exit status 2, not a traceback
+        raise ValueError(str(exc)) from exc
     print(result.write_csv(output))
     if not args.no_plot:
         try:
@@ -420,14 +425,19 @@ def _mode_view(args: argparse.Namespace) -> Any:
         raise ValueError(f"--mode: modes are numbered from 1 (the lowest frequency), got {args.mode}")
     if args.frames < 1:
         raise ValueError(f"--frames must be >= 1, got {args.frames}")
+    from kynemapy.engine.api import ConvergenceError
+
     mf = load_model_file(args.result)
-    if args.speed is None:
-        about: Any = static_equilibrium(mf.model)
-    else:
-        if args.speed < 0.0:
-            raise ValueError("--speed must be >= 0 (turn the other way with --axis)")
-        rate = args.speed if args.rad_s else args.speed * RPM
-        about = steady_rotation(mf.model, rate * args.axis / np.linalg.norm(args.axis), args.center)
+    try:
+        if args.speed is None:
+            about: Any = static_equilibrium(mf.model)
+        else:
+            if args.speed < 0.0:
+                raise ValueError("--speed must be >= 0 (turn the other way with --axis)")
+            rate = args.speed if args.rad_s else args.speed * RPM
+            about = steady_rotation(mf.model, rate * args.axis / np.linalg.norm(args.axis), args.center)
+    except ConvergenceError as exc:  # a message and exit status 2, not a traceback
+        raise ValueError(str(exc)) from exc
     m = modes(about)
     if args.mode > m.omega.size:
         raise ValueError(f"--mode {args.mode}: the model has {m.omega.size} modes (numbered 1 to {m.omega.size})")

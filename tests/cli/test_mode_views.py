@@ -160,3 +160,11 @@ def test_export_of_a_rotating_mode(tmp_path: Path, capsys) -> None:
     assert abs(f / ref - 1.0) < 1e-4
     with h5py.File(out, "r") as h:
         assert int(h["VTKHDF/Steps"].attrs["NSteps"]) == 4
+
+
+def test_no_equilibrium_is_a_message_not_a_traceback(tmp_path: Path, capsys) -> None:
+    """A beam with a free end and nothing holding it in a gravity field: no static equilibrium."""
+    path = tmp_path / "free.toml"
+    path.write_text(MODEL.replace("gravity = [0, 0, 0]", "gravity = [0, 0, -9.81]").split("[[constraint]]")[0])
+    assert main(["export", str(path), "--mode", "1"]) == 2
+    assert "static equilibrium not reached" in capsys.readouterr().err
