@@ -6,10 +6,10 @@ against the IEA 15 MW reference turbine report's blade frequencies.
 The report (Gaertner et al. 2020, NREL/TP-5000-75698, table 2-1, as quoted by the Ashes IEA
 15 MW blade eigenfrequency benchmark, simis.io) gives 0.555 Hz first flapwise and 0.642 Hz
 first edgewise.  Kynema's blade data give 0.5065 and 0.6935 Hz with the engine and 0.5066 and
-0.6932 Hz with the independent model: the 9 % gaps (flap lower, edge higher) are in the data —
-Kynema's section properties are not those the report's frequencies were computed from (a
-different blade revision and structural model) — not in the solver, which the independent model
-reproduces to 2e-4 and 4e-4."""
+0.6932 Hz with the independent model: the 9 % gaps (flap lower, edge higher) are in the data,
+not in the solver, which the independent model reproduces to 2e-4 and 4e-4 — Kynema's section
+properties are not those the report's frequencies were computed from (which blade revision or
+structural model differs was not determined)."""
 
 from __future__ import annotations
 
