@@ -314,17 +314,18 @@ def _animate(args: argparse.Namespace) -> int:
         raise ValueError(f"--fps must be >= 1, got {args.fps}")
     if args.max_frames < 1:
         raise ValueError(f"--max-frames must be >= 1, got {args.max_frames}")
-    output = args.output or str(Path(args.result).with_suffix(".gif"))
+    output = args.output or str(Path(args.result).with_suffix(".gif" if args.mode is None else f".mode{args.mode}.gif"))
+    source: Any = args.result if args.mode is None else _mode_view(args)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         path = animate(
-            args.result,
+            source,
             output,
             style=args.style,
             view=(args.elevation, args.azimuth),
             fps=args.fps,
-            max_frames=args.max_frames,
-            every=args.every,
+            max_frames=args.max_frames if args.mode is None else None,
+            every=args.every if args.mode is None else 1,
             magnify=args.magnify,
             progress=not args.no_progress,
         )
@@ -372,7 +373,22 @@ def _campbell(args: argparse.Namespace) -> int:
         raise ValueError("--speed: speeds must be >= 0 (turn the other way with --axis)")
     speeds = args.speed if args.rad_s else args.speed * RPM
     output = Path(args.output or Path(args.model).with_suffix(".campbell.csv"))
-    result = campbell(mf.model, speeds, axis=args.axis, center=args.center, n_modes=args.modes)
+    blades = None
+    if args.blades:
+        names = [x.strip() for x in args.blades.split(",") if x.strip()]
+        unknown = [x for x in names if x not in mf.beams]
+        if unknown:
+            raise ValueError(
+                f"--blades: no beam named {', '.join(map(repr, unknown))} in {args.model} "
+                f"(its beams: {', '.join(mf.beams) or 'none'})"
+            )
+        blades = [list(mf.beams[x].nodes) for x in names]
+    from kynemapy.engine.api import ConvergenceError
+
+    try:
+        result = campbell(mf.model, speeds, axis=args.axis, center=args.center, n_modes=args.modes, blades=blades)
+    except ConvergenceError as exc:  # a message and exit status 2, not a traceback
+        raise ValueError(str(exc)) from exc
     print(result.write_csv(output))
     if not args.no_plot:
         try:
@@ -394,9 +410,52 @@ def _campbell(args: argparse.Namespace) -> int:
     return 0
 
 
+def _mode_view(args: argparse.Namespace) -> Any:
+    """The mode ``--mode K`` (1-based) of the model file ``args.result`` over one cycle: about its
+    static equilibrium under gravity, or with ``--speed`` about the steady rotation (rotating
+    frame); ``ModeFrames`` for the animation and the ParaView writers."""
+    from kynemapy.analysis import modes, static_equilibrium, steady_rotation
+    from kynemapy.analysis.campbell import RPM
+    from kynemapy.model.file import load_model_file
+    from kynemapy.post.modeshape import mode_frames
+
+    if Path(args.result).suffix.lower() != ".toml":
+        raise ValueError(f"--mode needs a model file (.toml), got {args.result}")
+    if args.mode < 1:
+        raise ValueError(f"--mode: modes are numbered from 1 (the lowest frequency), got {args.mode}")
+    if args.frames < 1:
+        raise ValueError(f"--frames must be >= 1, got {args.frames}")
+    from kynemapy.engine.api import ConvergenceError
+
+    mf = load_model_file(args.result)
+    try:
+        if args.speed is None:
+            about: Any = static_equilibrium(mf.model)
+        else:
+            if args.speed < 0.0:
+                raise ValueError("--speed must be >= 0 (turn the other way with --axis)")
+            rate = args.speed if args.rad_s else args.speed * RPM
+            about = steady_rotation(mf.model, rate * args.axis / np.linalg.norm(args.axis), args.center)
+    except ConvergenceError as exc:  # a message and exit status 2, not a traceback
+        raise ValueError(str(exc)) from exc
+    m = modes(about)
+    if args.mode > m.omega.size:
+        raise ValueError(f"--mode {args.mode}: the model has {m.omega.size} modes (numbered 1 to {m.omega.size})")
+    view = mode_frames(m, args.mode - 1, args.amplitude, args.frames, name=f"{Path(args.result).name} mode {args.mode}")
+    print(
+        f"mode {args.mode}: {m.frequency[args.mode - 1]:.6g} Hz, damping ratio {m.damping_ratio[args.mode - 1]:.3g}",
+        file=sys.stderr,
+    )
+    return view
+
+
 def _export(args: argparse.Namespace) -> int:
     from kynemapy.io.vtkhdf import write_vtkhdf
 
+    if args.mode is not None:
+        output = args.output or str(Path(args.result).with_suffix(f".mode{args.mode}.vtkhdf"))
+        print(write_vtkhdf(_mode_view(args), output))
+        return 0
     print(write_vtkhdf(args.result, args.output, every=args.every))
     return 0
 
@@ -417,6 +476,22 @@ def _compile(args: argparse.Namespace) -> int:
     seconds = compile_all(jobs=args.jobs, progress=not args.quiet)
     print(f"kernels compiled or loaded in {seconds:.0f} s; cached in {cache_location()}")
     return 0
+
+
+def _mode_options(p: argparse.ArgumentParser) -> None:
+    """``--mode K`` and its options (animate, export): RESULT is then a model file."""
+    g = p.add_argument_group(
+        "mode shapes", "with --mode, the first argument is a model file (.toml): one of its modes over one cycle"
+    )
+    g.add_argument(
+        "--mode", type=int, metavar="K", help="draw mode K (1: the lowest frequency) about the static equilibrium"
+    )
+    g.add_argument("--speed", type=float, help="about the steady rotation at this speed (rpm unless --rad-s)")
+    g.add_argument("--rad-s", action="store_true", help="--speed in rad/s")
+    g.add_argument("--axis", type=_vector, default=np.array([0.0, 0.0, 1.0]), help="rotation axis (default 0,0,1)")
+    g.add_argument("--center", type=_vector, default=np.zeros(3), help="a point X,Y,Z [m] on the axis (default 0,0,0)")
+    g.add_argument("--amplitude", type=float, help="largest displacement drawn [m] (default: a tenth of the model)")
+    g.add_argument("--frames", type=int, default=24, help="phases per cycle (default 24)")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -456,7 +531,7 @@ def parser() -> argparse.ArgumentParser:
     plot.add_argument("-o", "--output-dir", help="directory for the PNGs (default: next to the file)")
     plot.set_defaults(func=_plot)
     an = sub.add_parser("animate", help="write an animation (GIF, or MP4 with ffmpeg) of a result file")
-    an.add_argument("result", help="HDF5 result file written by kynemapy run")
+    an.add_argument("result", help="HDF5 result file written by kynemapy run (with --mode: a model file)")
     an.add_argument("-o", "--output", help="run.gif or run.mp4 (default: the result file with .gif)")
     an.add_argument("--style", choices=("box", "frame"), default="box", help="bodies as inertia boxes or axes")
     an.add_argument("--elevation", type=float, default=25.0, help="camera elevation [deg] (default 25)")
@@ -466,11 +541,13 @@ def parser() -> argparse.ArgumentParser:
     an.add_argument("--every", type=int, help="draw every K-th row instead of --max-frames")
     an.add_argument("--magnify", type=float, default=1.0, help="magnify the motion from the first row (default 1)")
     an.add_argument("--no-progress", action="store_true", help="no frame counter")
+    _mode_options(an)
     an.set_defaults(func=_animate)
     ex = sub.add_parser("export", help="write a VTKHDF file (ParaView, with time) beside a result file")
-    ex.add_argument("result", help="HDF5 result file written by kynemapy run")
+    ex.add_argument("result", help="HDF5 result file written by kynemapy run (with --mode: a model file)")
     ex.add_argument("-o", "--output", help="the .vtkhdf file (default: the result file with .vtkhdf)")
     ex.add_argument("--every", type=int, default=1, help="write every K-th row (default 1)")
+    _mode_options(ex)
     ex.set_defaults(func=_export)
     sw = sub.add_parser(
         "sweep", help="run a TOML model once per parameter set (a grid of --set values) on Dask, one HDF5 file each"
@@ -533,6 +610,12 @@ def parser() -> argparse.ArgumentParser:
     cb.add_argument("--center", type=_vector, default=np.zeros(3), help="a point X,Y,Z [m] on the axis (default 0,0,0)")
     cb.add_argument("--modes", type=_positive, default=10, help="modes to track (default 10)")
     cb.add_argument("--harmonics", type=_positive, nargs="+", default=[1, 3, 6], help="nP lines drawn (default 1 3 6)")
+    cb.add_argument(
+        "--blades",
+        metavar="B1,B2,B3",
+        help="the fixed-frame diagram of a rotor of identical blades (beam names, in the sense of rotation): "
+        "multi-blade coordinates, each mode labelled collective / forward / backward",
+    )
     cb.add_argument("-o", "--output", help="CSV file (default: the model file with .campbell.csv); the PNG beside it")
     cb.add_argument("--no-plot", action="store_true", help="no PNG (no matplotlib needed)")
     cb.set_defaults(func=_campbell)

@@ -1,4 +1,5 @@
-"""Campbell diagrams: rotating-frame modes over rotor speed, tracked by their shapes.
+"""Campbell diagrams: rotating-frame modes over rotor speed, tracked by their shapes (or, for a
+rotor of identical blades, its fixed-frame modes in multi-blade coordinates: ``blades=``).
 
 :func:`campbell` finds the steady rotation at each speed (:func:`steady_rotation`, each speed
 starting from the previous one's state), linearizes it in the rotating frame and takes its
@@ -20,6 +21,7 @@ import numpy as np
 import scipy.optimize
 
 from kynemapy.analysis.linearize import linearize
+from kynemapy.analysis.mbc import RotorModes, mbc_modes
 from kynemapy.analysis.modes import Modes, modes
 from kynemapy.analysis.rotating import SteadyRotation, steady_rotation
 
@@ -69,10 +71,15 @@ class Campbell:
         speed): a low value (below about 0.8) says the tracking was uncertain there.
     index : (s, k) ndarray of int64
         The index of mode j in ``modes[i]`` (sorted by frequency).
-    modes : tuple of Modes
-        The modes at each speed (the lowest ``n_modes + extra``).
+    modes : tuple of Modes or RotorModes
+        The modes at each speed (the lowest ``n_modes + extra``): rotating-frame
+        :class:`Modes`, or fixed-frame :class:`RotorModes` (``blades`` given).
     states : tuple of SteadyRotation
         The steady rotation at each speed.
+    labels : (s, k) ndarray of str or None, default None
+        In the fixed frame (multi-blade coordinates), each tracked mode's kind at each speed
+        (``collective``, ``forward``, ``backward``, ...: :meth:`RotorModes.labels`); None in the
+        rotating frame.
     """
 
     speeds: np.ndarray
@@ -81,8 +88,9 @@ class Campbell:
     damping_ratio: np.ndarray
     mac: np.ndarray
     index: np.ndarray
-    modes: tuple[Modes, ...]
+    modes: tuple[Modes | RotorModes, ...]
     states: tuple[SteadyRotation, ...]
+    labels: np.ndarray | None = None
 
     @property
     def rpm(self) -> np.ndarray:
@@ -112,6 +120,7 @@ class Campbell:
                 + [f"mode{j + 1}_hz" for j in range(k)]
                 + [f"mode{j + 1}_zeta" for j in range(k)]
                 + [f"mode{j + 1}_mac" for j in range(k)]
+                + ([f"mode{j + 1}_kind" for j in range(k)] if self.labels is not None else [])
             )
             for i, speed in enumerate(self.speeds):
                 w.writerow(
@@ -119,6 +128,7 @@ class Campbell:
                     + [f"{x:.9g}" for x in self.frequency[i]]
                     + [f"{x:.6g}" for x in self.damping_ratio[i]]
                     + [f"{x:.6f}" for x in self.mac[i]]
+                    + (list(self.labels[i]) if self.labels is not None else [])
                 )
         return path
 
@@ -159,7 +169,11 @@ class Campbell:
         ax.set_ylim(0.0, top)
         ax.set_xlabel("rotor speed [rpm]" if rpm else "rotor speed [rad/s]")
         ax.set_ylabel("frequency [Hz]")
-        ax.set_title("Campbell diagram (rotating frame)")
+        ax.set_title(
+            "Campbell diagram (rotating frame)"
+            if self.labels is None
+            else "Campbell diagram (fixed frame, multi-blade coordinates)"
+        )
         ax.grid(True, alpha=0.3)
         if self.frequency.shape[1] <= 12:
             ax.legend(fontsize=7, loc="upper left")
@@ -177,6 +191,7 @@ def campbell(
     center: Any = (0.0, 0.0, 0.0),
     n_modes: int = 10,
     extra: int | None = None,
+    blades: Any = None,
 ) -> Campbell:
     """Rotating-frame modes of a structure turning about an axis, over speeds, tracked by MAC.
 
@@ -202,6 +217,12 @@ def campbell(
     extra : int or None, default None
         Further modes at each speed that a followed mode may be matched to (modes rising past
         the highest followed one); None: max(4, n_modes // 2).
+    blades : sequence of sequences of int or None, default None
+        The node ids of each of N >= 3 identical blades, in the sense of rotation
+        (:func:`mbc_modes`): the diagram in the fixed frame, by multi-blade coordinates, each
+        mode labelled collective, forward or backward whirl, ...  None: the rotating frame.  At
+        Ω = 0 the forward and backward whirls coincide, so a sweep from rest matches them to the
+        next speed's with MAC ≈ 0.5 (reported as uncertain; the frequencies are the same).
 
     Returns
     -------
@@ -232,10 +253,15 @@ def campbell(
     macs = np.ones((w.size, n_modes))
     index = np.zeros((w.size, n_modes), dtype=np.int64)
     previous: np.ndarray | None = None
+    all_labels: list[list[str]] = []
     for i, speed in enumerate(w):
         st = steady_rotation(start, speed * a, center)
         start = st
-        m = modes(linearize(st), n_modes=pool)
+        if blades is None:
+            m: Modes | RotorModes = modes(linearize(st), n_modes=pool)
+        else:
+            m = mbc_modes(st, blades, axis=a, center=center, n_modes=pool)
+            all_labels.append(m.labels())
         if m.omega.size < n_modes:
             raise ValueError(f"campbell: {m.omega.size} modes at {speed:g} rad/s, fewer than n_modes = {n_modes}")
         if previous is None:
@@ -252,4 +278,7 @@ def campbell(
         previous = m.shapes[:, pick]
         all_modes.append(m)
         states.append(st)
-    return Campbell(w, a, freq, zeta, macs, index, tuple(all_modes), tuple(states))
+    labels = None
+    if blades is not None:
+        labels = np.array([[all_labels[i][j] for j in index[i]] for i in range(w.size)], dtype=object)
+    return Campbell(w, a, freq, zeta, macs, index, tuple(all_modes), tuple(states), labels)

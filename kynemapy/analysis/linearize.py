@@ -22,6 +22,12 @@ Newton update uses).  The conjugate generalized forces are a node's world-frame 
 moment [N m], the node loads ``Inputs.f``.  The linearized equations about the state are::
 
     M δq̈ + C δq̇ + K δq + Bᵀ δλ = δf,     B δq = 0.
+
+The engine's matrices multiply the velocity perturbation δv; for a node turning at ω₀ the
+angular one is δω = δθ̇ − ω₀~δθ, so about a spinning state C and K are taken in the rates δq̇:
+``C + M W``, ``K + C W + M Ẇ`` with W = −ω₀~ (Ẇ = −ω̇₀~) on each rotation block (nothing
+changes for nodes at rest; in a rotating frame the frame's terms replace these,
+:mod:`kynemapy.analysis.rotating`).
 """
 
 from __future__ import annotations
@@ -434,6 +440,37 @@ class Linearization:
         return StateSpace(a, b, c, np.zeros((c.shape[0], b.shape[1])))
 
 
+def _spinning_nodes(
+    model: Model, state: State, m: scipy.sparse.csc_matrix, c: scipy.sparse.csc_matrix, k: scipy.sparse.csc_matrix
+) -> tuple[scipy.sparse.csc_matrix, scipy.sparse.csc_matrix]:
+    """C and K in the rates of the coordinates, δq̇, for nodes that turn at the state.
+
+    The engine's matrices multiply the velocity perturbation δv; a node's angular velocity
+    perturbation is δω = δθ̇ − ω₀~δθ for ``R = exp(δθ~) R₀`` turning at ω₀ (δu̇ = δv for the
+    displacements).  With W (−ω₀~ on each rotation block) and Ẇ (−ω̇₀~),
+    ``M δv̇ + C δv + K δq = M δq̈ + (C + M W) δq̇ + (K + C W + M Ẇ) δq``.  Zero ω₀: unchanged."""
+    dofs = np.asarray(model.node_dofs)
+    rotating = np.flatnonzero(dofs == 6)
+    w = np.asarray(state.v)[rotating, 3:]
+    wd = np.asarray(state.vd)[rotating, 3:]
+    if rotating.size == 0 or not (np.any(w != 0.0) or np.any(wd != 0.0)):
+        return c, k
+    n = int(model.n_system_dofs)
+    first = np.asarray(model.node_map)[rotating] + 3
+    i, j = np.meshgrid(np.arange(3), np.arange(3), indexing="ij")
+    rows = (first[:, None, None] + i[None]).ravel()
+    cols = (first[:, None, None] + j[None]).ravel()
+
+    def minus_skew(a: np.ndarray) -> scipy.sparse.csc_matrix:
+        blocks = np.zeros((a.shape[0], 3, 3))
+        blocks[:, 0, 1], blocks[:, 0, 2], blocks[:, 1, 2] = a[:, 2], -a[:, 1], a[:, 0]
+        blocks[:, 1, 0], blocks[:, 2, 0], blocks[:, 2, 1] = -a[:, 2], a[:, 1], -a[:, 0]
+        return scipy.sparse.csc_matrix((blocks.ravel(), (rows, cols)), shape=(n, n))
+
+    w_mat, wd_mat = minus_skew(w), minus_skew(wd)
+    return (c + m @ w_mat).tocsc(), (k + c @ w_mat + m @ wd_mat).tocsc()
+
+
 def linearize(
     system: Any,
     state: State | None = None,
@@ -507,6 +544,8 @@ def linearize(
     if frame_rate is not None:
         frame_rate = np.asarray(frame_rate, dtype=float).reshape(3).copy()
         parts["C"], parts["K"] = rotating_frame_matrices(model, parts["M"], parts["C"], parts["K"], frame_rate)
+    else:
+        parts["C"], parts["K"] = _spinning_nodes(model, given_state, parts["M"], parts["C"], parts["K"])
     return Linearization(
         model, copy_state(model, given_state), copy_inputs(model, given_inputs),
         parts["M"], parts["C"], parts["K"], parts["B"], residual, dof_node, dof_component, frame_rate,

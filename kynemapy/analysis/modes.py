@@ -14,12 +14,15 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.linalg
 
 from kynemapy.analysis.linearize import Linearization, linearize
+
+if TYPE_CHECKING:
+    from kynemapy.analysis.scheme import SchemeError
 
 #: :attr:`Linearization.equilibrium_error` above which :func:`modes` warns
 EQUILIBRIUM_TOLERANCE = 1e-6
@@ -62,6 +65,27 @@ class Modes:
     shapes: np.ndarray
     reduced_shapes: np.ndarray
     linearization: Linearization
+
+    def scheme_error(self, h: Any, rho_inf: float | None = None) -> SchemeError:
+        """What the time integrator does to these modes, apart from the physics: the
+        generalized-α scheme's numerical damping ratio and period error at each ω_n h
+        (:func:`kynemapy.analysis.scheme_error`).
+
+        Parameters
+        ----------
+        h : float [s] or StepParameters
+            The step, or the step parameters (their h and ρ∞).
+        rho_inf : float or None, default None
+            ρ∞ in [0, 1]; None: from ``h`` when it is StepParameters.
+
+        Returns
+        -------
+        SchemeError
+            Per mode: ω_n h, spectral radius, numerical damping ratio ζ̄, period error T̄/T − 1.
+        """
+        from kynemapy.analysis.scheme import scheme_error
+
+        return scheme_error(self.omega, h, rho_inf)
 
     def node_shape(self, mode: int, node: int) -> np.ndarray:
         """One node's part of a mode shape, zero where the node has no DOF.
@@ -113,16 +137,32 @@ def _undamped(k_r: np.ndarray, m_r: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     return w2[order], phi[:, order] * np.sqrt(w2[order])
 
 
-def _first_order(k_r: np.ndarray, c_r: np.ndarray, m_r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(s (k,), shapes (r, k)) of ``(s² M + s C + K) φ = 0``: finite eigenvalues with Im s >= 0.
+def quadratic_eigen(k_r: np.ndarray, c_r: np.ndarray, m_r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The finite eigenvalues with Im s >= 0 of ``(s² M + s C + K) φ = 0`` (first-order form).
 
     The lowest eigenvalues carry round-off of about ε times the largest ones (relative 1e-8 for
-    a beam whose axial and shear frequencies are 3e4 times its first bending frequency)."""
+    a beam whose axial and shear frequencies are 3e4 times its first bending frequency).
+
+    Parameters
+    ----------
+    k_r, c_r, m_r : (r, r) ndarray of float
+        The stiffness, damping and mass matrices.
+
+    Returns
+    -------
+    s : (k,) ndarray of complex
+        The eigenvalues [1/s] (one per complex pair; real ones each a mode of their own).
+    shapes : (r, k) ndarray of complex
+        The eigenvectors' displacement part.
+    """
     r = m_r.shape[0]
     # the rates scaled by w0 = √(max|K|/max|M|) (state (η, η̇/w0)): the two block rows of the pencil
     # of equal size; unscaled, round-off in the stiff rows moved the lowest damping ratios of a
     # beam (ω from 3.5 to 1e5 rad/s) by 2e-5 relative, scaled by 4e-8
-    w0 = np.sqrt(max(np.abs(k_r).max(initial=0.0), 1e-300) / max(np.abs(m_r).max(initial=0.0), 1e-300))
+    # (with no stiffness at all, a free spinning body, the gyroscopic rate max|C|/max|M| instead)
+    k_max, c_max = np.abs(k_r).max(initial=0.0), np.abs(c_r).max(initial=0.0)
+    m_max = max(np.abs(m_r).max(initial=0.0), 1e-300)
+    w0 = np.sqrt(k_max / m_max) if k_max > 0.0 else (c_max / m_max if c_max > 0.0 else 1.0)
     a = np.zeros((2 * r, 2 * r))
     a[:r, r:] = w0 * np.eye(r)
     a[r:, :r] = -k_r
@@ -188,7 +228,7 @@ def modes(system: Any, n_modes: int | None = None, damped: bool | None = None) -
         eigenvalues = np.where(w2 >= 0.0, 1j * np.sqrt(np.abs(w2)), np.sqrt(np.abs(w2)) + 0j)
         zeta = np.zeros_like(omega)
     else:
-        s, phi = _first_order(k_r, c_r if damped else np.zeros_like(c_r), m_r)
+        s, phi = quadratic_eigen(k_r, c_r if damped else np.zeros_like(c_r), m_r)
         omega = np.abs(s)
         zeta = np.where(omega > 0.0, -s.real / np.where(omega > 0.0, omega, 1.0), 0.0)
         order = np.lexsort((s.real, omega))

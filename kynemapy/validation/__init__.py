@@ -22,6 +22,11 @@ cases; their tests are ``tests/verification/test_beam_cases.py``):
     beam_beamdyn_dynamic  Kynema's dynamic composite beam against its BeamDyn CSV
     beam_iea15_blade      Kynema's IEA 15 MW blade under a tip load against its BeamDyn CSV
     beam_energy           free-flying beam: energy and momenta, convergence order in h
+
+The modes cases (:data:`MODE_CASES`; tests ``tests/verification/test_mode_cases.py``):
+
+    modes                 pendulums, cantilevers (tip mass), rotating cantilever, sleeping top,
+                          3-blade rotor (multi-blade coordinates), the scheme's period error
 """
 
 from __future__ import annotations
@@ -42,8 +47,10 @@ BEAM_CASES: tuple[str, ...] = (
     "beam_iea15_blade",
     "beam_energy",
 )
+#: the linearization and modes cases
+MODE_CASES: tuple[str, ...] = ("modes",)
 #: every case ``kynemapy validate`` runs by default
-ALL_CASES: tuple[str, ...] = CASES + BEAM_CASES
+ALL_CASES: tuple[str, ...] = CASES + BEAM_CASES + MODE_CASES
 
 
 def case_module(name: str) -> ModuleType:
@@ -87,4 +94,15 @@ def run_case(name: str, quick: bool = False) -> CaseResult:
     return case_module(name).run(quick=quick)
 
 
-__all__ = ["ALL_CASES", "BEAM_CASES", "CASES", "CaseResult", "Check", "Table", "case_module", "check", "run_case"]
+__all__ = [
+    "ALL_CASES",
+    "BEAM_CASES",
+    "CASES",
+    "MODE_CASES",
+    "CaseResult",
+    "Check",
+    "Table",
+    "case_module",
+    "check",
+    "run_case",
+]
