@@ -81,6 +81,14 @@ class StepControl:
         of h excites the spurious roots of generalized-α a little, and the second
         difference of ``a`` that v⃜ needs amplifies that noise by 1/h
         (docs/step-control.md has the measurements).
+    scheme : {"generalized-alpha", "extrapolated"}, default "generalized-alpha"
+        ``"generalized-alpha"``: Kynema's step with the step size chosen step by step (above).
+        ``"extrapolated"``: the fourth-order Richardson extrapolation of it
+        (:mod:`kynemapy.run.extrapolation`): three integrations of the whole interval with
+        the steps h, h/2, h/4 combined at the multiples of h, with a global error estimate at
+        each of them; h is constant within a call and chosen from ``rtol``/``atol`` (a call
+        whose estimate exceeds the tolerance anywhere is redone from its start with a smaller
+        h).  ``scope``, ``velocity_error`` and a ``loads`` function do not apply to it.
 
     Raises
     ------
@@ -99,6 +107,7 @@ class StepControl:
     max_attempts: int = 30
     scope: str = "step"
     velocity_error: bool = False
+    scheme: str = "generalized-alpha"
 
     def __post_init__(self) -> None:
         for name in ("rtol", "atol"):
@@ -124,6 +133,12 @@ class StepControl:
                 "StepControl: velocity_error is not available with scope='run' (the noise a change of h leaves in "
                 "the second difference of a does not shrink with h there, and h collapses to h_min)"
             )
+        if self.scheme not in STEP_SCHEMES:
+            raise ValueError(
+                f"StepControl: scheme must be one of {', '.join(map(repr, STEP_SCHEMES))}, got {self.scheme!r}"
+            )
+        if self.scheme == "extrapolated" and self.velocity_error:
+            raise ValueError("StepControl: velocity_error applies to scheme='generalized-alpha' only")
         if isinstance(self.max_attempts, bool) or not isinstance(self.max_attempts, int) or self.max_attempts < 1:
             raise ValueError(f"StepControl: max_attempts must be an integer >= 1, got {self.max_attempts!r}")
 
@@ -134,6 +149,8 @@ class StepControl:
 HOLD_FACTOR = 1.5
 #: the scopes of the tolerance (:attr:`StepControl.scope`)
 SCOPES = ("step", "run")
+#: the schemes of :attr:`StepControl.scheme`
+STEP_SCHEMES = ("generalized-alpha", "extrapolated")
 
 
 def _real(value: object) -> bool:
@@ -536,6 +553,11 @@ def advance_to(
         raise ValueError("advance_to: step-size control needs a dynamic simulation (StepParameters(dynamic=True))")
     if loads is not None and not callable(loads):
         raise TypeError(f"advance_to: loads must be a callable loads(sim, t), got {type(loads).__name__}")
+    if control.scheme == "extrapolated" and loads is not None:
+        raise ValueError(
+            "advance_to: scheme='extrapolated' integrates the whole interval in compiled calls with the inputs "
+            "held: a loads function does not apply (set the loads before, or use scheme='generalized-alpha')"
+        )
     t_end = float(t_end)
     t0 = float(sim.time)
     if not math.isfinite(t_end) or t_end < t0:
@@ -545,6 +567,10 @@ def advance_to(
         not np.all(np.isfinite(outputs)) or np.any(np.diff(outputs) < 0.0) or outputs[0] < t0 or outputs[-1] > t_end
     ):
         raise ValueError(f"advance_to: output_times must be finite, increasing and within [{t0}, {t_end}] s")
+    if control.scheme == "extrapolated":
+        from kynemapy.run.extrapolation import advance_extrapolated
+
+        return advance_extrapolated(sim, t_end, control, outputs)
     params = sim.params
     node_dofs = np.asarray(sim.model.node_dofs)
     n_nodes = sim.state.q.shape[0]
