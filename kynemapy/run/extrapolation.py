@@ -6,7 +6,7 @@ generalized-α step three times, with the step sizes h, h/2 and h/4 (each one co
 the engine, unchanged, recording the state at the multiples of h), and the three solutions are
 combined at each multiple of h so that the h² and h³ terms of the global error cancel::
 
-    T = w₁ y_h + w₂ y_{h/2} + w₄ y_{h/4},   (w₁, w₂, w₄) = (1/3, −2, 8/3)
+    T = w₁ y_h + w₂ y_{h/2} + w₄ y_{h/4},   (w₁, w₂, w₄) = (1, −12, 32)/21
 
 (``Σ w = 1``, ``Σ w (h/n)² = 0``, ``Σ w (h/n)³ = 0``).  Displacements and velocities are combined
 as vectors; rotations in the tangent space of the finest solution's rotation,
