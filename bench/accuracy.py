@@ -190,12 +190,16 @@ def mujoco_rk4(h: float, reference: np.ndarray) -> tuple[float, float]:
 
 def cost_at(points: list[tuple[float, float, str]], target: float) -> tuple[float, str] | None:
     """CPU ms for the error ``target``: log-log interpolation between the two bracketing points
-    (error, ms, setting) ordered by cost; None when no pair brackets it."""
+    (error, ms, setting) ordered by cost; when every setting's error is below the target, the
+    cheapest one's cost (an upper bound, marked "<="); None otherwise."""
     pts = sorted(points, key=lambda p: p[1])
     for (e0, c0, s0), (e1, c1, s1) in itertools.pairwise(pts):
         if e0 >= target >= e1 and e0 > e1:
             f = math.log(e0 / target) / math.log(e0 / e1)
             return math.exp(math.log(c0) + f * math.log(c1 / c0)), f"{s0} … {s1}"
+    below = [p for p in pts if p[0] <= target]
+    if below and all(p[0] <= target for p in pts):  # every setting does better: the cheapest one bounds the cost
+        return below[0][1], f"<=, {below[0][2]}: error {below[0][0]:.1e}"
     return None
 
 
