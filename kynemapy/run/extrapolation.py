@@ -41,6 +41,10 @@ POWERS = (2, 3)
 ESTIMATE_ORDER = 4.0
 #: the factor on h after a call whose Newton iteration failed somewhere
 NEWTON_FAILURE_FACTOR = 0.5
+#: a call with a smaller h whose estimate is above this fraction of the last one's has stalled
+#: (the truncation error falls by (h_new/h_old)⁴ < 0.66); after MAX_STALLS of them the run stops
+STALL_FACTOR = 0.5
+MAX_STALLS = 2
 
 
 def extrapolation_weights(divisions: Sequence[int], powers: Sequence[int]) -> np.ndarray:
@@ -378,6 +382,8 @@ def advance_extrapolated(sim: Any, t_end: float, control: Any, outputs: np.ndarr
     node_dofs = np.asarray(sim.model.node_dofs)
     rejected = newton_failures = 0
     start = sim.save_state()
+    previous: float | None = None  # the estimate of the last call that converged
+    stalls = 0
     run: ExtrapolatedRun | None = None
     failure: ConvergenceError | None = None
     for _attempt in range(control.max_attempts):
@@ -394,6 +400,23 @@ def advance_extrapolated(sim: Any, t_end: float, control: Any, outputs: np.ndarr
             if err <= 1.0:
                 break
             rejected += 1
+            if previous is not None and err > STALL_FACTOR * previous:
+                stalls += 1  # a smaller h and no smaller estimate: noise, not truncation error
+                if stalls >= MAX_STALLS:
+                    sim.restore_state(start)
+                    raise ConvergenceError(
+                        f"advance_to (scheme='extrapolated') stopped at t = {t0:.9g} s: the estimated error does "
+                        f"not fall with h (estimate {err:.3g} × the tolerance at h = {run.h:.3g} s, "
+                        f"{previous:.3g} × at a larger h; largest at t = {float(run.time[int(np.argmax(norms))]):.6g} "
+                        "s): it is the noise of the Newton solutions (StepParameters atol/rtol) or round-off, "
+                        "which extrapolation amplifies, not the truncation error; ask for a larger tolerance or "
+                        "tighten the Newton tolerances; the state is that of the start",
+                        t0,
+                        int(start.step[0]),
+                        (),
+                        -1,
+                    )
+            previous = err
             # the estimate (the two-level combination's error) falls like h⁴ on the heavy top and the
             # hinged double pendulum (ρ∞ = 0.9; its h³ term is small there): exponent 1/4
             h = run.h * max(control.fac_min, min(0.9, control.safety * err ** (-1.0 / ESTIMATE_ORDER)))
