@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -32,6 +32,18 @@ from kynemapy.engine.api import ConvergenceError
 from kynemapy.engine.entry import ADVANCE
 from kynemapy.engine.step import CONVERGED, NEEDS_MEMORY
 from kynemapy.run.failure import failure_text
+from kynemapy.run.stepcontrol import (
+    ControlledRun,
+    StepControl,
+    checked_arguments,
+    conjugate,
+    dof_mask,
+    hermite,
+    quat_product,
+    rotation_quaternions,
+    rotation_vectors,
+    stopped_error,
+)
 
 #: the step sizes of the levels, as divisions of the coarse step h
 DIVISIONS = (1, 2, 4)
@@ -90,14 +102,12 @@ def combine(q: np.ndarray, v: np.ndarray, weights: np.ndarray) -> tuple[np.ndarr
     v : (..., 6) ndarray of float
         The combined velocities.
     """
-    from kynemapy.run.stepcontrol import _conjugate, _quat_product, rotation_quaternions, rotation_vectors
-
     w = np.asarray(weights, dtype=np.float64)
     shape = (-1,) + (1,) * (q.ndim - 1)
     u = np.sum(w.reshape(shape) * q[..., :3], axis=0)
     ref = q[-1, ..., 3:]
-    phi = np.sum(w[:-1].reshape(shape) * rotation_vectors(_quat_product(q[:-1, ..., 3:], _conjugate(ref))), axis=0)
-    r = _quat_product(rotation_quaternions(phi), ref)
+    phi = np.sum(w[:-1].reshape(shape) * rotation_vectors(quat_product(q[:-1, ..., 3:], conjugate(ref))), axis=0)
+    r = quat_product(rotation_quaternions(phi), ref)
     return np.concatenate([u, r], axis=-1), np.sum(w.reshape(shape) * v, axis=0)
 
 
@@ -230,10 +240,8 @@ def extrapolate(sim: Any, t_end: float, h: float) -> ExtrapolatedRun:
         qs[j, 1:], vs[j, 1:] = _fields(layout, rows, n_nodes)
     q, v = combine(qs, vs, extrapolation_weights(DIVISIONS, POWERS))
     q2, _ = combine(qs[1:], vs[1:], extrapolation_weights(DIVISIONS[1:], POWERS[:1]))
-    from kynemapy.run.stepcontrol import _conjugate, _quat_product, rotation_vectors
-
     difference = np.concatenate(
-        [q[..., :3] - q2[..., :3], rotation_vectors(_quat_product(q[..., 3:], _conjugate(q2[..., 3:])))], axis=-1
+        [q[..., :3] - q2[..., :3], rotation_vectors(quat_product(q[..., 3:], conjugate(q2[..., 3:])))], axis=-1
     )
     sim.state.step[0] = saved.step[0] + n_coarse
     return ExtrapolatedRun(
@@ -262,15 +270,13 @@ def set_state(sim: Any, q: np.ndarray, v: np.ndarray, time: float) -> None:
     time : float
         The time [s].
     """
-    from kynemapy.run.stepcontrol import _quat_product
-
     state = sim.state
     x0 = np.asarray(sim.model.x0)
     state.q[...] = q
     state.q_prev[...] = q
     state.v[...] = v
     state.x[:, :3] = x0[:, :3] + q[:, :3]
-    state.x[:, 3:] = _quat_product(q[:, 3:], x0[:, 3:])
+    state.x[:, 3:] = quat_product(q[:, 3:], x0[:, 3:])
     state.time[0] = time
     sim.compute_consistent_accelerations()
     state.a[...] = state.vd
@@ -297,9 +303,7 @@ def estimate_norms(control: Any, node_dofs: np.ndarray, run: ExtrapolatedRun) ->
     (M + 1,) ndarray of float
         The norm at each grid point (0 where no node has DOFs).
     """
-    from kynemapy.run.stepcontrol import _dof_mask
-
-    mask = _dof_mask(node_dofs)
+    mask = dof_mask(node_dofs)
     if not mask.any():
         return np.zeros(run.time.size)
     w = np.ones(run.difference.shape)
@@ -326,8 +330,6 @@ def dense_output(run: ExtrapolatedRun, outputs: np.ndarray) -> tuple[np.ndarray,
     v : (T, N, 6) ndarray of float
         Velocities at ``outputs``.
     """
-    from kynemapy.run.stepcontrol import hermite
-
     n_nodes = run.q.shape[1]
     q_out = np.zeros((outputs.size, n_nodes, 7))
     v_out = np.zeros((outputs.size, n_nodes, 6))
@@ -345,7 +347,20 @@ def dense_output(run: ExtrapolatedRun, outputs: np.ndarray) -> tuple[np.ndarray,
     return q_out, v_out
 
 
-def advance_extrapolated(sim: Any, t_end: float, control: Any, outputs: np.ndarray) -> Any:
+def advance_to(
+    sim: Any,
+    t_end: float,
+    control: StepControl,
+    output_times: Sequence[float] | np.ndarray | None = None,
+    loads: Callable[[Any, float], None] | None = None,
+) -> ControlledRun:
+    """:meth:`kynemapy.Simulation.advance_to` with ``StepControl(scheme="extrapolated")`` (the
+    arguments checked as for generalized-α; ``loads`` must be None)."""
+    t_end, outputs = checked_arguments(sim, t_end, control, output_times, loads)
+    return advance_extrapolated(sim, t_end, control, outputs)
+
+
+def advance_extrapolated(sim: Any, t_end: float, control: StepControl, outputs: np.ndarray) -> ControlledRun:
     """:meth:`Simulation.advance_to` with ``StepControl(scheme="extrapolated")``.
 
     Parameters
@@ -366,8 +381,6 @@ def advance_extrapolated(sim: Any, t_end: float, control: Any, outputs: np.ndarr
         One entry per coarse step (its end time, size and estimated global error there);
         ``rejected`` counts the calls redone with a smaller h.
     """
-    from kynemapy.run.stepcontrol import ControlledRun, _stopped
-
     t0 = float(sim.time)
     span = t_end - t0
     n_nodes = sim.state.q.shape[0]
@@ -423,11 +436,11 @@ def advance_extrapolated(sim: Any, t_end: float, control: Any, outputs: np.ndarr
             sim.restore_state(start)
             run = None
         if h < h_min:
-            raise _stopped(
+            raise stopped_error(
                 sim, t0, h, failure.status if failure is not None else None, "at the smallest step size h_min"
             )
     if run is None:
-        raise _stopped(
+        raise stopped_error(
             sim,
             t0,
             h,
