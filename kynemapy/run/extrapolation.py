@@ -291,7 +291,7 @@ def estimate_norms(control: Any, node_dofs: np.ndarray, run: ExtrapolatedRun) ->
 
     Parameters
     ----------
-    control : StepControl
+    control : kynemapy.StepControl
         The tolerances.
     node_dofs : (N,) ndarray of int
         The DOFs of each node.
@@ -369,7 +369,7 @@ def advance_extrapolated(sim: Any, t_end: float, control: StepControl, outputs: 
         The simulation.
     t_end : float
         The end time [s].
-    control : StepControl
+    control : kynemapy.StepControl
         Tolerances and limits (``h_initial``, ``h_min``, ``h_max``, ``safety``, ``fac_min``,
         ``max_attempts``).
     outputs : (T,) ndarray of float
