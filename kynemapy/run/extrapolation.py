@@ -203,9 +203,26 @@ def extrapolate(sim: Any, t_end: float, h: float) -> ExtrapolatedRun:
     Raises
     ------
     ConvergenceError
-        A step of one of the levels failed; the state is then the one at the start.
+        A step of one of the levels failed; the state is then the one at the start (with
+        consistent accelerations and ``a = vd``).
+    ValueError
+        A static simulation, an h that is not a number > 0, or a ``t_end`` not after the
+        current time.
     """
     t0 = float(sim.time)
+    if not sim.params.dynamic:
+        raise ValueError(
+            "extrapolate: the extrapolated scheme needs a dynamic simulation (StepParameters(dynamic=True))"
+        )
+    if (
+        isinstance(h, bool)
+        or not isinstance(h, (int, float, np.integer, np.floating))
+        or not math.isfinite(h)
+        or h <= 0
+    ):
+        raise ValueError(f"extrapolate: h must be a finite number > 0 s, got {h!r}")
+    if not math.isfinite(float(t_end)) or float(t_end) <= t0:
+        raise ValueError(f"extrapolate: t_end must be finite and after the current time {t0} s, got {t_end!r}")
     span = float(t_end) - t0
     n_coarse = max(1, math.ceil(span / h - 1e-9))
     h = span / n_coarse

@@ -638,8 +638,8 @@ def advance_to(
     output_times: Sequence[float] | np.ndarray | None = None,
     loads: Callable[[Any, float], None] | None = None,
 ) -> ControlledRun:
-    """See :meth:`kynemapy.Simulation.advance_to` (``sim`` is a :class:`kynemapy.Simulation`;
-    generalized-α: ``scheme="extrapolated"`` is :func:`kynemapy.run.extrapolation.advance_to`)."""
+    """See :meth:`kynemapy.Simulation.advance_to` (``sim`` is a :class:`kynemapy.Simulation`);
+    generalized-α only: ``scheme="extrapolated"`` runs in :func:`kynemapy.run.extrapolation.advance_to`."""
     t_end, outputs = checked_arguments(sim, t_end, control, output_times, loads)
     if control.scheme != "generalized-alpha":
         raise ValueError("stepcontrol.advance_to: scheme='extrapolated' runs in kynemapy.run.extrapolation.advance_to")

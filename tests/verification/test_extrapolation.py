@@ -166,7 +166,8 @@ def test_a_cantilever_beam_runs_with_the_extrapolated_scheme() -> None:
 
 def test_the_default_scheme_is_unchanged_and_bad_settings_are_refused() -> None:
     """``StepControl()`` keeps generalized-α; an unknown scheme, velocity_error with the
-    extrapolated scheme and a loads function with it are refused with what is wrong."""
+    extrapolated scheme, a loads function with it, and a bad h or end time of ``extrapolate``
+    are refused with what is wrong."""
     assert kp.StepControl().scheme == "generalized-alpha"
     with pytest.raises(ValueError, match="scheme must be one of"):
         kp.StepControl(scheme="rk4")
@@ -176,6 +177,10 @@ def test_the_default_scheme_is_unchanged_and_bad_settings_are_refused() -> None:
     sim = kp.Simulation(model, _params(1e-2))
     with pytest.raises(ValueError, match="loads function does not apply"):
         sim.advance_to(0.1, kp.StepControl(scheme="extrapolated"), loads=lambda s, t: None)
+    with pytest.raises(ValueError, match="h must be a finite number > 0"):
+        extrapolation.extrapolate(sim, 0.1, 0.0)
+    with pytest.raises(ValueError, match="t_end must be finite and after the current time"):
+        extrapolation.extrapolate(sim, 0.0, 1e-3)
 
 
 def test_extrapolation_weights() -> None:
