@@ -25,6 +25,9 @@ Methods:
 * MuJoCo (optional: ``pip install mujoco``): ``bench/peers.py``'s model, RK4, its native
   ``rollout``.
 
+Exudyn's RK44 is not measured: a first Exudyn model (rotation-vector Lie-group node at the pivot,
+translations held by eliminated coordinate constraints) did not reproduce the motion.
+
 Run:  python bench/accuracy.py [--rounds R]
 """
 
@@ -210,7 +213,10 @@ def main() -> None:
     rounds = max(1, args.rounds)
     print(f"machine: {machine()}")
     print(f"MuJoCo {mujoco.__version__}" if mujoco is not None else "MuJoCo: not importable (pip install mujoco)")
-    print("Exudyn RK44: not measured here (no Exudyn heavy-top model in bench/ yet)")
+    print(
+        "Exudyn RK44: not measured (a first Exudyn model of the heavy top did not reproduce the motion: "
+        "docs/step-control.md)"
+    )
     reference = reference_com()
     model, top = build_heavy_top(give_accelerations=False)
 
