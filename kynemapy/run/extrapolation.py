@@ -14,7 +14,7 @@ as vectors; rotations in the tangent space of the finest solution's rotation,
 the cancellation holds to the order of the expansion).  This is *global* (passive) extrapolation:
 the three integrations never restart from a combined state, because every restart excites the
 spurious roots of generalized-α, whose transients do not follow the h-expansion (measured on the
-heavy top: windows of 25 steps lost the fourth order entirely).  The estimate of the error is
+heavy top: windows of 25 steps fell to order 2.8-2.9).  The estimate of the error is
 the difference between T and the two-level combination ``(4 y_{h/2} − y_h)/3`` of the two finer
 solutions (it eliminates h² only): a global error estimate at every multiple of h.
 """
