@@ -565,6 +565,9 @@ class Simulation:
         (exponent 1/2 with ``scope="run"``).
         Nothing is written to a file: the accepted steps and the dense output at
         ``output_times`` (cubic Hermite interpolation) are returned.
+        ``StepControl(scheme="extrapolated")`` selects the fourth-order Richardson extrapolation
+        of the same step instead (:mod:`kynemapy.run.extrapolation`: h, h/2 and h/4 over the
+        whole interval, combined on the Lie group, with a global error estimate).
 
         Parameters
         ----------
@@ -594,9 +597,12 @@ class Simulation:
         TypeError
             ``control`` is not a :class:`StepControl` or ``loads`` not callable.
         """
-        return stepcontrol.advance_to(
-            self, t_end, StepControl() if control is None else control, output_times=output_times, loads=loads
-        )
+        control = StepControl() if control is None else control
+        if isinstance(control, StepControl) and control.scheme == "extrapolated":
+            from kynemapy.run import extrapolation
+
+            return extrapolation.advance_to(self, t_end, control, output_times=output_times, loads=loads)
+        return stepcontrol.advance_to(self, t_end, control, output_times=output_times, loads=loads)
 
     @classmethod
     def restart(cls, path: str | os.PathLike[str], params: StepParameters | None = None) -> Simulation:

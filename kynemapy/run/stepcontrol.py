@@ -81,6 +81,14 @@ class StepControl:
         of h excites the spurious roots of generalized-α a little, and the second
         difference of ``a`` that v⃜ needs amplifies that noise by 1/h
         (docs/step-control.md has the measurements).
+    scheme : {"generalized-alpha", "extrapolated"}, default "generalized-alpha"
+        ``"generalized-alpha"``: Kynema's step with the step size chosen step by step (above).
+        ``"extrapolated"``: the fourth-order Richardson extrapolation of it
+        (:mod:`kynemapy.run.extrapolation`): three integrations of the whole interval with
+        the steps h, h/2, h/4 combined at the multiples of h, with a global error estimate at
+        each of them; h is constant within a call and chosen from ``rtol``/``atol`` (a call
+        whose estimate exceeds the tolerance anywhere is redone from its start with a smaller
+        h).  ``scope``, ``velocity_error`` and a ``loads`` function do not apply to it.
 
     Raises
     ------
@@ -99,6 +107,7 @@ class StepControl:
     max_attempts: int = 30
     scope: str = "step"
     velocity_error: bool = False
+    scheme: str = "generalized-alpha"
 
     def __post_init__(self) -> None:
         for name in ("rtol", "atol"):
@@ -124,6 +133,12 @@ class StepControl:
                 "StepControl: velocity_error is not available with scope='run' (the noise a change of h leaves in "
                 "the second difference of a does not shrink with h there, and h collapses to h_min)"
             )
+        if self.scheme not in STEP_SCHEMES:
+            raise ValueError(
+                f"StepControl: scheme must be one of {', '.join(map(repr, STEP_SCHEMES))}, got {self.scheme!r}"
+            )
+        if self.scheme == "extrapolated" and self.velocity_error:
+            raise ValueError("StepControl: velocity_error applies to scheme='generalized-alpha' only")
         if isinstance(self.max_attempts, bool) or not isinstance(self.max_attempts, int) or self.max_attempts < 1:
             raise ValueError(f"StepControl: max_attempts must be an integer >= 1, got {self.max_attempts!r}")
 
@@ -134,6 +149,8 @@ class StepControl:
 HOLD_FACTOR = 1.5
 #: the scopes of the tolerance (:attr:`StepControl.scope`)
 SCOPES = ("step", "run")
+#: the schemes of :attr:`StepControl.scheme`
+STEP_SCHEMES = ("generalized-alpha", "extrapolated")
 
 
 def _real(value: object) -> bool:
@@ -299,7 +316,19 @@ def rotation_quaternions(phi: np.ndarray) -> np.ndarray:
     return np.concatenate([np.cos(0.5 * angle), phi * s], axis=-1)
 
 
-def _quat_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def quat_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Hamilton product ``a ⊗ b`` of quaternions ``(..., 4)`` ``(w, x, y, z)`` (broadcast).
+
+    Parameters
+    ----------
+    a, b : (..., 4) ndarray of float
+        Quaternions.
+
+    Returns
+    -------
+    (..., 4) ndarray of float
+        The product.
+    """
     aw, ax, ay, az = np.moveaxis(a, -1, 0)
     bw, bx, by, bz = np.moveaxis(b, -1, 0)
     return np.stack(
@@ -313,7 +342,19 @@ def _quat_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     )
 
 
-def _conjugate(q: np.ndarray) -> np.ndarray:
+def conjugate(q: np.ndarray) -> np.ndarray:
+    """The conjugate ``(w, −x, −y, −z)`` of quaternions ``(..., 4)`` (the inverse of a unit one).
+
+    Parameters
+    ----------
+    q : (..., 4) ndarray of float
+        Quaternions.
+
+    Returns
+    -------
+    (..., 4) ndarray of float
+        Their conjugates.
+    """
     return q * np.array([1.0, -1.0, -1.0, -1.0])
 
 
@@ -373,11 +414,11 @@ def hermite(
     u = h00 * q0[:, :3] + h10 * h * v0[:, :3] + h01 * q1[:, :3] + h11 * h * v1[:, :3]
     du = (d00 * q0[:, :3] + d01 * q1[:, :3]) / h + d10 * v0[:, :3] + d11 * v1[:, :3]
     r0 = q0[:, 3:]
-    phi1 = rotation_vectors(_quat_product(q1[:, 3:], _conjugate(r0)))
+    phi1 = rotation_vectors(quat_product(q1[:, 3:], conjugate(r0)))
     dphi1 = np.einsum("nij,nj->ni", _left_jacobian(phi1, inverse=True), v1[:, 3:])
     phi = h10 * h * v0[:, 3:] + h01 * phi1 + h11 * h * dphi1
     dphi = d10 * v0[:, 3:] + d01 * phi1 / h + d11 * dphi1
-    r = _quat_product(rotation_quaternions(phi), np.broadcast_to(r0, (*phi.shape[:-1], 4)))
+    r = quat_product(rotation_quaternions(phi), np.broadcast_to(r0, (*phi.shape[:-1], 4)))
     omega = np.einsum("tnij,tnj->tni", _left_jacobian(phi, inverse=False), dphi)
     return np.concatenate([u, r], axis=-1), np.concatenate([du, omega], axis=-1)
 
@@ -391,8 +432,19 @@ def _weights(control: StepControl, q0: np.ndarray, q1: np.ndarray) -> np.ndarray
     return control.atol + control.rtol * w
 
 
-def _dof_mask(node_dofs: np.ndarray) -> np.ndarray:
-    """(N, 6) bool: the DOFs with an equation (the first ``node_dofs[n]`` of node n)."""
+def dof_mask(node_dofs: np.ndarray) -> np.ndarray:
+    """The DOFs with an equation: the first ``node_dofs[n]`` of node n.
+
+    Parameters
+    ----------
+    node_dofs : (N,) ndarray of int
+        The DOFs of each node.
+
+    Returns
+    -------
+    (N, 6) ndarray of bool
+        True where a node DOF has an equation.
+    """
     return np.arange(6)[None, :] < np.asarray(node_dofs).reshape(-1, 1)
 
 
@@ -511,7 +563,7 @@ def error_norm(
     float
         The norm (0 when no node has DOFs).
     """
-    mask = _dof_mask(node_dofs)
+    mask = dof_mask(node_dofs)
     if not mask.any():
         return 0.0
     w = _weights(control, q0, q1)
@@ -522,20 +574,51 @@ def error_norm(
     return math.sqrt(total)
 
 
-def advance_to(
+def checked_arguments(
     sim: Any,
     t_end: float,
     control: StepControl,
-    output_times: Sequence[float] | np.ndarray | None = None,
-    loads: Callable[[Any, float], None] | None = None,
-) -> ControlledRun:
-    """See :meth:`kynemapy.Simulation.advance_to` (``sim`` is a :class:`kynemapy.Simulation`)."""
+    output_times: Sequence[float] | np.ndarray | None,
+    loads: Callable[[Any, float], None] | None,
+) -> tuple[float, np.ndarray]:
+    """The checked arguments of :meth:`kynemapy.Simulation.advance_to`: ``(t_end, output times)``.
+
+    Parameters
+    ----------
+    sim : Simulation
+        The simulation.
+    t_end : float
+        The end time [s].
+    control : StepControl
+        The tolerances and the scheme.
+    output_times : (T,) array_like of float or None
+        The output times [s].
+    loads : callable or None
+        ``loads(sim, t)``.
+
+    Returns
+    -------
+    t_end : float
+        The end time [s].
+    outputs : (T,) ndarray of float
+        The output times [s] (empty for None).
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :meth:`kynemapy.Simulation.advance_to` says.
+    """
     if not isinstance(control, StepControl):
         raise TypeError(f"advance_to: control must be a kynemapy.StepControl, got {type(control).__name__}")
     if not sim.params.dynamic:
         raise ValueError("advance_to: step-size control needs a dynamic simulation (StepParameters(dynamic=True))")
     if loads is not None and not callable(loads):
         raise TypeError(f"advance_to: loads must be a callable loads(sim, t), got {type(loads).__name__}")
+    if control.scheme == "extrapolated" and loads is not None:
+        raise ValueError(
+            "advance_to: scheme='extrapolated' integrates the whole interval in compiled calls with the inputs "
+            "held: a loads function does not apply (set the loads before, or use scheme='generalized-alpha')"
+        )
     t_end = float(t_end)
     t0 = float(sim.time)
     if not math.isfinite(t_end) or t_end < t0:
@@ -545,6 +628,22 @@ def advance_to(
         not np.all(np.isfinite(outputs)) or np.any(np.diff(outputs) < 0.0) or outputs[0] < t0 or outputs[-1] > t_end
     ):
         raise ValueError(f"advance_to: output_times must be finite, increasing and within [{t0}, {t_end}] s")
+    return t_end, outputs
+
+
+def advance_to(
+    sim: Any,
+    t_end: float,
+    control: StepControl,
+    output_times: Sequence[float] | np.ndarray | None = None,
+    loads: Callable[[Any, float], None] | None = None,
+) -> ControlledRun:
+    """See :meth:`kynemapy.Simulation.advance_to` (``sim`` is a :class:`kynemapy.Simulation`);
+    generalized-α only: ``scheme="extrapolated"`` runs in :func:`kynemapy.run.extrapolation.advance_to`."""
+    t_end, outputs = checked_arguments(sim, t_end, control, output_times, loads)
+    if control.scheme != "generalized-alpha":
+        raise ValueError("stepcontrol.advance_to: scheme='extrapolated' runs in kynemapy.run.extrapolation.advance_to")
+    t0 = float(sim.time)
     params = sim.params
     node_dofs = np.asarray(sim.model.node_dofs)
     n_nodes = sim.state.q.shape[0]
@@ -571,7 +670,7 @@ def advance_to(
     a_prev: np.ndarray | None = None  # a at the start of the last accepted step
     change_prev: np.ndarray | None = None  # its (projected) change of a
     h_prev: float | None = None
-    mask = _dof_mask(node_dofs)
+    mask = dof_mask(node_dofs)
     while t_end - float(sim.time) > 1e-12 * max(1.0, abs(t_end)):
         t = float(sim.time)
         saved = sim.save_state()
@@ -621,9 +720,9 @@ def advance_to(
                 if step > h_min:
                     h = h_min
                 else:
-                    raise _stopped(sim, t, step, failure, "at the smallest step size h_min")
+                    raise stopped_error(sim, t, step, failure, "at the smallest step size h_min")
         else:
-            raise _stopped(sim, t, step, failure, f"after {control.max_attempts} attempts (max_attempts)")
+            raise stopped_error(sim, t, step, failure, f"after {control.max_attempts} attempts (max_attempts)")
         a_prev, h_prev, h_last, change_prev = a_start, step, step, change
         t1 = float(sim.time)
         times.append(t1)
@@ -649,8 +748,27 @@ def advance_to(
     )
 
 
-def _stopped(sim: Any, t: float, step: float, status: int | None, why: str) -> ConvergenceError:
-    """The error that stops a controlled run (the state is that of the last accepted step)."""
+def stopped_error(sim: Any, t: float, step: float, status: int | None, why: str) -> ConvergenceError:
+    """The error that stops a controlled run (the state is that of the last accepted step).
+
+    Parameters
+    ----------
+    sim : Simulation
+        The simulation (its last Newton errors).
+    t : float
+        The time of the last accepted state [s].
+    step : float
+        The step size tried [s].
+    status : int or None
+        The engine's status of the failed Newton solve (None: a rejected estimate).
+    why : str
+        Why the run stops.
+
+    Returns
+    -------
+    ConvergenceError
+        The error to raise.
+    """
     n_iter = sim.workspace.n_iter
     errors = tuple(float(e) for e in sim.workspace.errors[:n_iter]) if status is not None else ()
     cause = "the estimated local error exceeds the tolerance"
