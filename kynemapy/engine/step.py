@@ -485,7 +485,7 @@ def advance(d, p, mode, n_steps, every, rows, max_rows, iterations):
                     set_tangent(tangent, 1.0)
                 constraint_terms(
                     units, kinds, has_load, cnode, cx0, axes, geom, param, cin, q, v, lam, q_ground, v_ground,
-                    phi, bb, bt, kphi, load, s3, s4, s33, exact, with_bias,
+                    phi, bb, bt, kphi, load, s3, s4, s33, exact, with_bias, con_output, tangent, p[P_GAMMA_PRIME],
                 )  # fmt: skip
                 assemble(
                     node_dofs, node_map, cnode, n_rows, crow, con_row_slots, con_col_slots, con_k_slots,
@@ -553,7 +553,7 @@ def advance(d, p, mode, n_steps, every, rows, max_rows, iterations):
             # initial = h < 0 (False, but not a literal: one compiled version)
             constraint_outputs(
                 units, kinds, has_output, cnode, cx0, axes, geom, q, v, vd, q_ground, v_ground, s3, con_output,
-                h < 0.0, has_load, param, cin, lam, phi, bb, bt, kphi, load,
+                h < 0.0, has_load, param, cin, lam, phi, bb, bt, kphi, load, tangent,
             )  # fmt: skip
             if not state_is_finite(q, v, vd, a, lam):
                 status = NOT_FINITE
@@ -666,4 +666,5 @@ def start(d):
         d.con_bt,
         d.con_k,
         d.con_load,
+        d.tangent,
     )  # initial = True, but not a literal

@@ -85,6 +85,7 @@ ACCEPTS = {
     "brake torque input": (REVOLUTE_JOINT,),
     "force input": (SLIDER_JOINT,),
     "angle input": (ROTATION_CONTROL,),
+    "servo": (HINGE_JOINT, SLIDER_JOINT),  # and the other drive quantities (Simulation.joint_effort)
     "revolute output": (REVOLUTE_JOINT,),
 }
 #: 1 for the kinds with outputs (angle or displacement, rate, acceleration): revolute, hinge, slider
