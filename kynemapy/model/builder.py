@@ -95,7 +95,7 @@ class _Node:
 
 
 #: default regularization rate v_s of the Coulomb joint friction [rad/s or m/s]
-DEFAULT_FRICTION_RATE = 1e-3
+DEFAULT_FRICTION_RATE = 1e-2
 
 
 def servo_inputs(
@@ -1172,7 +1172,7 @@ class ModelBuilder:
             Torsional damper (viscous joint friction): ``−c θ̇``, >= 0.
         friction : float [N m], default 0.0
             Coulomb joint friction level F_c, >= 0, regularized: ``−F_c tanh(θ̇ / friction_rate)``.
-        friction_rate : float [rad/s], default 1e-3
+        friction_rate : float [rad/s], default 1e-2
             The regularization rate v_s of the Coulomb friction, > 0 (docs/joints.md, "Drives").
 
         A servo is added with :meth:`set_servo`.
@@ -1234,7 +1234,7 @@ class ModelBuilder:
             Linear damper (viscous joint friction): ``−c ṡ``, >= 0.
         friction : float [N], default 0.0
             Coulomb joint friction level F_c, >= 0, regularized: ``−F_c tanh(ṡ / friction_rate)``.
-        friction_rate : float [m/s], default 1e-3
+        friction_rate : float [m/s], default 1e-2
             The regularization rate v_s of the Coulomb friction, > 0 (docs/joints.md, "Drives").
 
         A servo is added with :meth:`set_servo`.
