@@ -319,3 +319,58 @@ def test_a_joint_without_drive_keeps_its_plain_input_torque() -> None:
     sim.advance(100)
     assert sim.joint_output(j)[0] == pytest.approx(3.0 / 4.0, rel=1e-9)
     assert sim.joint_effort(j) == pytest.approx(3.0, rel=1e-12)
+
+
+# ------------------------------------------------------------------------- model files
+PENDULUM_TOML = """
+[model]
+gravity = [0.0, 0.0, -9.81]
+
+[[node]]
+name = "bob"
+position = [0.0, 0.0, -0.8]
+
+[[mass]]
+node = "bob"
+mass = 2.0
+inertia = [1e-3, 1e-3, 1e-3]
+
+[[constraint]]
+kind = "hinge_joint"
+name = "shoulder"
+body_a = "ground"
+body_b = "bob"
+point = [0.0, 0.0, 0.0]
+axis = [0.0, 1.0, 0.0]
+damping = 5.0
+friction = 0.2
+friction_rate = 0.05
+servo_kp = 500.0
+servo_kd = 20.0
+servo_position = 1.2
+servo_limit = 6.0
+
+[step]
+h = 0.01
+"""
+
+
+def test_model_file_drive_keys_build_the_builders_model() -> None:
+    """The TOML keys give the same model arrays and initial inputs as the builder's keywords and set_servo."""
+    from kynemapy.model.file import ModelFileError, parse_model_file
+
+    mf = parse_model_file(PENDULUM_TOML)
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, -G))
+    n = b.add_node(position=(0.0, 0.0, -0.8))
+    b.add_mass(n, mass=2.0, inertia=(1e-3, 1e-3, 1e-3))
+    j = b.add_hinge_joint(kp.GROUND, n, (0, 0, 0), (0, 1, 0), damping=5.0, friction=0.2, friction_rate=0.05)
+    b.set_servo(j, kp=500.0, kd=20.0, position=1.2, limit=6.0)
+    model = b.build()
+    c = mf.constraints["shoulder"]
+    np.testing.assert_array_equal(mf.model.constraint_axes[c], model.constraint_axes[j])
+    np.testing.assert_array_equal(mf.model.initial_constraint_input[c], model.initial_constraint_input[j])
+    assert model.constraint_axes[j, 0, 2] == 5.0 and model.initial_constraint_input[j, 6] == 6.0
+    with pytest.raises(ModelFileError, match=r"line 24.*servo kp must be >= 0"):
+        parse_model_file(PENDULUM_TOML.replace("servo_kp = 500.0", "servo_kp = -5.0"))
+    with pytest.raises(ModelFileError, match=r"line 21.*damping must be >= 0"):
+        parse_model_file(PENDULUM_TOML.replace("damping = 5.0", "damping = -5.0"))
