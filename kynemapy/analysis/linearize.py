@@ -40,7 +40,7 @@ from kynemapy.engine import entry
 from kynemapy.engine.api import initial_state, task
 from kynemapy.engine.data import Inputs, State, new_inputs, new_state, new_workspace
 from kynemapy.engine.params import ACCELERATION_COEFFICIENTS, coefficient_vector
-from kynemapy.model import Model
+from kynemapy.model import Model, kinds
 
 #: names of the six components of a node's DOFs, in the engine's order
 COMPONENTS = ("ux", "uy", "uz", "rx", "ry", "rz")
@@ -69,6 +69,17 @@ def linearization_coefficients(beta_prime: float, gamma_prime: float, kappa: flo
     return coefficient_vector(
         1.0, 0.0, 0.0, 0.0, 0.0, gamma_prime, beta_prime, 1.0, 1.0, 1.0, 1, True, True, with_k, kappa
     )  # fmt: skip
+
+
+def drive_damping(model: Model, inputs: Inputs) -> bool:
+    """Whether a hinge or slider of ``model`` has a damper, Coulomb friction or a servo rate gain
+    (docs/joints.md, "Drives"): a velocity-dependent joint load, whose derivative the engine
+    assembles with the constraint blocks K^Φ."""
+    kind = np.asarray(model.constraint_kind)
+    driven = (kind == kinds.HINGE_JOINT) | (kind == kinds.SLIDER_JOINT)
+    axes = np.asarray(model.constraint_axes)
+    rate_dependent = (axes[:, 0, 2] != 0.0) | (axes[:, 1, 0] != 0.0) | (inputs.constraint_input[:, 2] != 0.0)
+    return bool(np.any(driven & rate_dependent))
 
 
 def system_parts(system: Any, state: State | None, inputs: Inputs | None) -> tuple[Model, State, Inputs]:
@@ -492,6 +503,12 @@ def linearize(
         ("K", linearization_coefficients(0.0, 0.0, 1.0, True)),
     ):
         matrix, b = assembler.system(given_state, given_inputs, p)
+        if name == "C" and drive_damping(model, given_inputs):
+            # a joint damper's (friction's, servo's kd) share sits in the K^Φ blocks (γ′ ∂τ/∂ẋ):
+            # the pass with K^Φ, less K^Φ alone
+            with_k, _ = assembler.system(given_state, given_inputs, linearization_coefficients(0.0, 1.0, 0.0, True))
+            k_phi, _ = assembler.system(given_state, given_inputs, linearization_coefficients(0.0, 0.0, 0.0, True))
+            matrix = with_k - k_phi
         parts[name] = matrix[:nsys, :nsys].tocsc()
         if name == "K":
             parts["B"] = matrix[nsys:, :nsys].tocsc()

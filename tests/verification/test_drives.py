@@ -374,3 +374,20 @@ def test_model_file_drive_keys_build_the_builders_model() -> None:
         parse_model_file(PENDULUM_TOML.replace("servo_kp = 500.0", "servo_kp = -5.0"))
     with pytest.raises(ModelFileError, match=r"line 21.*damping must be >= 0"):
         parse_model_file(PENDULUM_TOML.replace("damping = 5.0", "damping = -5.0"))
+
+
+def test_linearization_has_the_drives_stiffness_and_damping() -> None:
+    """analysis.linearize of the spring-damper rotor reduced to its one free coordinate: the
+    equation I θ̈ + c θ̇ + k θ = 0 (I = 2, c = 1.5, k = 50); with a servo (kp 30, kd 4) added
+    between steps, c + kd and k + kp."""
+    from kynemapy.analysis import linearize
+
+    sim, j = rotor(0.01)
+    for c, k in ((1.5, 50.0), (5.5, 80.0)):
+        if c != 1.5:
+            sim.set_servo(j, kp=30.0, kd=4.0)
+        m_r, c_r, k_r = linearize(sim).reduced()
+        assert m_r.shape == (1, 1)
+        scale = 2.0 / m_r[0, 0]  # the null-space basis may be scaled
+        assert c_r[0, 0] * scale == pytest.approx(c, rel=1e-12)
+        assert k_r[0, 0] * scale == pytest.approx(k, rel=1e-12)
