@@ -85,7 +85,7 @@ def time_assembly(d, p, n):
         assemble(
             d.node_dofs, d.node_map, d.constraint_node, d.constraint_n_rows, d.constraint_row, d.con_row_slots,
             d.con_col_slots, d.con_k_slots, d.constraint_has_load, d.tangent, d.lam, d.con_phi, d.con_bb, d.con_bt,
-            d.con_k, d.con_load, d.vals, d.b, d.n_system_dofs, p[P_CONDITIONER], with_k,
+            d.con_k, d.con_load, d.vals, d.b, d.n_system_dofs, p[P_CONDITIONER], with_k, True,
         )  # fmt: skip
 
 

@@ -419,9 +419,10 @@ class Workspace:
             nodes = table.nodes(model)
             rows = sparsity.node_rows(node_map, node_dofs, nodes, table.NODE_DOFS)
             blocks.append((nodes, rows.reshape(nodes.shape[0], nodes.shape[1] * table.NODE_DOFS)))
+        drive = kinds.driven(model.constraint_kind, model.constraint_axes, model.initial_constraint_input)
         cpairs = sparsity.constraint_pairs(
             node_map, node_dofs, int(model.n_system_dofs), model.constraint_node, model.constraint_row,
-            model.constraint_n_rows, self.has_k,
+            model.constraint_n_rows, self.has_k | drive,
         )  # fmt: skip
         pairs = [sparsity.block_pairs(rows) for _, rows in blocks]
         indptr, indices = sparsity.pattern(n, pairs + list(cpairs.values()))
@@ -447,7 +448,7 @@ class Workspace:
             if hasattr(model, name):
                 views[name][...] = getattr(model, name)
         kind = np.asarray(model.constraint_kind, dtype=np.int64)
-        views["constraint_has_load"][...] = kinds.HAS_INPUT_LOAD[kind]
+        views["constraint_has_load"][...] = np.where(drive, kinds.DRIVEN_LOAD, kinds.HAS_INPUT_LOAD[kind])
         views["constraint_has_output"][...] = kinds.HAS_OUTPUT[kind]
         views["indptr"][...] = indptr
         views["indices"][...] = indices

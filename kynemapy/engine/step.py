@@ -49,6 +49,7 @@ from kynemapy.engine.params import (
     P_RHS_BIAS,
     P_RTOL,
     P_STATIC_RETRIES,
+    P_STIFFNESS,
 )
 from kynemapy.engine.rows import ROW_ERROR, ROW_ITERATIONS, ROW_STEP
 from kynemapy.engine.solvers import solve_system
@@ -445,6 +446,7 @@ def advance(d, p, mode, n_steps, every, rows, max_rows, iterations):
     c = p[P_CONDITIONER]
     exact = p[P_EXACT] != 0.0
     with_k = p[P_ASSEMBLE_K] != 0.0
+    with_drives = p[P_STIFFNESS] != 0.0  # driven joints' tangents (not in the KKT system of v̇)
     with_bias = p[P_RHS_BIAS] != 0.0
     max_iter = int(p[P_MAX_ITER])
     criterion = p[P_CONVERGENCE]
@@ -489,7 +491,7 @@ def advance(d, p, mode, n_steps, every, rows, max_rows, iterations):
                 )  # fmt: skip
                 assemble(
                     node_dofs, node_map, cnode, n_rows, crow, con_row_slots, con_col_slots, con_k_slots,
-                    has_load, tangent, lam, phi, bb, bt, kphi, load, vals, b, nsys, c, with_k,
+                    has_load, tangent, lam, phi, bb, bt, kphi, load, vals, b, nsys, c, with_k, with_drives,
                 )  # fmt: skip
                 if mode == MODE_LINEARIZE:
                     return 0, 0, SOLVE_OK

@@ -384,10 +384,12 @@ def solve_tangent(t, x):
 
 
 @njit
-def drive_load(kind, X0, axes, geom, inputs, qb, qt, vb, vt, last, with_k, tb, tt, gp, load, k):
+def drive_load(kind, X0, axes, geom, inputs, qb, qt, vb, vt, last, with_k, exact, tb, tt, gp, load, k):
     """Residual (2, 6) into ``load`` of a hinge's or slider's total torque or force ``τ``
     (:func:`drive_law`: its input, spring, damper, servo and friction) and, with ``with_k``, its
-    exact derivative added to K^Φ ``k`` (2, 2, 6, 6).
+    exact derivative added to ``k`` (2, 2, 6, 6): with ``exact`` to K^Φ, which already holds the
+    stiffness of the input torque (:func:`input_stiffness`), else to zeros (Kynema's tangent mode:
+    the drive's whole tangent, input included).
 
     The joint position x (hinge angle continued from ``last``, the last output [rad]; slider
     displacement ``Δ·n``) and rate ẋ as :func:`body_joint_output`; the derivative of the
@@ -462,7 +464,8 @@ def drive_load(kind, X0, axes, geom, inputs, qb, qt, vb, vt, last, with_k, tb, t
                 (tx * nwv[0] + tr * (aq[0] + gp * vtb[0]), tx * nwv[1] + tr * (aq[1] + gp * vtb[1]),
                  tx * nwv[2] + tr * (aq[2] + gp * vtb[2])),
             )  # fmt: skip
-        input_stiffness(kind, geom, tau - inputs[0], qb, ra, rb, d, k)  # τ ∂L/∂q (input_stiffness added τ_in's)
+        # τ ∂L/∂q (with exact, body_joint added τ_in's part)
+        input_stiffness(kind, geom, tau - inputs[0] if exact else tau, qb, ra, rb, d, k)
     for s in range(2):
         for i in range(6):
             load[s, i] *= tau

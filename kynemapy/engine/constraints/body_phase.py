@@ -20,11 +20,21 @@ from kynemapy.engine.constraints.body_joints import (
     input_load,
 )
 from kynemapy.engine.constraints.dispatch import clear
-from kynemapy.model.kinds import BALL_JOINT, HINGE_JOINT, SLIDER_JOINT
+from kynemapy.model.kinds import BALL_JOINT, DRIVEN_LOAD, HINGE_JOINT, SLIDER_JOINT
 
 #: what :func:`body_joint_phase` computes
 TERMS = 0  #: Φ (or the bias γ), gradients, K^Φ and input loads
 OUTPUTS = 1  #: joint outputs (hinge angle, slider displacement: value, rate, acceleration)
+
+
+@njit
+def clear_k(k):
+    """K^Φ (2, 2, 6, 6) := 0."""
+    for a in range(2):
+        for b in range(2):
+            for i in range(6):
+                for j in range(6):
+                    k[a, b, i, j] = 0.0
 
 
 @njit
@@ -74,11 +84,16 @@ def body_joint_phase(
             k[ic],
         )
         if has_load[ic]:
+            # a driven joint (has_load 2) has its drive's tangent in k in both modes (Kynema's: k
+            # holds only that); a drive first given between steps, only with the exact tangent
+            tangent_k = exact or has_load[ic] == DRIVEN_LOAD
+            if not exact and has_load[ic] == DRIVEN_LOAD:
+                clear_k(k[ic])
             if (kc == HINGE_JOINT or kc == SLIDER_JOINT) and has_drive(axes[ic], cin[ic]):
                 tb = tangent[nt] if g else tangent[nb]  # (the ground's block is never used)
                 drive_load(
                     kc, cX0[ic], axes[ic], geom[ic], cin[ic], qb, q[nt], v_ground if g else v[nb], v[nt], out[ic, 0],
-                    exact, tb, tangent[nt], gp, load[ic], k[ic],
+                    tangent_k, exact, tb, tangent[nt], gp, load[ic], k[ic],
                 )  # fmt: skip
             else:
                 input_load(kc, cX0[ic], geom[ic], cin[ic, 0], qb, q[nt], load[ic])
