@@ -1150,7 +1150,8 @@ class ModelBuilder:
         ``torque`` [N m] acts on body_b about ``axis`` (and −torque on body_a); set it later
         with :meth:`Simulation.set_torque`.  :meth:`Simulation.joint_output` gives the angle of
         b relative to a about ``axis`` [rad] (right-handed, 0 at the reference configuration),
-        its rate and acceleration.
+        its rate and acceleration.  The keywords add a spring, damper and Coulomb friction;
+        :meth:`set_servo` a servo (docs/joints.md, "Drives, springs, dampers and friction").
 
         Parameters
         ----------
@@ -1174,8 +1175,6 @@ class ModelBuilder:
             Coulomb joint friction level F_c, >= 0, regularized: ``−F_c tanh(θ̇ / friction_rate)``.
         friction_rate : float [rad/s], default 1e-2
             The regularization rate v_s of the Coulomb friction, > 0 (docs/joints.md, "Drives").
-
-        A servo is added with :meth:`set_servo`.
 
         Returns
         -------
@@ -1212,7 +1211,8 @@ class ModelBuilder:
         ``force`` [N] acts on body_b along ``axis`` at its joint point (−force on body_a at the
         same point); set it later with :meth:`Simulation.set_force`.  :meth:`Simulation.joint_output`
         gives the displacement of b along ``axis`` [m] (0 at the reference configuration), its
-        rate and acceleration.
+        rate and acceleration.  The keywords add a spring, damper and Coulomb friction;
+        :meth:`set_servo` a servo (docs/joints.md, "Drives, springs, dampers and friction").
 
         Parameters
         ----------
@@ -1236,8 +1236,6 @@ class ModelBuilder:
             Coulomb joint friction level F_c, >= 0, regularized: ``−F_c tanh(ṡ / friction_rate)``.
         friction_rate : float [m/s], default 1e-2
             The regularization rate v_s of the Coulomb friction, > 0 (docs/joints.md, "Drives").
-
-        A servo is added with :meth:`set_servo`.
 
         Returns
         -------
