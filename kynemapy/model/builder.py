@@ -1267,7 +1267,7 @@ class ModelBuilder:
             raise ModelError(f"{what} friction_rate must be > 0 [{unit}/s], got {rate!r}")
         drive = np.zeros((3, 3))
         drive[0] = (k, self._finite(rest, f"{what} rest"), c)
-        drive[1, :2] = (fc, vs)
+        drive[1, :2] = (fc, vs) if fc != 0.0 else (0.0, 0.0)  # no friction: the axes stay zeros
         return drive
 
     def set_servo(

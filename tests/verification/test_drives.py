@@ -422,3 +422,60 @@ def test_linearization_has_the_drives_stiffness_and_damping() -> None:
         scale = 2.0 / m_r[0, 0]  # the null-space basis may be scaled
         assert c_r[0, 0] * scale == pytest.approx(c, rel=1e-12)
         assert k_r[0, 0] * scale == pytest.approx(k, rel=1e-12)
+
+
+# ------------------------------------------------------------------------- a URDF arm
+URDF_ARM = """<?xml version="1.0"?>
+<robot name="arm">
+  <link name="world"/>
+  <joint name="shoulder" type="revolute">
+    <parent link="world"/><child link="upper"/>
+    <origin xyz="0 0 1"/><axis xyz="0 1 0"/>
+    <limit lower="-3" upper="3" effort="60" velocity="5"/>
+    <dynamics damping="0.5" friction="0.1"/>
+  </joint>
+  <link name="upper">
+    <inertial><origin xyz="0.5 0 0"/><mass value="2"/>
+      <inertia ixx="0.001" ixy="0" ixz="0" iyy="0.1667" iyz="0" izz="0.1667"/></inertial>
+  </link>
+  <joint name="elbow" type="revolute">
+    <parent link="upper"/><child link="fore"/>
+    <origin xyz="1 0 0"/><axis xyz="0 1 0"/>
+    <limit lower="-3" upper="3" effort="20" velocity="5"/>
+    <dynamics damping="0.2" friction="0.05"/>
+  </joint>
+  <link name="fore">
+    <inertial><origin xyz="0.4 0 0"/><mass value="1.2"/>
+      <inertia ixx="0.001" ixy="0" ixz="0" iyy="0.064" iyz="0" izz="0.064"/></inertial>
+  </link>
+</robot>
+"""
+
+
+def test_urdf_arm_with_servos_holds_a_pose_with_the_static_torques() -> None:
+    """Issue 28's check: a URDF arm (two links, ``<dynamics>`` applied) with servos limited by
+    the URDF efforts holds a pose under gravity; at rest each joint torque equals the static
+    torque of the pose, by hand: τ₂ = −g m₂ c₂ cos(θ₁ + θ₂), τ₁ = −g (m₁ c₁ cos θ₁ + m₂ (l₁ cos θ₁ +
+    c₂ cos(θ₁ + θ₂))) (angles about +y from the horizontal arm, positive down).  The friction is
+    regularized, so at rest it is zero: the torques are the servos'."""
+    from kynemapy.io.urdf import load_urdf
+
+    robot = load_urdf(URDF_ARM, joint_dynamics=True)
+    b = robot.builder
+    ids = [robot.joint_id[name] for name in ("shoulder", "elbow")]
+    for cid, name, target in zip(ids, ("shoulder", "elbow"), (0.6, -0.9), strict=True):
+        b.set_servo(cid, kp=400.0, kd=40.0, position=target, limit=robot.joint_limits[name].effort)
+    model = b.build()
+    assert model.constraint_axes[ids[0], 0, 2] == 0.5 and model.constraint_axes[ids[1], 1, 0] == 0.05
+    sim = kp.Simulation(model, _params(0.005))
+    sim.advance(2000)
+    t1, t2 = (float(sim.joint_output(c)[0]) for c in ids)
+    assert max(abs(sim.joint_output(c)[1]) for c in ids) < 1e-9
+    tau2 = -G * 1.2 * 0.4 * math.cos(t1 + t2)
+    tau1 = -G * (2.0 * 0.5 * math.cos(t1) + 1.2 * (1.0 * math.cos(t1) + 0.4 * math.cos(t1 + t2)))
+    assert sim.joint_effort(ids[0]) == pytest.approx(tau1, rel=1e-7)
+    assert sim.joint_effort(ids[1]) == pytest.approx(tau2, rel=1e-7)
+    assert 400.0 * (0.6 - t1) == pytest.approx(tau1, rel=1e-6)  # the servo's static error
+    # without joint_dynamics the URDF's damping and friction stay parsed only
+    plain = load_urdf(URDF_ARM).builder.build()
+    assert not plain.constraint_axes[ids].any()
