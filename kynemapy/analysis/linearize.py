@@ -82,6 +82,20 @@ def drive_damping(model: Model, inputs: Inputs) -> bool:
     return bool(np.any(driven & rate_dependent))
 
 
+def damping_system(assembler: Assembler, state: State, inputs: Inputs) -> scipy.sparse.csc_matrix:
+    """The Newton matrix with γ′ = 1 alone (β′ = κ = 0): the damping matrix C on the node rows.
+
+    A joint damper's (Coulomb friction's, servo rate gain's) share, ``γ′ ∂τ/∂ẋ``, sits in the
+    constraint's K^Φ blocks (docs/joints.md, "Drives"): with such a joint (:func:`drive_damping`)
+    it is the pass with K^Φ less K^Φ alone; without, the pass without K^Φ (bit for bit as before).
+    """
+    if not drive_damping(assembler.model, inputs):
+        return assembler.system(state, inputs, linearization_coefficients(0.0, 1.0, 0.0, False))[0]
+    with_k, _ = assembler.system(state, inputs, linearization_coefficients(0.0, 1.0, 0.0, True))
+    k_phi, _ = assembler.system(state, inputs, linearization_coefficients(0.0, 0.0, 0.0, True))
+    return (with_k - k_phi).tocsc()
+
+
 def system_parts(system: Any, state: State | None, inputs: Inputs | None) -> tuple[Model, State, Inputs]:
     """The model, state and inputs of a Model, a Simulation, an Equilibrium (anything with
     ``model``, ``state`` and ``inputs``), the given state and inputs taking precedence."""
@@ -502,13 +516,10 @@ def linearize(
         ("C", linearization_coefficients(0.0, 1.0, 0.0, False)),
         ("K", linearization_coefficients(0.0, 0.0, 1.0, True)),
     ):
-        matrix, b = assembler.system(given_state, given_inputs, p)
-        if name == "C" and drive_damping(model, given_inputs):
-            # a joint damper's (friction's, servo's kd) share sits in the K^Φ blocks (γ′ ∂τ/∂ẋ):
-            # the pass with K^Φ, less K^Φ alone
-            with_k, _ = assembler.system(given_state, given_inputs, linearization_coefficients(0.0, 1.0, 0.0, True))
-            k_phi, _ = assembler.system(given_state, given_inputs, linearization_coefficients(0.0, 0.0, 0.0, True))
-            matrix = with_k - k_phi
+        if name == "C":
+            matrix = damping_system(assembler, given_state, given_inputs)
+        else:
+            matrix, b = assembler.system(given_state, given_inputs, p)
         parts[name] = matrix[:nsys, :nsys].tocsc()
         if name == "K":
             parts["B"] = matrix[nsys:, :nsys].tocsc()
