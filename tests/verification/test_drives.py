@@ -96,6 +96,9 @@ def test_slider_spring_damper_follows_the_damped_oscillation_to_second_order() -
         s, iterations = _run(sim, j, 1.5, h)
         errors.append(abs(s - damped_oscillation(1.5, 0.0, 0.1, 120.0, 2.0, 3.0)))
         assert iterations == 2
+        # the effort on body_b (the ground here: the joint is stored swapped) keeps the sign rule
+        rate = sim.joint_output(j)[1]
+        assert sim.joint_effort(j) == pytest.approx(-120.0 * (s - 0.1) - 2.0 * rate, rel=1e-12, abs=1e-12)
     assert errors[0] < 1e-3
     for coarse, fine in itertools.pairwise(errors):
         assert 3.7 < coarse / fine < 4.3, errors
