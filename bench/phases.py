@@ -42,6 +42,7 @@ from kynemapy.engine.params import (
     P_CONDITIONER,
     P_CONVERGENCE,
     P_EXACT,
+    P_GAMMA_PRIME,
     P_H,
     P_RHS_BIAS,
 )
@@ -73,6 +74,7 @@ def time_constraints(d, p, n):
             d.units, d.kinds, d.constraint_has_load, d.constraint_node, d.constraint_X0, d.constraint_axes,
             d.constraint_geometry, d.constraint_param, d.constraint_input, d.q, d.v, d.lam, d.q_ground,
             d.v_ground, d.con_phi, d.con_bb, d.con_bt, d.con_k, d.con_load, d.s3, d.s4, d.s33, exact, with_bias,
+            d.constraint_output, d.tangent, p[P_GAMMA_PRIME],
         )  # fmt: skip
 
 
@@ -83,7 +85,7 @@ def time_assembly(d, p, n):
         assemble(
             d.node_dofs, d.node_map, d.constraint_node, d.constraint_n_rows, d.constraint_row, d.con_row_slots,
             d.con_col_slots, d.con_k_slots, d.constraint_has_load, d.tangent, d.lam, d.con_phi, d.con_bb, d.con_bt,
-            d.con_k, d.con_load, d.vals, d.b, d.n_system_dofs, p[P_CONDITIONER], with_k,
+            d.con_k, d.con_load, d.vals, d.b, d.n_system_dofs, p[P_CONDITIONER], with_k, True,
         )  # fmt: skip
 
 

@@ -46,7 +46,7 @@ from kynemapy.engine import entry
 from kynemapy.engine.api import initial_state, task
 from kynemapy.engine.data import Inputs, State, new_inputs, new_state, new_workspace
 from kynemapy.engine.params import ACCELERATION_COEFFICIENTS, coefficient_vector
-from kynemapy.model import Model
+from kynemapy.model import Model, kinds
 
 #: names of the six components of a node's DOFs, in the engine's order
 COMPONENTS = ("ux", "uy", "uz", "rx", "ry", "rz")
@@ -75,6 +75,31 @@ def linearization_coefficients(beta_prime: float, gamma_prime: float, kappa: flo
     return coefficient_vector(
         1.0, 0.0, 0.0, 0.0, 0.0, gamma_prime, beta_prime, 1.0, 1.0, 1.0, 1, True, True, with_k, kappa
     )  # fmt: skip
+
+
+def drive_damping(model: Model, inputs: Inputs) -> bool:
+    """Whether a hinge or slider of ``model`` has a damper, Coulomb friction or a servo rate gain
+    (docs/joints.md, "Drives"): a velocity-dependent joint load, whose derivative the engine
+    assembles with the constraint blocks K^Φ."""
+    kind = np.asarray(model.constraint_kind)
+    driven = (kind == kinds.HINGE_JOINT) | (kind == kinds.SLIDER_JOINT)
+    axes = np.asarray(model.constraint_axes)
+    rate_dependent = (axes[:, 0, 2] != 0.0) | (axes[:, 1, 0] != 0.0) | (inputs.constraint_input[:, 2] != 0.0)
+    return bool(np.any(driven & rate_dependent))
+
+
+def damping_system(assembler: Assembler, state: State, inputs: Inputs) -> scipy.sparse.csc_matrix:
+    """The Newton matrix with γ′ = 1 alone (β′ = κ = 0): the damping matrix C on the node rows.
+
+    A joint damper's (Coulomb friction's, servo rate gain's) share, ``γ′ ∂τ/∂ẋ``, sits in the
+    constraint's K^Φ blocks (docs/joints.md, "Drives"): with such a joint (:func:`drive_damping`)
+    it is the pass with K^Φ less K^Φ alone; without, the pass without K^Φ (bit for bit as before).
+    """
+    if not drive_damping(assembler.model, inputs):
+        return assembler.system(state, inputs, linearization_coefficients(0.0, 1.0, 0.0, False))[0]
+    with_k, _ = assembler.system(state, inputs, linearization_coefficients(0.0, 1.0, 0.0, True))
+    k_phi, _ = assembler.system(state, inputs, linearization_coefficients(0.0, 0.0, 0.0, True))
+    return (with_k - k_phi).tocsc()
 
 
 def system_parts(system: Any, state: State | None, inputs: Inputs | None) -> tuple[Model, State, Inputs]:
@@ -528,7 +553,10 @@ def linearize(
         ("C", linearization_coefficients(0.0, 1.0, 0.0, False)),
         ("K", linearization_coefficients(0.0, 0.0, 1.0, True)),
     ):
-        matrix, b = assembler.system(given_state, given_inputs, p)
+        if name == "C":
+            matrix = damping_system(assembler, given_state, given_inputs)
+        else:
+            matrix, b = assembler.system(given_state, given_inputs, p)
         parts[name] = matrix[:nsys, :nsys].tocsc()
         if name == "K":
             parts["B"] = matrix[nsys:, :nsys].tocsc()

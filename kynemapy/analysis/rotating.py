@@ -43,6 +43,7 @@ from kynemapy.analysis.linearize import (
     Assembler,
     copy_inputs,
     copy_state,
+    damping_system,
     linearization_coefficients,
     system_parts,
 )
@@ -52,7 +53,6 @@ from kynemapy.engine.data import Inputs, State
 from kynemapy.model import Model
 
 _M = linearization_coefficients(1.0, 0.0, 0.0, False)
-_C = linearization_coefficients(0.0, 1.0, 0.0, False)
 _K = linearization_coefficients(0.0, 0.0, 1.0, True)
 
 
@@ -194,7 +194,7 @@ def steady_rotation(
         _set_kinematics(model, current, omega, c)
         k_full, b = assembler.system(current, loads, _K)
         m_full, _ = assembler.system(current, loads, _M)
-        c_full, _ = assembler.system(current, loads, _C)
+        c_full = damping_system(assembler, current, loads)
         m, cc, k = (a[:nsys, :nsys] for a in (m_full, c_full, k_full))
         _, k_rot = rotating_frame_matrices(model, m, cc, k, omega)
         if k_full.shape[0] == nsys:

@@ -126,12 +126,13 @@ def add_stiffness_block(slots, nr, nc, scale, k66, t_rot, vals):
 @njit
 def assemble(
     node_dofs, node_map, cnode, n_rows, crow, row_slots, col_slots, k_slots, has_load,
-    tangent, lam, phi, bb, bt, kphi, load, vals, b, nsys, c, with_k,
+    tangent, lam, phi, bb, bt, kphi, load, vals, b, nsys, c, with_k, with_drives,
 ):  # fmt: skip
     """The constraint part of the Newton matrix ``vals`` (rows ``B 𝒯`` and columns ``Bᵀ``, ``c K^Φ
-    𝒯`` with ``with_k``) and of the residual ``b`` (joint inputs ``load``, ``Bᵀλ``, Φ) from the
-    constraint blocks (``phi``, ``bb``, ``bt``, ``kphi``, ``load``: see
-    :mod:`kynemapy.engine.fields`), in Kynema's order, after the element phase."""
+    𝒯`` with ``with_k``, and with ``with_drives`` those of the driven joints, ``has_load`` 2,
+    whose blocks then hold their drive's tangent) and of the residual ``b`` (joint inputs
+    ``load``, ``Bᵀλ``, Φ) from the constraint blocks (``phi``, ``bb``, ``bt``, ``kphi``, ``load``:
+    see :mod:`kynemapy.engine.fields`), in Kynema's order, after the element phase."""
     nc = cnode.shape[0]
     for ic in range(nc):
         nb = cnode[ic, 0]  # the base (none: the ground), then the target; each side written out
@@ -141,8 +142,10 @@ def assemble(
             )
         nt = cnode[ic, 1]
         add_constraint_rows(row_slots[ic, 1], col_slots[ic, 1], node_dofs[nt], n_rows[ic], bt[ic], tangent[nt], vals)
-    if with_k:
+    if with_k or with_drives:
         for ic in range(nc):  # K^Φ blocks (target, target), (base, base), (base, target), (target, base)
+            if not with_k and has_load[ic] != 2:
+                continue
             nb = cnode[ic, 0]
             nt = cnode[ic, 1]
             dt = node_dofs[nt]

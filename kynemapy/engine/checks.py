@@ -56,6 +56,7 @@ def evaluate_constraints(d: Data) -> None:
         constraint_terms, d.units, d.kinds, d.constraint_has_load, d.constraint_node, d.constraint_X0,
         d.constraint_axes, d.constraint_geometry, d.constraint_param, d.constraint_input, d.q, d.v, d.lam,
         d.q_ground, d.v_ground, d.con_phi, d.con_bb, d.con_bt, d.con_k, d.con_load, d.s3, d.s4, d.s33, True, True,
+        d.constraint_output, d.tangent, 0.0,
     )  # fmt: skip
 
 

@@ -283,7 +283,9 @@ class Inputs(_Arrays):
     constraint_input : (C, 7) float64
         Per constraint: the prescribed displacement (u [m], quaternion) of prescribed BCs;
         ``[0]`` = torque [N m] of a revolute or hinge joint, force [N] of a slider joint, or
-        angle [rad] of a rotation control.
+        angle [rad] of a rotation control; for a hinge or slider ``[1:7]`` its servo: kp, kd,
+        target position, target rate, feed-forward, effort limit (0: none) (docs/joints.md,
+        "Drives, springs, dampers and friction"; hinge units rad and N m, slider m and N).
     """
 
     _fields = ("f", "constraint_input")
@@ -325,7 +327,7 @@ def new_state(model: Model) -> State:
 
 
 def new_inputs(model: Model) -> Inputs:
-    """Zero loads; prescribed displacements at identity (0,0,0,1,0,0,0).
+    """Zero loads; prescribed displacements at identity (0,0,0,1,0,0,0); hinges and sliders zeros (no servo).
 
     Parameters
     ----------
@@ -333,7 +335,8 @@ def new_inputs(model: Model) -> Inputs:
         The model whose node and constraint counts size it.
     """
     data, views = _new_input_arena(model.n_nodes, model.n_constraints)
-    views["constraint_input"][:, 3] = 1.0
+    kind = np.asarray(model.constraint_kind)
+    views["constraint_input"][:, 3] = np.where((kind == kinds.HINGE_JOINT) | (kind == kinds.SLIDER_JOINT), 0.0, 1.0)
     inputs = object.__new__(Inputs)
     object.__setattr__(inputs, "data", data)
     inputs._set_views(views)
@@ -419,9 +422,10 @@ class Workspace:
             nodes = table.nodes(model)
             rows = sparsity.node_rows(node_map, node_dofs, nodes, table.NODE_DOFS)
             blocks.append((nodes, rows.reshape(nodes.shape[0], nodes.shape[1] * table.NODE_DOFS)))
+        drive = kinds.driven(model.constraint_kind, model.constraint_axes, model.initial_constraint_input)
         cpairs = sparsity.constraint_pairs(
             node_map, node_dofs, int(model.n_system_dofs), model.constraint_node, model.constraint_row,
-            model.constraint_n_rows, self.has_k,
+            model.constraint_n_rows, self.has_k | drive,
         )  # fmt: skip
         pairs = [sparsity.block_pairs(rows) for _, rows in blocks]
         indptr, indices = sparsity.pattern(n, pairs + list(cpairs.values()))
@@ -447,7 +451,7 @@ class Workspace:
             if hasattr(model, name):
                 views[name][...] = getattr(model, name)
         kind = np.asarray(model.constraint_kind, dtype=np.int64)
-        views["constraint_has_load"][...] = kinds.HAS_INPUT_LOAD[kind]
+        views["constraint_has_load"][...] = np.where(drive, kinds.DRIVEN_LOAD, kinds.HAS_INPUT_LOAD[kind])
         views["constraint_has_output"][...] = kinds.HAS_OUTPUT[kind]
         views["indptr"][...] = indptr
         views["indices"][...] = indices

@@ -38,7 +38,7 @@ MODEL: FieldList = (
     ("constraint_axes", "mf", ("C", 3, 3)),
     ("constraint_geometry", "mf", ("C", 2, 4, 3)),
     ("constraint_param", "mf", ("C",)),
-    ("constraint_has_load", "mi", ("C",)),  # 1 where the kind's input enters the residual
+    ("constraint_has_load", "mi", ("C",)),  # 1 where the kind's input enters the residual (2: a driven joint)
     ("constraint_has_output", "mi", ("C",)),  # 1 where the kind has joint outputs
     ("indptr", "mi", ("n1",)),  # CSC pattern of the Newton matrix
     ("indices", "mi", ("nnz",)),

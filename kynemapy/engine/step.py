@@ -49,6 +49,7 @@ from kynemapy.engine.params import (
     P_RHS_BIAS,
     P_RTOL,
     P_STATIC_RETRIES,
+    P_STIFFNESS,
 )
 from kynemapy.engine.rows import ROW_ERROR, ROW_ITERATIONS, ROW_STEP
 from kynemapy.engine.solvers import solve_system
@@ -445,6 +446,7 @@ def advance(d, p, mode, n_steps, every, rows, max_rows, iterations):
     c = p[P_CONDITIONER]
     exact = p[P_EXACT] != 0.0
     with_k = p[P_ASSEMBLE_K] != 0.0
+    with_drives = p[P_STIFFNESS] != 0.0  # driven joints' tangents (not in the KKT system of v̇)
     with_bias = p[P_RHS_BIAS] != 0.0
     max_iter = int(p[P_MAX_ITER])
     criterion = p[P_CONVERGENCE]
@@ -485,11 +487,11 @@ def advance(d, p, mode, n_steps, every, rows, max_rows, iterations):
                     set_tangent(tangent, 1.0)
                 constraint_terms(
                     units, kinds, has_load, cnode, cx0, axes, geom, param, cin, q, v, lam, q_ground, v_ground,
-                    phi, bb, bt, kphi, load, s3, s4, s33, exact, with_bias,
+                    phi, bb, bt, kphi, load, s3, s4, s33, exact, with_bias, con_output, tangent, p[P_GAMMA_PRIME],
                 )  # fmt: skip
                 assemble(
                     node_dofs, node_map, cnode, n_rows, crow, con_row_slots, con_col_slots, con_k_slots,
-                    has_load, tangent, lam, phi, bb, bt, kphi, load, vals, b, nsys, c, with_k,
+                    has_load, tangent, lam, phi, bb, bt, kphi, load, vals, b, nsys, c, with_k, with_drives,
                 )  # fmt: skip
                 if mode == MODE_LINEARIZE:
                     return 0, 0, SOLVE_OK
@@ -553,7 +555,7 @@ def advance(d, p, mode, n_steps, every, rows, max_rows, iterations):
             # initial = h < 0 (False, but not a literal: one compiled version)
             constraint_outputs(
                 units, kinds, has_output, cnode, cx0, axes, geom, q, v, vd, q_ground, v_ground, s3, con_output,
-                h < 0.0, has_load, param, cin, lam, phi, bb, bt, kphi, load,
+                h < 0.0, has_load, param, cin, lam, phi, bb, bt, kphi, load, tangent,
             )  # fmt: skip
             if not state_is_finite(q, v, vd, a, lam):
                 status = NOT_FINITE
@@ -666,4 +668,5 @@ def start(d):
         d.con_bt,
         d.con_k,
         d.con_load,
+        d.tangent,
     )  # initial = True, but not a literal

@@ -49,7 +49,7 @@ def _arguments(index: int, d: Data) -> tuple[Any, ...]:
             TERMS, d.kinds.kind, d.constraint_has_load, d.constraint_has_output, d.constraint_node, d.constraint_X0,
             d.constraint_axes, d.constraint_geometry, d.constraint_param, d.constraint_input, d.q, d.v, d.vd, d.lam,
             d.q_ground, d.v_ground, d.con_phi, d.con_bb, d.con_bt, d.con_k, d.con_load, d.constraint_output,
-            True, True,
+            True, True, d.tangent, 1.0,
         )  # fmt: skip
     if index == SPARSE:
         return (SOLVE, d.solver, d.indptr, d.indices, d.vals, d.dx)

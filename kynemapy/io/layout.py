@@ -40,7 +40,10 @@ UNITS: dict[str, str] = {f.name: f.unit for f in ROW_FIELDS} | {
     "restart/time": "s",
     "restart/step": "1",
     "restart/f": "N (columns 0-2), N m (columns 3-5)",
-    "restart/constraint_input": "m and 1 (prescribed displacement); column 0: N m (torque), N (force) or rad (angle)",
+    "restart/constraint_input": (
+        "m and 1 (prescribed displacement); column 0: N m (torque), N (force) or rad (angle); "
+        "hinge/slider columns 1-6: servo kp, kd, position, rate, feedforward, limit (rad, N m or m, N)"
+    ),
     "restart/slot_info": "1 (per slot: committed rows it belongs to, write generation)",
     "model/x0": "m (X), 1 (reference quaternion r0)",
     "model/gravity": "m/s^2",

@@ -44,14 +44,15 @@ def constraint_pairs(
     constraint_node: np.ndarray,
     constraint_row: np.ndarray,
     constraint_n_rows: np.ndarray,
-    with_k: bool,
+    with_k: bool | np.ndarray,
 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """(row, column) of every constraint block entry, −1 where absent.
 
     ``con_row`` (C, 2, 6, 6) [side, row i, node DOF j]: entry (constraint row i, DOF j of the
     base (side 0) or target (side 1) node), the ``B 𝒯`` rows; ``con_col`` (C, 2, 6, 6) [side,
     node DOF j, row i]: the ``Bᵀ`` columns; ``con_k`` (C, 2, 2, 6, 6) [side a, side b, i, j]:
-    K^Φ entry (DOF i of node a, DOF j of node b), all −1 without ``with_k``.
+    K^Φ entry (DOF i of node a, DOF j of node b), all −1 without ``with_k`` (a bool, or (C,) bools:
+    per constraint).
     """
     nc = int(np.asarray(constraint_node).reshape(-1, 2).shape[0])
     ci = node_rows(node_map, node_dofs, np.asarray(constraint_node).reshape(-1, 2), 6)  # (nc, 2, 6)
@@ -68,7 +69,7 @@ def constraint_pairs(
     out["con_col"] = (np.where(ok, col_r, -1), np.where(ok, col_c, -1))
     k_r = np.broadcast_to(ci[:, :, None, :, None], (nc, 2, 2, 6, 6))
     k_c = np.broadcast_to(ci[:, None, :, None, :], (nc, 2, 2, 6, 6))
-    ok = (k_r >= 0) & (k_c >= 0) & with_k
+    ok = (k_r >= 0) & (k_c >= 0) & np.broadcast_to(np.asarray(with_k, dtype=bool), (nc,))[:, None, None, None, None]
     out["con_k"] = (np.where(ok, k_r, -1), np.where(ok, k_c, -1))
     return out
 

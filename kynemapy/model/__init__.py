@@ -65,7 +65,9 @@ class Model(NamedTuple):
         for the ground).
     constraint_axes : (C, 3, 3) ndarray of float
         Kynema's axes of each constraint; for the point-on-line, point-on-plane and generic
-        joints their row list (:func:`kynemapy.model.kinds.encode_rows`).
+        joints their row list (:func:`kynemapy.model.kinds.encode_rows`); for hinge and slider
+        joints their drive: ``[0]`` spring stiffness, rest position, damping, ``[1, :2]``
+        Coulomb friction level and regularization rate (docs/joints.md, "Drives").
     initial_q : (N, 7) ndarray of float
         Initial displacement [m] and rotation quaternion (w, x, y, z) of each node.
     initial_v : (N, 6) ndarray of float
@@ -76,7 +78,8 @@ class Model(NamedTuple):
         1 where the node's initial acceleration was given, else 0.
     initial_constraint_input : (C, 7) ndarray of float
         Initial input of each constraint (a prescribed displacement and quaternion, a
-        torque [N m], a force [N] or an angle [rad] in its first entry).
+        torque [N m], a force [N] or an angle [rad] in its first entry; a hinge's or slider's
+        servo in entries 1-6, see :class:`kynemapy.Inputs`).
     constraint_geometry : (C, 2, 4, 3) ndarray of float
         Two-body joints (kinds >= 9): per side (0 = base a, 1 = target b) the offset d [m]
         of the joint point from the node and up to three unit axes, world frame at the

@@ -94,6 +94,40 @@ class _Node:
     acceleration: np.ndarray | None
 
 
+#: default regularization rate v_s of the Coulomb joint friction [rad/s or m/s]
+DEFAULT_FRICTION_RATE = 1e-2
+
+
+def servo_inputs(
+    kp: float, kd: float, position: float, rate: float, feedforward: float, limit: float | None
+) -> np.ndarray:
+    """The servo's six constraint inputs (columns 1-6 of ``Inputs.constraint_input``: kp, kd,
+    position, rate, feed-forward, limit with 0 for none), checked (``ValueError`` naming the bad one)."""
+    values = []
+    for name, value in (("kp", kp), ("kd", kd), ("position", position), ("rate", rate), ("feedforward", feedforward)):
+        try:
+            x = float(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"servo {name} must be a number, got {value!r}") from None
+        if not math.isfinite(x):
+            raise ValueError(f"servo {name} must be finite, got {value!r}")
+        if name in ("kp", "kd") and x < 0.0:
+            raise ValueError(f"servo {name} must be >= 0, got {value!r}")
+        values.append(x)
+    if limit is None:
+        lim = 0.0
+    else:
+        try:
+            lim = float(limit)
+        except (TypeError, ValueError):
+            raise ValueError(f"servo limit must be a number or None, got {limit!r}") from None
+        if math.isnan(lim) or lim <= 0.0:
+            raise ValueError(f"servo limit must be > 0 (None or inf: no limit), got {limit!r}")
+        if math.isinf(lim):
+            lim = 0.0
+    return np.array([*values, lim])
+
+
 @dataclass
 class _Constraint:
     kind: int
@@ -105,6 +139,7 @@ class _Constraint:
     param: float = 0.0
     listed: np.ndarray | None = None  #: point-on-line/plane, generic joints: row list (3, 3), kinds.encode_rows
     n_rows: int | None = None  #: rows of a joint with a row list (else kinds.N_ROWS of its kind)
+    drive: np.ndarray | None = None  #: hinge, slider: spring, damper, friction (3, 3), see joint_drive_array
 
 
 def _vector(value: ArrayLike | float, size: int, what: str, *, finite: bool = True) -> np.ndarray:
@@ -1048,6 +1083,8 @@ class ModelBuilder:
             if rows is not None:
                 rows = kinds.mirrored_rows(rows)
         inp = np.array([float(initial_input), 0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
+        if kind in (kinds.HINGE_JOINT, kinds.SLIDER_JOINT):
+            inp[1:] = 0.0  # the servo's inputs (docs/joints.md, "Drives"): none
         c = _Constraint(kind, base, target, np.zeros(3), inp, geom, float(param))
         if rows is not None:
             c.listed = kinds.encode_rows(rows)
@@ -1094,13 +1131,27 @@ class ModelBuilder:
         frame = np.eye(3)
         return self._add_body_joint(kinds.BALL_JOINT, a, b, p, p, frame, frame)
 
-    def add_hinge_joint(self, body_a: int, body_b: int, point: ArrayLike, axis: ArrayLike, torque: float = 0.0) -> int:
+    def add_hinge_joint(
+        self,
+        body_a: int,
+        body_b: int,
+        point: ArrayLike,
+        axis: ArrayLike,
+        torque: float = 0.0,
+        *,
+        stiffness: float = 0.0,
+        rest: float = 0.0,
+        damping: float = 0.0,
+        friction: float = 0.0,
+        friction_rate: float = DEFAULT_FRICTION_RATE,
+    ) -> int:
         """Revolute joint (5 rows) about the line through ``point`` [m] along ``axis``; returns the id.
 
         ``torque`` [N m] acts on body_b about ``axis`` (and −torque on body_a); set it later
         with :meth:`Simulation.set_torque`.  :meth:`Simulation.joint_output` gives the angle of
         b relative to a about ``axis`` [rad] (right-handed, 0 at the reference configuration),
-        its rate and acceleration.
+        its rate and acceleration.  The keywords add a spring, damper and Coulomb friction;
+        :meth:`set_servo` a servo (docs/joints.md, "Drives, springs, dampers and friction").
 
         Parameters
         ----------
@@ -1114,6 +1165,16 @@ class ModelBuilder:
             The joint axis (any non-zero length), world frame at the reference configuration.
         torque : float [N m], default 0.0
             The applied torque τ at t = 0: +τ on body_b about ``axis``, −τ on body_a.
+        stiffness : float [N m/rad], default 0.0
+            Torsional spring: ``−k (θ − rest)``, >= 0.
+        rest : float [rad], default 0.0
+            The spring's rest angle.
+        damping : float [N m s/rad], default 0.0
+            Torsional damper (viscous joint friction): ``−c θ̇``, >= 0.
+        friction : float [N m], default 0.0
+            Coulomb joint friction level F_c, >= 0, regularized: ``−F_c tanh(θ̇ / friction_rate)``.
+        friction_rate : float [rad/s], default 1e-2
+            The regularization rate v_s of the Coulomb friction, > 0 (docs/joints.md, "Drives").
 
         Returns
         -------
@@ -1125,16 +1186,33 @@ class ModelBuilder:
         p = _vector(point, 3, f"{what} point")
         frame = joint_frame(self._unit_axis(axis, f"{what} axis"))
         tau = self._finite(torque, f"{what} torque")
-        return self._add_body_joint(kinds.HINGE_JOINT, a, b, p, p, frame, frame, tau, reverse_axis_on_swap=True)
+        drive = self._drive(what, stiffness, rest, damping, friction, friction_rate, "rad")
+        cid = self._add_body_joint(kinds.HINGE_JOINT, a, b, p, p, frame, frame, tau, reverse_axis_on_swap=True)
+        self._constraints[cid].drive = drive
+        return cid
 
-    def add_slider_joint(self, body_a: int, body_b: int, point: ArrayLike, axis: ArrayLike, force: float = 0.0) -> int:
+    def add_slider_joint(
+        self,
+        body_a: int,
+        body_b: int,
+        point: ArrayLike,
+        axis: ArrayLike,
+        force: float = 0.0,
+        *,
+        stiffness: float = 0.0,
+        rest: float = 0.0,
+        damping: float = 0.0,
+        friction: float = 0.0,
+        friction_rate: float = DEFAULT_FRICTION_RATE,
+    ) -> int:
         """Prismatic joint (5 rows): body_b translates relative to body_a along ``axis`` through
         ``point`` [m], no relative rotation; returns the id.
 
         ``force`` [N] acts on body_b along ``axis`` at its joint point (−force on body_a at the
         same point); set it later with :meth:`Simulation.set_force`.  :meth:`Simulation.joint_output`
         gives the displacement of b along ``axis`` [m] (0 at the reference configuration), its
-        rate and acceleration.
+        rate and acceleration.  The keywords add a spring, damper and Coulomb friction;
+        :meth:`set_servo` a servo (docs/joints.md, "Drives, springs, dampers and friction").
 
         Parameters
         ----------
@@ -1148,6 +1226,16 @@ class ModelBuilder:
             The sliding direction (any non-zero length), world frame at the reference configuration.
         force : float [N], default 0.0
             The applied force F at t = 0: +F on body_b along ``axis``, −F on body_a.
+        stiffness : float [N/m], default 0.0
+            Linear spring: ``−k (s − rest)`` (s the displacement along ``axis``), >= 0.
+        rest : float [m], default 0.0
+            The spring's rest displacement.
+        damping : float [N s/m], default 0.0
+            Linear damper (viscous joint friction): ``−c ṡ``, >= 0.
+        friction : float [N], default 0.0
+            Coulomb joint friction level F_c, >= 0, regularized: ``−F_c tanh(ṡ / friction_rate)``.
+        friction_rate : float [m/s], default 1e-2
+            The regularization rate v_s of the Coulomb friction, > 0 (docs/joints.md, "Drives").
 
         Returns
         -------
@@ -1159,7 +1247,80 @@ class ModelBuilder:
         p = _vector(point, 3, f"{what} point")
         frame = joint_frame(self._unit_axis(axis, f"{what} axis"))
         f = self._finite(force, f"{what} force")
-        return self._add_body_joint(kinds.SLIDER_JOINT, a, b, p, p, frame, frame, f, reverse_axis_on_swap=True)
+        drive = self._drive(what, stiffness, rest, damping, friction, friction_rate, "m")
+        cid = self._add_body_joint(kinds.SLIDER_JOINT, a, b, p, p, frame, frame, f, reverse_axis_on_swap=True)
+        self._constraints[cid].drive = drive
+        return cid
+
+    def _drive(
+        self, what: str, stiffness: float, rest: float, damping: float, friction: float, rate: float, unit: str
+    ) -> np.ndarray:
+        """The passive drive parameters (3, 3) as ``Model.constraint_axes`` holds them for a hinge or slider."""
+        k = self._finite(stiffness, f"{what} stiffness")
+        c = self._finite(damping, f"{what} damping")
+        fc = self._finite(friction, f"{what} friction")
+        for name, value in (("stiffness", k), ("damping", c), ("friction", fc)):
+            if value < 0.0:
+                raise ModelError(f"{what} {name} must be >= 0, got {value!r}")
+        vs = self._finite(rate, f"{what} friction_rate")
+        if vs <= 0.0:
+            raise ModelError(f"{what} friction_rate must be > 0 [{unit}/s], got {rate!r}")
+        drive = np.zeros((3, 3))
+        drive[0] = (k, self._finite(rest, f"{what} rest"), c)
+        drive[1, :2] = (fc, vs) if fc != 0.0 else (0.0, 0.0)  # no friction: the axes stay zeros
+        return drive
+
+    def set_servo(
+        self,
+        joint: int,
+        kp: float,
+        kd: float = 0.0,
+        position: float = 0.0,
+        rate: float = 0.0,
+        feedforward: float = 0.0,
+        limit: float | None = None,
+    ) -> int:
+        """Give a hinge or slider joint a PD servo (its state at t = 0); returns ``joint``.
+
+        The servo applies ``sat(kp (position − x) + kd (rate − ẋ) + feedforward)`` about (along)
+        the joint axis, x the joint's angle [rad] or displacement [m] (:meth:`Simulation.joint_output`),
+        ``sat`` clipping to ``±limit``.  Change it between steps with
+        :meth:`Simulation.set_servo` and :meth:`Simulation.set_servo_target`.
+
+        Parameters
+        ----------
+        joint : int
+            The constraint id of a hinge or slider joint.
+        kp : float [N m/rad or N/m]
+            Position gain, >= 0.
+        kd : float [N m s/rad or N s/m], default 0.0
+            Rate gain, >= 0.
+        position : float [rad or m], default 0.0
+            Target position.
+        rate : float [rad/s or m/s], default 0.0
+            Target rate.
+        feedforward : float [N m or N], default 0.0
+            Added before the limit.
+        limit : float [N m or N] or None, default None
+            Effort limit (> 0); None or ``inf``: none.
+
+        Returns
+        -------
+        int
+            ``joint``.
+        """
+        what = f"set_servo: constraint {joint!r}"
+        known = isinstance(joint, (int, np.integer)) and not isinstance(joint, bool)
+        if not known or not 0 <= joint < len(self._constraints):
+            raise ModelError(f"{what}: unknown constraint id (the model has {len(self._constraints)} constraints)")
+        c = self._constraints[int(joint)]
+        if c.kind not in (kinds.HINGE_JOINT, kinds.SLIDER_JOINT):
+            raise ModelError(f"{what} is a {kinds.KIND_NAMES[c.kind]}; a servo drives a hinge or slider joint")
+        try:
+            c.initial_input[1:] = servo_inputs(kp, kd, position, rate, feedforward, limit)
+        except ValueError as exc:
+            raise ModelError(f"{what}: {exc}") from None
+        return int(joint)
 
     def add_cylindrical_joint(self, body_a: int, body_b: int, point: ArrayLike, axis: ArrayLike) -> int:
         """Cylindrical joint (4 rows): body_b slides along and turns about the line through
@@ -1501,6 +1662,8 @@ class ModelBuilder:
                 param[i] = c.param
                 if c.listed is not None:
                     axes[i] = c.listed
+                elif c.drive is not None:
+                    axes[i] = c.drive
             elif c.kind == kinds.REVOLUTE_JOINT:
                 axes[i] = revolute_axes(c.axis if np.linalg.norm(c.axis) > 0.0 else X0[i])
             elif c.kind == kinds.ROTATION_CONTROL:

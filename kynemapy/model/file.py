@@ -85,8 +85,10 @@ nodes follow the ``[[node]]`` nodes, named ``"<name>.0"`` (root) ... in span ord
     ``rotation_control``         ``base``, ``target``, ``axis`` (required), ``angle`` (opt., rad)
     ``spherical_joint``          ``body``, ``point`` ([x, y, z] m)
     ``ball_joint``               ``body_a``, ``body_b``, ``point`` (m)
-    ``hinge_joint``              ``body_a``, ``body_b``, ``point`` (m), ``axis``, ``torque`` (opt., N m)
-    ``slider_joint``             ``body_a``, ``body_b``, ``point`` (m), ``axis``, ``force`` (opt., N)
+    ``hinge_joint``              ``body_a``, ``body_b``, ``point`` (m), ``axis``, ``torque`` (opt., N m),
+                                 and the drive keys (below)
+    ``slider_joint``             ``body_a``, ``body_b``, ``point`` (m), ``axis``, ``force`` (opt., N),
+                                 and the drive keys (below)
     ``cylindrical_joint``        ``body_a``, ``body_b``, ``point`` (m), ``axis``
     ``universal_joint``          ``body_a``, ``body_b``, ``point`` (m), ``axis_a``, ``axis_b``
     ``planar_joint``             ``body_a``, ``body_b``, ``point`` (m), ``normal``
@@ -101,8 +103,15 @@ nodes follow the ``[[node]]`` nodes, named ``"<name>.0"`` (root) ... in span ord
 
     The two-body joints (``ball_joint`` ... ``generic_joint``, see docs/joints.md) name
     their bodies by node name, or ``"ground"`` for the fixed world (unless a node is named
-    ``"ground"``, which is then meant); every key but ``torque``, ``force``, ``length`` and
-    ``frame`` is required.
+    ``"ground"``, which is then meant); every key but ``torque``, ``force``, ``length``,
+    ``frame`` and the drive keys is required.
+
+    Drive keys of ``hinge_joint`` (units rad, N m) and ``slider_joint`` (m, N), all optional
+    (docs/joints.md, "Drives, springs, dampers and friction"): ``stiffness`` [N m/rad, N/m],
+    ``rest`` [rad, m], ``damping`` [N m s/rad, N s/m], ``friction`` [N m, N],
+    ``friction_rate`` [rad/s, m/s] (:meth:`~kynemapy.ModelBuilder.add_hinge_joint`), and a
+    servo (:meth:`~kynemapy.ModelBuilder.set_servo`) with ``servo_kp``, ``servo_kd``,
+    ``servo_position``, ``servo_rate``, ``servo_feedforward``, ``servo_limit``.
 
     ``spherical_joint`` adds a pin node and two constraints (a 6→3 rigid joint and a 3-DOF
     fixed BC, see :meth:`~kynemapy.ModelBuilder.add_spherical_joint`); when it is named
@@ -856,6 +865,10 @@ _LOAD_KEYS = ("node", "force", "moment")
 _STEP_KEYS = (
     "h", "rho_inf", "max_iter", "atol", "rtol", "geometric_stiffness", "dynamic", "static_load_retries", "convergence",
 )  # fmt: skip
+#: a hinge's or slider's drive keys (docs/joints.md, "Drives"): the builder's keywords, then the servo's
+_DRIVE_KEYS_ONLY = ("stiffness", "rest", "damping", "friction", "friction_rate")
+_SERVO_KEYS = ("servo_kp", "servo_kd", "servo_position", "servo_rate", "servo_feedforward", "servo_limit")
+_DRIVE_KEYS = (*_DRIVE_KEYS_ONLY, *_SERVO_KEYS)
 _CONSTRAINT_KEYS: dict[str, tuple[str, ...]] = {
     "fixed_bc": ("node",),
     "fixed_bc_3dof": ("node",),
@@ -867,8 +880,8 @@ _CONSTRAINT_KEYS: dict[str, tuple[str, ...]] = {
     "rotation_control": ("base", "target", "axis", "angle"),
     "spherical_joint": ("body", "point"),
     "ball_joint": ("body_a", "body_b", "point"),
-    "hinge_joint": ("body_a", "body_b", "point", "axis", "torque"),
-    "slider_joint": ("body_a", "body_b", "point", "axis", "force"),
+    "hinge_joint": ("body_a", "body_b", "point", "axis", "torque", *_DRIVE_KEYS),
+    "slider_joint": ("body_a", "body_b", "point", "axis", "force", *_DRIVE_KEYS),
     "cylindrical_joint": ("body_a", "body_b", "point", "axis"),
     "universal_joint": ("body_a", "body_b", "point", "axis_a", "axis_b"),
     "planar_joint": ("body_a", "body_b", "point", "normal"),
@@ -1244,11 +1257,39 @@ class _Reader:
             return item.build(add, a, b, point, locked, frame=item.matrix("frame", 3))
         if kind in ("ball_joint", "weld_joint"):
             return item.build(add, a, b, point)
-        if kind == "hinge_joint":
-            return item.build(add, a, b, point, item.vector("axis", 3), torque=item.number("torque", 0.0, "N m"))
-        if kind == "slider_joint":
-            return item.build(add, a, b, point, item.vector("axis", 3), force=item.number("force", 0.0, "N"))
+        if kind in ("hinge_joint", "slider_joint"):
+            return self.driven_joint(builder, item, kind, add, a, b, point)
         return item.build(add, a, b, point, item.vector("axis", 3))
+
+    def driven_joint(
+        self, builder: ModelBuilder, item: _Table, kind: str, add: Callable[..., int], a: int, b: int, point: Any
+    ) -> int:
+        """A hinge or slider joint with its input, its drive keys and, with any ``servo_*`` key, its
+        servo (:meth:`~kynemapy.ModelBuilder.set_servo`; ``servo_kp`` 0 when not given)."""
+        hinge = kind == "hinge_joint"
+        x, rate, effort = ("rad", "rad/s", "N m") if hinge else ("m", "m/s", "N")
+        units = {
+            "stiffness": f"{effort}/{x}", "rest": x, "damping": f"{effort} s/{x}", "friction": effort,
+            "friction_rate": rate,
+        }  # fmt: skip
+        drive = {key: item.number(key, None, unit) for key, unit in units.items() if key in item.data}
+        load = {"torque": item.number("torque", 0.0, "N m")} if hinge else {"force": item.number("force", 0.0, "N")}
+        cid = item.build(add, a, b, point, item.vector("axis", 3), **load, **drive)
+        servo = {
+            "kp": ("servo_kp", f"{effort}/{x}"), "kd": ("servo_kd", f"{effort} s/{x}"),
+            "position": ("servo_position", x), "rate": ("servo_rate", rate),
+            "feedforward": ("servo_feedforward", effort), "limit": ("servo_limit", effort),
+        }  # fmt: skip
+        given = {name: item.number(key, None, unit) for name, (key, unit) in servo.items() if key in item.data}
+        if given:
+            given.setdefault("kp", 0.0)
+            try:
+                builder.set_servo(cid, **given)
+            except ModelError as exc:  # "... servo <name> must be ...": the line of the key servo_<name>
+                named = re.search(r"servo ([a-z]+)", str(exc))
+                key = f"servo_{named.group(1)}" if named else None
+                raise item.error(str(exc).split(": ", 2)[-1], key if key in item.data else None) from exc
+        return cid
 
     def read_load(self, i: int, data: dict[str, Any]) -> Load:
         node = data.get("node")

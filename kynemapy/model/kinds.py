@@ -85,10 +85,26 @@ ACCEPTS = {
     "brake torque input": (REVOLUTE_JOINT,),
     "force input": (SLIDER_JOINT,),
     "angle input": (ROTATION_CONTROL,),
+    "servo": (HINGE_JOINT, SLIDER_JOINT),  # and the other drive quantities (Simulation.joint_effort)
     "revolute output": (REVOLUTE_JOINT,),
 }
 #: 1 for the kinds with outputs (angle or displacement, rate, acceleration): revolute, hinge, slider
 HAS_OUTPUT = HAS_INPUT_LOAD.copy()
+#: ``constraint_has_load`` of a hinge or slider built with a drive (spring, damper, friction or servo,
+#: docs/joints.md): its load's tangent enters the Newton matrix in both tangent modes
+DRIVEN_LOAD = 2
+
+
+def driven(kind: np.ndarray, axes: np.ndarray, inputs: np.ndarray) -> np.ndarray:
+    """(C,) bool: the hinges and sliders with a drive in the model's ``constraint_axes`` (C, 3, 3)
+    (spring, damper, Coulomb friction) or a servo in the constraint inputs (C, 7) (kp, kd or
+    feed-forward non-zero)."""
+    kind = np.asarray(kind)
+    axes = np.asarray(axes).reshape(-1, 3, 3)
+    inputs = np.asarray(inputs).reshape(-1, 7)
+    passive = (axes[:, 0, 0] != 0) | (axes[:, 0, 2] != 0) | (axes[:, 1, 0] != 0)
+    drive = passive | np.any(inputs[:, [1, 2, 5]] != 0, axis=1)
+    return ((kind == HINGE_JOINT) | (kind == SLIDER_JOINT)) & drive
 
 
 # ---------------------------------------------------------------- rows of the two-body joints

@@ -38,8 +38,9 @@ from kynemapy.engine.rows import split_rows
 from kynemapy.engine.step import CONVERGED, NEEDS_MEMORY
 from kynemapy.engine.stored_call import StoredCall
 from kynemapy.math.frames import node_frame, point_motion
+from kynemapy.math.rotations import rotation_matrices
 from kynemapy.model import Model, kinds
-from kynemapy.model.builder import check_simulation, no_unknowns, real_number
+from kynemapy.model.builder import check_simulation, no_unknowns, real_number, servo_inputs
 from kynemapy.run import loop, stepcontrol
 from kynemapy.run.failure import failure_text, singular_cause
 from kynemapy.run.stepcontrol import ControlledRun, StepControl
@@ -888,6 +889,92 @@ class Simulation:
         """
         cid = self._constraint(cid, "force input")
         self._input_buffer[cid, 0] = _finite(force, f"constraint {cid} force")
+
+    def set_servo(
+        self,
+        cid: int,
+        kp: float,
+        kd: float = 0.0,
+        position: float = 0.0,
+        rate: float = 0.0,
+        feedforward: float = 0.0,
+        limit: float | None = None,
+    ) -> None:
+        """Set (or with ``kp = kd = feedforward = 0`` remove) the PD servo of a hinge or slider
+        joint, held until changed: it applies ``sat(kp (position − x) + kd (rate − ẋ) +
+        feedforward)`` about (along) the axis, x the joint output (:meth:`joint_output`), ``sat``
+        clipping to ``±limit`` (see :meth:`kynemapy.ModelBuilder.set_servo`, docs/joints.md).
+
+        Parameters
+        ----------
+        cid : int
+            The constraint id of a hinge or slider joint.
+        kp : float [N m/rad or N/m]
+            Position gain, >= 0.
+        kd : float [N m s/rad or N s/m], default 0.0
+            Rate gain, >= 0.
+        position : float [rad or m], default 0.0
+            Target position.
+        rate : float [rad/s or m/s], default 0.0
+            Target rate.
+        feedforward : float [N m or N], default 0.0
+            Added before the limit.
+        limit : float [N m or N] or None, default None
+            Effort limit (> 0); None or ``inf``: none.
+        """
+        cid = self._constraint(cid, "servo")
+        try:
+            values = servo_inputs(kp, kd, position, rate, feedforward, limit)
+        except ValueError as exc:
+            raise ValueError(f"constraint {cid}: {exc}") from None
+        self.inputs.constraint_input[cid, 1:] = values
+
+    def set_servo_target(self, cid: int, position: float, rate: float = 0.0, feedforward: float = 0.0) -> None:
+        """Set the target of a hinge's or slider's servo (gains and limit as they are), held until changed.
+
+        Parameters
+        ----------
+        cid : int
+            The constraint id of a hinge or slider joint.
+        position : float [rad or m]
+            Target position.
+        rate : float [rad/s or m/s], default 0.0
+            Target rate.
+        feedforward : float [N m or N], default 0.0
+            Added before the limit.
+        """
+        cid = self._constraint(cid, "servo")
+        self._input_buffer[cid, 3] = _finite(position, f"constraint {cid} servo position")
+        self._input_buffer[cid, 4] = _finite(rate, f"constraint {cid} servo rate")
+        self._input_buffer[cid, 5] = _finite(feedforward, f"constraint {cid} servo feedforward")
+
+    def joint_effort(self, cid: int) -> float:
+        """The total torque [N m] about a hinge's axis (force [N] along a slider's) that the joint's
+        input (:meth:`set_torque`, :meth:`set_force`), spring, damper, Coulomb friction and servo
+        apply to body_b at the current state (−it on body_a); not the constraint's reaction
+        (:meth:`reaction`).
+
+        Parameters
+        ----------
+        cid : int
+            The constraint id of a hinge or slider joint.
+
+        Returns
+        -------
+        float
+            The torque [N m] or force [N].
+        """
+        cid = self._constraint(cid, "servo")
+        self._run(ACCELERATION_COEFFICIENTS, REACTION, cid, 0, NO_ROWS, 0, self._iters1, self._out)
+        load = self._workspace.views["con_load"][cid]
+        geom = self._model.constraint_geometry[cid]
+        base = int(self._model.constraint_node[cid, 0])
+        # the residual holds −τ n on the target's moment rows (hinge) or −F n on its force rows
+        # (slider), n = R_base a₁; a joint given with body_b the ground has them swapped, with
+        # the axis reversed: the same τ on body_b
+        n = geom[0, 1] if base < 0 else rotation_matrices(self._state.q[base, 3:7]) @ geom[0, 1]
+        rows = load[1, 3:6] if self._kinds[cid] == kinds.HINGE_JOINT else load[1, 0:3]
+        return float(-np.dot(rows, n))
 
     def set_angle(self, cid: int, angle: float) -> None:
         """Set the commanded angle of a rotation control.

@@ -290,3 +290,182 @@ def body_joint_output(kind, X0, geom, qb, qt, vb, vt, vdb, vdt, out):
     nd2 = cross(ala, n)
     nd2w = cross(wa, wan)
     out[2] = dot(ddd, n) + 2.0 * dot(dd, wan) + dot(d, (nd2[0] + nd2w[0], nd2[1] + nd2w[1], nd2[2] + nd2w[2]))
+
+
+# ---------------------------------------------------------------- drives (hinge and slider)
+#: where a hinge's or slider's drive parameters live: the passive ones in the model's
+#: ``constraint_axes[c]`` (unused by these kinds otherwise), the servo's in its inputs
+DRIVE_STIFFNESS = (0, 0)  #: axes[0, 0]: spring stiffness k [N m/rad or N/m]
+DRIVE_REST = (0, 1)  #: axes[0, 1]: spring rest position [rad or m]
+DRIVE_DAMPING = (0, 2)  #: axes[0, 2]: damper (viscous friction) c [N m s/rad or N s/m]
+DRIVE_FRICTION = (1, 0)  #: axes[1, 0]: Coulomb friction level F_c [N m or N]
+DRIVE_FRICTION_RATE = (1, 1)  #: axes[1, 1]: its regularization rate v_s [rad/s or m/s], > 0
+SERVO_KP = 1  #: inputs[1]: servo position gain [N m/rad or N/m]
+SERVO_KD = 2  #: inputs[2]: servo rate gain [N m s/rad or N s/m]
+SERVO_POSITION = 3  #: inputs[3]: servo target position [rad or m]
+SERVO_RATE = 4  #: inputs[4]: servo target rate [rad/s or m/s]
+SERVO_FEEDFORWARD = 5  #: inputs[5]: servo feed-forward [N m or N], inside the limit
+SERVO_LIMIT = 6  #: inputs[6]: servo effort limit [N m or N] (0: none)
+
+
+@njit
+def has_drive(axes, inputs):
+    """Whether a hinge or slider has a spring, damper, Coulomb friction or servo."""
+    return (
+        axes[0, 0] != 0.0
+        or axes[0, 2] != 0.0
+        or axes[1, 0] != 0.0
+        or inputs[SERVO_KP] != 0.0
+        or inputs[SERVO_KD] != 0.0
+        or inputs[SERVO_FEEDFORWARD] != 0.0
+    )
+
+
+@njit
+def drive_law(x, rate, axes, inputs):
+    """The joint's total torque [N m] (force [N]) ``τ`` at position ``x`` [rad or m] and rate
+    ``rate``, and its exact derivatives ``(τ, ∂τ/∂x, ∂τ/∂ẋ)``::
+
+        τ = τ_in − k (x − x₀) − c ẋ + sat(k_p (x_ref − x) + k_d (ẋ_ref − ẋ) + τ_ff) − F_c tanh(ẋ / v_s)
+
+    ``sat`` clips to ``±limit`` (no clip for limit 0; on the clipped branch its derivatives are
+    zero).  ``axes`` (3, 3) and ``inputs`` (7,) hold the parameters (``DRIVE_*``, ``SERVO_*``)."""
+    k = axes[0, 0]
+    c = axes[0, 2]
+    tau = inputs[0] - k * (x - axes[0, 1]) - c * rate
+    dx = -k
+    dr = -c
+    kp = inputs[SERVO_KP]
+    kd = inputs[SERVO_KD]
+    u = kp * (inputs[SERVO_POSITION] - x) + kd * (inputs[SERVO_RATE] - rate) + inputs[SERVO_FEEDFORWARD]
+    limit = inputs[SERVO_LIMIT]
+    if limit > 0.0 and abs(u) > limit:
+        u = limit if u > 0.0 else -limit
+    else:
+        dx -= kp
+        dr -= kd
+    tau += u
+    fc = axes[1, 0]
+    if fc != 0.0:
+        vs = axes[1, 1]
+        t = math.tanh(rate / vs)
+        tau -= fc * t
+        dr -= fc / vs * (1.0 - t * t)
+    return tau, dx, dr
+
+
+@njit
+def add_drive_block(k, s, load, du, dphi):
+    """``k[a, s] += load[a] ⊗ [du; dphi]`` for both sides a (``load`` (2, 6) the residual per unit
+    torque, ``du``, ``dphi`` 3-tuples: the derivative of τ by side s's displacement and rotation)."""
+    for a in range(2):
+        for i in range(6):
+            li = load[a, i]
+            if li == 0.0:
+                continue
+            for j in range(3):
+                k[a, s, i, j] += li * du[j]
+                k[a, s, i, 3 + j] += li * dphi[j]
+
+
+@njit
+def solve_tangent(t, x):
+    """``y`` with ``y·t = x`` (``t`` (3, 3) the rotation block of 𝒯 as stored, ``x`` a 3-tuple): the
+    row that the assembly's product with 𝒯 turns back into ``x``."""
+    a, b, c = t[0, 0], t[0, 1], t[0, 2]
+    d, e, f = t[1, 0], t[1, 1], t[1, 2]
+    g, h, i = t[2, 0], t[2, 1], t[2, 2]
+    det = a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g)
+    # y = x t⁻¹, t⁻¹ = adj(t) / det
+    y0 = (x[0] * (e * i - f * h) + x[1] * (f * g - d * i) + x[2] * (d * h - e * g)) / det
+    y1 = (x[0] * (c * h - b * i) + x[1] * (a * i - c * g) + x[2] * (b * g - a * h)) / det
+    y2 = (x[0] * (b * f - c * e) + x[1] * (c * d - a * f) + x[2] * (a * e - b * d)) / det
+    return (y0, y1, y2)
+
+
+@njit
+def drive_load(kind, X0, axes, geom, inputs, qb, qt, vb, vt, last, with_k, exact, tb, tt, gp, load, k):
+    """Residual (2, 6) into ``load`` of a hinge's or slider's total torque or force ``τ``
+    (:func:`drive_law`: its input, spring, damper, servo and friction) and, with ``with_k``, its
+    exact derivative added to ``k`` (2, 2, 6, 6): with ``exact`` to K^Φ, which already holds the
+    stiffness of the input torque (:func:`input_stiffness`), else to zeros (Kynema's tangent mode:
+    the drive's whole tangent, input included).
+
+    The joint position x (hinge angle continued from ``last``, the last output [rad]; slider
+    displacement ``Δ·n``) and rate ẋ as :func:`body_joint_output`; the derivative of the
+    residual ``τ L`` (``L`` the residual per unit τ) by the Newton increment is ``τ ∂L/∂q 𝒯 +
+    L (∂τ/∂x ∂x/∂q 𝒯 + ∂τ/∂ẋ (∂ẋ/∂q 𝒯 + γ′ ∂ẋ/∂v))``: the K^Φ block is multiplied by 𝒯 in the
+    assembly, so the velocity part enters as ``γ′ ∂ẋ/∂v 𝒯⁻¹`` (``tb``, ``tt`` the rotation
+    blocks of 𝒯 of the base and target, ``gp`` γ′ [1/s])."""
+    input_load(kind, X0, geom, 1.0, qb, qt, load)  # L
+    n = rot(qb[3:7], geom[0, 1])
+    wa = (vb[3], vb[4], vb[5])
+    wb = (vt[3], vt[4], vt[5])
+    ua = (vb[0], vb[1], vb[2])
+    ub = (vt[0], vt[1], vt[2])
+    ra, rb, d = joint_points(X0, geom, qb, qt)
+    w = (d[0] + ra[0], d[1] + ra[1], d[2] + ra[2])
+    wan = cross(wa, n)
+    a2 = rot(qb[3:7], geom[0, 2])
+    a3 = rot(qb[3:7], geom[0, 3])
+    b2 = rot(qt[3:7], geom[1, 2])
+    c2 = dot(a2, b2)
+    c3 = dot(a3, b2)
+    wr = (wb[0] - wa[0], wb[1] - wa[1], wb[2] - wa[2])
+    if kind == HINGE_JOINT:
+        x = last + wrap_angle(math.atan2(c3, c2) - last)
+        rate = dot(n, wr)
+    else:
+        x = dot(d, n)
+        rate = dot(point_rate(ua, ub, wa, wb, ra, rb), n) + dot(d, wan)
+    tau, tx, tr = drive_law(x, rate, axes, inputs)
+    if with_k:
+        if kind == HINGE_JOINT:
+            # θ = atan2(a₃·b₂, a₂·b₂): ∂θ/∂φ_b = g, ∂θ/∂φ_a = −g; θ̇ = n·(ω_b − ω_a), n = R_a a₁
+            p = cross(b2, a3)
+            m = cross(b2, a2)
+            den = c2 * c2 + c3 * c3
+            g = ((c2 * p[0] - c3 * m[0]) / den, (c2 * p[1] - c3 * m[1]) / den, (c2 * p[2] - c3 * m[2]) / den)
+            nw = cross(n, wr)
+            vtt = solve_tangent(tt, n)
+            zero = (0.0, 0.0, 0.0)
+            add_drive_block(k, 1, load, zero, (tx * g[0] + tr * gp * vtt[0], tx * g[1] + tr * gp * vtt[1],
+                                               tx * g[2] + tr * gp * vtt[2]))  # fmt: skip
+            vtb = solve_tangent(tb, n)
+            add_drive_block(k, 0, load, zero, (-tx * g[0] + tr * (nw[0] - gp * vtb[0]),
+                                               -tx * g[1] + tr * (nw[1] - gp * vtb[1]),
+                                               -tx * g[2] + tr * (nw[2] - gp * vtb[2])))  # fmt: skip
+        else:
+            # x = Δ·n: ∂x/∂(u_b, φ_b) = (n, ρ_b × n), ∂x/∂(u_a, φ_a) = (−n, n × w), w = p_b − x_a;
+            # ẋ = n·(u̇_b − u̇_a) + ω_b·(ρ_b × n) + ω_a·(n × w): the same gradient by v, and by q
+            # (u_b, φ_b): (ω_a × n, ρ_b × (n × ω_b + ω_a × n)); (u_a, φ_a): (−ω_a × n,
+            # n × (u̇_b − u̇_a + ω_b × ρ_b + w × ω_a))
+            rn = cross(rb, n)
+            nwv = cross(n, w)
+            nwb = cross(n, wb)
+            rq = cross(rb, (nwb[0] + wan[0], nwb[1] + wan[1], nwb[2] + wan[2]))
+            wbr = cross(wb, rb)
+            ww = cross(w, wa)
+            aq = cross(n, (ub[0] - ua[0] + wbr[0] + ww[0], ub[1] - ua[1] + wbr[1] + ww[1],
+                           ub[2] - ua[2] + wbr[2] + ww[2]))  # fmt: skip
+            vtt = solve_tangent(tt, rn)
+            add_drive_block(
+                k, 1, load,
+                ((tx + tr * gp) * n[0] + tr * wan[0], (tx + tr * gp) * n[1] + tr * wan[1],
+                 (tx + tr * gp) * n[2] + tr * wan[2]),
+                (tx * rn[0] + tr * (rq[0] + gp * vtt[0]), tx * rn[1] + tr * (rq[1] + gp * vtt[1]),
+                 tx * rn[2] + tr * (rq[2] + gp * vtt[2])),
+            )  # fmt: skip
+            vtb = solve_tangent(tb, nwv)
+            add_drive_block(
+                k, 0, load,
+                (-(tx + tr * gp) * n[0] - tr * wan[0], -(tx + tr * gp) * n[1] - tr * wan[1],
+                 -(tx + tr * gp) * n[2] - tr * wan[2]),
+                (tx * nwv[0] + tr * (aq[0] + gp * vtb[0]), tx * nwv[1] + tr * (aq[1] + gp * vtb[1]),
+                 tx * nwv[2] + tr * (aq[2] + gp * vtb[2])),
+            )  # fmt: skip
+        # τ ∂L/∂q (with exact, body_joint added τ_in's part)
+        input_stiffness(kind, geom, tau - inputs[0] if exact else tau, qb, ra, rb, d, k)
+    for s in range(2):
+        for i in range(6):
+            load[s, i] *= tau

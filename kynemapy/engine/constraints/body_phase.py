@@ -11,9 +11,16 @@ Kynema model) compiles none of this code.
 from __future__ import annotations
 
 from kynemapy._jit import njit
-from kynemapy.engine.constraints.body_joints import body_joint, body_joint_bias, body_joint_output, input_load
+from kynemapy.engine.constraints.body_joints import (
+    body_joint,
+    body_joint_bias,
+    body_joint_output,
+    drive_load,
+    has_drive,
+    input_load,
+)
 from kynemapy.engine.constraints.dispatch import clear
-from kynemapy.model.kinds import BALL_JOINT, HINGE_JOINT, SLIDER_JOINT
+from kynemapy.model.kinds import BALL_JOINT, DRIVEN_LOAD, HINGE_JOINT, SLIDER_JOINT
 
 #: what :func:`body_joint_phase` computes
 TERMS = 0  #: Φ (or the bias γ), gradients, K^Φ and input loads
@@ -21,16 +28,29 @@ OUTPUTS = 1  #: joint outputs (hinge angle, slider displacement: value, rate, ac
 
 
 @njit
+def clear_k(k):
+    """K^Φ (2, 2, 6, 6) := 0."""
+    for a in range(2):
+        for b in range(2):
+            for i in range(6):
+                for j in range(6):
+                    k[a, b, i, j] = 0.0
+
+
+@njit
 def body_joint_phase(
     what, kind, has_load, has_output, cnode, cX0, axes, geom, param, cin, q, v, vd, lam, q_ground, v_ground,
-    phi, bb, bt, k, load, out, exact, with_bias,
+    phi, bb, bt, k, load, out, exact, with_bias, tangent, gp,
 ):  # fmt: skip
     """For every constraint of a two-body kind: with ``what`` :data:`TERMS`, Φ (``with_bias``:
     the bias γ of Φ̈ = B v̇ + γ), ``B_b``, ``B_t``, K^Φ (``exact``: the exact gradients too) and
     the input load, into ``phi``, ``bb``, ``bt``, ``k``, ``load``; with :data:`OUTPUTS`, the
     hinge and slider outputs into ``out`` (C, 3).  The arrays are the
     :class:`~kynemapy.engine.fields.Data` fields of the same meaning (``kind`` (C,) the kind
-    codes).  Returns 0."""
+    codes).  A hinge or slider with a drive (spring, damper, friction, servo) has its total
+    torque or force as its load (:func:`~.body_joints.drive_load`: the last outputs ``out``
+    continue the hinge angle; ``tangent`` (N, 3, 3) the rotation blocks of 𝒯 and ``gp`` γ′ [1/s]
+    give the damping part of its exact tangent).  Returns 0."""
     for ic in range(kind.shape[0]):
         kc = kind[ic]
         if kc < BALL_JOINT:
@@ -64,7 +84,19 @@ def body_joint_phase(
             k[ic],
         )
         if has_load[ic]:
-            input_load(kc, cX0[ic], geom[ic], cin[ic, 0], qb, q[nt], load[ic])
+            # a driven joint (has_load 2) has its drive's tangent in k in both modes (Kynema's: k
+            # holds only that); a drive first given between steps, only with the exact tangent
+            tangent_k = exact or has_load[ic] == DRIVEN_LOAD
+            if not exact and has_load[ic] == DRIVEN_LOAD:
+                clear_k(k[ic])
+            if (kc == HINGE_JOINT or kc == SLIDER_JOINT) and has_drive(axes[ic], cin[ic]):
+                tb = tangent[nt] if g else tangent[nb]  # (the ground's block is never used)
+                drive_load(
+                    kc, cX0[ic], axes[ic], geom[ic], cin[ic], qb, q[nt], v_ground if g else v[nb], v[nt], out[ic, 0],
+                    tangent_k, exact, tb, tangent[nt], gp, load[ic], k[ic],
+                )  # fmt: skip
+            else:
+                input_load(kc, cX0[ic], geom[ic], cin[ic, 0], qb, q[nt], load[ic])
         if with_bias:
             body_joint_bias(
                 kc, cX0[ic], axes[ic], geom[ic], param[ic], qb, q[nt], v_ground if g else v[nb], v[nt], phi[ic]

@@ -34,13 +34,15 @@ class Kinds(NamedTuple):
 @njit
 def constraint_terms(
     units, kinds, has_load, cnode, cX0, axes, geom, param, cin, q, v, lam, q_ground, v_ground,
-    phi, bb, bt, k, load, s3, s4, s33, exact, with_bias,
+    phi, bb, bt, k, load, s3, s4, s33, exact, with_bias, out, tangent, gp,
 ):  # fmt: skip
     """Φ (or, ``with_bias``, the bias γ of Φ̈ = B v̇ + γ), gradients ``B_b``, ``B_t``, K^Φ (``exact``:
     the exact gradients too) and the input loads of every constraint (fields: see
     :mod:`kynemapy.engine.fields`).  ``kinds`` (:class:`Kinds`) holds the kind codes; the
     two-body joints are the two-body joint unit's (``units``,
-    :func:`~kynemapy.engine.constraints.body_phase.body_joint_phase`), called when there are any."""
+    :func:`~kynemapy.engine.constraints.body_phase.body_joint_phase`), called when there are any;
+    it reads the last joint outputs ``out`` (C, 3), the rotation blocks of 𝒯 ``tangent`` (N, 3, 3)
+    and γ′ ``gp`` [1/s] for the drives of hinges and sliders."""
     kind = kinds.kind
     body = False
     for ic in range(kind.shape[0]):
@@ -66,20 +68,20 @@ def constraint_terms(
         call_unit(
             units, BODY_JOINTS,
             (TERMS, kind, has_load, has_load, cnode, cX0, axes, geom, param, cin, q, v, v, lam, q_ground, v_ground,
-             phi, bb, bt, k, load, phi, exact, with_bias),
+             phi, bb, bt, k, load, out, exact, with_bias, tangent, gp),
         )  # fmt: skip
 
 
 @njit
 def constraint_outputs(
     units, kinds, has_output, cnode, cX0, axes, geom, q, v, vd, q_ground, v_ground, s3, out, initial,
-    has_load, param, cin, lam, phi, bb, bt, k, load,
+    has_load, param, cin, lam, phi, bb, bt, k, load, tangent,
 ):  # fmt: skip
     """Joint outputs ``out`` (C, 3) from the state: revolute azimuth / hinge angle / slider
     displacement, rate and acceleration.  ``initial``: at t = 0, where Kynema's revolute output
     stays zero until the first step (hinges and sliders are set).  ``kinds`` and ``units`` as in
     :func:`constraint_terms`; ``has_load`` to ``load`` are passed on to the two-body joint unit
-    (which does not use them for outputs)."""
+    (which does not use them for outputs), and ``tangent`` likewise."""
     kind = kinds.kind
     body = False
     for ic in range(kind.shape[0]):
@@ -99,7 +101,7 @@ def constraint_outputs(
         call_unit(
             units, BODY_JOINTS,
             (OUTPUTS, kind, has_load, has_output, cnode, cX0, axes, geom, param, cin, q, v, vd, lam, q_ground,
-             v_ground, phi, bb, bt, k, load, out, False, False),
+             v_ground, phi, bb, bt, k, load, out, False, False, tangent, 0.0),
         )  # fmt: skip
 
 

@@ -23,11 +23,14 @@ What becomes what
 Parsed but not enforced
 -----------------------
 ``<limit lower upper effort velocity>`` and ``<dynamics damping friction>`` are read into
-:attr:`URDFRobot.joint_limits` and :attr:`URDFRobot.joint_dynamics`, but kynemapy does not
-yet enforce joint limits, effort or velocity limits, damping or friction: the joints of the
-model are free over their whole range and undamped.  ``<collision>`` geometry (box, sphere,
-cylinder, capsule; meshes by file name only; other simulators' geometries by their attributes
-as text) is read into :attr:`URDFRobot.collisions` and not used for contact.  ``<visual>``,
+:attr:`URDFRobot.joint_limits` and :attr:`URDFRobot.joint_dynamics`.  kynemapy does not
+yet enforce joint limits or velocity limits: the joints of the model are free over their whole
+range.  ``load_urdf(..., joint_dynamics=True)`` applies the damping and friction (the joint
+drives of docs/joints.md); an effort limit applies to a servo given it,
+``robot.builder.set_servo(robot.joint_id[name], kp, kd, limit=robot.joint_limits[name].effort)``.
+``<collision>`` geometry (box, sphere, cylinder, capsule; meshes by file name only; other
+simulators' geometries by their attributes as text) is read into :attr:`URDFRobot.collisions`
+and not used for contact.  ``<visual>``,
 ``<mimic>``, ``<safety_controller>``, ``<calibration>``, ``<transmission>``, ``<gazebo>`` and
 ``<material>`` are ignored (a mimic joint moves freely).
 URDF has no gravity: it is ``load_urdf``'s ``gravity`` (default ``(0, 0, -9.81)`` m/s², z up).

@@ -42,6 +42,7 @@ def load_urdf(
     merge_fixed: bool = True,
     base_position: Sequence[float] = (0.0, 0.0, 0.0),
     repair_inertia: bool = False,
+    joint_dynamics: bool = False,
 ) -> URDFRobot:
     """Read a URDF robot into a :class:`kynemapy.ModelBuilder`.
 
@@ -71,6 +72,12 @@ def load_urdf(
         moments are lifted to the nearest valid ones (at least ``1e-6`` of the largest and
         ``1e-6 m`` kg m², then the two smaller raised equally until ``I1 + I2 = I3``), with a
         :class:`URDFWarning` naming the links; :attr:`URDFRobot.repaired_inertia` lists them.
+    joint_dynamics : bool
+        False (default): ``<dynamics damping friction>`` is parsed into
+        :attr:`URDFRobot.joint_dynamics` and not applied.  True: revolute, continuous and
+        prismatic joints get it as their damper (``damping`` [N m s/rad, N s/m]) and Coulomb
+        friction (``friction`` [N m, N], regularized with the default ``friction_rate``; see
+        :meth:`~kynemapy.ModelBuilder.add_hinge_joint` and docs/joints.md, "Drives").
 
     Returns
     -------
@@ -281,10 +288,12 @@ def load_urdf(
         if a == c or joint.type == "floating":
             continue
         try:
+            dyn = robot.joint_dynamics.get(joint.name) if joint_dynamics else None
+            drive = {} if dyn is None else {"damping": dyn.damping, "friction": dyn.friction}
             if joint.type in ("revolute", "continuous"):
-                cid = b.add_hinge_joint(a, c, p, axis)
+                cid = b.add_hinge_joint(a, c, p, axis, **drive)
             elif joint.type == "prismatic":
-                cid = b.add_slider_joint(a, c, p, axis)
+                cid = b.add_slider_joint(a, c, p, axis, **drive)
             elif joint.type == "planar":
                 cid = b.add_planar_joint(a, c, p, axis)
             elif joint.type == "spherical":

@@ -82,7 +82,8 @@ class JointLimit:
 
 @dataclass(frozen=True)
 class JointDynamics:
-    """A joint's ``<dynamics>``, parsed but **not applied** by kynemapy.
+    """A joint's ``<dynamics>``, parsed; applied as the joint's damper and Coulomb friction only
+    with ``load_urdf(..., joint_dynamics=True)``.
 
     Attributes
     ----------
@@ -161,7 +162,7 @@ class URDFRobot:
     joint_limits : dict[str, JointLimit]
         Joint name -> its ``<limit>``; parsed, **not enforced**.
     joint_dynamics : dict[str, JointDynamics]
-        Joint name -> its ``<dynamics>``; parsed, **not applied**.
+        Joint name -> its ``<dynamics>``; parsed, applied only with ``load_urdf(..., joint_dynamics=True)``.
     collisions : dict[str, list[Collision]]
         Link name -> its collision geometry; parsed, **not used** for contact.
     root_joint : int or None
