@@ -65,13 +65,21 @@ def main() -> None:
     speeds = np.linspace(0.0, RATED, 3 if "--quick" in sys.argv else 9)
     rotating = kp.analysis.campbell(model, speeds, n_modes=12)
     fixed = kp.analysis.campbell(model, speeds, n_modes=12, blades=blades)
+    plotted = True
     for name, diagram in (("rotating", rotating), ("fixed", fixed)):
         diagram.write_csv(out / f"iea15_campbell_{name}.csv")
-        diagram.plot(out / f"iea15_campbell_{name}.png", harmonics=(1, 3, 6))
+        try:
+            diagram.plot(out / f"iea15_campbell_{name}.png", harmonics=(1, 3, 6))
+        except ImportError:  # matplotlib is optional (pip install -e ".[plot]")
+            plotted = False
     print("rotor speed [rpm] | rotating-frame frequencies of the six lowest blade modes [Hz]")
     for rpm, f in zip(rotating.rpm, rotating.frequency, strict=True):
         print(f"{rpm:6.2f} | " + " ".join(f"{x:7.4f}" for x in f[:6]))
-    print(f"written: {out / 'iea15_campbell_rotating.png'}, {out / 'iea15_campbell_fixed.png'} (and .csv)")
+    if plotted:
+        print(f"written: {out / 'iea15_campbell_rotating.png'}, {out / 'iea15_campbell_fixed.png'} (and .csv)")
+    else:
+        csv = f"{out / 'iea15_campbell_rotating.csv'}, {out / 'iea15_campbell_fixed.csv'}"
+        print(f"written: {csv} (no plots: matplotlib is not installed)")
     ok = True
     data = json.loads(DATA.read_text())
     sections = data["material_sections"]
