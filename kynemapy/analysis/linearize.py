@@ -78,13 +78,16 @@ def linearization_coefficients(beta_prime: float, gamma_prime: float, kappa: flo
 
 
 def drive_damping(model: Model, inputs: Inputs) -> bool:
-    """Whether a hinge or slider of ``model`` has a damper, Coulomb friction or a servo rate gain
+    """Whether a hinge or slider of ``model`` has a damper, Coulomb friction, a limit damper or a servo rate gain
     (docs/joints.md, "Drives"): a velocity-dependent joint load, whose derivative the engine
     assembles with the constraint blocks K^Φ."""
     kind = np.asarray(model.constraint_kind)
     driven = (kind == kinds.HINGE_JOINT) | (kind == kinds.SLIDER_JOINT)
     axes = np.asarray(model.constraint_axes)
-    rate_dependent = (axes[:, 0, 2] != 0.0) | (axes[:, 1, 0] != 0.0) | (inputs.constraint_input[:, 2] != 0.0)
+    limit_damper = (axes[:, 2, 2] != 0.0) & (axes[:, 1, 2] != 0.0)
+    rate_dependent = (
+        (axes[:, 0, 2] != 0.0) | (axes[:, 1, 0] != 0.0) | limit_damper | (inputs.constraint_input[:, 2] != 0.0)
+    )
     return bool(np.any(driven & rate_dependent))
 
 

@@ -1144,13 +1144,16 @@ class ModelBuilder:
         damping: float = 0.0,
         friction: float = 0.0,
         friction_rate: float = DEFAULT_FRICTION_RATE,
+        limits: tuple[float, float] | None = None,
+        limit_stiffness: float | None = None,
+        limit_damping: float = 0.0,
     ) -> int:
         """Revolute joint (5 rows) about the line through ``point`` [m] along ``axis``; returns the id.
 
         ``torque`` [N m] acts on body_b about ``axis`` (and −torque on body_a); set it later
         with :meth:`Simulation.set_torque`.  :meth:`Simulation.joint_output` gives the angle of
         b relative to a about ``axis`` [rad] (right-handed, 0 at the reference configuration),
-        its rate and acceleration.  The keywords add a spring, damper and Coulomb friction;
+        its rate and acceleration.  The keywords add a spring, damper, Coulomb friction and compliant travel limits;
         :meth:`set_servo` a servo (docs/joints.md, "Drives, springs, dampers and friction").
 
         Parameters
@@ -1175,6 +1178,15 @@ class ModelBuilder:
             Coulomb joint friction level F_c, >= 0, regularized: ``−F_c tanh(θ̇ / friction_rate)``.
         friction_rate : float [rad/s], default 1e-2
             The regularization rate v_s of the Coulomb friction, > 0 (docs/joints.md, "Drives").
+        limits : (lower, upper) of float [rad], optional
+            Compliant travel limits, lower < upper: beyond them a one-sided spring-damper
+            ``−k_l (θ − stop) − c_l θ̇`` pushes back (never pulls); none by default.
+        limit_stiffness : float [N m/rad], optional
+            The limits' stiffness k_l, > 0; required with ``limits``.  The joint enters a
+            stop by about ``|load| / k_l``.
+        limit_damping : float [N m s/rad], default 0.0
+            The limits' damping c_l, >= 0: sets the restitution of a hit (docs/joints.md,
+            "Compliant joint limits").
 
         Returns
         -------
@@ -1187,6 +1199,7 @@ class ModelBuilder:
         frame = joint_frame(self._unit_axis(axis, f"{what} axis"))
         tau = self._finite(torque, f"{what} torque")
         drive = self._drive(what, stiffness, rest, damping, friction, friction_rate, "rad")
+        self._limits(what, drive, limits, limit_stiffness, limit_damping, "rad", "N m")
         cid = self._add_body_joint(kinds.HINGE_JOINT, a, b, p, p, frame, frame, tau, reverse_axis_on_swap=True)
         self._constraints[cid].drive = drive
         return cid
@@ -1204,6 +1217,9 @@ class ModelBuilder:
         damping: float = 0.0,
         friction: float = 0.0,
         friction_rate: float = DEFAULT_FRICTION_RATE,
+        limits: tuple[float, float] | None = None,
+        limit_stiffness: float | None = None,
+        limit_damping: float = 0.0,
     ) -> int:
         """Prismatic joint (5 rows): body_b translates relative to body_a along ``axis`` through
         ``point`` [m], no relative rotation; returns the id.
@@ -1211,7 +1227,7 @@ class ModelBuilder:
         ``force`` [N] acts on body_b along ``axis`` at its joint point (−force on body_a at the
         same point); set it later with :meth:`Simulation.set_force`.  :meth:`Simulation.joint_output`
         gives the displacement of b along ``axis`` [m] (0 at the reference configuration), its
-        rate and acceleration.  The keywords add a spring, damper and Coulomb friction;
+        rate and acceleration.  The keywords add a spring, damper, Coulomb friction and compliant travel limits;
         :meth:`set_servo` a servo (docs/joints.md, "Drives, springs, dampers and friction").
 
         Parameters
@@ -1236,6 +1252,15 @@ class ModelBuilder:
             Coulomb joint friction level F_c, >= 0, regularized: ``−F_c tanh(ṡ / friction_rate)``.
         friction_rate : float [m/s], default 1e-2
             The regularization rate v_s of the Coulomb friction, > 0 (docs/joints.md, "Drives").
+        limits : (lower, upper) of float [m], optional
+            Compliant travel limits, lower < upper: beyond them a one-sided spring-damper
+            ``−k_l (s − stop) − c_l ṡ`` pushes back (never pulls); none by default.
+        limit_stiffness : float [N/m], optional
+            The limits' stiffness k_l, > 0; required with ``limits``.  The joint enters a
+            stop by about ``|load| / k_l``.
+        limit_damping : float [N s/m], default 0.0
+            The limits' damping c_l, >= 0: sets the restitution of a hit (docs/joints.md,
+            "Compliant joint limits").
 
         Returns
         -------
@@ -1248,6 +1273,7 @@ class ModelBuilder:
         frame = joint_frame(self._unit_axis(axis, f"{what} axis"))
         f = self._finite(force, f"{what} force")
         drive = self._drive(what, stiffness, rest, damping, friction, friction_rate, "m")
+        self._limits(what, drive, limits, limit_stiffness, limit_damping, "m", "N")
         cid = self._add_body_joint(kinds.SLIDER_JOINT, a, b, p, p, frame, frame, f, reverse_axis_on_swap=True)
         self._constraints[cid].drive = drive
         return cid
@@ -1269,6 +1295,41 @@ class ModelBuilder:
         drive[0] = (k, self._finite(rest, f"{what} rest"), c)
         drive[1, :2] = (fc, vs) if fc != 0.0 else (0.0, 0.0)  # no friction: the axes stay zeros
         return drive
+
+    def _limits(
+        self,
+        what: str,
+        drive: np.ndarray,
+        limits: tuple[float, float] | None,
+        stiffness: float | None,
+        damping: float,
+        unit: str,
+        effort: str,
+    ) -> None:
+        """Put a hinge's or slider's compliant limits into its drive parameters ``drive`` (3, 3)
+        (``LIMIT_*`` of :mod:`kynemapy.engine.constraints.body_joints`)."""
+        c = self._finite(damping, f"{what} limit_damping")
+        if limits is None:
+            if stiffness is not None or c != 0.0:
+                raise ModelError(f"{what} limit_stiffness and limit_damping need limits=(lower, upper) [{unit}]")
+            return
+        try:
+            lower, upper = limits
+        except (TypeError, ValueError):
+            raise ModelError(f"{what} limits must be a pair (lower, upper) [{unit}], got {limits!r}") from None
+        lo = self._finite(lower, f"{what} lower limit")
+        up = self._finite(upper, f"{what} upper limit")
+        if not lo < up:
+            raise ModelError(f"{what} limits must have lower < upper [{unit}], got ({lo!r}, {up!r})")
+        if stiffness is None:
+            raise ModelError(f"{what} limits need limit_stiffness > 0 [{effort}/{unit}]")
+        k = self._finite(stiffness, f"{what} limit_stiffness")
+        if k <= 0.0:
+            raise ModelError(f"{what} limit_stiffness must be > 0 [{effort}/{unit}], got {k!r}")
+        if c < 0.0:
+            raise ModelError(f"{what} limit_damping must be >= 0 [{effort} s/{unit}], got {c!r}")
+        drive[2] = (lo, up, k)
+        drive[1, 2] = c
 
     def set_servo(
         self,

@@ -109,7 +109,9 @@ nodes follow the ``[[node]]`` nodes, named ``"<name>.0"`` (root) ... in span ord
     Drive keys of ``hinge_joint`` (units rad, N m) and ``slider_joint`` (m, N), all optional
     (docs/joints.md, "Drives, springs, dampers and friction"): ``stiffness`` [N m/rad, N/m],
     ``rest`` [rad, m], ``damping`` [N m s/rad, N s/m], ``friction`` [N m, N],
-    ``friction_rate`` [rad/s, m/s] (:meth:`~kynemapy.ModelBuilder.add_hinge_joint`), and a
+    ``friction_rate`` [rad/s, m/s], compliant travel limits ``limits`` ([lower, upper] [rad, m]),
+    ``limit_stiffness`` [N m/rad, N/m], ``limit_damping`` [N m s/rad, N s/m]
+    (:meth:`~kynemapy.ModelBuilder.add_hinge_joint`), and a
     servo (:meth:`~kynemapy.ModelBuilder.set_servo`) with ``servo_kp``, ``servo_kd``,
     ``servo_position``, ``servo_rate``, ``servo_feedforward``, ``servo_limit``.
 
@@ -866,7 +868,9 @@ _STEP_KEYS = (
     "h", "rho_inf", "max_iter", "atol", "rtol", "geometric_stiffness", "dynamic", "static_load_retries", "convergence",
 )  # fmt: skip
 #: a hinge's or slider's drive keys (docs/joints.md, "Drives"): the builder's keywords, then the servo's
-_DRIVE_KEYS_ONLY = ("stiffness", "rest", "damping", "friction", "friction_rate")
+_DRIVE_KEYS_ONLY = (
+    "stiffness", "rest", "damping", "friction", "friction_rate", "limits", "limit_stiffness", "limit_damping",
+)  # fmt: skip
 _SERVO_KEYS = ("servo_kp", "servo_kd", "servo_position", "servo_rate", "servo_feedforward", "servo_limit")
 _DRIVE_KEYS = (*_DRIVE_KEYS_ONLY, *_SERVO_KEYS)
 _CONSTRAINT_KEYS: dict[str, tuple[str, ...]] = {
@@ -1270,9 +1274,11 @@ class _Reader:
         x, rate, effort = ("rad", "rad/s", "N m") if hinge else ("m", "m/s", "N")
         units = {
             "stiffness": f"{effort}/{x}", "rest": x, "damping": f"{effort} s/{x}", "friction": effort,
-            "friction_rate": rate,
+            "friction_rate": rate, "limit_stiffness": f"{effort}/{x}", "limit_damping": f"{effort} s/{x}",
         }  # fmt: skip
-        drive = {key: item.number(key, None, unit) for key, unit in units.items() if key in item.data}
+        drive: dict[str, Any] = {key: item.number(key, None, unit) for key, unit in units.items() if key in item.data}
+        if "limits" in item.data:
+            drive["limits"] = tuple(item.vector("limits", 2, x))
         load = {"torque": item.number("torque", 0.0, "N m")} if hinge else {"force": item.number("force", 0.0, "N")}
         cid = item.build(add, a, b, point, item.vector("axis", 3), **load, **drive)
         servo = {

@@ -300,6 +300,10 @@ DRIVE_REST = (0, 1)  #: axes[0, 1]: spring rest position [rad or m]
 DRIVE_DAMPING = (0, 2)  #: axes[0, 2]: damper (viscous friction) c [N m s/rad or N s/m]
 DRIVE_FRICTION = (1, 0)  #: axes[1, 0]: Coulomb friction level F_c [N m or N]
 DRIVE_FRICTION_RATE = (1, 1)  #: axes[1, 1]: its regularization rate v_s [rad/s or m/s], > 0
+LIMIT_DAMPING = (1, 2)  #: axes[1, 2]: compliant limit's damping c_l [N m s/rad or N s/m]
+LIMIT_LOWER = (2, 0)  #: axes[2, 0]: lower limit [rad or m]
+LIMIT_UPPER = (2, 1)  #: axes[2, 1]: upper limit [rad or m]
+LIMIT_STIFFNESS = (2, 2)  #: axes[2, 2]: compliant limit's stiffness k_l [N m/rad or N/m] (0: no limits)
 SERVO_KP = 1  #: inputs[1]: servo position gain [N m/rad or N/m]
 SERVO_KD = 2  #: inputs[2]: servo rate gain [N m s/rad or N s/m]
 SERVO_POSITION = 3  #: inputs[3]: servo target position [rad or m]
@@ -310,11 +314,12 @@ SERVO_LIMIT = 6  #: inputs[6]: servo effort limit [N m or N] (0: none)
 
 @njit
 def has_drive(axes, inputs):
-    """Whether a hinge or slider has a spring, damper, Coulomb friction or servo."""
+    """Whether a hinge or slider has a spring, damper, Coulomb friction, limits or servo."""
     return (
         axes[0, 0] != 0.0
         or axes[0, 2] != 0.0
         or axes[1, 0] != 0.0
+        or axes[2, 2] != 0.0
         or inputs[SERVO_KP] != 0.0
         or inputs[SERVO_KD] != 0.0
         or inputs[SERVO_FEEDFORWARD] != 0.0
@@ -327,9 +332,14 @@ def drive_law(x, rate, axes, inputs):
     ``rate``, and its exact derivatives ``(τ, ∂τ/∂x, ∂τ/∂ẋ)``::
 
         τ = τ_in − k (x − x₀) − c ẋ + sat(k_p (x_ref − x) + k_d (ẋ_ref − ẋ) + τ_ff) − F_c tanh(ẋ / v_s)
+            + τ_lim
 
     ``sat`` clips to ``±limit`` (no clip for limit 0; on the clipped branch its derivatives are
-    zero).  ``axes`` (3, 3) and ``inputs`` (7,) hold the parameters (``DRIVE_*``, ``SERVO_*``)."""
+    zero).  ``τ_lim`` is the compliant travel limit, 0 between the stops and past one
+    ``−k_l δ − sat(c_l ẋ)``, δ = x − stop, ``sat`` clipping the damper's force to ``±k_l |δ|``
+    (continuous at the stop, so that the step's equation has a root; the stop never pulls, and
+    pushes at most ``2 k_l |δ|``); on a clipped branch the damper's derivatives are zero.
+    ``axes`` (3, 3) and ``inputs`` (7,) hold the parameters (``DRIVE_*``, ``LIMIT_*``, ``SERVO_*``)."""
     k = axes[0, 0]
     c = axes[0, 2]
     tau = inputs[0] - k * (x - axes[0, 1]) - c * rate
@@ -351,6 +361,22 @@ def drive_law(x, rate, axes, inputs):
         t = math.tanh(rate / vs)
         tau -= fc * t
         dr -= fc / vs * (1.0 - t * t)
+    kl = axes[2, 2]
+    if kl != 0.0 and (x > axes[2, 1] or x < axes[2, 0]):
+        sgn = 1.0 if x > axes[2, 1] else -1.0
+        spring = -kl * (x - (axes[2, 1] if sgn > 0.0 else axes[2, 0]))
+        damper = -axes[1, 2] * rate
+        cap = sgn * -spring  # |spring|: the damper's force is clipped to ±|spring|
+        if damper > cap:
+            tau += spring + cap
+            dx += -kl + sgn * kl
+        elif damper < -cap:
+            tau += spring - cap
+            dx += -kl - sgn * kl
+        else:
+            tau += spring + damper
+            dx -= kl
+            dr -= axes[1, 2]
     return tau, dx, dr
 
 

@@ -20,12 +20,14 @@ What becomes what
   is an inertia no rigid body has (singular, or against ``I1 + I2 >= I3``) unless
   ``repair_inertia=True`` lifts it, with a :class:`URDFWarning`.
 
-Parsed but not enforced
------------------------
+Parsed, applied on request
+--------------------------
 ``<limit lower upper effort velocity>`` and ``<dynamics damping friction>`` are read into
-:attr:`URDFRobot.joint_limits` and :attr:`URDFRobot.joint_dynamics`.  kynemapy does not
-yet enforce joint limits or velocity limits: the joints of the model are free over their whole
-range.  ``load_urdf(..., joint_dynamics=True)`` applies the damping and friction (the joint
+:attr:`URDFRobot.joint_limits` and :attr:`URDFRobot.joint_dynamics`.  By default the joints
+of the model are free over their whole range; ``load_urdf(..., joint_limits=True,
+limit_stiffness=k_l)`` makes ``lower`` and ``upper`` compliant travel limits (a one-sided
+spring-damper, docs/joints.md); velocity limits are not enforced.
+``load_urdf(..., joint_dynamics=True)`` applies the damping and friction (the joint
 drives of docs/joints.md); an effort limit applies to a servo given it,
 ``robot.builder.set_servo(robot.joint_id[name], kp, kd, limit=robot.joint_limits[name].effort)``.
 ``<collision>`` geometry (box, sphere, cylinder, capsule; meshes by file name only; other

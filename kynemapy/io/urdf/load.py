@@ -43,6 +43,9 @@ def load_urdf(
     base_position: Sequence[float] = (0.0, 0.0, 0.0),
     repair_inertia: bool = False,
     joint_dynamics: bool = False,
+    joint_limits: bool = False,
+    limit_stiffness: float | None = None,
+    limit_damping: float = 0.0,
 ) -> URDFRobot:
     """Read a URDF robot into a :class:`kynemapy.ModelBuilder`.
 
@@ -78,12 +81,23 @@ def load_urdf(
         prismatic joints get it as their damper (``damping`` [N m s/rad, N s/m]) and Coulomb
         friction (``friction`` [N m, N], regularized with the default ``friction_rate``; see
         :meth:`~kynemapy.ModelBuilder.add_hinge_joint` and docs/joints.md, "Drives").
+    joint_limits : bool
+        False (default): ``<limit lower upper>`` is parsed into :attr:`URDFRobot.joint_limits`
+        and not enforced.  True: revolute and prismatic joints whose ``<limit>`` gives both
+        ``lower`` and ``upper`` get them as compliant travel limits (``limits``,
+        ``limit_stiffness``, ``limit_damping`` of :meth:`~kynemapy.ModelBuilder.add_hinge_joint`;
+        docs/joints.md, "Compliant joint limits"); then ``limit_stiffness`` is required, as
+        URDF has no stiffness and no default fits every robot.
+    limit_stiffness : float [N m/rad for revolute, N/m for prismatic joints], optional
+        The limits' stiffness k_l, > 0, the same for every limited joint (with ``joint_limits``).
+    limit_damping : float [N m s/rad, N s/m], default 0.0
+        The limits' damping c_l, >= 0 (with ``joint_limits``).
 
     Returns
     -------
     URDFRobot
         The builder and the maps from link and joint names to node and constraint ids, the
-        parsed (not enforced) limits, dynamics and collision geometry.
+        parsed limits (compliant with ``joint_limits``), dynamics and collision geometry.
 
     Raises
     ------
@@ -106,6 +120,8 @@ def load_urdf(
             text = path.read_bytes()
         except OSError as exc:
             raise URDFError(f"cannot read the file: {exc.strerror or exc}", where) from None
+    if joint_limits and limit_stiffness is None:
+        raise URDFError("joint_limits=True needs limit_stiffness > 0 [N m/rad, N/m]", where)
     doc = Document(text, where)
     top = doc.root
     if top.tag != "robot":
@@ -289,7 +305,12 @@ def load_urdf(
             continue
         try:
             dyn = robot.joint_dynamics.get(joint.name) if joint_dynamics else None
-            drive = {} if dyn is None else {"damping": dyn.damping, "friction": dyn.friction}
+            drive: dict[str, object] = {} if dyn is None else {"damping": dyn.damping, "friction": dyn.friction}
+            lim = robot.joint_limits.get(joint.name) if joint_limits else None
+            if lim is not None and joint.type != "continuous" and lim.lower is not None and lim.upper is not None:
+                drive.update(
+                    limits=(lim.lower, lim.upper), limit_stiffness=limit_stiffness, limit_damping=limit_damping
+                )
             if joint.type in ("revolute", "continuous"):
                 cid = b.add_hinge_joint(a, c, p, axis, **drive)
             elif joint.type == "prismatic":

@@ -60,7 +60,8 @@ class URDFError(ModelError):
 
 @dataclass(frozen=True)
 class JointLimit:
-    """A joint's ``<limit>``, parsed but **not enforced** by kynemapy.
+    """A joint's ``<limit>``, parsed; its ``lower`` and ``upper`` enforced as compliant limits
+    only with ``load_urdf(..., joint_limits=True)``.
 
     Attributes
     ----------
@@ -160,7 +161,7 @@ class URDFRobot:
         joint's normal).  :meth:`kynemapy.Simulation.joint_output` of ``joint_id[name]`` gives
         the URDF joint position (0 at the zero configuration) about or along this axis.
     joint_limits : dict[str, JointLimit]
-        Joint name -> its ``<limit>``; parsed, **not enforced**.
+        Joint name -> its ``<limit>``; parsed, enforced (compliant) only with ``joint_limits=True``.
     joint_dynamics : dict[str, JointDynamics]
         Joint name -> its ``<dynamics>``; parsed, applied only with ``load_urdf(..., joint_dynamics=True)``.
     collisions : dict[str, list[Collision]]
