@@ -1179,8 +1179,9 @@ class ModelBuilder:
         friction_rate : float [rad/s], default 1e-2
             The regularization rate v_s of the Coulomb friction, > 0 (docs/joints.md, "Drives").
         limits : (lower, upper) of float [rad], optional
-            Compliant travel limits, lower < upper: beyond them a one-sided spring-damper
-            ``−k_l (θ − stop) − c_l θ̇`` pushes back (never pulls); none by default.
+            Compliant travel limits, lower < upper: past a stop by δ = θ − stop a one-sided
+            spring-damper ``−k_l δ − c_l θ̇`` pushes back, its damper clipped to ``±k_l |δ|``
+            (continuous at the stop; it never pulls); none by default.
         limit_stiffness : float [N m/rad], optional
             The limits' stiffness k_l, > 0; required with ``limits``.  The joint enters a
             stop by about ``|load| / k_l``.
@@ -1253,8 +1254,9 @@ class ModelBuilder:
         friction_rate : float [m/s], default 1e-2
             The regularization rate v_s of the Coulomb friction, > 0 (docs/joints.md, "Drives").
         limits : (lower, upper) of float [m], optional
-            Compliant travel limits, lower < upper: beyond them a one-sided spring-damper
-            ``−k_l (s − stop) − c_l ṡ`` pushes back (never pulls); none by default.
+            Compliant travel limits, lower < upper: past a stop by δ = s − stop a one-sided
+            spring-damper ``−k_l δ − c_l ṡ`` pushes back, its damper clipped to ``±k_l |δ|``
+            (continuous at the stop; it never pulls); none by default.
         limit_stiffness : float [N/m], optional
             The limits' stiffness k_l, > 0; required with ``limits``.  The joint enters a
             stop by about ``|load| / k_l``.

@@ -65,7 +65,7 @@ def test_undamped_stop_returns_the_rotor_at_its_rate_second_order_in_h() -> None
     0.25 ms: rate errors 8.6e-4, 2.3e-4, 5.3e-5, 1.5e-5 rad/s, angle errors 6.2e-5, 1.8e-5,
     3.8e-6, 1.2e-6 rad (ratios 3.2-4.7: second order through the stop; the law is continuous
     in θ, its slope is not); 2 Newton iterations a step.  The largest sampled angle matches the
-    closed form to 2e-6 rad at 0.25 ms."""
+    closed form to 2e-7 rad at 0.25 ms (1.9e-7 measured)."""
     k_l = 2000.0
     t_exit = UPPER / OMEGA0 + math.pi * math.sqrt(INERTIA / k_l)
     depth = OMEGA0 * math.sqrt(INERTIA / k_l)
@@ -76,7 +76,7 @@ def test_undamped_stop_returns_the_rotor_at_its_rate_second_order_in_h() -> None
         angle_errors.append(abs(theta - (UPPER - OMEGA0 * (0.5 - t_exit))))
         assert most == 2
     assert rate_errors[-1] < 2e-5 * OMEGA0
-    assert abs(largest - UPPER - depth) < 1e-5
+    assert abs(largest - UPPER - depth) < 5e-7
     for errors in (rate_errors, angle_errors):
         for coarse, fine in itertools.pairwise(errors):
             assert coarse / fine > 3.0, errors
