@@ -88,8 +88,9 @@ def load_urdf(
         ``limit_stiffness``, ``limit_damping`` of :meth:`~kynemapy.ModelBuilder.add_hinge_joint`;
         docs/joints.md, "Compliant joint limits"); then ``limit_stiffness`` is required, as
         URDF has no stiffness and no default fits every robot.
-    limit_stiffness : float [N m/rad for revolute, N/m for prismatic joints], optional
-        The limits' stiffness k_l, > 0, the same for every limited joint (with ``joint_limits``).
+    limit_stiffness : float [N m/rad, N/m], optional
+        The limits' stiffness k_l (N m/rad for revolute, N/m for prismatic joints), > 0, the
+        same for every limited joint (with ``joint_limits``).
     limit_damping : float [N m s/rad, N s/m], default 0.0
         The limits' damping c_l, >= 0 (with ``joint_limits``).
 
