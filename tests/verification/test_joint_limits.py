@@ -215,6 +215,30 @@ def test_no_force_inside_the_range_and_no_pull_when_leaving() -> None:
     assert max(efforts) == 0.0 and min(efforts) < -50.0
 
 
+def test_linearization_has_the_limits_stiffness_and_damping_on_a_stop() -> None:
+    """analysis.linearize reduced to the one free coordinate: a 2 kg block resting on its slider's
+    lower stop (vertical, k_l = 1e4 N/m, c_l = 250 N s/m) has m ẍ + c_l ẋ + k_l x = 0; the rotor
+    between its stops has no stiffness and no damping."""
+    from kynemapy.analysis import linearize
+
+    m, k_l, c_l = 2.0, 1e4, 250.0
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, -G))
+    n = b.add_node(position=(0.0, 0.0, 0.0))
+    b.add_mass(n, mass=m, inertia=(0.1, 0.1, 0.1))
+    b.add_slider_joint(kp.GROUND, n, (0, 0, 0), (0, 0, 1), limits=(-0.1, 0.3), limit_stiffness=k_l, limit_damping=c_l)
+    h = 0.005
+    sim = kp.Simulation(b.build(), _params(h))
+    _settle(sim, 3.0, h)
+    m_r, c_r, k_r = linearize(sim).reduced()
+    assert m_r.shape == (1, 1)
+    scale = m / m_r[0, 0]  # the null-space basis may be scaled
+    assert c_r[0, 0] * scale == pytest.approx(c_l, rel=1e-10)
+    assert k_r[0, 0] * scale == pytest.approx(k_l, rel=1e-10)
+    sim, _ = rotor(0.001, 2000.0, 25.0)
+    _, c_r, k_r = linearize(sim).reduced()
+    assert c_r[0, 0] == 0.0 and abs(k_r[0, 0]) < 1e-12
+
+
 # ------------------------------------------------------------------------- the exact tangent
 def _quat_exp(p: np.ndarray) -> np.ndarray:
     angle = float(np.linalg.norm(p))
