@@ -442,10 +442,9 @@ def _mode_view(args: argparse.Namespace) -> Any:
     if args.mode > m.omega.size:
         raise ValueError(f"--mode {args.mode}: the model has {m.omega.size} modes (numbered 1 to {m.omega.size})")
     view = mode_frames(m, args.mode - 1, args.amplitude, args.frames, name=f"{Path(args.result).name} mode {args.mode}")
-    print(
-        f"mode {args.mode}: {m.frequency[args.mode - 1]:.6g} Hz, damping ratio {m.damping_ratio[args.mode - 1]:.3g}",
-        file=sys.stderr,
-    )
+    f = m.frequency[args.mode - 1]
+    note = " (unstable: negative stiffness along this mode, it grows instead of oscillating)" if f < 0.0 else ""
+    print(f"mode {args.mode}: {f:.6g} Hz, damping ratio {m.damping_ratio[args.mode - 1]:.3g}{note}", file=sys.stderr)
     return view
 
 
