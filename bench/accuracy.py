@@ -220,7 +220,9 @@ def exudyn_rk44(h: float, reference: np.ndarray) -> tuple[float, float]:
         returnDict=True,
     )
     mbs.CreateForce(itemNumber=body["bodyNumber"], loadVector=list(MASS * GRAVITY), localPosition=list(COM))
-    ground = mbs.AddMarker(exu_utilities.MarkerNodeCoordinate(nodeNumber=mbs.AddNode(exu_utilities.NodePointGround())))
+    ground = mbs.AddMarker(
+        exu_utilities.MarkerNodeCoordinate(nodeNumber=mbs.AddNode(exu_utilities.NodePointGround()), coordinate=0)
+    )
     for i in range(3):  # the pivot's translations, eliminated by the explicit solver
         marker = mbs.AddMarker(exu_utilities.MarkerNodeCoordinate(nodeNumber=body["nodeNumber"], coordinate=i))
         mbs.AddObject(exu_utilities.CoordinateConstraint(markerNumbers=[ground, marker]))
@@ -231,7 +233,7 @@ def exudyn_rk44(h: float, reference: np.ndarray) -> tuple[float, float]:
     settings.timeIntegration.explicit.eliminateConstraints = True
     settings.timeIntegration.explicit.useLieGroupIntegration = True
     settings.timeIntegration.verboseMode = 0
-    settings.solutionSettings.writeSolutionToFile = False
+    settings.solution.file.write = False
     t = time.process_time()
     mbs.SolveDynamic(settings, solverType=exudyn.DynamicSolverType.RK44)
     seconds = time.process_time() - t

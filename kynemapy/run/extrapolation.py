@@ -54,7 +54,8 @@ ESTIMATE_ORDER = 4.0
 #: the factor on h after a call whose Newton iteration failed somewhere
 NEWTON_FAILURE_FACTOR = 0.5
 #: a call with a smaller h whose estimate is above this fraction of the last one's has stalled
-#: (the truncation error falls by (h_new/h_old)⁴ < 0.66); after MAX_STALLS of them the run stops
+#: (the truncation error falls by (h_new/h_old)⁴ < 0.66); after MAX_STALLS of them the call with
+#: the smallest estimate is kept (ControlledRun.fallback says so)
 STALL_FACTOR = 0.5
 MAX_STALLS = 2
 

@@ -88,7 +88,9 @@ class StepControl:
         the steps h, h/2, h/4 combined at the multiples of h, with a global error estimate at
         each of them; h is constant within a call and chosen from ``rtol``/``atol`` (a call
         whose estimate exceeds the tolerance anywhere is redone from its start with a smaller
-        h).  ``scope``, ``velocity_error`` and a ``loads`` function do not apply to it.
+        h; when the estimate stops falling with h, the Newton noise amplified, the call with
+        the smallest estimate is kept and :attr:`ControlledRun.fallback` says so).  ``scope``,
+        ``velocity_error`` and a ``loads`` function do not apply to it.
 
     Raises
     ------
