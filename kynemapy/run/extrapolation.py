@@ -22,6 +22,7 @@ solutions (it eliminates h² only): a global error estimate at every multiple of
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
@@ -207,8 +208,8 @@ def extrapolate(sim: Any, t_end: float, h: float, divisions: Sequence[int] = DIV
         A step of one of the levels failed; the state is then the one at the start (with
         consistent accelerations and ``a = vd``).
     ValueError
-        A static simulation, an h that is not a number > 0, or a ``t_end`` not after the
-        current time.
+        A static simulation, an h that is not a number > 0, a ``t_end`` not after the
+        current time, or ``divisions`` not 2 or 3 increasing integers >= 1.
     """
     t0 = float(sim.time)
     if not sim.params.dynamic:
@@ -232,7 +233,14 @@ def extrapolate(sim: Any, t_end: float, h: float, divisions: Sequence[int] = DIV
     saved = sim.save_state()
     n_nodes = sim.state.q.shape[0]
     layout = sim.workspace.row_layout
-    divisions = tuple(int(n) for n in divisions)
+    divisions = tuple(divisions)
+    if not (
+        len(divisions) in (2, 3)
+        and all(isinstance(n, (int, np.integer)) and not isinstance(n, bool) for n in divisions)
+        and divisions[0] >= 1
+        and all(b > a for a, b in itertools.pairwise(divisions))
+    ):
+        raise ValueError(f"extrapolate: divisions must be 2 or 3 increasing integers >= 1, got {divisions!r}")
     qs = np.zeros((len(divisions), n_coarse + 1, n_nodes, 7))
     vs = np.zeros((len(divisions), n_coarse + 1, n_nodes, 6))
     steps = iterations = 0
@@ -445,6 +453,7 @@ def advance_extrapolated(sim: Any, t_end: float, control: StepControl, outputs: 
                 stalls += 1  # a smaller h and no smaller estimate: noise, not truncation error
                 if stalls >= MAX_STALLS:
                     run, norms, err = best
+                    rejected -= 1  # the kept call was counted as redone
                     note = (
                         f"the estimated error stopped falling with h ({stalls} calls with a smaller h did not "
                         "halve it): it is the noise of the Newton solutions (StepParameters atol/rtol) or "

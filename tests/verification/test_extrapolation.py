@@ -242,6 +242,9 @@ def test_two_levels_are_at_least_third_order_on_the_heavy_top() -> None:
         estimates.append(float(np.linalg.norm(run.difference[-1, top, :3])))
     assert np.all(_slopes(errors) > 2.8), (errors, _slopes(errors))
     assert np.all(np.array(estimates) > np.array(errors)), (estimates, errors)
+    for bad in ((1,), (2, 1), (1, 2, 4, 8), (1.0, 2.0)):
+        with pytest.raises(ValueError, match="divisions must be 2 or 3 increasing integers"):
+            extrapolation.extrapolate(kp.Simulation(model, _params(8e-3)), 1.0, 8e-3, divisions=bad)
 
 
 @pytest.mark.slow
