@@ -19,14 +19,19 @@ Methods:
   (Python around each compiled step: about 0.3 ms per step, most of the cost).
 * ``extrapolated, fixed h``: :func:`kynemapy.run.extrapolation.extrapolate` (h, h/2 and h/4
   over the whole second, three compiled calls, combined; order 4).
+* ``extrapolated (h, h/2), fixed h``: two levels only, ``extrapolate(..., divisions=(1, 2))``
+  (weights (−1, 4)/3 remove the h² term: order 3, three steps per h instead of seven).
 * ``extrapolated, step control``: ``advance_to(1, StepControl(rtol=tol, atol=tol,
   scheme="extrapolated"))``: the same, h chosen from the tolerance (a call whose estimate
   exceeds it is redone).
 * MuJoCo (optional: ``pip install mujoco``): ``bench/peers.py``'s model, RK4, its native
   ``rollout``.
 
-Exudyn's RK44 is not measured: a first Exudyn model (rotation-vector Lie-group node at the pivot,
-translations held by eliminated coordinate constraints) did not reproduce the motion.
+* Exudyn (optional: ``pip install exudyn``): RK44, the top reduced to its rotation: a rigid body
+  with a rotation-vector (Lie-group) node at the pivot, the inertia about the pivot, the three
+  translations held by eliminated ``CoordinateConstraint`` s (Exudyn's explicit solvers take no
+  other constraint, so a spherical joint cannot be used), gravity as the force ``m g`` at the
+  centre of mass (body-fixed point (0, 1, 0) m).  Its error falls like h⁴ (about 15× per halving).
 
 Run:  python bench/accuracy.py [--rounds R]
 """
@@ -59,6 +64,11 @@ try:
     from mujoco import rollout
 except ImportError:  # MuJoCo is optional
     mujoco = None
+try:
+    import exudyn
+    import exudyn.utilities as exu_utilities
+except ImportError:  # Exudyn is optional
+    exudyn = None
 
 T_END = 1.0
 TARGETS = (1e-3, 1e-6)
@@ -161,6 +171,16 @@ def extrapolated_fixed(model: kp.Model, top: int, h: float, reference: np.ndarra
     return _clock(go, reference)
 
 
+def extrapolated_two_levels(model: kp.Model, top: int, h: float, reference: np.ndarray) -> tuple[float, float]:
+    sim = kp.Simulation(model, _params(h))
+
+    def go() -> np.ndarray:
+        run = extrapolation.extrapolate(sim, T_END, h, divisions=(1, 2))
+        return np.asarray(model.x0)[top, :3] + run.q[-1, top, :3]
+
+    return _clock(go, reference)
+
+
 def extrapolated_control(model: kp.Model, top: int, tol: float, reference: np.ndarray) -> tuple[float, float]:
     sim = kp.Simulation(model, _params(1e-2))  # the first h: 10 ms
     control = kp.StepControl(rtol=tol, atol=tol, scheme="extrapolated")
@@ -185,6 +205,41 @@ def mujoco_rk4(h: float, reference: np.ndarray) -> tuple[float, float]:
     rollout.rollout(m, d, initial, nstep=n, state=out)
     seconds = time.process_time() - t
     com = _rotation(out[0, -1, 1:5]) @ COM  # state: time, qpos (the ball's quaternion), ...
+    return float(np.linalg.norm(com - reference)), seconds
+
+
+def exudyn_rk44(h: float, reference: np.ndarray) -> tuple[float, float]:
+    system = exudyn.SystemContainer()
+    mbs = system.AddSystem()
+    about_pivot = np.diag(INERTIA_CM) + MASS * (COM @ COM * np.eye(3) - np.outer(COM, COM))
+    body = mbs.CreateRigidBody(
+        inertia=exu_utilities.RigidBodyInertia(mass=MASS, inertiaTensor=about_pivot),
+        referencePosition=[0.0, 0.0, 0.0],
+        initialAngularVelocity=list(OMEGA0),  # global = body frame at t = 0
+        nodeType=exudyn.NodeType.RotationRotationVector,
+        returnDict=True,
+    )
+    mbs.CreateForce(itemNumber=body["bodyNumber"], loadVector=list(MASS * GRAVITY), localPosition=list(COM))
+    ground = mbs.AddMarker(
+        exu_utilities.MarkerNodeCoordinate(nodeNumber=mbs.AddNode(exu_utilities.NodePointGround()), coordinate=0)
+    )
+    for i in range(3):  # the pivot's translations, eliminated by the explicit solver
+        marker = mbs.AddMarker(exu_utilities.MarkerNodeCoordinate(nodeNumber=body["nodeNumber"], coordinate=i))
+        mbs.AddObject(exu_utilities.CoordinateConstraint(markerNumbers=[ground, marker]))
+    mbs.Assemble()
+    settings = exudyn.SimulationSettings()
+    settings.timeIntegration.numberOfSteps = round(T_END / h)
+    settings.timeIntegration.endTime = T_END
+    settings.timeIntegration.explicit.eliminateConstraints = True
+    settings.timeIntegration.explicit.useLieGroupIntegration = True
+    settings.timeIntegration.verboseMode = 0
+    settings.solution.file.write = False
+    t = time.process_time()
+    mbs.SolveDynamic(settings, solverType=exudyn.DynamicSolverType.RK44)
+    seconds = time.process_time() - t
+    com = np.asarray(
+        mbs.GetObjectOutputBody(body["bodyNumber"], exudyn.OutputVariableType.Position, localPosition=list(COM))
+    )
     return float(np.linalg.norm(com - reference)), seconds
 
 
@@ -213,10 +268,7 @@ def main() -> None:
     rounds = max(1, args.rounds)
     print(f"machine: {machine()}")
     print(f"MuJoCo {mujoco.__version__}" if mujoco is not None else "MuJoCo: not importable (pip install mujoco)")
-    print(
-        "Exudyn RK44: not measured (a first Exudyn model of the heavy top did not reproduce the motion: "
-        "docs/step-control.md)"
-    )
+    print(f"Exudyn {exudyn.__version__}" if exudyn is not None else "Exudyn: not importable (pip install exudyn)")
     reference = reference_com()
     model, top = build_heavy_top(give_accelerations=False)
 
@@ -236,6 +288,11 @@ def main() -> None:
             (2e-2, 1.6e-2, 1.25e-2, 1e-2, 8e-3, 5e-3, 4e-3, 2e-3, 1e-3),
             "h",
         ),
+        "extrapolated (h, h/2), fixed h": (
+            lambda h: extrapolated_two_levels(model, top, h, reference),
+            (1.6e-2, 1.25e-2, 1e-2, 8e-3, 6.25e-3, 5e-3, 4e-3, 2.5e-3, 1.25e-3),
+            "h",
+        ),
         "extrapolated, step control": (
             lambda tol: extrapolated_control(model, top, tol, reference),
             (1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7),
@@ -246,6 +303,12 @@ def main() -> None:
         methods["MuJoCo RK4"] = (
             lambda h: mujoco_rk4(h, reference),
             (4e-3, 2e-3, 1e-3, 5e-4, 2.5e-4, 1.25e-4, 6.25e-5),
+            "h",
+        )
+    if exudyn is not None:
+        methods["Exudyn RK44"] = (
+            lambda h: exudyn_rk44(h, reference),
+            (4e-3, 2e-3, 1e-3, 5e-4, 2.5e-4, 1.25e-4),
             "h",
         )
     # warm-up: compilation or cache load, first calls
@@ -317,6 +380,11 @@ def main() -> None:
         for name in ("extrapolated, fixed h", "extrapolated, step control"):
             ratios = [f"{c[0] / m[0]:.2f}×" if (m and c) else "-" for m, c in zip(mj, costs[name], strict=True)]
             print(f"  {name} / MuJoCo RK4: {', '.join(ratios)}  (<= 1: at most MuJoCo's cost)")
+    if exudyn is not None:
+        ex = costs["Exudyn RK44"]
+        for name in ("extrapolated, fixed h", "extrapolated, step control"):
+            ratios = [f"{c[0] / m[0]:.2f}×" if (m and c) else "-" for m, c in zip(ex, costs[name], strict=True)]
+            print(f"  {name} / Exudyn RK44: {', '.join(ratios)}  (<= 1: at most Exudyn's cost)")
 
 
 if __name__ == "__main__":

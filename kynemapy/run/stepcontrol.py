@@ -88,7 +88,9 @@ class StepControl:
         the steps h, h/2, h/4 combined at the multiples of h, with a global error estimate at
         each of them; h is constant within a call and chosen from ``rtol``/``atol`` (a call
         whose estimate exceeds the tolerance anywhere is redone from its start with a smaller
-        h).  ``scope``, ``velocity_error`` and a ``loads`` function do not apply to it.
+        h; when the estimate stops falling with h, the Newton noise amplified, the call with
+        the smallest estimate is kept and :attr:`ControlledRun.fallback` says so).  ``scope``,
+        ``velocity_error`` and a ``loads`` function do not apply to it.
 
     Raises
     ------
@@ -182,6 +184,14 @@ class ControlledRun(NamedTuple):
     v : (T, N, 6) ndarray of float
         The velocities [m/s, rad/s] at ``output_times`` (the derivative of that
         interpolation).
+    scheme : (S,) ndarray of str
+        The scheme that produced each accepted step: ``"generalized-alpha"`` or
+        ``"extrapolated"``.
+    fallback : str
+        Empty, or (``scheme="extrapolated"``) why the run was kept with an estimate above the
+        tolerance: the estimate stopped falling with h (the noise of the Newton solutions,
+        amplified), and the call with the smallest estimate was kept instead of stopping;
+        ``error`` is then > 1 at some rows.
     """
 
     time: np.ndarray
@@ -193,6 +203,8 @@ class ControlledRun(NamedTuple):
     output_times: np.ndarray
     q: np.ndarray
     v: np.ndarray
+    scheme: np.ndarray | None = None
+    fallback: str = ""
 
 
 def error_coefficient(params: Any) -> float:
@@ -745,6 +757,7 @@ def advance_to(
         output_times=outputs[:k_out].copy(),
         q=q_out[:k_out],
         v=v_out[:k_out],
+        scheme=np.full(len(times), "generalized-alpha"),
     )
 
 
