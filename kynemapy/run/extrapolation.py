@@ -196,6 +196,10 @@ def extrapolate(sim: Any, t_end: float, h: float, divisions: Sequence[int] = DIV
     h : float
         The largest step size [s]: the coarse level's step, shortened so that a whole number M
         of steps reaches ``t_end``.
+    divisions : sequence of int, default (1, 2, 4)
+        The levels' step divisions: (1, 2, 4) integrates with h, h/2 and h/4 (order 4, the error
+        estimate from the two finer levels); (1, 2) with h and h/2 (order 3 at least, 3 steps
+        per h, its estimate far above the true error).  2 or 3 increasing integers >= 1.
 
     Returns
     -------
