@@ -30,10 +30,12 @@ for path in (TESTS, ROOT / "examples"):
 def pytest_sessionstart(session) -> None:
     """Compile (or load) every kernel once before the tests, as ``kynemapy compile`` does: the
     tests that run ``kynemapy`` in a child process and read its stderr line by line then never
-    see the one-line notice of a first compilation (tested on its own in test_one_engine.py)."""
+    see the one-line notice of a first compilation (tested on its own in test_one_engine.py).
+    On two cores or more the engine's units compile in a second process meanwhile (about a
+    minute less from an empty cache on two cores)."""
     from kynemapy._jit import JIT_DISABLED
 
     if not JIT_DISABLED:
         from kynemapy.run.precompile import compile_all
 
-        compile_all(jobs=1, progress=False)
+        compile_all(progress=False)
