@@ -21,11 +21,9 @@ import math
 
 import numpy as np
 import pytest
+from newton_differences import matrix_and_differences
 
 import kynemapy as kp
-from kynemapy.engine.api import task
-from kynemapy.engine.entry import LINEARIZE
-from kynemapy.engine.params import P_BETA_PRIME, P_CONDITIONER, P_GAMMA_PRIME, P_H
 from kynemapy.model.errors import ModelError
 
 G = 9.81
@@ -113,17 +111,6 @@ def test_effort_is_the_spring_and_damper_torque() -> None:
 
 
 # ------------------------------------------------------------------------- the exact tangent
-def _quat_exp(p: np.ndarray) -> np.ndarray:
-    angle = float(np.linalg.norm(p))
-    if angle == 0.0:
-        return np.array([1.0, 0.0, 0.0, 0.0])
-    return np.concatenate([[math.cos(angle / 2)], math.sin(angle / 2) * p / angle])
-
-
-def _quat_mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return np.concatenate([[a[0] * b[0] - a[1:] @ b[1:]], a[0] * b[1:] + b[0] * a[1:] + np.cross(a[1:], b[1:])])
-
-
 def three_drives(drives: bool) -> kp.Model:
     """Three bodies: hinge ground–1, hinge 1–2, slider 2–3 (skew axes), gravity; with
     ``drives`` every joint has a spring, damper and Coulomb friction, and a servo (joint 1–2's
@@ -145,52 +132,12 @@ def three_drives(drives: bool) -> kp.Model:
     return b.build()
 
 
-def matrix_and_differences(
-    model: kp.Model, exact: bool = True, state: kp.State | None = None
-) -> tuple[np.ndarray, np.ndarray, kp.State]:
-    """The engine's iteration matrix (node rows ÷ the conditioner c) on the node columns at a
-    moving state (7 steps in, or ``state``: Δq ≠ 0, so 𝒯 ≠ I), and central differences (ε = 1e-6)
-    of the residual along each column's Newton update (Δq += ε/h, v += γ′ε, v̇ += β′ε,
-    q = q_prev ⊕ hΔq); and the state."""
-    with pytest.warns(UserWarning, match="projected"):
-        sim = kp.Simulation(model, _params(0.01, exact))
-    if state is None:
-        sim.advance(7)
-    else:
-        sim.state.assign(state)
-    p = np.array(sim.coefficients)
-    base = sim.state.copy()
-    task(sim.data, p, LINEARIZE)
-    nsys = model.n_system_dofs
-    a = sim.workspace.matrix()[:, :nsys].copy()
-    a[:nsys] /= p[P_CONDITIONER]
-    h, gp, bp = p[P_H], p[P_GAMMA_PRIME], p[P_BETA_PRIME]
-
-    def residual(column: int, eps: float) -> np.ndarray:
-        st = base.copy()
-        for n in range(model.n_nodes):
-            k = column - int(model.node_map[n])
-            if 0 <= k < model.node_dofs[n]:
-                st.q_delta[n, k] += eps / h
-                st.v[n, k] += gp * eps
-                st.vd[n, k] += bp * eps
-            st.q[n, :3] = st.q_prev[n, :3] + h * st.q_delta[n, :3]
-            st.q[n, 3:] = _quat_mul(_quat_exp(h * st.q_delta[n, 3:]), st.q_prev[n, 3:])
-        sim.state.assign(st)
-        task(sim.data, p, LINEARIZE)
-        return sim.workspace.b.copy()
-
-    eps = 1e-6
-    fd = np.column_stack([(residual(j, eps) - residual(j, -eps)) / (2 * eps) for j in range(nsys)])
-    return a, fd, base
-
-
 def test_iteration_matrix_with_drives_is_the_derivative_of_the_residual() -> None:
     """The whole matrix (masses, gravity, constraints, drives) against central differences:
     measured relative error 6e-10 of the largest entry (4.8e4); the drives' part alone (with
     minus without drives at the same state, largest entry 1.3e3) 2e-8."""
-    a1, fd1, state = matrix_and_differences(three_drives(True))
-    a0, fd0, _ = matrix_and_differences(three_drives(False), state=state)
+    a1, fd1, state = matrix_and_differences(three_drives(True), _params(0.01))
+    a0, fd0, _ = matrix_and_differences(three_drives(False), _params(0.01), state)
     assert np.abs(a1 - fd1).max() < 1e-8 * np.abs(fd1).max()
     part, part_fd = a1 - a0, fd1 - fd0
     assert np.abs(part_fd).max() > 100.0  # the drives' share is large
@@ -214,8 +161,8 @@ def test_kynema_tangent_mode_has_the_drives_exact_tangent_too() -> None:
         model, _, _ = servo_arm.build()
         sim = kp.Simulation(model, _params(0.005, exact))
         assert sim.advance(400).max() <= most
-    a1, fd1, state = matrix_and_differences(three_drives(True), exact=False)
-    a0, fd0, _ = matrix_and_differences(three_drives(False), exact=False, state=state)
+    a1, fd1, state = matrix_and_differences(three_drives(True), _params(0.01, False))
+    a0, fd0, _ = matrix_and_differences(three_drives(False), _params(0.01, False), state)
     assert np.abs(a1 - fd1).max() > 1e-4 * np.abs(fd1).max()  # the rest is Kynema's tangent, not exact
     part, part_fd = a1 - a0, fd1 - fd0
     assert np.abs(part_fd).max() > 100.0

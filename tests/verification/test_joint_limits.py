@@ -15,11 +15,9 @@ import math
 
 import numpy as np
 import pytest
+from newton_differences import matrix_and_differences
 
 import kynemapy as kp
-from kynemapy.engine.api import task
-from kynemapy.engine.entry import LINEARIZE
-from kynemapy.engine.params import P_BETA_PRIME, P_CONDITIONER, P_GAMMA_PRIME, P_H
 from kynemapy.model.errors import ModelError
 
 G = 9.81
@@ -240,17 +238,6 @@ def test_linearization_has_the_limits_stiffness_and_damping_on_a_stop() -> None:
 
 
 # ------------------------------------------------------------------------- the exact tangent
-def _quat_exp(p: np.ndarray) -> np.ndarray:
-    angle = float(np.linalg.norm(p))
-    if angle == 0.0:
-        return np.array([1.0, 0.0, 0.0, 0.0])
-    return np.concatenate([[math.cos(angle / 2)], math.sin(angle / 2) * p / angle])
-
-
-def _quat_mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return np.concatenate([[a[0] * b[0] - a[1:] @ b[1:]], a[0] * b[1:] + b[0] * a[1:] + np.cross(a[1:], b[1:])])
-
-
 def three_joints(limits: list[tuple[float, float]] | None, damping: tuple[float, float, float]) -> kp.Model:
     """Three bodies: hinge ground–1, hinge 1–2, slider 2–3 (skew axes), gravity; with ``limits``
     each joint has those limits, k_l = 300 N m/rad (hinges) and 2000 N/m (slider), and c_l
@@ -269,40 +256,6 @@ def three_joints(limits: list[tuple[float, float]] | None, damping: tuple[float,
     b.add_hinge_joint(n1, n2, (1.0, 0, 0), (0.1, 0.3, 1.0), **kw(1, 300.0))
     b.add_slider_joint(n2, n3, (1.8, 0.1, 0.05), (1.0, 0.4, -0.2), **kw(2, 2000.0))
     return b.build()
-
-
-def matrix_and_differences(model: kp.Model, exact: bool, state: kp.State) -> tuple[np.ndarray, np.ndarray]:
-    """The engine's iteration matrix (node rows ÷ the conditioner c) on the node columns at
-    ``state``, and central differences (ε = 1e-6) of the residual along each column's Newton
-    update (Δq += ε/h, v += γ′ε, v̇ += β′ε, q = q_prev ⊕ hΔq), as tests/verification/test_drives.py."""
-    with pytest.warns(UserWarning, match="projected"):
-        sim = kp.Simulation(model, _params(0.01, exact))
-    sim.state.assign(state)
-    p = np.array(sim.coefficients)
-    base = sim.state.copy()
-    task(sim.data, p, LINEARIZE)
-    nsys = model.n_system_dofs
-    a = sim.workspace.matrix()[:, :nsys].copy()
-    a[:nsys] /= p[P_CONDITIONER]
-    h, gp, bp = p[P_H], p[P_GAMMA_PRIME], p[P_BETA_PRIME]
-
-    def residual(column: int, eps: float) -> np.ndarray:
-        st = base.copy()
-        for n in range(model.n_nodes):
-            k = column - int(model.node_map[n])
-            if 0 <= k < model.node_dofs[n]:
-                st.q_delta[n, k] += eps / h
-                st.v[n, k] += gp * eps
-                st.vd[n, k] += bp * eps
-            st.q[n, :3] = st.q_prev[n, :3] + h * st.q_delta[n, :3]
-            st.q[n, 3:] = _quat_mul(_quat_exp(h * st.q_delta[n, 3:]), st.q_prev[n, 3:])
-        sim.state.assign(st)
-        task(sim.data, p, LINEARIZE)
-        return sim.workspace.b.copy()
-
-    eps = 1e-6
-    fd = np.column_stack([(residual(j, eps) - residual(j, -eps)) / (2 * eps) for j in range(nsys)])
-    return a, fd
 
 
 def _branch(k_l: float, c_l: float, delta: float, rate: float) -> str:
@@ -335,8 +288,8 @@ def test_iteration_matrix_inside_the_limits_is_the_derivative_of_the_residual(ex
     branches = [_branch(k, c, d, r) for k, c, d, r in zip((300.0, 300.0, 2000.0), damping, deltas, rates, strict=True)]
     assert branches == (["2 k_l", "zero", "2 k_l"] if clipped else ["spring-damper"] * 3)
     state = sim.state.copy()
-    a1, fd1 = matrix_and_differences(three_joints(limits, damping), exact, state)
-    a0, fd0 = matrix_and_differences(free, exact, state)
+    a1, fd1, _ = matrix_and_differences(three_joints(limits, damping), _params(0.01, exact), state)
+    a0, fd0, _ = matrix_and_differences(free, _params(0.01, exact), state)
     part, part_fd = a1 - a0, fd1 - fd0
     assert np.abs(part_fd).max() > 100.0  # the limits' share is large
     assert np.abs(part - part_fd).max() < 2e-7 * np.abs(part_fd).max()
