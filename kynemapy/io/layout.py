@@ -108,6 +108,19 @@ def restart_shapes(model: Model) -> dict[str, tuple[tuple[int, ...], type]]:
     }
 
 
+#: the per-row columns of a step-controlled run (:meth:`kynemapy.Simulation.run` with ``control``),
+#: in the group ``/step_control`` of its file: name -> (dtype, unit)
+STEP_CONTROL_FIELDS: dict[str, tuple[type, str]] = {
+    "step_size": (np.float64, "s (the accepted step that reaches the row's time; 0 at a run's first row)"),
+    "accepted": (np.int64, "1 (steps accepted since the row before)"),
+    "rejected": (np.int64, "1 (step attempts, or extrapolated calls, rejected since the row before)"),
+    "estimated_error": (
+        np.float64,
+        "1 (the control's weighted-RMS error estimate of the step that reaches the row's time, <= 1 accepted)",
+    ),
+}
+
+
 #: output-row fields added after result files were first written (an earlier file lacks them;
 #: :func:`read` computes them from the file's states)
 ADDED_LATER = frozenset({"strain_energy"})
@@ -164,6 +177,7 @@ __all__ = [
     "RESERVED",
     "RESTART_INPUTS",
     "RESTART_STATE",
+    "STEP_CONTROL_FIELDS",
     "UNITS",
     "attr_value",
     "convert",

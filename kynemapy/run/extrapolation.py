@@ -424,7 +424,19 @@ def advance_extrapolated(sim: Any, t_end: float, control: StepControl, outputs: 
         q_out = np.broadcast_to(sim.state.q, (outputs.size, n_nodes, 7)).copy()
         v_out = np.broadcast_to(sim.state.v, (outputs.size, n_nodes, 6)).copy()
         empty = np.zeros(0)
-        return ControlledRun(empty, empty, empty, 0, 0, 0, outputs.copy(), q_out, v_out, np.zeros(0, dtype="<U17"))
+        return ControlledRun(
+            empty,
+            empty,
+            empty,
+            0,
+            0,
+            0,
+            outputs.copy(),
+            q_out,
+            v_out,
+            np.zeros(0, dtype="<U17"),
+            rejections=np.zeros(0, dtype=np.int64),
+        )
     h = float(control.h_initial if control.h_initial is not None else sim.params.h)
     h_min = float(control.h_min if control.h_min is not None else 1e-10 * h)
     h = min(max(h, h_min), control.h_max if control.h_max is not None else math.inf, span)
@@ -501,4 +513,5 @@ def advance_extrapolated(sim: Any, t_end: float, control: StepControl, outputs: 
         v=v_out,
         scheme=np.full(m, "extrapolated"),
         fallback=note,
+        rejections=np.concatenate([[rejected], np.zeros(m - 1, dtype=np.int64)]).astype(np.int64),
     )

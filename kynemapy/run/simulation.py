@@ -139,6 +139,8 @@ class Simulation:
         The result file this simulation continues (set by :meth:`restart`), else None.
     resume_every : int or None
         The spacing of the recorded steps of that file (its ``output_every``; None: none).
+    resume_step_control : bool
+        That file holds the rows of a step-controlled run (``run(..., control=...)``).
 
     Raises
     ------
@@ -188,6 +190,8 @@ class Simulation:
         self.resume_path: str | None = None
         #: the spacing of the recorded steps of that file (its ``output_every``; None: not recorded)
         self.resume_every: int | None = None
+        #: that file holds the rows of a step-controlled run (its /step_control columns)
+        self.resume_step_control = False
         self._bind()
         check_constraints(self._workspace, self._data)
         api.reference_factorization(self._workspace, params)
@@ -459,6 +463,7 @@ class Simulation:
         throw: bool = True,
         attrs: dict[str, Any] | None = None,
         overwrite: bool = False,
+        control: StepControl | None = None,
     ) -> loop.RunInfo:
         """Run to ``t_end`` [s] (or ``n_steps`` steps), streaming results to an HDF5 file.
 
@@ -512,6 +517,14 @@ class Simulation:
         overwrite : bool, default False
             Replace an existing ``output`` file (False: refuse it, so that a run never
             silently destroys another run's results).
+        control : StepControl or None, default None
+            Step-size control (:meth:`advance_to`, either scheme) instead of fixed steps of h;
+            needs ``t_end``.  The rows stay on the regular grid ``t0 + k · every · h`` (and
+            ``t_end``), their states given by the scheme's own interpolation, and the file gets
+            the per-row columns ``/step_control`` (step size, accepted and rejected steps since
+            the row before, estimated error; :attr:`kynemapy.io.Result.step_control`).  The
+            control runs in calls of ``block // 2`` rows, each ending exactly on its last row
+            (the restart state); see :func:`kynemapy.run.controlled.run`.
 
         Returns
         -------
@@ -546,6 +559,7 @@ class Simulation:
             throw=throw,
             attrs=attrs,
             overwrite=overwrite,
+            control=control,
         )
 
     def advance_to(
@@ -657,6 +671,7 @@ class Simulation:
         sim.resume_path = os.fspath(path)
         every = result.attrs.get("output_every")
         sim.resume_every = None if every is None else int(every)
+        sim.resume_step_control = result.step_control is not None
         return sim
 
     def advance(self, n_steps: int, throw: bool = True) -> np.ndarray:

@@ -192,6 +192,9 @@ class ControlledRun(NamedTuple):
         tolerance: the estimate stopped falling with h (the noise of the Newton solutions,
         amplified), and the call with the smallest estimate was kept instead of stopping;
         ``error`` is then > 1 at some rows.
+    rejections : (S,) ndarray of int or None
+        The rejected attempts before each accepted step (``scheme="extrapolated"``: the calls
+        redone, all before the first step); they add up to ``rejected``.
     """
 
     time: np.ndarray
@@ -205,6 +208,7 @@ class ControlledRun(NamedTuple):
     v: np.ndarray
     scheme: np.ndarray | None = None
     fallback: str = ""
+    rejections: np.ndarray | None = None
 
 
 def error_coefficient(params: Any) -> float:
@@ -673,6 +677,7 @@ def advance_to(
     times: list[float] = []
     sizes: list[float] = []
     errors: list[float] = []
+    rejections: list[int] = []
     rejected = newton_failures = 0
     state = sim.state
     projector = ConstraintProjector(sim)
@@ -686,6 +691,7 @@ def advance_to(
     while t_end - float(sim.time) > 1e-12 * max(1.0, abs(t_end)):
         t = float(sim.time)
         saved = sim.save_state()
+        rejected_before = rejected
         after_rejection = False
         failure: int | None = None
         err = 0.0
@@ -740,6 +746,7 @@ def advance_to(
         times.append(t1)
         sizes.append(step)
         errors.append(err)
+        rejections.append(rejected - rejected_before)
         k_end = k_out
         while k_end < outputs.size and outputs[k_end] <= t1 + 1e-12 * max(1.0, abs(t1)):
             k_end += 1
@@ -758,6 +765,7 @@ def advance_to(
         q=q_out[:k_out],
         v=v_out[:k_out],
         scheme=np.full(len(times), "generalized-alpha"),
+        rejections=np.array(rejections, dtype=np.int64),
     )
 
 
