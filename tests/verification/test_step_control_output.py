@@ -1,0 +1,158 @@
+"""Step-controlled runs written into result files (``Simulation.run(..., control=...)``,
+kynemapy/run/controlled.py): rows on the regular grid by the scheme's own dense output, against
+independent references, the ``/step_control`` columns against the counts, resume and checksums."""
+
+from __future__ import annotations
+
+import math
+
+import h5py
+import numpy as np
+import pytest
+from references import heavy_top_reference
+from test_extrapolation import hinge_pendulum, hinge_pendulum_reference
+
+import kynemapy as kp
+from kynemapy.io.errors import ResultFileError
+
+
+def heavy_top() -> tuple[kp.Model, int]:
+    """Kynema's heavy top (examples/heavy_top.py)."""
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, -9.81))
+    top = b.add_node(position=(0, 1, 0), velocity=(4.61538, 0, 0, 0, 150, -4.61538))
+    pin = b.add_node(position=(0, 0, 0))
+    b.add_mass(top, mass=15.0, inertia=(0.234375, 0.46875, 0.234375))
+    b.add_rigid_joint_6dof_to_3dof(top, pin)
+    b.add_prescribed_bc_3dof(pin)
+    return b.build(), top
+
+
+def _params(h: float) -> kp.StepParameters:
+    return kp.StepParameters(h=h, rho_inf=0.9, max_iter=20)
+
+
+def _check_columns(result: kp.io.Result, steps: int, rejected: int, min_step: float, h: float, every: int) -> None:
+    """Rows on t = k · every · h (to rounding); the step counter's increments are the accepted counts;
+    the counts add up to the run's; the step sizes and estimates are those of accepted steps."""
+    n = result.committed
+    assert np.allclose(result.time, every * h * np.arange(n), rtol=0, atol=1e-12)
+    sc = result.step_control
+    assert sc is not None and set(sc) == {"step_size", "accepted", "rejected", "estimated_error"}
+    assert all(column.shape == (n,) for column in sc.values())
+    assert np.array_equal(np.diff(result.step), sc["accepted"][1:])
+    assert int(sc["accepted"].sum()) == steps == int(result.step[-1])
+    assert int(sc["rejected"].sum()) == rejected
+    assert sc["step_size"][0] == 0.0 and np.all(sc["step_size"][1:] >= min_step)
+    assert np.all(sc["step_size"][1:] <= every * h * 10)
+    assert np.all(sc["estimated_error"] <= 1.0) and np.all(sc["estimated_error"][1:] > 0.0)
+    # a row's step: at least as long as it took to cross the rows before, if it was the only one
+    single = sc["accepted"][1:] == 1
+    assert np.all(sc["step_size"][1:][single] >= every * h * (1 - 1e-9))
+
+
+def test_extrapolated_rows_on_the_grid_against_the_reference(tmp_path) -> None:
+    """Heavy top, 1 s, ``StepControl(rtol=atol=1e-5, scheme="extrapolated")``, rows every 50 ms
+    (every = 5 of h = 10 ms), in calls of 4 rows (block = 8): 21 rows exactly on the grid, each
+    centre of mass within 8× the tolerance of DOP853 of Euler's equations about the pivot
+    (measured 3.9× at 1 s: the five calls' shares of the tolerance add up, and the top's
+    150 rad/s spin grows them; a single call: 2×, test_extrapolation.py); the rows' vd and lam
+    are consistent (the pivot's reaction balances gravity and the centre's acceleration)."""
+    model, top = heavy_top()
+    tol = 1e-5
+    sim = kp.Simulation(model, _params(1e-2))
+    path = tmp_path / "top.h5"
+    info = sim.run(
+        t_end=1.0, output=path, every=5, block=8, control=kp.StepControl(rtol=tol, atol=tol, scheme="extrapolated")
+    )
+    assert info.converged and info.rows == 21 and sim.time == 1.0
+    result = kp.io.read(path)
+    _check_columns(result, info.steps, info.rejected, info.min_step, 1e-2, 5)
+    u_ref, _ = heavy_top_reference(result.time)
+    error = np.linalg.norm(result.q[:, top, :3] - u_ref, axis=1)
+    assert error[1:].min() > 0.0  # the scheme's error, not a copy of the reference
+    assert error.max() <= 8.0 * tol, error.max() / tol
+    # Newton's second law of the top: m (ü − g) = the pivot's force on the top (the lam rows are
+    # the joint's reaction on the two nodes, equal and opposite)
+    force = 15.0 * (result.vd[:, top, :3] - np.array([0.0, 0.0, -9.81]))
+    assert np.allclose(force, result.lam[:, 0, :3], rtol=0.0, atol=1e-6)
+    assert np.allclose(result.a, result.vd)
+
+
+def test_generalized_alpha_rows_on_the_grid_against_the_reference(tmp_path) -> None:
+    """Planar double pendulum of two hinges, 1 s, generalized-α with ``scope="run"`` at
+    1e-6, rows every 20 ms (every = 2 of h = 10 ms), default block (one call): 51 rows on the
+    grid, both bodies within 10× the tolerance of DOP853 of the Lagrange equations at 1 s
+    (measured 7.6× on the single pendulum, docs/step-control.md)."""
+    model, n1, n2 = hinge_pendulum()
+    tol = 1e-6
+    sim = kp.Simulation(model, _params(1e-2))
+    path = tmp_path / "pendulum.h5"
+    info = sim.run(t_end=1.0, output=path, every=2, control=kp.StepControl(rtol=tol, atol=tol, scope="run"))
+    result = kp.io.read(path)
+    assert result.committed == 51
+    _check_columns(result, info.steps, info.rejected, info.min_step, 1e-2, 2)
+    x0 = np.asarray(model.x0)
+    x1, x2 = hinge_pendulum_reference(1.0)
+    p1 = (x0[n1, :3] + result.q[-1, n1, :3])[[0, 2]]
+    p2 = (x0[n2, :3] + result.q[-1, n2, :3])[[0, 2]]
+    error = max(float(np.linalg.norm(p1 - x1)), float(np.linalg.norm(p2 - x2)))
+    assert 0.0 < error <= 10.0 * tol, error / tol
+    # an interpolated row: the hinge's output angle (from the row's state) against the reference
+    k = 25  # t = 0.5 s, inside a step
+    assert 0.0 < result.time[k] < 1.0
+    x1k, _ = hinge_pendulum_reference(float(result.time[k]))
+    angle = math.atan2(x1k[0], -x1k[1]) - 1.0  # the hinge's angle from its start [rad]
+    assert abs(abs(result.constraint_output[k, 0, 0]) - abs(angle)) <= 1e-4
+
+
+def test_a_continued_file_stays_on_the_grid_and_checksummed(tmp_path) -> None:
+    """Run to 0.5 s, continue the file to 1 s (Simulation.restart): one grid, the columns
+    continued and every block's checksum good; the continued run is refused without control, a
+    file of fixed steps is refused with control, and a changed column fails its checksum."""
+    model, top = heavy_top()
+    control = kp.StepControl(rtol=1e-5, atol=1e-5, scheme="extrapolated")
+    path = tmp_path / "top.h5"
+    first = kp.Simulation(model, _params(1e-2)).run(t_end=0.5, output=path, every=5, block=8, control=control)
+    with pytest.raises(ValueError, match="step-controlled run"):
+        kp.Simulation.restart(path).run(t_end=1.0, output=path)
+    sim = kp.Simulation.restart(path)
+    assert sim.resume_step_control and sim.time == 0.5
+    second = sim.run(t_end=1.0, output=path, block=8, control=control)
+    result = kp.io.read(path)
+    assert result.committed == 21 and first.rows == 11 and second.rows == 10
+    _check_columns(
+        result,
+        first.steps + second.steps,
+        first.rejected + second.rejected,
+        min(first.min_step, second.min_step),
+        1e-2,
+        5,
+    )
+    u_ref, _ = heavy_top_reference(result.time)
+    # two runs, each holding its own tolerance (the bound of one run, twice; measured 10.2×)
+    assert np.linalg.norm(result.q[:, top, :3] - u_ref, axis=1).max() <= 2 * 8.0 * 1e-5
+    fixed = tmp_path / "fixed.h5"
+    kp.Simulation(model, _params(1e-2)).run(t_end=0.1, output=fixed)
+    with pytest.raises(ValueError, match="fixed steps"):
+        kp.Simulation.restart(fixed).run(t_end=0.2, output=fixed, control=control)
+    with h5py.File(path, "r+") as f:
+        f["step_control/step_size"][3] *= 2.0
+    with pytest.raises(ResultFileError, match="step_control/step_size"):
+        kp.io.read(path)
+
+
+def test_bad_settings_are_refused(tmp_path) -> None:
+    model, _ = heavy_top()
+    sim = kp.Simulation(model, _params(1e-2))
+    control = kp.StepControl(scheme="extrapolated")
+    with pytest.raises(ValueError, match="give t_end"):
+        sim.run(n_steps=10, control=control)
+    with pytest.raises(ValueError, match="adaptive"):
+        sim.run(t_end=0.1, control=control, adaptive=True)
+    with pytest.raises(TypeError, match="StepControl"):
+        sim.run(t_end=0.1, control="tight")
+    with pytest.raises(ValueError, match="loads"):
+        sim.run(t_end=0.1, control=control, loads=lambda s, t: None)
+    with pytest.raises(ValueError, match="every must be"):
+        sim.run(t_end=0.1, control=control, every=0)
+    assert sim.time == 0.0
