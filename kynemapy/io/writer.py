@@ -39,6 +39,7 @@ from kynemapy.io.layout import (
     model_difference,
     restart_shapes,
     row_shapes,
+    step_control_columns,
 )
 from kynemapy.io.lock import WriterLock
 from kynemapy.io.paths import file_path
@@ -395,30 +396,6 @@ class ResultWriter:
         _write_at(ck, (m, 0), record)
         self._n_records = m + 1
 
-    def _check_step_control(self, step_control: Mapping[str, Any] | None, n: int) -> dict[str, np.ndarray]:
-        """The ``/step_control`` columns of one block, checked against the file's (n rows each)."""
-        if not self.step_control:
-            if step_control is not None:
-                raise ValueError(
-                    f"ResultWriter.append: {self.path} has no /step_control columns (created without step_control=True)"
-                )
-            return {}
-        if step_control is None or set(step_control) != set(self.step_control):
-            raise KeyError(
-                f"ResultWriter.append: {self.path} needs the step_control columns {list(self.step_control)}, got "
-                f"{None if step_control is None else sorted(step_control)}"
-            )
-        out = {}
-        for name in self.step_control:
-            arr = np.asarray(step_control[name])
-            if arr.shape != (n,):
-                raise ValueError(f"ResultWriter.append: step_control {name} must have shape ({n},), got {arr.shape}")
-            dtype = STEP_CONTROL_FIELDS[name][0]
-            if np.dtype(dtype).kind == "i" and arr.dtype.kind not in "iub" and not np.array_equal(arr, np.round(arr)):
-                raise ValueError(f"ResultWriter.append: step_control {name} must hold integers")
-            out[name] = np.ascontiguousarray(arr, dtype=dtype)
-        return out
-
     def append(
         self,
         rows: Mapping[str, Any],
@@ -454,7 +431,7 @@ class ResultWriter:
         if (state is None) != (inputs is None):
             raise ValueError("ResultWriter.append: give both state and inputs, or neither")
         n, data = self._check_rows(rows)
-        extra = self._check_step_control(step_control, n)
+        extra = step_control_columns(self.path, self.step_control, step_control, n)
         if state is not None and self._restart is not None and n:
             if int(np.asarray(state.step)[0]) != int(data["step"][-1]):
                 raise ValueError(

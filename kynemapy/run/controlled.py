@@ -236,7 +236,6 @@ def run(
     throw: bool = True,
     attrs: dict[str, Any] | None = None,
     overwrite: bool = False,
-    resuming: bool = False,
 ) -> Any:
     """:meth:`kynemapy.Simulation.run` with ``control`` (see the module docstring).
 
@@ -267,9 +266,8 @@ def run(
     attrs : dict of str to Any or None, default None
         Extra root attributes of a new file.
     overwrite : bool, default False
-        Replace an existing file.
-    resuming : bool, default False
-        ``output`` is the file this simulation continues (:meth:`Simulation.restart`).
+        Replace an existing file (the file this simulation continues,
+        :meth:`Simulation.restart`, is continued).
 
     Returns
     -------
@@ -283,6 +281,11 @@ def run(
 
     if not isinstance(control, StepControl):
         raise TypeError(f"run: control must be a kynemapy.StepControl, got {type(control).__name__}")
+    resuming = (
+        output is not None
+        and sim.resume_path is not None
+        and os.path.abspath(os.fspath(output)) == os.path.abspath(sim.resume_path)
+    )
     if every is None:
         every = sim.resume_every if resuming and sim.resume_every is not None else 1
     if block is None:

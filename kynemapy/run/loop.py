@@ -302,36 +302,14 @@ def run(
     throw: bool = True,
     attrs: dict[str, Any] | None = None,
     overwrite: bool = False,
-    control: Any = None,
 ) -> RunInfo:
     """See :meth:`kynemapy.Simulation.run` (``sim`` is a :class:`kynemapy.Simulation`)."""
+    n_total = steps_to(sim, t_end, n_steps)
     resuming = (
         output is not None
         and sim.resume_path is not None
         and os.path.abspath(os.fspath(output)) == os.path.abspath(sim.resume_path)
     )
-    if control is not None:
-        from kynemapy.run import controlled
-
-        if n_steps is not None or t_end is None:
-            raise ValueError("run: with control, give t_end [s] (the steps are chosen by the control, not counted)")
-        if adaptive:
-            raise ValueError("run: adaptive halving does not apply with control (the control redoes failed steps)")
-        return controlled.run(
-            sim,
-            t_end=t_end,
-            control=control,
-            output=output,
-            every=every,
-            block=block,
-            progress=progress,
-            loads=loads,
-            throw=throw,
-            attrs=attrs,
-            overwrite=overwrite,
-            resuming=resuming,
-        )
-    n_total = steps_to(sim, t_end, n_steps)
     if every is None:  # a continued file keeps its own spacing
         every = sim.resume_every if resuming and sim.resume_every is not None else 1
     if block is None:

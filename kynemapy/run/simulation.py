@@ -544,6 +544,26 @@ class Simulation:
         TypeError
             ``loads`` is not callable.
         """
+        if control is not None:
+            from kynemapy.run import controlled
+
+            if n_steps is not None or t_end is None:
+                raise ValueError("run: with control, give t_end [s] (the control chooses the steps)")
+            if adaptive:
+                raise ValueError("run: adaptive halving does not apply with control (the control redoes failed steps)")
+            return controlled.run(
+                self,
+                t_end=t_end,
+                control=control,
+                output=output,
+                every=every,
+                block=block,
+                progress=progress,
+                loads=loads,
+                throw=throw,
+                attrs=attrs,
+                overwrite=overwrite,
+            )
         return loop.run(
             self,
             t_end=t_end,
@@ -559,7 +579,6 @@ class Simulation:
             throw=throw,
             attrs=attrs,
             overwrite=overwrite,
-            control=control,
         )
 
     def advance_to(
