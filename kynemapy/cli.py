@@ -152,11 +152,23 @@ def _run(args: argparse.Namespace) -> int:
     else:
         sim = Simulation(mf.model, mf.params)
         remaining = n_total
+    control = None
+    if mf.step_control is not None:
+        from kynemapy.run.stepcontrol import StepControl
+
+        try:
+            control = StepControl(**mf.step_control)
+        except ValueError as exc:
+            raise ValueError(f"{args.model}: [step_control]: {str(exc).removeprefix('StepControl: ')}") from None
+        if args.adaptive:
+            raise ValueError("--adaptive does not apply to a model file with [step_control] (the control redoes steps)")
     resume = f"kynemapy run {args.model} -o {output} --resume"
     try:
         with _sigterm_stops_the_run():
             info = sim.run(
-                n_steps=remaining,
+                n_steps=remaining if control is None else None,
+                t_end=mf.t_end if control is not None else None,
+                control=control,
                 output=output,
                 every=every,
                 block=block,
@@ -192,6 +204,12 @@ def _run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 130 if isinstance(exc, KeyboardInterrupt) else 143
+    if control is not None:
+        print(
+            f"{info.steps} accepted steps ({info.rejected} rejected, the smallest {info.min_step:.3g} s) to "
+            f"t = {info.time:.9g} s in {info.wall_time:.2f} s; {info.rows} rows written to {output}"
+        )
+        return 0
     print(
         f"{info.steps} steps to t = {info.time:.9g} s in {info.wall_time:.2f} s; "
         f"Newton iterations/step mean {info.iterations_mean:.2f}, max {info.iterations_max}; "

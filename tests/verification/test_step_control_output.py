@@ -156,3 +156,31 @@ def test_bad_settings_are_refused(tmp_path) -> None:
     with pytest.raises(ValueError, match="every must be"):
         sim.run(t_end=0.1, control=control, every=0)
     assert sim.time == 0.0
+
+
+def test_the_command_line_runs_a_model_file_with_step_control(tmp_path, capsys) -> None:
+    """examples/heavy_top.toml with ``[run] t_end = 0.5`` and a ``[step_control]`` table
+    (extrapolated, 1e-6), ``[output] every = 10`` of h = 2 ms: ``kynemapy run`` writes 26 rows on
+    the 20 ms grid, within 8× the tolerance of DOP853 (the bound of the test above); a bad value
+    is a message naming the table, not a traceback."""
+    from pathlib import Path
+
+    from kynemapy.cli import main
+
+    text = (Path(__file__).parents[2] / "examples" / "heavy_top.toml").read_text()
+    text = text.replace("n_steps = 400                                      # 0.8 s", "t_end = 0.5")
+    text = text.replace("every = 1", "every = 10")
+    model_file = tmp_path / "top.toml"
+    model_file.write_text(text + '\n[step_control]\nrtol = 1e-6\natol = 1e-6\nscheme = "extrapolated"\n')
+    out = tmp_path / "top.h5"
+    assert main(["run", str(model_file), "-o", str(out), "--no-progress"]) == 0
+    assert "accepted steps" in capsys.readouterr().out
+    result = kp.io.read(out)
+    assert result.committed == 26 and result.step_control is not None
+    assert np.allclose(result.time, 0.02 * np.arange(26), rtol=0, atol=1e-12)
+    u_ref, _ = heavy_top_reference(result.time)
+    top = 0  # the first [[node]]
+    assert np.linalg.norm(result.q[:, top, :3] - u_ref, axis=1).max() <= 8.0 * 1e-6
+    model_file.write_text(text + "\n[step_control]\nrtol = -1\n")
+    assert main(["run", str(model_file), "-o", str(tmp_path / "bad.h5"), "--no-progress"]) != 0
+    assert "[step_control]: rtol must be" in capsys.readouterr().err
