@@ -258,7 +258,8 @@ def run(
     progress : bool, default False
         Draw a progress bar (per call).
     loads : callable or None, default None
-        ``loads(sim, t)`` (generalized-α only: the extrapolated scheme refuses it).
+        ``loads(sim, t)``: generalized-α calls it before each attempt with the time at its start,
+        the extrapolated scheme before each step with the time at its end.
     throw : bool, default True
         Raise :class:`~kynemapy.ConvergenceError` when the control stops; False: return with
         ``converged=False`` (the rows of the calls before are in the file; the state is that of
@@ -299,11 +300,6 @@ def run(
         raise ValueError(f"run: t_end must be finite and >= the current time {t0} s, got {t_end!r}")
     if loads is not None and not callable(loads):
         raise TypeError(f"run: loads must be a callable loads(sim, t), got {type(loads).__name__}")
-    if control.scheme == "extrapolated" and loads is not None:
-        raise ValueError(
-            "run: scheme='extrapolated' holds the inputs over each call: a loads function does not apply "
-            "(use scheme='generalized-alpha')"
-        )
     if not sim.params.dynamic:
         raise ValueError("run: step-size control needs a dynamic simulation (StepParameters(dynamic=True))")
     unit = unit_rows(block)
