@@ -151,8 +151,8 @@ def test_bad_settings_are_refused(tmp_path) -> None:
         sim.run(t_end=0.1, control=control, adaptive=True)
     with pytest.raises(TypeError, match="StepControl"):
         sim.run(t_end=0.1, control="tight")
-    with pytest.raises(ValueError, match="loads"):
-        sim.run(t_end=0.1, control=control, loads=lambda s, t: None)
+    with pytest.raises(TypeError, match="loads must be a callable"):
+        sim.run(t_end=0.1, control=control, loads=1.0)
     with pytest.raises(ValueError, match="every must be"):
         sim.run(t_end=0.1, control=control, every=0)
     assert sim.time == 0.0
