@@ -23,7 +23,7 @@ from kynemapy.engine.api import (
 )
 from kynemapy.engine.checks import check_constraints
 from kynemapy.engine.data import Inputs, State, Workspace, new_workspace
-from kynemapy.engine.entry import ADVANCE, REACTION, RECORD, START, run_task
+from kynemapy.engine.entry import ADVANCE, INITIAL_ACCELERATIONS, REACTION, RECORD, START, run_task
 from kynemapy.engine.fields import Data
 from kynemapy.engine.initial_velocity import (
     INITIAL_VELOCITY_MODES,
@@ -37,6 +37,7 @@ from kynemapy.engine.params import ACCELERATION_COEFFICIENTS, StepParameters
 from kynemapy.engine.rows import split_rows
 from kynemapy.engine.step import CONVERGED, NEEDS_MEMORY
 from kynemapy.engine.stored_call import StoredCall
+from kynemapy.linalg.dense import SOLVE_CAPACITY
 from kynemapy.math.frames import node_frame, point_motion
 from kynemapy.math.rotations import rotation_matrices
 from kynemapy.model import Model, kinds
@@ -317,8 +318,14 @@ class Simulation:
     # ------------------------------------------------------------- stepping
     def compute_consistent_accelerations(self) -> None:
         """Solve the constrained equations of motion for ``vd`` and ``lam`` at the current q, v."""
-        status = api.consistent_accelerations(self._workspace, self._state, self._inputs)
-        self._bind()
+        status = SOLVE_CAPACITY
+        if self._step_status is self._stored.status:  # through the stored call: no new one to build
+            status = self._run(
+                ACCELERATION_COEFFICIENTS, INITIAL_ACCELERATIONS, 1, 0, NO_ROWS, 0, self._iters1, self._out
+            )[2]
+        if status == SOLVE_CAPACITY:  # the solver's arrays grow: through the workspace, then bound anew
+            status = api.consistent_accelerations(self._workspace, self._state, self._inputs)
+            self._bind()
         if status != 0:
             t = float(self._state.time[0])
             raise ConvergenceError(
