@@ -239,8 +239,17 @@ def _info(args: argparse.Namespace) -> int:
     print(f"rows              {r.committed}")
     if r.committed:
         print(f"time              {r.time[0]:.9g} s to {r.time[-1]:.9g} s (steps {r.step[0]} to {r.step[-1]})")
-        its = r.iterations[r.step > 0] if np.any(r.step > 0) else r.iterations
-        print(f"Newton iterations mean {its.mean():.3f}, max {its.max()}")
+        sc = r.step_control
+        if sc is not None:  # a step-controlled run: its rows are no steps
+            sizes = sc["step_size"][sc["accepted"] > 0]
+            print(
+                f"step control      {int(sc['accepted'].sum())} accepted steps, {int(sc['rejected'].sum())} rejected; "
+                + (f"step size {sizes.min():.3g} s to {sizes.max():.3g} s; " if sizes.size else "")
+                + f"largest estimated error {sc['estimated_error'].max():.3g}"
+            )
+        else:
+            its = r.iterations[r.step > 0] if np.any(r.step > 0) else r.iterations
+            print(f"Newton iterations mean {its.mean():.3f}, max {its.max()}")
         energy = r.kinetic_energy + r.potential_energy + r.strain_energy
         change = float(np.max(np.abs(energy - energy[0])))
         if energy[0] != 0.0:

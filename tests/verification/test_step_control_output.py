@@ -181,6 +181,8 @@ def test_the_command_line_runs_a_model_file_with_step_control(tmp_path, capsys) 
     u_ref, _ = heavy_top_reference(result.time)
     top = 0  # the first [[node]]
     assert np.linalg.norm(result.q[:, top, :3] - u_ref, axis=1).max() <= 8.0 * 1e-6
+    assert main(["info", str(out)]) == 0
+    assert "step control      " in capsys.readouterr().out
     model_file.write_text(text + "\n[step_control]\nrtol = -1\n")
     assert main(["run", str(model_file), "-o", str(tmp_path / "bad.h5"), "--no-progress"]) != 0
     assert "[step_control]: rtol must be" in capsys.readouterr().err
