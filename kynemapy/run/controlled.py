@@ -156,7 +156,7 @@ def chunk_rows(
     ----------
     sim : Simulation
         The simulation, at the end of the call (at ``times[-1]``).
-    run : ControlledRun
+    run : kynemapy.ControlledRun
         What the call did (its dense output at ``times``).
     times : (K,) ndarray of float
         The row times of the call [s], the last one its end.
@@ -245,7 +245,7 @@ def run(
         The simulation (dynamic).
     t_end : float
         The end time [s] (>= the current time), reached exactly.
-    control : StepControl
+    control : kynemapy.StepControl
         The tolerances and the scheme.
     output : str or os.PathLike or None, default None
         The result file, as for :meth:`~kynemapy.Simulation.run` (None: nothing written; the
