@@ -274,8 +274,10 @@ def run(
     -------
     RunInfo
         ``steps``: accepted steps; ``rejected``: rejected attempts (generalized-α) or calls
-        (extrapolated); ``min_step``: the smallest accepted step size [s]; ``iterations_mean``
-        and ``iterations_max`` are 0 (not counted by the control).
+        (extrapolated), and 1 for a call that stopped the run; ``min_step``: the smallest
+        accepted step size [s]; ``iterations_mean`` and ``iterations_max`` are 0 (not counted by
+        the control).  A run that stopped keeps in the file the rows of the calls before; its
+        state is that of the last accepted step (after the last row): restart from the file.
     """
     from kynemapy.run.loop import RunInfo, auto_block, open_writer
     from kynemapy.run.writer import unit_rows
@@ -321,6 +323,8 @@ def run(
         pending: list[tuple[dict[str, np.ndarray], dict[str, np.ndarray]]] = []
         if writer is not None and writer.committed == 0:
             pending.append(_first_row(sim))
+        # the state and inputs of the last row: the restart data of rows written after a failure
+        row_state = sim.save_state(), tuple(np.array(a) for a in sim.inputs)
         done = 0
         while done < times.size:
             chunk = times[done : done + unit - (1 if pending else 0)]
@@ -351,14 +355,15 @@ def run(
                     step_control=_joined([p[1] for p in pending]),
                 )
                 pending = []
+            row_state = sim.save_state(), tuple(np.array(a) for a in sim.inputs)
             done += chunk.size
             if bar is not None:
                 bar.update(done, sim.time)
-        if writer is not None and pending:  # a run of no rows but the first
+        if writer is not None and pending:  # the first row of a run of no other (or that stopped in its first call)
             writer.append(
                 _joined([p[0] for p in pending]),
-                state=sim.state.copy(),
-                inputs=sim.inputs,
+                state=row_state[0],
+                inputs=type(sim.inputs)(*row_state[1]),
                 step_control=_joined([p[1] for p in pending]),
             )
         finished = True

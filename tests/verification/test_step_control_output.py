@@ -207,3 +207,19 @@ def test_consistent_accelerations_through_the_stored_call_are_the_workspace_path
     assert api.consistent_accelerations(sim.workspace, sim.state, sim.inputs) == 0
     assert np.array_equal(sim.state.vd, state.vd) and np.array_equal(sim.state.lam, state.lam)
     assert np.any(state.vd != 0.0) and np.array_equal(inputs[0], sim.inputs.f)
+
+
+def test_a_run_the_control_cannot_finish_keeps_the_rows_before(tmp_path) -> None:
+    """Generalized-α at an unreachable tolerance (1e-13 with h_min = 1 ms) stops in its first
+    call: ``throw=False`` returns ``converged=False`` with the first row (and its restart data) in
+    the file; ``throw=True`` raises ConvergenceError naming the file's rows."""
+    model, _ = heavy_top()
+    control = kp.StepControl(rtol=1e-13, atol=1e-13, h_min=1e-3, scope="run")
+    path = tmp_path / "stopped.h5"
+    info = kp.Simulation(model, _params(1e-2)).run(t_end=0.2, output=path, every=5, control=control, throw=False)
+    assert not info.converged and info.rows == 1 and info.rejected >= 1
+    result = kp.io.read(path)
+    assert result.committed == 1 and result.restart is not None and result.time[0] == 0.0
+    assert int(result.restart["step"][0]) == 0
+    with pytest.raises(kp.ConvergenceError, match="rows are in"):
+        kp.Simulation(model, _params(1e-2)).run(t_end=0.2, output=path, overwrite=True, control=control)
