@@ -3,7 +3,7 @@
 The control (:meth:`Simulation.advance_to`, either scheme of :class:`~kynemapy.StepControl`)
 chooses the steps; the file keeps a regular time grid.  Its rows lie at ``t0 + k · every · h``
 (``h`` the simulation's ``params.h``, ``t0`` the time at the start of the run) and at ``t_end``.
-The run goes in calls of :func:`~kynemapy.run.advance_to` of ``unit = block // 2`` rows (the
+The run goes in calls of :meth:`Simulation.advance_to` of ``unit = block // 2`` rows (the
 file's chunk), each ending exactly on its last row, so that the state after a call is the
 restart state of that row and a continued file (:meth:`Simulation.restart`) goes on from it.
 Inside a call the rows come from the scheme's own dense output (cubic Hermite interpolation

@@ -230,7 +230,8 @@ def extrapolate(
     loads : callable or None, default None
         ``loads(sim, t)``: sets the inputs for the step that ends at t [s] (called before each
         step of each level with the time at its end, and at the start for the consistent
-        accelerations).  The steps then run one at a time from Python (about 10 µs more each).
+        accelerations).  The steps then run one at a time from Python (about 2 µs more each on the
+        heavy top, plus what ``loads`` costs).
 
     Returns
     -------

@@ -299,6 +299,19 @@ def test_fourth_order_with_a_load_varying_in_time() -> None:
     assert np.all(np.abs(_slopes(angle_errors) - 4.0) < 0.3), (angle_errors, _slopes(angle_errors))
 
 
+def test_a_loads_function_that_sets_nothing_changes_nothing() -> None:
+    """The steps one at a time from Python (with ``loads``) are the compiled calls' steps: the
+    heavy top at h = 8 ms with a loads function that sets nothing, bit for bit."""
+    model, _ = heavy_top()
+    plain = extrapolation.extrapolate(kp.Simulation(model, _params(8e-3)), 0.2, 8e-3)
+    called: list[float] = []
+    with_loads = extrapolation.extrapolate(
+        kp.Simulation(model, _params(8e-3)), 0.2, 8e-3, loads=lambda _sim, t: called.append(t)
+    )
+    assert np.array_equal(plain.q, with_loads.q) and np.array_equal(plain.v, with_loads.v)
+    assert len(called) == 1 + 7 * 25 and called[1] == pytest.approx(8e-3) and called[-1] == pytest.approx(0.2)
+
+
 def test_the_hinged_pendulum_under_a_varying_force_follows_the_tolerance() -> None:
     """The double pendulum of hinges with a horizontal force 2 sin(7t) N on the second body,
     ``advance_to(1.0, StepControl(rtol=atol=1e-7, scheme="extrapolated"), loads=...)``: both bodies
