@@ -76,3 +76,181 @@ def test_iteration_matrix_with_contact_is_the_derivative_of_the_residual() -> No
     part, part_fd = a1 - a0, fd1 - fd0
     assert np.abs(part_fd).max() > 1e5  # the contact's share is large
     assert np.abs(part - part_fd).max() < 2e-7 * np.abs(part_fd).max()
+
+
+def contact_state(sim: kp.Simulation) -> np.ndarray:
+    """The contact points' state (n, 6): gap, normal force, friction (3), slip speed."""
+    from kynemapy.engine.elements import CONTACTS
+
+    return np.array(sim.data.tables[CONTACTS].out)
+
+
+# ------------------------------------------------------------------------- ball at rest
+@pytest.mark.parametrize("law", ["linear", "hunt_crossley"])
+def test_ball_resting_on_the_ground_sinks_by_the_static_penetration(law: str) -> None:
+    """A 2 kg ball (r = 0.1 m) dropped from contact onto k = 1e5: at rest (after 1 s, the
+    contact oscillation damped) it sinks by δ = m g / k (linear, e = 1) or (m g / k)^(2/3)
+    (Hertz exponent e = 1.5, k = 1e7 N/m^1.5, Hunt–Crossley c = 1e8 N s/m^2.5) and the normal
+    force is m g: a static equilibrium, so to roundoff (asserted to 1e-9 relative)."""
+    m, r = 2.0, 0.1
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, -G))
+    n = b.add_node(position=(0.0, 0.0, r))
+    b.add_mass(n, mass=m, inertia=(0.4 * m * r * r,) * 3)
+    b.add_sphere(n, r)
+    if law == "linear":
+        k = 1e5
+        b.add_ground_plane(stiffness=k, damping=math.sqrt(k * m))
+        delta = m * G / k
+    else:
+        k = 1e7
+        b.add_ground_plane(stiffness=k, exponent=1.5, damping=1e8, damping_model="hunt_crossley")
+        delta = (m * G / k) ** (2.0 / 3.0)
+    sim = kp.Simulation(b.build(), _params(1e-3))
+    sim.advance(1000)
+    assert abs(-float(sim.state.q[0, 2]) - delta) < 1e-9 * delta
+    out = contact_state(sim)[0]
+    assert abs(out[0] + delta) < 1e-9 * delta
+    assert abs(out[1] - m * G) < 1e-9 * m * G
+    assert np.abs(sim.state.v[0]).max() < 1e-9
+
+
+# ------------------------------------------------------------------------- box on an incline
+def box_on_incline(theta: float, mu: float, v0: float = 0.0, slip: float = 1e-3) -> kp.Simulation:
+    """A 1 kg box (0.2 × 0.2 × 0.1 m) on the plane z = 0 with gravity tilted by ``theta`` (the
+    incline's slope along +x), corners k = 1e6 N/m, c = 500 N s/m (ζ = 0.5 per corner),
+    friction ``mu``, v_s = ``slip``; it starts with the static penetration m g cos θ / (4 k)
+    and velocity ``v0`` down the slope."""
+    m, k = 1.0, 1e6
+    b = kp.ModelBuilder(gravity=(G * math.sin(theta), 0.0, -G * math.cos(theta)))
+    z = 0.05 - m * G * math.cos(theta) / (4 * k)
+    n = b.add_node(position=(0.0, 0.0, z), velocity=(v0, 0.0, 0.0, 0.0, 0.0, 0.0))
+    b.add_mass(n, mass=m, inertia=(m * 0.05 / 12, m * 0.05 / 12, m * 0.08 / 12))
+    b.add_box(n, (0.1, 0.1, 0.05))
+    b.add_ground_plane(stiffness=k, damping=500.0, friction=mu, slip_velocity=slip)
+    return kp.Simulation(b.build(), _params(1e-3))
+
+
+def test_box_on_an_incline_below_the_friction_angle_sticks() -> None:
+    """tan θ = 0.3 < μ = 0.5: the box sticks; the regularized friction lets it creep at the
+    speed where μ (Σ f_n) s / √(s² + v_s²) = m g sin θ, s = v_s tan θ / √(μ² − tan² θ)
+    = 7.5e-4 m/s for v_s = 1e-3 m/s (the regularization's bound on the drift: 0.75 mm/s); the
+    speed after 1 s against it: relative error below 1e-6 (a steady state; measured 6e-13)."""
+    theta, mu, vs = math.atan(0.3), 0.5, 1e-3
+    sim = box_on_incline(theta, mu, slip=vs)
+    sim.advance(1000)
+    creep = vs * math.tan(theta) / math.sqrt(mu * mu - math.tan(theta) ** 2)
+    assert abs(float(sim.state.v[0, 0]) - creep) < 1e-6 * creep
+    x1 = float(sim.state.q[0, 0])
+    sim.advance(1000)
+    assert abs(float(sim.state.q[0, 0]) - x1 - creep * 1.0) < 1e-6 * creep
+    assert abs(contact_state(sim)[:, 1].sum() - G * math.cos(theta)) < 1e-9 * G
+
+
+def test_box_on_an_incline_above_the_friction_angle_slides_at_the_closed_form_acceleration() -> None:
+    """tan θ = 0.7 > μ = 0.5: the box slides with a = g (sin θ − μ cos θ) = 1.6073 m/s²; from
+    1 m/s down the slope, the speed gained between t = 0.5 and 1.5 s against a · 1 s: the
+    regularization (v_s = 1e-3 m/s) takes μ f_n v_s² / (2 s²) ≤ 2e-6 N of a 1 kg box's friction at
+    s ≥ 1 m/s, so the relative error is below 2e-6 (measured 2.0e-7)."""
+    theta, mu = math.atan(0.7), 0.5
+    sim = box_on_incline(theta, mu, v0=1.0)
+    sim.advance(500)
+    v1 = float(sim.state.v[0, 0])
+    sim.advance(1000)
+    a = G * (math.sin(theta) - mu * math.cos(theta))
+    assert abs(float(sim.state.v[0, 0]) - v1 - a) < 2e-6 * a
+    assert abs(float(sim.state.v[0, 2])) < 1e-9
+
+
+# ------------------------------------------------------------------------- rolling balls
+def ball(gravity: tuple[float, float, float], mu: float, v0: float = 0.0, k: float = 1e6) -> kp.Simulation:
+    """A solid 1 kg ball (r = 0.1 m, I = 2/5 m r²) on the plane z = 0 (k, ζ = 0.5, μ, v_s =
+    1e-3 m/s), starting at its static penetration with velocity ``v0`` along x and no spin.
+    (With v_s = 1e-4 m/s and h = 1e-3 s the friction's slope μ f_n / v_s is 30× m / h and Newton
+    cycles at the transition to rolling; 1e-3 m/s: at most 8 iterations.)"""
+    m, r = 1.0, 0.1
+    b = kp.ModelBuilder(gravity=gravity)
+    n = b.add_node(position=(0.0, 0.0, r + m * gravity[2] / k), velocity=(v0, 0.0, 0.0, 0.0, 0.0, 0.0))
+    b.add_mass(n, mass=m, inertia=(0.4 * m * r * r,) * 3)
+    b.add_sphere(n, r)
+    b.add_ground_plane(stiffness=k, damping=math.sqrt(k * m), friction=mu, slip_velocity=1e-3)
+    return kp.Simulation(b.build(), _params(1e-3))
+
+
+def test_ball_thrown_sliding_without_spin_rolls_at_five_sevenths_of_its_speed() -> None:
+    """v₀ = 3 m/s, μ = 0.3: it slides with v = v₀ − μ g t, ω r = 5/2 μ g t until the slip
+    v₀ − 7/2 μ g t vanishes at t* = 2 v₀ / (7 μ g) = 0.2912 s, then rolls at 5/7 v₀.  The speed at
+    0.2 s (sliding; the regularization changes the friction by μ g v_s²/(2 s²) < 2e-6 m/s²) and
+    at 1 s (rolling) to 1e-6 relative (measured 3.5e-8 and 3e-15); the slip falls below 0.01 m/s
+    within a step of the closed form's time for it."""
+    v0, mu, r = 3.0, 0.3, 0.1
+    sim = ball((0.0, 0.0, -G), mu, v0)
+    slip_times = []
+    for i in range(1, 1001):
+        sim.step()
+        slip = float(sim.state.v[0, 0] - sim.state.v[0, 4] * r)  # ω_y r: rolling along +x
+        if slip < 0.01 and not slip_times:
+            slip_times.append(i * 1e-3)
+        if i == 200:
+            assert abs(float(sim.state.v[0, 0]) - (v0 - mu * G * 0.2)) < 1e-6 * v0
+            assert abs(float(sim.state.v[0, 4]) * r - 2.5 * mu * G * 0.2) < 1e-6 * v0
+    assert abs(float(sim.state.v[0, 0]) - 5.0 / 7.0 * v0) < 1e-6 * v0
+    assert abs(float(sim.state.v[0, 4]) * r - 5.0 / 7.0 * v0) < 1e-6 * v0
+    t_slip = (v0 - 0.01) / (3.5 * mu * G)
+    assert t_slip <= slip_times[0] < t_slip + 1e-3
+
+
+def test_ball_rolls_down_an_incline_at_five_sevenths_of_g_sin_theta() -> None:
+    """θ = 20°, μ = 0.5 > 2/7 tan θ: it rolls without slip at a = 5/7 g sin θ = 2.3966 m/s²
+    (the speed gained between 0.5 and 1.5 s, to 1e-6 relative; measured 1e-14: a constant
+    acceleration, which the scheme integrates exactly); the regularized friction keeps the
+    constant creep slip s = v_s t / √(1 − t²) with t = 2/7 tan θ / μ (2.13e-4 m/s), to 1e-6."""
+    theta = math.radians(20.0)
+    sim = ball((G * math.sin(theta), 0.0, -G * math.cos(theta)), 0.5)
+    sim.advance(500)
+    v1 = float(sim.state.v[0, 0])
+    sim.advance(1000)
+    a = 5.0 / 7.0 * G * math.sin(theta)
+    assert abs(float(sim.state.v[0, 0]) - v1 - a) < 1e-6 * a
+    ratio = 2.0 / 7.0 * math.tan(theta) / 0.5
+    creep = 1e-3 * ratio / math.sqrt(1.0 - ratio * ratio)
+    assert abs(float(sim.state.v[0, 0] - sim.state.v[0, 4] * 0.1) - creep) < 1e-6 * creep
+
+
+# ------------------------------------------------------------------------- bouncing ball
+def restitution(k: float, c: float, m: float) -> float:
+    """Coefficient of restitution of a mass m on a linear spring-damper (k, c) whose force
+    k δ + c δ̇ is cut at zero: δ = (v/ω_d) e^(−σt) sin ω_d t (σ = c/2m) until the force vanishes,
+    at ω_d t = π − atan(c ω_d / (k − c²/2m)) (before the half period π), e = −δ̇/v there."""
+    sigma = c / (2.0 * m)
+    wd = math.sqrt(k / m - sigma * sigma)
+    t = (math.pi - math.atan2(c * wd, k - c * c / (2.0 * m))) / wd
+    return -math.exp(-sigma * t) * (math.cos(wd * t) - sigma / wd * math.sin(wd * t))
+
+
+def bounce(h: float, m: float = 1.0, k: float = 1e5, c: float = 60.0, v: float = 2.0) -> float:
+    """The speed ratio after a ball (m, r = 0.1 m) thrown at ``v`` onto k, c (no gravity) has
+    left the ground; it starts 1e-12 m deep, so that the damper's force c v acts from t = 0 on (a
+    force jump inside a step would cost an error of order h)."""
+    b = kp.ModelBuilder()
+    n = b.add_node(position=(0.0, 0.0, 0.1 - 1e-12), velocity=(0.0, 0.0, -v, 0.0, 0.0, 0.0))
+    b.add_mass(n, mass=m, inertia=(0.004,) * 3)
+    b.add_sphere(n, 0.1)
+    b.add_ground_plane(stiffness=k, damping=c)
+    sim = kp.Simulation(b.build(), _params(h))
+    assert sim.advance(round(0.015 / h)).max() <= 2  # 15 ms: the contact lasts 9.3 ms
+    assert contact_state(sim)[0, 0] > 0.0  # apart
+    return float(sim.state.v[0, 2]) / v
+
+
+def test_bouncing_ball_leaves_with_the_damped_oscillators_restitution() -> None:
+    """A 1 kg ball thrown at 2 m/s onto k = 1e5 N/m, c = 60 N s/m (ζ = 0.095), no gravity: it
+    leaves with e = 0.75482 (where the force k δ + c δ̇ vanishes, before the half period; the
+    half period's exp(−ζπ/√(1−ζ²)) = 0.74127 is the restitution of a law that pulls).  Measured
+    relative error of e 2.7e-5, 5.1e-6, 1.7e-6 at h = 4e-5, 2e-5, 1e-5 s (second order; the
+    kink where the force vanishes lies inside a step)."""
+    e = restitution(1e5, 60.0, 1.0)
+    assert abs(e - 0.75482) < 1e-5
+    coarse = abs(bounce(4e-5) / e - 1.0)
+    fine = abs(bounce(1e-5) / e - 1.0)
+    assert fine < 3e-6
+    assert coarse > 8.0 * fine
