@@ -254,3 +254,166 @@ def test_bouncing_ball_leaves_with_the_damped_oscillators_restitution() -> None:
     fine = abs(bounce(1e-5) / e - 1.0)
     assert fine < 3e-6
     assert coarse > 8.0 * fine
+
+
+# ------------------------------------------------------------------------- shapes, filter, input
+BALLS_TOML = """
+[model]
+gravity = [0.0, 0.0, -9.81]
+
+[[node]]
+name = "ball"
+position = [0.0, 0.0, 0.1]
+
+[[node]]
+name = "brick"
+position = [1.0, 0.0, 0.05]
+
+[[mass]]
+node = "ball"
+mass = 2.0
+inertia = [0.008, 0.008, 0.008]
+
+[[mass]]
+node = "brick"
+mass = 1.0
+inertia = [0.01, 0.01, 0.02]
+
+[[shape]]
+kind = "sphere"
+node = "ball"
+radius = 0.1
+
+[[shape]]
+kind = "box"
+node = "brick"
+half_extents = [0.1, 0.2, 0.05]
+group = 2
+
+[[shape]]
+kind = "capsule"
+node = "brick"
+radius = 0.02
+point_a = [0.9, 0.0, 0.05]
+point_b = [1.1, 0.0, 0.05]
+mask = 2
+
+[[ground]]
+stiffness = 1e5
+damping = 400.0
+friction = 0.5
+slip_velocity = 0.002
+mask = 1
+
+[step]
+h = 0.001
+rho_inf = 0.9
+"""
+
+
+def balls_builder(box_axes: np.ndarray | None = None) -> kp.Model:
+    """BALLS_TOML with the builder."""
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, -G))
+    ball_node = b.add_node(position=(0.0, 0.0, 0.1))
+    brick = b.add_node(position=(1.0, 0.0, 0.05))
+    b.add_mass(ball_node, mass=2.0, inertia=(0.008, 0.008, 0.008))
+    b.add_mass(brick, mass=1.0, inertia=(0.01, 0.01, 0.02))
+    assert b.add_sphere(ball_node, 0.1) == 0
+    assert b.add_box(brick, (0.1, 0.2, 0.05), axes=box_axes, group=2) == 1
+    assert b.add_capsule(brick, 0.02, (0.9, 0.0, 0.05), (1.1, 0.0, 0.05), mask=2) == 2
+    assert b.add_ground_plane(stiffness=1e5, damping=400.0, friction=0.5, slip_velocity=0.002, mask=1) == 0
+    return b.build()
+
+
+def test_model_file_shapes_and_ground_build_the_builders_model_and_the_filter_keeps_its_pairs() -> None:
+    """The [[shape]] and [[ground]] tables make the builder's model; the filter (ground group 1,
+    mask 1) keeps the sphere (group 1: 1 point), drops the box (group 2 & mask 1 = 0) and the
+    capsule (its mask 2 & the ground's group 1 = 0)."""
+    from kynemapy.model.file import parse_model_file
+
+    mf = parse_model_file(BALLS_TOML)
+    model = balls_builder()
+    for name in ("n_contacts", *(f for f in kp.Model._fields if f.startswith("contact_"))):
+        np.testing.assert_array_equal(getattr(mf.model, name), getattr(model, name), err_msg=name)
+    assert model.n_contacts == 1
+    assert list(model.contact_shape) == [0]
+    np.testing.assert_array_equal(model.contact_param[0], [1e5, 1.0, 400.0, 0.0, 0.5, 0.002])
+
+
+def test_box_corners_follow_its_axes_and_the_filter_default_keeps_every_pair() -> None:
+    """A box turned 90° about z swaps its x and y half extents at the corners; with the default
+    filter (group 1, mask all) every shape meets the ground: 1 + 8 + 2 points."""
+    b = kp.ModelBuilder()
+    n = b.add_node(position=(1.0, 2.0, 3.0))
+    b.add_mass(n, mass=1.0, inertia=(1.0, 1.0, 1.0))
+    b.add_box(n, (0.1, 0.2, 0.3), center=(1.0, 2.0, 3.5), axes=_rotation((0.0, 0.0, 1.0), math.pi / 2))
+    b.add_sphere(n, 0.1)
+    b.add_capsule(n, 0.05, (1.0, 2.0, 3.0), (1.0, 2.0, 4.0))
+    b.add_ground_plane((0.0, 0.0, 2.0), 0.5, stiffness=1.0)
+    model = b.build()
+    assert model.n_contacts == 11
+    corners = model.contact_offset[:8]
+    np.testing.assert_allclose(np.abs(corners).max(axis=0), [0.2, 0.1, 0.8], atol=1e-15)
+    np.testing.assert_allclose(corners[:, 2].min(), 0.2, atol=1e-15)
+    np.testing.assert_allclose(model.contact_plane, [[0.0, 0.0, 1.0, 0.5]] * 11)
+    np.testing.assert_allclose(model.contact_offset[9:], [[0.0, 0.0, 0.0], [0.0, 0.0, 1.0]])
+
+
+def test_bad_shapes_and_planes_are_refused_with_what_is_wrong() -> None:
+    b = kp.ModelBuilder()
+    n = b.add_node()
+    bare = b.add_node(position=(1.0, 0.0, 0.0))
+    b.add_mass(n, mass=1.0, inertia=(1.0, 1.0, 1.0))
+    cases = [
+        (lambda: b.add_sphere(n, -0.1), r"sphere \(shape 0\) radius \[m\] must be > 0"),
+        (lambda: b.add_sphere(7, 0.1), r"sphere \(shape 0\): unknown node id 7"),
+        (lambda: b.add_sphere(n, float("nan")), r"radius \[m\] must be finite"),
+        (lambda: b.add_capsule(n, 0.1, (0, 0, 0), (0, 0, 0)), "point_a and point_b coincide"),
+        (lambda: b.add_box(n, (0.1, 0.0, 0.1)), r"half_extents must be > 0"),
+        (lambda: b.add_box(n, (0.1, 0.1, 0.1), axes=2 * np.eye(3)), "axes must be a rotation matrix"),
+        (lambda: b.add_sphere(n, 0.1, group=1.5), "group must be an integer bit mask"),
+        (lambda: b.add_ground_plane((0, 0, 0), stiffness=1.0), "normal must not be zero"),
+        (lambda: b.add_ground_plane(stiffness=0.0), r"stiffness \[N/m\^exponent\] must be > 0"),
+        (lambda: b.add_ground_plane(stiffness=1.0, damping=-1.0), "damping must be >= 0"),
+        (lambda: b.add_ground_plane(stiffness=1.0, friction=-0.1), "friction"),
+        (lambda: b.add_ground_plane(stiffness=1.0, exponent=0.5), "exponent must be >= 1"),
+        (lambda: b.add_ground_plane(stiffness=1.0, slip_velocity=0.0), r"slip_velocity \[m/s\] must be > 0"),
+        (lambda: b.add_ground_plane(stiffness=1.0, damping_model="hertz"), "damping_model must be one of"),
+    ]
+    for call, message in cases:
+        with pytest.raises(ModelError, match=message):
+            call()
+    b.add_sphere(bare, 0.1)
+    with pytest.raises(ModelError, match=r"sphere \(shape 0\) is on node 1, which carries no mass or beam"):
+        b.build()
+
+
+def test_model_file_contact_errors_name_the_table_and_line() -> None:
+    from kynemapy.model.file import ModelFileError, parse_model_file
+
+    with pytest.raises(ModelFileError, match=r"line 26.*shape #1 \(sphere\): radius \[m\] must be > 0"):
+        parse_model_file(BALLS_TOML.replace("radius = 0.1", "radius = -0.1"))
+    with pytest.raises(ModelFileError, match=r"line 44.*ground #1: damping must be >= 0"):
+        parse_model_file(BALLS_TOML.replace("damping = 400.0", "damping = -400.0"))
+    with pytest.raises(ModelFileError, match=r"unknown shape kind 'cone'"):
+        parse_model_file(BALLS_TOML.replace('kind = "sphere"', 'kind = "cone"'))
+    with pytest.raises(ModelFileError, match=r"unknown key 'radius' in a box \[\[shape\]\]"):
+        parse_model_file(BALLS_TOML.replace("group = 2", "group = 2\nradius = 0.1"))
+    with pytest.raises(ModelFileError, match=r"missing required key 'stiffness'"):
+        parse_model_file(BALLS_TOML.replace("stiffness = 1e5", ""))
+
+
+def test_contact_model_runs_from_a_model_file_and_its_result_file_keeps_the_contacts(tmp_path) -> None:
+    """The model file's ball settles at the static penetration m g / k = 1.962e-4 m, and the
+    result file's model has its contact points."""
+    from kynemapy.model.file import parse_model_file
+
+    mf = parse_model_file(BALLS_TOML)
+    sim = kp.Simulation(mf.model, mf.params)
+    sim.advance(1000)
+    assert abs(float(sim.state.q[0, 2]) + 2.0 * G / 1e5) < 1e-9
+    path = tmp_path / "balls.h5"
+    sim.run(n_steps=10, output=path)
+    result = kp.io.read(path)
+    for name in ("n_contacts", *(f for f in kp.Model._fields if f.startswith("contact_"))):
+        np.testing.assert_array_equal(getattr(result.model, name), getattr(mf.model, name), err_msg=name)
