@@ -42,8 +42,9 @@ def _arguments(index: int, d: Data) -> tuple[Any, ...]:
     """Arguments of the types unit ``index``'s caller passes (values do not matter)."""
     if index in (BEAMS, CONTACTS):
         p = np.zeros(1)
+        table = d.tables[BEAM_TABLE if index == BEAMS else CONTACT_TABLE]
         return (
-            d.tables[BEAM_TABLE if index == BEAMS else CONTACT_TABLE], d.x0, d.gravity, d.q, d.v, d.vd, d.tangent, d.s33, d.s3, d.s4, d.s66, p, 1.0,
+            table, d.x0, d.gravity, d.q, d.v, d.vd, d.tangent, d.s33, d.s3, d.s4, d.s66, p, 1.0,
             d.vals, d.b,
         )  # fmt: skip
     if index == BODY_JOINTS:

@@ -11,7 +11,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-
 #: the contact fields of :class:`Model` and their trailing shapes (read-only empty arrays for a
 #: model without contact, and for result files written before contact existed)
 CONTACT_FIELDS: tuple[tuple[str, tuple[int, ...], type], ...] = (

@@ -1211,9 +1211,7 @@ class _Reader:
         bits = {"group": item.integer("group", 1), "mask": item.integer("mask", -1)}
         if kind == "sphere":
             item.require("radius")
-            item.build(
-                builder.add_sphere, node, item.number("radius", unit="m"), item.vector("center", 3, "m"), **bits
-            )
+            item.build(builder.add_sphere, node, item.number("radius", unit="m"), item.vector("center", 3, "m"), **bits)
         elif kind == "capsule":
             item.require("radius", "point_a", "point_b")
             item.build(
