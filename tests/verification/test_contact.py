@@ -79,10 +79,10 @@ def test_iteration_matrix_with_contact_is_the_derivative_of_the_residual() -> No
 
 
 def contact_state(sim: kp.Simulation) -> np.ndarray:
-    """The contact points' state (n, 6): gap, normal force, friction (3), slip speed."""
-    from kynemapy.engine.elements import CONTACTS
-
-    return np.array(sim.data.tables[CONTACTS].out)
+    """The contact points' state (n, 6) from :meth:`Simulation.contacts`: gap, normal force,
+    friction (3), slip speed."""
+    c = sim.contacts()
+    return np.column_stack([c.gap, c.normal_force, c.friction_force, c.slip_speed])
 
 
 # ------------------------------------------------------------------------- ball at rest
@@ -143,7 +143,12 @@ def test_box_on_an_incline_below_the_friction_angle_sticks() -> None:
     x1 = float(sim.state.q[0, 0])
     sim.advance(1000)
     assert abs(float(sim.state.q[0, 0]) - x1 - creep * 1.0) < 1e-6 * creep
-    assert abs(contact_state(sim)[:, 1].sum() - G * math.cos(theta)) < 1e-9 * G
+    contacts = sim.contacts()
+    assert list(contacts.active) == [True, False] * 4  # the four bottom corners (z = −h) press
+    assert list(contacts.node) == [0] * 8 and list(contacts.shape) == [0] * 8
+    assert abs(contacts.normal_force.sum() - G * math.cos(theta)) < 1e-9 * G
+    friction = contacts.friction_force.sum(axis=0)  # holds the box against g sin θ down the slope
+    np.testing.assert_allclose(friction, [-G * math.sin(theta), 0.0, 0.0], rtol=0.0, atol=1e-9)
 
 
 def test_box_on_an_incline_above_the_friction_angle_slides_at_the_closed_form_acceleration() -> None:
@@ -417,3 +422,15 @@ def test_contact_model_runs_from_a_model_file_and_its_result_file_keeps_the_cont
     result = kp.io.read(path)
     for name in ("n_contacts", *(f for f in kp.Model._fields if f.startswith("contact_"))):
         np.testing.assert_array_equal(getattr(result.model, name), getattr(mf.model, name), err_msg=name)
+
+
+def test_contacts_of_a_model_without_contact_are_empty() -> None:
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, -G))
+    n = b.add_node()
+    b.add_mass(n, mass=1.0, inertia=(1.0, 1.0, 1.0))
+    b.add_sphere(n, 0.1)  # a shape without a plane: no contact points
+    sim = kp.Simulation(b.build(), _params(1e-3))
+    sim.step()
+    contacts = sim.contacts()
+    assert sim.model.n_contacts == 0
+    assert contacts.gap.shape == (0,) and contacts.friction_force.shape == (0, 3)
