@@ -420,13 +420,15 @@ class ModelBuilder:
             d: the plane is ``n · y = d``.
         stiffness : float [N/m^e]
             k > 0.
-        damping : float [N s/m (linear) or N s/m^(1+e) (Hunt–Crossley)], default 0
-            c >= 0.
+        damping : float [N s/m], default 0
+            c >= 0 [N s/m] (linear law) or [N s/m^(1+e)] (Hunt–Crossley).
         friction : float, default 0
             Coulomb coefficient μ >= 0.
         exponent : float, default 1
             e >= 1 (1.5: Hertz for a sphere).
         damping_model : {"linear", "hunt_crossley"}, default "linear"
+            The damping force ``c δ̇`` (linear: switches on at ``c v`` when a point touches at
+            speed v) or ``c δ^e δ̇`` (Hunt–Crossley: from zero; the law for impacts).
         slip_velocity : float [m/s], default 1e-3
             v_s > 0: the slip speed at which friction reaches 1/√2 of μ f_n; a sticking contact
             creeps at ``v_s t/√(μ² − t²)`` with t the ratio of tangential to normal load.
