@@ -26,7 +26,7 @@ BEAMS = 0  #: the beam elements' terms (:func:`kynemapy.engine.elements.beams.ta
 BODY_JOINTS = 1  #: the two-body joints (:func:`kynemapy.engine.constraints.body_phase.body_joint_phase`)
 SPARSE = 2  #: the sparse LU (:func:`kynemapy.engine.solvers.sparse_phase`)
 ENGINE = 3  #: the engine itself, every model's (:func:`kynemapy.engine.entry.run_task_at`)
-CONTACTS = 4  #: the compliant contact points (:func:`kynemapy.engine.elements.contacts.contact_phase`)
+CONTACTS = 4  #: the compliant contacts (:func:`kynemapy.engine.elements.pairs.contact_phase`)
 N_UNITS = 5
 
 #: plain Python (``KYNEMAPY_DISABLE_JIT``): the unit functions themselves, by position, as

@@ -19,8 +19,9 @@ from kynemapy._jit import JIT_DISABLED
 from kynemapy.engine.constraints.body_phase import TERMS, body_joint_phase
 from kynemapy.engine.elements import BEAMS as BEAM_TABLE
 from kynemapy.engine.elements import CONTACTS as CONTACT_TABLE
+from kynemapy.engine.elements import PAIRS as PAIR_TABLE
 from kynemapy.engine.elements.beams.table import beam_phase
-from kynemapy.engine.elements.contacts import contact_phase
+from kynemapy.engine.elements.pairs import contact_phase
 from kynemapy.engine.entry import run_task_at
 from kynemapy.engine.fields import Data
 from kynemapy.engine.lookup import argument_types, entry
@@ -42,9 +43,9 @@ def _arguments(index: int, d: Data) -> tuple[Any, ...]:
     """Arguments of the types unit ``index``'s caller passes (values do not matter)."""
     if index in (BEAMS, CONTACTS):
         p = np.zeros(1)
-        table = d.tables[BEAM_TABLE if index == BEAMS else CONTACT_TABLE]
+        tables = (d.tables[BEAM_TABLE],) if index == BEAMS else (d.tables[CONTACT_TABLE], d.tables[PAIR_TABLE])
         return (
-            table, d.x0, d.gravity, d.q, d.v, d.vd, d.tangent, d.s33, d.s3, d.s4, d.s66, p, 1.0,
+            *tables, d.x0, d.gravity, d.q, d.v, d.vd, d.tangent, d.s33, d.s3, d.s4, d.s66, p, 1.0,
             d.vals, d.b,
         )  # fmt: skip
     if index == BODY_JOINTS:
@@ -68,7 +69,7 @@ def needed(d: Data) -> tuple[bool, ...]:
     use[BODY_JOINTS] = bool(np.any(d.kinds.kind >= BALL_JOINT))
     use[SPARSE] = not d.solver.dense
     use[ENGINE] = True
-    use[CONTACTS] = d.tables[CONTACT_TABLE].nodes.shape[0] > 0
+    use[CONTACTS] = d.tables[CONTACT_TABLE].nodes.shape[0] > 0 or d.tables[PAIR_TABLE].nodes.shape[0] > 0
     return tuple(use)
 
 

@@ -114,7 +114,7 @@ ADDED_LATER = frozenset({"strain_energy"})
 
 
 #: the model fields of a file written before beams (or contact) existed
-NO_BEAMS: dict[str, Any] = {"n_beams": 0, **no_beams(), "n_contacts": 0, **no_contacts()}
+NO_BEAMS: dict[str, Any] = {"n_beams": 0, **no_beams(), "n_contacts": 0, "n_pairs": 0, **no_contacts()}
 
 
 #: root attributes the writer sets (not the user's)

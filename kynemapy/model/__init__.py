@@ -20,6 +20,11 @@ CONTACT_FIELDS: tuple[tuple[str, tuple[int, ...], type], ...] = (
     ("contact_radius", (), np.float64),
     ("contact_plane", (4,), np.float64),
     ("contact_param", (6,), np.float64),
+    ("pair_node", (2,), np.int64),
+    ("pair_shape", (2,), np.int64),
+    ("pair_offset", (2, 3), np.float64),
+    ("pair_radius", (2,), np.float64),
+    ("pair_param", (6,), np.float64),
 )
 
 
@@ -158,6 +163,18 @@ class Model(NamedTuple):
     contact_param : (n_contacts, 6) ndarray of float
         Stiffness k [N/m^e], exponent e, damping c [N s/m or N s/m^(1+e)], Hunt–Crossley flag,
         friction coefficient μ, slip-velocity regularization v_s [m/s].
+    n_pairs : int
+        The number of candidate sphere pairs on two bodies (docs/contact.md).
+    pair_node : (n_pairs, 2) ndarray of int64
+        The two nodes of each pair.
+    pair_shape : (n_pairs, 2) ndarray of int64
+        The two shapes (sphere ids) of each pair.
+    pair_offset : (n_pairs, 2, 3) ndarray of float
+        The two centres' offsets from their nodes at the reference configuration [m].
+    pair_radius : (n_pairs, 2) ndarray of float
+        The two radii [m].
+    pair_param : (n_pairs, 6) ndarray of float
+        The contact law, as ``contact_param``.
     """
 
     n_nodes: int
@@ -210,6 +227,12 @@ class Model(NamedTuple):
     contact_radius: np.ndarray = _EMPTY_CONTACTS["contact_radius"]
     contact_plane: np.ndarray = _EMPTY_CONTACTS["contact_plane"]
     contact_param: np.ndarray = _EMPTY_CONTACTS["contact_param"]
+    n_pairs: int = 0
+    pair_node: np.ndarray = _EMPTY_CONTACTS["pair_node"]
+    pair_shape: np.ndarray = _EMPTY_CONTACTS["pair_shape"]
+    pair_offset: np.ndarray = _EMPTY_CONTACTS["pair_offset"]
+    pair_radius: np.ndarray = _EMPTY_CONTACTS["pair_radius"]
+    pair_param: np.ndarray = _EMPTY_CONTACTS["pair_param"]
 
 
 #: the beam fields of :class:`Model` and their shapes with P (nodes per element) and Q (points)

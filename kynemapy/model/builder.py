@@ -213,6 +213,8 @@ class ModelBuilder:
         self._constraints: list[_Constraint] = []
         self._shapes: list[contact.Shape] = []
         self._planes: list[contact.Plane] = []
+        self._body_law: np.ndarray | None = None
+        self._excluded: set[tuple[int, int]] = set()
 
     # ------------------------------------------------------------------ nodes
     def add_node(
@@ -448,6 +450,53 @@ class ModelBuilder:
             )
         )
         return len(self._planes) - 1
+
+    def set_body_contact(
+        self,
+        *,
+        stiffness: float,
+        damping: float = 0.0,
+        friction: float = 0.0,
+        exponent: float = 1.0,
+        damping_model: str = "linear",
+        slip_velocity: float = 1e-3,
+    ) -> None:
+        """Let spheres on different bodies touch, with this compliant law (that of
+        :meth:`add_ground_plane`); without it bodies pass through each other.
+
+        Every pair of spheres on two different nodes that the filter accepts (``a.group &
+        b.mask`` and ``b.group & a.mask`` non-zero), that is not excluded
+        (:meth:`exclude_contact`) and whose bodies no joint joins becomes a candidate pair: its
+        12×12 block enters the Newton matrix's pattern, so the pattern grows with the
+        candidates (docs/contact.md).  Capsules and boxes touch only ground planes.
+
+        Parameters
+        ----------
+        stiffness : float [N/m^e]
+            k > 0.
+        damping : float [N s/m], default 0
+            c >= 0 [N s/m] (linear law) or [N s/m^(1+e)] (Hunt–Crossley).
+        friction : float, default 0
+            Coulomb coefficient μ >= 0.
+        exponent : float, default 1
+            e >= 1.
+        damping_model : {"linear", "hunt_crossley"}, default "linear"
+            The damping law (see :meth:`add_ground_plane`).
+        slip_velocity : float [m/s], default 1e-3
+            The friction's regularization v_s > 0.
+        """
+        self._body_law = contact.law(
+            stiffness, damping, friction, exponent, damping_model, slip_velocity, "set_body_contact:"
+        )
+
+    def exclude_contact(self, shape_a: int, shape_b: int) -> None:
+        """Keep two shapes (ids of :meth:`add_sphere` ...) from touching each other."""
+        ids = []
+        for s in (shape_a, shape_b):
+            if isinstance(s, bool) or not isinstance(s, (int, np.integer)) or not 0 <= int(s) < len(self._shapes):
+                raise ModelError(f"exclude_contact: unknown shape id {s!r} (shapes 0..{len(self._shapes) - 1})")
+            ids.append(int(s))
+        self._excluded.add((min(ids), max(ids)))
 
     def _shape(self, kind: str, node: int, points: np.ndarray, radii: np.ndarray, group: int, mask: int) -> int:
         what = f"{kind} (shape {len(self._shapes)})"
@@ -1950,6 +1999,15 @@ class ModelBuilder:
             n_beams=len(self._beams),
             **self._beam_fields(),
             **contact.contact_fields(self._shapes, self._planes),
+            **contact.pair_fields(
+                self._shapes,
+                contact.sphere_pairs(
+                    self._shapes,
+                    self._excluded,
+                    {tuple(sorted((c.base, c.target))) for c in self._constraints if c.base >= 0},
+                ),
+                self._body_law,
+            ),
         )
 
     def _beam_fields(self) -> dict[str, np.ndarray]:

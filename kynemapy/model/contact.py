@@ -84,6 +84,26 @@ def bits(value: object, what: str) -> int:
     return int(value)
 
 
+def law(
+    stiffness: object,
+    damping: object,
+    friction: object,
+    exponent: object,
+    damping_model: object,
+    slip_velocity: object,
+    what: str,
+) -> np.ndarray:
+    """A checked contact law (6,) (see :mod:`kynemapy.engine.elements.contacts`)."""
+    k = number(stiffness, f"{what} stiffness [N/m^exponent]", 0.0, strict=True)
+    c = number(damping, f"{what} damping", 0.0)
+    mu = number(friction, f"{what} friction (coefficient)", 0.0)
+    e = number(exponent, f"{what} exponent", 1.0)
+    vs = number(slip_velocity, f"{what} slip_velocity [m/s]", 0.0, strict=True)
+    if damping_model not in DAMPING_MODELS:
+        raise ModelError(f"{what} damping_model must be one of {', '.join(DAMPING_MODELS)}, got {damping_model!r}")
+    return np.array([k, e, c, float(damping_model == "hunt_crossley"), mu, vs])
+
+
 def plane(
     normal: object,
     offset: object,
@@ -103,14 +123,7 @@ def plane(
     if length == 0.0:
         raise ModelError(f"{what} normal must not be zero")
     d = number(offset, f"{what} offset [m]")
-    k = number(stiffness, f"{what} stiffness [N/m^exponent]", 0.0, strict=True)
-    c = number(damping, f"{what} damping", 0.0)
-    mu = number(friction, f"{what} friction (coefficient)", 0.0)
-    e = number(exponent, f"{what} exponent", 1.0)
-    vs = number(slip_velocity, f"{what} slip_velocity [m/s]", 0.0, strict=True)
-    if damping_model not in DAMPING_MODELS:
-        raise ModelError(f"{what} damping_model must be one of {', '.join(DAMPING_MODELS)}, got {damping_model!r}")
-    param = np.array([k, e, c, float(damping_model == "hunt_crossley"), mu, vs])
+    param = law(stiffness, damping, friction, exponent, damping_model, slip_velocity, what)
     return Plane(n / length, d, param, bits(group, f"{what} group"), bits(mask, f"{what} mask"))
 
 
@@ -137,12 +150,47 @@ def box_corners(half_extents: object, center: np.ndarray, axes: object, what: st
 
 def pairs(shapes: list[Shape], planes: list[Plane]) -> list[tuple[int, int]]:
     """(shape, plane) ids of the pairs the filter keeps, plane by plane, shapes in order."""
-    return [
-        (i, j)
-        for j, pl in enumerate(planes)
-        for i, sh in enumerate(shapes)
-        if (sh.group & pl.mask) != 0 and (pl.group & sh.mask) != 0
-    ]
+    return [(i, j) for j, pl in enumerate(planes) for i, sh in enumerate(shapes) if accepts(sh, pl)]
+
+
+def accepts(a: Shape | Plane, b: Shape | Plane) -> bool:
+    """The filter: ``a.group & b.mask`` and ``b.group & a.mask`` both non-zero."""
+    return (a.group & b.mask) != 0 and (b.group & a.mask) != 0
+
+
+def sphere_pairs(
+    shapes: list[Shape], excluded: set[tuple[int, int]], joined: set[tuple[int, int]]
+) -> list[tuple[int, int]]:
+    """Candidate body–body pairs (i < j) of spheres: on two different nodes, accepted by the
+    filter, not ``excluded`` (shape ids) and their nodes not ``joined`` (node pairs, sorted)."""
+    spheres = [i for i, sh in enumerate(shapes) if sh.kind == "sphere"]
+    out = []
+    for x, i in enumerate(spheres):
+        for j in spheres[x + 1 :]:
+            a, b = shapes[i], shapes[j]
+            if a.node == b.node or (i, j) in excluded or tuple(sorted((a.node, b.node))) in joined:
+                continue
+            if accepts(a, b):
+                out.append((i, j))
+    return out
+
+
+def pair_fields(shapes: list[Shape], candidates: list[tuple[int, int]], law: np.ndarray | None) -> dict[str, object]:
+    """The ``n_pairs`` and ``pair_*`` fields of the Model (none without a body–body ``law``)."""
+    rows = candidates if law is not None else []
+    n = len(rows)
+    out: dict[str, object] = {
+        "n_pairs": n,
+        "pair_node": np.array([[shapes[i].node, shapes[j].node] for i, j in rows], dtype=np.int64).reshape(n, 2),
+        "pair_shape": np.array(rows, dtype=np.int64).reshape(n, 2),
+        "pair_offset": np.array([[shapes[i].points[0], shapes[j].points[0]] for i, j in rows]).reshape(n, 2, 3),
+        "pair_radius": np.array([[shapes[i].radii[0], shapes[j].radii[0]] for i, j in rows]).reshape(n, 2),
+        "pair_param": np.array([law for _ in rows], dtype=np.float64).reshape(n, 6),
+    }
+    for value in out.values():
+        if isinstance(value, np.ndarray):
+            value.setflags(write=False)
+    return out
 
 
 def contact_fields(shapes: list[Shape], planes: list[Plane]) -> dict[str, object]:
@@ -166,4 +214,7 @@ def contact_fields(shapes: list[Shape], planes: list[Plane]) -> dict[str, object
     return out
 
 
-__all__ = ["ALL_GROUPS", "DAMPING_MODELS", "Plane", "Shape", "box_corners", "contact_fields", "pairs", "plane"]
+__all__ = [
+    "ALL_GROUPS", "DAMPING_MODELS", "Plane", "Shape", "accepts", "box_corners", "contact_fields", "law", "pair_fields",
+    "pairs", "plane", "sphere_pairs",
+]  # fmt: skip

@@ -227,11 +227,3 @@ def terms(t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b):
             s33, s3, t.res[e], t.mat[e], t.out[e],
         ):  # fmt: skip
             add_element_block(t, e, c, vals, b)
-
-
-@njit
-def contact_phase(t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b):
-    """:func:`terms` as the engine's contact unit (:mod:`kynemapy.engine.unit_call`): compiled
-    on its own, the first time a model has contact, and called through its address; returns 0."""
-    terms(t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b)
-    return 0
