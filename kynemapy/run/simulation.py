@@ -23,7 +23,7 @@ from kynemapy.engine.api import (
 )
 from kynemapy.engine.checks import check_constraints
 from kynemapy.engine.data import Inputs, State, Workspace, new_workspace
-from kynemapy.engine.elements import CONTACTS
+from kynemapy.engine.elements import CONTACTS, PAIRS
 from kynemapy.engine.elements.contacts import OUT_FRICTION, OUT_GAP, OUT_NORMAL, OUT_SLIP
 from kynemapy.engine.entry import ADVANCE, LINEARIZE, REACTION, RECORD, START, run_task
 from kynemapy.engine.fields import Data
@@ -1094,14 +1094,24 @@ class Simulation:
             Arrays over the model's K contact points (K = ``model.n_contacts``; all empty
             without contact).
         """
-        table = self.data.tables[CONTACTS]
-        if table.nodes.shape[0] > 0:
+        return self._contact_table(CONTACTS, self.model.contact_node, self.model.contact_shape)
+
+    def contact_pairs(self) -> Contacts:
+        """The candidate body–body sphere pairs at the current state (:meth:`contacts` for pairs,
+        docs/contact.md): ``node`` and ``shape`` are (P, 2), body 1's and body 2's; ``gap`` is the
+        distance between the spheres' surfaces [m] and ``friction_force`` the one on body 2 (body 1
+        gets ``−(normal_force · n + friction_force)``, n from sphere 1's centre to sphere 2's)."""
+        return self._contact_table(PAIRS, self.model.pair_node, self.model.pair_shape)
+
+    def _contact_table(self, which: int, node: np.ndarray, shape: np.ndarray) -> Contacts:
+        table = self.data.tables[which]
+        if table.nodes.shape[0] > 0:  # evaluate at the current state (one linearization)
             self._run(ACCELERATION_COEFFICIENTS, LINEARIZE, 0, 0, NO_ROWS, 0, self._iters1, self._out)
         out = np.array(table.out)
         normal = out[:, OUT_NORMAL]
         return Contacts(
-            node=np.array(self.model.contact_node),
-            shape=np.array(self.model.contact_shape),
+            node=np.array(node),
+            shape=np.array(shape),
             gap=out[:, OUT_GAP].copy(),
             active=normal > 0.0,
             normal_force=normal.copy(),
