@@ -486,7 +486,7 @@ class ModelBuilder:
             The friction's regularization v_s > 0.
         """
         self._body_law = contact.law(
-            stiffness, damping, friction, exponent, damping_model, slip_velocity, "set_body_contact:"
+            stiffness, damping, friction, exponent, damping_model, slip_velocity, "body contact"
         )
 
     def exclude_contact(self, shape_a: int, shape_b: int) -> None:

@@ -143,6 +143,10 @@ nodes follow the ``[[node]]`` nodes, named ``"<name>.0"`` (root) ... in span ord
     ``damping_model = "hunt_crossley"``], ``friction`` (μ), ``exponent`` (e >= 1),
     ``slip_velocity`` [m/s] (the friction's regularization, default 1e-3), ``group``, ``mask``.
 
+``[body_contact]`` (optional: spheres on different bodies touch, docs/contact.md)
+    the contact law of :meth:`~kynemapy.ModelBuilder.set_body_contact`: ``stiffness`` (required),
+    ``damping``, ``friction``, ``exponent``, ``damping_model``, ``slip_velocity``, as in ``[[ground]]``.
+
 ``[step]`` (required)
     ``h`` time step [s] (required); ``rho_inf`` ρ∞ ∈ [0, 1] (default 0); ``max_iter``
     (default 10); ``atol`` (1e-5), ``rtol`` (1e-3); ``geometric_stiffness`` (false);
@@ -659,7 +663,8 @@ class _Lines:
 # ------------------------------------------------------------------------------------------------
 # checked access to one table
 _TABLES = (
-    "model", "node", "beam", "mass", "spring", "constraint", "load", "shape", "ground", "step", "run", "output",
+    "model", "node", "beam", "mass", "spring", "constraint", "load", "shape", "ground", "body_contact", "step", "run",
+    "output",
 )  # fmt: skip
 _ARRAY_TABLES = frozenset({"node", "beam", "mass", "spring", "constraint", "load", "shape", "ground"})
 
@@ -865,7 +870,7 @@ class _Table:
 
 _BUILDER_PREFIX = re.compile(
     r"^(?:add_[a-z0-9_]+: )?(?:(?:node|mass|spring|constraint) \d+(?: \([a-z0-9_]+\))?|beam '[^']*'"
-    r"|(?:sphere|capsule|box) \(shape \d+\)|ground plane \d+)(?::\s*|\s+)"
+    r"|(?:sphere|capsule|box) \(shape \d+\)|ground plane \d+|body contact)(?::\s*|\s+)"
 )
 
 
@@ -891,6 +896,8 @@ _GROUND_KEYS = (
     "normal", "offset", "stiffness", "damping", "friction", "exponent", "damping_model", "slip_velocity",
     "group", "mask",
 )  # fmt: skip
+#: [body_contact] keys: the law of sphere pairs on two bodies (ModelBuilder.set_body_contact)
+_BODY_CONTACT_KEYS = ("stiffness", "damping", "friction", "exponent", "damping_model", "slip_velocity")
 _LOAD_KEYS = ("node", "force", "moment")
 _STEP_KEYS = (
     "h", "rho_inf", "max_iter", "atol", "rtol", "geometric_stiffness", "dynamic", "static_load_retries", "convergence",
@@ -955,6 +962,7 @@ _TABLE_KEYS: dict[str, tuple[str, ...]] = {
     "load": _LOAD_KEYS,
     "shape": tuple(dict.fromkeys((*_SHAPE_COMMON, *(k for keys in _SHAPE_KEYS.values() for k in keys)))),
     "ground": _GROUND_KEYS,
+    "body_contact": _BODY_CONTACT_KEYS,
     "step": _STEP_KEYS,
     "run": ("t_end", "n_steps"),
     "output": ("path", "every", "block"),
@@ -1071,6 +1079,7 @@ class _Reader:
             self.read_shape(builder, i, data)
         for i, data in enumerate(ground_items):
             self.read_ground(builder, i, data)
+        self.read_body_contact(builder)
         loads = tuple(self.read_load(i, data) for i, data in enumerate(load_items))
         params = self.read_step()
         t_end, n_steps = self.read_run(params)
@@ -1244,6 +1253,23 @@ class _Reader:
             builder.add_ground_plane, item.vector("normal", 3, default=[0.0, 0.0, 1.0]),
             item.number("offset", 0.0, "m"), **law,
         )  # fmt: skip
+
+    def read_body_contact(self, builder: ModelBuilder) -> None:
+        """The law of sphere pairs on two bodies, ``[body_contact]`` (docs/contact.md)."""
+        item = self.table("body_contact")
+        if item is None:
+            return
+        item.check_keys(_BODY_CONTACT_KEYS)
+        item.require("stiffness")
+        item.build(
+            builder.set_body_contact,
+            stiffness=item.number("stiffness", unit="N/m^exponent"),
+            damping=item.number("damping", 0.0, "N s/m"),
+            friction=item.number("friction", 0.0),
+            exponent=item.number("exponent", 1.0),
+            damping_model=item.string("damping_model", "linear"),
+            slip_velocity=item.number("slip_velocity", 1e-3, "m/s"),
+        )
 
     def read_constraint(self, builder: ModelBuilder, i: int, data: dict[str, Any]) -> None:
         kind = data.get("kind")

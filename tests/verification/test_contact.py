@@ -391,9 +391,38 @@ def test_model_file_shapes_and_ground_build_the_builders_model_and_the_filter_ke
     model = balls_builder()
     for name in ("n_contacts", *(f for f in kp.Model._fields if f.startswith("contact_"))):
         np.testing.assert_array_equal(getattr(mf.model, name), getattr(model, name), err_msg=name)
-    assert model.n_contacts == 1
+    assert model.n_contacts == 1 and mf.model.n_pairs == 0  # no [body_contact]: no pairs
     assert list(model.contact_shape) == [0]
     np.testing.assert_array_equal(model.contact_param[0], [1e5, 1.0, 400.0, 0.0, 0.5, 0.002])
+
+
+def test_body_contact_pairs_spheres_on_different_unjoined_bodies() -> None:
+    """[body_contact] (or set_body_contact) makes the candidate sphere pairs: not a sphere with
+    a capsule or a box, not two spheres of one body, not bodies joined by a joint, not an
+    excluded pair, not a pair the filter refuses."""
+    from kynemapy.model.file import parse_model_file
+
+    text = BALLS_TOML.replace("[step]", "[body_contact]\nstiffness = 2e5\ndamping = 30.0\n\n[step]")
+    assert parse_model_file(text).model.n_pairs == 0  # one sphere: no pair
+    b = kp.ModelBuilder()
+    nodes = [b.add_node(position=(0.3 * i, 0.0, 0.0)) for i in range(5)]
+    for n in nodes:
+        b.add_mass(n, mass=1.0, inertia=(1.0, 1.0, 1.0))
+    spheres = [b.add_sphere(n, 0.1) for n in nodes]
+    b.add_sphere(nodes[0], 0.05, center=(0.0, 0.1, 0.0))  # a second sphere on body 0
+    b.add_capsule(nodes[1], 0.05, (0.3, 0.0, 0.0), (0.3, 0.2, 0.0))  # capsules touch planes only
+    b.add_sphere(nodes[4], 0.1, group=2, mask=2)  # the filter keeps it from groups 1
+    b.add_hinge_joint(nodes[1], nodes[2], (0.45, 0.0, 0.0), (0, 0, 1))
+    b.exclude_contact(spheres[3], spheres[0])
+    with pytest.raises(ModelError, match="exclude_contact: unknown shape id 99"):
+        b.exclude_contact(0, 99)
+    assert b.build().n_pairs == 0  # no law yet
+    b.set_body_contact(stiffness=1e5, friction=0.4)
+    model = b.build()
+    pairs = {tuple(p) for p in model.pair_shape.tolist()}
+    assert pairs == {(0, 1), (0, 2), (0, 4), (1, 3), (1, 4), (2, 3), (2, 4), (3, 4), (1, 5), (2, 5), (3, 5), (4, 5)}
+    assert model.n_pairs == 12
+    np.testing.assert_array_equal(model.pair_param[0], [1e5, 1.0, 0.0, 0.0, 0.4, 1e-3])
 
 
 def test_box_corners_follow_its_axes_and_the_filter_default_keeps_every_pair() -> None:
@@ -457,6 +486,9 @@ def test_model_file_contact_errors_name_the_table_and_line() -> None:
         parse_model_file(BALLS_TOML.replace("group = 2", "group = 2\nradius = 0.1"))
     with pytest.raises(ModelFileError, match=r"missing required key 'stiffness'"):
         parse_model_file(BALLS_TOML.replace("stiffness = 1e5", ""))
+    body = BALLS_TOML.replace("[step]", "[body_contact]\nstiffness = 2e5\nfriction = -0.2\n\n[step]")
+    with pytest.raises(ModelFileError, match=r"line 5\d.*\[body_contact\]: friction \(coefficient\) must be >= 0"):
+        parse_model_file(body)
 
 
 def test_contact_model_runs_from_a_model_file_and_its_result_file_keeps_the_contacts(tmp_path) -> None:
