@@ -490,7 +490,18 @@ class ModelBuilder:
         )
 
     def exclude_contact(self, shape_a: int, shape_b: int) -> None:
-        """Keep two shapes (ids of :meth:`add_sphere` ...) from touching each other."""
+        """Keep two shapes from touching each other (see :meth:`set_body_contact`).
+
+        Parameters
+        ----------
+        shape_a, shape_b : int
+            Shape ids (returned by :meth:`add_sphere`, :meth:`add_capsule`, :meth:`add_box`).
+
+        Raises
+        ------
+        ModelError
+            An unknown shape id.
+        """
         ids = []
         for s in (shape_a, shape_b):
             if isinstance(s, bool) or not isinstance(s, (int, np.integer)) or not 0 <= int(s) < len(self._shapes):

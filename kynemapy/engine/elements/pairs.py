@@ -23,8 +23,8 @@ from typing import NamedTuple
 import numpy as np
 
 from kynemapy._jit import njit
-from kynemapy.engine.elements import contacts
 from kynemapy.engine.elements.contacts import N_OUT, N_PARAM
+from kynemapy.engine.elements.contacts import terms as plane_terms
 from kynemapy.engine.elements.table import add_element_block
 from kynemapy.engine.params import P_GAMMA_PRIME, P_STIFFNESS
 from kynemapy.math.quaternion import rot
@@ -286,6 +286,6 @@ def contact_phase(t, tp, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c,
     """The plane contacts ``t`` (:func:`.contacts.terms`) and the sphere pairs ``tp``
     (:func:`terms`) as the engine's contact unit (:mod:`kynemapy.engine.unit_call`): compiled on
     its own, the first time a model has contact, and called through its address; returns 0."""
-    contacts.terms(t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b)
+    plane_terms(t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b)
     terms(tp, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b)
     return 0
