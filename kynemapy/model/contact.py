@@ -161,14 +161,17 @@ def accepts(a: Shape | Plane, b: Shape | Plane) -> bool:
 def sphere_pairs(
     shapes: list[Shape], excluded: set[tuple[int, int]], joined: set[tuple[int, int]]
 ) -> list[tuple[int, int]]:
-    """Candidate body–body pairs (i < j) of spheres: on two different nodes, accepted by the
-    filter, not ``excluded`` (shape ids) and their nodes not ``joined`` (node pairs, sorted)."""
-    spheres = [i for i, sh in enumerate(shapes) if sh.kind == "sphere"]
+    """Candidate body–body pairs (sphere, sphere or capsule), the sphere first (the lower id of two
+    spheres): on two different nodes, accepted by the filter, not ``excluded`` (shape ids, sorted)
+    and their nodes not ``joined`` (node pairs, sorted)."""
     out = []
-    for x, i in enumerate(spheres):
-        for j in spheres[x + 1 :]:
-            a, b = shapes[i], shapes[j]
-            if a.node == b.node or (i, j) in excluded or tuple(sorted((a.node, b.node))) in joined:
+    for i, a in enumerate(shapes):
+        if a.kind != "sphere":
+            continue
+        for j, b in enumerate(shapes):
+            if b.kind not in ("sphere", "capsule") or (b.kind == "sphere" and j <= i):
+                continue
+            if a.node == b.node or (min(i, j), max(i, j)) in excluded or tuple(sorted((a.node, b.node))) in joined:
                 continue
             if accepts(a, b):
                 out.append((i, j))
@@ -183,7 +186,9 @@ def pair_fields(shapes: list[Shape], candidates: list[tuple[int, int]], law: np.
         "n_pairs": n,
         "pair_node": np.array([[shapes[i].node, shapes[j].node] for i, j in rows], dtype=np.int64).reshape(n, 2),
         "pair_shape": np.array(rows, dtype=np.int64).reshape(n, 2),
-        "pair_offset": np.array([[shapes[i].points[0], shapes[j].points[0]] for i, j in rows]).reshape(n, 2, 3),
+        "pair_offset": np.array(
+            [[shapes[i].points[0], shapes[j].points[0], shapes[j].points[-1]] for i, j in rows]
+        ).reshape(n, 3, 3),
         "pair_radius": np.array([[shapes[i].radii[0], shapes[j].radii[0]] for i, j in rows]).reshape(n, 2),
         "pair_param": np.array([law for _ in rows], dtype=np.float64).reshape(n, 6),
     }

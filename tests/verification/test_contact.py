@@ -80,8 +80,9 @@ def test_iteration_matrix_with_contact_is_the_derivative_of_the_residual() -> No
 
 def colliding_spheres(hunt_crossley: bool) -> tuple[kp.Model, kp.Model]:
     """Three bodies, each with an off-centre sphere, the spheres overlapping pairwise by 2, 3 and
-    2.5 mm, sliding and spinning against each other (μ = 0.5, v_s = 0.3 m/s); and the same
-    bodies without contact."""
+    2.5 mm, and a fourth with a capsule pressed 2 mm into sphere 0 along its axis, all sliding
+    and spinning against each other (μ = 0.5, v_s = 0.3 m/s); and the same bodies without
+    contact."""
 
     def build(contact: bool) -> kp.Model:
         b = kp.ModelBuilder(gravity=(0.0, 0.0, -G))
@@ -94,6 +95,10 @@ def colliding_spheres(hunt_crossley: bool) -> tuple[kp.Model, kp.Model]:
             n = b.add_node(position=position, velocity=velocity)
             b.add_mass(n, mass=1.0 + radius, inertia=(0.01, 0.02, 0.015))
             b.add_sphere(n, radius, center=center)
+        # a capsule along y whose axis passes 0.128 m from sphere 0's centre (2 mm deep, mid-axis)
+        n = b.add_node(position=(-0.11, 0.02, 0.01), velocity=(0.3, 0.2, -0.1, 0.5, -1.2, 0.9))
+        b.add_mass(n, mass=0.8, inertia=(0.01, 0.004, 0.01))
+        b.add_capsule(n, 0.03, (-0.108, -0.1, 0.0), (-0.108, 0.12, 0.0))
         if contact:
             if hunt_crossley:
                 b.set_body_contact(
@@ -109,12 +114,13 @@ def colliding_spheres(hunt_crossley: bool) -> tuple[kp.Model, kp.Model]:
 
 @pytest.mark.parametrize("hunt_crossley", [False, True])
 def test_iteration_matrix_with_sphere_pairs_is_the_derivative_of_the_residual(hunt_crossley: bool) -> None:
-    """Sphere–sphere contact between bodies (three pairs in contact, off-centre spheres, sliding
-    and spinning): the contact's share of the matrix (12×12 blocks on two nodes) against central
-    differences.  What remains is the differences' own ε² error: it falls by 4 when ε halves
-    (measured, linear law: 1.7, 0.42 at ε = 2.5e-7, 1.25e-7 of a largest entry 1.2e6)."""
+    """Sphere–sphere and sphere–capsule contact between bodies (four pairs in contact, off-centre
+    spheres, the capsule touched inside its axis, sliding and spinning): the contact's share of
+    the matrix (12×12 blocks on two nodes) against central differences.  What remains is the
+    differences' own ε² error: it falls by 4 when ε halves (measured, linear law: 1.0, 0.25 at
+    ε = 2.5e-7, 1.25e-7 of a largest entry 8.9e5)."""
     model, bare = colliding_spheres(hunt_crossley)
-    assert model.n_pairs == 3
+    assert model.n_pairs == 6  # three sphere pairs, three sphere–capsule pairs
     errors = []
     for eps in (2.5e-7, 1.25e-7):
         a1, fd1, state = matrix_and_differences(model, _params(0.001), steps=2, projected=False, eps=eps)
@@ -123,7 +129,9 @@ def test_iteration_matrix_with_sphere_pairs_is_the_derivative_of_the_residual(hu
         errors.append(np.abs(part - part_fd).max() / np.abs(part_fd).max())
     sim = kp.Simulation(model, _params(0.001))
     sim.state.assign(state)
-    assert sim.contact_pairs().active.all()  # all three pairs pressed
+    pairs = sim.contact_pairs()
+    assert pairs.shape.tolist() == [[0, 1], [0, 2], [0, 3], [1, 2], [1, 3], [2, 3]]  # shape 3: the capsule
+    assert pairs.active.tolist() == [True, True, True, True, False, False]
     assert np.abs(part_fd).max() > 1e4
     assert errors[1] < 1e-6
     assert 3.0 < errors[0] / errors[1] < 5.0  # ε²: the tangent itself is exact
@@ -397,8 +405,8 @@ def test_model_file_shapes_and_ground_build_the_builders_model_and_the_filter_ke
 
 
 def test_body_contact_pairs_spheres_on_different_unjoined_bodies() -> None:
-    """[body_contact] (or set_body_contact) makes the candidate sphere pairs: not a sphere with
-    a capsule or a box, not two spheres of one body, not bodies joined by a joint, not an
+    """[body_contact] (or set_body_contact) makes the candidate pairs of a sphere and a sphere or
+    capsule: not with a box, not two shapes of one body, not bodies joined by a joint, not an
     excluded pair, not a pair the filter refuses."""
     from kynemapy.model.file import parse_model_file
 
@@ -410,8 +418,9 @@ def test_body_contact_pairs_spheres_on_different_unjoined_bodies() -> None:
         b.add_mass(n, mass=1.0, inertia=(1.0, 1.0, 1.0))
     spheres = [b.add_sphere(n, 0.1) for n in nodes]
     b.add_sphere(nodes[0], 0.05, center=(0.0, 0.1, 0.0))  # a second sphere on body 0
-    b.add_capsule(nodes[1], 0.05, (0.3, 0.0, 0.0), (0.3, 0.2, 0.0))  # capsules touch planes only
-    b.add_sphere(nodes[4], 0.1, group=2, mask=2)  # the filter keeps it from groups 1
+    b.add_capsule(nodes[1], 0.05, (0.3, 0.0, 0.0), (0.3, 0.2, 0.0))  # shape 6: pairs with spheres
+    b.add_box(nodes[3], (0.1, 0.1, 0.1))  # boxes touch planes only
+    b.add_sphere(nodes[4], 0.1, group=2, mask=2)  # shape 8: the filter keeps it from groups 1
     b.add_hinge_joint(nodes[1], nodes[2], (0.45, 0.0, 0.0), (0, 0, 1))
     b.exclude_contact(spheres[3], spheres[0])
     with pytest.raises(ModelError, match="exclude_contact: unknown shape id 99"):
@@ -420,8 +429,10 @@ def test_body_contact_pairs_spheres_on_different_unjoined_bodies() -> None:
     b.set_body_contact(stiffness=1e5, friction=0.4)
     model = b.build()
     pairs = {tuple(p) for p in model.pair_shape.tolist()}
-    assert pairs == {(0, 1), (0, 2), (0, 4), (1, 3), (1, 4), (2, 3), (2, 4), (3, 4), (1, 5), (2, 5), (3, 5), (4, 5)}
-    assert model.n_pairs == 12
+    spheres_only = {(0, 1), (0, 2), (0, 4), (1, 3), (1, 4), (2, 3), (2, 4), (3, 4), (1, 5), (2, 5), (3, 5), (4, 5)}
+    # the capsule on body 1 with the spheres of bodies 0 (two), 3 and 4; not body 2's (joined)
+    assert pairs == spheres_only | {(0, 6), (5, 6), (3, 6), (4, 6)}
+    assert model.n_pairs == 16
     np.testing.assert_array_equal(model.pair_param[0], [1e5, 1.0, 0.0, 0.0, 0.4, 1e-3])
 
 

@@ -1,10 +1,14 @@
-"""Compliant contact between two bodies: sphere against sphere (docs/contact.md, "Body–body pairs").
+"""Compliant contact between two bodies: a sphere against a sphere or a capsule (docs/contact.md).
 
-One element per candidate pair of spheres on two different bodies (the builder's filter,
-:mod:`kynemapy.model.contact`): centres ``p_i = x_i + R_i s_i₀`` [m], ``d = p₂ − p₁``, normal
-``n = d / |d|`` (from body 1 to body 2), penetration ``δ = r₁ + r₂ − |d|`` [m], its rate
-``δ̇ = −n · ḋ``; the contact point ``c = (p₁ + p₂)/2 + (r₁ − r₂)/2 n`` (the middle of the overlap
-on the centres' line), the slip ``v_t = (I − n nᵀ) v_rel`` of body 2's point at c relative to
+One element per candidate pair on two different bodies (the builder's filter,
+:mod:`kynemapy.model.contact`): body 1's sphere centre ``p₁ = x₁ + R₁ s₁₀`` [m] against body
+2's segment ``a–b`` (a capsule's axis; a sphere's centre twice), whose point closest to p₁ is
+``p₂ = a + t (b − a)`` (t clamped to [0, 1]; inside, t moves with the bodies and its derivative
+enters the tangent); ``d = p₂ − p₁``, normal ``n = d / |d|`` (from body 1 to body 2),
+penetration ``δ = r₁ + r₂ − |d|`` [m], its rate ``δ̇ = −n · ḋ`` with ḋ the relative velocity
+of the two bodies' material points p₂, p₁ (the time derivative of δ where t is inside, since
+n ⟂ b − a there); the contact point ``c = (p₁ + p₂)/2 + (r₁ − r₂)/2 n`` (the middle of the
+overlap on the line p₁–p₂), the slip ``v_t = (I − n nᵀ) v_rel`` of body 2's point at c relative to
 body 1's.  The law is the plane contact's (:mod:`.contacts`): ``f_n = max(0, k δ^e + c w δ̇)``,
 ``f_t = −μ f_n v_t / √(|v_t|² + v_s²)``; body 2 gets ``F = f_n n + f_t`` at c, body 1 ``−F``.
 
@@ -31,11 +35,12 @@ from kynemapy.math.quaternion import rot
 
 
 class PairTable(NamedTuple):
-    """The candidate sphere pairs (n of them): the standard table fields, then ``offset`` (n, 2, 3)
-    the two centres' offsets from their nodes at the reference configuration [m], ``radius``
+    """The candidate pairs (n of them): the standard table fields, then ``offset`` (n, 3, 3) body
+    1's sphere centre and body 2's segment ends, offsets from their nodes at the reference
+    configuration [m], ``radius``
     (n, 2) [m], ``param`` (n, 6) the contact law (:data:`~.contacts.PARAM_K` ...), the state
     ``out`` (n, 6) (:data:`~.contacts.OUT_GAP` ...; the friction force is body 2's) and the
-    kernel scratch ``jac`` (11, 3, 24)."""
+    kernel scratch ``jac`` (12, 3, 24)."""
 
     nodes: np.ndarray
     rows: np.ndarray
@@ -51,13 +56,13 @@ class PairTable(NamedTuple):
 
 TABLE = PairTable
 FIELDS = (
-    ("offset", "mf", (2, 3), "pair_offset"),
+    ("offset", "mf", (3, 3), "pair_offset"),
     ("radius", "mf", (2,), "pair_radius"),
     ("param", "mf", (N_PARAM,), "pair_param"),
     ("out", "wf", (N_OUT,), None),
 )
 #: the kernel's 3×24 Jacobians, once per table
-SCRATCH = (("jac", (11, 3, 24)),)
+SCRATCH = (("jac", (12, 3, 24)),)
 #: two nodes per pair, all six DOFs each
 NODE_DOFS = 6
 
@@ -99,7 +104,7 @@ def _eye_into(out, col, sign):
 def pair_terms(q1, q2, x1, x2, v1, v2, t1, t2, offset, radius, par, gp, kappa, jac, res, mat, out):
     """Residual (12,) and iteration block (12, 12) of one sphere pair; its state into ``out``.
     Returns whether it carries a force.  ``q_i`` (4,) rotation displacements, ``x_i`` (3,) node
-    positions [m], ``v_i`` (6,), ``t_i`` (3, 3) rotation blocks of 𝒯; scratch ``jac`` (11, 3, 24)."""
+    positions [m], ``v_i`` (6,), ``t_i`` (3, 3) rotation blocks of 𝒯; scratch ``jac`` (12, 3, 24)."""
     for i in range(12):
         res[i] = 0.0
         for j in range(12):
@@ -107,9 +112,18 @@ def pair_terms(q1, q2, x1, x2, v1, v2, t1, t2, offset, radius, par, gp, kappa, j
     for i in range(N_OUT):
         out[i] = 0.0
     s10, s11, s12 = rot(q1, offset[0])
-    s20, s21, s22 = rot(q2, offset[1])
     r1, r2 = radius[0], radius[1]
     p1 = (x1[0] + s10, x1[1] + s11, x1[2] + s12)
+    # body 2's segment a–b (a sphere: a = b) and its point closest to p₁, a + t (b − a)
+    sa0, sa1, sa2 = rot(q2, offset[1])
+    sb0, sb1, sb2 = rot(q2, offset[2])
+    e0, e1, e2 = sb0 - sa0, sb1 - sa1, sb2 - sa2
+    ee = e0 * e0 + e1 * e1 + e2 * e2
+    wa0, wa1, wa2 = p1[0] - x2[0] - sa0, p1[1] - x2[1] - sa1, p1[2] - x2[2] - sa2
+    tt = (wa0 * e0 + wa1 * e1 + wa2 * e2) / ee if ee > 0.0 else 0.0
+    interior = 0.0 < tt < 1.0
+    tt = min(max(tt, 0.0), 1.0)
+    s20, s21, s22 = sa0 + tt * e0, sa1 + tt * e1, sa2 + tt * e2
     p2 = (x2[0] + s20, x2[1] + s21, x2[2] + s22)
     d0, d1, d2 = p2[0] - p1[0], p2[1] - p1[1], p2[2] - p1[2]
     dist = math.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
@@ -150,8 +164,8 @@ def pair_terms(q1, q2, x1, x2, v1, v2, t1, t2, offset, radius, par, gp, kappa, j
     slip2 = vt0 * vt0 + vt1 * vt1 + vt2 * vt2
     rho = math.sqrt(slip2 + vs * vs)
     mur = mu / rho
-    e0, e1, e2 = n0 - mur * vt0, n1 - mur * vt1, n2 - mur * vt2
-    f0, f1, f2 = fn * e0, fn * e1, fn * e2
+    ef0, ef1, ef2 = n0 - mur * vt0, n1 - mur * vt1, n2 - mur * vt2
+    f0, f1, f2 = fn * ef0, fn * ef1, fn * ef2
     out[1] = fn
     out[2], out[3], out[4] = f0 - fn * n0, f1 - fn * n1, f2 - fn * n2
     out[5] = math.sqrt(slip2)
@@ -171,6 +185,22 @@ def pair_terms(q1, q2, x1, x2, v1, v2, t1, t2, offset, radius, par, gp, kappa, j
     _skew_into(s20, s21, s22, jd, 9, -1.0)
     _eye_into(jd, 0, -1.0)
     _skew_into(s10, s11, s12, jd, 3, 1.0)
+    jt = jac[11, 0]  # δt inside the segment (0 where t is clamped): δp₂ gains (b − a) δt
+    if interior:
+        # δt = [eᵀ δp₁ − eᵀ δu₂ + (e × s_a − w × e)ᵀ δθ₂] / |e|², e = b − a, w = p₁ − (x₂ + s_a)
+        ev = (e0, e1, e2)
+        xs = (e1 * s12 - e2 * s11, e2 * s10 - e0 * s12, e0 * s11 - e1 * s10)  # e × s₁
+        ea = (e1 * sa2 - e2 * sa1, e2 * sa0 - e0 * sa2, e0 * sa1 - e1 * sa0)  # e × s_a
+        we = (wa1 * e2 - wa2 * e1, wa2 * e0 - wa0 * e2, wa0 * e1 - wa1 * e0)  # w × e
+        for j in range(3):
+            jt[j] = ev[j] / ee
+            jt[3 + j] = -xs[j] / ee
+            jt[6 + j] = -ev[j] / ee
+            jt[9 + j] = (ea[j] - we[j]) / ee
+        for cc in range(12):
+            jd[0, cc] += e0 * jt[cc]
+            jd[1, cc] += e1 * jt[cc]
+            jd[2, cc] += e2 * jt[cc]
     jdd = jac[1]  # δḋ: position −ω̃ s̃ per θ, velocity I, −s̃ per (u̇, ω)
     for side in range(2):
         sg = 1.0 if side == 1 else -1.0
@@ -186,6 +216,12 @@ def pair_terms(q1, q2, x1, x2, v1, v2, t1, t2, offset, radius, par, gp, kappa, j
             jdd[2, col + 3 + j] += -sg * (w0 * x1_ - w1 * x0_)
         _eye_into(jdd, 12 + col, sg)
         _skew_into(s0, s1, s2, jdd, 12 + col + 3, -sg)
+    if interior:  # ṗ₂ = u̇₂ + ω₂ × s₂ with s₂ = s_a + t e: + (ω₂ × e) δt
+        we0, we1, we2 = w21 * e2 - w22 * e1, w22 * e0 - w20 * e2, w20 * e1 - w21 * e0
+        for cc in range(12):
+            jdd[0, cc] += we0 * jt[cc]
+            jdd[1, cc] += we1 * jt[cc]
+            jdd[2, cc] += we2 * jt[cc]
     jn = jac[2]  # δn = (I − n nᵀ)/|d| δd
     nn = (n0, n1, n2)
     for i in range(3):
@@ -207,6 +243,11 @@ def pair_terms(q1, q2, x1, x2, v1, v2, t1, t2, offset, radius, par, gp, kappa, j
     _skew_into(s10, s11, s12, ja1, 3, -0.5)
     _eye_into(ja1, 6, 0.5)
     _skew_into(s20, s21, s22, ja1, 9, -0.5)
+    if interior:
+        for cc in range(12):
+            ja1[0, cc] += 0.5 * e0 * jt[cc]
+            ja1[1, cc] += 0.5 * e1 * jt[cc]
+            ja1[2, cc] += 0.5 * e2 * jt[cc]
     for i in range(3):
         for cc in range(24):
             ja2[i, cc] = ja1[i, cc]
@@ -227,7 +268,7 @@ def pair_terms(q1, q2, x1, x2, v1, v2, t1, t2, offset, radius, par, gp, kappa, j
             jvt[i, cc] = jvr[i, cc] - nn[i] * pn - vrn * jn[i, cc] - nn[i] * vn
     jf = jac[8]  # δF = e_f δf_n + f_n δn − μ f_n (I/ρ − v_t v_tᵀ/ρ³) δv_t
     vt = (vt0, vt1, vt2)
-    ef = (e0, e1, e2)
+    ef = (ef0, ef1, ef2)
     scale = mu * fn
     for cc in range(24):
         tv = vt0 * jvt[0, cc] + vt1 * jvt[1, cc] + vt2 * jvt[2, cc]
