@@ -555,3 +555,28 @@ def test_two_balls_collide_head_on_with_the_restitution_of_the_reduced_mass() ->
     assert abs(va - v * (1 - e) / 2) < 3e-6 * v
     assert abs(vb - v * (1 + e) / 2) < 3e-6 * v
     assert abs(va + vb - v) < 1e-12
+
+
+def test_ball_resting_on_a_fixed_capsule_sinks_by_the_static_penetration() -> None:
+    """A 1 kg ball (r = 0.1 m) on a horizontal capsule (r = 0.05 m, axis along x, its body held
+    by a fixed boundary condition), 0.3 m from the axis' middle, body contact k = 1e5 N/m: at
+    rest (after 1 s) the centre is δ = m g / k below r₁ + r₂ above the axis, straight above its
+    touching point, and the contact carries m g (to 1e-9 relative: a static equilibrium)."""
+    m, k = 1.0, 1e5
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, -G))
+    bar = b.add_node(position=(0.0, 0.0, 0.0))
+    b.add_mass(bar, mass=5.0, inertia=(0.1, 0.5, 0.5))
+    b.add_capsule(bar, 0.05, (-1.0, 0.0, 0.0), (1.0, 0.0, 0.0))
+    b.add_fixed_bc(bar)
+    ball_node = b.add_node(position=(0.3, 0.0, 0.15))
+    b.add_mass(ball_node, mass=m, inertia=(0.004,) * 3)
+    b.add_sphere(ball_node, 0.1)
+    b.set_body_contact(stiffness=k, damping=2.0 * math.sqrt(k * m))
+    sim = kp.Simulation(b.build(), _params(1e-3))
+    sim.advance(1000)
+    delta = m * G / k
+    np.testing.assert_allclose(sim.state.q[1, :3], [0.0, 0.0, -delta], rtol=0.0, atol=1e-9 * delta)
+    pairs = sim.contact_pairs()
+    assert pairs.shape.tolist() == [[1, 0]]  # the sphere first
+    assert abs(pairs.normal_force[0] - m * G) < 1e-9 * m * G
+    assert abs(pairs.gap[0] + delta) < 1e-9 * delta
