@@ -1332,10 +1332,25 @@ class ModelBuilder:
             raise ModelError(f"{what} must be finite, got {value!r}")
         return x
 
-    def add_ball_joint(self, body_a: int, body_b: int, point: ArrayLike) -> int:
+    def add_ball_joint(
+        self,
+        body_a: int,
+        body_b: int,
+        point: ArrayLike,
+        *,
+        cone_axis: ArrayLike | None = None,
+        cone_angle: float | None = None,
+        cone_stiffness: float | None = None,
+        cone_damping: float = 0.0,
+    ) -> int:
         """Spherical joint (3 rows): the bodies share the point ``point``; returns the id.
 
-        Either body may be :data:`GROUND`.
+        Either body may be :data:`GROUND`.  The ``cone_*`` keywords add a compliant cone limit
+        (docs/joints.md, "Cone limit of a ball joint"): the angle φ between the axis
+        ``cone_axis`` fixed in a and the same axis fixed in b (equal at the reference
+        configuration, φ = 0) stays below ``cone_angle``; past it by δ = φ − φ_max a
+        one-sided spring-damper ``−k_l δ − c_l φ̇`` turns b back toward a's axis (and a the
+        other way), its damper clipped to ``±k_l |δ|`` as a hinge's limits.
 
         Parameters
         ----------
@@ -1345,6 +1360,15 @@ class ModelBuilder:
             Node id of the second body, or :data:`GROUND` (not both).
         point : (3,) array_like of float [m]
             The joint point, world frame at the reference configuration.
+        cone_axis : (3,) array_like of float, optional
+            The cone's axis (any non-zero length), world frame at the reference configuration;
+            required with ``cone_angle``.
+        cone_angle : float [rad], optional
+            The cone's half-angle φ_max, 0 < φ_max < π.
+        cone_stiffness : float [N m/rad], optional
+            The limit's stiffness k_l, > 0; required with ``cone_angle``.
+        cone_damping : float [N m s/rad], default 0.0
+            The limit's damping c_l, >= 0.
 
         Returns
         -------
@@ -1354,8 +1378,48 @@ class ModelBuilder:
         what = self._what(kinds.BALL_JOINT)
         a, b = self._joint_bodies(what, body_a, body_b)
         p = _vector(point, 3, f"{what} point")
-        frame = np.eye(3)
-        return self._add_body_joint(kinds.BALL_JOINT, a, b, p, p, frame, frame)
+        cone = self._cone(what, cone_axis, cone_angle, cone_stiffness, cone_damping)
+        if cone is None:
+            frame = np.eye(3)
+            return self._add_body_joint(kinds.BALL_JOINT, a, b, p, p, frame, frame)
+        frame, drive = cone
+        cid = self._add_body_joint(kinds.BALL_JOINT, a, b, p, p, frame, frame)
+        self._constraints[cid].drive = drive
+        return cid
+
+    def _cone(
+        self,
+        what: str,
+        axis: ArrayLike | None,
+        angle: float | None,
+        stiffness: float | None,
+        damping: float,
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """A ball joint's cone limit: its frame (3, 3) (first row the unit axis) and its
+        parameters (3, 3) in the ``LIMIT_*`` slots of the hinge's drive (lower −1 rad: never
+        reached), or None without one."""
+        c = self._finite(damping, f"{what} cone_damping")
+        if angle is None:
+            if axis is not None or stiffness is not None or c != 0.0:
+                raise ModelError(f"{what} cone_axis, cone_stiffness and cone_damping need cone_angle [rad]")
+            return None
+        if axis is None:
+            raise ModelError(f"{what} cone_angle needs cone_axis (3 numbers)")
+        frame = joint_frame(self._unit_axis(axis, f"{what} cone_axis"))
+        phi = self._finite(angle, f"{what} cone_angle")
+        if not 0.0 < phi < math.pi:
+            raise ModelError(f"{what} cone_angle must be in (0, π) [rad], got {angle!r}")
+        if stiffness is None:
+            raise ModelError(f"{what} cone_angle needs cone_stiffness > 0 [N m/rad]")
+        k = self._finite(stiffness, f"{what} cone_stiffness")
+        if k <= 0.0:
+            raise ModelError(f"{what} cone_stiffness must be > 0 [N m/rad], got {stiffness!r}")
+        if c < 0.0:
+            raise ModelError(f"{what} cone_damping must be >= 0 [N m s/rad], got {damping!r}")
+        drive = np.zeros((3, 3))
+        drive[2] = (-1.0, phi, k)
+        drive[1, 2] = c
+        return frame, drive
 
     def add_hinge_joint(
         self,

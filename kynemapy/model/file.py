@@ -84,7 +84,9 @@ nodes follow the ``[[node]]`` nodes, named ``"<name>.0"`` (root) ... in span ord
                                  (opt., N m, Kynema's: acts as −τ; ``torque`` is its deprecated name)
     ``rotation_control``         ``base``, ``target``, ``axis`` (required), ``angle`` (opt., rad)
     ``spherical_joint``          ``body``, ``point`` ([x, y, z] m)
-    ``ball_joint``               ``body_a``, ``body_b``, ``point`` (m)
+    ``ball_joint``               ``body_a``, ``body_b``, ``point`` (m), and a cone limit's keys
+                                 (opt.): ``cone_axis``, ``cone_angle`` (rad), ``cone_stiffness``
+                                 (N m/rad), ``cone_damping`` (N m s/rad)
     ``hinge_joint``              ``body_a``, ``body_b``, ``point`` (m), ``axis``, ``torque`` (opt., N m),
                                  and the drive keys (below)
     ``slider_joint``             ``body_a``, ``body_b``, ``point`` (m), ``axis``, ``force`` (opt., N),
@@ -908,6 +910,8 @@ _DRIVE_KEYS_ONLY = (
 )  # fmt: skip
 _SERVO_KEYS = ("servo_kp", "servo_kd", "servo_position", "servo_rate", "servo_feedforward", "servo_limit")
 _DRIVE_KEYS = (*_DRIVE_KEYS_ONLY, *_SERVO_KEYS)
+#: a ball joint's cone limit (docs/joints.md, "Cone limit of a ball joint")
+_CONE_KEYS = ("cone_axis", "cone_angle", "cone_stiffness", "cone_damping")
 _CONSTRAINT_KEYS: dict[str, tuple[str, ...]] = {
     "fixed_bc": ("node",),
     "fixed_bc_3dof": ("node",),
@@ -918,7 +922,7 @@ _CONSTRAINT_KEYS: dict[str, tuple[str, ...]] = {
     "revolute_joint": ("base", "target", "axis", "brake_torque", "torque"),
     "rotation_control": ("base", "target", "axis", "angle"),
     "spherical_joint": ("body", "point"),
-    "ball_joint": ("body_a", "body_b", "point"),
+    "ball_joint": ("body_a", "body_b", "point", *_CONE_KEYS),
     "hinge_joint": ("body_a", "body_b", "point", "axis", "torque", *_DRIVE_KEYS),
     "slider_joint": ("body_a", "body_b", "point", "axis", "force", *_DRIVE_KEYS),
     "cylindrical_joint": ("body_a", "body_b", "point", "axis"),
@@ -1368,7 +1372,16 @@ class _Reader:
             if not isinstance(locked, list) or len(locked) != 6 or not all(isinstance(v, bool) for v in locked):
                 raise item.wrong_type("locked", "an array of 6 booleans (translations x, y, z, rotations x, y, z)")
             return item.build(add, a, b, point, locked, frame=item.matrix("frame", 3))
-        if kind in ("ball_joint", "weld_joint"):
+        if kind == "ball_joint":
+            cone: dict[str, Any] = {
+                key: item.number(key, None, unit)
+                for key, unit in (("cone_angle", "rad"), ("cone_stiffness", "N m/rad"), ("cone_damping", "N m s/rad"))
+                if key in item.data
+            }
+            if "cone_axis" in item.data:
+                cone["cone_axis"] = item.vector("cone_axis", 3)
+            return item.build(add, a, b, point, **cone)
+        if kind == "weld_joint":
             return item.build(add, a, b, point)
         if kind in ("hinge_joint", "slider_joint"):
             return self.driven_joint(builder, item, kind, add, a, b, point)
