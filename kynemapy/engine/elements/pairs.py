@@ -14,7 +14,9 @@ body 1's.  The law is the plane contact's (:mod:`.contacts`): ``f_n = max(0, k �
 
 The iteration matrix is the exact derivative of the residual, built column by column as 3×24
 Jacobians with respect to ``(u₁, θ₁, u₂, θ₂ | u̇₁, ω₁, u̇₂, ω₂)`` (kernel scratch, no
-allocation) and checked against differences in tests/verification/test_contact.py.  Each pair
+allocation) and checked against differences in tests/verification/test_contact.py; the small
+helpers below are compiled functions of their own, not inlined: inlined at their twenty call
+sites they made the contact unit's first compilation 19.5 s of CPU instead of 9.  Each pair
 is a 12×12 block on its two nodes, in the Newton pattern from the start: the pattern holds every
 candidate pair.
 """
@@ -72,7 +74,7 @@ def nodes(model) -> np.ndarray:
     return np.asarray(model.pair_node, dtype=np.int64).reshape(-1, 2)
 
 
-@njit(inline=True)
+@njit
 def _cross_rows(a0, a1, a2, j, out, sign):
     """``out += sign · ã j`` for 3×24 ``j``, ``out``."""
     for c in range(24):
@@ -82,7 +84,7 @@ def _cross_rows(a0, a1, a2, j, out, sign):
         out[2, c] += sign * (a0 * y - a1 * x)
 
 
-@njit(inline=True)
+@njit
 def _skew_into(a0, a1, a2, out, col, sign):
     """``out[:, col:col+3] += sign · ã``."""
     out[0, col + 1] += -sign * a2
@@ -93,14 +95,14 @@ def _skew_into(a0, a1, a2, out, col, sign):
     out[2, col + 1] += sign * a0
 
 
-@njit(inline=True)
+@njit
 def _eye_into(out, col, sign):
     """``out[:, col:col+3] += sign · I``."""
     for i in range(3):
         out[i, col + i] += sign
 
 
-@njit(inline=True)
+@njit
 def pair_terms(q1, q2, x1, x2, v1, v2, t1, t2, offset, radius, par, gp, kappa, jac, res, mat, out):
     """Residual (12,) and iteration block (12, 12) of one sphere pair; its state into ``out``.
     Returns whether it carries a force.  ``q_i`` (4,) rotation displacements, ``x_i`` (3,) node
