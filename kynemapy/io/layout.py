@@ -11,7 +11,7 @@ import numpy as np
 
 from kynemapy.engine.data import Inputs, State
 from kynemapy.engine.rows import DERIVED, ROW_FIELDS, ROW_NAMES, row_layout
-from kynemapy.model import Model, no_beams
+from kynemapy.model import Model, no_beams, no_contacts
 
 #: Per-row fields the caller must pass to :meth:`ResultWriter.append` (the others, ``DERIVED``,
 #: are computed from ``q`` and ``v`` when left out).
@@ -148,8 +148,8 @@ def step_control_columns(path: str, names: tuple[str, ...], step_control: Any, n
 ADDED_LATER = frozenset({"strain_energy"})
 
 
-#: the model fields of a file written before beams existed
-NO_BEAMS: dict[str, Any] = {"n_beams": 0, **no_beams()}
+#: the model fields of a file written before beams (or contact) existed
+NO_BEAMS: dict[str, Any] = {"n_beams": 0, **no_beams(), "n_contacts": 0, "n_pairs": 0, **no_contacts()}
 
 
 #: root attributes the writer sets (not the user's)

@@ -132,6 +132,23 @@ nodes follow the ``[[node]]`` nodes, named ``"<name>.0"`` (root) ... in span ord
     functions ``sin``, ``cos``, ``exp``, ``sqrt``.  It is parsed with :mod:`ast` and only
     those nodes are evaluated (never ``eval``).
 
+``[[shape]]`` (collision shape on a body, docs/contact.md)
+    ``kind`` (``"sphere"``, ``"capsule"``, ``"box"``) and ``node`` (required); sphere: ``radius``
+    [m], ``center`` (opt., [m], default the node); capsule: ``radius``, ``point_a``, ``point_b``
+    [m]; box: ``half_extents`` [m], ``center`` (opt.), ``axes`` (opt., 3×3 rotation matrix, its
+    columns the box's axes, row by row).  Points are world coordinates at the reference
+    configuration.  ``group``, ``mask`` (opt., integer bit masks: the pair filter).
+
+``[[ground]]`` (ground half-space with its compliant contact law, docs/contact.md)
+    ``normal`` (opt., default [0, 0, 1]), ``offset`` [m] (opt., 0): the plane ``n · y = offset``;
+    ``stiffness`` [N/m^exponent] (required), ``damping`` [N s/m, or N s/m^(1+e) with
+    ``damping_model = "hunt_crossley"``], ``friction`` (μ), ``exponent`` (e >= 1),
+    ``slip_velocity`` [m/s] (the friction's regularization, default 1e-3), ``group``, ``mask``.
+
+``[body_contact]`` (optional: spheres on different bodies touch, docs/contact.md)
+    the contact law of :meth:`~kynemapy.ModelBuilder.set_body_contact`: ``stiffness`` (required),
+    ``damping``, ``friction``, ``exponent``, ``damping_model``, ``slip_velocity``, as in ``[[ground]]``.
+
 ``[step]`` (required)
     ``h`` time step [s] (required); ``rho_inf`` ρ∞ ∈ [0, 1] (default 0); ``max_iter``
     (default 10); ``atol`` (1e-5), ``rtol`` (1e-3); ``geometric_stiffness`` (false);
@@ -658,8 +675,11 @@ class _Lines:
 
 # ------------------------------------------------------------------------------------------------
 # checked access to one table
-_TABLES = ("model", "node", "beam", "mass", "spring", "constraint", "load", "step", "run", "output", "step_control")
-_ARRAY_TABLES = frozenset({"node", "beam", "mass", "spring", "constraint", "load"})
+_TABLES = (
+    "model", "node", "beam", "mass", "spring", "constraint", "load", "shape", "ground", "body_contact", "step", "run",
+    "output", "step_control",
+)  # fmt: skip
+_ARRAY_TABLES = frozenset({"node", "beam", "mass", "spring", "constraint", "load", "shape", "ground"})
 
 
 def _toml_type(value: Any) -> str:
@@ -862,7 +882,8 @@ class _Table:
 
 
 _BUILDER_PREFIX = re.compile(
-    r"^(?:add_[a-z0-9_]+: )?(?:(?:node|mass|spring|constraint) \d+(?: \([a-z0-9_]+\))?|beam '[^']*')(?::\s*|\s+)"
+    r"^(?:add_[a-z0-9_]+: )?(?:(?:node|mass|spring|constraint) \d+(?: \([a-z0-9_]+\))?|beam '[^']*'"
+    r"|(?:sphere|capsule|box) \(shape \d+\)|ground plane \d+|body contact)(?::\s*|\s+)"
 )
 
 
@@ -876,6 +897,20 @@ _BEAM_KEYS = (
     "root_velocity", "root_acceleration",
 )  # fmt: skip
 _SPRING_KEYS = ("nodes", "stiffness", "undeformed_length")
+#: [[shape]] keys by kind (docs/contact.md), and the keys every kind has
+_SHAPE_KEYS = {
+    "sphere": ("radius", "center"),
+    "capsule": ("radius", "point_a", "point_b"),
+    "box": ("half_extents", "center", "axes"),
+}
+_SHAPE_COMMON = ("kind", "node", "group", "mask")
+#: [[ground]] keys: the plane and its contact law (ModelBuilder.add_ground_plane)
+_GROUND_KEYS = (
+    "normal", "offset", "stiffness", "damping", "friction", "exponent", "damping_model", "slip_velocity",
+    "group", "mask",
+)  # fmt: skip
+#: [body_contact] keys: the law of sphere pairs on two bodies (ModelBuilder.set_body_contact)
+_BODY_CONTACT_KEYS = ("stiffness", "damping", "friction", "exponent", "damping_model", "slip_velocity")
 _LOAD_KEYS = ("node", "force", "moment")
 _STEP_KEYS = (
     "h", "rho_inf", "max_iter", "atol", "rtol", "geometric_stiffness", "dynamic", "static_load_retries", "convergence",
@@ -943,6 +978,9 @@ _TABLE_KEYS: dict[str, tuple[str, ...]] = {
     "spring": _SPRING_KEYS,
     "constraint": tuple(dict.fromkeys(("kind", "name", *(k for keys in _CONSTRAINT_KEYS.values() for k in keys)))),
     "load": _LOAD_KEYS,
+    "shape": tuple(dict.fromkeys((*_SHAPE_COMMON, *(k for keys in _SHAPE_KEYS.values() for k in keys)))),
+    "ground": _GROUND_KEYS,
+    "body_contact": _BODY_CONTACT_KEYS,
     "step": _STEP_KEYS,
     "run": ("t_end", "n_steps"),
     "output": ("path", "every", "block"),
@@ -1032,6 +1070,8 @@ class _Reader:
         spring_items = self.array("spring")
         constraint_items = self.array("constraint")
         load_items = self.array("load")
+        shape_items = self.array("shape")
+        ground_items = self.array("ground")
 
         model_table = self.table("model")
         gravity = [0.0, 0.0, 0.0]
@@ -1054,6 +1094,11 @@ class _Reader:
             self.read_spring(builder, i, data)
         for i, data in enumerate(constraint_items):
             self.read_constraint(builder, i, data)
+        for i, data in enumerate(shape_items):
+            self.read_shape(builder, i, data)
+        for i, data in enumerate(ground_items):
+            self.read_ground(builder, i, data)
+        self.read_body_contact(builder)
         loads = tuple(self.read_load(i, data) for i, data in enumerate(load_items))
         params = self.read_step()
         t_end, n_steps = self.read_run(params)
@@ -1181,6 +1226,70 @@ class _Reader:
             b,
             stiffness=item.number("stiffness", unit="N/m"),
             undeformed_length=item.number("undeformed_length", unit="m"),
+        )
+
+    def read_shape(self, builder: ModelBuilder, i: int, data: dict[str, Any]) -> None:
+        """A collision shape (docs/contact.md): ``kind``, ``node`` and the kind's keys."""
+        kind = data.get("kind")
+        item = _Table(self, "shape", i, data, f"shape #{i + 1}" + (f" ({kind})" if isinstance(kind, str) else ""))
+        item.require("kind", "node")
+        kind = item.string("kind")
+        if kind not in _SHAPE_KEYS:
+            raise item.error(f"unknown shape kind {kind!r} (kinds: {', '.join(_SHAPE_KEYS)})", "kind")
+        item.check_keys((*_SHAPE_COMMON, *_SHAPE_KEYS[kind]), f"a {kind} [[shape]]")
+        node = item.node_ref("node")
+        bits = {"group": item.integer("group", 1), "mask": item.integer("mask", -1)}
+        if kind == "sphere":
+            item.require("radius")
+            item.build(builder.add_sphere, node, item.number("radius", unit="m"), item.vector("center", 3, "m"), **bits)
+        elif kind == "capsule":
+            item.require("radius", "point_a", "point_b")
+            item.build(
+                builder.add_capsule, node, item.number("radius", unit="m"), item.vector("point_a", 3, "m"),
+                item.vector("point_b", 3, "m"), **bits,
+            )  # fmt: skip
+        else:
+            item.require("half_extents")
+            item.build(
+                builder.add_box, node, item.vector("half_extents", 3, "m"), item.vector("center", 3, "m"),
+                item.matrix("axes", 3), **bits,
+            )  # fmt: skip
+
+    def read_ground(self, builder: ModelBuilder, i: int, data: dict[str, Any]) -> None:
+        """A ground plane with its contact law (docs/contact.md)."""
+        item = _Table(self, "ground", i, data, f"ground #{i + 1}")
+        item.check_keys(_GROUND_KEYS)
+        item.require("stiffness")
+        law = {
+            "stiffness": item.number("stiffness", unit="N/m^exponent"),
+            "damping": item.number("damping", 0.0, "N s/m"),
+            "friction": item.number("friction", 0.0),
+            "exponent": item.number("exponent", 1.0),
+            "damping_model": item.string("damping_model", "linear"),
+            "slip_velocity": item.number("slip_velocity", 1e-3, "m/s"),
+            "group": item.integer("group", 1),
+            "mask": item.integer("mask", -1),
+        }
+        item.build(
+            builder.add_ground_plane, item.vector("normal", 3, default=[0.0, 0.0, 1.0]),
+            item.number("offset", 0.0, "m"), **law,
+        )  # fmt: skip
+
+    def read_body_contact(self, builder: ModelBuilder) -> None:
+        """The law of sphere pairs on two bodies, ``[body_contact]`` (docs/contact.md)."""
+        item = self.table("body_contact")
+        if item is None:
+            return
+        item.check_keys(_BODY_CONTACT_KEYS)
+        item.require("stiffness")
+        item.build(
+            builder.set_body_contact,
+            stiffness=item.number("stiffness", unit="N/m^exponent"),
+            damping=item.number("damping", 0.0, "N s/m"),
+            friction=item.number("friction", 0.0),
+            exponent=item.number("exponent", 1.0),
+            damping_model=item.string("damping_model", "linear"),
+            slip_velocity=item.number("slip_velocity", 1e-3, "m/s"),
         )
 
     def read_constraint(self, builder: ModelBuilder, i: int, data: dict[str, Any]) -> None:

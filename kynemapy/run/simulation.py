@@ -6,7 +6,7 @@ import math
 import os
 import warnings
 from collections.abc import Callable, Sequence
-from typing import Any, NoReturn
+from typing import Any, NamedTuple, NoReturn
 
 import numpy as np
 
@@ -23,7 +23,9 @@ from kynemapy.engine.api import (
 )
 from kynemapy.engine.checks import check_constraints
 from kynemapy.engine.data import Inputs, State, Workspace, new_workspace
-from kynemapy.engine.entry import ADVANCE, INITIAL_ACCELERATIONS, REACTION, RECORD, START, run_task
+from kynemapy.engine.elements import CONTACTS, PAIRS
+from kynemapy.engine.elements.contacts import OUT_FRICTION, OUT_GAP, OUT_NORMAL, OUT_SLIP
+from kynemapy.engine.entry import ADVANCE, INITIAL_ACCELERATIONS, LINEARIZE, REACTION, RECORD, START, run_task
 from kynemapy.engine.fields import Data
 from kynemapy.engine.initial_velocity import (
     INITIAL_VELOCITY_MODES,
@@ -100,6 +102,19 @@ def _finite(value: float, what: str) -> float:
     if not math.isfinite(x):
         raise ValueError(f"{what} must be finite, got {value!r}")
     return x
+
+
+class Contacts(NamedTuple):
+    """The contact points of a model at one state (:meth:`Simulation.contacts`), K of them: one
+    per point of every shape–plane pair the filter keeps (docs/contact.md)."""
+
+    node: np.ndarray  #: (K,) int: the node (body) of each point
+    shape: np.ndarray  #: (K,) int: the shape id (``ModelBuilder.add_sphere`` ...) of each point
+    gap: np.ndarray  #: (K,) [m]: distance to the plane, negative when it penetrates
+    active: np.ndarray  #: (K,) bool: whether the point carries a force
+    normal_force: np.ndarray  #: (K,) [N]: the normal force f_n >= 0 on the body
+    friction_force: np.ndarray  #: (K, 3) [N]: the friction force on the body, world frame
+    slip_speed: np.ndarray  #: (K,) [m/s]: the tangential speed of the contact point (active points)
 
 
 class Simulation:
@@ -1106,6 +1121,44 @@ class Simulation:
         out = self._out  # the stored call's: a linearization with exact gradients, then the reaction
         self._run(ACCELERATION_COEFFICIENTS, REACTION, cid, 0, NO_ROWS, 0, self._iters1, out)
         return out[:3].copy(), out[3:].copy()
+
+    def contacts(self) -> Contacts:
+        """The contact points at the current state: gaps, normal and friction forces, slip.
+
+        Evaluated afresh at the current state (one linearization, as :meth:`reaction`), so after a
+        step they are those of the converged state.  The force on a body is the sum over its
+        active points of ``normal_force · n + friction_force``, applied at each point (docs/contact.md).
+
+        Returns
+        -------
+        Contacts
+            Arrays over the model's K contact points (K = ``model.n_contacts``; all empty
+            without contact).
+        """
+        return self._contact_table(CONTACTS, self.model.contact_node, self.model.contact_shape)
+
+    def contact_pairs(self) -> Contacts:
+        """The candidate body–body sphere pairs at the current state (:meth:`contacts` for pairs,
+        docs/contact.md): ``node`` and ``shape`` are (P, 2), body 1's and body 2's; ``gap`` is the
+        distance between the spheres' surfaces [m] and ``friction_force`` the one on body 2 (body 1
+        gets ``−(normal_force · n + friction_force)``, n from sphere 1's centre to sphere 2's)."""
+        return self._contact_table(PAIRS, self.model.pair_node, self.model.pair_shape)
+
+    def _contact_table(self, which: int, node: np.ndarray, shape: np.ndarray) -> Contacts:
+        table = self.data.tables[which]
+        if table.nodes.shape[0] > 0:  # evaluate at the current state (one linearization)
+            self._run(ACCELERATION_COEFFICIENTS, LINEARIZE, 0, 0, NO_ROWS, 0, self._iters1, self._out)
+        out = np.array(table.out)
+        normal = out[:, OUT_NORMAL]
+        return Contacts(
+            node=np.array(node),
+            shape=np.array(shape),
+            gap=out[:, OUT_GAP].copy(),
+            active=normal > 0.0,
+            normal_force=normal.copy(),
+            friction_force=out[:, OUT_FRICTION : OUT_FRICTION + 3].copy(),
+            slip_speed=out[:, OUT_SLIP].copy(),
+        )
 
     def body_frame(self, node: int) -> tuple[np.ndarray, np.ndarray]:
         """World frame of a body (node) in the current state.
