@@ -144,14 +144,43 @@ class ExtrapolatedRun(NamedTuple):
     iterations: int
 
 
-def _level(sim: Any, coefficients: np.ndarray, n_coarse: int, division: int) -> tuple[np.ndarray, int, int]:
-    """Run ``n_coarse · division`` steps from the current state in compiled calls, recording the
-    state at every ``division``-th step: ``(rows (n_coarse, width), iterations, status)``."""
+def _level(
+    sim: Any,
+    coefficients: np.ndarray,
+    n_coarse: int,
+    division: int,
+    loads: Callable[[Any, float], None] | None = None,
+    t0: float = 0.0,
+    h: float = 0.0,
+) -> tuple[np.ndarray, np.ndarray, int, int]:
+    """Run ``n_coarse · division`` steps of size ``h / division`` from the current state,
+    recording the node states at every ``division``-th step: ``(q (K, N, 7), v (K, N, 6),
+    iterations, status)``, K the coarse steps done (``n_coarse`` when all converged).
+
+    Without ``loads``: compiled calls.  With it: one compiled step at a time, ``loads(sim, t)``
+    called before each with the time t at the step's end, ``t0 + k h / division`` (the time at
+    which generalized-α's equilibrium is evaluated, so that the global error keeps its
+    h-expansion)."""
+    n_nodes = sim.state.q.shape[0]
+    total = n_coarse * division
+    sim.state.step[0] = 0
+    if loads is not None:
+        q = np.zeros((n_coarse, n_nodes, 7))
+        v = np.zeros((n_coarse, n_nodes, 6))
+        iterations = 0
+        status = CONVERGED
+        for k in range(1, total + 1):
+            loads(sim, t0 + k * (h / division))
+            status, its = sim.step_with(coefficients)
+            iterations += int(its)
+            if status != CONVERGED:
+                return q[: (k - 1) // division], v[: (k - 1) // division], iterations, int(status)
+            if k % division == 0:
+                q[k // division - 1], v[k // division - 1] = sim.state.q, sim.state.v
+        return q, v, iterations, int(status)
     layout = sim.workspace.row_layout
     rows = np.zeros((n_coarse, layout.width))
-    total = n_coarse * division
-    iterations = np.zeros(total, dtype=np.int64)
-    sim.state.step[0] = 0
+    iters = np.zeros(total, dtype=np.int64)
     done = recorded = 0
     status = CONVERGED
     while done < total:
@@ -162,7 +191,7 @@ def _level(sim: Any, coefficients: np.ndarray, n_coarse: int, division: int) -> 
             division,
             rows[recorded:],
             n_coarse - recorded,
-            iterations[done:],
+            iters[done:],
             sim._out,
         )
         done += steps
@@ -170,7 +199,8 @@ def _level(sim: Any, coefficients: np.ndarray, n_coarse: int, division: int) -> 
         if status != NEEDS_MEMORY:
             break
         sim.grow_solver()
-    return rows[:recorded], int(iterations[:done].sum()), int(status)
+    q, v = _fields(layout, rows[:recorded], n_nodes)
+    return q, v, int(iters[:done].sum()), int(status)
 
 
 def _fields(layout: Any, rows: np.ndarray, n_nodes: int) -> tuple[np.ndarray, np.ndarray]:
@@ -180,7 +210,13 @@ def _fields(layout: Any, rows: np.ndarray, n_nodes: int) -> tuple[np.ndarray, np
     )
 
 
-def extrapolate(sim: Any, t_end: float, h: float, divisions: Sequence[int] = DIVISIONS) -> ExtrapolatedRun:
+def extrapolate(
+    sim: Any,
+    t_end: float,
+    h: float,
+    divisions: Sequence[int] = DIVISIONS,
+    loads: Callable[[Any, float], None] | None = None,
+) -> ExtrapolatedRun:
     """Integrate from the current state to ``t_end`` with the extrapolated scheme (step h).
 
     The simulation is left in the finest level's final state; :func:`set_state` puts the
@@ -200,6 +236,13 @@ def extrapolate(sim: Any, t_end: float, h: float, divisions: Sequence[int] = DIV
         The levels' step divisions: (1, 2, 4) integrates with h, h/2 and h/4 (order 4, the error
         estimate from the two finer levels); (1, 2) with h and h/2 (order 3 at least, 3 steps
         per h, its estimate far above the true error).  2 or 3 increasing integers >= 1.
+    loads : callable or None, default None
+        ``loads(sim, t)``: sets loads varying in time (:meth:`Simulation.set_load`), called with
+        the start time before the consistent accelerations and then before every step of every
+        level with the time t [s] at the step's *end*, where generalized-α evaluates its
+        equilibrium (the levels then run one compiled step at a time).  A load of time alone
+        keeps the fourth order; a load that reads the state sees the state at the step's start
+        (an O(h) lag the extrapolation does not remove).
 
     Returns
     -------
@@ -214,6 +257,8 @@ def extrapolate(sim: Any, t_end: float, h: float, divisions: Sequence[int] = DIV
     ValueError
         A static simulation, an h that is not a number > 0, a ``t_end`` not after the
         current time, or ``divisions`` not 2 or 3 increasing integers >= 1.
+    TypeError
+        ``loads`` is not callable.
     """
     t0 = float(sim.time)
     if not sim.params.dynamic:
@@ -229,14 +274,17 @@ def extrapolate(sim: Any, t_end: float, h: float, divisions: Sequence[int] = DIV
         raise ValueError(f"extrapolate: h must be a finite number > 0 s, got {h!r}")
     if not math.isfinite(float(t_end)) or float(t_end) <= t0:
         raise ValueError(f"extrapolate: t_end must be finite and after the current time {t0} s, got {t_end!r}")
+    if loads is not None and not callable(loads):
+        raise TypeError(f"extrapolate: loads must be a callable loads(sim, t), got {type(loads).__name__}")
     span = float(t_end) - t0
     n_coarse = max(1, math.ceil(span / h - 1e-9))
     h = span / n_coarse
+    if loads is not None:
+        loads(sim, t0)
     sim.compute_consistent_accelerations()
     sim.state.a[...] = sim.state.vd
     saved = sim.save_state()
     n_nodes = sim.state.q.shape[0]
-    layout = sim.workspace.row_layout
     divisions = tuple(divisions)
     if not (
         len(divisions) in (2, 3)
@@ -251,14 +299,14 @@ def extrapolate(sim: Any, t_end: float, h: float, divisions: Sequence[int] = DIV
     for j, division in enumerate(divisions):
         sim.restore_state(saved)
         coefficients = dataclasses.replace(sim.params, h=h / division).coefficients
-        rows, its, status = _level(sim, coefficients, n_coarse, division)
-        steps += rows.shape[0] * division
+        q_level, v_level, its, status = _level(sim, coefficients, n_coarse, division, loads, t0, h)
+        steps += q_level.shape[0] * division
         iterations += its
-        if status != CONVERGED or rows.shape[0] != n_coarse:
+        if status != CONVERGED or q_level.shape[0] != n_coarse:
             n_iter = sim.workspace.n_iter
             errors = tuple(float(e) for e in sim.workspace.errors[:n_iter])
             text = failure_text(sim, status, errors) if status != CONVERGED else "stopped early"
-            failed_at = t0 + (rows.shape[0] + 1) * h
+            failed_at = t0 + (q_level.shape[0] + 1) * h
             sim.restore_state(saved)
             raise ConvergenceError(
                 f"extrapolated scheme: a step of h = {h / division:.3g} s failed near t = {failed_at:.9g} s: {text}",
@@ -268,7 +316,7 @@ def extrapolate(sim: Any, t_end: float, h: float, divisions: Sequence[int] = DIV
                 int(status),
             )
         qs[j, 0], vs[j, 0] = saved.q, saved.v
-        qs[j, 1:], vs[j, 1:] = _fields(layout, rows, n_nodes)
+        qs[j, 1:], vs[j, 1:] = q_level, v_level
     powers = POWERS[: len(divisions) - 1]
     q, v = combine(qs, vs, extrapolation_weights(divisions, powers))
     q2, _ = combine(qs[1:], vs[1:], extrapolation_weights(divisions[1:], powers[:-1]))
@@ -387,12 +435,19 @@ def advance_to(
     loads: Callable[[Any, float], None] | None = None,
 ) -> ControlledRun:
     """:meth:`kynemapy.Simulation.advance_to` with ``StepControl(scheme="extrapolated")`` (the
-    arguments checked as for generalized-α; ``loads`` must be None)."""
+    arguments checked as for generalized-α; ``loads`` as :func:`extrapolate` calls it: with the
+    time at the end of each step)."""
     t_end, outputs = checked_arguments(sim, t_end, control, output_times, loads)
-    return advance_extrapolated(sim, t_end, control, outputs)
+    return advance_extrapolated(sim, t_end, control, outputs, loads)
 
 
-def advance_extrapolated(sim: Any, t_end: float, control: StepControl, outputs: np.ndarray) -> ControlledRun:
+def advance_extrapolated(
+    sim: Any,
+    t_end: float,
+    control: StepControl,
+    outputs: np.ndarray,
+    loads: Callable[[Any, float], None] | None = None,
+) -> ControlledRun:
     """:meth:`Simulation.advance_to` with ``StepControl(scheme="extrapolated")``.
 
     Parameters
@@ -406,6 +461,8 @@ def advance_extrapolated(sim: Any, t_end: float, control: StepControl, outputs: 
         ``max_attempts``).
     outputs : (T,) ndarray of float
         The output times [s] (checked by the caller).
+    loads : callable or None, default None
+        ``loads(sim, t)``, called as :func:`extrapolate` says (t at the end of each step).
 
     Returns
     -------
@@ -439,7 +496,7 @@ def advance_extrapolated(sim: Any, t_end: float, control: StepControl, outputs: 
     failure: ConvergenceError | None = None
     for _attempt in range(control.max_attempts):
         try:
-            run = extrapolate(sim, t_end, h)
+            run = extrapolate(sim, t_end, h, loads=loads)
         except ConvergenceError as error:
             failure = error
             rejected += 1
@@ -486,6 +543,8 @@ def advance_extrapolated(sim: Any, t_end: float, control: StepControl, outputs: 
             f"after {control.max_attempts} attempts (max_attempts)",
         )
     q_out, v_out = dense_output(run, outputs)
+    if loads is not None:
+        loads(sim, t_end)  # the consistent accelerations at the end with the load there
     set_state(sim, run.q[-1], run.v[-1], t_end)
     m = run.time.size - 1
     sim.state.step[0] = start.step[0] + m

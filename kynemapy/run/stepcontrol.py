@@ -89,8 +89,9 @@ class StepControl:
         each of them; h is constant within a call and chosen from ``rtol``/``atol`` (a call
         whose estimate exceeds the tolerance anywhere is redone from its start with a smaller
         h; when the estimate stops falling with h, the Newton noise amplified, the call with
-        the smallest estimate is kept and :attr:`ControlledRun.fallback` says so).  ``scope``,
-        ``velocity_error`` and a ``loads`` function do not apply to it.
+        the smallest estimate is kept and :attr:`ControlledRun.fallback` says so).  ``scope``
+        and ``velocity_error`` do not apply to it; a ``loads`` function is called with the time
+        at the end of each step (:func:`kynemapy.run.extrapolation.extrapolate`).
 
     Raises
     ------
@@ -626,11 +627,6 @@ def checked_arguments(
         raise ValueError("advance_to: step-size control needs a dynamic simulation (StepParameters(dynamic=True))")
     if loads is not None and not callable(loads):
         raise TypeError(f"advance_to: loads must be a callable loads(sim, t), got {type(loads).__name__}")
-    if control.scheme == "extrapolated" and loads is not None:
-        raise ValueError(
-            "advance_to: scheme='extrapolated' integrates the whole interval in compiled calls with the inputs "
-            "held: a loads function does not apply (set the loads before, or use scheme='generalized-alpha')"
-        )
     t_end = float(t_end)
     t0 = float(sim.time)
     if not math.isfinite(t_end) or t_end < t0:
