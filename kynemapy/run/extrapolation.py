@@ -517,7 +517,8 @@ def advance_extrapolated(
     Returns
     -------
     ControlledRun
-        One entry per coarse step (its end time, size and estimated global error there);
+        One entry per coarse step (its end time, size and estimated error: the global error
+        there, or the interpolation error of an output inside the step, the larger);
         ``rejected`` counts the calls redone with a smaller h.  When the estimate stops falling
         with h (MAX_STALLS calls with a smaller h that do not reduce it by STALL_FACTOR: the
         noise of the Newton solutions, amplified), the call with the smallest estimate is kept

@@ -170,7 +170,10 @@ class ControlledRun(NamedTuple):
     h : (S,) ndarray of float
         The size of each accepted step [s].
     error : (S,) ndarray of float
-        The estimated local error of each accepted step, in the weighted RMS norm (<= 1).
+        The estimated local error of each accepted step, in the weighted RMS norm (<= 1);
+        ``scheme="extrapolated"``: the larger of the estimated global error at the row's time and,
+        where output times lie inside the interval that ends there, the estimated error of the
+        dense output's interpolation (:func:`kynemapy.run.extrapolation.interpolation_norms`).
     accepted : int
         Accepted steps (S).
     rejected : int
