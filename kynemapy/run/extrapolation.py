@@ -22,6 +22,7 @@ solutions (it eliminates h² only): a global error estimate at every multiple of
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import math
 from collections.abc import Callable, Sequence
@@ -76,10 +77,18 @@ def extrapolation_weights(divisions: Sequence[int], powers: Sequence[int]) -> np
     (L,) ndarray of float
         The weights (``Σ w = 1``, ``Σ w n_j^−p = 0`` for each p in ``powers``).
     """
+    if len(divisions) != len(powers) + 1:
+        raise ValueError(
+            f"extrapolation_weights: {len(divisions)} levels need {len(divisions) - 1} powers, got {len(powers)}"
+        )
+    return _weights(tuple(float(n) for n in divisions), tuple(float(p) for p in powers)).copy()
+
+
+@functools.lru_cache(maxsize=32)
+def _weights(divisions: tuple[float, ...], powers: tuple[float, ...]) -> np.ndarray:
+    """:func:`extrapolation_weights`, solved once per sequence (0.06 ms a solve, two per call)."""
     n = np.asarray(divisions, dtype=np.float64)
-    if n.size != len(powers) + 1:
-        raise ValueError(f"extrapolation_weights: {n.size} levels need {n.size - 1} powers, got {len(powers)}")
-    matrix = np.vstack([np.ones_like(n), *[n ** (-float(p)) for p in powers]])
+    matrix = np.vstack([np.ones_like(n), *[n ** (-p) for p in powers]])
     rhs = np.zeros(n.size)
     rhs[0] = 1.0
     return np.linalg.solve(matrix, rhs)
