@@ -367,3 +367,30 @@ def test_the_error_follows_the_tolerance_with_a_load_varying_in_time(tol: float)
     error = np.linalg.norm(np.array([_position(model, node, q) for q in run.q[1:]]) - ref, axis=1)
     assert error.max() <= 2.0 * tol, (error.max(), tol)
     assert float(np.linalg.norm(_position(model, node, sim.state.q) - ref[-1])) <= 2.0 * tol
+
+
+def test_the_interpolation_estimate_is_exact_for_a_quartic() -> None:
+    """A displacement ``y = c t⁴ / 4`` (velocity ``c t³``) on a grid of h: the cubic Hermite
+    interpolant's error in the middle of an interval is ``h⁴ y⁗ / 384 = 6 c h⁴ / 384`` exactly,
+    and so is ``interpolation_norms``' estimate ``h |Δ³v| / 384`` (third difference ``6 c h³``),
+    in the weighted RMS norm over the node's 6 DOFs; intervals without an output inside, and
+    outputs on the grid, give 0."""
+    c, h, m = 3.0, 0.1, 6
+    time = h * np.arange(m + 1)
+    q = np.zeros((m + 1, 1, 7))
+    q[:, 0, 3] = 1.0
+    q[:, 0, 0] = c * time**4 / 4.0
+    v = np.zeros((m + 1, 1, 6))
+    v[:, 0, 0] = c * time**3
+    run = extrapolation.ExtrapolatedRun(time, q, v, np.zeros((m + 1, 1, 6)), h, 0, 0)
+    outputs = np.array([0.0, 0.05, 0.2, 0.35, 0.6])  # inside intervals 0 and 3, the rest on the grid
+    q_out, _ = extrapolation.dense_output(run, outputs)
+    true = np.abs(q_out[[1, 3], 0, 0] - c * outputs[[1, 3]] ** 4 / 4.0)
+    np.testing.assert_allclose(true, 6.0 * c * h**4 / 384.0, rtol=1e-9)
+    control = kp.StepControl(rtol=1e-3, atol=1e-6)
+    norms = extrapolation.interpolation_norms(control, np.array([6]), run, outputs)
+    weight = control.atol + control.rtol * np.maximum(q[[0, 3], 0, 0], q[[1, 4], 0, 0])
+    expected = np.zeros(m + 1)
+    expected[[1, 4]] = 6.0 * c * h**4 / 384.0 / weight / math.sqrt(6.0)
+    np.testing.assert_allclose(norms, expected, rtol=1e-9, atol=0.0)
+    assert not extrapolation.interpolation_norms(control, np.array([6]), run, time).any()
