@@ -22,6 +22,7 @@ solutions (it eliminates h² only): a global error estimate at every multiple of
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import math
 from collections.abc import Callable, Sequence
@@ -76,10 +77,18 @@ def extrapolation_weights(divisions: Sequence[int], powers: Sequence[int]) -> np
     (L,) ndarray of float
         The weights (``Σ w = 1``, ``Σ w n_j^−p = 0`` for each p in ``powers``).
     """
+    if len(divisions) != len(powers) + 1:
+        raise ValueError(
+            f"extrapolation_weights: {len(divisions)} levels need {len(divisions) - 1} powers, got {len(powers)}"
+        )
+    return _weights(tuple(float(n) for n in divisions), tuple(float(p) for p in powers)).copy()
+
+
+@functools.lru_cache(maxsize=32)
+def _weights(divisions: tuple[float, ...], powers: tuple[float, ...]) -> np.ndarray:
+    """:func:`extrapolation_weights`, solved once per sequence (0.06 ms a solve, two per call)."""
     n = np.asarray(divisions, dtype=np.float64)
-    if n.size != len(powers) + 1:
-        raise ValueError(f"extrapolation_weights: {n.size} levels need {n.size - 1} powers, got {len(powers)}")
-    matrix = np.vstack([np.ones_like(n), *[n ** (-float(p)) for p in powers]])
+    matrix = np.vstack([np.ones_like(n), *[n ** (-p) for p in powers]])
     rhs = np.zeros(n.size)
     rhs[0] = 1.0
     return np.linalg.solve(matrix, rhs)
@@ -145,36 +154,44 @@ class ExtrapolatedRun(NamedTuple):
 
 
 def _level(
-    sim: Any, coefficients: np.ndarray, n_coarse: int, division: int, loads: Any = None, h: float = 0.0
-) -> tuple[np.ndarray, int, int]:
-    """Run ``n_coarse · division`` steps from the current state in compiled calls, recording the
-    state at every ``division``-th step: ``(rows (n_coarse, width), iterations, status)``.  With
-    ``loads(sim, t)``: one step at a time, ``loads`` called before each with the time at its end
-    (``h`` the coarse step [s]; only q and v are recorded then)."""
+    sim: Any,
+    coefficients: np.ndarray,
+    n_coarse: int,
+    division: int,
+    loads: Callable[[Any, float], None] | None = None,
+    t0: float = 0.0,
+    h: float = 0.0,
+) -> tuple[np.ndarray, np.ndarray, int, int]:
+    """Run ``n_coarse · division`` steps of size ``h / division`` from the current state,
+    recording the node states at every ``division``-th step: ``(q (K, N, 7), v (K, N, 6),
+    iterations, status)``, K the coarse steps done (``n_coarse`` when all converged).
+
+    Without ``loads``: compiled calls.  With it: one compiled step at a time, ``loads(sim, t)``
+    called before each with the time t at the step's end, ``t0 + k h / division`` (the time at
+    which generalized-α's equilibrium is evaluated, so that the global error keeps its
+    h-expansion)."""
+    n_nodes = sim.state.q.shape[0]
+    total = n_coarse * division
+    sim.state.step[0] = 0
+    if loads is not None:
+        q = np.zeros((n_coarse, n_nodes, 7))
+        v = np.zeros((n_coarse, n_nodes, 6))
+        iterations = 0
+        status = CONVERGED
+        for k in range(1, total + 1):
+            loads(sim, t0 + k * (h / division))
+            status, its = sim.step_with(coefficients)
+            iterations += int(its)
+            if status != CONVERGED:
+                return q[: (k - 1) // division], v[: (k - 1) // division], iterations, int(status)
+            if k % division == 0:
+                q[k // division - 1], v[k // division - 1] = sim.state.q, sim.state.v
+        return q, v, iterations, int(status)
     layout = sim.workspace.row_layout
     rows = np.zeros((n_coarse, layout.width))
-    total = n_coarse * division
-    iterations = np.zeros(total, dtype=np.int64)
-    sim.state.step[0] = 0
+    iters = np.zeros(total, dtype=np.int64)
     done = recorded = 0
     status = CONVERGED
-    if loads is not None:
-        t0 = float(sim.time)
-        n_nodes = sim.state.q.shape[0]
-        oq, ov = layout.offsets["q"], layout.offsets["v"]
-        for k in range(total):
-            # the time at the step's end: where generalized-α enforces the equations of motion,
-            # so that the level's global error keeps the smooth expansion in h that extrapolation needs
-            loads(sim, t0 + (k + 1) * (h / division))
-            status, n_iter = sim.step_with(coefficients)
-            iterations[k] = n_iter
-            if status != CONVERGED:
-                return rows[:recorded], int(iterations[:k].sum()), int(status)
-            if (k + 1) % division == 0:
-                rows[recorded, oq : oq + 7 * n_nodes] = sim.state.q.reshape(-1)
-                rows[recorded, ov : ov + 6 * n_nodes] = sim.state.v.reshape(-1)
-                recorded += 1
-        return rows, int(iterations.sum()), int(status)
     while done < total:
         steps, got, status = sim._run(
             coefficients,
@@ -183,7 +200,7 @@ def _level(
             division,
             rows[recorded:],
             n_coarse - recorded,
-            iterations[done:],
+            iters[done:],
             sim._out,
         )
         done += steps
@@ -191,7 +208,8 @@ def _level(
         if status != NEEDS_MEMORY:
             break
         sim.grow_solver()
-    return rows[:recorded], int(iterations[:done].sum()), int(status)
+    q, v = _fields(layout, rows[:recorded], n_nodes)
+    return q, v, int(iters[:done].sum()), int(status)
 
 
 def _fields(layout: Any, rows: np.ndarray, n_nodes: int) -> tuple[np.ndarray, np.ndarray]:
@@ -228,10 +246,12 @@ def extrapolate(
         estimate from the two finer levels); (1, 2) with h and h/2 (order 3 at least, 3 steps
         per h, its estimate far above the true error).  2 or 3 increasing integers >= 1.
     loads : callable or None, default None
-        ``loads(sim, t)``: sets the inputs for the step that ends at t [s] (called before each
-        step of each level with the time at its end, and at the start for the consistent
-        accelerations).  The steps then run one at a time from Python (about 2 µs more each on the
-        heavy top, plus what ``loads`` costs).
+        ``loads(sim, t)``: sets loads varying in time (:meth:`Simulation.set_load`), called with
+        the start time before the consistent accelerations and then before every step of every
+        level with the time t [s] at the step's *end*, where generalized-α evaluates its
+        equilibrium (the levels then run one compiled step at a time).  A load of time alone
+        keeps the fourth order; a load that reads the state sees the state at the step's start
+        (an O(h) lag the extrapolation does not remove).
 
     Returns
     -------
@@ -246,6 +266,8 @@ def extrapolate(
     ValueError
         A static simulation, an h that is not a number > 0, a ``t_end`` not after the
         current time, or ``divisions`` not 2 or 3 increasing integers >= 1.
+    TypeError
+        ``loads`` is not callable.
     """
     t0 = float(sim.time)
     if not sim.params.dynamic:
@@ -261,6 +283,8 @@ def extrapolate(
         raise ValueError(f"extrapolate: h must be a finite number > 0 s, got {h!r}")
     if not math.isfinite(float(t_end)) or float(t_end) <= t0:
         raise ValueError(f"extrapolate: t_end must be finite and after the current time {t0} s, got {t_end!r}")
+    if loads is not None and not callable(loads):
+        raise TypeError(f"extrapolate: loads must be a callable loads(sim, t), got {type(loads).__name__}")
     span = float(t_end) - t0
     n_coarse = max(1, math.ceil(span / h - 1e-9))
     h = span / n_coarse
@@ -270,7 +294,6 @@ def extrapolate(
     sim.state.a[...] = sim.state.vd
     saved = sim.save_state()
     n_nodes = sim.state.q.shape[0]
-    layout = sim.workspace.row_layout
     divisions = tuple(divisions)
     if not (
         len(divisions) in (2, 3)
@@ -285,17 +308,15 @@ def extrapolate(
     for j, division in enumerate(divisions):
         sim.restore_state(saved)
         coefficients = dataclasses.replace(sim.params, h=h / division).coefficients
-        rows, its, status = _level(sim, coefficients, n_coarse, division, loads, h)
-        steps += rows.shape[0] * division
+        q_level, v_level, its, status = _level(sim, coefficients, n_coarse, division, loads, t0, h)
+        steps += q_level.shape[0] * division
         iterations += its
-        if status != CONVERGED or rows.shape[0] != n_coarse:
+        if status != CONVERGED or q_level.shape[0] != n_coarse:
             n_iter = sim.workspace.n_iter
             errors = tuple(float(e) for e in sim.workspace.errors[:n_iter])
             text = failure_text(sim, status, errors) if status != CONVERGED else "stopped early"
-            failed_at = t0 + (rows.shape[0] + 1) * h
+            failed_at = t0 + (q_level.shape[0] + 1) * h
             sim.restore_state(saved)
-            if loads is not None:
-                loads(sim, t0)
             raise ConvergenceError(
                 f"extrapolated scheme: a step of h = {h / division:.3g} s failed near t = {failed_at:.9g} s: {text}",
                 t0,
@@ -304,7 +325,7 @@ def extrapolate(
                 int(status),
             )
         qs[j, 0], vs[j, 0] = saved.q, saved.v
-        qs[j, 1:], vs[j, 1:] = _fields(layout, rows, n_nodes)
+        qs[j, 1:], vs[j, 1:] = q_level, v_level
     powers = POWERS[: len(divisions) - 1]
     q, v = combine(qs, vs, extrapolation_weights(divisions, powers))
     q2, _ = combine(qs[1:], vs[1:], extrapolation_weights(divisions[1:], powers[:-1]))
@@ -381,6 +402,56 @@ def estimate_norms(control: Any, node_dofs: np.ndarray, run: ExtrapolatedRun) ->
     return np.sqrt(np.sum(ratio**2, axis=(1, 2)) / mask.sum())
 
 
+def interpolation_norms(control: Any, node_dofs: np.ndarray, run: ExtrapolatedRun, outputs: np.ndarray) -> np.ndarray:
+    """The weighted RMS norm of the estimated error of the dense output, per grid interval.
+
+    The cubic Hermite interpolation of :func:`dense_output` errs by at most
+    ``h⁴ |y⁗| / 384`` inside an interval (at its middle); ``h³ y⁗`` is estimated by the third
+    difference of the velocities at four neighbouring grid points (the interval's own two and one
+    on either side, shifted inwards at the ends), so the estimate per node DOF is
+    ``h |Δ³v| / 384`` [m, rad], measured as :func:`estimate_norms` measures the global error.
+
+    Parameters
+    ----------
+    control : kynemapy.StepControl
+        The tolerances.
+    node_dofs : (N,) ndarray of int
+        The DOFs of each node.
+    run : ExtrapolatedRun
+        The extrapolated run (at least 3 coarse steps; with fewer, zeros).
+    outputs : (T,) ndarray of float
+        The output times [s].
+
+    Returns
+    -------
+    (M + 1,) ndarray of float
+        Entry k: the norm for the interval that ends at grid point k, where an output time lies
+        strictly inside it (0 elsewhere, and at k = 0).
+    """
+    m = run.time.size - 1
+    norms = np.zeros(m + 1)
+    mask = dof_mask(node_dofs)
+    if m < 3 or outputs.size == 0 or not mask.any():
+        return norms
+    tol = 1e-9 * run.h
+    k = np.floor((outputs - run.time[0]) / run.h).astype(np.int64)
+    inside = (k >= 0) & (k < m)
+    inside &= np.abs(outputs - (run.time[0] + k * run.h)) > tol
+    inside &= np.abs(outputs - (run.time[0] + (k + 1) * run.h)) > tol
+    intervals = np.unique(k[inside])
+    if intervals.size == 0:
+        return norms
+    j = np.clip(intervals - 1, 0, m - 3)
+    v = run.v
+    third = v[j + 3] - 3.0 * v[j + 2] + 3.0 * v[j + 1] - v[j]
+    w = np.ones((intervals.size, *run.v.shape[1:]))
+    w[..., :3] = np.maximum(np.abs(run.q[intervals, :, :3]), np.abs(run.q[intervals + 1, :, :3]))
+    w = control.atol + control.rtol * w
+    ratio = np.where(mask, (run.h / 384.0) * np.abs(third) / w, 0.0)
+    norms[intervals + 1] = np.sqrt(np.sum(ratio**2, axis=(1, 2)) / mask.sum())
+    return norms
+
+
 def dense_output(run: ExtrapolatedRun, outputs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The extrapolated solution at ``outputs`` [s] by cubic Hermite interpolation between grid points.
 
@@ -423,8 +494,8 @@ def advance_to(
     loads: Callable[[Any, float], None] | None = None,
 ) -> ControlledRun:
     """:meth:`kynemapy.Simulation.advance_to` with ``StepControl(scheme="extrapolated")`` (the
-    arguments checked as for generalized-α; ``loads(sim, t)`` is called before each step with the
-    time at its end: :func:`extrapolate`)."""
+    arguments checked as for generalized-α; ``loads`` as :func:`extrapolate` calls it: with the
+    time at the end of each step)."""
     t_end, outputs = checked_arguments(sim, t_end, control, output_times, loads)
     return advance_extrapolated(sim, t_end, control, outputs, loads)
 
@@ -450,12 +521,13 @@ def advance_extrapolated(
     outputs : (T,) ndarray of float
         The output times [s] (checked by the caller).
     loads : callable or None, default None
-        ``loads(sim, t)``, as :func:`extrapolate` calls it.
+        ``loads(sim, t)``, called as :func:`extrapolate` says (t at the end of each step).
 
     Returns
     -------
     ControlledRun
-        One entry per coarse step (its end time, size and estimated global error there);
+        One entry per coarse step (its end time, size and estimated error: the global error
+        there, or the interpolation error of an output inside the step, the larger);
         ``rejected`` counts the calls redone with a smaller h.  When the estimate stops falling
         with h (MAX_STALLS calls with a smaller h that do not reduce it by STALL_FACTOR: the
         noise of the Newton solutions, amplified), the call with the smallest estimate is kept
@@ -485,6 +557,8 @@ def advance_extrapolated(
     h = float(control.h_initial if control.h_initial is not None else sim.params.h)
     h_min = float(control.h_min if control.h_min is not None else 1e-10 * h)
     h = min(max(h, h_min), control.h_max if control.h_max is not None else math.inf, span)
+    if np.any((outputs > t0 + 1e-9 * span) & (outputs < t_end - 1e-9 * span)):
+        h = min(h, span / 3.0)  # outputs inside: 3 coarse steps at least, for the interpolation estimate
     node_dofs = np.asarray(sim.model.node_dofs)
     rejected = newton_failures = 0
     start = sim.save_state()
@@ -503,7 +577,9 @@ def advance_extrapolated(
             newton_failures += 1
             h *= NEWTON_FAILURE_FACTOR
         else:
-            norms = estimate_norms(control, node_dofs, run)
+            norms = np.maximum(
+                estimate_norms(control, node_dofs, run), interpolation_norms(control, node_dofs, run, outputs)
+            )
             err = float(norms.max())
             if err <= 1.0:
                 break
@@ -544,7 +620,7 @@ def advance_extrapolated(
         )
     q_out, v_out = dense_output(run, outputs)
     if loads is not None:
-        loads(sim, t_end)  # the inputs at the end: the consistent accelerations there
+        loads(sim, t_end)  # the consistent accelerations at the end with the load there
     set_state(sim, run.q[-1], run.v[-1], t_end)
     m = run.time.size - 1
     sim.state.step[0] = start.step[0] + m

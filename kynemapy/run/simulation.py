@@ -634,7 +634,10 @@ class Simulation:
         output_times : (T,) array_like of float or None, default None
             Increasing times in [current time, ``t_end``] [s] at which to return the state.
         loads : callable or None, default None
-            ``loads(sim, t)``, called before every attempt with the time at its start [s].
+            ``loads(sim, t)``, called before every attempt with the time at its start [s]
+            (``scheme="extrapolated"``: before every step of each level with the time at the
+            step's end, where generalized-α evaluates its equilibrium; that keeps its fourth
+            order for loads that vary in time).
 
         Returns
         -------

@@ -90,8 +90,9 @@ class StepControl:
         whose estimate exceeds the tolerance anywhere is redone from its start with a smaller
         h; when the estimate stops falling with h, the Newton noise amplified, the call with
         the smallest estimate is kept and :attr:`ControlledRun.fallback` says so).  ``scope``
-        and ``velocity_error`` do not apply to it; a ``loads`` function is called before each
-        step with the time at the step's end (the steps then run one at a time from Python).
+        and ``velocity_error`` do not apply to it; a ``loads`` function is called with the time
+        at the end of each step (:func:`kynemapy.run.extrapolation.extrapolate`; the steps then
+        run one at a time from Python).
 
     Raises
     ------
@@ -170,7 +171,10 @@ class ControlledRun(NamedTuple):
     h : (S,) ndarray of float
         The size of each accepted step [s].
     error : (S,) ndarray of float
-        The estimated local error of each accepted step, in the weighted RMS norm (<= 1).
+        The estimated local error of each accepted step, in the weighted RMS norm (<= 1);
+        ``scheme="extrapolated"``: the larger of the estimated global error at the row's time and,
+        where output times lie inside the interval that ends there, the estimated error of the
+        dense output's interpolation (:func:`kynemapy.run.extrapolation.interpolation_norms`).
     accepted : int
         Accepted steps (S).
     rejected : int
