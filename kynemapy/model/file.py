@@ -164,6 +164,13 @@ nodes follow the ``[[node]]`` nodes, named ``"<name>.0"`` (root) ... in span ord
     n-th step, default 1), ``block`` (rows a killed run may lose at most; the rows are
     written in buffers of half a block; default about 4 MiB of rows).
 
+``[step_control]`` (optional; needs ``[run] t_end``)
+    Run with step-size control (:class:`~kynemapy.StepControl`, ``Simulation.run(...,
+    control=...)``): ``rtol``, ``atol``, ``scheme`` ("generalized-alpha" or "extrapolated"),
+    ``scope`` ("step" or "run"), ``h_min``, ``h_max``, ``h_initial`` [s], ``safety``,
+    ``fac_min``, ``fac_max``, ``max_attempts``.  The rows stay on the grid of ``every``
+    steps of ``[step] h``, interpolated by the scheme.
+
 Errors
 ------
 Every problem raises :class:`ModelFileError` (a :class:`~kynemapy.ModelError`) whose
@@ -445,6 +452,9 @@ class ModelFile:
         internal, default ``()``.
     beams : dict[str, Any]
         Beam name → :class:`~kynemapy.model.beams.Beam` (its node and element ids).
+    step_control : dict[str, Any] or None
+        The keyword arguments of :class:`~kynemapy.StepControl` from ``[step_control]``
+        (checked when it is built), or None without that table.
     """
 
     model: Model
@@ -458,6 +468,7 @@ class ModelFile:
     source: Path
     _loaded_nodes: tuple[int, ...] = field(default=(), repr=False, compare=False)
     beams: dict[str, Any] = field(default_factory=dict)
+    step_control: dict[str, Any] | None = None
 
     def load_vector(self, t: float) -> np.ndarray:
         """The sum of every load at a time.
@@ -666,7 +677,7 @@ class _Lines:
 # checked access to one table
 _TABLES = (
     "model", "node", "beam", "mass", "spring", "constraint", "load", "shape", "ground", "body_contact", "step", "run",
-    "output",
+    "output", "step_control",
 )  # fmt: skip
 _ARRAY_TABLES = frozenset({"node", "beam", "mass", "spring", "constraint", "load", "shape", "ground"})
 
@@ -956,6 +967,9 @@ _CONSTRAINT_REQUIRED: dict[str, tuple[str, ...]] = {
     "point_on_plane_joint": ("body_a", "body_b", "point", "normal"),
     "generic_joint": ("body_a", "body_b", "point", "locked"),
 }
+#: the keys of ``[step_control]``: the numbers, then the strings (StepControl's fields)
+_STEP_CONTROL_NUMBERS = ("rtol", "atol", "h_min", "h_max", "h_initial", "safety", "fac_min", "fac_max")
+_STEP_CONTROL_KEYS = (*_STEP_CONTROL_NUMBERS, "max_attempts", "scheme", "scope")
 _TABLE_KEYS: dict[str, tuple[str, ...]] = {
     "model": ("gravity",),
     "node": _NODE_KEYS,
@@ -970,6 +984,7 @@ _TABLE_KEYS: dict[str, tuple[str, ...]] = {
     "step": _STEP_KEYS,
     "run": ("t_end", "n_steps"),
     "output": ("path", "every", "block"),
+    "step_control": _STEP_CONTROL_KEYS,
 }
 
 
@@ -1088,6 +1103,7 @@ class _Reader:
         params = self.read_step()
         t_end, n_steps = self.read_run(params)
         output = self.read_output()
+        step_control = self.read_step_control()
         try:
             model = builder.build()
         except ModelError as exc:
@@ -1105,6 +1121,7 @@ class _Reader:
             source=Path(self.source),
             _loaded_nodes=loaded,
             beams=dict(self.beams),
+            step_control=step_control,
         )
 
     def read_node(self, builder: ModelBuilder, i: int, data: dict[str, Any]) -> None:
@@ -1499,6 +1516,25 @@ class _Reader:
         nearest = round(ratio)
         n = nearest if abs(ratio - nearest) <= 1e-9 * max(1.0, ratio) else math.ceil(ratio)
         return t_end, max(1, int(n))
+
+    def read_step_control(self) -> dict[str, Any] | None:
+        item = self.table("step_control")
+        if item is None:
+            return None
+        item.check_keys(_STEP_CONTROL_KEYS)
+        run = self.table("run")
+        if run is None or "t_end" not in run.data:
+            raise item.error("[step_control] needs [run] t_end (the control chooses the steps: n_steps does not apply)")
+        kwargs: dict[str, Any] = {}
+        for key in _STEP_CONTROL_NUMBERS:
+            if key in item.data:
+                kwargs[key] = item.number(key, unit="s" if key.startswith("h_") else "")
+        if "max_attempts" in item.data:
+            kwargs["max_attempts"] = item.integer("max_attempts")
+        for key in ("scheme", "scope"):
+            if key in item.data:
+                kwargs[key] = item.string(key)
+        return kwargs
 
     def read_output(self) -> dict[str, Any]:
         output: dict[str, Any] = {"path": None, "every": 1, "block": None}

@@ -25,7 +25,7 @@ from kynemapy.engine.checks import check_constraints
 from kynemapy.engine.data import Inputs, State, Workspace, new_workspace
 from kynemapy.engine.elements import CONTACTS, PAIRS
 from kynemapy.engine.elements.contacts import OUT_FRICTION, OUT_GAP, OUT_NORMAL, OUT_SLIP
-from kynemapy.engine.entry import ADVANCE, LINEARIZE, REACTION, RECORD, START, run_task
+from kynemapy.engine.entry import ADVANCE, INITIAL_ACCELERATIONS, LINEARIZE, REACTION, RECORD, START, run_task
 from kynemapy.engine.fields import Data
 from kynemapy.engine.initial_velocity import (
     INITIAL_VELOCITY_MODES,
@@ -39,6 +39,7 @@ from kynemapy.engine.params import ACCELERATION_COEFFICIENTS, StepParameters
 from kynemapy.engine.rows import split_rows
 from kynemapy.engine.step import CONVERGED, NEEDS_MEMORY
 from kynemapy.engine.stored_call import StoredCall
+from kynemapy.linalg.dense import SOLVE_CAPACITY
 from kynemapy.math.frames import node_frame, point_motion
 from kynemapy.math.rotations import rotation_matrices
 from kynemapy.model import Model, kinds
@@ -154,6 +155,8 @@ class Simulation:
         The result file this simulation continues (set by :meth:`restart`), else None.
     resume_every : int or None
         The spacing of the recorded steps of that file (its ``output_every``; None: none).
+    resume_step_control : bool
+        That file holds the rows of a step-controlled run (``run(..., control=...)``).
 
     Raises
     ------
@@ -203,6 +206,8 @@ class Simulation:
         self.resume_path: str | None = None
         #: the spacing of the recorded steps of that file (its ``output_every``; None: not recorded)
         self.resume_every: int | None = None
+        #: that file holds the rows of a step-controlled run (its /step_control columns)
+        self.resume_step_control = False
         self._bind()
         check_constraints(self._workspace, self._data)
         api.reference_factorization(self._workspace, params)
@@ -328,8 +333,14 @@ class Simulation:
     # ------------------------------------------------------------- stepping
     def compute_consistent_accelerations(self) -> None:
         """Solve the constrained equations of motion for ``vd`` and ``lam`` at the current q, v."""
-        status = api.consistent_accelerations(self._workspace, self._state, self._inputs)
-        self._bind()
+        status = SOLVE_CAPACITY
+        if self._step_status is self._stored.status:  # through the stored call: no new one to build
+            status = self._run(
+                ACCELERATION_COEFFICIENTS, INITIAL_ACCELERATIONS, 1, 0, NO_ROWS, 0, self._iters1, self._out
+            )[2]
+        if status == SOLVE_CAPACITY:  # the solver's arrays grow: through the workspace, then bound anew
+            status = api.consistent_accelerations(self._workspace, self._state, self._inputs)
+            self._bind()
         if status != 0:
             t = float(self._state.time[0])
             raise ConvergenceError(
@@ -474,6 +485,7 @@ class Simulation:
         throw: bool = True,
         attrs: dict[str, Any] | None = None,
         overwrite: bool = False,
+        control: StepControl | None = None,
     ) -> loop.RunInfo:
         """Run to ``t_end`` [s] (or ``n_steps`` steps), streaming results to an HDF5 file.
 
@@ -527,6 +539,14 @@ class Simulation:
         overwrite : bool, default False
             Replace an existing ``output`` file (False: refuse it, so that a run never
             silently destroys another run's results).
+        control : StepControl or None, default None
+            Step-size control (:meth:`advance_to`, either scheme) instead of fixed steps of h;
+            needs ``t_end``.  The rows stay on the regular grid ``t0 + k · every · h`` (and
+            ``t_end``), their states given by the scheme's own interpolation, and the file gets
+            the per-row columns ``/step_control`` (step size, accepted and rejected steps since
+            the row before, estimated error; :attr:`kynemapy.io.Result.step_control`).  The
+            control runs in calls of ``block // 2`` rows, each ending exactly on its last row
+            (the restart state); see :func:`kynemapy.run.controlled.run`.
 
         Returns
         -------
@@ -546,6 +566,26 @@ class Simulation:
         TypeError
             ``loads`` is not callable.
         """
+        if control is not None:
+            from kynemapy.run import controlled
+
+            if n_steps is not None or t_end is None:
+                raise ValueError("run: with control, give t_end [s] (the control chooses the steps)")
+            if adaptive:
+                raise ValueError("run: adaptive halving does not apply with control (the control redoes failed steps)")
+            return controlled.run(
+                self,
+                t_end=t_end,
+                control=control,
+                output=output,
+                every=every,
+                block=block,
+                progress=progress,
+                loads=loads,
+                throw=throw,
+                attrs=attrs,
+                overwrite=overwrite,
+            )
         return loop.run(
             self,
             t_end=t_end,
@@ -672,6 +712,7 @@ class Simulation:
         sim.resume_path = os.fspath(path)
         every = result.attrs.get("output_every")
         sim.resume_every = None if every is None else int(every)
+        sim.resume_step_control = result.step_control is not None
         return sim
 
     def advance(self, n_steps: int, throw: bool = True) -> np.ndarray:
