@@ -448,11 +448,14 @@ def contact_shapes(model: Model) -> list[Shape]:
             float(model.contact_radius[k]),
         )
     for k in range(int(getattr(model, "n_pairs", 0))):
-        for side in range(2):
-            add(
-                int(model.pair_shape[k, side]), int(model.pair_node[k, side]), model.pair_offset[k, side],
-                float(model.pair_radius[k, side]),
-            )  # fmt: skip
+        # pair_offset (3, 3): body 1's sphere centre, then body 2's segment ends (a capsule's
+        # axis, or a sphere's centre twice: one point once deduplicated)
+        for side, rows in ((0, (0,)), (1, (1, 2))):
+            for row in rows:
+                add(
+                    int(model.pair_shape[k, side]), int(model.pair_node[k, side]), model.pair_offset[k, row],
+                    float(model.pair_radius[k, side]),
+                )  # fmt: skip
     shapes = []
     for shape in sorted(points):
         node, radius, offsets = points[shape]

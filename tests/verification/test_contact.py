@@ -119,8 +119,11 @@ def test_iteration_matrix_with_sphere_pairs_is_the_derivative_of_the_residual(hu
     the matrix (12×12 blocks on two nodes) against central differences.  What remains is the
     differences' own ε² error: it falls by 4 when ε halves (measured, linear law: 1.0, 0.25 at
     ε = 2.5e-7, 1.25e-7 of a largest entry 8.9e5)."""
+    from kynemapy.model.geometry import contact_shapes
+
     model, bare = colliding_spheres(hunt_crossley)
     assert model.n_pairs == 6  # three sphere pairs, three sphere–capsule pairs
+    assert [s.kind for s in contact_shapes(model)] == ["sphere", "sphere", "sphere", "capsule"]  # as drawn
     errors = []
     for eps in (2.5e-7, 1.25e-7):
         a1, fd1, state = matrix_and_differences(model, _params(0.001), steps=2, projected=False, eps=eps)
