@@ -118,6 +118,12 @@ class Model(NamedTuple):
         the beam).
     beam_qp_c_star : (n_beams, Q, 6, 6) ndarray of float
         Sectional stiffness matrices [N, N m, N m²] in the material frame.
+    joint_stops : (K, 5) ndarray of float or None
+        Hard (unilateral) hinge and slider limits, one row per joint: constraint id, kind,
+        lower and upper limit [rad or m] and Newton's restitution coefficient e [-]
+        (docs/joints.md, "Hard joint limits").  Not part of the compiled engine's data: the
+        limits are enforced between the engine's steps (:mod:`kynemapy.run.joint_stops`).
+        None or K = 0: none.
     """
 
     n_nodes: int
@@ -163,6 +169,7 @@ class Model(NamedTuple):
     beam_qp_x0_prime: np.ndarray | None = None
     beam_qp_m_star: np.ndarray | None = None
     beam_qp_c_star: np.ndarray | None = None
+    joint_stops: np.ndarray | None = None
 
 
 #: the beam fields of :class:`Model` and their shapes with P (nodes per element) and Q (points)
@@ -191,6 +198,11 @@ def no_beams() -> dict[str, np.ndarray]:
         name: freeze(np.zeros((0, *(sizes[d] if isinstance(d, str) else d for d in shape)), dtype=dtype), dtype)
         for name, shape, dtype in BEAM_FIELDS
     }
+
+
+def no_joint_stops() -> np.ndarray:
+    """The ``joint_stops`` field of a model without hard joint limits: a read-only (0, 5) array."""
+    return freeze(np.zeros((0, 5)), np.float64)
 
 
 def freeze(a: np.ndarray, dtype: type) -> np.ndarray:
