@@ -42,8 +42,8 @@ from kynemapy.math.rotations import rotation_matrices
 from kynemapy.model import Model, kinds
 from kynemapy.model.builder import check_simulation, no_unknowns, real_number, servo_inputs
 from kynemapy.run import loop, stepcontrol
-from kynemapy.run.joint_stops import JointStops, has_joint_stops
 from kynemapy.run.failure import failure_text, singular_cause
+from kynemapy.run.joint_stops import JointStops, has_joint_stops
 from kynemapy.run.stepcontrol import ControlledRun, StepControl
 
 _new_tuple = tuple.__new__

@@ -17,6 +17,7 @@ and the impact never adds energy.
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -172,7 +173,7 @@ def test_pendulum_convergence_second_order_before_and_first_order_after_the_impa
         before.append(abs(sim.joint_output(j)[0] - reference_angle(segments, 0.4)))
         sim.advance(round(1.0 / h) - round(0.4 / h))
         after.append(abs(sim.joint_output(j)[0] - reference_angle(segments, 1.0)))
-    for coarse, fine in zip(before, before[1:], strict=False):
+    for coarse, fine in itertools.pairwise(before):
         assert 3.6 < coarse / fine < 4.4, before
     for h, err in zip(steps, after, strict=True):
         assert err <= (e * abs(RATE_AT_STOP) + e * A_MAX * 1.0) * h, after
@@ -293,8 +294,8 @@ def test_a_start_outside_the_limits_and_the_unsupported_paths_are_refused() -> N
     b.add_hinge_joint(kp.GROUND, n, (0, 0, 0), (1, 0, 0), limits=(0.1, 1.0), limit_restitution=0.5)
     with pytest.raises(ModelError, match=r"starts at 0\.0 rad, outside its hard limits"):
         kp.Simulation(b.build(), _params(1e-3))
-    sim, j = pendulum(1e-3, 0.5)
-    with pytest.raises(ValueError, match="advance_to .* hard joint limits"):
+    sim, _ = pendulum(1e-3, 0.5)
+    with pytest.raises(ValueError, match=r"advance_to .* hard joint limits"):
         sim.advance_to(0.1)
     with pytest.raises(ValueError, match="Batch: member 0's model has hard joint limits"):
         kp.Batch([sim])
