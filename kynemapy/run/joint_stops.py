@@ -13,7 +13,8 @@ corrections (Brüls, Acary & Cardona, CMAME 2014; Chen, Acary, Virlez & Brüls, 
   Newton's impact law ``G v + e G v_n >= 0 ⊥ Λ >= 0`` (v_n the velocity at the start of the step),
   a small linear complementarity problem solved exactly by principal pivoting.
 
-M, B and Φ come from the engine's ``LINEARIZE`` task (:class:`kynemapy.analysis.linearize.Assembler`);
+M, B and Φ come from the engine's ``LINEARIZE`` task (as :class:`kynemapy.analysis.linearize.Assembler`
+assembles them: no step increment, 𝒯 = I, β′ = 1, no K^Φ);
 the limit's gradient G (a row over the DOFs, ``dθ = G δq``) is the generalized force of a unit
 joint torque (force), read from the engine's own joint-load kernel as the change of the assembled
 residual when the joint's torque (force) input grows by 1 (the residual holds minus the applied
@@ -23,20 +24,18 @@ model without hard limits steps exactly as before.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import scipy.linalg
 
-from kynemapy.analysis.linearize import Assembler, linearization_coefficients
 from kynemapy.engine.api import ConvergenceError, task
-from kynemapy.engine.entry import START
+from kynemapy.engine.data import new_inputs, new_state, new_workspace
+from kynemapy.engine.entry import LINEARIZE, START
+from kynemapy.engine.params import coefficient_vector
 from kynemapy.math.quaternion import quat_exp, quat_product
 from kynemapy.model import Model, kinds
 from kynemapy.model.errors import ModelError
-
-if TYPE_CHECKING:  # pragma: no cover
-    from kynemapy.run.simulation import Simulation
 
 #: the most Newton iterations of the position correction
 MAX_ITERATIONS = 20
@@ -86,12 +85,43 @@ def solve_lcp(d: np.ndarray, w0: np.ndarray) -> np.ndarray:
     raise RuntimeError("joint stops: the impact problem (LCP) did not converge")  # pragma: no cover
 
 
+#: the coefficients of a linearization with β′ = 1 alone (h = 1 s, c = 1, exact gradients, no K^Φ):
+#: the Newton matrix is [[M, Bᵀ], [B, 0]] (``analysis.linearize.linearization_coefficients(1, 0, 0, False)``)
+MASS_COEFFICIENTS = (1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0, 1, True, True, False, 0.0)
+
+
+class _Assembler:
+    """The engine's Newton matrix and residual at given states (``LINEARIZE``, its own workspace)."""
+
+    def __init__(self, model: Model) -> None:
+        self.model = model
+        self.workspace = new_workspace(model, 1, "auto", True)
+        self.state = new_state(model)
+        self.inputs = new_inputs(model)
+        self.data = self.workspace.data(self.state, self.inputs)
+        self.p = coefficient_vector(*MASS_COEFFICIENTS)
+
+    def system(self, state: Any, inputs: Any) -> tuple[np.ndarray, np.ndarray]:
+        """The dense Newton matrix (n, n) and the residual (n,) at ``state`` (Δq := 0) and ``inputs``."""
+        self.state.assign(state)
+        self.state.q_delta[...] = 0.0
+        self.inputs.f[...] = inputs.f
+        self.inputs.constraint_input[...] = inputs.constraint_input
+        task(self.data, self.p, LINEARIZE)
+        ws = self.workspace
+        n = int(self.model.n_dofs)
+        matrix = np.zeros((n, n))
+        cols = np.repeat(np.arange(n), np.diff(ws.indptr))
+        np.add.at(matrix, (ws.indices, cols), ws.vals[: ws.indices.shape[0]])
+        return matrix, ws.views["b"].copy()
+
+
 class JointStops:
     """The hard hinge and slider limits of one simulation, enforced after each of its steps.
 
     Parameters
     ----------
-    sim : Simulation
+    sim : kynemapy.Simulation
         The simulation; its model's ``joint_stops`` (K, 5) lists the limits.
 
     Attributes
@@ -113,7 +143,7 @@ class JointStops:
         The Newton iterations of the last position correction (0: no stop was active).
     """
 
-    def __init__(self, sim: Simulation) -> None:
+    def __init__(self, sim: Any) -> None:
         self.sim = sim
         model = sim.model
         table = np.asarray(model.joint_stops)
@@ -126,8 +156,7 @@ class JointStops:
         self.position_impulse = np.zeros(self.cid.size)
         self.iterations = 0
         self.n = int(model.n_system_dofs)
-        self._assembler: Assembler | None = None
-        self._p = linearization_coefficients(1.0, 0.0, 0.0, False)
+        self._assembler: _Assembler | None = None
         first = np.asarray(model.node_map, dtype=np.int64)
         dofs = np.asarray(model.node_dofs, dtype=np.int64)
         # DOF index -> (node, component) of the state's (N, 6) arrays
@@ -143,10 +172,10 @@ class JointStops:
                 raise ValueError(f"joint_stops: constraint kind {kind} has no hard limits (hinges and sliders only)")
 
     @property
-    def assembler(self) -> Assembler:
+    def assembler(self) -> _Assembler:
         """The engine's Newton system at given states (made on first use)."""
         if self._assembler is None:
-            self._assembler = Assembler(self.sim.model)
+            self._assembler = _Assembler(self.sim.model)
         return self._assembler
 
     # ------------------------------------------------------------ pieces
@@ -167,15 +196,14 @@ class JointStops:
         """M (n, n), B (m, n), Φ (m,) and the gap gradients (k, n) of the limits ``active`` at the state."""
         sim, n = self.sim, self.n
         asm = self.assembler
-        matrix, b0 = asm.system(sim.state, sim.inputs, self._p)
-        dense = matrix.toarray()
+        dense, b0 = asm.system(sim.state, sim.inputs)
         grads = np.zeros((active.size, n))
         probe = _InputsCopy(sim.inputs)
         for j, (i, s) in enumerate(zip(active, side, strict=True)):
             c = self.cid[i]
             probe.constraint_input[...] = sim.inputs.constraint_input
             probe.constraint_input[c, 0] += 1.0
-            _, b1 = asm.system(sim.state, probe, self._p)
+            _, b1 = asm.system(sim.state, probe)
             grads[j] = -s * (b1[:n] - b0[:n])  # G θ = −∂b/∂τ: the residual holds −(applied load)
         return dense[:n, :n], dense[n:, :n], b0[n:], grads
 

@@ -6,7 +6,7 @@ import math
 import os
 import warnings
 from collections.abc import Callable, Sequence
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
 
@@ -43,8 +43,10 @@ from kynemapy.model import Model, kinds
 from kynemapy.model.builder import check_simulation, no_unknowns, real_number, servo_inputs
 from kynemapy.run import loop, stepcontrol
 from kynemapy.run.failure import failure_text, singular_cause
-from kynemapy.run.joint_stops import JointStops, has_joint_stops
 from kynemapy.run.stepcontrol import ControlledRun, StepControl
+
+if TYPE_CHECKING:  # pragma: no cover
+    from kynemapy.run.joint_stops import JointStops
 
 _new_tuple = tuple.__new__
 
@@ -183,7 +185,12 @@ class Simulation:
         self._frame: Callable[..., None] | None = None
         self._point_motion: Callable[..., None] | None = None
         #: the hard hinge and slider limits (:mod:`kynemapy.run.joint_stops`), None without
-        self._stops: JointStops | None = JointStops(self) if has_joint_stops(model) else None
+        self._stops: JointStops | None = None
+        stops = getattr(model, "joint_stops", None)
+        if stops is not None and len(stops):  # scipy's solvers are imported with the stops only
+            from kynemapy.run.joint_stops import JointStops
+
+            self._stops = JointStops(self)
         self._params = params
         self._p = params.coefficients
         self._state, self._inputs = api.initial_state(model)
