@@ -20,6 +20,7 @@ Run:  python examples/hard_stop.py
 
 from __future__ import annotations
 
+import itertools
 import math
 import sys
 
@@ -85,7 +86,7 @@ def main() -> int:
     landed = [k for k in range(1, s.size - 1) if s[k] <= -drop + 1e-12 < s[k + 1]]
     print(f"slider, e = {e}, dropped {drop} m:")
     v0 = math.sqrt(2.0 * G * drop)
-    for k, (a, b) in enumerate(zip(landed[:3], landed[1:4], strict=False), start=1):
+    for k, (a, b) in enumerate(itertools.pairwise(landed[:4]), start=1):
         height = float(s[a:b].max()) + drop
         bound = k * e**k * v0 * H + G * H * H / 8.0
         print(f"  bounce {k}: height {height:.6f} m, closed form e^{2 * k} H = {e ** (2 * k) * drop:.6f} m")

@@ -305,3 +305,47 @@ def test_a_start_outside_the_limits_and_the_unsupported_paths_are_refused() -> N
     b.add_hinge_joint(kp.GROUND, n, (0, 0, 0), (1, 0, 0))
     with pytest.raises(ValueError, match="constraint 0 has no hard limits"):
         kp.Simulation(b.build(), _params(1e-3)).stop_impulse(0)
+
+
+HARD_SLIDER_TOML = """
+[model]
+gravity = [0.0, 0.0, -9.81]
+
+[[node]]
+name = "block"
+position = [0.0, 0.0, 0.0]
+
+[[mass]]
+node = "block"
+mass = 3.0
+inertia = [0.1, 0.1, 0.1]
+
+[[constraint]]
+kind = "slider_joint"
+name = "rail"
+body_a = "ground"
+body_b = "block"
+point = [0.0, 0.0, 0.0]
+axis = [0.0, 0.0, 1.0]
+limits = [-1.0, 1.0]
+limit_restitution = 0.8
+
+[step]
+h = 0.001
+"""
+
+
+def test_model_file_hard_limit_keys_build_the_builders_model() -> None:
+    """``limits`` with ``limit_restitution`` in a model file: the builder's table; bad values name the line."""
+    from kynemapy.model.file import ModelFileError, parse_model_file
+
+    mf = parse_model_file(HARD_SLIDER_TOML)
+    model = slider(1e-3, 0.8)[0].model
+    np.testing.assert_array_equal(mf.model.joint_stops, model.joint_stops)
+    np.testing.assert_array_equal(model.joint_stops, [[0.0, float(kp.model.kinds.SLIDER_JOINT), -1.0, 1.0, 0.8]])
+    with pytest.raises(ModelFileError, match=r"line 22.*limit_restitution must be in \[0, 1\]"):
+        parse_model_file(HARD_SLIDER_TOML.replace("limit_restitution = 0.8", "limit_restitution = 2.0"))
+    with pytest.raises(ModelFileError, match=r"either hard .* or compliant"):
+        parse_model_file(
+            HARD_SLIDER_TOML.replace("limit_restitution = 0.8", "limit_restitution = 0.8\nlimit_stiffness = 1e4")
+        )
