@@ -394,3 +394,28 @@ def test_two_free_bodies_hit_an_elbow_stop_internally(e: float) -> None:
             assert abs(after / before + e) <= e * delta**2 + 1e-12
             hits += 1
     assert hits >= 2
+
+
+def test_urdf_limits_are_hard_limits_with_a_restitution() -> None:
+    """``load_urdf(..., joint_limits=True, limit_restitution=0)``: the horizontal pendulum of the
+    compliant-limit test (2 kg, 0.8 m along x, gravity turning it +θ about y) falls onto its upper
+    stop 0.5 rad and rests exactly on it, the stop's torque m g l cos 0.5 within the smooth step's
+    fall into the stop (``|tan θ| h² a_max`` relative)."""
+    from test_joint_limits import URDF_PENDULUM
+
+    from kynemapy.io.urdf import URDFError, load_urdf
+
+    with pytest.raises(URDFError, match=r"limit_stiffness > 0 .* or limit_restitution"):
+        load_urdf(URDF_PENDULUM, joint_limits=True)
+    robot = load_urdf(URDF_PENDULUM, joint_limits=True, limit_restitution=0.0)
+    j = robot.joint_id["hinge"]
+    h = 1e-3
+    sim = kp.Simulation(robot.builder.build(), _params(h))
+    sim.advance(3000)
+    theta, rate, _ = sim.joint_output(j)
+    assert theta == pytest.approx(0.5, abs=1e-15)
+    assert abs(rate) <= 1e-15
+    inertia = 2.0 * 0.8**2 + 0.001
+    a_max = 2.0 * G * 0.8 / inertia
+    static = 2.0 * G * 0.8 * math.cos(0.5)
+    assert -sim.stop_impulse(j) / h == pytest.approx(static, rel=math.tan(0.5) * h * h * a_max)
