@@ -152,11 +152,23 @@ def _run(args: argparse.Namespace) -> int:
     else:
         sim = Simulation(mf.model, mf.params)
         remaining = n_total
+    control = None
+    if mf.step_control is not None:
+        from kynemapy.run.stepcontrol import StepControl
+
+        try:
+            control = StepControl(**mf.step_control)
+        except ValueError as exc:
+            raise ValueError(f"{args.model}: [step_control]: {str(exc).removeprefix('StepControl: ')}") from None
+        if args.adaptive:
+            raise ValueError("--adaptive does not apply to a model file with [step_control] (the control redoes steps)")
     resume = f"kynemapy run {args.model} -o {output} --resume"
     try:
         with _sigterm_stops_the_run():
             info = sim.run(
-                n_steps=remaining,
+                n_steps=remaining if control is None else None,
+                t_end=mf.t_end if control is not None else None,
+                control=control,
                 output=output,
                 every=every,
                 block=block,
@@ -192,6 +204,12 @@ def _run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 130 if isinstance(exc, KeyboardInterrupt) else 143
+    if control is not None:
+        print(
+            f"{info.steps} accepted steps ({info.rejected} rejected, the smallest {info.min_step:.3g} s) to "
+            f"t = {info.time:.9g} s in {info.wall_time:.2f} s; {info.rows} rows written to {output}"
+        )
+        return 0
     print(
         f"{info.steps} steps to t = {info.time:.9g} s in {info.wall_time:.2f} s; "
         f"Newton iterations/step mean {info.iterations_mean:.2f}, max {info.iterations_max}; "
@@ -221,8 +239,17 @@ def _info(args: argparse.Namespace) -> int:
     print(f"rows              {r.committed}")
     if r.committed:
         print(f"time              {r.time[0]:.9g} s to {r.time[-1]:.9g} s (steps {r.step[0]} to {r.step[-1]})")
-        its = r.iterations[r.step > 0] if np.any(r.step > 0) else r.iterations
-        print(f"Newton iterations mean {its.mean():.3f}, max {its.max()}")
+        sc = r.step_control
+        if sc is not None:  # a step-controlled run: its rows are no steps
+            sizes = sc["step_size"][sc["accepted"] > 0]
+            print(
+                f"step control      {int(sc['accepted'].sum())} accepted steps, {int(sc['rejected'].sum())} rejected; "
+                + (f"step size {sizes.min():.3g} s to {sizes.max():.3g} s; " if sizes.size else "")
+                + f"largest estimated error {sc['estimated_error'].max():.3g}"
+            )
+        else:
+            its = r.iterations[r.step > 0] if np.any(r.step > 0) else r.iterations
+            print(f"Newton iterations mean {its.mean():.3f}, max {its.max()}")
         energy = r.kinetic_energy + r.potential_energy + r.strain_energy
         change = float(np.max(np.abs(energy - energy[0])))
         if energy[0] != 0.0:

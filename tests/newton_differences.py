@@ -33,12 +33,21 @@ def quat_mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def matrix_and_differences(
-    model: kp.Model, params: kp.StepParameters, state: kp.State | None = None, steps: int = 7
+    model: kp.Model,
+    params: kp.StepParameters,
+    state: kp.State | None = None,
+    steps: int = 7,
+    projected: bool = True,
+    eps: float = 1e-6,
 ) -> tuple[np.ndarray, np.ndarray, kp.State]:
     """The engine's iteration matrix (node rows ÷ the conditioner c) on the node columns at a
     moving state (``steps`` steps in, or ``state``: Δq ≠ 0, so 𝒯 ≠ I), central differences
-    (ε = 1e-6) of the residual along each column's Newton update, and the state."""
-    with pytest.warns(UserWarning, match="projected"):
+    (``eps`` ε = 1e-6) of the residual along each column's Newton update, and the state.  ``projected``:
+    the model's initial velocities violate its constraints (a warning says they are projected)."""
+    if projected:
+        with pytest.warns(UserWarning, match="projected"):
+            sim = kp.Simulation(model, params)
+    else:
         sim = kp.Simulation(model, params)
     if state is None:
         sim.advance(steps)
@@ -66,6 +75,5 @@ def matrix_and_differences(
         task(sim.data, p, LINEARIZE)
         return sim.workspace.b.copy()
 
-    eps = 1e-6
     fd = np.column_stack([(residual(j, eps) - residual(j, -eps)) / (2 * eps) for j in range(nsys)])
     return a, fd, base

@@ -19,7 +19,7 @@ import numpy as np
 
 from kynemapy.engine import entry as _entry
 from kynemapy.engine.data import Inputs, State, Workspace, new_inputs, new_state
-from kynemapy.engine.elements import BEAMS
+from kynemapy.engine.elements import BEAMS, CONTACTS, PAIRS
 from kynemapy.engine.elements.beams.table import scratch_nodes
 from kynemapy.engine.fields import Data
 from kynemapy.engine.invariants import invariant_scratch, pack_rows
@@ -266,6 +266,8 @@ def active_entries(workspace: Workspace, p: np.ndarray, probes: int = PROBES) ->
     between translation and rotation in its mass matrix, a constraint row acts on one
     displacement component, the ground has no DOFs).  The dense program takes the others as
     zeros and checks them at every solve (:func:`kynemapy.linalg.dense.build_program`).
+    Contact blocks (plane contacts and sphere pairs) are active whole: they carry a force only
+    where shapes touch, which a random state need not make them do.
     """
     model = workspace.model
     rng = np.random.default_rng(20261125)
@@ -277,6 +279,9 @@ def active_entries(workspace: Workspace, p: np.ndarray, probes: int = PROBES) ->
         inputs.data[...] = rng.standard_normal(inputs.data.shape)
         task(data, p, _entry.LINEARIZE)
         seen |= workspace.vals != 0.0  # NaN counts as non-zero
+    for k in (CONTACTS, PAIRS):
+        slots = data.tables[k].slots
+        seen[slots[slots >= 0]] = True
     return seen
 
 

@@ -1,8 +1,8 @@
 """Calls into the engine's optional units: code compiled on its own, when a model needs it.
 
 The Newton loop (:func:`kynemapy.engine.entry.run_task`) is compiled once for every model, but
-three parts of it only some models use: the beam elements, the two-body joints and the sparse
-LU.  Each is a *unit*: a compiled function of plain arguments, compiled (or loaded from the
+four parts of it only some models use: the beam elements, the two-body joints, the sparse
+LU and the contact points.  Each is a *unit*: a compiled function of plain arguments, compiled (or loaded from the
 cache) the first time a simulation needs it, whose address the simulation's ``Data.units``
 (int64, (:data:`N_UNITS`,)) holds (:func:`kynemapy.engine.units.fill_units`).  The Newton loop
 calls a unit through that address (:func:`call_unit`), so the unit's code is neither compiled
@@ -26,7 +26,8 @@ BEAMS = 0  #: the beam elements' terms (:func:`kynemapy.engine.elements.beams.ta
 BODY_JOINTS = 1  #: the two-body joints (:func:`kynemapy.engine.constraints.body_phase.body_joint_phase`)
 SPARSE = 2  #: the sparse LU (:func:`kynemapy.engine.solvers.sparse_phase`)
 ENGINE = 3  #: the engine itself, every model's (:func:`kynemapy.engine.entry.run_task_at`)
-N_UNITS = 4
+CONTACTS = 4  #: the compliant contacts (:func:`kynemapy.engine.elements.pairs.contact_phase`)
+N_UNITS = 5
 
 #: plain Python (``KYNEMAPY_DISABLE_JIT``): the unit functions themselves, by position, as
 #: :mod:`kynemapy.engine.units` registers them when imported (before any simulation exists)
@@ -46,4 +47,4 @@ else:
     from kynemapy.engine.native import call_address as call_unit
     from kynemapy.engine.native import load_data
 
-__all__ = ["BEAMS", "BODY_JOINTS", "ENGINE", "N_UNITS", "PLAIN_KERNELS", "SPARSE", "call_unit", "load_data"]
+__all__ = ["BEAMS", "BODY_JOINTS", "CONTACTS", "ENGINE", "N_UNITS", "PLAIN_KERNELS", "SPARSE", "call_unit", "load_data"]

@@ -18,16 +18,19 @@ import numpy as np
 from kynemapy._jit import JIT_DISABLED
 from kynemapy.engine.constraints.body_phase import TERMS, body_joint_phase
 from kynemapy.engine.elements import BEAMS as BEAM_TABLE
+from kynemapy.engine.elements import CONTACTS as CONTACT_TABLE
+from kynemapy.engine.elements import PAIRS as PAIR_TABLE
 from kynemapy.engine.elements.beams.table import beam_phase
+from kynemapy.engine.elements.pairs import contact_phase
 from kynemapy.engine.entry import run_task_at
 from kynemapy.engine.fields import Data
 from kynemapy.engine.lookup import argument_types, entry
 from kynemapy.engine.solvers import SOLVE, sparse_phase
-from kynemapy.engine.unit_call import BEAMS, BODY_JOINTS, ENGINE, N_UNITS, PLAIN_KERNELS, SPARSE
+from kynemapy.engine.unit_call import BEAMS, BODY_JOINTS, CONTACTS, ENGINE, N_UNITS, PLAIN_KERNELS, SPARSE
 from kynemapy.model.kinds import BALL_JOINT
 
 #: the unit kernels by their position in ``Data.units``
-KERNELS = (beam_phase, body_joint_phase, sparse_phase, run_task_at)
+KERNELS = (beam_phase, body_joint_phase, sparse_phase, run_task_at, contact_phase)
 PLAIN_KERNELS[:] = KERNELS  # what plain Python (KYNEMAPY_DISABLE_JIT) calls
 
 #: addresses found, by unit and the identities of numba's (interned) argument types, kept with
@@ -38,10 +41,11 @@ _lock = threading.Lock()
 
 def _arguments(index: int, d: Data) -> tuple[Any, ...]:
     """Arguments of the types unit ``index``'s caller passes (values do not matter)."""
-    if index == BEAMS:
+    if index in (BEAMS, CONTACTS):
         p = np.zeros(1)
+        tables = (d.tables[BEAM_TABLE],) if index == BEAMS else (d.tables[CONTACT_TABLE], d.tables[PAIR_TABLE])
         return (
-            d.tables[BEAM_TABLE], d.x0, d.gravity, d.q, d.v, d.vd, d.tangent, d.s33, d.s3, d.s4, d.s66, p, 1.0,
+            *tables, d.x0, d.gravity, d.q, d.v, d.vd, d.tangent, d.s33, d.s3, d.s4, d.s66, p, 1.0,
             d.vals, d.b,
         )  # fmt: skip
     if index == BODY_JOINTS:
@@ -65,6 +69,7 @@ def needed(d: Data) -> tuple[bool, ...]:
     use[BODY_JOINTS] = bool(np.any(d.kinds.kind >= BALL_JOINT))
     use[SPARSE] = not d.solver.dense
     use[ENGINE] = True
+    use[CONTACTS] = d.tables[CONTACT_TABLE].nodes.shape[0] > 0 or d.tables[PAIR_TABLE].nodes.shape[0] > 0
     return tuple(use)
 
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from kynemapy.engine.data import Inputs, State
 from kynemapy.engine.rows import DERIVED, ROW_FIELDS, ROW_NAMES, row_layout
-from kynemapy.model import Model, no_beams, no_joint_stops
+from kynemapy.model import Model, no_beams, no_contacts, no_joint_stops
 
 #: Per-row fields the caller must pass to :meth:`ResultWriter.append` (the others, ``DERIVED``,
 #: are computed from ``q`` and ``v`` when left out).
@@ -111,13 +111,55 @@ def restart_shapes(model: Model) -> dict[str, tuple[tuple[int, ...], type]]:
     }
 
 
+#: the per-row columns of a step-controlled run (:meth:`kynemapy.Simulation.run` with ``control``),
+#: in the group ``/step_control`` of its file: name -> (dtype, unit)
+STEP_CONTROL_FIELDS: dict[str, tuple[type, str]] = {
+    "step_size": (np.float64, "s (the accepted step that reaches the row's time; 0 at a run's first row)"),
+    "accepted": (np.int64, "1 (steps accepted since the row before)"),
+    "rejected": (np.int64, "1 (step attempts, or extrapolated calls, rejected since the row before)"),
+    "estimated_error": (
+        np.float64,
+        "1 (the control's weighted-RMS error estimate of the step that reaches the row's time, <= 1 accepted)",
+    ),
+}
+
+
+def step_control_columns(path: str, names: tuple[str, ...], step_control: Any, n: int) -> dict[str, np.ndarray]:
+    """The ``/step_control`` columns of one block of ``n`` rows, checked against the file's ``names``
+    (empty: the file has none, and ``step_control`` must be None)."""
+    if not names:
+        if step_control is not None:
+            raise ValueError(f"ResultWriter.append: {path} has no /step_control columns (created without them)")
+        return {}
+    if step_control is None or set(step_control) != set(names):
+        got = None if step_control is None else sorted(step_control)
+        raise KeyError(f"ResultWriter.append: {path} needs the step_control columns {list(names)}, got {got}")
+    out = {}
+    for name in names:
+        arr = np.asarray(step_control[name])
+        if arr.shape != (n,):
+            raise ValueError(f"ResultWriter.append: step_control {name} must have shape ({n},), got {arr.shape}")
+        dtype = STEP_CONTROL_FIELDS[name][0]
+        if np.dtype(dtype).kind == "i" and arr.dtype.kind not in "iub" and not np.array_equal(arr, np.round(arr)):
+            raise ValueError(f"ResultWriter.append: step_control {name} must hold integers")
+        out[name] = np.ascontiguousarray(arr, dtype=dtype)
+    return out
+
+
 #: output-row fields added after result files were first written (an earlier file lacks them;
 #: :func:`read` computes them from the file's states)
 ADDED_LATER = frozenset({"strain_energy"})
 
 
-#: the model fields of a file written before beams existed
-NO_BEAMS: dict[str, Any] = {"n_beams": 0, **no_beams(), "joint_stops": no_joint_stops()}
+#: the model fields of a file written before beams, contact (or hard joint limits) existed
+NO_BEAMS: dict[str, Any] = {
+    "n_beams": 0,
+    **no_beams(),
+    "n_contacts": 0,
+    "n_pairs": 0,
+    **no_contacts(),
+    "joint_stops": no_joint_stops(),
+}
 
 
 #: root attributes the writer sets (not the user's)
@@ -167,6 +209,7 @@ __all__ = [
     "RESERVED",
     "RESTART_INPUTS",
     "RESTART_STATE",
+    "STEP_CONTROL_FIELDS",
     "UNITS",
     "attr_value",
     "convert",
@@ -174,4 +217,5 @@ __all__ = [
     "model_difference",
     "restart_shapes",
     "row_shapes",
+    "step_control_columns",
 ]

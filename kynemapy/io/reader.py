@@ -108,6 +108,11 @@ class Result:
     orientation : (n, N, 4) ndarray [-]
         World orientations (unit quaternions (w, x, y, z)) of the nodes, computed from
         ``q`` and the model's ``x0``.
+    step_control : dict[str, ndarray] or None
+        The per-row columns of a step-controlled run (:meth:`kynemapy.Simulation.run` with
+        ``control``; the group ``/step_control``), (n,) each: ``step_size`` [s], ``accepted``,
+        ``rejected`` (counts since the row before), ``estimated_error`` [-]; None for a file of
+        fixed steps.
     missing_rows : tuple[tuple[int, int], ...]
         ``(first_row, stop_row)`` ranges of the file's committed rows left out by
         ``read(path, salvage=True)`` because they fail their checksums (empty otherwise); then
@@ -138,6 +143,7 @@ class Result:
     closed_cleanly: bool
     path: str
     missing_rows: tuple[tuple[int, int], ...] = ()
+    step_control: dict[str, np.ndarray] | None = None
 
     @property
     def position(self) -> np.ndarray:
@@ -417,6 +423,7 @@ def read(path: str | os.PathLike[str], *, salvage: bool = False) -> Result:
         closed_cleanly=clean,
         path=path,
         missing_rows=tuple(lost),
+        step_control={name.split("/", 1)[1]: rows[name] for name in rows if name.startswith("step_control/")} or None,
     )
 
 

@@ -117,14 +117,21 @@ def verify(
     bad: list[tuple[int, int]] = [] if bad_from is None else [(bad_from, committed)]
     # the records' columns by name (a file of an earlier version lacks the fields added since)
     columns = json.loads(f["checksums"].attrs["columns"]) if checked else ["first_row", "stop_row", *ROW_NAMES]
+    # a step-controlled run's /step_control columns are checked with the rows (rows["step_control/..."])
+    names = [*ROW_NAMES, *(c for c in columns if c.startswith("step_control/") and c in f)]
     check = crc32_of
     if checked:
         algorithm = decode(f["checksums"].attrs.get("algorithm", CRC_ALGORITHM))
         check = block_check(str(algorithm))
         if check is None:
             raise unknown_algorithm(f, path, "checksums", str(algorithm))
-    for name in ROW_NAMES:
+    for name in names:
         if name not in f:
+            continue
+        if f[name].shape[0] < committed:
+            problems.append((name, None, None))
+            bad.append((0, committed))
+            rows[name] = np.zeros((committed, *f[name].shape[1:]), dtype=f[name].dtype)
             continue
         k = columns.index(name) - 2
         ds = f[name]

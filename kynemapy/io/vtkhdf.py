@@ -11,21 +11,28 @@ points                        what
 0 .. N−1                      the nodes, at X + u [m]
 N .. N+2J−1                   the two-body joints' points, as carried by side a and b
 then 8 per body               the corners of each body's principal-inertia box
+then k per collision shape    its points (docs/contact.md): a sphere's centre, a capsule's
+                              two end centres, a box's eight corners
+then 4 per ground plane       the corners of a square on the plane under the scene
 ============================= =====================================================
 
 Cells: a vertex per node; a line per spring, per constraint between two nodes, and from each
 joint side's node to its joint point; a polyline per beam through its nodes, root to tip (the
-element connectivity of the result file's ``/model/beam_node``); six quadrilaterals per body box.
+element connectivity of the result file's ``/model/beam_node``); six quadrilaterals per body box;
+a vertex per sphere (ParaView's Glyph filter with ``radius`` as its scale draws it), a line
+per capsule, six quadrilaterals per box shape and a quadrilateral per ground plane.
 
 Point data: ``displacement`` (3) [m] (from the initial position: the node's, or the point's
-own), ``velocity`` (3) [m/s] and ``angular_velocity`` (3) [rad/s] (the node's; box corners and
-joint points carry their node's), ``node`` (int, −1 for a ground joint side).
+own), ``velocity`` (3) [m/s] and ``angular_velocity`` (3) [rad/s] (the node's; box corners,
+joint points and shape points carry their node's), ``node`` (int, −1 for a ground joint side
+or a plane's corner), ``radius`` [m] (a shape point's radius, 0 elsewhere).
 Cell data: ``kind`` (0 node, 1 spring, 2 link between two constrained nodes, 3 joint arm,
-4 body face, 5 beam), ``item`` (node, spring, constraint, mass or beam index).
+4 body face, 5 beam, 6 collision shape, 7 ground plane), ``item`` (node, spring, constraint,
+mass, beam, shape or plane index).
 The result file's time series stay in the result file; this file holds what ParaView draws.
 
 Every step is stored in full (points, cells, data), so each step reads on its own; the
-file grows by about (N + 2J + 8B) × 80 bytes per row (``every`` thins the rows).
+file grows by about (N + 2J + 8B + shape points) × 88 bytes per row (``every`` thins the rows).
 """
 
 from __future__ import annotations
@@ -40,7 +47,9 @@ import numpy as np
 __all__ = ["CELL_KINDS", "write_vtkhdf"]
 
 #: codes of the ``kind`` cell array
-CELL_KINDS = {"node": 0, "spring": 1, "link": 2, "joint arm": 3, "body face": 4, "beam": 5}
+CELL_KINDS = {
+    "node": 0, "spring": 1, "link": 2, "joint arm": 3, "body face": 4, "beam": 5, "shape": 6, "ground": 7,
+}  # fmt: skip
 _VTK_VERSION = (2, 2)
 
 
@@ -84,6 +93,27 @@ def _topology(sc: Any, n_nodes: int) -> dict[str, Any]:
             polygons.append([box_base + 8 * b + k for k in face])
             pkind.append(CELL_KINDS["body face"])
             pitem.append(box.mass)
+    base = box_base + 8 * len(sc.boxes)
+    for sh in sc.shapes:
+        k = len(sh.offsets)
+        if sh.kind == "box":
+            for face in BOX_FACES:
+                polygons.append([base + i for i in face])
+                pkind.append(CELL_KINDS["shape"])
+                pitem.append(sh.shape)
+        elif k == 1:
+            vertices.append([base])
+            vkind.append(CELL_KINDS["shape"])
+            vitem.append(sh.shape)
+        else:
+            lines.append([base + i for i in range(k)])
+            lkind.append(CELL_KINDS["shape"])
+            litem.append(sh.shape)
+        base += k
+    for j in range(len(sc.planes)):
+        polygons.append([base + 4 * j + i for i in range(4)])
+        pkind.append(CELL_KINDS["ground"])
+        pitem.append(j)
     return {
         "Vertices": vertices,
         "Lines": lines,
@@ -92,6 +122,30 @@ def _topology(sc: Any, n_nodes: int) -> dict[str, Any]:
         "kind": np.array(vkind + lkind + pkind, dtype=np.int64),
         "item": np.array(vitem + litem + pitem, dtype=np.int64),
     }
+
+
+def _shape_points(sc: Any, q: np.ndarray) -> np.ndarray:
+    """(n, P, 3) the collision shapes' points [m], shape after shape."""
+    parts = sc.shape_points(q)
+    return np.concatenate(parts, axis=1) if parts else np.zeros((q.shape[0], 0, 3))
+
+
+def _plane_squares(sc: Any, q: np.ndarray) -> np.ndarray:
+    """(1, 4 P, 3) a square on each ground plane [m], centred under the scene's extent over the
+    rows ``q`` and as wide as it."""
+    if not len(sc.planes):
+        return np.zeros((1, 0, 3))
+    lo, hi = sc.extent(q)
+    centre, half = 0.5 * (lo + hi), 0.5 * max(float(np.max(hi - lo)), 1e-3) * 1.05
+    out = []
+    for plane in sc.planes:
+        n, d = np.asarray(plane[:3], dtype=float), float(plane[3])
+        foot = centre - (centre @ n - d) * n
+        e1 = np.cross(n, [1.0, 0.0, 0.0] if abs(n[0]) < 0.9 else [0.0, 1.0, 0.0])
+        e1 /= np.linalg.norm(e1)
+        e2 = np.cross(n, e1)
+        out.extend(foot + half * (a * e1 + b * e2) for a, b in ((-1, -1), (1, -1), (1, 1), (-1, 1)))
+    return np.array(out)[None]
 
 
 def write_vtkhdf(
@@ -147,12 +201,18 @@ def write_vtkhdf(
     nodes_x = node_positions(model, q)  # (n, N, 3)
     joints_x = sc.joint_points(q).reshape(n_steps, 2 * nj, 3)
     corners = sc.box_corners(q).reshape(n_steps, 8 * nb, 3)
-    points = np.concatenate([nodes_x, joints_x, corners], axis=1)
+    shapes_x = _shape_points(sc, q)
+    planes_x = np.broadcast_to(_plane_squares(sc, q), (n_steps, 4 * len(sc.planes), 3))
+    points = np.concatenate([nodes_x, joints_x, corners, shapes_x, planes_x], axis=1)
     n_points = points.shape[1]
     q0 = np.asarray(result.q)[:1]
     first = np.concatenate(
-        [node_positions(model, q0), sc.joint_points(q0).reshape(1, -1, 3), sc.box_corners(q0).reshape(1, -1, 3)], axis=1
-    )
+        [
+            node_positions(model, q0), sc.joint_points(q0).reshape(1, -1, 3), sc.box_corners(q0).reshape(1, -1, 3),
+            _shape_points(sc, q0), planes_x[:1],
+        ],
+        axis=1,
+    )  # fmt: skip
     displacement = points - first
     displacement[:, :nn] = q[:, :, :3] - np.asarray(result.q)[:1, :, :3]  # the nodes' own u − u0
     owner = np.concatenate(
@@ -160,8 +220,15 @@ def write_vtkhdf(
             np.arange(nn),
             np.array([int(model.constraint_node[c, s]) for c in sc.joints for s in range(2)], dtype=np.int64),
             np.repeat(np.array([b.node for b in sc.boxes], dtype=np.int64), 8),
+            np.array([sh.node for sh in sc.shapes for _ in sh.offsets], dtype=np.int64),
+            np.full(4 * len(sc.planes), -1, dtype=np.int64),
         ]
     ).astype(np.int64)
+    radius = np.zeros(n_points)
+    start = nn + 2 * nj + 8 * nb
+    for sh in sc.shapes:
+        radius[start : start + len(sh.offsets)] = sh.radius
+        start += len(sh.offsets)
     safe = np.where(owner >= 0, owner, 0)
     held = (owner >= 0)[None, :, None]
     velocity = np.where(held, v[:, safe, 0:3], 0.0)
@@ -194,6 +261,7 @@ def write_vtkhdf(
         pd.create_dataset("velocity", data=velocity.reshape(-1, 3))
         pd.create_dataset("angular_velocity", data=angular.reshape(-1, 3))
         pd.create_dataset("node", data=np.tile(owner, n_steps))
+        pd.create_dataset("radius", data=np.tile(radius, n_steps))
         cd = g.create_group("CellData")
         cd.create_dataset("kind", data=np.tile(topo["kind"], n_steps))
         cd.create_dataset("item", data=np.tile(topo["item"], n_steps))
@@ -207,7 +275,7 @@ def write_vtkhdf(
         st.create_dataset("CellOffsets", data=k[:, None] * np.array(cell_counts, dtype=np.int64)[None, :])
         st.create_dataset("ConnectivityIdOffsets", data=k[:, None] * np.array(conn_counts, dtype=np.int64)[None, :])
         pdo = st.create_group("PointDataOffsets")
-        for name in ("displacement", "velocity", "angular_velocity", "node"):
+        for name in ("displacement", "velocity", "angular_velocity", "node", "radius"):
             pdo.create_dataset(name, data=k * n_points)
         cdo = st.create_group("CellDataOffsets")
         for name in ("kind", "item"):

@@ -33,11 +33,13 @@ from kynemapy.io.layout import (
     RESERVED,
     RESTART_INPUTS,
     RESTART_STATE,
+    STEP_CONTROL_FIELDS,
     UNITS,
     attr_value,
     model_difference,
     restart_shapes,
     row_shapes,
+    step_control_columns,
 )
 from kynemapy.io.lock import WriterLock
 from kynemapy.io.paths import file_path
@@ -87,6 +89,11 @@ class ResultWriter:
     lock : WriterLock, optional
         The :class:`~kynemapy.io.lock.WriterLock` of ``path``, taken by the caller; None:
         taken here.  Released by :meth:`close`.
+    step_control : bool, default False
+        Add the group ``/step_control`` of per-row columns of a step-controlled run
+        (:data:`kynemapy.io.layout.STEP_CONTROL_FIELDS`: ``step_size`` [s], ``accepted``,
+        ``rejected``, ``estimated_error``); every :meth:`append` must then pass them, and they
+        are checksummed with the rows.
 
     Raises
     ------
@@ -117,6 +124,7 @@ class ResultWriter:
         defer_layout: bool = False,
         every: int | None = None,
         lock: WriterLock | None = None,
+        step_control: bool = False,
     ) -> None:
         if isinstance(block, bool) or not isinstance(block, (int, np.integer)) or block < 1:
             raise ValueError(f"ResultWriter: block must be an integer >= 1, got {block!r}")
@@ -128,6 +136,8 @@ class ResultWriter:
         self.block = int(block)
         self.restart = bool(restart)
         self._shapes = row_shapes(model)
+        #: the columns of ``/step_control`` (empty: none)
+        self.step_control: tuple[str, ...] = tuple(STEP_CONTROL_FIELDS) if step_control else ()
         self._committed = 0
         self._last_step: int | None = None
         self._slot_info = np.full((2, 2), -1, dtype=np.int64)  # (rows, generation) per slot
@@ -161,6 +171,7 @@ class ResultWriter:
         f.flush()
         f.swmr_mode = True
         self._datasets = {name: f[name] for name in ROW_NAMES}
+        self._extra = {name: f["step_control"][name] for name in self.step_control}
         self._committed_ds = f["committed"]
         self._checksums = f["checksums"]
         self._restart = (
@@ -178,6 +189,7 @@ class ResultWriter:
         f.attrs["kynemapy_version"] = kynemapy.__version__
         f.attrs["created"] = datetime.datetime.now(datetime.UTC).isoformat()
         units = {k: u for k, u in UNITS.items() if self.restart or not k.startswith("restart/")}
+        units |= {f"step_control/{k}": STEP_CONTROL_FIELDS[k][1] for k in self.step_control}
         f.attrs["units"] = json.dumps(units, ensure_ascii=False)
         # who writes the file: a reader that finds it still marked "open for writing" clears the
         # marks only when this process no longer runs
@@ -211,9 +223,16 @@ class ResultWriter:
             maxshape = (None, *(d if d > 0 else None for d in shape))
             chunks = (self.block, *(max(d, 1) for d in shape))
             f.create_dataset(name, shape=(0, *shape), maxshape=maxshape, chunks=chunks, dtype=dtype)
-        width = 2 + len(ROW_NAMES)
+        if self.step_control:
+            gs = f.create_group("step_control")
+            for name in self.step_control:
+                gs.create_dataset(
+                    name, shape=(0,), maxshape=(None,), chunks=(self.block,), dtype=STEP_CONTROL_FIELDS[name][0]
+                )
+        extra = [f"step_control/{name}" for name in self.step_control]
+        width = 2 + len(ROW_NAMES) + len(extra)
         ck = f.create_dataset("checksums", shape=(0, width), maxshape=(None, width), chunks=(64, width), dtype=np.int64)
-        ck.attrs["columns"] = json.dumps(["first_row", "stop_row", *ROW_NAMES])
+        ck.attrs["columns"] = json.dumps(["first_row", "stop_row", *ROW_NAMES, *extra])
         ck.attrs["algorithm"] = DIGEST_ALGORITHM
         f.create_dataset("committed", shape=(1,), dtype=np.int64, data=np.zeros(1, dtype=np.int64))
         f.create_dataset("closed", shape=(1,), dtype=np.int64, data=np.zeros(1, dtype=np.int64))
@@ -346,10 +365,10 @@ class ResultWriter:
         """Write the committed row count (no flush)."""
         self._committed_ds.id.write(h5s.ALL, h5s.ALL, np.array([rows], dtype=np.int64))
 
-    def _write_rows(self, data: Mapping[str, np.ndarray], start: int) -> None:
+    def _write_rows(self, data: Mapping[str, np.ndarray], start: int, extra: Mapping[str, np.ndarray]) -> None:
         """Extend every per-row dataset to ``start + n`` rows and write ``data`` (n rows each) there,
-        and the block's checksum record (no flush)."""
-        record = np.zeros((1, 2 + len(ROW_NAMES)), dtype=np.int64)
+        the ``/step_control`` columns ``extra``, and the block's checksum record (no flush)."""
+        record = np.zeros((1, 2 + len(ROW_NAMES) + len(self.step_control)), dtype=np.int64)
         # a block that is exactly one chunk goes to the file as it is (H5Dwrite_chunk): no copy
         # into HDF5's chunk cache and out of it at the flush (the usual case: the run driver's
         # buffers are chunk-sized and chunk-aligned)
@@ -365,6 +384,13 @@ class ResultWriter:
                 else:
                     _write_at(dsid, offset, arr)
             record[0, 2 + k] = digest(arr)
+        for k, name in enumerate(self.step_control):
+            arr = extra[name]
+            dsid = self._extra[name].id
+            dsid.set_extent((start + arr.shape[0],))
+            if arr.size:
+                _write_at(dsid, (start,), arr)
+            record[0, 2 + len(ROW_NAMES) + k] = digest(arr)
         record[0, :2] = start, start + data["time"].shape[0]
         ck = self._checksums.id
         m = self._n_records
@@ -372,7 +398,13 @@ class ResultWriter:
         _write_at(ck, (m, 0), record)
         self._n_records = m + 1
 
-    def append(self, rows: Mapping[str, Any], state: State | None = None, inputs: Inputs | None = None) -> int:
+    def append(
+        self,
+        rows: Mapping[str, Any],
+        state: State | None = None,
+        inputs: Inputs | None = None,
+        step_control: Mapping[str, Any] | None = None,
+    ) -> int:
         """Append one block of rows, commit it and flush; return the committed row count.
 
         Parameters
@@ -387,6 +419,9 @@ class ResultWriter:
             The state and inputs after the block's last row (``state.step[0]`` must
             equal ``rows["step"][-1]``); stored in ``/restart`` and committed together with
             the block.  Give both or neither; ignored without ``restart=True``.
+        step_control : Mapping[str, Any], optional
+            The ``/step_control`` columns of the block, (n,) each (required when the file was
+            created with ``step_control=True``, refused otherwise).
 
         Notes
         -----
@@ -398,6 +433,7 @@ class ResultWriter:
         if (state is None) != (inputs is None):
             raise ValueError("ResultWriter.append: give both state and inputs, or neither")
         n, data = self._check_rows(rows)
+        extra = step_control_columns(self.path, self.step_control, step_control, n)
         if state is not None and self._restart is not None and n:
             if int(np.asarray(state.step)[0]) != int(data["step"][-1]):
                 raise ValueError(
@@ -407,7 +443,7 @@ class ResultWriter:
         if n == 0:
             return self._committed
         start, stop = self._committed, self._committed + n
-        self._write_rows(data, start)
+        self._write_rows(data, start, extra)
         slot = None
         if state is not None and inputs is not None and self._restart is not None:
             slot = self._write_restart_slot(state, inputs)
@@ -487,17 +523,23 @@ class ResultWriter:
             attrs=attrs,
             every=None if every is None else int(every),
             lock=lock,
+            step_control=old.step_control is not None,
         )
         try:
             n = old.committed
             for start in range(0, n, writer.block):
                 stop = min(start + writer.block, n)
                 rows = {name: getattr(old, name)[start:stop] for name in ROW_NAMES}
+                columns = (
+                    None
+                    if old.step_control is None
+                    else {name: column[start:stop] for name, column in old.step_control.items()}
+                )
                 if stop == n and old.restart is not None:
                     state, inputs = old.restart_state()
-                    writer.append(rows, state=state, inputs=inputs)
+                    writer.append(rows, state=state, inputs=inputs, step_control=columns)
                 else:
-                    writer.append(rows)
+                    writer.append(rows, step_control=columns)
             os.replace(tmp, path)
         except BaseException:
             writer.close()

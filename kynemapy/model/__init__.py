@@ -11,6 +11,36 @@ from typing import NamedTuple
 
 import numpy as np
 
+#: the contact fields of :class:`Model` and their trailing shapes (read-only empty arrays for a
+#: model without contact, and for result files written before contact existed)
+CONTACT_FIELDS: tuple[tuple[str, tuple[int, ...], type], ...] = (
+    ("contact_node", (), np.int64),
+    ("contact_shape", (), np.int64),
+    ("contact_offset", (3,), np.float64),
+    ("contact_radius", (), np.float64),
+    ("contact_plane", (4,), np.float64),
+    ("contact_param", (6,), np.float64),
+    ("pair_node", (2,), np.int64),
+    ("pair_shape", (2,), np.int64),
+    ("pair_offset", (3, 3), np.float64),
+    ("pair_radius", (2,), np.float64),
+    ("pair_param", (6,), np.float64),
+)
+
+
+def _empty(shape: tuple[int, ...], dtype: type) -> np.ndarray:
+    out = np.zeros((0, *shape), dtype=dtype)
+    out.setflags(write=False)
+    return out
+
+
+_EMPTY_CONTACTS = {name: _empty(shape, dtype) for name, shape, dtype in CONTACT_FIELDS}
+
+
+def no_contacts() -> dict[str, np.ndarray]:
+    """The contact fields of a model without contact (read-only empty arrays)."""
+    return dict(_EMPTY_CONTACTS)
+
 
 class Model(NamedTuple):
     """A built model (see :class:`kynemapy.ModelBuilder`): read-only arrays, SI units.
@@ -118,6 +148,35 @@ class Model(NamedTuple):
         the beam).
     beam_qp_c_star : (n_beams, Q, 6, 6) ndarray of float
         Sectional stiffness matrices [N, N m, N m²] in the material frame.
+    n_contacts : int
+        The number of contact points (shape points against ground planes, docs/contact.md).
+    contact_node : (n_contacts,) ndarray of int64
+        The node of each contact point.
+    contact_shape : (n_contacts,) ndarray of int64
+        The shape (``ModelBuilder.add_sphere`` ... id) each contact point belongs to.
+    contact_offset : (n_contacts, 3) ndarray of float
+        Point offset from its node at the reference configuration, inertial frame [m].
+    contact_radius : (n_contacts,) ndarray of float
+        Radius of the point's sphere [m] (0: a box corner).
+    contact_plane : (n_contacts, 4) ndarray of float
+        Unit normal n and offset d [m] of the ground plane ``n · y = d``.
+    contact_param : (n_contacts, 6) ndarray of float
+        Stiffness k [N/m^e], exponent e, damping c [N s/m or N s/m^(1+e)], Hunt–Crossley flag,
+        friction coefficient μ, slip-velocity regularization v_s [m/s].
+    n_pairs : int
+        The number of candidate pairs of a sphere (body 1) and a sphere or capsule (body 2) on
+        two bodies (docs/contact.md).
+    pair_node : (n_pairs, 2) ndarray of int64
+        The two nodes of each pair.
+    pair_shape : (n_pairs, 2) ndarray of int64
+        The two shapes of each pair (the sphere first).
+    pair_offset : (n_pairs, 3, 3) ndarray of float
+        Offsets from their nodes at the reference configuration [m]: the sphere's centre, then
+        the ends of body 2's segment (a capsule's axis; a sphere's centre twice).
+    pair_radius : (n_pairs, 2) ndarray of float
+        The two radii [m].
+    pair_param : (n_pairs, 6) ndarray of float
+        The contact law, as ``contact_param``.
     joint_stops : (K, 5) ndarray of float or None
         Hard (unilateral) hinge and slider limits, one row per joint: constraint id, kind,
         lower and upper limit [rad or m] and Newton's restitution coefficient e [-]
@@ -169,6 +228,19 @@ class Model(NamedTuple):
     beam_qp_x0_prime: np.ndarray | None = None
     beam_qp_m_star: np.ndarray | None = None
     beam_qp_c_star: np.ndarray | None = None
+    n_contacts: int = 0
+    contact_node: np.ndarray = _EMPTY_CONTACTS["contact_node"]
+    contact_shape: np.ndarray = _EMPTY_CONTACTS["contact_shape"]
+    contact_offset: np.ndarray = _EMPTY_CONTACTS["contact_offset"]
+    contact_radius: np.ndarray = _EMPTY_CONTACTS["contact_radius"]
+    contact_plane: np.ndarray = _EMPTY_CONTACTS["contact_plane"]
+    contact_param: np.ndarray = _EMPTY_CONTACTS["contact_param"]
+    n_pairs: int = 0
+    pair_node: np.ndarray = _EMPTY_CONTACTS["pair_node"]
+    pair_shape: np.ndarray = _EMPTY_CONTACTS["pair_shape"]
+    pair_offset: np.ndarray = _EMPTY_CONTACTS["pair_offset"]
+    pair_radius: np.ndarray = _EMPTY_CONTACTS["pair_radius"]
+    pair_param: np.ndarray = _EMPTY_CONTACTS["pair_param"]
     joint_stops: np.ndarray | None = None
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from kynemapy.model import BEAM_FIELDS, Model, dof_map, freeze, kinds
+from kynemapy.model import BEAM_FIELDS, Model, contact, dof_map, freeze, kinds
 from kynemapy.model.beams import (
     Beam,
     beam_layout,
@@ -212,6 +212,10 @@ class ModelBuilder:
         self._beam_inputs: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
         self._n_named_beams = 0
         self._constraints: list[_Constraint] = []
+        self._shapes: list[contact.Shape] = []
+        self._planes: list[contact.Plane] = []
+        self._body_law: np.ndarray | None = None
+        self._excluded: set[tuple[int, int]] = set()
 
     # ------------------------------------------------------------------ nodes
     def add_node(
@@ -387,6 +391,228 @@ class ModelBuilder:
         length = _nonnegative(undeformed_length, f"{what}: undeformed_length must be a finite number >= 0 m")
         self._springs.append((a, b, k, length))
         return len(self._springs) - 1
+
+    # ---------------------------------------------------------------- contact
+    def add_ground_plane(
+        self,
+        normal: ArrayLike = (0.0, 0.0, 1.0),
+        offset: float = 0.0,
+        *,
+        stiffness: float,
+        damping: float = 0.0,
+        friction: float = 0.0,
+        exponent: float = 1.0,
+        damping_model: str = "linear",
+        slip_velocity: float = 1e-3,
+        group: int = 1,
+        mask: int = contact.ALL_GROUPS,
+    ) -> int:
+        """Add a ground half-space ``n · y <= d`` with its compliant contact law; returns its id.
+
+        Every shape whose filter accepts the plane (``shape.group & mask`` and ``group &
+        shape.mask`` non-zero) gets its contact points against it (docs/contact.md).  A point
+        of radius r at ``y`` penetrates by ``δ = d + r − n · y`` and gets the normal force
+        ``max(0, k δ^e + c w δ̇)`` [N] (``w = 1`` linear, ``w = δ^e`` Hunt–Crossley) and the
+        regularized Coulomb friction ``−μ f_n v_t / √(|v_t|² + v_s²)`` [N].
+
+        Parameters
+        ----------
+        normal : (3,) array_like
+            The outward normal n (normalized here; not zero).
+        offset : float [m]
+            d: the plane is ``n · y = d``.
+        stiffness : float [N/m^e]
+            k > 0.
+        damping : float [N s/m], default 0
+            c >= 0 [N s/m] (linear law) or [N s/m^(1+e)] (Hunt–Crossley).
+        friction : float, default 0
+            Coulomb coefficient μ >= 0.
+        exponent : float, default 1
+            e >= 1 (1.5: Hertz for a sphere).
+        damping_model : {"linear", "hunt_crossley"}, default "linear"
+            The damping force ``c δ̇`` (linear: switches on at ``c v`` when a point touches at
+            speed v) or ``c δ^e δ̇`` (Hunt–Crossley: from zero; the law for impacts).
+        slip_velocity : float [m/s], default 1e-3
+            v_s > 0: the slip speed at which friction reaches 1/√2 of μ f_n; a sticking contact
+            creeps at ``v_s t/√(μ² − t²)`` with t the ratio of tangential to normal load.
+        group, mask : int
+            Collision filter bit masks (default group 1, mask every bit).
+
+        Raises
+        ------
+        ModelError
+            A zero or non-finite normal, k <= 0, c < 0, μ < 0, e < 1, v_s <= 0, an unknown
+            damping model or a non-integer group or mask.
+        """
+        what = f"ground plane {len(self._planes)}"
+        self._planes.append(
+            contact.plane(
+                normal, offset, stiffness, damping, friction, exponent, damping_model, slip_velocity, group, mask, what
+            )
+        )
+        return len(self._planes) - 1
+
+    def set_body_contact(
+        self,
+        *,
+        stiffness: float,
+        damping: float = 0.0,
+        friction: float = 0.0,
+        exponent: float = 1.0,
+        damping_model: str = "linear",
+        slip_velocity: float = 1e-3,
+    ) -> None:
+        """Let spheres touch spheres and capsules on other bodies, with this compliant law (that
+        of :meth:`add_ground_plane`); without it bodies pass through each other.
+
+        Every pair of a sphere and a sphere or capsule on two different nodes that the filter
+        accepts (``a.group & b.mask`` and ``b.group & a.mask`` non-zero), that is not excluded
+        (:meth:`exclude_contact`) and whose bodies no joint joins becomes a candidate pair: its
+        12×12 block enters the Newton matrix's pattern, so the pattern grows with the
+        candidates (docs/contact.md).  Capsule–capsule and box pairs are not built: boxes touch
+        ground planes only.
+
+        Parameters
+        ----------
+        stiffness : float [N/m^e]
+            k > 0.
+        damping : float [N s/m], default 0
+            c >= 0 [N s/m] (linear law) or [N s/m^(1+e)] (Hunt–Crossley).
+        friction : float, default 0
+            Coulomb coefficient μ >= 0.
+        exponent : float, default 1
+            e >= 1.
+        damping_model : {"linear", "hunt_crossley"}, default "linear"
+            The damping law (see :meth:`add_ground_plane`).
+        slip_velocity : float [m/s], default 1e-3
+            The friction's regularization v_s > 0.
+        """
+        self._body_law = contact.law(
+            stiffness, damping, friction, exponent, damping_model, slip_velocity, "body contact"
+        )
+
+    def exclude_contact(self, shape_a: int, shape_b: int) -> None:
+        """Keep two shapes from touching each other (see :meth:`set_body_contact`).
+
+        Parameters
+        ----------
+        shape_a, shape_b : int
+            Shape ids (returned by :meth:`add_sphere`, :meth:`add_capsule`, :meth:`add_box`).
+
+        Raises
+        ------
+        ModelError
+            An unknown shape id.
+        """
+        ids = []
+        for s in (shape_a, shape_b):
+            if isinstance(s, bool) or not isinstance(s, (int, np.integer)) or not 0 <= int(s) < len(self._shapes):
+                raise ModelError(f"exclude_contact: unknown shape id {s!r} (shapes 0..{len(self._shapes) - 1})")
+            ids.append(int(s))
+        self._excluded.add((min(ids), max(ids)))
+
+    def _shape(self, kind: str, node: int, points: np.ndarray, radii: np.ndarray, group: int, mask: int) -> int:
+        what = f"{kind} (shape {len(self._shapes)})"
+        self._shapes.append(
+            contact.Shape(
+                kind, node, points, radii, contact.bits(group, f"{what} group"), contact.bits(mask, f"{what} mask")
+            )
+        )
+        return len(self._shapes) - 1
+
+    def _shape_point(self, node: int, point: ArrayLike | None, what: str) -> np.ndarray:
+        """The offset [m] from ``node`` of ``point`` (world, reference configuration; None: the node)."""
+        if point is None:
+            return np.zeros(3)
+        return contact.vector(point, what) - self._nodes[node].position
+
+    def add_sphere(
+        self, node: int, radius: float, center: ArrayLike | None = None, *, group: int = 1, mask: int = -1
+    ) -> int:
+        """A collision sphere on the body of ``node``; returns the shape id.
+
+        Parameters
+        ----------
+        node : int
+            The node of the body (it must carry a mass or a beam).
+        radius : float [m]
+            > 0.
+        center : (3,) array_like [m], optional
+            The centre, world frame at the reference configuration (default the node).
+        group, mask : int
+            Collision filter bit masks (see :meth:`add_ground_plane`).
+        """
+        what = f"sphere (shape {len(self._shapes)})"
+        n = self._node(node, what)
+        r = contact.number(radius, f"{what} radius [m]", 0.0, strict=True)
+        c = self._shape_point(n, center, f"{what} center")
+        return self._shape("sphere", n, c.reshape(1, 3), np.array([r]), group, mask)
+
+    def add_capsule(
+        self,
+        node: int,
+        radius: float,
+        point_a: ArrayLike,
+        point_b: ArrayLike,
+        *,
+        group: int = 1,
+        mask: int = -1,
+    ) -> int:
+        """A collision capsule (the points within ``radius`` of the segment a–b) on the body of
+        ``node``; returns the shape id.  Against a plane it touches with its two end spheres.
+
+        Parameters
+        ----------
+        node : int
+            The node of the body.
+        radius : float [m]
+            > 0.
+        point_a, point_b : (3,) array_like [m]
+            The segment's ends, world frame at the reference configuration (distinct).
+        group, mask : int
+            Collision filter bit masks (see :meth:`add_ground_plane`).
+        """
+        what = f"capsule (shape {len(self._shapes)})"
+        n = self._node(node, what)
+        r = contact.number(radius, f"{what} radius [m]", 0.0, strict=True)
+        a = self._shape_point(n, point_a, f"{what} point_a")
+        b = self._shape_point(n, point_b, f"{what} point_b")
+        if np.array_equal(a, b):
+            raise ModelError(f"{what}: point_a and point_b coincide (use add_sphere)")
+        return self._shape("capsule", n, np.array([a, b]), np.array([r, r]), group, mask)
+
+    def add_box(
+        self,
+        node: int,
+        half_extents: ArrayLike,
+        center: ArrayLike | None = None,
+        axes: ArrayLike | None = None,
+        *,
+        group: int = 1,
+        mask: int = -1,
+    ) -> int:
+        """A collision box on the body of ``node``; returns the shape id.  Against a plane it
+        touches with its eight corners.
+
+        Parameters
+        ----------
+        node : int
+            The node of the body.
+        half_extents : (3,) array_like [m]
+            Half the edge lengths along the box's axes (each > 0).
+        center : (3,) array_like [m], optional
+            The centre, world frame at the reference configuration (default the node).
+        axes : (3, 3) array_like, optional
+            Rotation matrix whose columns are the box's axes in the world frame at the
+            reference configuration (default the world axes).
+        group, mask : int
+            Collision filter bit masks (see :meth:`add_ground_plane`).
+        """
+        what = f"box (shape {len(self._shapes)})"
+        n = self._node(node, what)
+        c = self._shape_point(n, center, f"{what} center")
+        corners = contact.box_corners(half_extents, c, axes, what)
+        return self._shape("box", n, corners, np.zeros(8), group, mask)
 
     def add_beam_element(
         self,
@@ -1107,10 +1333,25 @@ class ModelBuilder:
             raise ModelError(f"{what} must be finite, got {value!r}")
         return x
 
-    def add_ball_joint(self, body_a: int, body_b: int, point: ArrayLike) -> int:
+    def add_ball_joint(
+        self,
+        body_a: int,
+        body_b: int,
+        point: ArrayLike,
+        *,
+        cone_axis: ArrayLike | None = None,
+        cone_angle: float | None = None,
+        cone_stiffness: float | None = None,
+        cone_damping: float = 0.0,
+    ) -> int:
         """Spherical joint (3 rows): the bodies share the point ``point``; returns the id.
 
-        Either body may be :data:`GROUND`.
+        Either body may be :data:`GROUND`.  The ``cone_*`` keywords add a compliant cone limit
+        (docs/joints.md, "Cone limit of a ball joint"): the angle φ between the axis
+        ``cone_axis`` fixed in a and the same axis fixed in b (equal at the reference
+        configuration, φ = 0) stays below ``cone_angle``; past it by δ = φ − φ_max a
+        one-sided spring-damper ``−k_l δ − c_l φ̇`` turns b back toward a's axis (and a the
+        other way), its damper clipped to ``±k_l |δ|`` as a hinge's limits.
 
         Parameters
         ----------
@@ -1120,6 +1361,15 @@ class ModelBuilder:
             Node id of the second body, or :data:`GROUND` (not both).
         point : (3,) array_like of float [m]
             The joint point, world frame at the reference configuration.
+        cone_axis : (3,) array_like of float, optional
+            The cone's axis (any non-zero length), world frame at the reference configuration;
+            required with ``cone_angle``.
+        cone_angle : float [rad], optional
+            The cone's half-angle φ_max, 0 < φ_max < π.
+        cone_stiffness : float [N m/rad], optional
+            The limit's stiffness k_l, > 0; required with ``cone_angle``.
+        cone_damping : float [N m s/rad], default 0.0
+            The limit's damping c_l, >= 0.
 
         Returns
         -------
@@ -1129,8 +1379,48 @@ class ModelBuilder:
         what = self._what(kinds.BALL_JOINT)
         a, b = self._joint_bodies(what, body_a, body_b)
         p = _vector(point, 3, f"{what} point")
-        frame = np.eye(3)
-        return self._add_body_joint(kinds.BALL_JOINT, a, b, p, p, frame, frame)
+        cone = self._cone(what, cone_axis, cone_angle, cone_stiffness, cone_damping)
+        if cone is None:
+            frame = np.eye(3)
+            return self._add_body_joint(kinds.BALL_JOINT, a, b, p, p, frame, frame)
+        frame, drive = cone
+        cid = self._add_body_joint(kinds.BALL_JOINT, a, b, p, p, frame, frame)
+        self._constraints[cid].drive = drive
+        return cid
+
+    def _cone(
+        self,
+        what: str,
+        axis: ArrayLike | None,
+        angle: float | None,
+        stiffness: float | None,
+        damping: float,
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """A ball joint's cone limit: its frame (3, 3) (first row the unit axis) and its
+        parameters (3, 3) in the ``LIMIT_*`` slots of the hinge's drive (lower −1 rad: never
+        reached), or None without one."""
+        c = self._finite(damping, f"{what} cone_damping")
+        if angle is None:
+            if axis is not None or stiffness is not None or c != 0.0:
+                raise ModelError(f"{what} cone_axis, cone_stiffness and cone_damping need cone_angle [rad]")
+            return None
+        if axis is None:
+            raise ModelError(f"{what} cone_angle needs cone_axis (3 numbers)")
+        frame = joint_frame(self._unit_axis(axis, f"{what} cone_axis"))
+        phi = self._finite(angle, f"{what} cone_angle")
+        if not 0.0 < phi < math.pi:
+            raise ModelError(f"{what} cone_angle must be in (0, π) [rad], got {angle!r}")
+        if stiffness is None:
+            raise ModelError(f"{what} cone_angle needs cone_stiffness > 0 [N m/rad]")
+        k = self._finite(stiffness, f"{what} cone_stiffness")
+        if k <= 0.0:
+            raise ModelError(f"{what} cone_stiffness must be > 0 [N m/rad], got {stiffness!r}")
+        if c < 0.0:
+            raise ModelError(f"{what} cone_damping must be >= 0 [N m s/rad], got {damping!r}")
+        drive = np.zeros((3, 3))
+        drive[2] = (-1.0, phi, k)
+        drive[1, 2] = c
+        return frame, drive
 
     def add_hinge_joint(
         self,
@@ -1729,6 +2019,12 @@ class ModelBuilder:
             sig[b] |= pos_sig
         for beam_nodes, _, _ in self._beams:
             sig[beam_nodes] |= all_sig
+        for i, shape in enumerate(self._shapes):
+            if sig[shape.node] != all_sig:
+                raise ModelError(
+                    f"{shape.kind} (shape {i}) is on node {shape.node}, which carries no mass or beam "
+                    "(a collision shape belongs to a body)"
+                )
         for c in self._constraints:
             sig[c.target] |= all_sig if kinds.TARGET_DOFS[c.kind] == 6 else pos_sig
             if c.base >= 0:
@@ -1813,6 +2109,16 @@ class ModelBuilder:
             constraint_param=freeze(param, np.float64),
             n_beams=len(self._beams),
             **self._beam_fields(),
+            **contact.contact_fields(self._shapes, self._planes),
+            **contact.pair_fields(
+                self._shapes,
+                contact.sphere_pairs(
+                    self._shapes,
+                    self._excluded,
+                    {tuple(sorted((c.base, c.target))) for c in self._constraints if c.base >= 0},
+                ),
+                self._body_law,
+            ),
             joint_stops=self._joint_stops(),
         )
 

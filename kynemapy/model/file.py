@@ -84,7 +84,9 @@ nodes follow the ``[[node]]`` nodes, named ``"<name>.0"`` (root) ... in span ord
                                  (opt., N m, Kynema's: acts as −τ; ``torque`` is its deprecated name)
     ``rotation_control``         ``base``, ``target``, ``axis`` (required), ``angle`` (opt., rad)
     ``spherical_joint``          ``body``, ``point`` ([x, y, z] m)
-    ``ball_joint``               ``body_a``, ``body_b``, ``point`` (m)
+    ``ball_joint``               ``body_a``, ``body_b``, ``point`` (m), and a cone limit's keys
+                                 (opt.): ``cone_axis``, ``cone_angle`` (rad), ``cone_stiffness``
+                                 (N m/rad), ``cone_damping`` (N m s/rad)
     ``hinge_joint``              ``body_a``, ``body_b``, ``point`` (m), ``axis``, ``torque`` (opt., N m),
                                  and the drive keys (below)
     ``slider_joint``             ``body_a``, ``body_b``, ``point`` (m), ``axis``, ``force`` (opt., N),
@@ -131,6 +133,23 @@ nodes follow the ``[[node]]`` nodes, named ``"<name>.0"`` (root) ... in span ord
     functions ``sin``, ``cos``, ``exp``, ``sqrt``.  It is parsed with :mod:`ast` and only
     those nodes are evaluated (never ``eval``).
 
+``[[shape]]`` (collision shape on a body, docs/contact.md)
+    ``kind`` (``"sphere"``, ``"capsule"``, ``"box"``) and ``node`` (required); sphere: ``radius``
+    [m], ``center`` (opt., [m], default the node); capsule: ``radius``, ``point_a``, ``point_b``
+    [m]; box: ``half_extents`` [m], ``center`` (opt.), ``axes`` (opt., 3×3 rotation matrix, its
+    columns the box's axes, row by row).  Points are world coordinates at the reference
+    configuration.  ``group``, ``mask`` (opt., integer bit masks: the pair filter).
+
+``[[ground]]`` (ground half-space with its compliant contact law, docs/contact.md)
+    ``normal`` (opt., default [0, 0, 1]), ``offset`` [m] (opt., 0): the plane ``n · y = offset``;
+    ``stiffness`` [N/m^exponent] (required), ``damping`` [N s/m, or N s/m^(1+e) with
+    ``damping_model = "hunt_crossley"``], ``friction`` (μ), ``exponent`` (e >= 1),
+    ``slip_velocity`` [m/s] (the friction's regularization, default 1e-3), ``group``, ``mask``.
+
+``[body_contact]`` (optional: spheres on different bodies touch, docs/contact.md)
+    the contact law of :meth:`~kynemapy.ModelBuilder.set_body_contact`: ``stiffness`` (required),
+    ``damping``, ``friction``, ``exponent``, ``damping_model``, ``slip_velocity``, as in ``[[ground]]``.
+
 ``[step]`` (required)
     ``h`` time step [s] (required); ``rho_inf`` ρ∞ ∈ [0, 1] (default 0); ``max_iter``
     (default 10); ``atol`` (1e-5), ``rtol`` (1e-3); ``geometric_stiffness`` (false);
@@ -145,6 +164,13 @@ nodes follow the ``[[node]]`` nodes, named ``"<name>.0"`` (root) ... in span ord
     ``path`` (string, as written in the file, not resolved), ``every`` (write every
     n-th step, default 1), ``block`` (rows a killed run may lose at most; the rows are
     written in buffers of half a block; default about 4 MiB of rows).
+
+``[step_control]`` (optional; needs ``[run] t_end``)
+    Run with step-size control (:class:`~kynemapy.StepControl`, ``Simulation.run(...,
+    control=...)``): ``rtol``, ``atol``, ``scheme`` ("generalized-alpha" or "extrapolated"),
+    ``scope`` ("step" or "run"), ``h_min``, ``h_max``, ``h_initial`` [s], ``safety``,
+    ``fac_min``, ``fac_max``, ``max_attempts``.  The rows stay on the grid of ``every``
+    steps of ``[step] h``, interpolated by the scheme.
 
 Errors
 ------
@@ -427,6 +453,9 @@ class ModelFile:
         internal, default ``()``.
     beams : dict[str, Any]
         Beam name → :class:`~kynemapy.model.beams.Beam` (its node and element ids).
+    step_control : dict[str, Any] or None
+        The keyword arguments of :class:`~kynemapy.StepControl` from ``[step_control]``
+        (checked when it is built), or None without that table.
     """
 
     model: Model
@@ -440,6 +469,7 @@ class ModelFile:
     source: Path
     _loaded_nodes: tuple[int, ...] = field(default=(), repr=False, compare=False)
     beams: dict[str, Any] = field(default_factory=dict)
+    step_control: dict[str, Any] | None = None
 
     def load_vector(self, t: float) -> np.ndarray:
         """The sum of every load at a time.
@@ -646,8 +676,11 @@ class _Lines:
 
 # ------------------------------------------------------------------------------------------------
 # checked access to one table
-_TABLES = ("model", "node", "beam", "mass", "spring", "constraint", "load", "step", "run", "output")
-_ARRAY_TABLES = frozenset({"node", "beam", "mass", "spring", "constraint", "load"})
+_TABLES = (
+    "model", "node", "beam", "mass", "spring", "constraint", "load", "shape", "ground", "body_contact", "step", "run",
+    "output", "step_control",
+)  # fmt: skip
+_ARRAY_TABLES = frozenset({"node", "beam", "mass", "spring", "constraint", "load", "shape", "ground"})
 
 
 def _toml_type(value: Any) -> str:
@@ -850,7 +883,8 @@ class _Table:
 
 
 _BUILDER_PREFIX = re.compile(
-    r"^(?:add_[a-z0-9_]+: )?(?:(?:node|mass|spring|constraint) \d+(?: \([a-z0-9_]+\))?|beam '[^']*')(?::\s*|\s+)"
+    r"^(?:add_[a-z0-9_]+: )?(?:(?:node|mass|spring|constraint) \d+(?: \([a-z0-9_]+\))?|beam '[^']*'"
+    r"|(?:sphere|capsule|box) \(shape \d+\)|ground plane \d+|body contact)(?::\s*|\s+)"
 )
 
 
@@ -864,6 +898,20 @@ _BEAM_KEYS = (
     "root_velocity", "root_acceleration",
 )  # fmt: skip
 _SPRING_KEYS = ("nodes", "stiffness", "undeformed_length")
+#: [[shape]] keys by kind (docs/contact.md), and the keys every kind has
+_SHAPE_KEYS = {
+    "sphere": ("radius", "center"),
+    "capsule": ("radius", "point_a", "point_b"),
+    "box": ("half_extents", "center", "axes"),
+}
+_SHAPE_COMMON = ("kind", "node", "group", "mask")
+#: [[ground]] keys: the plane and its contact law (ModelBuilder.add_ground_plane)
+_GROUND_KEYS = (
+    "normal", "offset", "stiffness", "damping", "friction", "exponent", "damping_model", "slip_velocity",
+    "group", "mask",
+)  # fmt: skip
+#: [body_contact] keys: the law of sphere pairs on two bodies (ModelBuilder.set_body_contact)
+_BODY_CONTACT_KEYS = ("stiffness", "damping", "friction", "exponent", "damping_model", "slip_velocity")
 _LOAD_KEYS = ("node", "force", "moment")
 _STEP_KEYS = (
     "h", "rho_inf", "max_iter", "atol", "rtol", "geometric_stiffness", "dynamic", "static_load_retries", "convergence",
@@ -875,6 +923,8 @@ _DRIVE_KEYS_ONLY = (
 )  # fmt: skip
 _SERVO_KEYS = ("servo_kp", "servo_kd", "servo_position", "servo_rate", "servo_feedforward", "servo_limit")
 _DRIVE_KEYS = (*_DRIVE_KEYS_ONLY, *_SERVO_KEYS)
+#: a ball joint's cone limit (docs/joints.md, "Cone limit of a ball joint")
+_CONE_KEYS = ("cone_axis", "cone_angle", "cone_stiffness", "cone_damping")
 _CONSTRAINT_KEYS: dict[str, tuple[str, ...]] = {
     "fixed_bc": ("node",),
     "fixed_bc_3dof": ("node",),
@@ -885,7 +935,7 @@ _CONSTRAINT_KEYS: dict[str, tuple[str, ...]] = {
     "revolute_joint": ("base", "target", "axis", "brake_torque", "torque"),
     "rotation_control": ("base", "target", "axis", "angle"),
     "spherical_joint": ("body", "point"),
-    "ball_joint": ("body_a", "body_b", "point"),
+    "ball_joint": ("body_a", "body_b", "point", *_CONE_KEYS),
     "hinge_joint": ("body_a", "body_b", "point", "axis", "torque", *_DRIVE_KEYS),
     "slider_joint": ("body_a", "body_b", "point", "axis", "force", *_DRIVE_KEYS),
     "cylindrical_joint": ("body_a", "body_b", "point", "axis"),
@@ -919,6 +969,9 @@ _CONSTRAINT_REQUIRED: dict[str, tuple[str, ...]] = {
     "point_on_plane_joint": ("body_a", "body_b", "point", "normal"),
     "generic_joint": ("body_a", "body_b", "point", "locked"),
 }
+#: the keys of ``[step_control]``: the numbers, then the strings (StepControl's fields)
+_STEP_CONTROL_NUMBERS = ("rtol", "atol", "h_min", "h_max", "h_initial", "safety", "fac_min", "fac_max")
+_STEP_CONTROL_KEYS = (*_STEP_CONTROL_NUMBERS, "max_attempts", "scheme", "scope")
 _TABLE_KEYS: dict[str, tuple[str, ...]] = {
     "model": ("gravity",),
     "node": _NODE_KEYS,
@@ -927,9 +980,13 @@ _TABLE_KEYS: dict[str, tuple[str, ...]] = {
     "spring": _SPRING_KEYS,
     "constraint": tuple(dict.fromkeys(("kind", "name", *(k for keys in _CONSTRAINT_KEYS.values() for k in keys)))),
     "load": _LOAD_KEYS,
+    "shape": tuple(dict.fromkeys((*_SHAPE_COMMON, *(k for keys in _SHAPE_KEYS.values() for k in keys)))),
+    "ground": _GROUND_KEYS,
+    "body_contact": _BODY_CONTACT_KEYS,
     "step": _STEP_KEYS,
     "run": ("t_end", "n_steps"),
     "output": ("path", "every", "block"),
+    "step_control": _STEP_CONTROL_KEYS,
 }
 
 
@@ -1015,6 +1072,8 @@ class _Reader:
         spring_items = self.array("spring")
         constraint_items = self.array("constraint")
         load_items = self.array("load")
+        shape_items = self.array("shape")
+        ground_items = self.array("ground")
 
         model_table = self.table("model")
         gravity = [0.0, 0.0, 0.0]
@@ -1037,10 +1096,16 @@ class _Reader:
             self.read_spring(builder, i, data)
         for i, data in enumerate(constraint_items):
             self.read_constraint(builder, i, data)
+        for i, data in enumerate(shape_items):
+            self.read_shape(builder, i, data)
+        for i, data in enumerate(ground_items):
+            self.read_ground(builder, i, data)
+        self.read_body_contact(builder)
         loads = tuple(self.read_load(i, data) for i, data in enumerate(load_items))
         params = self.read_step()
         t_end, n_steps = self.read_run(params)
         output = self.read_output()
+        step_control = self.read_step_control()
         try:
             model = builder.build()
         except ModelError as exc:
@@ -1058,6 +1123,7 @@ class _Reader:
             source=Path(self.source),
             _loaded_nodes=loaded,
             beams=dict(self.beams),
+            step_control=step_control,
         )
 
     def read_node(self, builder: ModelBuilder, i: int, data: dict[str, Any]) -> None:
@@ -1164,6 +1230,70 @@ class _Reader:
             undeformed_length=item.number("undeformed_length", unit="m"),
         )
 
+    def read_shape(self, builder: ModelBuilder, i: int, data: dict[str, Any]) -> None:
+        """A collision shape (docs/contact.md): ``kind``, ``node`` and the kind's keys."""
+        kind = data.get("kind")
+        item = _Table(self, "shape", i, data, f"shape #{i + 1}" + (f" ({kind})" if isinstance(kind, str) else ""))
+        item.require("kind", "node")
+        kind = item.string("kind")
+        if kind not in _SHAPE_KEYS:
+            raise item.error(f"unknown shape kind {kind!r} (kinds: {', '.join(_SHAPE_KEYS)})", "kind")
+        item.check_keys((*_SHAPE_COMMON, *_SHAPE_KEYS[kind]), f"a {kind} [[shape]]")
+        node = item.node_ref("node")
+        bits = {"group": item.integer("group", 1), "mask": item.integer("mask", -1)}
+        if kind == "sphere":
+            item.require("radius")
+            item.build(builder.add_sphere, node, item.number("radius", unit="m"), item.vector("center", 3, "m"), **bits)
+        elif kind == "capsule":
+            item.require("radius", "point_a", "point_b")
+            item.build(
+                builder.add_capsule, node, item.number("radius", unit="m"), item.vector("point_a", 3, "m"),
+                item.vector("point_b", 3, "m"), **bits,
+            )  # fmt: skip
+        else:
+            item.require("half_extents")
+            item.build(
+                builder.add_box, node, item.vector("half_extents", 3, "m"), item.vector("center", 3, "m"),
+                item.matrix("axes", 3), **bits,
+            )  # fmt: skip
+
+    def read_ground(self, builder: ModelBuilder, i: int, data: dict[str, Any]) -> None:
+        """A ground plane with its contact law (docs/contact.md)."""
+        item = _Table(self, "ground", i, data, f"ground #{i + 1}")
+        item.check_keys(_GROUND_KEYS)
+        item.require("stiffness")
+        law = {
+            "stiffness": item.number("stiffness", unit="N/m^exponent"),
+            "damping": item.number("damping", 0.0, "N s/m"),
+            "friction": item.number("friction", 0.0),
+            "exponent": item.number("exponent", 1.0),
+            "damping_model": item.string("damping_model", "linear"),
+            "slip_velocity": item.number("slip_velocity", 1e-3, "m/s"),
+            "group": item.integer("group", 1),
+            "mask": item.integer("mask", -1),
+        }
+        item.build(
+            builder.add_ground_plane, item.vector("normal", 3, default=[0.0, 0.0, 1.0]),
+            item.number("offset", 0.0, "m"), **law,
+        )  # fmt: skip
+
+    def read_body_contact(self, builder: ModelBuilder) -> None:
+        """The law of sphere pairs on two bodies, ``[body_contact]`` (docs/contact.md)."""
+        item = self.table("body_contact")
+        if item is None:
+            return
+        item.check_keys(_BODY_CONTACT_KEYS)
+        item.require("stiffness")
+        item.build(
+            builder.set_body_contact,
+            stiffness=item.number("stiffness", unit="N/m^exponent"),
+            damping=item.number("damping", 0.0, "N s/m"),
+            friction=item.number("friction", 0.0),
+            exponent=item.number("exponent", 1.0),
+            damping_model=item.string("damping_model", "linear"),
+            slip_velocity=item.number("slip_velocity", 1e-3, "m/s"),
+        )
+
     def read_constraint(self, builder: ModelBuilder, i: int, data: dict[str, Any]) -> None:
         kind = data.get("kind")
         name = data.get("name")
@@ -1261,7 +1391,16 @@ class _Reader:
             if not isinstance(locked, list) or len(locked) != 6 or not all(isinstance(v, bool) for v in locked):
                 raise item.wrong_type("locked", "an array of 6 booleans (translations x, y, z, rotations x, y, z)")
             return item.build(add, a, b, point, locked, frame=item.matrix("frame", 3))
-        if kind in ("ball_joint", "weld_joint"):
+        if kind == "ball_joint":
+            cone: dict[str, Any] = {
+                key: item.number(key, None, unit)
+                for key, unit in (("cone_angle", "rad"), ("cone_stiffness", "N m/rad"), ("cone_damping", "N m s/rad"))
+                if key in item.data
+            }
+            if "cone_axis" in item.data:
+                cone["cone_axis"] = item.vector("cone_axis", 3)
+            return item.build(add, a, b, point, **cone)
+        if kind == "weld_joint":
             return item.build(add, a, b, point)
         if kind in ("hinge_joint", "slider_joint"):
             return self.driven_joint(builder, item, kind, add, a, b, point)
@@ -1380,6 +1519,25 @@ class _Reader:
         nearest = round(ratio)
         n = nearest if abs(ratio - nearest) <= 1e-9 * max(1.0, ratio) else math.ceil(ratio)
         return t_end, max(1, int(n))
+
+    def read_step_control(self) -> dict[str, Any] | None:
+        item = self.table("step_control")
+        if item is None:
+            return None
+        item.check_keys(_STEP_CONTROL_KEYS)
+        run = self.table("run")
+        if run is None or "t_end" not in run.data:
+            raise item.error("[step_control] needs [run] t_end (the control chooses the steps: n_steps does not apply)")
+        kwargs: dict[str, Any] = {}
+        for key in _STEP_CONTROL_NUMBERS:
+            if key in item.data:
+                kwargs[key] = item.number(key, unit="s" if key.startswith("h_") else "")
+        if "max_attempts" in item.data:
+            kwargs["max_attempts"] = item.integer("max_attempts")
+        for key in ("scheme", "scope"):
+            if key in item.data:
+                kwargs[key] = item.string(key)
+        return kwargs
 
     def read_output(self) -> dict[str, Any]:
         output: dict[str, Any] = {"path": None, "every": 1, "block": None}

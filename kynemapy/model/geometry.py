@@ -12,7 +12,11 @@ export (:mod:`kynemapy.io.vtkhdf`) and the sweep's summaries (also importable as
   segment between them; a two-body joint (ball, hinge, ...) is its joint point, with a segment
   from each body's node to it; a one-node boundary condition is a point at its node;
 * a beam is its deformed axis: the polyline through its nodes, in span order, one per chain
-  of elements that share their end nodes (:func:`beam_chains`).
+  of elements that share their end nodes (:func:`beam_chains`);
+* a collision shape that takes part in contact (docs/contact.md) is its points with their
+  radius, moving with its body (:class:`Shape`): a sphere one point, a capsule its two end
+  points (the segment between them, thickened by the radius), a box its eight corners; a
+  ground plane is its unit normal and offset (:attr:`Scene.planes`).
 
 All positions are world coordinates [m]; arrays carry a leading row axis ``n``.
 """
@@ -29,6 +33,7 @@ from kynemapy.model import Model, kinds
 __all__ = [
     "Box",
     "Scene",
+    "Shape",
     "box_corners",
     "magnified",
     "node_positions",
@@ -147,6 +152,33 @@ class Box:
 
 
 @dataclass(frozen=True)
+class Shape:
+    """A collision shape drawn as its contact points (those the model's contact pairs use).
+
+    Attributes
+    ----------
+    shape : int
+        The shape id (``Model.contact_shape`` / ``pair_shape``).
+    kind : {"sphere", "capsule", "box"}
+        What the points make: one sphere, a capsule's two end spheres, or a box's eight
+        corners (ordered so that corner i has the signs of the bits (x, y, z) of i along the
+        box's axes, as :data:`BOX_FACES` expects).
+    node : int
+        The node of its body.
+    offsets : numpy.ndarray
+        (k, 3) the points' offsets from the node at the reference configuration, world frame [m].
+    radius : float
+        The points' radius [m] (0 for a box's corners).
+    """
+
+    shape: int
+    kind: str
+    node: int
+    offsets: np.ndarray
+    radius: float
+
+
+@dataclass(frozen=True)
 class Scene:
     """The drawable items of a model.
 
@@ -167,6 +199,11 @@ class Scene:
     beams : list of ndarray, default []
         The beams as chains of element nodes, root first (:func:`beam_chains`); :meth:`beam_axes`
         gives their deformed axes.
+    shapes : list of Shape, default []
+        The collision shapes in contact pairs (:func:`contact_shapes`); :meth:`shape_points`
+        gives their points.
+    planes : (P, 4) ndarray of float, default none
+        The distinct ground planes ``n · y = d``: unit normal n and offset d [m].
     """
 
     model: Model
@@ -176,6 +213,8 @@ class Scene:
     anchors: np.ndarray
     joints: np.ndarray
     beams: list = field(default_factory=list)
+    shapes: list = field(default_factory=list)
+    planes: np.ndarray = field(default_factory=lambda: np.zeros((0, 4)))
 
     def rotations(self, q: np.ndarray) -> np.ndarray:
         """The current orientation R(r ⊗ r0) of every node.
@@ -258,6 +297,27 @@ class Scene:
             out[:, b] = box_corners(box, pos[:, box.node], rot[:, box.node])
         return out
 
+    def shape_points(self, q: np.ndarray) -> list[np.ndarray]:
+        """The current points of every collision shape, ``x + R(r) s₀`` (the offsets s₀ are in
+        the reference world frame, turned by the node's rotation displacement R(r)).
+
+        Parameters
+        ----------
+        q : (n, N, 7) array_like of float
+            Rows of node displacements [m] and rotation quaternions (w, x, y, z).
+
+        Returns
+        -------
+        list of ndarray
+            One (n, k, 3) array of points [m] per shape of :attr:`shapes`.
+        """
+        q = np.asarray(q)
+        if not self.shapes:
+            return []
+        pos = node_positions(self.model, q)
+        rot = quaternion_matrices(q[:, :, 3:7])
+        return [pos[:, sh.node, None, :] + np.einsum("nij,kj->nki", rot[:, sh.node], sh.offsets) for sh in self.shapes]
+
     def extent(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The bounding box of everything drawn over all rows.
 
@@ -278,6 +338,8 @@ class Scene:
             pts.append(self.box_corners(q).reshape(-1, 3))
         if len(self.joints):
             pts.append(self.joint_points(q).reshape(-1, 3))
+        for sh, p in zip(self.shapes, self.shape_points(q), strict=True):
+            pts.extend((p.reshape(-1, 3) - sh.radius, p.reshape(-1, 3) + sh.radius))
         allp = np.concatenate(pts)
         return allp.min(axis=0), allp.max(axis=0)
 
@@ -352,7 +414,71 @@ def scene(model: Model) -> Scene:
         anchors=np.array(anchors, dtype=np.int64),
         joints=np.array(joints, dtype=np.int64),
         beams=beam_chains(model),
+        shapes=contact_shapes(model),
+        planes=contact_planes(model),
     )
+
+
+def contact_shapes(model: Model) -> list[Shape]:
+    """The collision shapes of a model's contact pairs (shape–plane points and sphere pairs), each
+    once, in shape order; a shape no pair uses is not in the model and not drawn.
+
+    Parameters
+    ----------
+    model : Model
+        A built model (or one read from a result file; files without contact have none).
+
+    Returns
+    -------
+    list of Shape
+        Kind told by the number of distinct points: one (sphere), two (capsule), eight (box).
+    """
+    points: dict[int, tuple[int, float, list[np.ndarray]]] = {}
+
+    def add(shape: int, node: int, offset: np.ndarray, radius: float) -> None:
+        offsets = points.setdefault(shape, (node, radius, []))[2]
+        if not any(np.array_equal(offset, o) for o in offsets):
+            offsets.append(np.array(offset, dtype=float))
+
+    for k in range(int(getattr(model, "n_contacts", 0))):
+        add(
+            int(model.contact_shape[k]),
+            int(model.contact_node[k]),
+            model.contact_offset[k],
+            float(model.contact_radius[k]),
+        )
+    for k in range(int(getattr(model, "n_pairs", 0))):
+        for side in range(2):
+            add(
+                int(model.pair_shape[k, side]), int(model.pair_node[k, side]), model.pair_offset[k, side],
+                float(model.pair_radius[k, side]),
+            )  # fmt: skip
+    shapes = []
+    for shape in sorted(points):
+        node, radius, offsets = points[shape]
+        pts = np.array(offsets).reshape(-1, 3)
+        kind = {1: "sphere", 2: "capsule", 8: "box"}.get(pts.shape[0], "points")
+        if kind == "box":  # the builder's order has x in bit 2 and z in bit 0: to BOX_FACES' order
+            pts = pts[[((i & 1) << 2) | (i & 2) | (i >> 2 & 1) for i in range(8)]]
+        shapes.append(Shape(shape=shape, kind=kind, node=node, offsets=pts, radius=radius))
+    return shapes
+
+
+def contact_planes(model: Model) -> np.ndarray:
+    """The distinct ground planes of a model's contact points.
+
+    Parameters
+    ----------
+    model : Model
+        A built model.
+
+    Returns
+    -------
+    (P, 4) ndarray of float
+        Unit normal n and offset d [m] of each plane ``n · y = d``.
+    """
+    planes = np.asarray(getattr(model, "contact_plane", np.zeros((0, 4))), dtype=float).reshape(-1, 4)
+    return np.unique(planes, axis=0) if planes.shape[0] else planes
 
 
 def beam_chains(model: Model) -> list[np.ndarray]:

@@ -98,13 +98,14 @@ DRIVEN_LOAD = 2
 def driven(kind: np.ndarray, axes: np.ndarray, inputs: np.ndarray) -> np.ndarray:
     """(C,) bool: the hinges and sliders with a drive in the model's ``constraint_axes`` (C, 3, 3)
     (spring, damper, Coulomb friction, compliant limits) or a servo in the constraint inputs (C, 7) (kp, kd or
-    feed-forward non-zero)."""
+    feed-forward non-zero), and the ball joints with a cone limit."""
     kind = np.asarray(kind)
     axes = np.asarray(axes).reshape(-1, 3, 3)
     inputs = np.asarray(inputs).reshape(-1, 7)
     passive = (axes[:, 0, 0] != 0) | (axes[:, 0, 2] != 0) | (axes[:, 1, 0] != 0) | (axes[:, 2, 2] != 0)
     drive = passive | np.any(inputs[:, [1, 2, 5]] != 0, axis=1)
-    return ((kind == HINGE_JOINT) | (kind == SLIDER_JOINT)) & drive
+    cone = (kind == BALL_JOINT) & (axes[:, 2, 2] != 0)  # a ball joint's cone limit
+    return (((kind == HINGE_JOINT) | (kind == SLIDER_JOINT)) & drive) | cone
 
 
 # ---------------------------------------------------------------- rows of the two-body joints

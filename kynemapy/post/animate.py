@@ -4,8 +4,11 @@ Bodies are drawn as their principal-inertia boxes (``style="box"``) or as their 
 axes (``style="frame"``, x red, y green, z blue), springs as thin lines, constraints between
 two nodes as dashed lines, two-body joints as points with arms to their bodies, nodes held by
 a boundary condition as black triangles, other nodes as dots, beams (when they exist) as their
-deformed axis (:mod:`kynemapy.post.geometry`).  The view is fixed for the whole animation:
-chosen elevation and azimuth [deg], the axes' limits covering every frame with equal scales.
+deformed axis, collision shapes (docs/contact.md) as wire spheres (three great circles turning
+with the body), capsules (their end spheres and axis) and boxes, in place of their body's box,
+and ground planes as grey squares across the view (:mod:`kynemapy.post.geometry`).  The view
+is fixed for the whole animation: chosen elevation and azimuth [deg], the axes' limits covering
+every frame with equal scales.
 Every frame carries its time stamp.  ``magnify`` enlarges the motion from the first frame
 (translations and rotation angles) for small motions, and the stamp says so.
 
@@ -130,7 +133,7 @@ def animate(
     from matplotlib import animation
     from mpl_toolkits.mplot3d.art3d import Poly3DCollection
 
-    from kynemapy.model.geometry import BOX_FACES, magnified, node_positions, scene
+    from kynemapy.model.geometry import BOX_FACES, magnified, node_positions, quaternion_matrices, scene
 
     if style not in ("box", "frame"):
         raise ValueError(f"animate: style must be 'box' or 'frame', got {style!r}")
@@ -167,6 +170,8 @@ def animate(
     joints = sc.joint_points(q)
     beams = sc.beam_axes(q)
     rot = sc.rotations(q) if sc.boxes else None
+    shape_pts = sc.shape_points(q)
+    turns = quaternion_matrices(q[:, :, 3:7]) if sc.shapes else None  # the shapes' rotation R(r)
 
     lo, hi = sc.extent(q)
     centre = 0.5 * (lo + hi)
@@ -203,6 +208,29 @@ def animate(
     else:
         for _ in sc.boxes:
             axes_lines.append([ax.plot([], [], [], "-", color=c, linewidth=2.0)[0] for c in ("r", "g", "b")])
+    for plane in sc.planes:  # a square of the view's size on each ground plane, under the scene
+        n_vec, d = np.asarray(plane[:3], dtype=float), float(plane[3])
+        foot = centre - (centre @ n_vec - d) * n_vec
+        e1 = np.cross(n_vec, [1.0, 0.0, 0.0] if abs(n_vec[0]) < 0.9 else [0.0, 1.0, 0.0])
+        e1 /= np.linalg.norm(e1)
+        e2 = np.cross(n_vec, e1)
+        square = [foot + half * (a * e1 + b * e2) for a, b in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
+        ax.add_collection3d(Poly3DCollection([square], facecolor="0.6", edgecolor="0.4", linewidth=0.5, alpha=0.25))
+    ring = np.linspace(0.0, 2.0 * math.pi, 25)
+    shaped = {sh.node for sh in sc.shapes}
+    shape_lines: list[list[Any]] = []
+    shape_boxes: list[Any] = []
+    for sh in sc.shapes:
+        if sh.kind == "box":
+            poly = Poly3DCollection([], facecolor="C4", edgecolor="k", linewidth=0.5, alpha=0.3)
+            ax.add_collection3d(poly)
+            shape_boxes.append(poly)
+            shape_lines.append([])
+            continue
+        shape_boxes.append(None)
+        circles = 3 * len(sh.offsets) if sh.radius > 0.0 else 0
+        segment = 1 if len(sh.offsets) > 1 else 0
+        shape_lines.append([ax.plot([], [], [], "-", color="C4", linewidth=1.2)[0] for _ in range(circles + segment)])
 
     def set_line(line: Any, pts: np.ndarray) -> None:
         line.set_data_3d(pts[:, 0], pts[:, 1], pts[:, 2])
@@ -227,13 +255,31 @@ def animate(
         for b, box in enumerate(sc.boxes):
             if style == "box":
                 c = corners[f, b]
-                boxes[b].set_verts([c[list(face)] for face in BOX_FACES])
+                # a body with collision shapes is drawn as its shapes
+                boxes[b].set_verts([] if box.node in shaped else [c[list(face)] for face in BOX_FACES])
             else:
                 assert rot is not None
                 origin = p[box.node] + rot[f, box.node] @ box.centre
                 for k in range(3):
                     tip = origin + rot[f, box.node] @ box.axes[:, k] * (0.5 * box.size[k])
                     set_line(axes_lines[b][k], np.stack([origin, tip]))
+        for k, sh in enumerate(sc.shapes):
+            pts = shape_pts[k][f]
+            if sh.kind == "box":
+                shape_boxes[k].set_verts([pts[list(face)] for face in BOX_FACES])
+                continue
+            assert turns is not None
+            frame = turns[f, sh.node]
+            lines = shape_lines[k]
+            if sh.radius > 0.0:
+                for i, centre_pt in enumerate(pts):
+                    for j, (a, b) in enumerate(((0, 1), (1, 2), (2, 0))):
+                        circle = centre_pt + sh.radius * (
+                            np.cos(ring)[:, None] * frame[:, a] + np.sin(ring)[:, None] * frame[:, b]
+                        )
+                        set_line(lines[3 * i + j], circle)
+            if len(pts) > 1:
+                set_line(lines[-1], pts)
         text = f"t = {times[f]:.4f} s"
         if magnify != 1.0:
             text += f"   motion ×{magnify:g}"

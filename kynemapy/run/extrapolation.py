@@ -144,9 +144,13 @@ class ExtrapolatedRun(NamedTuple):
     iterations: int
 
 
-def _level(sim: Any, coefficients: np.ndarray, n_coarse: int, division: int) -> tuple[np.ndarray, int, int]:
+def _level(
+    sim: Any, coefficients: np.ndarray, n_coarse: int, division: int, loads: Any = None, h: float = 0.0
+) -> tuple[np.ndarray, int, int]:
     """Run ``n_coarse · division`` steps from the current state in compiled calls, recording the
-    state at every ``division``-th step: ``(rows (n_coarse, width), iterations, status)``."""
+    state at every ``division``-th step: ``(rows (n_coarse, width), iterations, status)``.  With
+    ``loads(sim, t)``: one step at a time, ``loads`` called before each with the time at its end
+    (``h`` the coarse step [s]; only q and v are recorded then)."""
     layout = sim.workspace.row_layout
     rows = np.zeros((n_coarse, layout.width))
     total = n_coarse * division
@@ -154,6 +158,23 @@ def _level(sim: Any, coefficients: np.ndarray, n_coarse: int, division: int) -> 
     sim.state.step[0] = 0
     done = recorded = 0
     status = CONVERGED
+    if loads is not None:
+        t0 = float(sim.time)
+        n_nodes = sim.state.q.shape[0]
+        oq, ov = layout.offsets["q"], layout.offsets["v"]
+        for k in range(total):
+            # the time at the step's end: where generalized-α enforces the equations of motion,
+            # so that the level's global error keeps the smooth expansion in h that extrapolation needs
+            loads(sim, t0 + (k + 1) * (h / division))
+            status, n_iter = sim.step_with(coefficients)
+            iterations[k] = n_iter
+            if status != CONVERGED:
+                return rows[:recorded], int(iterations[:k].sum()), int(status)
+            if (k + 1) % division == 0:
+                rows[recorded, oq : oq + 7 * n_nodes] = sim.state.q.reshape(-1)
+                rows[recorded, ov : ov + 6 * n_nodes] = sim.state.v.reshape(-1)
+                recorded += 1
+        return rows, int(iterations.sum()), int(status)
     while done < total:
         steps, got, status = sim._run(
             coefficients,
@@ -180,7 +201,13 @@ def _fields(layout: Any, rows: np.ndarray, n_nodes: int) -> tuple[np.ndarray, np
     )
 
 
-def extrapolate(sim: Any, t_end: float, h: float, divisions: Sequence[int] = DIVISIONS) -> ExtrapolatedRun:
+def extrapolate(
+    sim: Any,
+    t_end: float,
+    h: float,
+    divisions: Sequence[int] = DIVISIONS,
+    loads: Callable[[Any, float], None] | None = None,
+) -> ExtrapolatedRun:
     """Integrate from the current state to ``t_end`` with the extrapolated scheme (step h).
 
     The simulation is left in the finest level's final state; :func:`set_state` puts the
@@ -200,6 +227,11 @@ def extrapolate(sim: Any, t_end: float, h: float, divisions: Sequence[int] = DIV
         The levels' step divisions: (1, 2, 4) integrates with h, h/2 and h/4 (order 4, the error
         estimate from the two finer levels); (1, 2) with h and h/2 (order 3 at least, 3 steps
         per h, its estimate far above the true error).  2 or 3 increasing integers >= 1.
+    loads : callable or None, default None
+        ``loads(sim, t)``: sets the inputs for the step that ends at t [s] (called before each
+        step of each level with the time at its end, and at the start for the consistent
+        accelerations).  The steps then run one at a time from Python (about 2 µs more each on the
+        heavy top, plus what ``loads`` costs).
 
     Returns
     -------
@@ -232,6 +264,8 @@ def extrapolate(sim: Any, t_end: float, h: float, divisions: Sequence[int] = DIV
     span = float(t_end) - t0
     n_coarse = max(1, math.ceil(span / h - 1e-9))
     h = span / n_coarse
+    if loads is not None:
+        loads(sim, t0)
     sim.compute_consistent_accelerations()
     sim.state.a[...] = sim.state.vd
     saved = sim.save_state()
@@ -251,7 +285,7 @@ def extrapolate(sim: Any, t_end: float, h: float, divisions: Sequence[int] = DIV
     for j, division in enumerate(divisions):
         sim.restore_state(saved)
         coefficients = dataclasses.replace(sim.params, h=h / division).coefficients
-        rows, its, status = _level(sim, coefficients, n_coarse, division)
+        rows, its, status = _level(sim, coefficients, n_coarse, division, loads, h)
         steps += rows.shape[0] * division
         iterations += its
         if status != CONVERGED or rows.shape[0] != n_coarse:
@@ -260,6 +294,8 @@ def extrapolate(sim: Any, t_end: float, h: float, divisions: Sequence[int] = DIV
             text = failure_text(sim, status, errors) if status != CONVERGED else "stopped early"
             failed_at = t0 + (rows.shape[0] + 1) * h
             sim.restore_state(saved)
+            if loads is not None:
+                loads(sim, t0)
             raise ConvergenceError(
                 f"extrapolated scheme: a step of h = {h / division:.3g} s failed near t = {failed_at:.9g} s: {text}",
                 t0,
@@ -387,12 +423,19 @@ def advance_to(
     loads: Callable[[Any, float], None] | None = None,
 ) -> ControlledRun:
     """:meth:`kynemapy.Simulation.advance_to` with ``StepControl(scheme="extrapolated")`` (the
-    arguments checked as for generalized-α; ``loads`` must be None)."""
+    arguments checked as for generalized-α; ``loads(sim, t)`` is called before each step with the
+    time at its end: :func:`extrapolate`)."""
     t_end, outputs = checked_arguments(sim, t_end, control, output_times, loads)
-    return advance_extrapolated(sim, t_end, control, outputs)
+    return advance_extrapolated(sim, t_end, control, outputs, loads)
 
 
-def advance_extrapolated(sim: Any, t_end: float, control: StepControl, outputs: np.ndarray) -> ControlledRun:
+def advance_extrapolated(
+    sim: Any,
+    t_end: float,
+    control: StepControl,
+    outputs: np.ndarray,
+    loads: Callable[[Any, float], None] | None = None,
+) -> ControlledRun:
     """:meth:`Simulation.advance_to` with ``StepControl(scheme="extrapolated")``.
 
     Parameters
@@ -406,6 +449,8 @@ def advance_extrapolated(sim: Any, t_end: float, control: StepControl, outputs: 
         ``max_attempts``).
     outputs : (T,) ndarray of float
         The output times [s] (checked by the caller).
+    loads : callable or None, default None
+        ``loads(sim, t)``, as :func:`extrapolate` calls it.
 
     Returns
     -------
@@ -424,7 +469,19 @@ def advance_extrapolated(sim: Any, t_end: float, control: StepControl, outputs: 
         q_out = np.broadcast_to(sim.state.q, (outputs.size, n_nodes, 7)).copy()
         v_out = np.broadcast_to(sim.state.v, (outputs.size, n_nodes, 6)).copy()
         empty = np.zeros(0)
-        return ControlledRun(empty, empty, empty, 0, 0, 0, outputs.copy(), q_out, v_out, np.zeros(0, dtype="<U17"))
+        return ControlledRun(
+            empty,
+            empty,
+            empty,
+            0,
+            0,
+            0,
+            outputs.copy(),
+            q_out,
+            v_out,
+            np.zeros(0, dtype="<U17"),
+            rejections=np.zeros(0, dtype=np.int64),
+        )
     h = float(control.h_initial if control.h_initial is not None else sim.params.h)
     h_min = float(control.h_min if control.h_min is not None else 1e-10 * h)
     h = min(max(h, h_min), control.h_max if control.h_max is not None else math.inf, span)
@@ -439,7 +496,7 @@ def advance_extrapolated(sim: Any, t_end: float, control: StepControl, outputs: 
     failure: ConvergenceError | None = None
     for _attempt in range(control.max_attempts):
         try:
-            run = extrapolate(sim, t_end, h)
+            run = extrapolate(sim, t_end, h, loads=loads)
         except ConvergenceError as error:
             failure = error
             rejected += 1
@@ -486,6 +543,8 @@ def advance_extrapolated(sim: Any, t_end: float, control: StepControl, outputs: 
             f"after {control.max_attempts} attempts (max_attempts)",
         )
     q_out, v_out = dense_output(run, outputs)
+    if loads is not None:
+        loads(sim, t_end)  # the inputs at the end: the consistent accelerations there
     set_state(sim, run.q[-1], run.v[-1], t_end)
     m = run.time.size - 1
     sim.state.step[0] = start.step[0] + m
@@ -501,4 +560,5 @@ def advance_extrapolated(sim: Any, t_end: float, control: StepControl, outputs: 
         v=v_out,
         scheme=np.full(m, "extrapolated"),
         fallback=note,
+        rejections=np.concatenate([[rejected], np.zeros(m - 1, dtype=np.int64)]).astype(np.int64),
     )

@@ -206,6 +206,86 @@ class _Stepper:
         return status, total
 
 
+def open_writer(
+    sim: Any,
+    output: str | os.PathLike[str],
+    every: int,
+    unit: int,
+    resuming: bool,
+    overwrite: bool,
+    attrs: dict[str, Any] | None,
+    *,
+    defer_layout: bool = False,
+    step_control: bool = False,
+) -> Any:
+    """The :class:`kynemapy.io.hdf5.ResultWriter` of a run (new, or the continued file), its lock taken.
+
+    Raises ``ValueError`` for a continued file with another spacing or another kind of rows
+    (fixed steps or step control), ``FileExistsError`` for an existing file not continued
+    without ``overwrite``, and ``OSError`` naming the file when it cannot be written.
+    """
+    from kynemapy.io.hdf5 import ResultWriter
+    from kynemapy.io.lock import FileInUseError, WriterLock
+    from kynemapy.io.paths import file_path, output_file
+
+    path = file_path(output, "run: output")
+    if resuming and sim.resume_every is not None and every != sim.resume_every:
+        raise ValueError(
+            f"run: {path} records {_spacing(sim.resume_every)}; continuing it with every = {every} "
+            f"would mix two spacings in one file: leave every out (command line: --every) to continue "
+            f"with the file's {sim.resume_every}, or write to a new file"
+        )
+    if resuming and bool(getattr(sim, "resume_step_control", False)) != step_control:
+        raise ValueError(
+            f"run: {path} holds the rows of a "
+            + (
+                "step-controlled run (its /step_control columns); continue it with run(..., control=...)"
+                if not step_control
+                else "run of fixed steps; continuing it with control would mix fixed and step-controlled rows"
+            )
+            + ", or write to a new file"
+        )
+    if not resuming:
+        try:
+            output_file(path, "output file")  # a folder, or a folder that takes no files: said now
+        except OSError as exc:
+            raise type(exc)(f"run: {exc}") from None
+    try:
+        lock = WriterLock(path, "run")  # a file another live process writes: refused here, untouched
+    except FileInUseError:
+        raise
+    except OSError as exc:
+        raise OSError(f"run: cannot write the output file {path!r}: {exc}") from exc
+    try:
+        if not resuming and not overwrite and os.path.lexists(path):
+            raise FileExistsError(
+                f"run: the output file {path!r} exists; pass overwrite=True (command line: --overwrite) to "
+                f"replace it, or continue it: Simulation.restart({path!r}).run(...) (command line: --resume)"
+            )
+        if resuming:
+            return ResultWriter.reopen(path, sim.model, sim.params, block=unit, lock=lock)
+        return ResultWriter(
+            path,
+            sim.model,
+            sim.params,
+            block=unit,
+            attrs=attrs,
+            defer_layout=defer_layout,
+            every=every,
+            lock=lock,
+            step_control=step_control,
+        )
+    except FileExistsError:
+        lock.release()
+        raise
+    except OSError as exc:
+        lock.release()
+        raise OSError(f"run: cannot write the output file {path!r}: {exc}") from exc
+    except BaseException:
+        lock.release()
+        raise
+
+
 def run(
     sim: Any,
     *,
@@ -224,8 +304,6 @@ def run(
     overwrite: bool = False,
 ) -> RunInfo:
     """See :meth:`kynemapy.Simulation.run` (``sim`` is a :class:`kynemapy.Simulation`)."""
-    from kynemapy.io.hdf5 import ResultWriter  # h5py on first use only
-
     n_total = steps_to(sim, t_end, n_steps)
     resuming = (
         output is not None
@@ -248,56 +326,8 @@ def run(
 
     out: BackgroundWriter | None = None
     if output is not None:
-        from kynemapy.io.lock import FileInUseError, WriterLock
-        from kynemapy.io.paths import file_path, output_file
-
-        path = file_path(output, "run: output")
         unit = unit_rows(block)
-        if resuming and sim.resume_every is not None and every != sim.resume_every:
-            raise ValueError(
-                f"run: {path} records {_spacing(sim.resume_every)}; continuing it with every = {every} "
-                f"would mix two spacings in one file: leave every out (command line: --every) to continue "
-                f"with the file's {sim.resume_every}, or write to a new file"
-            )
-        if not resuming:
-            try:
-                output_file(path, "output file")  # a folder, or a folder that takes no files: said now
-            except OSError as exc:
-                raise type(exc)(f"run: {exc}") from None
-        try:
-            lock = WriterLock(path, "run")  # a file another live process writes: refused here, untouched
-        except FileInUseError:
-            raise
-        except OSError as exc:
-            raise OSError(f"run: cannot write the output file {path!r}: {exc}") from exc
-        try:
-            if not resuming and not overwrite and os.path.lexists(path):
-                raise FileExistsError(
-                    f"run: the output file {path!r} exists; pass overwrite=True (command line: --overwrite) to "
-                    f"replace it, or continue it: Simulation.restart({path!r}).run(...) (command line: --resume)"
-                )
-            if resuming:
-                writer = ResultWriter.reopen(path, sim.model, sim.params, block=unit, lock=lock)
-            else:
-                writer = ResultWriter(
-                    path,
-                    sim.model,
-                    sim.params,
-                    block=unit,
-                    attrs=attrs,
-                    defer_layout=block >= 2,
-                    every=every,
-                    lock=lock,
-                )
-        except FileExistsError:
-            lock.release()
-            raise
-        except OSError as exc:
-            lock.release()
-            raise OSError(f"run: cannot write the output file {path!r}: {exc}") from exc
-        except BaseException:
-            lock.release()
-            raise
+        writer = open_writer(sim, output, every, unit, resuming, overwrite, attrs, defer_layout=block >= 2)
         try:
             out = BackgroundWriter(writer, sim.data, sim.workspace.row_layout, unit, threaded=block >= 2)
         except BaseException:

@@ -6,7 +6,7 @@ import math
 import os
 import warnings
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 
 import numpy as np
 
@@ -23,7 +23,9 @@ from kynemapy.engine.api import (
 )
 from kynemapy.engine.checks import check_constraints
 from kynemapy.engine.data import Inputs, State, Workspace, new_workspace
-from kynemapy.engine.entry import ADVANCE, REACTION, RECORD, START, run_task
+from kynemapy.engine.elements import CONTACTS, PAIRS
+from kynemapy.engine.elements.contacts import OUT_FRICTION, OUT_GAP, OUT_NORMAL, OUT_SLIP
+from kynemapy.engine.entry import ADVANCE, INITIAL_ACCELERATIONS, LINEARIZE, REACTION, RECORD, START, run_task
 from kynemapy.engine.fields import Data
 from kynemapy.engine.initial_velocity import (
     INITIAL_VELOCITY_MODES,
@@ -37,6 +39,7 @@ from kynemapy.engine.params import ACCELERATION_COEFFICIENTS, StepParameters
 from kynemapy.engine.rows import split_rows
 from kynemapy.engine.step import CONVERGED, NEEDS_MEMORY
 from kynemapy.engine.stored_call import StoredCall
+from kynemapy.linalg.dense import SOLVE_CAPACITY
 from kynemapy.math.frames import node_frame, point_motion
 from kynemapy.math.rotations import rotation_matrices
 from kynemapy.model import Model, kinds
@@ -104,6 +107,19 @@ def _finite(value: float, what: str) -> float:
     return x
 
 
+class Contacts(NamedTuple):
+    """The contact points of a model at one state (:meth:`Simulation.contacts`), K of them: one
+    per point of every shape–plane pair the filter keeps (docs/contact.md)."""
+
+    node: np.ndarray  #: (K,) int: the node (body) of each point
+    shape: np.ndarray  #: (K,) int: the shape id (``ModelBuilder.add_sphere`` ...) of each point
+    gap: np.ndarray  #: (K,) [m]: distance to the plane, negative when it penetrates
+    active: np.ndarray  #: (K,) bool: whether the point carries a force
+    normal_force: np.ndarray  #: (K,) [N]: the normal force f_n >= 0 on the body
+    friction_force: np.ndarray  #: (K, 3) [N]: the friction force on the body, world frame
+    slip_speed: np.ndarray  #: (K,) [m/s]: the tangential speed of the contact point (active points)
+
+
 class Simulation:
     """Time integration of a :class:`Model` with Kynema's Lie-group generalized-α scheme.
 
@@ -142,6 +158,8 @@ class Simulation:
         The result file this simulation continues (set by :meth:`restart`), else None.
     resume_every : int or None
         The spacing of the recorded steps of that file (its ``output_every``; None: none).
+    resume_step_control : bool
+        That file holds the rows of a step-controlled run (``run(..., control=...)``).
 
     Raises
     ------
@@ -198,6 +216,8 @@ class Simulation:
         self.resume_path: str | None = None
         #: the spacing of the recorded steps of that file (its ``output_every``; None: not recorded)
         self.resume_every: int | None = None
+        #: that file holds the rows of a step-controlled run (its /step_control columns)
+        self.resume_step_control = False
         self._bind()
         check_constraints(self._workspace, self._data)
         api.reference_factorization(self._workspace, params)
@@ -375,8 +395,14 @@ class Simulation:
     # ------------------------------------------------------------- stepping
     def compute_consistent_accelerations(self) -> None:
         """Solve the constrained equations of motion for ``vd`` and ``lam`` at the current q, v."""
-        status = api.consistent_accelerations(self._workspace, self._state, self._inputs)
-        self._bind()
+        status = SOLVE_CAPACITY
+        if self._step_status is self._stored.status:  # through the stored call: no new one to build
+            status = self._run(
+                ACCELERATION_COEFFICIENTS, INITIAL_ACCELERATIONS, 1, 0, NO_ROWS, 0, self._iters1, self._out
+            )[2]
+        if status == SOLVE_CAPACITY:  # the solver's arrays grow: through the workspace, then bound anew
+            status = api.consistent_accelerations(self._workspace, self._state, self._inputs)
+            self._bind()
         if status != 0:
             t = float(self._state.time[0])
             raise ConvergenceError(
@@ -521,6 +547,7 @@ class Simulation:
         throw: bool = True,
         attrs: dict[str, Any] | None = None,
         overwrite: bool = False,
+        control: StepControl | None = None,
     ) -> loop.RunInfo:
         """Run to ``t_end`` [s] (or ``n_steps`` steps), streaming results to an HDF5 file.
 
@@ -574,6 +601,14 @@ class Simulation:
         overwrite : bool, default False
             Replace an existing ``output`` file (False: refuse it, so that a run never
             silently destroys another run's results).
+        control : StepControl or None, default None
+            Step-size control (:meth:`advance_to`, either scheme) instead of fixed steps of h;
+            needs ``t_end``.  The rows stay on the regular grid ``t0 + k · every · h`` (and
+            ``t_end``), their states given by the scheme's own interpolation, and the file gets
+            the per-row columns ``/step_control`` (step size, accepted and rejected steps since
+            the row before, estimated error; :attr:`kynemapy.io.Result.step_control`).  The
+            control runs in calls of ``block // 2`` rows, each ending exactly on its last row
+            (the restart state); see :func:`kynemapy.run.controlled.run`.
 
         Returns
         -------
@@ -593,6 +628,31 @@ class Simulation:
         TypeError
             ``loads`` is not callable.
         """
+        if control is not None and self._stops is not None:
+            raise ValueError(
+                "run(control=...) (step-size control) does not support hard joint limits (limit_restitution) yet: "
+                "run with a fixed step (no control)"
+            )
+        if control is not None:
+            from kynemapy.run import controlled
+
+            if n_steps is not None or t_end is None:
+                raise ValueError("run: with control, give t_end [s] (the control chooses the steps)")
+            if adaptive:
+                raise ValueError("run: adaptive halving does not apply with control (the control redoes failed steps)")
+            return controlled.run(
+                self,
+                t_end=t_end,
+                control=control,
+                output=output,
+                every=every,
+                block=block,
+                progress=progress,
+                loads=loads,
+                throw=throw,
+                attrs=attrs,
+                overwrite=overwrite,
+            )
         return loop.run(
             self,
             t_end=t_end,
@@ -724,6 +784,7 @@ class Simulation:
         sim.resume_path = os.fspath(path)
         every = result.attrs.get("output_every")
         sim.resume_every = None if every is None else int(every)
+        sim.resume_step_control = result.step_control is not None
         return sim
 
     def advance(self, n_steps: int, throw: bool = True) -> np.ndarray:
@@ -1168,6 +1229,44 @@ class Simulation:
         out = self._out  # the stored call's: a linearization with exact gradients, then the reaction
         self._run(ACCELERATION_COEFFICIENTS, REACTION, cid, 0, NO_ROWS, 0, self._iters1, out)
         return out[:3].copy(), out[3:].copy()
+
+    def contacts(self) -> Contacts:
+        """The contact points at the current state: gaps, normal and friction forces, slip.
+
+        Evaluated afresh at the current state (one linearization, as :meth:`reaction`), so after a
+        step they are those of the converged state.  The force on a body is the sum over its
+        active points of ``normal_force · n + friction_force``, applied at each point (docs/contact.md).
+
+        Returns
+        -------
+        Contacts
+            Arrays over the model's K contact points (K = ``model.n_contacts``; all empty
+            without contact).
+        """
+        return self._contact_table(CONTACTS, self.model.contact_node, self.model.contact_shape)
+
+    def contact_pairs(self) -> Contacts:
+        """The candidate body–body sphere pairs at the current state (:meth:`contacts` for pairs,
+        docs/contact.md): ``node`` and ``shape`` are (P, 2), body 1's and body 2's; ``gap`` is the
+        distance between the spheres' surfaces [m] and ``friction_force`` the one on body 2 (body 1
+        gets ``−(normal_force · n + friction_force)``, n from sphere 1's centre to sphere 2's)."""
+        return self._contact_table(PAIRS, self.model.pair_node, self.model.pair_shape)
+
+    def _contact_table(self, which: int, node: np.ndarray, shape: np.ndarray) -> Contacts:
+        table = self.data.tables[which]
+        if table.nodes.shape[0] > 0:  # evaluate at the current state (one linearization)
+            self._run(ACCELERATION_COEFFICIENTS, LINEARIZE, 0, 0, NO_ROWS, 0, self._iters1, self._out)
+        out = np.array(table.out)
+        normal = out[:, OUT_NORMAL]
+        return Contacts(
+            node=np.array(node),
+            shape=np.array(shape),
+            gap=out[:, OUT_GAP].copy(),
+            active=normal > 0.0,
+            normal_force=normal.copy(),
+            friction_force=out[:, OUT_FRICTION : OUT_FRICTION + 3].copy(),
+            slip_speed=out[:, OUT_SLIP].copy(),
+        )
 
     def body_frame(self, node: int) -> tuple[np.ndarray, np.ndarray]:
         """World frame of a body (node) in the current state.

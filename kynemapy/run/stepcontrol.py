@@ -89,8 +89,9 @@ class StepControl:
         each of them; h is constant within a call and chosen from ``rtol``/``atol`` (a call
         whose estimate exceeds the tolerance anywhere is redone from its start with a smaller
         h; when the estimate stops falling with h, the Newton noise amplified, the call with
-        the smallest estimate is kept and :attr:`ControlledRun.fallback` says so).  ``scope``,
-        ``velocity_error`` and a ``loads`` function do not apply to it.
+        the smallest estimate is kept and :attr:`ControlledRun.fallback` says so).  ``scope``
+        and ``velocity_error`` do not apply to it; a ``loads`` function is called before each
+        step with the time at the step's end (the steps then run one at a time from Python).
 
     Raises
     ------
@@ -192,6 +193,9 @@ class ControlledRun(NamedTuple):
         tolerance: the estimate stopped falling with h (the noise of the Newton solutions,
         amplified), and the call with the smallest estimate was kept instead of stopping;
         ``error`` is then > 1 at some rows.
+    rejections : (S,) ndarray of int or None
+        The rejected attempts before each accepted step (``scheme="extrapolated"``: the calls
+        redone, all before the first step); they add up to ``rejected``.
     """
 
     time: np.ndarray
@@ -205,6 +209,7 @@ class ControlledRun(NamedTuple):
     v: np.ndarray
     scheme: np.ndarray | None = None
     fallback: str = ""
+    rejections: np.ndarray | None = None
 
 
 def error_coefficient(params: Any) -> float:
@@ -626,11 +631,6 @@ def checked_arguments(
         raise ValueError("advance_to: step-size control needs a dynamic simulation (StepParameters(dynamic=True))")
     if loads is not None and not callable(loads):
         raise TypeError(f"advance_to: loads must be a callable loads(sim, t), got {type(loads).__name__}")
-    if control.scheme == "extrapolated" and loads is not None:
-        raise ValueError(
-            "advance_to: scheme='extrapolated' integrates the whole interval in compiled calls with the inputs "
-            "held: a loads function does not apply (set the loads before, or use scheme='generalized-alpha')"
-        )
     t_end = float(t_end)
     t0 = float(sim.time)
     if not math.isfinite(t_end) or t_end < t0:
@@ -673,6 +673,7 @@ def advance_to(
     times: list[float] = []
     sizes: list[float] = []
     errors: list[float] = []
+    rejections: list[int] = []
     rejected = newton_failures = 0
     state = sim.state
     projector = ConstraintProjector(sim)
@@ -686,6 +687,7 @@ def advance_to(
     while t_end - float(sim.time) > 1e-12 * max(1.0, abs(t_end)):
         t = float(sim.time)
         saved = sim.save_state()
+        rejected_before = rejected
         after_rejection = False
         failure: int | None = None
         err = 0.0
@@ -740,6 +742,7 @@ def advance_to(
         times.append(t1)
         sizes.append(step)
         errors.append(err)
+        rejections.append(rejected - rejected_before)
         k_end = k_out
         while k_end < outputs.size and outputs[k_end] <= t1 + 1e-12 * max(1.0, abs(t1)):
             k_end += 1
@@ -758,6 +761,7 @@ def advance_to(
         q=q_out[:k_out],
         v=v_out[:k_out],
         scheme=np.full(len(times), "generalized-alpha"),
+        rejections=np.array(rejections, dtype=np.int64),
     )
 
 

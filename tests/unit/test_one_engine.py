@@ -57,12 +57,22 @@ def _top() -> kp.Model:
     return b.build()
 
 
+def _ball_on_ground() -> kp.Model:
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, -9.81))
+    ball = b.add_node(position=(0.0, 0.0, 0.1))
+    b.add_mass(ball, mass=1.0, inertia=(0.004, 0.004, 0.004))
+    b.add_sphere(ball, 0.1)
+    b.add_ground_plane(stiffness=1e5, damping=300.0, friction=0.5)
+    return b.build()
+
+
 MODELS = {
     "heavy top (Kynema's constraints, dense)": _top,
     "hinge pair (two-body joint)": lambda: _pair("add_hinge_joint", (0.2, 0, 0), (0, 1, 0)),
     "slider pair": lambda: _pair("add_slider_joint", (0.2, 0, 0), (1, 0, 0)),
     "ball chain (sparse)": lambda: ball_chain(25),
     "cantilever beam": _beam,
+    "ball on the ground (contact)": _ball_on_ground,
 }
 
 
@@ -167,10 +177,10 @@ def test_kynemapy_compile_refuses_a_bad_job_count() -> None:
 
 
 def test_each_model_uses_exactly_the_units_it_needs() -> None:
-    """The beam elements, the two-body joints and the sparse LU are units (engine.unit_call):
+    """The beam elements, the two-body joints, the sparse LU and contact are units (engine.unit_call):
     a model's ``Data.units`` holds the address of those it has, 0 for the others (and every
     model the engine's own, ``run_task_at``)."""
-    from kynemapy.engine.unit_call import BEAMS, BODY_JOINTS, ENGINE, SPARSE
+    from kynemapy.engine.unit_call import BEAMS, BODY_JOINTS, CONTACTS, ENGINE, SPARSE
 
     expected = {
         "heavy top (Kynema's constraints, dense)": set(),
@@ -178,6 +188,7 @@ def test_each_model_uses_exactly_the_units_it_needs() -> None:
         "slider pair": {BODY_JOINTS},
         "ball chain (sparse)": {BODY_JOINTS},
         "cantilever beam": {BEAMS},
+        "ball on the ground (contact)": {CONTACTS},
     }
     for name, make in MODELS.items():
         for solver in ("dense", "sparse"):
@@ -200,17 +211,17 @@ RIGID_ONLY = textwrap.dedent(
     sim = kp.Simulation(b.build(), kp.StepParameters(h=1e-3))
     sim.advance(5)
     sim.reaction(0)
-    print([len(kernel.overloads) for kernel in KERNELS[:3]])
+    print([len(kernel.overloads) for kernel in (*KERNELS[:3], *KERNELS[4:])])
     """
 )
 
 
 def test_a_rigid_model_compiles_or_loads_no_unit() -> None:
     """A fresh process stepping the heavy top (dense, Kynema's constraints) never compiles nor
-    loads the beam, two-body joint or sparse-LU code."""
+    loads the beam, two-body joint, sparse-LU or contact code."""
     done = subprocess.run(
         [sys.executable, "-c", RIGID_ONLY], env=dict(os.environ, PYTHONPATH=str(ROOT)), capture_output=True,
         text=True, timeout=600,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip().splitlines()[-1] == "[0, 0, 0]"
+    assert done.stdout.strip().splitlines()[-1] == "[0, 0, 0, 0]"

@@ -289,3 +289,100 @@ def test_the_drawing_geometry_keeps_its_post_import_path() -> None:
     for name in old.__all__:
         assert getattr(old, name) is getattr(low, name), name
     assert {"BOX_FACES", "beam_chains", "tip_deflection", "scene", "node_positions"} <= set(old.__all__)
+
+
+# ------------------------------------------------------------------------------------------------
+def shapes_run(tmp_path: Path, n_steps: int = 20) -> Path:
+    """Three free bodies spinning above a ground plane (no gravity, so nothing touches): a sphere off
+    its node, a capsule, and a box turned 0.3 rad about z; their shapes move with the bodies."""
+    b = kp.ModelBuilder(gravity=(0, 0, 0))
+    ball = b.add_node(position=(0.0, 0.0, 1.0), velocity=(0.2, 0, 0, 0.0, 3.0, 1.0))
+    b.add_mass(ball, mass=1.0, inertia=(0.01, 0.01, 0.01))
+    b.add_sphere(ball, 0.1, center=(0.05, 0.0, 1.0))
+    cap = b.add_node(position=(-1.0, 0.0, 1.0), velocity=(0, 0, 0.1, 2.0, 0.0, 0.5))
+    b.add_mass(cap, mass=1.0, inertia=(0.01, 0.02, 0.02))
+    b.add_capsule(cap, 0.05, (-1.2, 0.0, 1.0), (-0.8, 0.0, 1.0))
+    box = b.add_node(position=(1.0, 0.0, 1.0), velocity=(0, 0.1, 0, 1.0, 2.0, 3.0))
+    b.add_mass(box, mass=1.0, inertia=(0.02, 0.03, 0.04))
+    c, s = np.cos(0.3), np.sin(0.3)
+    b.add_box(box, (0.1, 0.2, 0.3), axes=[[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+    b.add_ground_plane((0, 0, 1), 0.0, stiffness=1e5)
+    sim = kp.Simulation(b.build(), kp.StepParameters(h=0.01, rho_inf=0.9))
+    out = tmp_path / "shapes.h5"
+    sim.run(n_steps=n_steps, output=out)
+    return out
+
+
+def _turned(q: np.ndarray, x0: np.ndarray, offset: np.ndarray) -> np.ndarray:
+    """x0 + u + R(r) s₀ for one row ``q`` (7,) of a node, R from the quaternion by scipy."""
+    from scipy.spatial.transform import Rotation
+
+    w, x, y, z = q[3:7]
+    return x0[:3] + q[:3] + Rotation.from_quat([x, y, z, w]).apply(offset)
+
+
+def test_collision_shapes_in_the_scene_move_with_their_bodies(tmp_path: Path) -> None:
+    """The scene's shapes (sphere, capsule, box) from a result file: kinds, radii, the box's
+    corners in BOX_FACES order (each face a planar rectangle of the box's edges), and their points
+    at every row at x + R(r) s₀ (scipy's rotation of the reference offsets)."""
+    from kynemapy.model.geometry import BOX_FACES
+
+    r = read(shapes_run(tmp_path))
+    sc = scene(r.model)
+    assert [(sh.kind, sh.node, len(sh.offsets), sh.radius) for sh in sc.shapes] == [
+        ("sphere", 0, 1, 0.1), ("capsule", 1, 2, 0.05), ("box", 2, 8, 0.0),
+    ]  # fmt: skip
+    np.testing.assert_array_equal(sc.planes, [[0.0, 0.0, 1.0, 0.0]])
+    pts = sc.shape_points(r.q)
+    x0 = np.asarray(r.model.x0)
+    for sh, p in zip(sc.shapes, pts, strict=True):
+        for row in (0, 7, r.committed - 1):
+            expected = [_turned(r.q[row, sh.node], x0[sh.node], o) for o in sh.offsets]
+            np.testing.assert_allclose(p[row], expected, atol=1e-12)
+    assert np.linalg.norm(r.q[-1, 2, 4:7]) > 0.1  # the box has turned
+    corners = pts[2][-1]
+    for face in BOX_FACES:
+        c = corners[list(face)]
+        e1, e2, e3 = c[1] - c[0], c[3] - c[0], c[2] - c[0]
+        assert abs(np.dot(np.cross(e1, e2), e3)) < 1e-12  # planar
+        assert abs(np.dot(e1, e2)) < 1e-12  # a rectangle
+        np.testing.assert_allclose(c[2], c[1] + e2, atol=1e-12)
+        assert sorted(np.round([np.linalg.norm(e1), np.linalg.norm(e2)], 12)) in ([0.2, 0.4], [0.2, 0.6], [0.4, 0.6])
+    lo, hi = sc.extent(r.q)
+    assert lo[2] <= 1.0 - 0.3 - 1e-9 and hi[2] >= 1.0 + 0.3  # the box's and the sphere's reach count
+
+
+def test_collision_shapes_in_paraview_and_the_animation(tmp_path: Path) -> None:
+    vtk = pytest.importorskip("vtk")
+    from PIL import Image
+    from vtk.util.numpy_support import vtk_to_numpy
+
+    from kynemapy.io.vtkhdf import CELL_KINDS, write_vtkhdf
+    from kynemapy.post import animate as anim
+
+    r = read(shapes_run(tmp_path))
+    sc = scene(r.model)
+    path = write_vtkhdf(r, every=4)
+    reader = vtk.vtkHDFReader()
+    reader.SetFileName(str(path))
+    reader.UpdateInformation()
+    times = reader.GetOutputInformation(0).Get(vtk.vtkStreamingDemandDrivenPipeline.TIME_STEPS())
+    nn, nb = r.model.n_nodes, len(sc.boxes)
+    for k, row in enumerate((0, 4, 8, 12, 16, 20)):
+        reader.UpdateTimeStep(times[k])
+        poly = reader.GetOutputDataObject(0)
+        assert poly.GetNumberOfPoints() == nn + 8 * nb + (1 + 2 + 8) + 4
+        pts = vtk_to_numpy(poly.GetPoints().GetData())
+        start = nn + 8 * nb
+        shapes = np.concatenate([p[row] for p in sc.shape_points(r.q)])
+        np.testing.assert_allclose(pts[start : start + 11], shapes, atol=1e-12)
+        np.testing.assert_allclose(pts[start + 11 :, 2], 0.0, atol=1e-12)  # the plane's square lies on it
+        radius = vtk_to_numpy(poly.GetPointData().GetArray("radius"))
+        np.testing.assert_array_equal(radius[start : start + 11], [0.1, 0.05, 0.05] + [0.0] * 8)
+        assert not radius[:start].any()
+        kinds = vtk_to_numpy(poly.GetCellData().GetArray("kind"))
+        assert (kinds == CELL_KINDS["shape"]).sum() == 1 + 1 + 6  # sphere vertex, capsule line, box faces
+        assert (kinds == CELL_KINDS["ground"]).sum() == 1
+    gif = anim.animate(r, tmp_path / "shapes.gif", max_frames=4, dpi=40, size=(3, 3))
+    with Image.open(gif) as im:
+        assert im.n_frames == 4

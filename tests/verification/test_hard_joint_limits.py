@@ -297,6 +297,8 @@ def test_a_start_outside_the_limits_and_the_unsupported_paths_are_refused() -> N
     sim, _ = pendulum(1e-3, 0.5)
     with pytest.raises(ValueError, match=r"advance_to .* hard joint limits"):
         sim.advance_to(0.1)
+    with pytest.raises(ValueError, match=r"run\(control=\.\.\.\) .* hard joint limits"):
+        sim.run(t_end=0.1, control=kp.StepControl())
     with pytest.raises(ValueError, match="Batch: member 0's model has hard joint limits"):
         kp.Batch([sim])
     b = kp.ModelBuilder()

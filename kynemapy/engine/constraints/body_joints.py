@@ -363,21 +363,30 @@ def drive_law(x, rate, axes, inputs):
         dr -= fc / vs * (1.0 - t * t)
     kl = axes[2, 2]
     if kl != 0.0 and (x > axes[2, 1] or x < axes[2, 0]):
-        sgn = 1.0 if x > axes[2, 1] else -1.0
-        spring = -kl * (x - (axes[2, 1] if sgn > 0.0 else axes[2, 0]))
-        damper = -axes[1, 2] * rate
-        cap = sgn * -spring  # |spring|: the damper's force is clipped to ±|spring|
-        if damper > cap:
-            tau += spring + cap
-            dx += -kl + sgn * kl
-        elif damper < -cap:
-            tau += spring - cap
-            dx += -kl - sgn * kl
-        else:
-            tau += spring + damper
-            dx -= kl
-            dr -= axes[1, 2]
+        t_l, dx_l, dr_l = limit_law(x, rate, axes[2, 0], axes[2, 1], kl, axes[1, 2])
+        tau += t_l
+        dx += dx_l
+        dr += dr_l
     return tau, dx, dr
+
+
+@njit
+def limit_law(x, rate, lower, upper, kl, cl):
+    """A compliant stop's torque [N m] (force [N]) and its derivatives ``(τ_lim, ∂τ/∂x, ∂τ/∂ẋ)``
+    for a position ``x`` past ``upper`` or below ``lower``: ``−k_l δ − sat(c_l ẋ)``, δ = x − stop,
+    ``sat`` clipping the damper's force to ``±k_l |δ|`` (on a clipped branch its derivatives are
+    zero).  Between the stops: zeros."""
+    if not (x > upper or x < lower):
+        return 0.0, 0.0, 0.0
+    sgn = 1.0 if x > upper else -1.0
+    spring = -kl * (x - (upper if sgn > 0.0 else lower))
+    damper = -cl * rate
+    cap = sgn * -spring  # |spring|: the damper's force is clipped to ±|spring|
+    if damper > cap:
+        return spring + cap, -kl + sgn * kl, 0.0
+    if damper < -cap:
+        return spring - cap, -kl - sgn * kl, 0.0
+    return spring + damper, -kl, -cl
 
 
 @njit
@@ -495,3 +504,72 @@ def drive_load(kind, X0, axes, geom, inputs, qb, qt, vb, vt, last, with_k, exact
     for s in range(2):
         for i in range(6):
             load[s, i] *= tau
+
+
+# ---------------------------------------------------------------- the ball joint's cone limit
+@njit
+def cone_load(axes, geom, qb, qt, vb, vt, with_k, tb, tt, gp, load, k):
+    """Residual (2, 6) into ``load`` of a ball joint's compliant cone limit and, with ``with_k``,
+    its exact derivative added to ``k`` (2, 2, 6, 6) (as :func:`drive_load`).
+
+    The cone: the angle φ = acos(a·b) between the axes ``a = R_a a₁`` and ``b = R_b b₁``
+    (``geom[0, 1]``, ``geom[1, 1]``) stays below φ_max = ``axes[2, 1]``; past it by δ = φ − φ_max
+    the torque ``τ = −k_l δ − sat(c_l φ̇)`` (:func:`limit_law`, ``k_l`` = ``axes[2, 2]``, ``c_l`` =
+    ``axes[1, 2]``) acts on b about ``e = a × b / |a × b|`` and −τ e on a (∂φ/∂θ_b = e = −∂φ/∂θ_a,
+    φ̇ = e·(ω_b − ω_a)): residual ``−τ e`` on b's moment rows, ``+τ e`` on a's.  Inside the cone
+    the load is zero.  With ``s = |a × b|`` and ``c = a·b``::
+
+        ∂e/∂θ_a = (a bᵀ − c I + c e eᵀ) / s,    ∂e/∂θ_b = (c I − b aᵀ − c e eᵀ) / s
+
+    (spatial rotation increments), so the tangent is ``L (∂τ/∂φ ∂φ/∂q + ∂τ/∂φ̇ (∂φ̇/∂q + γ′
+    ∂φ̇/∂v 𝒯⁻¹)) + τ ∂L/∂q`` with ``L = (e, −e)`` on the moment rows (``tb``, ``tt`` the rotation
+    blocks of 𝒯, ``gp`` γ′ [1/s])."""
+    for side in range(2):
+        for i in range(6):
+            load[side, i] = 0.0
+    a = rot(qb[3:7], geom[0, 1])
+    b = rot(qt[3:7], geom[1, 1])
+    c = dot(a, b)
+    x = cross(a, b)
+    s = math.sqrt(dot(x, x))
+    phi = math.atan2(s, c)
+    if not phi > axes[2, 1] or s == 0.0:
+        return
+    e = (x[0] / s, x[1] / s, x[2] / s)
+    wr = (vt[3] - vb[3], vt[4] - vb[4], vt[5] - vb[5])
+    rate = dot(e, wr)
+    tau, tx, tr = limit_law(phi, rate, axes[2, 0], axes[2, 1], axes[2, 2], axes[1, 2])
+    for i in range(3):  # L: the residual per unit τ
+        load[0, 3 + i] = e[i]
+        load[1, 3 + i] = -e[i]
+    if with_k:
+        # (∂e/∂θ_a)ᵀ wr and (∂e/∂θ_b)ᵀ wr: ∂φ̇/∂θ at fixed ω
+        aw = dot(a, wr)
+        bw = dot(b, wr)
+        ew = rate
+        ga = ((b[0] * aw - c * wr[0] + c * e[0] * ew) / s, (b[1] * aw - c * wr[1] + c * e[1] * ew) / s,
+              (b[2] * aw - c * wr[2] + c * e[2] * ew) / s)  # fmt: skip
+        gb = ((c * wr[0] - a[0] * bw - c * e[0] * ew) / s, (c * wr[1] - a[1] * bw - c * e[1] * ew) / s,
+              (c * wr[2] - a[2] * bw - c * e[2] * ew) / s)  # fmt: skip
+        zero = (0.0, 0.0, 0.0)
+        vtt = solve_tangent(tt, e)
+        add_drive_block(k, 1, load, zero, (tx * e[0] + tr * (gb[0] + gp * vtt[0]),
+                                           tx * e[1] + tr * (gb[1] + gp * vtt[1]),
+                                           tx * e[2] + tr * (gb[2] + gp * vtt[2])))  # fmt: skip
+        vtb = solve_tangent(tb, e)
+        add_drive_block(k, 0, load, zero, (-tx * e[0] + tr * (ga[0] - gp * vtb[0]),
+                                           -tx * e[1] + tr * (ga[1] - gp * vtb[1]),
+                                           -tx * e[2] + tr * (ga[2] - gp * vtb[2])))  # fmt: skip
+        # τ ∂L/∂q: L_a = e, L_b = −e
+        for i in range(3):
+            for j in range(3):
+                ci = c if i == j else 0.0
+                dea = (a[i] * b[j] - ci + c * e[i] * e[j]) / s
+                deb = (ci - b[i] * a[j] - c * e[i] * e[j]) / s
+                k[0, 0, 3 + i, 3 + j] += tau * dea
+                k[0, 1, 3 + i, 3 + j] += tau * deb
+                k[1, 0, 3 + i, 3 + j] -= tau * dea
+                k[1, 1, 3 + i, 3 + j] -= tau * deb
+    for side in range(2):
+        for i in range(6):
+            load[side, i] *= tau

@@ -15,6 +15,7 @@ from kynemapy.engine.constraints.body_joints import (
     body_joint,
     body_joint_bias,
     body_joint_output,
+    cone_load,
     drive_load,
     has_drive,
     input_load,
@@ -50,7 +51,8 @@ def body_joint_phase(
     codes).  A hinge or slider with a drive (spring, damper, friction, servo) has its total
     torque or force as its load (:func:`~.body_joints.drive_load`: the last outputs ``out``
     continue the hinge angle; ``tangent`` (N, 3, 3) the rotation blocks of 𝒯 and ``gp`` γ′ [1/s]
-    give the damping part of its exact tangent).  Returns 0."""
+    give the damping part of its exact tangent), a ball joint with a cone limit the limit's
+    torque (:func:`~.body_joints.cone_load`).  Returns 0."""
     for ic in range(kind.shape[0]):
         kc = kind[ic]
         if kc < BALL_JOINT:
@@ -94,6 +96,12 @@ def body_joint_phase(
                 drive_load(
                     kc, cX0[ic], axes[ic], geom[ic], cin[ic], qb, q[nt], v_ground if g else v[nb], v[nt], out[ic, 0],
                     tangent_k, exact, tb, tangent[nt], gp, load[ic], k[ic],
+                )  # fmt: skip
+            elif kc == BALL_JOINT and has_load[ic] == DRIVEN_LOAD:  # its cone limit
+                tb = tangent[nt] if g else tangent[nb]
+                cone_load(
+                    axes[ic], geom[ic], qb, q[nt], v_ground if g else v[nb], v[nt], tangent_k, tb, tangent[nt], gp,
+                    load[ic], k[ic],
                 )  # fmt: skip
             else:
                 input_load(kc, cX0[ic], geom[ic], cin[ic, 0], qb, q[nt], load[ic])

@@ -14,15 +14,16 @@ the table's declaration.
 from __future__ import annotations
 
 from kynemapy._jit import njit
-from kynemapy.engine.elements import masses, springs
+from kynemapy.engine.elements import contacts, masses, pairs, springs
 from kynemapy.engine.elements.beams import table as beams
 from kynemapy.engine.unit_call import BEAMS as BEAM_UNIT
+from kynemapy.engine.unit_call import CONTACTS as CONTACT_UNIT
 from kynemapy.engine.unit_call import call_unit
 
 #: the element tables in Kynema's assembly order; ``Data.tables[k]`` is the table of TABLES[k]
-TABLES = (beams, masses, springs)
+TABLES = (beams, masses, springs, contacts, pairs)
 #: positions of the tables in TABLES (and in ``Data.tables``)
-BEAMS, MASSES, SPRINGS = 0, 1, 2
+BEAMS, MASSES, SPRINGS, CONTACTS, PAIRS = 0, 1, 2, 3, 4
 
 
 @njit
@@ -33,8 +34,9 @@ def element_terms(units, tables, x0, gravity, q, v, vd, tangent, s33, s3, s4, s6
     :data:`TABLES` order, elements in table order).  ``vals`` and ``b`` hold the system as
     :func:`~kynemapy.engine.assemble.begin_system` left it.
 
-    The beams are the engine's beam unit (``units``, :mod:`kynemapy.engine.unit_call`), called
-    through its address only when there are beams.
+    The beams and the contact points are the engine's beam and contact units (``units``,
+    :mod:`kynemapy.engine.unit_call`), each called through its address only when the model has
+    them (a model without contact compiles no contact code).
 
     A compiled function of its own, called by the Newton loop (inlined into it, the heavy-top
     step took 6.6 µs instead of 3.9: see docs/engine.md)."""
@@ -42,3 +44,7 @@ def element_terms(units, tables, x0, gravity, q, v, vd, tangent, s33, s3, s4, s6
         call_unit(units, BEAM_UNIT, (tables[0], x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b))
     masses.terms(tables[1], x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b)
     springs.terms(tables[2], x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b)
+    if tables[3].nodes.shape[0] > 0 or tables[4].nodes.shape[0] > 0:
+        call_unit(
+            units, CONTACT_UNIT, (tables[3], tables[4], x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b)
+        )

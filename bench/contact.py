@@ -1,0 +1,271 @@
+"""Benchmark: contact against closed forms, kynemapy's compliant contact beside MuJoCo's.
+
+Issue 28's cases on a ground plane, each with a closed-form answer for rigid bodies with Coulomb
+friction (g = 9.81 m/s², the plane z = 0; an incline is the plane under gravity turned by θ about
+y, which is the same problem):
+
+* ``incline, slides``: a 0.2 m cube of 1 kg released at rest on a 30° incline, μ = 0.3 <
+  tan θ: it slides with a = g (sin θ − μ cos θ); the quantity is its travel at t = 1 s,
+  exact ``a / 2``.
+* ``incline, sticks``: the same cube with μ = 0.7 > tan θ: exact travel 0.
+* ``sliding ball``: a sphere (r = 0.1 m, 1 kg, solid) thrown at v0 = 2 m/s without spin, μ = 0.3:
+  friction brings it to rolling at v = 5/7 v0 at t* = 2 v0 / (7 μ g); the quantity is the
+  travel at t = 1 s, exact ``v0 t* − μ g t*² / 2 + 5/7 v0 (1 − t*)``.
+* ``rolling ball``: the sphere released on a 30° incline with μ = 0.5 (> 2/7 tan θ: no slip):
+  a = 5/7 g sin θ; travel at t = 1 s, exact ``a / 2``.
+* ``bounce``: the sphere dropped from rest 1 m above the plane, elastic (no damping): the
+  quantity is the height of its apex after the first bounce, exact 1 m (energy conserved; the
+  time in contact shifts the apex's time, not its height).
+
+Error: ``|quantity − exact|`` [m].  Cost: CPU time per simulated second [ms]
+(``time.process_time``, model and simulation made before the clock starts; median of
+``--rounds`` interleaved rounds after a warm-up).  Each engine runs each case at several step
+sizes; the table gives error and cost per step size, and per case the error each engine reaches
+at the cost of kynemapy's cheapest run that is at least as accurate, interpolated in log-log
+between the peer's two bracketing runs (the issue's "10× more accurate at equal cost").
+
+Engines:
+
+* kynemapy: compliant contact (``ModelBuilder.add_ground_plane``: linear spring k = 1e6 N/m, no
+  damping, regularized Coulomb friction with its default slip speed v_s = 1e-3 m/s, which
+  docs/contact.md's rule ``μ f_n h / (m v_s) <~ 1`` allows at these steps), generalized-α, ρ∞ =
+  1 for the elastic bounce and 0.9 otherwise, ``run(n_steps, adaptive=True)`` (a step whose
+  Newton iteration fails is halved; the halvings are in the cost).
+* MuJoCo (optional: ``pip install mujoco``): its soft contact with default solver parameters,
+  elliptic friction cones, ``impratio`` 10 (its recommendation against slip), Euler and RK4 (the
+  bounce: ``solref`` with zero damping, ``-k/m 0``, its spring-damper form).
+
+Run:  python bench/contact.py [--rounds R] [--cases NAME ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import itertools
+
+from _machine import machine
+
+import kynemapy as kp
+
+try:
+    import mujoco
+except ImportError:  # MuJoCo is optional
+    mujoco = None
+
+G = 9.81  # m/s²
+THETA = math.radians(30.0)
+MASS = 1.0  # kg
+HALF = 0.1  # m, the cube's half edge
+RADIUS = 0.1  # m, the sphere's radius
+STIFFNESS = 1e6  # N/m
+SLIP = 1e-3  # m/s
+T_END = 1.0  # s
+
+
+@dataclass(frozen=True)
+class Case:
+    """One scene: its shape, friction, gravity turn, initial velocity and the exact answer."""
+
+    name: str
+    shape: str  # "box" or "sphere"
+    mu: float
+    theta: float  # rad, the incline
+    v0: float  # m/s along x
+    drop: float  # m, the height of the lowest point above the plane at t = 0
+    exact: float  # m
+    t_end: float  # s
+
+
+def _sliding_ball_travel(v0: float, mu: float, t: float) -> float:
+    t_star = 2.0 * v0 / (7.0 * mu * G)
+    if t <= t_star:
+        return v0 * t - 0.5 * mu * G * t * t
+    return v0 * t_star - 0.5 * mu * G * t_star**2 + 5.0 / 7.0 * v0 * (t - t_star)
+
+
+def _bounce_end() -> float:
+    """A little after the first apex: fall 1 m, rise 1 m (contact time is about 3 ms)."""
+    return 2.0 * math.sqrt(2.0 * 1.0 / G) + 0.1
+
+
+CASES = (
+    Case("incline, slides", "box", 0.3, THETA, 0.0, 0.0, 0.5 * G * (math.sin(THETA) - 0.3 * math.cos(THETA)), T_END),
+    Case("incline, sticks", "box", 0.7, THETA, 0.0, 0.0, 0.0, T_END),
+    Case("sliding ball", "sphere", 0.3, 0.0, 2.0, 0.0, _sliding_ball_travel(2.0, 0.3, T_END), T_END),
+    Case("rolling ball", "sphere", 0.5, THETA, 0.0, 0.0, 0.5 * 5.0 / 7.0 * G * math.sin(THETA), T_END),
+    Case("bounce", "sphere", 0.0, 0.0, 0.0, 1.0, 1.0, _bounce_end()),
+)
+
+
+def _gravity(theta: float) -> tuple[float, float, float]:
+    return (G * math.sin(theta), 0.0, -G * math.cos(theta))
+
+
+def _inertia(shape: str) -> float:
+    return MASS * (2.0 * HALF) ** 2 / 6.0 if shape == "box" else 0.4 * MASS * RADIUS**2
+
+
+def _size(shape: str) -> float:
+    return HALF if shape == "box" else RADIUS
+
+
+# ---------------------------------------------------------------------------------- kynemapy
+def kynemapy_run(case: Case, h: float) -> Callable[[], tuple[float, float]]:
+    """A run of ``case`` at step ``h``: returns a function that simulates and gives (quantity, CPU s)."""
+    b = kp.ModelBuilder(gravity=_gravity(case.theta))
+    weight = MASS * G * math.cos(case.theta)
+    corners = 4 if case.shape == "box" else 1
+    sink = weight / (corners * STIFFNESS)  # static penetration: start at rest on the plane
+    z0 = _size(case.shape) + (case.drop if case.drop > 0.0 else -sink)
+    node = b.add_node(position=(0.0, 0.0, z0), velocity=(case.v0, 0.0, 0.0, 0.0, 0.0, 0.0))
+    b.add_mass(node, mass=MASS, inertia=(_inertia(case.shape),) * 3)
+    if case.shape == "box":
+        b.add_box(node, (HALF, HALF, HALF))
+    else:
+        b.add_sphere(node, RADIUS)
+    b.add_ground_plane((0.0, 0.0, 1.0), 0.0, stiffness=STIFFNESS, friction=case.mu, slip_velocity=SLIP)
+    model = b.build()
+    rho = 1.0 if case.name == "bounce" else 0.9
+    params = kp.StepParameters(h=h, rho_inf=rho, max_iter=30)
+    n = round(case.t_end / h)
+
+    def go() -> tuple[float, float]:
+        sim = kp.Simulation(model, params)
+        if case.name == "bounce":
+            top = -1.0
+            t = time.process_time()
+            for _ in range(n):
+                sim.step()
+                z = z0 + sim.state.q[node, 2] - RADIUS  # q holds the displacement from the start
+                if sim.time > 0.5 and z > top:
+                    top = z
+            return top, time.process_time() - t
+        t = time.process_time()
+        sim.run(n_steps=n, adaptive=True)
+        cost = time.process_time() - t
+        return float(sim.state.q[node, 0]), cost
+
+    return go
+
+
+# ---------------------------------------------------------------------------------- MuJoCo
+def mujoco_run(case: Case, h: float, integrator: str) -> Callable[[], tuple[float, float]]:
+    """The same scene in MuJoCo (its soft contact), ``integrator`` "Euler" or "RK4"."""
+    gx, gy, gz = _gravity(case.theta)
+    size = _size(case.shape)
+    geom = f'type="box" size="{HALF} {HALF} {HALF}"' if case.shape == "box" else f'type="sphere" size="{RADIUS}"'
+    inertia = _inertia(case.shape)
+    contact = f'solref="{-STIFFNESS / MASS} 0"' if case.name == "bounce" else ""
+    xml = f"""<mujoco><option timestep="{h}" gravity="{gx} {gy} {gz}" integrator="{integrator}"
+ cone="elliptic" impratio="10"/>
+<worldbody><geom type="plane" size="50 50 .1" friction="{case.mu} 0 0" {contact}/>
+<body pos="0 0 {size + case.drop}"><freejoint/>
+<inertial pos="0 0 0" mass="{MASS}" diaginertia="{inertia} {inertia} {inertia}"/>
+<geom {geom} friction="{case.mu} 0 0" {contact} contype="1" conaffinity="1"/></body></worldbody></mujoco>"""
+    model = mujoco.MjModel.from_xml_string(xml)
+    n = round(case.t_end / h)
+
+    def go() -> tuple[float, float]:
+        data = mujoco.MjData(model)
+        data.qvel[0] = case.v0
+        mujoco.mj_forward(model, data)
+        if case.name == "bounce":
+            top = -1.0
+            t = time.process_time()
+            for _ in range(n):
+                mujoco.mj_step(model, data)
+                z = data.qpos[2] - RADIUS
+                if data.time > 0.5 and z > top:
+                    top = z
+            return top, time.process_time() - t
+        t = time.process_time()
+        for _ in range(n):
+            mujoco.mj_step(model, data)
+        cost = time.process_time() - t
+        return float(data.qpos[0]), cost
+
+    return go
+
+
+# ---------------------------------------------------------------------------------- report
+def at_cost(points: list[tuple[float, float]], cost: float) -> float | None:
+    """The error at ``cost`` [ms/s] interpolated in log-log between bracketing (cost, error) points."""
+    pts = sorted(points)
+    for (c0, e0), (c1, e1) in itertools.pairwise(pts):
+        if c0 <= cost <= c1 and e0 > 0.0 and e1 > 0.0:
+            w = math.log(cost / c0) / math.log(c1 / c0) if c1 > c0 else 0.0
+            return math.exp(math.log(e0) + w * (math.log(e1) - math.log(e0)))
+    return None
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds, median kept (default 3)")
+    parser.add_argument("--cases", nargs="*", default=None, help="case names (default all)")
+    args = parser.parse_args()
+    cases = [c for c in CASES if args.cases is None or c.name in args.cases]
+    steps = {"kynemapy": (2e-3, 1e-3, 5e-4, 2.5e-4)}
+    if mujoco is not None:
+        steps["MuJoCo Euler"] = (1e-3, 5e-4, 2.5e-4, 1e-4)
+        steps["MuJoCo RK4"] = (1e-3, 5e-4, 2.5e-4, 1e-4)
+    print(f"machine: {machine()}")
+    print(f"kynemapy {kp.__version__}" + ("" if mujoco is None else f", MuJoCo {mujoco.__version__}"))
+    print(f"k = {STIFFNESS:g} N/m, v_s = {SLIP:g} m/s; CPU ms per simulated s, median of {args.rounds}\n")
+    for case in cases:
+        runs: dict[tuple[str, float], Callable[[], tuple[float, float]]] = {}
+        for engine, hs in steps.items():
+            for h in hs:
+                if engine == "kynemapy":
+                    runs[(engine, h)] = kynemapy_run(case, h)
+                else:
+                    runs[(engine, h)] = mujoco_run(case, h, engine.split()[1])
+        failed: dict[tuple[str, float], str] = {}
+        for key, go in runs.items():  # warm-up (compilation, caches); a run that fails is reported
+            try:
+                go()
+            except kp.ConvergenceError as err:
+                failed[key] = str(err).split(";")[0]
+        for key in failed:
+            del runs[key]
+        costs: dict[tuple[str, float], list[float]] = {k: [] for k in runs}
+        values: dict[tuple[str, float], float] = {}
+        for _ in range(max(1, args.rounds)):
+            for key, go in runs.items():
+                value, cpu = go()
+                costs[key].append(cpu / case.t_end * 1e3)
+                values[key] = value
+        print(f"{case.name}: exact {case.exact:.9f} m")
+        for (engine, h), why in failed.items():
+            print(f"  {engine:<13s} h = {h:7.1e} s  FAILED: {why}")
+        table: dict[str, list[tuple[float, float]]] = {}
+        for (engine, h), value in values.items():
+            err = abs(value - case.exact)
+            cost = statistics.median(costs[(engine, h)])
+            table.setdefault(engine, []).append((cost, err))
+            print(f"  {engine:<13s} h = {h:7.1e} s  value {value:.9f}  error {err:9.2e} m  cost {cost:8.2f} ms/s")
+        ours = table.get("kynemapy", [])
+        for engine, points in table.items():
+            if engine == "kynemapy":
+                continue
+            ratios = []
+            for cost, err in ours:
+                theirs = at_cost(points, cost)
+                if theirs is not None and err > 0.0:
+                    ratios.append(f"{theirs / err:.3g}× at {cost:.1f} ms/s")
+            said = ", ".join(ratios) if ratios else "no overlap in cost"
+            print(f"  {engine} error ÷ kynemapy error at equal cost: {said}")
+        print()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,225 @@
+"""Collision shapes on bodies, ground planes and their contact points (docs/contact.md).
+
+The :class:`~kynemapy.ModelBuilder` keeps a list of shapes (sphere, capsule, box on a node) and
+ground planes (half-spaces with their contact law); :func:`contact_fields` turns the pairs that
+the filter keeps into the contact points of the Model (``contact_*`` fields, one row per
+point): a sphere is one point of its radius, a capsule its two end spheres, a box its eight
+corners (radius 0).  Against a plane these are exact: the deepest point of a convex shape
+below a plane is one of them.
+
+Pair filter: a shape and a plane make contact points when ``shape.group & plane.mask`` and
+``plane.group & shape.mask`` are both non-zero (bit masks, MuJoCo's contype/conaffinity
+rule; default group 1, mask all bits).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from kynemapy.model.errors import ModelError
+
+#: every bit: a mask that accepts every group
+ALL_GROUPS = -1
+#: the damping laws of a plane's normal force
+DAMPING_MODELS = ("linear", "hunt_crossley")
+#: the shape kinds
+SHAPE_KINDS = ("sphere", "capsule", "box")
+
+
+@dataclass(frozen=True)
+class Shape:
+    """A collision shape on ``node``: ``points`` (k, 3) offsets from the node at the reference
+    configuration [m], inertial frame, with ``radii`` (k,) [m]; ``group``, ``mask`` bit masks."""
+
+    kind: str
+    node: int
+    points: np.ndarray
+    radii: np.ndarray
+    group: int
+    mask: int
+
+
+@dataclass(frozen=True)
+class Plane:
+    """A ground half-space ``n · y <= d`` (``normal`` unit (3,), ``offset`` d [m]) with its
+    contact law ``param`` (6,) (see :mod:`kynemapy.engine.elements.contacts`)."""
+
+    normal: np.ndarray
+    offset: float
+    param: np.ndarray
+    group: int
+    mask: int
+
+
+def number(value: object, what: str, minimum: float | None = None, strict: bool = False) -> float:
+    """``value`` as a finite float (>= ``minimum``, or > it with ``strict``), else a ModelError."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise ModelError(f"{what} must be a number, got {value!r}")
+    x = float(value)
+    if not math.isfinite(x):
+        raise ModelError(f"{what} must be finite, got {value!r}")
+    if minimum is not None and (x <= minimum if strict else x < minimum):
+        raise ModelError(f"{what} must be {'>' if strict else '>='} {minimum:g}, got {value!r}")
+    return x
+
+
+def vector(value: object, what: str) -> np.ndarray:
+    """``value`` as a finite (3,) float array, else a ModelError."""
+    try:
+        a = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ModelError(f"{what} must be 3 numbers, got {value!r}") from None
+    if a.shape != (3,) or not np.all(np.isfinite(a)):
+        raise ModelError(f"{what} must be 3 finite numbers, got {value!r}")
+    return a
+
+
+def bits(value: object, what: str) -> int:
+    """``value`` as a group or mask bit set (an int; −1 all bits)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise ModelError(f"{what} must be an integer bit mask, got {value!r}")
+    return int(value)
+
+
+def law(
+    stiffness: object,
+    damping: object,
+    friction: object,
+    exponent: object,
+    damping_model: object,
+    slip_velocity: object,
+    what: str,
+) -> np.ndarray:
+    """A checked contact law (6,) (see :mod:`kynemapy.engine.elements.contacts`)."""
+    k = number(stiffness, f"{what} stiffness [N/m^exponent]", 0.0, strict=True)
+    c = number(damping, f"{what} damping", 0.0)
+    mu = number(friction, f"{what} friction (coefficient)", 0.0)
+    e = number(exponent, f"{what} exponent", 1.0)
+    vs = number(slip_velocity, f"{what} slip_velocity [m/s]", 0.0, strict=True)
+    if damping_model not in DAMPING_MODELS:
+        raise ModelError(f"{what} damping_model must be one of {', '.join(DAMPING_MODELS)}, got {damping_model!r}")
+    return np.array([k, e, c, float(damping_model == "hunt_crossley"), mu, vs])
+
+
+def plane(
+    normal: object,
+    offset: object,
+    stiffness: object,
+    damping: object,
+    friction: object,
+    exponent: object,
+    damping_model: object,
+    slip_velocity: object,
+    group: object,
+    mask: object,
+    what: str,
+) -> Plane:
+    """A checked :class:`Plane` (``what`` names it in errors)."""
+    n = vector(normal, f"{what} normal")
+    length = float(np.linalg.norm(n))
+    if length == 0.0:
+        raise ModelError(f"{what} normal must not be zero")
+    d = number(offset, f"{what} offset [m]")
+    param = law(stiffness, damping, friction, exponent, damping_model, slip_velocity, what)
+    return Plane(n / length, d, param, bits(group, f"{what} group"), bits(mask, f"{what} mask"))
+
+
+def box_corners(half_extents: object, center: np.ndarray, axes: object, what: str) -> np.ndarray:
+    """The eight corners (8, 3) of a box of ``half_extents`` [m] about ``center`` whose edges lie
+    along the columns of ``axes`` (a rotation matrix, identity when None)."""
+    h = vector(half_extents, f"{what} half_extents [m]")
+    if np.any(h <= 0.0):
+        raise ModelError(f"{what} half_extents must be > 0 [m], got {tuple(h)}")
+    if axes is None:
+        r = np.eye(3)
+    else:
+        try:
+            r = np.asarray(axes, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ModelError(f"{what} axes must be a 3×3 rotation matrix, got {axes!r}") from None
+        if r.shape != (3, 3) or not np.all(np.isfinite(r)):
+            raise ModelError(f"{what} axes must be a 3×3 rotation matrix of finite numbers")
+        if float(np.abs(r.T @ r - np.eye(3)).max()) > 1e-6 or np.linalg.det(r) <= 0.0:
+            raise ModelError(f"{what} axes must be a rotation matrix (orthonormal columns, determinant +1)")
+    signs = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)], dtype=np.float64)
+    return center + (signs * h) @ r.T
+
+
+def pairs(shapes: list[Shape], planes: list[Plane]) -> list[tuple[int, int]]:
+    """(shape, plane) ids of the pairs the filter keeps, plane by plane, shapes in order."""
+    return [(i, j) for j, pl in enumerate(planes) for i, sh in enumerate(shapes) if accepts(sh, pl)]
+
+
+def accepts(a: Shape | Plane, b: Shape | Plane) -> bool:
+    """The filter: ``a.group & b.mask`` and ``b.group & a.mask`` both non-zero."""
+    return (a.group & b.mask) != 0 and (b.group & a.mask) != 0
+
+
+def sphere_pairs(
+    shapes: list[Shape], excluded: set[tuple[int, int]], joined: set[tuple[int, int]]
+) -> list[tuple[int, int]]:
+    """Candidate body–body pairs (sphere, sphere or capsule), the sphere first (the lower id of two
+    spheres): on two different nodes, accepted by the filter, not ``excluded`` (shape ids, sorted)
+    and their nodes not ``joined`` (node pairs, sorted)."""
+    out = []
+    for i, a in enumerate(shapes):
+        if a.kind != "sphere":
+            continue
+        for j, b in enumerate(shapes):
+            if b.kind not in ("sphere", "capsule") or (b.kind == "sphere" and j <= i):
+                continue
+            if a.node == b.node or (min(i, j), max(i, j)) in excluded or tuple(sorted((a.node, b.node))) in joined:
+                continue
+            if accepts(a, b):
+                out.append((i, j))
+    return out
+
+
+def pair_fields(shapes: list[Shape], candidates: list[tuple[int, int]], law: np.ndarray | None) -> dict[str, object]:
+    """The ``n_pairs`` and ``pair_*`` fields of the Model (none without a body–body ``law``)."""
+    rows = candidates if law is not None else []
+    n = len(rows)
+    out: dict[str, object] = {
+        "n_pairs": n,
+        "pair_node": np.array([[shapes[i].node, shapes[j].node] for i, j in rows], dtype=np.int64).reshape(n, 2),
+        "pair_shape": np.array(rows, dtype=np.int64).reshape(n, 2),
+        "pair_offset": np.array(
+            [[shapes[i].points[0], shapes[j].points[0], shapes[j].points[-1]] for i, j in rows]
+        ).reshape(n, 3, 3),
+        "pair_radius": np.array([[shapes[i].radii[0], shapes[j].radii[0]] for i, j in rows]).reshape(n, 2),
+        "pair_param": np.array([law for _ in rows], dtype=np.float64).reshape(n, 6),
+    }
+    for value in out.values():
+        if isinstance(value, np.ndarray):
+            value.setflags(write=False)
+    return out
+
+
+def contact_fields(shapes: list[Shape], planes: list[Plane]) -> dict[str, object]:
+    """The ``n_contacts`` and ``contact_*`` fields of the Model: one row per point of every kept pair."""
+    rows = [(i, j, k) for i, j in pairs(shapes, planes) for k in range(shapes[i].points.shape[0])]
+    n = len(rows)
+    out: dict[str, object] = {
+        "n_contacts": n,
+        "contact_node": np.array([shapes[i].node for i, _, _ in rows], dtype=np.int64),
+        "contact_shape": np.array([i for i, _, _ in rows], dtype=np.int64),
+        "contact_offset": np.array([shapes[i].points[k] for i, _, k in rows], dtype=np.float64).reshape(n, 3),
+        "contact_radius": np.array([shapes[i].radii[k] for i, _, k in rows], dtype=np.float64),
+        "contact_plane": np.array(
+            [[*planes[j].normal, planes[j].offset] for _, j, _ in rows], dtype=np.float64
+        ).reshape(n, 4),
+        "contact_param": np.array([planes[j].param for _, j, _ in rows], dtype=np.float64).reshape(n, 6),
+    }
+    for value in out.values():
+        if isinstance(value, np.ndarray):
+            value.setflags(write=False)
+    return out
+
+
+__all__ = [
+    "ALL_GROUPS", "DAMPING_MODELS", "Plane", "Shape", "accepts", "box_corners", "contact_fields", "law", "pair_fields",
+    "pairs", "plane", "sphere_pairs",
+]  # fmt: skip
