@@ -237,8 +237,9 @@ def test_slider_rebound_rate_converges_first_order() -> None:
 
 # ----------------------------------------------------------------------- paths and errors
 def test_every_stepping_path_gives_the_same_corrected_states(tmp_path) -> None:
-    """step(), advance(), rollout() and run() to a file (and restarted from it) step the same
-    corrected states, bit for bit; the file's model keeps the stops."""
+    """step(), advance(), rollout(), run() to a file (and restarted from it), run(adaptive=True)
+    and run(loads=...) step the same corrected states, bit for bit; the file's model keeps the
+    stops."""
     h, n = 1e-3, 700
     a, j = pendulum(h, 0.5)
     for _ in range(n):
@@ -253,7 +254,11 @@ def test_every_stepping_path_gives_the_same_corrected_states(tmp_path) -> None:
     e = kp.Simulation.restart(path)
     assert np.array_equal(e.model.joint_stops, d.model.joint_stops)
     e.run(n_steps=300, output=path)
-    for sim in (b, c, e):
+    f, _ = pendulum(h, 0.5)
+    f.run(n_steps=n, adaptive=True)  # one step at a time through step_with
+    g, _ = pendulum(h, 0.5)
+    g.run(n_steps=n, loads=lambda sim, t: None)  # a loads callback before each step
+    for sim in (b, c, e, f, g):
         assert np.array_equal(sim.state.q, a.state.q)
         assert np.array_equal(sim.state.v, a.state.v)
     assert rows["q"][-1].tolist() == a.state.q.tolist()
