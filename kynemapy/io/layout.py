@@ -11,7 +11,7 @@ import numpy as np
 
 from kynemapy.engine.data import Inputs, State
 from kynemapy.engine.rows import DERIVED, ROW_FIELDS, ROW_NAMES, row_layout
-from kynemapy.model import Model, no_beams, no_contacts
+from kynemapy.model import Model, no_beams, no_contacts, no_joint_stops
 
 #: Per-row fields the caller must pass to :meth:`ResultWriter.append` (the others, ``DERIVED``,
 #: are computed from ``q`` and ``v`` when left out).
@@ -64,6 +64,9 @@ def model_difference(theirs: Model, mine: Model) -> str | None:
     """The first difference between two models as a sentence (``theirs``: a file's), or None if equal."""
     for name in Model._fields:
         a, b = getattr(theirs, name), getattr(mine, name)
+        if name == "joint_stops":  # None (a Model made by hand) is no stops
+            a = no_joint_stops() if a is None else a
+            b = no_joint_stops() if b is None else b
         if not isinstance(a, np.ndarray):
             if int(a) != int(b):
                 return f"{name} is {b} in the new model, {a} in the file's"
@@ -148,8 +151,15 @@ def step_control_columns(path: str, names: tuple[str, ...], step_control: Any, n
 ADDED_LATER = frozenset({"strain_energy"})
 
 
-#: the model fields of a file written before beams (or contact) existed
-NO_BEAMS: dict[str, Any] = {"n_beams": 0, **no_beams(), "n_contacts": 0, "n_pairs": 0, **no_contacts()}
+#: the model fields of a file written before beams, contact (or hard joint limits) existed
+NO_BEAMS: dict[str, Any] = {
+    "n_beams": 0,
+    **no_beams(),
+    "n_contacts": 0,
+    "n_pairs": 0,
+    **no_contacts(),
+    "joint_stops": no_joint_stops(),
+}
 
 
 #: root attributes the writer sets (not the user's)

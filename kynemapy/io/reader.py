@@ -377,7 +377,7 @@ def read(path: str | os.PathLike[str], *, salvage: bool = False) -> Result:
                     fields[name] = freeze(value, ds.dtype.type)
                 elif name in gm.attrs:
                     fields[name] = int(gm.attrs[name])
-                elif name in NO_BEAMS:  # written before beams existed: a model without beams
+                elif name in NO_BEAMS:  # written before beams (or hard joint limits) existed: none
                     fields[name] = NO_BEAMS[name]
                 else:
                     raise ResultFileError(f"{path}: /model lacks {name}", path, [(f"model/{name}", None, None)])

@@ -177,6 +177,12 @@ class Model(NamedTuple):
         The two radii [m].
     pair_param : (n_pairs, 6) ndarray of float
         The contact law, as ``contact_param``.
+    joint_stops : (K, 5) ndarray of float or None
+        Hard (unilateral) hinge and slider limits, one row per joint: constraint id, kind,
+        lower and upper limit [rad or m] and Newton's restitution coefficient e [-]
+        (docs/joints.md, "Hard joint limits").  Not part of the compiled engine's data: the
+        limits are enforced between the engine's steps (:mod:`kynemapy.run.joint_stops`).
+        None or K = 0: none.
     """
 
     n_nodes: int
@@ -235,6 +241,7 @@ class Model(NamedTuple):
     pair_offset: np.ndarray = _EMPTY_CONTACTS["pair_offset"]
     pair_radius: np.ndarray = _EMPTY_CONTACTS["pair_radius"]
     pair_param: np.ndarray = _EMPTY_CONTACTS["pair_param"]
+    joint_stops: np.ndarray | None = None
 
 
 #: the beam fields of :class:`Model` and their shapes with P (nodes per element) and Q (points)
@@ -263,6 +270,11 @@ def no_beams() -> dict[str, np.ndarray]:
         name: freeze(np.zeros((0, *(sizes[d] if isinstance(d, str) else d for d in shape)), dtype=dtype), dtype)
         for name, shape, dtype in BEAM_FIELDS
     }
+
+
+def no_joint_stops() -> np.ndarray:
+    """The ``joint_stops`` field of a model without hard joint limits: a read-only (0, 5) array."""
+    return freeze(np.zeros((0, 5)), np.float64)
 
 
 def freeze(a: np.ndarray, dtype: type) -> np.ndarray:

@@ -140,6 +140,7 @@ class _Constraint:
     listed: np.ndarray | None = None  #: point-on-line/plane, generic joints: row list (3, 3), kinds.encode_rows
     n_rows: int | None = None  #: rows of a joint with a row list (else kinds.N_ROWS of its kind)
     drive: np.ndarray | None = None  #: hinge, slider: spring, damper, friction (3, 3), see joint_drive_array
+    stops: tuple[float, float, float] | None = None  #: hinge, slider: hard limits (lower, upper, restitution)
 
 
 def _vector(value: ArrayLike | float, size: int, what: str, *, finite: bool = True) -> np.ndarray:
@@ -1437,6 +1438,7 @@ class ModelBuilder:
         limits: tuple[float, float] | None = None,
         limit_stiffness: float | None = None,
         limit_damping: float = 0.0,
+        limit_restitution: float | None = None,
     ) -> int:
         """Revolute joint (5 rows) about the line through ``point`` [m] along ``axis``; returns the id.
 
@@ -1469,7 +1471,8 @@ class ModelBuilder:
         friction_rate : float [rad/s], default 1e-2
             The regularization rate v_s of the Coulomb friction, > 0 (docs/joints.md, "Drives").
         limits : (lower, upper) of float [rad], optional
-            Compliant travel limits, lower < upper: past a stop by δ = θ − stop a one-sided
+            Travel limits, lower < upper: hard with ``limit_restitution``, else compliant.
+            Compliant: past a stop by δ = θ − stop a one-sided
             spring-damper ``−k_l δ − c_l θ̇`` pushes back, its damper clipped to ``±k_l |δ|``
             (continuous at the stop; it never pulls); none by default.
         limit_stiffness : float [N m/rad], optional
@@ -1478,6 +1481,11 @@ class ModelBuilder:
         limit_damping : float [N m s/rad], default 0.0
             The limits' damping c_l, >= 0: sets the restitution of a hit (docs/joints.md,
             "Compliant joint limits").
+        limit_restitution : float [-], optional
+            Makes ``limits`` hard (unilateral) stops, 0 <= e <= 1 (not with ``limit_stiffness``
+            or ``limit_damping``): the joint never passes a stop by more than the correction's
+            tolerance, and a hit rebounds by Newton's law, rate after = −e × rate before
+            (docs/joints.md, "Hard joint limits").
 
         Returns
         -------
@@ -1490,9 +1498,10 @@ class ModelBuilder:
         frame = joint_frame(self._unit_axis(axis, f"{what} axis"))
         tau = self._finite(torque, f"{what} torque")
         drive = self._drive(what, stiffness, rest, damping, friction, friction_rate, "rad")
-        self._limits(what, drive, limits, limit_stiffness, limit_damping, "rad", "N m")
+        stops = self._limits(what, drive, limits, limit_stiffness, limit_damping, limit_restitution, "rad", "N m")
         cid = self._add_body_joint(kinds.HINGE_JOINT, a, b, p, p, frame, frame, tau, reverse_axis_on_swap=True)
         self._constraints[cid].drive = drive
+        self._constraints[cid].stops = stops
         return cid
 
     def add_slider_joint(
@@ -1511,6 +1520,7 @@ class ModelBuilder:
         limits: tuple[float, float] | None = None,
         limit_stiffness: float | None = None,
         limit_damping: float = 0.0,
+        limit_restitution: float | None = None,
     ) -> int:
         """Prismatic joint (5 rows): body_b translates relative to body_a along ``axis`` through
         ``point`` [m], no relative rotation; returns the id.
@@ -1544,7 +1554,8 @@ class ModelBuilder:
         friction_rate : float [m/s], default 1e-2
             The regularization rate v_s of the Coulomb friction, > 0 (docs/joints.md, "Drives").
         limits : (lower, upper) of float [m], optional
-            Compliant travel limits, lower < upper: past a stop by δ = s − stop a one-sided
+            Travel limits, lower < upper: hard with ``limit_restitution``, else compliant.
+            Compliant: past a stop by δ = s − stop a one-sided
             spring-damper ``−k_l δ − c_l ṡ`` pushes back, its damper clipped to ``±k_l |δ|``
             (continuous at the stop; it never pulls); none by default.
         limit_stiffness : float [N/m], optional
@@ -1553,6 +1564,11 @@ class ModelBuilder:
         limit_damping : float [N s/m], default 0.0
             The limits' damping c_l, >= 0: sets the restitution of a hit (docs/joints.md,
             "Compliant joint limits").
+        limit_restitution : float [-], optional
+            Makes ``limits`` hard (unilateral) stops, 0 <= e <= 1 (not with ``limit_stiffness``
+            or ``limit_damping``): the joint never passes a stop by more than the correction's
+            tolerance, and a hit rebounds by Newton's law, rate after = −e × rate before
+            (docs/joints.md, "Hard joint limits").
 
         Returns
         -------
@@ -1565,9 +1581,10 @@ class ModelBuilder:
         frame = joint_frame(self._unit_axis(axis, f"{what} axis"))
         f = self._finite(force, f"{what} force")
         drive = self._drive(what, stiffness, rest, damping, friction, friction_rate, "m")
-        self._limits(what, drive, limits, limit_stiffness, limit_damping, "m", "N")
+        stops = self._limits(what, drive, limits, limit_stiffness, limit_damping, limit_restitution, "m", "N")
         cid = self._add_body_joint(kinds.SLIDER_JOINT, a, b, p, p, frame, frame, f, reverse_axis_on_swap=True)
         self._constraints[cid].drive = drive
+        self._constraints[cid].stops = stops
         return cid
 
     def _drive(
@@ -1595,16 +1612,20 @@ class ModelBuilder:
         limits: tuple[float, float] | None,
         stiffness: float | None,
         damping: float,
+        restitution: float | None,
         unit: str,
         effort: str,
-    ) -> None:
+    ) -> tuple[float, float, float] | None:
         """Put a hinge's or slider's compliant limits into its drive parameters ``drive`` (3, 3)
-        (``LIMIT_*`` of :mod:`kynemapy.engine.constraints.body_joints`)."""
+        (``LIMIT_*`` of :mod:`kynemapy.engine.constraints.body_joints`), or return its hard
+        limits ``(lower, upper, restitution)`` (None: none)."""
         c = self._finite(damping, f"{what} limit_damping")
         if limits is None:
-            if stiffness is not None or c != 0.0:
-                raise ModelError(f"{what} limit_stiffness and limit_damping need limits=(lower, upper) [{unit}]")
-            return
+            if stiffness is not None or c != 0.0 or restitution is not None:
+                raise ModelError(
+                    f"{what} limit_stiffness, limit_damping and limit_restitution need limits=(lower, upper) [{unit}]"
+                )
+            return None
         try:
             lower, upper = limits
         except (TypeError, ValueError):
@@ -1613,8 +1634,21 @@ class ModelBuilder:
         up = self._finite(upper, f"{what} upper limit")
         if not lo < up:
             raise ModelError(f"{what} limits must have lower < upper [{unit}], got ({lo!r}, {up!r})")
+        if restitution is not None:
+            if stiffness is not None or c != 0.0:
+                raise ModelError(
+                    f"{what} limits are either hard (limit_restitution) or compliant (limit_stiffness, "
+                    "limit_damping), not both"
+                )
+            e = self._finite(restitution, f"{what} limit_restitution")
+            if not 0.0 <= e <= 1.0:
+                raise ModelError(f"{what} limit_restitution must be in [0, 1], got {restitution!r}")
+            return (lo, up, e)
         if stiffness is None:
-            raise ModelError(f"{what} limits need limit_stiffness > 0 [{effort}/{unit}]")
+            raise ModelError(
+                f"{what} limits need limit_stiffness > 0 [{effort}/{unit}] (compliant) or "
+                "limit_restitution in [0, 1] (hard)"
+            )
         k = self._finite(stiffness, f"{what} limit_stiffness")
         if k <= 0.0:
             raise ModelError(f"{what} limit_stiffness must be > 0 [{effort}/{unit}], got {k!r}")
@@ -1622,6 +1656,7 @@ class ModelBuilder:
             raise ModelError(f"{what} limit_damping must be >= 0 [{effort} s/{unit}], got {c!r}")
         drive[2] = (lo, up, k)
         drive[1, 2] = c
+        return None
 
     def set_servo(
         self,
@@ -2084,7 +2119,13 @@ class ModelBuilder:
                 ),
                 self._body_law,
             ),
+            joint_stops=self._joint_stops(),
         )
+
+    def _joint_stops(self) -> np.ndarray:
+        """The hard hinge and slider limits (K, 5): constraint id, kind, lower, upper, restitution."""
+        rows = [(i, c.kind, *c.stops) for i, c in enumerate(self._constraints) if c.stops is not None]
+        return freeze(np.array(rows, dtype=np.float64).reshape(len(rows), 5), np.float64)
 
     def _beam_fields(self) -> dict[str, np.ndarray]:
         """The beam fields of the Model, padded to the largest node and point counts."""

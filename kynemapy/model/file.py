@@ -112,7 +112,8 @@ nodes follow the ``[[node]]`` nodes, named ``"<name>.0"`` (root) ... in span ord
     (docs/joints.md, "Drives, springs, dampers and friction"): ``stiffness`` [N m/rad, N/m],
     ``rest`` [rad, m], ``damping`` [N m s/rad, N s/m], ``friction`` [N m, N],
     ``friction_rate`` [rad/s, m/s], compliant travel limits ``limits`` ([lower, upper] [rad, m]),
-    ``limit_stiffness`` [N m/rad, N/m], ``limit_damping`` [N m s/rad, N s/m]
+    ``limit_stiffness`` [N m/rad, N/m], ``limit_damping`` [N m s/rad, N s/m], or hard ones with
+    ``limits`` and ``limit_restitution`` [-] (docs/joints.md, "Hard joint limits")
     (:meth:`~kynemapy.ModelBuilder.add_hinge_joint`), and a
     servo (:meth:`~kynemapy.ModelBuilder.set_servo`) with ``servo_kp``, ``servo_kd``,
     ``servo_position``, ``servo_rate``, ``servo_feedforward``, ``servo_limit``.
@@ -918,6 +919,7 @@ _STEP_KEYS = (
 #: a hinge's or slider's drive keys (docs/joints.md, "Drives"): the builder's keywords, then the servo's
 _DRIVE_KEYS_ONLY = (
     "stiffness", "rest", "damping", "friction", "friction_rate", "limits", "limit_stiffness", "limit_damping",
+    "limit_restitution",
 )  # fmt: skip
 _SERVO_KEYS = ("servo_kp", "servo_kd", "servo_position", "servo_rate", "servo_feedforward", "servo_limit")
 _DRIVE_KEYS = (*_DRIVE_KEYS_ONLY, *_SERVO_KEYS)
@@ -1414,6 +1416,7 @@ class _Reader:
         units = {
             "stiffness": f"{effort}/{x}", "rest": x, "damping": f"{effort} s/{x}", "friction": effort,
             "friction_rate": rate, "limit_stiffness": f"{effort}/{x}", "limit_damping": f"{effort} s/{x}",
+            "limit_restitution": "-",
         }  # fmt: skip
         drive: dict[str, Any] = {key: item.number(key, None, unit) for key, unit in units.items() if key in item.data}
         if "limits" in item.data:

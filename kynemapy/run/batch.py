@@ -70,6 +70,11 @@ class Batch:
         for k, sim in enumerate(members):
             if not isinstance(sim, Simulation):
                 raise TypeError(f"Batch: member {k} is a {type(sim).__name__}, not a kynemapy.Simulation")
+            if sim.joint_stops is not None:
+                raise ValueError(
+                    f"Batch: member {k}'s model has hard joint limits (limit_restitution), which Batch does not "
+                    "support yet: step its simulations one by one (Simulation.advance, rollout or run)"
+                )
         if len({id(sim) for sim in members}) != len(members):
             raise ValueError("Batch: a Simulation is listed twice (each member needs its own)")
         first = members[0]

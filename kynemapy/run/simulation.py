@@ -6,7 +6,7 @@ import math
 import os
 import warnings
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple, NoReturn
+from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 
 import numpy as np
 
@@ -47,6 +47,9 @@ from kynemapy.model.builder import check_simulation, no_unknowns, real_number, s
 from kynemapy.run import loop, stepcontrol
 from kynemapy.run.failure import failure_text, singular_cause
 from kynemapy.run.stepcontrol import ControlledRun, StepControl
+
+if TYPE_CHECKING:  # pragma: no cover
+    from kynemapy.run.joint_stops import JointStops
 
 _new_tuple = tuple.__new__
 
@@ -199,6 +202,13 @@ class Simulation:
         # the compiled kernels of body_frame and body_point, resolved on first use
         self._frame: Callable[..., None] | None = None
         self._point_motion: Callable[..., None] | None = None
+        #: the hard hinge and slider limits (:mod:`kynemapy.run.joint_stops`), None without
+        self._stops: JointStops | None = None
+        stops = getattr(model, "joint_stops", None)
+        if stops is not None and len(stops):  # scipy's solvers are imported with the stops only
+            from kynemapy.run.joint_stops import JointStops
+
+            self._stops = JointStops(self)
         self._params = params
         self._p = params.coefficients
         self._state, self._inputs = api.initial_state(model)
@@ -222,6 +232,8 @@ class Simulation:
         if solve:
             self.compute_consistent_accelerations()
         task(self._data, self._p, START)
+        if self._stops is not None:
+            self._stops.check_start()
 
     def _initial_velocities(self, project: bool) -> None:
         """Project the initial velocities onto ``B v = ṙ`` (warning with its size), or refuse them."""
@@ -291,6 +303,56 @@ class Simulation:
                 raise refused
 
             self._step_status = self._run = refuse
+            return
+        if self._stops is not None:
+            self._with_stops()
+
+    def _with_stops(self) -> None:
+        """Make the step entries enforce the hard joint limits after each smooth step (one step
+        per compiled call; the rows record the corrected state)."""
+        smooth_status, smooth_run, stops = self._step_status, self._run, self._stops
+        assert stops is not None
+        state, iters1 = self._state, self._iters1
+
+        def status_with_stops() -> int:
+            v_start = state.v.copy()
+            status = smooth_status()
+            if status == CONVERGED:
+                stops.correct(v_start)
+            return status
+
+        def run_with_stops(
+            p: np.ndarray,
+            which: int,
+            n: int,
+            every: int,
+            rows: np.ndarray,
+            max_rows: int,
+            iterations: np.ndarray,
+            out: np.ndarray,
+        ) -> tuple[int, int, int]:
+            if which != ADVANCE:
+                return smooth_run(p, which, n, every, rows, max_rows, iterations, out)
+            done = recorded = 0
+            while done < n:
+                v_start = state.v.copy()
+                status = smooth_run(p, ADVANCE, 1, 0, NO_ROWS, 0, iters1, out)[2]
+                if status != CONVERGED:
+                    return done, recorded, status
+                stops.correct(v_start)
+                n_iter = int(iters1[0])
+                if done < iterations.shape[0]:
+                    iterations[done] = n_iter
+                done += 1
+                if every > 0 and int(state.step[0]) % every == 0:
+                    task(self._data, self._p, RECORD, n_iter, recorded, rows)
+                    recorded += 1
+                    if recorded >= max_rows:
+                        break
+            return done, recorded, CONVERGED
+
+        self._step_status = status_with_stops
+        self._run = run_with_stops
 
     # ------------------------------------------------------------- data
     # Read-only attributes: the arrays are updated in place, never replaced, so the
@@ -566,6 +628,11 @@ class Simulation:
         TypeError
             ``loads`` is not callable.
         """
+        if control is not None and self._stops is not None:
+            raise ValueError(
+                "run(control=...) (step-size control) does not support hard joint limits (limit_restitution) yet: "
+                "run with a fixed step (no control)"
+            )
         if control is not None:
             from kynemapy.run import controlled
 
@@ -656,6 +723,11 @@ class Simulation:
         TypeError
             ``control`` is not a :class:`StepControl` or ``loads`` not callable.
         """
+        if self._stops is not None:
+            raise ValueError(
+                "advance_to (step-size control) does not support hard joint limits (limit_restitution) yet: "
+                "use step(), advance(), rollout() or run() with a fixed step"
+            )
         control = StepControl() if control is None else control
         if isinstance(control, StepControl) and control.scheme == "extrapolated":
             from kynemapy.run import extrapolation
@@ -1058,6 +1130,42 @@ class Simulation:
     def step_count(self) -> int:
         """Number of converged steps."""
         return self._step_buffer[0]
+
+    @property
+    def joint_stops(self) -> JointStops | None:
+        """The hard hinge and slider limits (``limit_restitution``) enforced after each step, with the
+        last step's impulses (:class:`kynemapy.run.joint_stops.JointStops`); None without."""
+        return self._stops
+
+    def stop_impulse(self, cid: int) -> float:
+        """The impulse of a joint's hard limit in the last step.
+
+        The velocity jump's impulse Λ of Newton's impact law (docs/joints.md, "Hard joint
+        limits"): positive when the lower stop pushes (towards increasing angle or travel),
+        negative for the upper one, 0 when the joint was clear of its stops.  Over a step of a
+        joint resting on its stop, Λ / h is the stop's torque [N m] (force [N]).
+
+        Parameters
+        ----------
+        cid : int
+            The constraint id of a hinge or slider with hard limits.
+
+        Returns
+        -------
+        float
+            Λ [N m s for a hinge, N s for a slider].
+
+        Raises
+        ------
+        ValueError
+            ``cid`` is not a joint with hard limits.
+        """
+        cid = self._constraint_id(cid, "stop_impulse")
+        stops = self._stops
+        where = np.flatnonzero(stops.cid == cid) if stops is not None else np.zeros(0, dtype=np.int64)
+        if where.size == 0:
+            raise ValueError(f"stop_impulse: constraint {cid} has no hard limits (limits with limit_restitution)")
+        return float(stops.impulse[where[0]])  # type: ignore[union-attr]
 
     def multipliers(self, cid: int) -> np.ndarray:
         """The Lagrange multipliers of a constraint.

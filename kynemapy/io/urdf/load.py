@@ -46,6 +46,7 @@ def load_urdf(
     joint_limits: bool = False,
     limit_stiffness: float | None = None,
     limit_damping: float = 0.0,
+    limit_restitution: float | None = None,
 ) -> URDFRobot:
     """Read a URDF robot into a :class:`kynemapy.ModelBuilder`.
 
@@ -87,12 +88,17 @@ def load_urdf(
         ``lower`` and ``upper`` get them as compliant travel limits (``limits``,
         ``limit_stiffness``, ``limit_damping`` of :meth:`~kynemapy.ModelBuilder.add_hinge_joint`;
         docs/joints.md, "Compliant joint limits"); then ``limit_stiffness`` is required, as
-        URDF has no stiffness and no default fits every robot.
+        URDF has no stiffness and no default fits every robot.  With ``limit_restitution``
+        instead they are hard stops (docs/joints.md, "Hard joint limits").
     limit_stiffness : float [N m/rad, N/m], optional
         The limits' stiffness k_l (N m/rad for revolute, N/m for prismatic joints), > 0, the
         same for every limited joint (with ``joint_limits``).
     limit_damping : float [N m s/rad, N s/m], default 0.0
         The limits' damping c_l, >= 0 (with ``joint_limits``).
+    limit_restitution : float [-], optional
+        With ``joint_limits``: hard (unilateral) limits with Newton's restitution coefficient
+        e in [0, 1], the same for every limited joint, instead of compliant ones (not with
+        ``limit_stiffness`` or ``limit_damping``).
 
     Returns
     -------
@@ -121,8 +127,12 @@ def load_urdf(
             text = path.read_bytes()
         except OSError as exc:
             raise URDFError(f"cannot read the file: {exc.strerror or exc}", where) from None
-    if joint_limits and limit_stiffness is None:
-        raise URDFError("joint_limits=True needs limit_stiffness > 0 [N m/rad, N/m]", where)
+    if joint_limits and limit_stiffness is None and limit_restitution is None:
+        raise URDFError(
+            "joint_limits=True needs limit_stiffness > 0 [N m/rad, N/m] (compliant limits) or "
+            "limit_restitution in [0, 1] (hard limits)",
+            where,
+        )
     doc = Document(text, where)
     top = doc.root
     if top.tag != "robot":
@@ -312,6 +322,8 @@ def load_urdf(
                 drive.update(
                     limits=(lim.lower, lim.upper), limit_stiffness=limit_stiffness, limit_damping=limit_damping
                 )
+                if limit_restitution is not None:
+                    drive["limit_restitution"] = limit_restitution
             if joint.type in ("revolute", "continuous"):
                 cid = b.add_hinge_joint(a, c, p, axis, **drive)
             elif joint.type == "prismatic":

@@ -1,0 +1,345 @@
+"""Hard (unilateral) hinge-angle and slider-travel limits: the decoupled nonsmooth generalized-α step.
+
+After each ordinary (smooth) step of the engine, which knows nothing of the stops, giving q̃, ṽ and
+the smooth algorithmic acceleration a (kept as it is), a limit whose gap ``g`` is <= 0 at q̃
+(``g = θ − lower`` or ``upper − θ``, θ the joint's angle [rad] or travel [m]) is enforced in two
+corrections (Brüls, Acary & Cardona, CMAME 2014; Chen, Acary, Virlez & Brüls, IJNME 2013):
+
+* position: ``q = q̃ ⊕ U`` (translations added, rotations ``R = exp(U_θ~) R̃``, the engine's
+  spatial increment), ``M U = Bᵀμ + Gᵀν`` with the bilateral constraints ``Φ(q) = 0`` kept and
+  ``g(q) = 0``, ``ν >= 0`` for the active limits (one whose ν comes out negative is released);
+  solved by Newton iterations on the nonlinear Φ and g (each a mass-weighted projection);
+* velocity: ``v = ṽ + W``, ``M W = Bᵀ Λ_b + Gᵀ Λ``, ``B W = 0`` and, for the active limits,
+  Newton's impact law ``G v + e G v_n >= 0 ⊥ Λ >= 0`` (v_n the velocity at the start of the step),
+  a small linear complementarity problem solved exactly by principal pivoting.
+
+M, B and Φ come from the engine's ``LINEARIZE`` task (as :class:`kynemapy.analysis.linearize.Assembler`
+assembles them: no step increment, 𝒯 = I, β′ = 1, no K^Φ);
+the limit's gradient G (a row over the DOFs, ``dθ = G δq``) is the generalized force of a unit
+joint torque (force), read from the engine's own joint-load kernel as the change of the assembled
+residual when the joint's torque (force) input grows by 1 (the residual holds minus the applied
+loads; exact: the load is linear in its input).  Nothing of this enters the compiled engine: a
+model without hard limits steps exactly as before.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import scipy.linalg
+
+from kynemapy.engine.api import ConvergenceError, task
+from kynemapy.engine.data import new_inputs, new_state, new_workspace
+from kynemapy.engine.entry import LINEARIZE, START
+from kynemapy.engine.params import coefficient_vector
+from kynemapy.math.quaternion import quat_exp, quat_product
+from kynemapy.model import Model, kinds
+from kynemapy.model.errors import ModelError
+
+#: the most Newton iterations of the position correction
+MAX_ITERATIONS = 20
+#: the tolerance of the gaps after the position correction [rad or m] (relative to max(1, |limit|))
+GAP_TOLERANCE = 1.0e-12
+#: the tolerance of the bilateral constraints after it [m, rad]: never worse than after the smooth step
+PHI_TOLERANCE = 1.0e-12
+
+
+def has_joint_stops(model: Model) -> bool:
+    """Whether ``model`` has hard hinge or slider limits (``Model.joint_stops`` with rows)."""
+    stops = getattr(model, "joint_stops", None)
+    return stops is not None and np.asarray(stops).shape[0] > 0
+
+
+def solve_lcp(d: np.ndarray, w0: np.ndarray) -> np.ndarray:
+    """Λ >= 0 with ``w = D Λ + w0 >= 0`` and ``Λ · w = 0`` (D (k, k) a P-matrix), by Murty's
+    least-index principal pivoting (finite for a P-matrix such as a positive definite Delassus matrix).
+
+    Parameters
+    ----------
+    d : (k, k) ndarray of float
+        The matrix D.
+    w0 : (k,) ndarray of float
+        The free term.
+
+    Returns
+    -------
+    (k,) ndarray of float
+        Λ.
+    """
+    k = w0.shape[0]
+    scale = max(1.0, float(np.max(np.abs(w0)))) if k else 1.0
+    eps = 1.0e-14 * scale
+    basis = np.zeros(k, dtype=bool)
+    lam = np.zeros(k)
+    for _ in range(2 ** min(k, 20) + 2 * k + 2):
+        lam[:] = 0.0
+        if np.any(basis):
+            idx = np.flatnonzero(basis)
+            lam[idx] = np.linalg.solve(d[np.ix_(idx, idx)], -w0[idx])
+        w = d @ lam + w0
+        bad = np.flatnonzero((basis & (lam < -eps)) | (~basis & (w < -eps)))
+        if bad.size == 0:
+            return np.maximum(lam, 0.0)
+        basis[bad[0]] = ~basis[bad[0]]
+    raise RuntimeError("joint stops: the impact problem (LCP) did not converge")  # pragma: no cover
+
+
+#: the coefficients of a linearization with β′ = 1 alone (h = 1 s, c = 1, exact gradients, no K^Φ):
+#: the Newton matrix is [[M, Bᵀ], [B, 0]] (``analysis.linearize.linearization_coefficients(1, 0, 0, False)``)
+MASS_COEFFICIENTS = (1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0, 1, True, True, False, 0.0)
+
+
+class _Assembler:
+    """The engine's Newton matrix and residual at given states (``LINEARIZE``, its own workspace)."""
+
+    def __init__(self, model: Model) -> None:
+        self.model = model
+        self.workspace = new_workspace(model, 1, "auto", True)
+        self.state = new_state(model)
+        self.inputs = new_inputs(model)
+        self.data = self.workspace.data(self.state, self.inputs)
+        self.p = coefficient_vector(*MASS_COEFFICIENTS)
+
+    def system(self, state: Any, inputs: Any) -> tuple[np.ndarray, np.ndarray]:
+        """The dense Newton matrix (n, n) and the residual (n,) at ``state`` (Δq := 0) and ``inputs``."""
+        self.state.assign(state)
+        self.state.q_delta[...] = 0.0
+        self.inputs.f[...] = inputs.f
+        self.inputs.constraint_input[...] = inputs.constraint_input
+        task(self.data, self.p, LINEARIZE)
+        ws = self.workspace
+        n = int(self.model.n_dofs)
+        matrix = np.zeros((n, n))
+        cols = np.repeat(np.arange(n), np.diff(ws.indptr))
+        np.add.at(matrix, (ws.indices, cols), ws.vals[: ws.indices.shape[0]])
+        return matrix, ws.views["b"].copy()
+
+
+class JointStops:
+    """The hard hinge and slider limits of one simulation, enforced after each of its steps.
+
+    Parameters
+    ----------
+    sim : kynemapy.Simulation
+        The simulation; its model's ``joint_stops`` (K, 5) lists the limits.
+
+    Attributes
+    ----------
+    cid : (K,) ndarray of int64
+        The constraint id of each limited joint.
+    lower, upper : (K,) ndarray of float
+        The limits [rad or m].
+    restitution : (K,) ndarray of float
+        Newton's restitution coefficients e [-].
+    impulse : (K,) ndarray of float
+        The velocity impulse Λ of each stop in the last step [N m s or N s]: positive pushes the
+        joint off its lower limit (into increasing θ), negative off its upper one; zero when the
+        joint was clear of its stops.
+    position_impulse : (K,) ndarray of float
+        The position correction's multiplier ν of each stop in the last step, same sign
+        convention [N m s² or N s²].
+    iterations : int
+        The Newton iterations of the last position correction (0: no stop was active).
+    """
+
+    def __init__(self, sim: Any) -> None:
+        self.sim = sim
+        model = sim.model
+        table = np.asarray(model.joint_stops)
+        self.cid = table[:, 0].astype(np.int64)
+        self.kind = table[:, 1].astype(np.int64)
+        self.lower = table[:, 2].copy()
+        self.upper = table[:, 3].copy()
+        self.restitution = table[:, 4].copy()
+        self.impulse = np.zeros(self.cid.size)
+        self.position_impulse = np.zeros(self.cid.size)
+        self.iterations = 0
+        self.n = int(model.n_system_dofs)
+        self._assembler: _Assembler | None = None
+        first = np.asarray(model.node_map, dtype=np.int64)
+        dofs = np.asarray(model.node_dofs, dtype=np.int64)
+        # DOF index -> (node, component) of the state's (N, 6) arrays
+        self.dof_node = np.zeros(self.n, dtype=np.int64)
+        self.dof_component = np.zeros(self.n, dtype=np.int64)
+        for node, (start, count) in enumerate(zip(first, dofs, strict=True)):
+            self.dof_node[start : start + count] = node
+            self.dof_component[start : start + count] = np.arange(count)
+        self.rotating = np.flatnonzero(dofs == 6)
+        self.rot_first = first[self.rotating]
+        for kind in self.kind:
+            if kind not in (kinds.HINGE_JOINT, kinds.SLIDER_JOINT):  # pragma: no cover (the builder's table)
+                raise ValueError(f"joint_stops: constraint kind {kind} has no hard limits (hinges and sliders only)")
+
+    @property
+    def assembler(self) -> _Assembler:
+        """The engine's Newton system at given states (made on first use)."""
+        if self._assembler is None:
+            self._assembler = _Assembler(self.sim.model)
+        return self._assembler
+
+    # ------------------------------------------------------------ pieces
+    def _refresh(self) -> None:
+        """x and the hinge and slider outputs from the state's q, v (``START``), keeping a and the
+        other kinds' outputs."""
+        state = self.sim.state
+        a = state.a.copy()
+        out = state.constraint_output.copy()
+        task(self.sim.data, self.sim.coefficients, START)
+        state.a[...] = a
+        keep = np.ones(out.shape[0], dtype=bool)
+        kind = np.asarray(self.sim.model.constraint_kind)
+        keep[(kind == kinds.HINGE_JOINT) | (kind == kinds.SLIDER_JOINT)] = False
+        state.constraint_output[keep] = out[keep]
+
+    def _system(self, active: np.ndarray, side: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """M (n, n), B (m, n), Φ (m,) and the gap gradients (k, n) of the limits ``active`` at the state."""
+        sim, n = self.sim, self.n
+        asm = self.assembler
+        dense, b0 = asm.system(sim.state, sim.inputs)
+        grads = np.zeros((active.size, n))
+        probe = _InputsCopy(sim.inputs)
+        for j, (i, s) in enumerate(zip(active, side, strict=True)):
+            c = self.cid[i]
+            probe.constraint_input[...] = sim.inputs.constraint_input
+            probe.constraint_input[c, 0] += 1.0
+            _, b1 = asm.system(sim.state, probe)
+            grads[j] = -s * (b1[:n] - b0[:n])  # G θ = −∂b/∂τ: the residual holds −(applied load)
+        return dense[:n, :n], dense[n:, :n], b0[n:], grads
+
+    def _apply_position(self, u: np.ndarray) -> None:
+        """q := q ⊕ u: translations added, rotations ``r := exp(u_θ) ⊗ r``."""
+        q = self.sim.state.q
+        q[self.dof_node[self.dof_component < 3], self.dof_component[self.dof_component < 3]] += u[
+            self.dof_component < 3
+        ]
+        for node, first in zip(self.rotating, self.rot_first, strict=True):
+            w = u[first + 3 : first + 6]
+            if not np.any(w):
+                continue
+            e = quat_exp(float(w[0]), float(w[1]), float(w[2]))
+            r = q[node, 3:7]
+            new = np.array(quat_product(e[0], e[1], e[2], e[3], r[0], r[1], r[2], r[3]))
+            q[node, 3:7] = new / np.linalg.norm(new)
+
+    def _gaps(self, active: np.ndarray, side: np.ndarray) -> np.ndarray:
+        theta = self.sim.state.constraint_output[self.cid[active], 0]
+        return np.where(side > 0, theta - self.lower[active], self.upper[active] - theta)
+
+    def check_start(self) -> None:
+        """Refuse a start outside a joint's limits (``ModelError`` naming the joint and its value)."""
+        theta = self.sim.state.constraint_output[self.cid, 0]
+        slack = GAP_TOLERANCE * np.maximum(1.0, np.maximum(np.abs(self.lower), np.abs(self.upper)))
+        bad = np.flatnonzero((theta < self.lower - slack) | (theta > self.upper + slack))
+        if bad.size:
+            i = int(bad[0])
+            unit = "rad" if self.kind[i] == kinds.HINGE_JOINT else "m"
+            raise ModelError(
+                f"constraint {int(self.cid[i])} starts at {float(theta[i])!r} {unit}, outside its hard limits "
+                f"({float(self.lower[i])!r}, {float(self.upper[i])!r}) {unit}"
+            )
+
+    # ------------------------------------------------------------ the correction
+    def correct(self, v_start: np.ndarray) -> None:
+        """Enforce the stops after a converged smooth step (q̃, ṽ in the simulation's state).
+
+        Parameters
+        ----------
+        v_start : (N, 6) ndarray of float
+            The velocities at the start of the step [m/s, rad/s] (Newton's impact law).
+
+        Raises
+        ------
+        ConvergenceError
+            The position correction does not reach the tolerance (the state is then the last iterate).
+        """
+        sim = self.sim
+        self.impulse[:] = 0.0
+        self.position_impulse[:] = 0.0
+        self.iterations = 0
+        theta = sim.state.constraint_output[self.cid, 0]
+        low = theta <= self.lower
+        high = theta >= self.upper
+        if not np.any(low | high):
+            return
+        active = np.flatnonzero(low | high)
+        side = np.where(low[active], 1.0, -1.0)  # +1: the lower stop (g = θ − lower), −1: the upper one
+        n = self.n
+        mass, bmat, phi, grads = self._system(active, side)
+        phi_allowed = max(float(np.max(np.abs(phi), initial=0.0)), PHI_TOLERANCE)
+        scale = np.maximum(1.0, np.abs(np.where(side > 0, self.lower[active], self.upper[active])))
+        keep = np.ones(active.size, dtype=bool)
+        nu_total = np.zeros(active.size)
+        for it in range(MAX_ITERATIONS + 1):
+            gaps = self._gaps(active, side)
+            if it > 0 and np.all(np.abs(gaps[keep]) <= GAP_TOLERANCE * scale[keep]):
+                if np.max(np.abs(phi), initial=0.0) <= phi_allowed:
+                    break
+            if it == MAX_ITERATIONS:
+                raise ConvergenceError(
+                    f"step {int(sim.state.step[0])} (t = {float(sim.state.time[0]):.9g} s): the hard joint limits' "
+                    f"position correction did not converge in {MAX_ITERATIONS} iterations (gaps "
+                    f"{gaps[keep].tolist()} [rad or m] of joints {self.cid[active[keep]].tolist()})",
+                    float(sim.state.time[0]),
+                    int(sim.state.step[0]),
+                    (),
+                    -1,
+                )
+            while True:  # the active set: release a stop whose multiplier would pull
+                g_rows = grads[keep]
+                m = bmat.shape[0]
+                k = g_rows.shape[0]
+                kkt = np.zeros((n + m + k, n + m + k))
+                kkt[:n, :n] = mass
+                kkt[n : n + m, :n] = bmat
+                kkt[:n, n : n + m] = bmat.T
+                kkt[n + m :, :n] = g_rows
+                kkt[:n, n + m :] = g_rows.T
+                rhs = np.concatenate([np.zeros(n), -phi, -gaps[keep]])
+                sol = scipy.linalg.solve(kkt, rhs)
+                nu = -sol[n + m :]
+                if it > 0 or np.all(nu >= 0.0):
+                    break
+                worst = np.flatnonzero(keep)[int(np.argmin(nu))]
+                keep[worst] = False
+                if not np.any(keep):
+                    break
+            if not np.any(keep):
+                break
+            nu_total[keep] += nu
+            self._apply_position(sol[:n])
+            self._refresh()
+            self.iterations = it + 1
+            _, bmat, phi, grads = self._system(active, side)
+        if not np.any(keep):
+            return
+        self.position_impulse[active] = side * nu_total
+        # velocity jump at the corrected q
+        act = active[keep]
+        g_rows = grads[keep]
+        m = bmat.shape[0]
+        k = act.size
+        kkt = np.zeros((n + m, n + m))
+        kkt[:n, :n] = mass
+        kkt[n:, :n] = bmat
+        kkt[:n, n:] = bmat.T
+        rhs = np.zeros((n + m, k))
+        rhs[:n] = g_rows.T
+        response = scipy.linalg.solve(kkt, rhs)[:n]  # W per unit Λ of each stop
+        v = sim.state.v
+        v_tilde = v[self.dof_node, self.dof_component]
+        v_n = v_start[self.dof_node, self.dof_component]
+        delassus = g_rows @ response
+        w0 = g_rows @ v_tilde + self.restitution[act] * (g_rows @ v_n)
+        lam = solve_lcp(delassus, w0)
+        v[self.dof_node, self.dof_component] = v_tilde + response @ lam
+        self.impulse[act] = side[keep] * lam
+        self._refresh()
+
+
+class _InputsCopy:
+    """Inputs of the same shapes as ``given`` (loads shared, constraint inputs a copy) for the probes."""
+
+    def __init__(self, given: Any) -> None:
+        self.f = given.f
+        self.constraint_input = given.constraint_input.copy()
