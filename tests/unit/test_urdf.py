@@ -526,3 +526,60 @@ def test_unknown_collision_geometry_is_kept_and_late_declaration_read() -> None:
     (plane,) = robot.collisions["a"]
     assert plane.geometry == "plane" and plane.size == {"normal": "0 0 1"}
     assert "geometry <plane>" in robot.ignored
+
+
+# ------------------------------------------------------------------------- collision shapes
+SHAPES_URDF = """<?xml version="1.0"?>
+<robot name="shapes">
+  <link name="ball">
+    <inertial><origin xyz="0.1 0 0"/><mass value="2.0"/>
+      <inertia ixx="0.008" ixy="0" ixz="0" iyy="0.008" iyz="0" izz="0.008"/></inertial>
+    <collision name="tip"><origin xyz="0.1 0 0"/><geometry><sphere radius="0.1"/></geometry></collision>
+    <collision><origin xyz="0 0 0.5" rpy="0 0 0.3"/><geometry><box size="0.2 0.4 0.6"/></geometry></collision>
+    <collision><origin xyz="0 0.3 0" rpy="1.5707963267948966 0 0"/>
+      <geometry><capsule radius="0.05" length="0.4"/></geometry></collision>
+    <collision><geometry><cylinder radius="0.05" length="0.4"/></geometry></collision>
+  </link>
+</robot>
+"""
+
+
+def test_collision_shapes_become_contact_shapes_on_request() -> None:
+    """``collision_shapes=True``: a sphere, a box turned 0.3 rad about z and a capsule along the
+    geometry's z turned onto −y become contact shapes at the link's pose (base at (0, 0, 1) m):
+    their contact points against a plane are the sphere's centre, the box's corners and the
+    capsule's end centres, computed here from the URDF's numbers; the cylinder is left out with a
+    warning.  Set on a plane on its sphere, the body rests at the sphere's static penetration
+    m g / k."""
+    plain = load_urdf(SHAPES_URDF, floating_base=True, base_position=(0.0, 0.0, 1.0))
+    assert plain.collision_shapes == {} and len(plain.collisions["ball"]) == 4
+    with pytest.warns(URDFWarning, match=r"link 'ball': <cylinder> \(no cylinder contact shape yet\)"):
+        robot = load_urdf(SHAPES_URDF, floating_base=True, base_position=(0.0, 0.0, 1.0), collision_shapes=True)
+    assert robot.collision_shapes == {"ball": [0, 1, 2]}
+    b = robot.builder
+    b.add_ground_plane((0, 0, 1), 0.0, stiffness=1e5)
+    model = b.build()
+    node = robot.link_node["ball"]
+    x0 = np.asarray(model.x0)[node, :3]
+    points = x0 + np.asarray(model.contact_offset)
+    c, s = math.cos(0.3), math.sin(0.3)
+    rz = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+    signs = np.array([[i, j, k] for i in (-1, 1) for j in (-1, 1) for k in (-1, 1)], dtype=float)
+    corners = np.array([0.0, 0.0, 1.5]) + (signs * [0.1, 0.2, 0.3]) @ rz.T
+    ends = [[0.0, 0.3 + 0.2, 1.0], [0.0, 0.3 - 0.2, 1.0]]  # z turned by +90° about x is −y
+    expected = np.vstack([[[0.1, 0.0, 1.0]], corners, sorted(ends)])
+    got = np.vstack([points[:9], sorted(points[9:11].tolist())])
+    np.testing.assert_allclose(got, expected, atol=1e-12)
+    np.testing.assert_allclose(model.contact_radius, [0.1] + [0.0] * 8 + [0.05, 0.05])
+    # only the sphere against the plane: the body rests on it at δ = m g / k
+    with pytest.warns(URDFWarning):
+        robot = load_urdf(SHAPES_URDF, floating_base=True, base_position=(0.0, 0.0, 0.1), collision_shapes=True)
+    b = robot.builder
+    b.add_ground_plane((0, 0, 1), 0.0, stiffness=1e5, damping=400.0)
+    model = b.build()
+    # the sphere (centre at the centre of mass, 0.1 m up) touches the plane; the box (from 0.2 m
+    # up) and the capsule (lowest point 0.05 m up) never do
+    sim = kp.Simulation(model, kp.StepParameters(h=1e-3, rho_inf=0.9, atol=1e-12, rtol=1e-12))
+    sim.advance(3000)
+    z = float(np.asarray(model.x0)[node, 2] + sim.state.q[node, 2])  # the body's centre of mass
+    assert z == pytest.approx(0.1 - 2.0 * 9.81 / 1e5, abs=1e-9)

@@ -47,6 +47,7 @@ def load_urdf(
     limit_stiffness: float | None = None,
     limit_damping: float = 0.0,
     limit_restitution: float | None = None,
+    collision_shapes: bool = False,
 ) -> URDFRobot:
     """Read a URDF robot into a :class:`kynemapy.ModelBuilder`.
 
@@ -99,6 +100,16 @@ def load_urdf(
         With ``joint_limits``: hard (unilateral) limits with Newton's restitution coefficient
         e in [0, 1], the same for every limited joint, instead of compliant ones (not with
         ``limit_stiffness`` or ``limit_damping``).
+    collision_shapes : bool
+        False (default): ``<collision>`` geometry is parsed into :attr:`URDFRobot.collisions`
+        only.  True: each sphere, box and capsule of a link with a body becomes a contact shape
+        on that body (:meth:`~kynemapy.ModelBuilder.add_sphere`, ``add_box``, ``add_capsule``,
+        at the link's zero-configuration pose; a capsule's ``length`` is its axis between the
+        end spheres, along the geometry's z); their ids are in
+        :attr:`URDFRobot.collision_shapes`.  Add a ground plane (and ``set_body_contact``) to the
+        builder for them to touch anything (docs/contact.md).  Cylinders and meshes, which have
+        no contact shape yet, and the geometry of links fixed to the ground are left out with a
+        :class:`URDFWarning` naming them.
 
     Returns
     -------
@@ -337,4 +348,41 @@ def load_urdf(
         except ModelError as exc:
             raise doc.error(joint.element, str(exc)) from None
         robot.joint_id[joint.name] = cid
+    if collision_shapes:
+        _add_collision_shapes(doc, robot, links, b)
     return robot
+
+
+def _add_collision_shapes(doc: Document, robot: URDFRobot, links: dict[str, Link], b: ModelBuilder) -> None:
+    """The links' spheres, boxes and capsules as contact shapes on their bodies (see
+    :func:`load_urdf`'s ``collision_shapes``); the others named in one :class:`URDFWarning`."""
+    left_out: list[str] = []
+    for name, collisions in robot.collisions.items():
+        node = robot.link_node[name]
+        p, r = robot.link_frames[name]
+        for col in collisions:
+            what = f"link {name!r}: <{col.geometry}>" + (f" {col.name!r}" if col.name else "")
+            if node == GROUND:
+                left_out.append(f"{what} (fixed to the ground)")
+                continue
+            if col.geometry not in ("sphere", "box", "capsule"):
+                left_out.append(f"{what} (no {col.geometry} contact shape yet)")
+                continue
+            centre = p + r @ col.origin
+            rot = r @ col.rotation
+            try:
+                if col.geometry == "sphere":
+                    sid = b.add_sphere(node, float(col.size["radius"]), center=centre)
+                elif col.geometry == "box":
+                    half = 0.5 * np.asarray(col.size["size"], dtype=float)
+                    sid = b.add_box(node, half, center=centre, axes=rot)
+                else:
+                    half_axis = 0.5 * float(col.size["length"]) * rot[:, 2]
+                    sid = b.add_capsule(node, float(col.size["radius"]), centre - half_axis, centre + half_axis)
+            except ModelError as exc:
+                raise doc.error(links[name].element, f"{what}: {exc}") from None
+            robot.collision_shapes.setdefault(name, []).append(sid)
+    if left_out:
+        warnings.warn(
+            f"{doc.source}: collision geometry left out of contact: {'; '.join(left_out)}", URDFWarning, stacklevel=3
+        )

@@ -100,7 +100,7 @@ class JointDynamics:
 
 @dataclass(frozen=True)
 class Collision:
-    """One ``<collision>`` of a link, parsed but **not used** for contact.
+    """One ``<collision>`` of a link (a contact shape with ``load_urdf(..., collision_shapes=True)``).
 
     Attributes
     ----------
@@ -165,7 +165,10 @@ class URDFRobot:
     joint_dynamics : dict[str, JointDynamics]
         Joint name -> its ``<dynamics>``; parsed, applied only with ``load_urdf(..., joint_dynamics=True)``.
     collisions : dict[str, list[Collision]]
-        Link name -> its collision geometry; parsed, **not used** for contact.
+        Link name -> its collision geometry, as parsed.
+    collision_shapes : dict[str, list[int]]
+        Link name -> the ids of the contact shapes made from its geometry (with
+        ``load_urdf(..., collision_shapes=True)``; empty otherwise).
     root_joint : int or None
         Constraint id of the weld of the root body to the ground (None: floating, or a
         massless root that is the ground itself).
@@ -193,6 +196,7 @@ class URDFRobot:
     joint_limits: dict[str, JointLimit] = field(default_factory=dict)
     joint_dynamics: dict[str, JointDynamics] = field(default_factory=dict)
     collisions: dict[str, list[Collision]] = field(default_factory=dict)
+    collision_shapes: dict[str, list[int]] = field(default_factory=dict)
     root_joint: int | None = None
     initial_positions: dict[str, float] = field(default_factory=dict)
     ignored: list[str] = field(default_factory=list)
