@@ -136,16 +136,8 @@ def _plane_squares(sc: Any, q: np.ndarray) -> np.ndarray:
     if not len(sc.planes):
         return np.zeros((1, 0, 3))
     lo, hi = sc.extent(q)
-    centre, half = 0.5 * (lo + hi), 0.5 * max(float(np.max(hi - lo)), 1e-3) * 1.05
-    out = []
-    for plane in sc.planes:
-        n, d = np.asarray(plane[:3], dtype=float), float(plane[3])
-        foot = centre - (centre @ n - d) * n
-        e1 = np.cross(n, [1.0, 0.0, 0.0] if abs(n[0]) < 0.9 else [0.0, 1.0, 0.0])
-        e1 /= np.linalg.norm(e1)
-        e2 = np.cross(n, e1)
-        out.extend(foot + half * (a * e1 + b * e2) for a, b in ((-1, -1), (1, -1), (1, 1), (-1, 1)))
-    return np.array(out)[None]
+    half = 0.5 * max(float(np.max(hi - lo)), 1e-3) * 1.05
+    return sc.plane_squares(0.5 * (lo + hi), half).reshape(1, -1, 3)
 
 
 def write_vtkhdf(

@@ -318,6 +318,32 @@ class Scene:
         rot = quaternion_matrices(q[:, :, 3:7])
         return [pos[:, sh.node, None, :] + np.einsum("nij,kj->nki", rot[:, sh.node], sh.offsets) for sh in self.shapes]
 
+    def plane_squares(self, centre: np.ndarray, half: float) -> np.ndarray:
+        """A square on each ground plane of :attr:`planes`, for drawing.
+
+        Parameters
+        ----------
+        centre : (3,) array_like of float
+            The point [m] whose foot on each plane is the square's centre.
+        half : float
+            Half the square's edge [m].
+
+        Returns
+        -------
+        (P, 4, 3) ndarray of float
+            The corners [m] of each plane's square, in order around it.
+        """
+        centre = np.asarray(centre, dtype=float)
+        out = np.zeros((len(self.planes), 4, 3))
+        for k, plane in enumerate(self.planes):
+            n, d = np.asarray(plane[:3], dtype=float), float(plane[3])
+            foot = centre - (centre @ n - d) * n
+            e1 = np.cross(n, [1.0, 0.0, 0.0] if abs(n[0]) < 0.9 else [0.0, 1.0, 0.0])
+            e1 /= np.linalg.norm(e1)
+            e2 = np.cross(n, e1)
+            out[k] = [foot + half * (a * e1 + b * e2) for a, b in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
+        return out
+
     def extent(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The bounding box of everything drawn over all rows.
 

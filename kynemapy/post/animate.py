@@ -208,13 +208,7 @@ def animate(
     else:
         for _ in sc.boxes:
             axes_lines.append([ax.plot([], [], [], "-", color=c, linewidth=2.0)[0] for c in ("r", "g", "b")])
-    for plane in sc.planes:  # a square of the view's size on each ground plane, under the scene
-        n_vec, d = np.asarray(plane[:3], dtype=float), float(plane[3])
-        foot = centre - (centre @ n_vec - d) * n_vec
-        e1 = np.cross(n_vec, [1.0, 0.0, 0.0] if abs(n_vec[0]) < 0.9 else [0.0, 1.0, 0.0])
-        e1 /= np.linalg.norm(e1)
-        e2 = np.cross(n_vec, e1)
-        square = [foot + half * (a * e1 + b * e2) for a, b in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
+    for square in sc.plane_squares(centre, half):  # a square of the view's size on each ground plane
         ax.add_collection3d(Poly3DCollection([square], facecolor="0.6", edgecolor="0.4", linewidth=0.5, alpha=0.25))
     ring = np.linspace(0.0, 2.0 * math.pi, 25)
     shaped = {sh.node for sh in sc.shapes}
