@@ -1,4 +1,4 @@
-"""The one compiled entry point of the engine: :func:`run_task_at`, and :func:`run_task` to store its Data.
+"""The one compiled entry point of the engine, :func:`run_task_at`: the Newton loop and its tasks.
 
 Every Python caller (``Simulation.step``, ``advance``, the run loop, the set-up of a
 simulation, reactions: :func:`kynemapy.engine.api.task`) goes through :func:`run_task_at`, so
@@ -6,20 +6,66 @@ numba compiles and caches one top-level function over the phase kernels: compili
 top-level function re-optimizes all the code it calls, and each further entry point would pay
 that again.  It takes the :class:`~kynemapy.engine.fields.Data` by its address (about 730 words
 are never copied), called through its address with the Data and the other arguments stored
-once in a blob (:mod:`kynemapy.engine.stored_call`); :func:`run_task`'s task ``STORE`` writes
-the Data into the blob.  ``Data.units`` holds ``run_task_at``'s address
+once in a blob (:mod:`kynemapy.engine.stored_call`, which writes the Data into the blob leaf
+by leaf).  :func:`run_task` is its twin that takes the Data itself: it gives the arguments'
+types, runs every task in plain Python, and compiled, only stores the Data (for a test).  ``Data.units`` holds ``run_task_at``'s address
 (:data:`~kynemapy.engine.unit_call.ENGINE`, :mod:`kynemapy.engine.units`).
 """
 
 from __future__ import annotations
 
+import math
+
 from kynemapy._jit import JIT_DISABLED, njit
-from kynemapy.engine import step
-from kynemapy.engine.constraints.phase import constraint_reaction
+from kynemapy.engine.assemble import assemble, begin_system
+from kynemapy.engine.constraints.phase import constraint_outputs, constraint_reaction, constraint_terms
+from kynemapy.engine.elements import element_terms
 from kynemapy.engine.native import store_native
+from kynemapy.engine.params import (
+    CONVERGENCE_AUTO,
+    CONVERGENCE_ROUNDOFF,
+    P_ASSEMBLE_K,
+    P_CONDITIONER,
+    P_CONVERGENCE,
+    P_DYNAMIC,
+    P_EXACT,
+    P_GAMMA_PRIME,
+    P_H,
+    P_MAX_ITER,
+    P_RHS_BIAS,
+    P_STATIC_RETRIES,
+    P_STIFFNESS,
+)
 from kynemapy.engine.solvers import factor_reference
-from kynemapy.engine.step import advance, record_row, start
+from kynemapy.engine.step import (
+    CONVERGED,
+    MODE_ACCELERATIONS,
+    MODE_LINEARIZE,
+    MODE_STEPS,
+    NEEDS_MEMORY,
+    NOT_CONVERGED,
+    NOT_FINITE,
+    SINGULAR,
+    accelerations_from_solution,
+    algorithmic_acceleration,
+    begin_load_bisection,
+    convergence_error,
+    copy_state,
+    global_position,
+    next_time,
+    predict,
+    record_row,
+    scale_loads,
+    set_tangent,
+    solve,
+    start,
+    state_is_finite,
+    update,
+    update_tangent,
+    zero_accelerations,
+)
 from kynemapy.engine.unit_call import load_data
+from kynemapy.linalg.dense import SOLVE_CAPACITY, SOLVE_OK
 
 #: tasks of :func:`run_task`
 ADVANCE = 0  #: ``advance``: up to ``n`` steps, rows recorded every ``every`` steps
@@ -42,9 +88,9 @@ def run_task(d, p, task, n, every, rows, max_rows, iterations, out):
     """Task ``STORE``: the native value of ``d`` (:class:`~kynemapy.engine.fields.Data`) written
     into ``iterations`` (int64) from word 1, when it fits: ``(bytes, 0, 0)``.
 
-    The one compiled function that takes the Data from Python (numba converts its ~110 arrays
-    in the function's wrapper, about 2 s of first compilation for each such function).  Every
-    other task runs :func:`run_task_at` on the stored Data through a stored call
+    Compiled, it serves only tests (the package stores the Data leaf by leaf,
+    :func:`kynemapy.engine.stored_call.store_data`: numba's conversion of the Data's ~140 leaves
+    in a function's wrapper takes about 4 s of first compilation).  Every other task runs :func:`run_task_at` on the stored Data through a stored call
     (:class:`~kynemapy.engine.stored_call.StoredCall`, :func:`kynemapy.engine.api.task`); here
     it returns ``(0, 0, ELSEWHERE)``.  Plain Python (``KYNEMAPY_DISABLE_JIT``): every task, on ``d``
     itself."""
@@ -62,8 +108,35 @@ def run_task_at(data_at, data_ref, p, task, n, every, rows, max_rows, iterations
 
     ``rows`` (R, width) float64, ``iterations`` (k,) int64 and ``out`` (6,) float64 are the
     caller's buffers (empty where the task does not use them).  Returns ``(steps_done,
-    rows_recorded, status)``; tasks other than ``ADVANCE`` return ``(0, 0, status)``.  The
-    first three tasks are modes of the one Newton loop (:func:`~kynemapy.engine.step.advance`).
+    rows_recorded, status)``; tasks other than ``ADVANCE`` return ``(0, 0, status)``.
+
+    ``ADVANCE``, ``LINEARIZE``, ``CONSTRAINT_TERMS``, ``REACTION`` and ``INITIAL_ACCELERATIONS``
+    are modes of the one Newton loop written out here (not inlined from a function of its own:
+    numba's inliner copies a callee's IR block by block, each copy with the callee's whole
+    variable scope, which for this loop took 4-5 s of the first compilation).
+
+    The Newton loop: up to ``n`` steps with constant inputs, recording output rows.  Per step
+    (Kynema's ``SolveStep``): save the state; :func:`~kynemapy.engine.step.predict`; then per
+    Newton iteration ``update_tangent``, ``begin_system``, ``element_terms``,
+    ``constraint_terms``, ``assemble``, ``solve``, ``convergence_error``, ``update``, until the
+    error is <= 1 (``P_CONVERGENCE`` auto: Kynema's error, and in the last iteration allowed, if
+    that still exceeds 1, the round-off error instead: Kynema's result wherever Kynema's test
+    passes); the algorithmic acceleration, global position and joint outputs.  A failed step (no
+    convergence, NaN, singular matrix) restores the state exactly and stops.  A static step
+    (``P_DYNAMIC`` 0: β′ = γ′ = 0) that does not converge at the full load bisects the external
+    loads (Kynema's ``Step``): up to ``P_STATIC_RETRIES`` Newton solves, each from the last
+    converged partial load, until the full load converges.  ``iterations[i]`` gets the Newton
+    iterations of step i (``iterations`` may be shorter than ``n``).  After each converged step
+    whose counter is a multiple of ``every`` (> 0), one row is recorded into ``rows``, at most
+    ``max_rows``.
+
+    ``LINEARIZE`` (and ``CONSTRAINT_TERMS``, ``REACTION``) stop after the first assembly (the
+    reference factorization's matrix); ``INITIAL_ACCELERATIONS`` solves the first linearization
+    for v̇ and λ instead of an increment, with 𝒯 = 0 in the element blocks (their matrix is then
+    M) and 𝒯 = I in the constraint rows: the KKT system [M Bᵀ; B 0][v̇; λ] = [−r(v̇ = 0); −γ].
+    All are this loop's first pass, so every phase is compiled once, here.  Statuses: a step
+    status (:mod:`kynemapy.engine.step`), or for ``LINEARIZE`` and ``INITIAL_ACCELERATIONS`` a
+    ``SOLVE_*`` status.
     """
     d = load_data(data_at, data_ref)
     if task == START:
@@ -74,16 +147,212 @@ def run_task_at(data_at, data_ref, p, task, n, every, rows, max_rows, iterations
         return 0, 0, 0
     if task == LU_FACTOR:
         return 0, 0, factor_reference(d.units, d.solver, d.vals)
-    # the rest are modes of the one Newton loop (the constraint terms come with a linearization)
     if task == ADVANCE:
-        mode = step.MODE_STEPS
+        mode = MODE_STEPS
     elif task == INITIAL_ACCELERATIONS:
-        mode = step.MODE_ACCELERATIONS
+        mode = MODE_ACCELERATIONS
     else:
-        mode = step.MODE_LINEARIZE
-    result = advance(d, p, mode, n if task == ADVANCE else 1, every, rows, max_rows, iterations)
-    if task == REACTION:
-        constraint_reaction(
-            n, d.constraint_node, d.constraint_geometry, d.constraint_n_rows, d.q, d.lam, d.con_bt, d.s3[0], out
-        )
-    return result
+        mode = MODE_LINEARIZE
+    n_steps = n if task == ADVANCE else 1
+    # every field of d in one statement (the Data's order, engine.fields.Data): numba reads a
+    # field by loading the whole Data (~730 words) from its stack slot, and LLVM's SROA took
+    # 4-6 s of the first compilation splitting those loads when each field was read apart;
+    # tests/unit/test_structure.py checks this list against Data's fields
+    (
+        nsys,
+        _n_dofs,
+        x0,
+        gravity,
+        node_dofs,
+        node_map,
+        _constraint_kind,
+        cnode,
+        n_rows,
+        crow,
+        cx0,
+        axes,
+        geom,
+        param,
+        has_load,
+        has_output,
+        indptr,
+        indices,
+        con_row_slots,
+        con_col_slots,
+        con_k_slots,
+        row_offsets,
+        kinds,
+        tables,
+        state,
+        time,
+        q,
+        q_prev,
+        q_delta,
+        v,
+        vd,
+        a,
+        x,
+        lam,
+        con_output,
+        step,
+        f,
+        cin,
+        vals,
+        b,
+        dx,
+        force_scratch,
+        tangent,
+        errors,
+        phi,
+        bb,
+        bt,
+        kphi,
+        load,
+        s3,
+        s4,
+        s33,
+        s66,
+        _s6,
+        q_ground,
+        v_ground,
+        saved,
+        snapshot,
+        f_baseline,
+        n_iter_slot,
+        saved_step,
+        solver,
+        units,
+    ) = d
+    h = p[P_H]
+    c = p[P_CONDITIONER]
+    exact = p[P_EXACT] != 0.0
+    with_k = p[P_ASSEMBLE_K] != 0.0
+    with_drives = p[P_STIFFNESS] != 0.0  # driven joints' tangents (not in the KKT system of v̇)
+    with_bias = p[P_RHS_BIAS] != 0.0
+    max_iter = int(p[P_MAX_ITER])
+    criterion = p[P_CONVERGENCE]
+    static = mode == MODE_STEPS and p[P_DYNAMIC] == 0.0
+    attempts = max(int(p[P_STATIC_RETRIES]), 1) if static else 1
+    recorded = 0
+    n_keep = iterations.shape[0]
+    for i in range(n_steps):
+        if mode == MODE_STEPS:
+            copy_state(state, saved)
+            saved_step[0] = step[0]
+        if static:
+            begin_load_bisection(f, f_baseline, state, snapshot)
+        low = 0.0
+        load_factor = 1.0
+        high = 1.0
+        status = NOT_CONVERGED
+        n_iter = 0
+        total_iter = 0
+        for _ in range(attempts):
+            if static:
+                scale_loads(f, f_baseline, load_factor)
+            if mode == MODE_STEPS:
+                predict(p, v, vd, a, q_delta, q_prev, q, lam)
+            elif mode == MODE_ACCELERATIONS:
+                zero_accelerations(vd, lam)
+            n_iter = 0
+            dx_norm = -1.0  # largest node increment of the previous iteration (none yet)
+            status = NOT_CONVERGED
+            while n_iter < max_iter:
+                if mode == MODE_ACCELERATIONS:
+                    set_tangent(tangent, 0.0)
+                else:
+                    update_tangent(h, q_delta, tangent, s3[0])
+                begin_system(node_dofs, node_map, f, vals, b)
+                element_terms(units, tables, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b)
+                if mode == MODE_ACCELERATIONS:
+                    set_tangent(tangent, 1.0)
+                constraint_terms(
+                    units, kinds, has_load, cnode, cx0, axes, geom, param, cin, q, v, lam, q_ground, v_ground,
+                    phi, bb, bt, kphi, load, s3, s4, s33, exact, with_bias, con_output, tangent, p[P_GAMMA_PRIME],
+                )  # fmt: skip
+                assemble(
+                    node_dofs, node_map, cnode, n_rows, crow, con_row_slots, con_col_slots, con_k_slots,
+                    has_load, tangent, lam, phi, bb, bt, kphi, load, vals, b, nsys, c, with_k, with_drives,
+                )  # fmt: skip
+                if mode == MODE_LINEARIZE:
+                    if task == REACTION:
+                        constraint_reaction(n, cnode, geom, n_rows, q, lam, bt, s3[0], out)
+                    return 0, 0, SOLVE_OK
+                solved = solve(units, solver, indptr, indices, vals, b, dx, nsys, c)
+                if mode == MODE_ACCELERATIONS:
+                    if solved == SOLVE_OK:
+                        accelerations_from_solution(node_map, node_dofs, crow, n_rows, dx, vd, lam, nsys)
+                    return 0, 0, solved
+                if solved != SOLVE_OK:
+                    status = NEEDS_MEMORY if solved == SOLVE_CAPACITY else SINGULAR
+                    break
+                # Kynema's test, or the round-off one (P_CONVERGENCE roundoff); with auto, Kynema's
+                # test and, in the last iteration allowed if it still fails, the round-off test
+                # (a step that fails both reports Kynema's error)
+                use_roundoff = criterion == CONVERGENCE_ROUNDOFF
+                kynema_err = -1.0
+                while True:
+                    err, norm = convergence_error(
+                        use_roundoff, criterion == CONVERGENCE_AUTO, p, node_map, node_dofs, crow, n_rows, q_delta,
+                        lam, dx, nsys, x, indptr, indices, vals, force_scratch, dx_norm,
+                    )  # fmt: skip
+                    if use_roundoff or criterion != CONVERGENCE_AUTO or err <= 1.0 or n_iter + 1 < max_iter:
+                        break
+                    kynema_err = err
+                    use_roundoff = True
+                if kynema_err >= 0.0 and not err <= 1.0:
+                    err = kynema_err
+                dx_norm = norm
+                errors[n_iter] = err
+                n_iter += 1
+                update(p, node_map, node_dofs, crow, n_rows, q_delta, v, vd, q_prev, q, lam, dx, nsys)
+                if not math.isfinite(err):
+                    status = NOT_FINITE
+                    break
+                if err <= 1.0:
+                    status = CONVERGED
+                    break
+            total_iter += n_iter
+            if not static or status == NEEDS_MEMORY:
+                break
+            # Kynema's load bisection: a converged partial load is kept and the full load tried
+            # from it; a failed one is undone and the load halved towards the last converged one
+            if status == CONVERGED:
+                if abs(load_factor - 1.0) < 1e-10:
+                    break
+                copy_state(state, snapshot)
+                low = load_factor
+                load_factor = 1.0
+            else:
+                copy_state(snapshot, state)
+                high = load_factor
+                load_factor = 0.5 * (low + high)
+        if static:
+            scale_loads(f, f_baseline, 1.0)
+            if status == CONVERGED and abs(load_factor - 1.0) >= 1e-10:
+                status = NOT_CONVERGED
+        n_iter_slot[0] = n_iter
+        if status == CONVERGED:
+            algorithmic_acceleration(p, vd, a)
+            global_position(x0, q, x)
+            # initial = h < 0 (False, but not a literal: one compiled version)
+            constraint_outputs(
+                units, kinds, has_output, cnode, cx0, axes, geom, q, v, vd, q_ground, v_ground, s3, con_output,
+                h < 0.0, has_load, param, cin, lam, phi, bb, bt, kphi, load, tangent,
+            )  # fmt: skip
+            if not state_is_finite(q, v, vd, a, lam):
+                status = NOT_FINITE
+        if i < n_keep:
+            iterations[i] = total_iter
+        if status != CONVERGED:
+            copy_state(saved, state)
+            step[0] = saved_step[0]
+            return i, recorded, status
+        time[0] = next_time(time[0], h)
+        step[0] += 1
+        if every > 0 and step[0] % every == 0:
+            record_row(row_offsets, time, step, state, errors, n_iter, rows[recorded])
+            recorded += 1
+            if recorded >= max_rows:
+                return i + 1, recorded, CONVERGED
+    return n_steps, recorded, CONVERGED

@@ -16,9 +16,10 @@ arenas, ``p`` the coefficient vector (:mod:`kynemapy.engine.params`)::
     until the error is <= 1
     finish                        algorithmic acceleration, global position, joint outputs
 
-:func:`step` adds the rollback of a failed step (Kynema leaves the state as it was at the
-failure; kynemapy restores it exactly), :func:`advance` runs many steps and records output
-rows.  Both are one compiled code path: ``Simulation.step()`` is ``advance`` of one step.
+:func:`kynemapy.engine.entry.run_task_at` runs these phases in its Newton loop, with the
+rollback of a failed step (Kynema leaves the state as it was at the failure; kynemapy restores
+it exactly), many steps per call and the output rows: ``Simulation.step()`` is a call of one
+step, ``advance`` of many; one compiled code path.
 """
 
 from __future__ import annotations
@@ -26,34 +27,22 @@ from __future__ import annotations
 import math
 
 from kynemapy._jit import njit
-from kynemapy.engine.assemble import assemble, begin_system
-from kynemapy.engine.constraints.phase import constraint_outputs, constraint_terms
-from kynemapy.engine.elements import element_terms
+from kynemapy.engine.constraints.phase import constraint_outputs
 from kynemapy.engine.params import (
-    CONVERGENCE_AUTO,
-    CONVERGENCE_ROUNDOFF,
     P_ALPHA_F,
     P_ALPHA_M,
-    P_ASSEMBLE_K,
     P_ATOL,
     P_BETA,
     P_BETA_PRIME,
     P_CONDITIONER,
-    P_CONVERGENCE,
     P_DYNAMIC,
-    P_EXACT,
     P_GAMMA,
     P_GAMMA_PRIME,
     P_H,
-    P_MAX_ITER,
-    P_RHS_BIAS,
     P_RTOL,
-    P_STATIC_RETRIES,
-    P_STIFFNESS,
 )
 from kynemapy.engine.rows import ROW_ERROR, ROW_ITERATIONS, ROW_STEP
 from kynemapy.engine.solvers import solve_system
-from kynemapy.linalg.dense import SOLVE_CAPACITY, SOLVE_OK
 from kynemapy.math.quaternion import quat_exp, quat_product
 from kynemapy.math.so3 import tangent_operator_rot
 
@@ -344,235 +333,6 @@ def record_row(o, time, step, state, errors, n_iter, row):
 MODE_STEPS = 0  #: up to ``n_steps`` time steps
 MODE_LINEARIZE = 1  #: only the Newton system at the current state (``vals``, ``b``)
 MODE_ACCELERATIONS = 2  #: consistent v̇ and λ at the current q, v (``p``: params.ACCELERATION_COEFFICIENTS)
-
-
-@njit(inline=True)
-def advance(d, p, mode, n_steps, every, rows, max_rows, iterations):
-    """The Newton loop: up to ``n_steps`` steps with constant inputs, recording output rows.
-
-    Per step (Kynema's ``SolveStep``): save the state; :func:`predict`; then per Newton
-    iteration :func:`update_tangent`, ``begin_system``, ``element_terms``, ``constraint_terms``, ``assemble``,
-    :func:`solve`, :func:`convergence_error`, :func:`update`, until the error is <= 1 (``P_CONVERGENCE``
-    auto: Kynema's error, and in the last iteration allowed, if that still exceeds 1, the round-off
-    error instead: Kynema's result wherever Kynema's test passes); the
-    algorithmic acceleration, global position and joint outputs.  A failed step (no
-    convergence, NaN, singular matrix) restores the state exactly and stops.  A static step
-    (``P_DYNAMIC`` 0: β′ = γ′ = 0) that does not converge at the full load bisects the external
-    loads (Kynema's ``Step``): up to ``P_STATIC_RETRIES`` Newton solves, each from the last
-    converged partial load, until the full load converges.  ``iterations[i]`` gets the Newton
-    iterations of step i (``iterations`` may be shorter than ``n_steps``).  After each converged
-    step whose counter is a multiple of ``every`` (> 0), one row is recorded into ``rows``
-    (R, width), at most ``max_rows``.
-
-    ``mode`` ``MODE_LINEARIZE`` stops after the first assembly (the reference factorization's
-    matrix); ``MODE_ACCELERATIONS`` solves the first linearization for v̇ and λ instead of
-    an increment, with 𝒯 = 0 in the element blocks (their matrix is then M) and 𝒯 = I in the
-    constraint rows: the KKT system [M Bᵀ; B 0][v̇; λ] = [−r(v̇ = 0); −γ].  Both are this loop's
-    first pass, so every phase is compiled once, here.
-
-    Returns ``(steps_done, rows_recorded, status)`` (status: a step status, or for the two
-    other modes a ``SOLVE_*`` status).
-    """
-    # every field of d in one statement (the Data's order, engine.fields.Data): numba reads a
-    # field by loading the whole Data (~730 words) from its stack slot, and LLVM's SROA took
-    # 4-6 s of the first compilation splitting those loads when each field was read apart;
-    # tests/unit/test_structure.py checks this list against Data's fields
-    (
-        nsys,
-        _n_dofs,
-        x0,
-        gravity,
-        node_dofs,
-        node_map,
-        _constraint_kind,
-        cnode,
-        n_rows,
-        crow,
-        cx0,
-        axes,
-        geom,
-        param,
-        has_load,
-        has_output,
-        indptr,
-        indices,
-        con_row_slots,
-        con_col_slots,
-        con_k_slots,
-        row_offsets,
-        kinds,
-        tables,
-        state,
-        time,
-        q,
-        q_prev,
-        q_delta,
-        v,
-        vd,
-        a,
-        x,
-        lam,
-        con_output,
-        step,
-        f,
-        cin,
-        vals,
-        b,
-        dx,
-        force_scratch,
-        tangent,
-        errors,
-        phi,
-        bb,
-        bt,
-        kphi,
-        load,
-        s3,
-        s4,
-        s33,
-        s66,
-        _s6,
-        q_ground,
-        v_ground,
-        saved,
-        snapshot,
-        f_baseline,
-        n_iter_slot,
-        saved_step,
-        solver,
-        units,
-    ) = d
-    h = p[P_H]
-    c = p[P_CONDITIONER]
-    exact = p[P_EXACT] != 0.0
-    with_k = p[P_ASSEMBLE_K] != 0.0
-    with_drives = p[P_STIFFNESS] != 0.0  # driven joints' tangents (not in the KKT system of v̇)
-    with_bias = p[P_RHS_BIAS] != 0.0
-    max_iter = int(p[P_MAX_ITER])
-    criterion = p[P_CONVERGENCE]
-    static = mode == MODE_STEPS and p[P_DYNAMIC] == 0.0
-    attempts = max(int(p[P_STATIC_RETRIES]), 1) if static else 1
-    recorded = 0
-    n_keep = iterations.shape[0]
-    for i in range(n_steps):
-        if mode == MODE_STEPS:
-            copy_state(state, saved)
-            saved_step[0] = step[0]
-        if static:
-            begin_load_bisection(f, f_baseline, state, snapshot)
-        low = 0.0
-        load_factor = 1.0
-        high = 1.0
-        status = NOT_CONVERGED
-        n_iter = 0
-        total_iter = 0
-        for _ in range(attempts):
-            if static:
-                scale_loads(f, f_baseline, load_factor)
-            if mode == MODE_STEPS:
-                predict(p, v, vd, a, q_delta, q_prev, q, lam)
-            elif mode == MODE_ACCELERATIONS:
-                zero_accelerations(vd, lam)
-            n_iter = 0
-            dx_norm = -1.0  # largest node increment of the previous iteration (none yet)
-            status = NOT_CONVERGED
-            while n_iter < max_iter:
-                if mode == MODE_ACCELERATIONS:
-                    set_tangent(tangent, 0.0)
-                else:
-                    update_tangent(h, q_delta, tangent, s3[0])
-                begin_system(node_dofs, node_map, f, vals, b)
-                element_terms(units, tables, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b)
-                if mode == MODE_ACCELERATIONS:
-                    set_tangent(tangent, 1.0)
-                constraint_terms(
-                    units, kinds, has_load, cnode, cx0, axes, geom, param, cin, q, v, lam, q_ground, v_ground,
-                    phi, bb, bt, kphi, load, s3, s4, s33, exact, with_bias, con_output, tangent, p[P_GAMMA_PRIME],
-                )  # fmt: skip
-                assemble(
-                    node_dofs, node_map, cnode, n_rows, crow, con_row_slots, con_col_slots, con_k_slots,
-                    has_load, tangent, lam, phi, bb, bt, kphi, load, vals, b, nsys, c, with_k, with_drives,
-                )  # fmt: skip
-                if mode == MODE_LINEARIZE:
-                    return 0, 0, SOLVE_OK
-                solved = solve(units, solver, indptr, indices, vals, b, dx, nsys, c)
-                if mode == MODE_ACCELERATIONS:
-                    if solved == SOLVE_OK:
-                        accelerations_from_solution(node_map, node_dofs, crow, n_rows, dx, vd, lam, nsys)
-                    return 0, 0, solved
-                if solved != SOLVE_OK:
-                    status = NEEDS_MEMORY if solved == SOLVE_CAPACITY else SINGULAR
-                    break
-                # Kynema's test, or the round-off one (P_CONVERGENCE roundoff); with auto, Kynema's
-                # test and, in the last iteration allowed if it still fails, the round-off test
-                # (a step that fails both reports Kynema's error)
-                use_roundoff = criterion == CONVERGENCE_ROUNDOFF
-                kynema_err = -1.0
-                while True:
-                    err, norm = convergence_error(
-                        use_roundoff, criterion == CONVERGENCE_AUTO, p, node_map, node_dofs, crow, n_rows, q_delta,
-                        lam, dx, nsys, x, indptr, indices, vals, force_scratch, dx_norm,
-                    )  # fmt: skip
-                    if use_roundoff or criterion != CONVERGENCE_AUTO or err <= 1.0 or n_iter + 1 < max_iter:
-                        break
-                    kynema_err = err
-                    use_roundoff = True
-                if kynema_err >= 0.0 and not err <= 1.0:
-                    err = kynema_err
-                dx_norm = norm
-                errors[n_iter] = err
-                n_iter += 1
-                update(p, node_map, node_dofs, crow, n_rows, q_delta, v, vd, q_prev, q, lam, dx, nsys)
-                if not math.isfinite(err):
-                    status = NOT_FINITE
-                    break
-                if err <= 1.0:
-                    status = CONVERGED
-                    break
-            total_iter += n_iter
-            if not static or status == NEEDS_MEMORY:
-                break
-            # Kynema's load bisection: a converged partial load is kept and the full load tried
-            # from it; a failed one is undone and the load halved towards the last converged one
-            if status == CONVERGED:
-                if abs(load_factor - 1.0) < 1e-10:
-                    break
-                copy_state(state, snapshot)
-                low = load_factor
-                load_factor = 1.0
-            else:
-                copy_state(snapshot, state)
-                high = load_factor
-                load_factor = 0.5 * (low + high)
-        if static:
-            scale_loads(f, f_baseline, 1.0)
-            if status == CONVERGED and abs(load_factor - 1.0) >= 1e-10:
-                status = NOT_CONVERGED
-        n_iter_slot[0] = n_iter
-        if status == CONVERGED:
-            algorithmic_acceleration(p, vd, a)
-            global_position(x0, q, x)
-            # initial = h < 0 (False, but not a literal: one compiled version)
-            constraint_outputs(
-                units, kinds, has_output, cnode, cx0, axes, geom, q, v, vd, q_ground, v_ground, s3, con_output,
-                h < 0.0, has_load, param, cin, lam, phi, bb, bt, kphi, load, tangent,
-            )  # fmt: skip
-            if not state_is_finite(q, v, vd, a, lam):
-                status = NOT_FINITE
-        if i < n_keep:
-            iterations[i] = total_iter
-        if status != CONVERGED:
-            copy_state(saved, state)
-            step[0] = saved_step[0]
-            return i, recorded, status
-        time[0] = next_time(time[0], h)
-        step[0] += 1
-        if every > 0 and step[0] % every == 0:
-            record_row(row_offsets, time, step, state, errors, n_iter, rows[recorded])
-            recorded += 1
-            if recorded >= max_rows:
-                return i + 1, recorded, CONVERGED
-    return n_steps, recorded, CONVERGED
 
 
 @njit

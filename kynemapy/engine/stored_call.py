@@ -29,7 +29,7 @@ import numpy as np
 from numba import types
 
 from kynemapy._jit import JIT_DISABLED, njit
-from kynemapy.engine.entry import ADVANCE, STORE, run_task_at
+from kynemapy.engine.entry import ADVANCE, run_task_at
 from kynemapy.engine.lookup import argument_types, entry
 from kynemapy.engine.native import call_stored, call_stored_data, store_native
 
@@ -39,6 +39,38 @@ def store_arguments(arguments, blob, word):
     """Store the native value of the tuple ``arguments`` into ``blob`` (int64, 1-D) from word
     ``word`` on, if it fits; returns its size in bytes."""
     return store_native(arguments, blob, word)
+
+
+@njit
+def store_leaf(value, blob, word):
+    """Store the native value of ``value`` (an array or an int64) into ``blob`` (int64, 1-D) from
+    word ``word`` on, if it fits; returns its size in bytes (compiled once per leaf type)."""
+    return store_native(value, blob, word)
+
+
+def store_data(value: Any, blob: np.ndarray, word: int) -> int:
+    """Store the native value of ``value``, a tree of tuples (the
+    :class:`~kynemapy.engine.fields.Data`) whose leaves are arrays and int64s, into ``blob``
+    (int64, 1-D) from word ``word`` on, where it fits; returns its size in bytes.
+
+    Leaf by leaf, each through :func:`store_leaf` (about a dozen leaf types, each compiled in a
+    fraction of a second), instead of one compiled function that takes the whole Data from
+    Python: numba's wrapper of such a function converts its ~140 leaves and took 3.6-4.2 s of
+    LLVM at its first compilation.  The native value of a tuple is the structure of its
+    members' native values in order, and every leaf's is a whole number of 8-byte words (an
+    array's descriptor: pointers and int64s), so the members lie one after the other with no
+    padding; tests/unit/test_stored_call.py checks the result against the whole Data stored
+    by one compiled call, word for word.
+    """
+    if isinstance(value, tuple):
+        total = 0
+        for item in value:
+            total += store_data(item, blob, word + total // 8)
+        return total
+    size = int(store_leaf(value, blob, word))
+    if size % 8:  # pragma: no cover - every leaf type of the engine is 8-byte words
+        raise TypeError(f"kynemapy: a Data leaf of {size} bytes (not whole words): {type(value).__name__}")
+    return size
 
 
 #: raised when ``run_task`` raised inside compiled code (numba's C-ABI wrapper then reports the
@@ -72,8 +104,9 @@ class StoredCall:
     Parameters
     ----------
     kernel
-        The compiled ``run_task`` (a numba dispatcher; compiled for these arguments' types on
-        first use).
+        ``run_task`` (a numba dispatcher): it gives the arguments' numba types and, in plain
+        Python (``KYNEMAPY_DISABLE_JIT``), runs the call; compiled code never runs it (the Data
+        is stored leaf by leaf, :func:`store_data`).
     arguments : tuple
         Its arguments ``(d, p, task, n, every, rows, max_rows, iterations, out)``: ``d`` a
         :class:`~kynemapy.engine.fields.Data`; kept alive by this object.
@@ -117,14 +150,10 @@ class StoredCall:
             self.data_type = None
             return
         at_kernel = run_task_at if at_kernel is None else at_kernel
-        address, run, data_bytes, store, rest_bytes, args_ref, status, with_data = _prepare(
-            kernel, arguments, at_kernel
-        )
+        address, data_bytes, store, rest_bytes, args_ref, status, with_data = _prepare(kernel, arguments, at_kernel)
         rest_word = 1 + (data_bytes + 7) // 8
         blob = np.zeros(rest_word + (rest_bytes + 7) // 8, dtype=np.int64)
-        # the Data is stored by run_task itself (task STORE), where it is converted already: a
-        # function of its own that takes the Data would cost 1.3 s more of first compilation
-        stored_data = run(*_store_task(arguments, blob))[0]
+        stored_data = store_data(arguments[0], blob, 1)
         if stored_data != data_bytes or store(arguments[1:], blob, rest_word) != rest_bytes:  # pragma: no cover
             raise RuntimeError("kynemapy: the stored call's size changed")
         blob[0] = address
@@ -136,16 +165,9 @@ class StoredCall:
         self.data_type = args_ref.instance_type.types[0]
 
 
-def _store_task(arguments: tuple[Any, ...], blob: np.ndarray) -> tuple[Any, ...]:
-    """The arguments of ``run_task``'s task ``STORE`` (of the stored arguments' types): the
-    Data written into ``blob`` from word 1."""
-    d, p, _, _, _, rows, _, _, out = arguments
-    return d, p, STORE, 0, 0, rows, 0, blob, out
-
-
 #: what a stored call of given argument types needs, by the identities of the kernel and of
 #: numba's (interned) argument types, kept with the types so that their ids stay theirs:
-#: (address, run_task's entry, bytes of the Data, store, bytes of the other arguments, TypeRef of
+#: (address, bytes of the Data, store, bytes of the other arguments, TypeRef of
 #: the stored tuple, status entry, run entry)
 _PREPARED: dict[tuple[int, ...], tuple[tuple[Any, ...], tuple[Any, ...]]] = {}
 _prepared_lock = threading.Lock()
@@ -161,19 +183,18 @@ def _prepare(kernel: Any, arguments: tuple[Any, ...], at_kernel: Any) -> tuple[A
         hit = _PREPARED.get(key)
     if hit is not None and all(a is b for a, b in zip(hit[0], arg_types, strict=True)):
         return hit[1]
-    run = entry(kernel, arguments)  # compiled for these types (serves the task STORE)
     at_arguments = (0, arg_types[0], *arguments[1:])  # the first argument by its address
     entry(at_kernel, at_arguments)
     at_types = argument_types(at_kernel, at_arguments)
     address = types.CompileResultWAP(at_kernel.overloads[at_types]).__wrapper_address__()
     empty = np.zeros(0, dtype=np.int64)
-    data_bytes = run(*_store_task(arguments, empty))[0]
+    data_bytes = store_data(arguments[0], empty, 0)
     rest = arguments[1:]
     store = entry(store_arguments, (rest, empty, 0))
     args_ref = types.TypeRef(types.Tuple(arg_types))
     status = entry(stored_status, (empty, args_ref))
     with_data = entry(stored_with, (empty, args_ref, *rest))
-    prepared = (address, run, data_bytes, store, store(rest, empty, 0), args_ref, status, with_data)
+    prepared = (address, data_bytes, store, store(rest, empty, 0), args_ref, status, with_data)
     with _prepared_lock:
         if len(_PREPARED) >= 256:  # a long sweep over many kinds of models: start again
             _PREPARED.clear()

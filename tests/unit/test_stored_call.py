@@ -21,7 +21,7 @@ import kynemapy as kp
 from kynemapy.engine import api
 from kynemapy.engine.entry import ADVANCE, LINEARIZE, STORE, run_task
 from kynemapy.engine.native import load_data, store_native
-from kynemapy.engine.stored_call import StoredCall
+from kynemapy.engine.stored_call import StoredCall, store_data
 
 
 def _params() -> kp.StepParameters:
@@ -166,6 +166,40 @@ def test_an_error_inside_the_compiled_call_is_raised_not_read_as_converged(tmp_p
 
 def test_a_batch_member_whose_compiled_step_raised_gets_the_status_raised(tmp_path: Path) -> None:
     _isolated("check_a_batch_member_that_raised", tmp_path)
+
+
+def test_the_data_stored_leaf_by_leaf_is_numbas_native_value_word_for_word() -> None:
+    """``store_data`` writes the Data leaf by leaf (no compiled function takes the whole Data in
+    the package): the words must be those numba's own conversion of the whole Data writes
+    (``run_task``'s task ``STORE``, compiled here for the test), every array's descriptor at its
+    place, on a model with beams, two-body joints and constraints of Kynema's kinds."""
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, -9.81))
+    m = np.diag([1.0, 1.0, 1.0, 0.1, 0.05, 0.05])
+    c = np.diag([1e7, 1e6, 1e6, 1e4, 1e4, 1e4])
+    beam = b.add_beam([(0, 0, 0), (2, 0, 0)], [0, 1], [m, m], [c, c], order=2, root_acceleration=(0,) * 6)
+    b.add_fixed_bc(beam.nodes[0])
+    rod = b.add_node(position=(2.0, 0.0, -0.5))
+    b.add_mass(rod, mass=1.0, inertia=(1 / 12, 1 / 12, 2e-4))
+    b.add_hinge_joint(beam.nodes[-1], rod, point=(2.0, 0.0, 0.0), axis=(0, 1, 0))
+    sim = kp.Simulation(b.build(), _params())
+    d = sim.data
+    size = store_data(d, np.zeros(0, dtype=np.int64), 0)
+    assert size > 0 and size % 8 == 0
+    leaf_by_leaf = np.full(size // 8, -1, dtype=np.int64)
+    assert store_data(d, leaf_by_leaf, 0) == size
+    whole = np.full(1 + size // 8, -1, dtype=np.int64)
+    rows = np.zeros((0, 1))
+    assert run_task(d, sim.coefficients, STORE, 0, 0, rows, 0, whole, np.zeros(6))[0] == size
+    np.testing.assert_array_equal(leaf_by_leaf, whole[1:])
+    # and the descriptors are the arrays' own: every data pointer of the Data is in the words
+    for array in (d.q, d.vals, d.tables[0].nodes, d.tables[1].m_star, d.solver.rf, d.units):
+        assert array.ctypes.data in set(leaf_by_leaf.tolist())
+    # a blob one word too short: the leaves that fit are written, the last (``units``, a 1-D
+    # array's seven words) is not
+    short = np.full(size // 8 - 1, -7, dtype=np.int64)
+    assert store_data(d, short, 0) == size
+    np.testing.assert_array_equal(short[:-6], leaf_by_leaf[:-7])
+    assert np.all(short[-6:] == -7)
 
 
 def test_only_an_advance_of_at_least_one_step_is_stored() -> None:

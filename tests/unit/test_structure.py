@@ -126,7 +126,7 @@ def test_importing_compiles_nothing() -> None:
         "from kynemapy.engine import entry, step\n"
         "from kynemapy.engine.elements import masses\n"
         "from kynemapy.engine.constraints import dispatch\n"
-        "compiled = [f for f in (entry.run_task, step.advance, step.predict, masses.mass_element_terms,"
+        "compiled = [f for f in (entry.run_task, entry.run_task_at, step.predict, masses.mass_element_terms,"
         " dispatch.evaluate) if f.signatures]\n"
         "assert not compiled, compiled\n"
     )
@@ -150,14 +150,14 @@ def test_stepping_a_model_without_files_imports_no_sparse_solver_or_h5py() -> No
 
 
 def test_the_newton_loop_unpacks_every_field_of_the_data_in_its_order() -> None:
-    """``engine.step.advance`` reads the Data in one unpacking statement (one load of the whole
+    """``engine.entry.run_task_at`` reads the Data in one unpacking statement (one load of the whole
     tuple for numba, instead of one per field): its names must follow ``Data._fields`` (a field
     added or moved elsewhere would otherwise bind an array to the wrong name)."""
     from kynemapy.engine.fields import Data
 
-    source = (PACKAGE / "engine" / "step.py").read_text()
+    source = (PACKAGE / "engine" / "entry.py").read_text()
     advance = next(
-        node for node in ast.parse(source).body if isinstance(node, ast.FunctionDef) and node.name == "advance"
+        node for node in ast.parse(source).body if isinstance(node, ast.FunctionDef) and node.name == "run_task_at"
     )
     unpack = next(
         node
