@@ -8,7 +8,8 @@ that again.  It takes the :class:`~kynemapy.engine.fields.Data` by its address (
 are never copied), called through its address with the Data and the other arguments stored
 once in a blob (:mod:`kynemapy.engine.stored_call`, which writes the Data into the blob leaf
 by leaf).  :func:`run_task` is its twin that takes the Data itself: it gives the arguments'
-types, runs every task in plain Python, and compiled, only stores the Data (for a test).  ``Data.units`` holds ``run_task_at``'s address
+types, runs every task in plain Python, and compiled, only stores the Data (for a test).
+``Data.units`` holds ``run_task_at``'s address
 (:data:`~kynemapy.engine.unit_call.ENGINE`, :mod:`kynemapy.engine.units`).
 """
 
@@ -89,10 +90,12 @@ def run_task(d, p, task, n, every, rows, max_rows, iterations, out):
     into ``iterations`` (int64) from word 1, when it fits: ``(bytes, 0, 0)``.
 
     Compiled, it serves only tests (the package stores the Data leaf by leaf,
-    :func:`kynemapy.engine.stored_call.store_data`: numba's conversion of the Data's ~140 leaves
-    in a function's wrapper takes about 4 s of first compilation).  Every other task runs :func:`run_task_at` on the stored Data through a stored call
+    :func:`kynemapy.engine.stored_call.store_data`: numba's conversion of the Data's ~140
+    leaves in a function's wrapper takes about 4 s of first compilation).  Every other task
+    runs :func:`run_task_at` on the stored Data through a stored call
     (:class:`~kynemapy.engine.stored_call.StoredCall`, :func:`kynemapy.engine.api.task`); here
-    it returns ``(0, 0, ELSEWHERE)``.  Plain Python (``KYNEMAPY_DISABLE_JIT``): every task, on ``d``
+    it returns ``(0, 0, ELSEWHERE)``.  Plain Python (``KYNEMAPY_DISABLE_JIT``): every task, on
+    ``d``
     itself."""
     if JIT_DISABLED:
         return run_task_at(d, None, p, task, n, every, rows, max_rows, iterations, out)
