@@ -95,8 +95,7 @@ def run_task(d, p, task, n, every, rows, max_rows, iterations, out):
     runs :func:`run_task_at` on the stored Data through a stored call
     (:class:`~kynemapy.engine.stored_call.StoredCall`, :func:`kynemapy.engine.api.task`); here
     it returns ``(0, 0, ELSEWHERE)``.  Plain Python (``KYNEMAPY_DISABLE_JIT``): every task, on
-    ``d``
-    itself."""
+    ``d`` itself."""
     if JIT_DISABLED:
         return run_task_at(d, None, p, task, n, every, rows, max_rows, iterations, out)
     if task == STORE:  # engine.stored_call: here, the Data is already converted from Python
