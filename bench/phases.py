@@ -32,6 +32,7 @@ from heavy_top import build_heavy_top
 
 import kynemapy as kp
 from kynemapy._jit import njit
+from kynemapy.engine.api import stored
 from kynemapy.engine.assemble import assemble, begin_system
 from kynemapy.engine.constraints.phase import constraint_terms
 from kynemapy.engine.elements import element_terms
@@ -56,13 +57,14 @@ def time_tangent(d, p, n):
 
 
 @njit
-def time_elements(d, p, n):
+def time_elements(d, p, n, data_at, data_ref):
     c = p[P_CONDITIONER]
     for _ in range(n):
         begin_system(d.node_dofs, d.node_map, d.f, d.vals, d.b)
         element_terms(
-            d.units, d.tables, d.x0, d.gravity, d.q, d.v, d.vd, d.tangent, d.s33, d.s3, d.s4, d.s66, p, c, d.vals, d.b
-        )
+            d.units, data_at, data_ref, d.x0, d.gravity, d.q, d.v, d.vd, d.tangent, d.s33, d.s3, d.s4, d.s66, p, c,
+            d.vals, d.b,
+        )  # fmt: skip
 
 
 @njit
@@ -144,14 +146,16 @@ def main() -> None:
     sim = kp.Simulation(model, params)
     sim.advance(50)
     d, p = sim.data, sim.coefficients
+    stored_data = stored(d)  # the element phase reads the tables from the Data stored natively
+    at = (stored_data.data_at, stored_data.data_type)
     t0 = time.perf_counter()
-    time_elements(d, p, 1)
+    time_elements(d, p, 1, *at)
     time_constraints(d, p, 1)
     time_assembly(d, p, 1)
     vals, b = d.vals.copy(), d.b.copy()
     phases = {
         "tangent operators": (time_tangent, ()),
-        "elements (+ blocks)": (time_elements, ()),
+        "elements (+ blocks)": (time_elements, at),
         "constraint terms": (time_constraints, ()),
         "constraint assembly": (time_assembly, ()),
         "solve (+ restore)": (time_solve, (vals, b)),

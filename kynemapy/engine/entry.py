@@ -140,22 +140,6 @@ def run_task_at(data_at, data_ref, p, task, n, every, rows, max_rows, iterations
     status (:mod:`kynemapy.engine.step`), or for ``LINEARIZE`` and ``INITIAL_ACCELERATIONS`` a
     ``SOLVE_*`` status.
     """
-    d = load_data(data_at, data_ref)
-    if task == START:
-        start(d)
-        return 0, 0, 0
-    if task == RECORD:
-        record_row(d.row_offsets, d.time, d.step, d.state, d.errors, n, rows[every])
-        return 0, 0, 0
-    if task == LU_FACTOR:
-        return 0, 0, factor_reference(d.units, d.solver, d.vals)
-    if task == ADVANCE:
-        mode = MODE_STEPS
-    elif task == INITIAL_ACCELERATIONS:
-        mode = MODE_ACCELERATIONS
-    else:
-        mode = MODE_LINEARIZE
-    n_steps = n if task == ADVANCE else 1
     # every field of d in one statement (the Data's order, engine.fields.Data): numba reads a
     # field by loading the whole Data (~730 words) from its stack slot, and LLVM's SROA took
     # 4-6 s of the first compilation splitting those loads when each field was read apart;
@@ -184,7 +168,7 @@ def run_task_at(data_at, data_ref, p, task, n, every, rows, max_rows, iterations
         con_k_slots,
         row_offsets,
         kinds,
-        tables,
+        _tables,
         state,
         time,
         q,
@@ -224,7 +208,25 @@ def run_task_at(data_at, data_ref, p, task, n, every, rows, max_rows, iterations
         saved_step,
         solver,
         units,
-    ) = d
+    ) = load_data(data_at, data_ref)
+    if task == START:
+        start(
+            a, vd, x0, q, x, v, units, kinds, has_output, cnode, cx0, axes, geom, q_ground, v_ground, s3,
+            con_output, has_load, param, cin, lam, phi, bb, bt, kphi, load, tangent,
+        )  # fmt: skip
+        return 0, 0, 0
+    if task == RECORD:
+        record_row(row_offsets, time, step, state, errors, n, rows[every])
+        return 0, 0, 0
+    if task == LU_FACTOR:
+        return 0, 0, factor_reference(units, solver, vals)
+    if task == ADVANCE:
+        mode = MODE_STEPS
+    elif task == INITIAL_ACCELERATIONS:
+        mode = MODE_ACCELERATIONS
+    else:
+        mode = MODE_LINEARIZE
+    n_steps = n if task == ADVANCE else 1
     h = p[P_H]
     c = p[P_CONDITIONER]
     exact = p[P_EXACT] != 0.0
@@ -265,7 +267,7 @@ def run_task_at(data_at, data_ref, p, task, n, every, rows, max_rows, iterations
                 else:
                     update_tangent(h, q_delta, tangent, s3[0])
                 begin_system(node_dofs, node_map, f, vals, b)
-                element_terms(units, tables, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b)
+                element_terms(units, data_at, data_ref, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b)
                 if mode == MODE_ACCELERATIONS:
                     set_tangent(tangent, 1.0)
                 constraint_terms(

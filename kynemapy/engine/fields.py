@@ -124,3 +124,6 @@ Data = NamedTuple(
     [*_SCALARS, *_ARRAYS, ("kinds", tuple), ("tables", tuple), *_STATE_ARRAYS, *_REST, *_SOLVER],
 )
 Data.__module__ = __name__
+
+#: the position of ``tables`` among the Data's fields (the element phase reads it by address)
+TABLES_FIELD = Data._fields.index("tables")

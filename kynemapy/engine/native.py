@@ -124,6 +124,26 @@ def load_data(typingctx, data_at, data_ref):
     return data_type(data_at, data_ref), codegen
 
 
+@intrinsic(prefer_literal=True)
+def load_member(typingctx, data_at, data_ref, index):
+    """Member ``index`` (a literal int) of the tuple (the Data) of the type ``data_ref`` refers
+    to, stored at address ``data_at`` (int64): one load of that member alone."""
+    if not isinstance(index, types.IntegerLiteral):
+        return None
+    k = index.literal_value
+    data_type = data_ref.instance_type
+
+    def codegen(context, builder, sig, args):
+        llty = context.get_value_type(data_type)
+        pointer = builder.inttoptr(args[0], llty.as_pointer())
+        return builder.load(builder.gep(pointer, [ir.Constant(_I32, 0), ir.Constant(_I32, k)], inbounds=True))
+
+    return data_type.types[k](data_at, data_ref, index), codegen
+
+
+_I32 = ir.IntType(32)
+
+
 @intrinsic
 def call_address(typingctx, addresses, index, arguments):
     """``f(*arguments)`` for the compiled function whose C-ABI wrapper is at

@@ -394,39 +394,19 @@ def accelerations_from_solution(node_map, node_dofs, crow, n_rows, dx, vd, lam, 
 
 
 @njit(inline=True)
-def start(d):
+def start(
+    a, vd, x0, q, x, v, units, kinds, has_output, cnode, cx0, axes, geom, q_ground, v_ground, s3, con_output,
+    has_load, param, cin, lam, phi, bb, bt, kphi, load, tangent,
+):  # fmt: skip
     """The state at t = 0 once v̇ is known: a := v̇ (Kynema's start), x := (X + u, r ⊗ r0), and the
-    hinge and slider outputs (Kynema's revolute output stays zero until the first step)."""
-    a = d.a
-    vd = d.vd
+    hinge and slider outputs (Kynema's revolute output stays zero until the first step); the
+    Data's fields by the Newton loop's names (:func:`kynemapy.engine.entry.run_task_at`)."""
     for n in range(a.shape[0]):
         for k in range(6):
             a[n, k] = vd[n, k]
-    global_position(d.x0, d.q, d.x)
+    global_position(x0, q, x)
+    # initial = True, but not a literal (one compiled version)
     constraint_outputs(
-        d.units,
-        d.kinds,
-        d.constraint_has_output,
-        d.constraint_node,
-        d.constraint_X0,
-        d.constraint_axes,
-        d.constraint_geometry,
-        d.q,
-        d.v,
-        d.vd,
-        d.q_ground,
-        d.v_ground,
-        d.s3,
-        d.constraint_output,
-        a.shape[0] >= 0,
-        d.constraint_has_load,
-        d.constraint_param,
-        d.constraint_input,
-        d.lam,
-        d.con_phi,
-        d.con_bb,
-        d.con_bt,
-        d.con_k,
-        d.con_load,
-        d.tangent,
-    )  # initial = True, but not a literal
+        units, kinds, has_output, cnode, cx0, axes, geom, q, v, vd, q_ground, v_ground, s3, con_output,
+        a.shape[0] >= 0, has_load, param, cin, lam, phi, bb, bt, kphi, load, tangent,
+    )  # fmt: skip

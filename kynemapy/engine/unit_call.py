@@ -43,8 +43,23 @@ if JIT_DISABLED:  # plain Python: call the unit's function itself; the Data stan
         """The Data (plain Python: ``data_at`` is the Data itself)."""
         return data_at
 
+    def load_member(data_at: Any, data_ref: Any, index: int) -> Any:
+        """Member ``index`` of the Data (plain Python: ``data_at`` is the Data itself)."""
+        return data_at[index]
+
 else:
     from kynemapy.engine.native import call_address as call_unit
-    from kynemapy.engine.native import load_data
+    from kynemapy.engine.native import load_data, load_member
 
-__all__ = ["BEAMS", "BODY_JOINTS", "CONTACTS", "ENGINE", "N_UNITS", "PLAIN_KERNELS", "SPARSE", "call_unit", "load_data"]
+__all__ = [
+    "BEAMS",
+    "BODY_JOINTS",
+    "CONTACTS",
+    "ENGINE",
+    "N_UNITS",
+    "PLAIN_KERNELS",
+    "SPARSE",
+    "call_unit",
+    "load_data",
+    "load_member",
+]

@@ -162,7 +162,9 @@ def test_the_newton_loop_unpacks_every_field_of_the_data_in_its_order() -> None:
     unpack = next(
         node
         for node in advance.body
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id == "d"
+        if isinstance(node, ast.Assign)
+        and isinstance(node.value, ast.Call)
+        and getattr(node.value.func, "id", None) == "load_data"
     )
     names = [target.id for target in unpack.targets[0].elts]
     short = {  # the loop's short names for some fields
@@ -172,6 +174,7 @@ def test_the_newton_loop_unpacks_every_field_of_the_data_in_its_order() -> None:
         "constraint_param": "param", "constraint_has_load": "has_load", "constraint_has_output": "has_output",
         "constraint_output": "con_output", "constraint_input": "cin", "con_phi": "phi", "con_bb": "bb",
         "con_bt": "bt", "con_k": "kphi", "con_load": "load", "s6": "_s6", "n_iter": "n_iter_slot",
+        "tables": "_tables",
     }  # fmt: skip
     assert names == [short.get(field, field) for field in Data._fields]
 

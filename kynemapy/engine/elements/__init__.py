@@ -16,9 +16,10 @@ from __future__ import annotations
 from kynemapy._jit import njit
 from kynemapy.engine.elements import contacts, masses, pairs, springs
 from kynemapy.engine.elements.beams import table as beams
+from kynemapy.engine.fields import TABLES_FIELD
 from kynemapy.engine.unit_call import BEAMS as BEAM_UNIT
 from kynemapy.engine.unit_call import CONTACTS as CONTACT_UNIT
-from kynemapy.engine.unit_call import call_unit
+from kynemapy.engine.unit_call import call_unit, load_member
 
 #: the element tables in Kynema's assembly order; ``Data.tables[k]`` is the table of TABLES[k]
 TABLES = (beams, masses, springs, contacts, pairs)
@@ -27,12 +28,15 @@ BEAMS, MASSES, SPRINGS, CONTACTS, PAIRS = 0, 1, 2, 3, 4
 
 
 @njit
-def element_terms(units, tables, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b):
+def element_terms(units, data_at, data_ref, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b):
     """Residual and iteration matrix of every element, table by table (into their ``res``,
     ``mat``), each element's block added into the Newton system (``b[rows] += res``,
     ``vals[slots] += c · mat``) as soon as it is computed, in Kynema's order (tables in
     :data:`TABLES` order, elements in table order).  ``vals`` and ``b`` hold the system as
-    :func:`~kynemapy.engine.assemble.begin_system` left it.
+    :func:`~kynemapy.engine.assemble.begin_system` left it.  The tables are ``Data.tables`` of
+    the :class:`~kynemapy.engine.fields.Data` at address ``data_at`` (``data_ref`` its type),
+    read here: passed by value, the tables' ~90 arrays were loaded and split again by LLVM at
+    every use in the Newton loop (1.3 s of its first compilation).
 
     The beams and the contact points are the engine's beam and contact units (``units``,
     :mod:`kynemapy.engine.unit_call`), each called through its address only when the model has
@@ -40,6 +44,7 @@ def element_terms(units, tables, x0, gravity, q, v, vd, tangent, s33, s3, s4, s6
 
     A compiled function of its own, called by the Newton loop (inlined into it, the heavy-top
     step took 6.6 µs instead of 3.9: see docs/engine.md)."""
+    tables = load_member(data_at, data_ref, TABLES_FIELD)
     if tables[0].nodes.shape[0] > 0:
         call_unit(units, BEAM_UNIT, (tables[0], x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b))
     masses.terms(tables[1], x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b)
