@@ -18,9 +18,8 @@ from __future__ import annotations
 import math
 
 from kynemapy._jit import JIT_DISABLED, njit
-from kynemapy.engine.assemble import assemble, begin_system
-from kynemapy.engine.constraints.phase import constraint_outputs, constraint_reaction, constraint_terms
-from kynemapy.engine.elements import element_terms
+from kynemapy.engine.assemble import begin_system
+from kynemapy.engine.constraints.phase import constraint_outputs, constraint_reaction
 from kynemapy.engine.native import store_native
 from kynemapy.engine.params import (
     CONVERGENCE_AUTO,
@@ -65,7 +64,7 @@ from kynemapy.engine.step import (
     update_tangent,
     zero_accelerations,
 )
-from kynemapy.engine.unit_call import load_data
+from kynemapy.engine.unit_call import ASSEMBLY, CONSTRAINTS, ELEMENTS, call_unit, load_data
 from kynemapy.linalg.dense import SOLVE_CAPACITY, SOLVE_OK
 
 #: tasks of :func:`run_task`
@@ -148,7 +147,7 @@ def run_task_at(data_at, data_ref, p, task, n, every, rows, max_rows, iterations
         nsys,
         _n_dofs,
         x0,
-        gravity,
+        _gravity,
         node_dofs,
         node_map,
         _constraint_kind,
@@ -163,9 +162,9 @@ def run_task_at(data_at, data_ref, p, task, n, every, rows, max_rows, iterations
         has_output,
         indptr,
         indices,
-        con_row_slots,
-        con_col_slots,
-        con_k_slots,
+        _con_row_slots,
+        _con_col_slots,
+        _con_k_slots,
         row_offsets,
         kinds,
         _tables,
@@ -195,9 +194,9 @@ def run_task_at(data_at, data_ref, p, task, n, every, rows, max_rows, iterations
         kphi,
         load,
         s3,
-        s4,
-        s33,
-        s66,
+        _s4,
+        _s33,
+        _s66,
         _s6,
         q_ground,
         v_ground,
@@ -267,17 +266,11 @@ def run_task_at(data_at, data_ref, p, task, n, every, rows, max_rows, iterations
                 else:
                     update_tangent(h, q_delta, tangent, s3[0])
                 begin_system(node_dofs, node_map, f, vals, b)
-                element_terms(units, data_at, data_ref, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b)
+                call_unit(units, ELEMENTS, (data_at, data_ref, p, c))
                 if mode == MODE_ACCELERATIONS:
                     set_tangent(tangent, 1.0)
-                constraint_terms(
-                    units, kinds, has_load, cnode, cx0, axes, geom, param, cin, q, v, lam, q_ground, v_ground,
-                    phi, bb, bt, kphi, load, s3, s4, s33, exact, with_bias, con_output, tangent, p[P_GAMMA_PRIME],
-                )  # fmt: skip
-                assemble(
-                    node_dofs, node_map, cnode, n_rows, crow, con_row_slots, con_col_slots, con_k_slots,
-                    has_load, tangent, lam, phi, bb, bt, kphi, load, vals, b, nsys, c, with_k, with_drives,
-                )  # fmt: skip
+                call_unit(units, CONSTRAINTS, (data_at, data_ref, exact, with_bias, p[P_GAMMA_PRIME]))
+                call_unit(units, ASSEMBLY, (data_at, data_ref, c, with_k, with_drives))
                 if mode == MODE_LINEARIZE:
                     if task == REACTION:
                         constraint_reaction(n, cnode, geom, n_rows, q, lam, bt, s3[0], out)

@@ -144,6 +144,23 @@ def load_member(typingctx, data_at, data_ref, index):
 _I32 = ir.IntType(32)
 
 
+@intrinsic(prefer_literal=True)
+def load_field(typingctx, data_at, data_ref, name):
+    """The field ``name`` (a literal string) of the NamedTuple (the Data) of the type
+    ``data_ref`` refers to, stored at address ``data_at`` (int64): one load of that field alone."""
+    if not isinstance(name, types.StringLiteral):
+        return None
+    data_type = data_ref.instance_type
+    k = data_type.fields.index(name.literal_value)
+
+    def codegen(context, builder, sig, args):
+        llty = context.get_value_type(data_type)
+        pointer = builder.inttoptr(args[0], llty.as_pointer())
+        return builder.load(builder.gep(pointer, [ir.Constant(_I32, 0), ir.Constant(_I32, k)], inbounds=True))
+
+    return data_type.types[k](data_at, data_ref, name), codegen
+
+
 @intrinsic
 def call_address(typingctx, addresses, index, arguments):
     """``f(*arguments)`` for the compiled function whose C-ABI wrapper is at

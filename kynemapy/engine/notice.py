@@ -20,7 +20,11 @@ from kynemapy._jit import cache_dir
 #: kernels whose first compilation takes long enough to announce: qualified name -> what the
 #: user is told, and its CPU time measured on a 2-core machine [s]
 ANNOUNCED: dict[str, tuple[str, float]] = {
-    "run_task_at": ("the engine", 40.0),
+    "run_task_at": ("the engine", 12.0),
+    "element_phase": ("the element phase", 9.0),
+    "constraint_phase": ("the constraint phase", 11.0),
+    "assembly_phase": ("the constraint assembly", 4.0),
+    "contact_phase": ("the contact kernels", 10.0),
     "beam_phase": ("the beam element kernels", 35.0),
     "body_joint_phase": ("the two-body joint kernels", 15.0),
     "sparse_phase": ("the sparse solver", 8.0),
@@ -77,3 +81,44 @@ def _touch(marker: Path) -> None:
         marker.touch()
     except OSError:  # a cache folder that became read-only: only the notice is affected
         pass
+
+
+def is_cached(kernel: Any, signature: tuple[Any, ...]) -> bool:
+    """Whether ``kernel`` (one of :data:`ANNOUNCED`) was compiled into this cache for
+    ``signature`` (its marker exists), or already in this process."""
+    if signature in kernel.overloads:
+        return True
+    marker = _marker(kernel, signature)
+    return marker is None or marker.exists()
+
+
+def announce(what: str, seconds: float) -> Any:
+    """A context manager: one line on stderr, ``kynemapy: compiling <what> (...; about <seconds>
+    s) ... done in N s``, around compilations whose own notices it silences."""
+    return _Announcement(what, seconds)
+
+
+class _Announcement:
+    def __init__(self, what: str, seconds: float) -> None:
+        self.what = what
+        self.seconds = seconds
+        self.start = 0.0
+        self.was_on = True
+
+    def __enter__(self) -> None:
+        self.was_on = getattr(ANNOUNCE, "on", True)
+        ANNOUNCE.on = False
+        if self.was_on:
+            estimate = f"about {self.seconds / 60:.0f} min" if self.seconds >= 90 else f"about {self.seconds:.0f} s"
+            sys.stderr.write(
+                f"kynemapy: compiling {self.what} (once per install and version; {estimate} on a 2-core "
+                "machine; `kynemapy compile` does it ahead) ... "
+            )
+            sys.stderr.flush()
+        self.start = time.perf_counter()
+
+    def __exit__(self, kind: Any, value: Any, tb: Any) -> None:
+        ANNOUNCE.on = self.was_on
+        if self.was_on:
+            sys.stderr.write("failed\n" if kind is not None else f"done in {time.perf_counter() - self.start:.0f} s\n")
+            sys.stderr.flush()

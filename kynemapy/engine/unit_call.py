@@ -27,7 +27,10 @@ BODY_JOINTS = 1  #: the two-body joints (:func:`kynemapy.engine.constraints.body
 SPARSE = 2  #: the sparse LU (:func:`kynemapy.engine.solvers.sparse_phase`)
 ENGINE = 3  #: the engine itself, every model's (:func:`kynemapy.engine.entry.run_task_at`)
 CONTACTS = 4  #: the compliant contacts (:func:`kynemapy.engine.elements.pairs.contact_phase`)
-N_UNITS = 5
+ELEMENTS = 5  #: the element phase (:func:`kynemapy.engine.phases.element_phase`)
+CONSTRAINTS = 6  #: the constraint phase (:func:`kynemapy.engine.phases.constraint_phase`)
+ASSEMBLY = 7  #: the constraint assembly (:func:`kynemapy.engine.phases.assembly_phase`)
+N_UNITS = 8
 
 #: plain Python (``KYNEMAPY_DISABLE_JIT``): the unit functions themselves, by position, as
 #: :mod:`kynemapy.engine.units` registers them when imported (before any simulation exists)
@@ -47,19 +50,27 @@ if JIT_DISABLED:  # plain Python: call the unit's function itself; the Data stan
         """Member ``index`` of the Data (plain Python: ``data_at`` is the Data itself)."""
         return data_at[index]
 
+    def load_field(data_at: Any, data_ref: Any, name: str) -> Any:
+        """The field ``name`` of the Data (plain Python: ``data_at`` is the Data itself)."""
+        return getattr(data_at, name)
+
 else:
     from kynemapy.engine.native import call_address as call_unit
-    from kynemapy.engine.native import load_data, load_member
+    from kynemapy.engine.native import load_data, load_field, load_member
 
 __all__ = [
+    "ASSEMBLY",
     "BEAMS",
     "BODY_JOINTS",
+    "CONSTRAINTS",
     "CONTACTS",
+    "ELEMENTS",
     "ENGINE",
     "N_UNITS",
     "PLAIN_KERNELS",
     "SPARSE",
     "call_unit",
     "load_data",
+    "load_field",
     "load_member",
 ]

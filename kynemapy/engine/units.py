@@ -9,6 +9,9 @@ never compiled.
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
 from typing import Any
 
@@ -25,12 +28,28 @@ from kynemapy.engine.elements.pairs import contact_phase
 from kynemapy.engine.entry import run_task_at
 from kynemapy.engine.fields import Data
 from kynemapy.engine.lookup import argument_types, entry
+from kynemapy.engine.notice import announce, is_cached
+from kynemapy.engine.phases import assembly_phase, constraint_phase, element_phase
 from kynemapy.engine.solvers import SOLVE, sparse_phase
-from kynemapy.engine.unit_call import BEAMS, BODY_JOINTS, CONTACTS, ENGINE, N_UNITS, PLAIN_KERNELS, SPARSE
+from kynemapy.engine.unit_call import (
+    ASSEMBLY,
+    BEAMS,
+    BODY_JOINTS,
+    CONSTRAINTS,
+    CONTACTS,
+    ELEMENTS,
+    ENGINE,
+    N_UNITS,
+    PLAIN_KERNELS,
+    SPARSE,
+)
 from kynemapy.model.kinds import BALL_JOINT
 
 #: the unit kernels by their position in ``Data.units``
-KERNELS = (beam_phase, body_joint_phase, sparse_phase, run_task_at, contact_phase)
+KERNELS = (
+    beam_phase, body_joint_phase, sparse_phase, run_task_at, contact_phase, element_phase, constraint_phase,
+    assembly_phase,
+)  # fmt: skip
 PLAIN_KERNELS[:] = KERNELS  # what plain Python (KYNEMAPY_DISABLE_JIT) calls
 
 #: addresses found, by unit and the identities of numba's (interned) argument types, kept with
@@ -57,8 +76,14 @@ def _arguments(index: int, d: Data) -> tuple[Any, ...]:
         )  # fmt: skip
     if index == SPARSE:
         return (SOLVE, d.solver, d.indptr, d.indices, d.vals, d.dx)
-    # the engine: the argument types of run_task's call (and of every stored call)
+    # the engine and the phases: the Data by its address and type (run_task's own first argument)
     data_type = argument_types(run_task_at, (d,))[0]
+    if index == ELEMENTS:
+        return (0, data_type, np.zeros(1), 1.0)
+    if index == CONSTRAINTS:
+        return (0, data_type, True, True, 1.0)
+    if index == ASSEMBLY:
+        return (0, data_type, 1.0, True, True)
     return (0, data_type, np.zeros(1), 0, 0, 0, np.zeros((0, 1)), 0, np.zeros(0, dtype=np.int64), np.zeros(6))
 
 
@@ -68,7 +93,7 @@ def needed(d: Data) -> tuple[bool, ...]:
     use[BEAMS] = d.tables[BEAM_TABLE].nodes.shape[0] > 0
     use[BODY_JOINTS] = bool(np.any(d.kinds.kind >= BALL_JOINT))
     use[SPARSE] = not d.solver.dense
-    use[ENGINE] = True
+    use[ENGINE] = use[ELEMENTS] = use[CONSTRAINTS] = use[ASSEMBLY] = True
     use[CONTACTS] = d.tables[CONTACT_TABLE].nodes.shape[0] > 0 or d.tables[PAIR_TABLE].nodes.shape[0] > 0
     return tuple(use)
 
@@ -93,11 +118,103 @@ def address(index: int, d: Data) -> int:
 
 def fill_units(d: Data) -> None:
     """Write into ``d.units`` the address of every unit the model of ``d`` uses (0 for the
-    others); plain Python (``KYNEMAPY_DISABLE_JIT``): nothing to write."""
+    others), compiling those never compiled into the cache (in two processes where they are
+    several and two cores are free: :func:`compile_units`); plain Python
+    (``KYNEMAPY_DISABLE_JIT``): nothing to write."""
     if JIT_DISABLED:
         return
-    for index, use in enumerate(needed(d)):
-        d.units[index] = address(index, d) if use else 0
+    use = needed(d)
+    compile_units([index for index, used in enumerate(use) if used], d)
+    for index, used in enumerate(use):
+        d.units[index] = address(index, d) if used else 0
 
 
-__all__ = ["KERNELS", "address", "fill_units", "needed"]
+#: expected CPU time of each unit's first compilation on a 2-core machine [s] (with the small
+#: kernels it alone calls), by position in ``Data.units``: the split between two processes
+COST = {BEAMS: 35.0, BODY_JOINTS: 15.0, SPARSE: 8.0, ENGINE: 12.0, CONTACTS: 10.0, ELEMENTS: 9.0,
+        CONSTRAINTS: 11.0, ASSEMBLY: 4.0}  # fmt: skip
+
+#: set to 1 to compile in this process only (``KYNEMAPY_COMPILE_JOBS``; default: 2 where two
+#: cores are free)
+JOBS_VARIABLE = "KYNEMAPY_COMPILE_JOBS"
+
+
+def _jobs() -> int:
+    given = os.environ.get(JOBS_VARIABLE, "")
+    if given.strip():
+        try:
+            return max(1, int(given))
+        except ValueError:
+            return 1
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return min(2, cores)
+
+
+def _cold(index: int, d: Data) -> bool:
+    """Whether unit ``index`` was never compiled into the cache for ``d``'s types."""
+    kernel = KERNELS[index]
+    return not is_cached(kernel, argument_types(kernel, _arguments(index, d)))
+
+
+def compile_units(indices: list[int], d: Data, jobs: int | None = None) -> None:
+    """Compile (or load from the cache) the units ``indices`` for ``d``'s types.  Where two or
+    more were never compiled into the cache and two cores are free, a second Python process
+    compiles about half of them into the cache (the units compile independently of each other,
+    :mod:`kynemapy.engine.phases`) while this one compiles the rest, then loads the second
+    process's from the cache (or compiles them itself, should that process fail).  One line on
+    stderr says what is compiling and, after, how long it took.  ``jobs``: processes to use
+    (default: ``KYNEMAPY_COMPILE_JOBS``, else 2 where two cores are free)."""
+    if JIT_DISABLED:
+        return
+    cold = [index for index in indices if _cold(index, d)]
+    if not cold:
+        for index in indices:
+            address(index, d)
+        return
+    what = "the engine" if ENGINE in cold else "the engine's units"
+    mine, theirs = _split(cold)
+    jobs = _jobs() if jobs is None else jobs
+    expected = sum(COST[i] for i in mine) if jobs >= 2 and theirs else sum(COST[i] for i in cold)
+    with announce(what + (" in two processes" if jobs >= 2 and theirs else ""), expected):
+        helper = _start_helper(theirs) if jobs >= 2 and theirs else None
+        try:
+            for index in mine if helper is not None else cold:
+                address(index, d)
+        finally:
+            if helper is not None:
+                helper.wait()
+        for index in indices:  # the helper's from the cache (compiled here if it failed)
+            address(index, d)
+
+
+def _split(cold: list[int]) -> tuple[list[int], list[int]]:
+    """The cold units in two shares of about equal expected time; the engine's stays here."""
+    mine: list[int] = []
+    theirs: list[int] = []
+    load = [0.0, 0.0]
+    for index in sorted(cold, key=lambda i: (i != ENGINE, -COST[i])):
+        here = index == ENGINE or load[0] <= load[1]
+        (mine if here else theirs).append(index)
+        load[0 if here else 1] += COST[index]
+    return mine, theirs
+
+
+def _start_helper(indices: list[int]) -> subprocess.Popen[bytes] | None:
+    """A second process that compiles the units ``indices`` into the cache, or None."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    if numba.config.CACHE_DIR:
+        env["NUMBA_CACHE_DIR"] = str(numba.config.CACHE_DIR)
+    code = f"from kynemapy.engine.helper_process import compile_here; compile_here({indices!r})"
+    try:
+        return subprocess.Popen(
+            [sys.executable, "-c", code], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL, env=env,
+        )  # fmt: skip
+    except OSError:
+        return None
+
+
+__all__ = ["COST", "KERNELS", "address", "compile_units", "fill_units", "needed"]

@@ -1,22 +1,21 @@
 """``kynemapy compile``: compile every kernel ahead, with a progress bar, on up to two cores.
 
-The engine is one compiled function for every model (:func:`kynemapy.engine.entry.run_task`),
+The engine is one compiled function for every model (:func:`kynemapy.engine.entry.run_task_at`),
 so compiling it once serves every model, size, joint mix and solver.  This module runs a small
 workload of each kind (a rigid body with Kynema's constraints, a two-body joint, a beam, a
 sparse chain, a result file written and read back, a ``Batch``, body points and reactions)
 so that every kernel a user can reach is compiled into the cache (:mod:`kynemapy._jit`).
 
-With two or more cores, a second process compiles the engine's units (the beam elements, the
-two-body joints and the sparse LU, :mod:`kynemapy.engine.unit_call`) while this one compiles
-the Newton loop and the result-file kernels; the later stages then load the units from the
-cache.  Each kernel is cached in its own folder, so the two processes never write the same
-files.
+With two or more cores, the engine's units (the Newton loop, its three phases, the beam
+elements, the two-body joints, the sparse LU and the contacts, :mod:`kynemapy.engine.unit_call`)
+compile in two processes, about half each (:func:`kynemapy.engine.units.compile_units`); the
+later stages load them from the cache.  Two processes that compile the same small kernel write
+the same files, each atomically (numba's cache).
 """
 
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import tempfile
 import threading
@@ -77,17 +76,19 @@ def _chain(n: int) -> Any:
     return b.build()
 
 
-def compile_units() -> None:
-    """Compile the engine's units (the beam elements, the two-body joints, the sparse LU:
-    :mod:`kynemapy.engine.unit_call`) into the cache, for the Newton loop's argument types
-    (those of every model)."""
+def compile_units(jobs: int | None = None) -> None:
+    """Compile every unit of the engine (the Newton loop, its three phases, the beam elements,
+    the two-body joints, the sparse LU, the contacts: :mod:`kynemapy.engine.unit_call`) into
+    the cache for the types of every model, in two processes where two cores are free
+    (:func:`kynemapy.engine.units.compile_units`)."""
     from kynemapy.engine import units
     from kynemapy.engine.data import new_inputs, new_state, new_workspace
 
     model = _heavy_top()
-    d = new_workspace(model, 10, "auto", True).data(new_state(model), new_inputs(model))
-    for index in range(len(units.KERNELS)):
-        units.address(index, d)
+    workspace = new_workspace(model, 10, "auto", True)
+    workspace.units_filled = True  # compiled below, all of them
+    d = workspace.data(new_state(model), new_inputs(model))
+    units.compile_units(list(range(len(units.KERNELS))), d, jobs)
 
 
 def _engine() -> None:
@@ -208,28 +209,12 @@ def compile_all(jobs: int | None = None, stream: TextIO | None = None, progress:
     if jobs < 1:
         raise ValueError(f"jobs must be at least 1, got {jobs!r}")
     start = time.perf_counter()
-    stages: list[Stage] = []
-    helper: subprocess.Popen[bytes] | None = None
-    if jobs >= 2:
-        # the units (beams, two-body joints, sparse LU) in a second process, while this one
-        # compiles the Newton loop and the result-file kernels
-        helper = subprocess.Popen(
-            [sys.executable, "-c", "from kynemapy.run.precompile import compile_units; compile_units()"],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            env=dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p)),
-        )
-        stages += [
-            ("the engine (its units in a 2nd process)", 40.0, _engine),
-            ("result files", 15.0, _files),
-            ("beams, joints, sparse LU (the 2nd process)", 10.0, lambda: _wait(helper)),
-        ]
-    else:
-        stages += [
-            ("the engine", 40.0, _engine),
-            ("result files", 15.0, _files),
-            ("beams, joints, sparse LU", 55.0, compile_units),
-        ]
+    stages: list[Stage] = [
+        ("the engine and its units" + (" (2 processes)" if jobs >= 2 else ""), 110.0 / min(jobs, 2),
+         lambda: compile_units(jobs)),
+        ("the step from Python", 2.0, _engine),
+        ("result files", 15.0, _files),
+    ]  # fmt: skip
     stages += [
         ("joints", 1.0, _joints),
         ("beams", 1.0, _beams),
@@ -251,22 +236,7 @@ def compile_all(jobs: int | None = None, stream: TextIO | None = None, progress:
         ANNOUNCE.on = True
         if bar is not None:
             bar.close()
-        if helper is not None and helper.poll() is None:
-            helper.kill()
-            helper.wait()
     return time.perf_counter() - start
-
-
-def _wait(helper: subprocess.Popen[bytes] | None) -> None:
-    if helper is None:
-        return
-    _, err = helper.communicate()
-    if helper.returncode != 0:  # the engine compiles the element phase itself then; say why it had to
-        message = err.decode(errors="replace").strip().splitlines()
-        raise RuntimeError(
-            "kynemapy compile: the second process failed"
-            + (f": {message[-1]}" if message else f" (exit {helper.returncode})")
-        )
 
 
 def cache_location() -> str:

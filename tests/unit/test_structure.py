@@ -174,7 +174,8 @@ def test_the_newton_loop_unpacks_every_field_of_the_data_in_its_order() -> None:
         "constraint_param": "param", "constraint_has_load": "has_load", "constraint_has_output": "has_output",
         "constraint_output": "con_output", "constraint_input": "cin", "con_phi": "phi", "con_bb": "bb",
         "con_bt": "bt", "con_k": "kphi", "con_load": "load", "s6": "_s6", "n_iter": "n_iter_slot",
-        "tables": "_tables",
+        "tables": "_tables", "gravity": "_gravity", "con_row_slots": "_con_row_slots",
+        "con_col_slots": "_con_col_slots", "con_k_slots": "_con_k_slots", "s4": "_s4", "s33": "_s33", "s66": "_s66",
     }  # fmt: skip
     assert names == [short.get(field, field) for field in Data._fields]
 
