@@ -41,36 +41,47 @@ def store_arguments(arguments, blob, word):
     return store_native(arguments, blob, word)
 
 
-@njit
-def store_leaf(value, blob, word):
-    """Store the native value of ``value`` (an array or an int64) into ``blob`` (int64, 1-D) from
-    word ``word`` on, if it fits; returns its size in bytes (compiled once per leaf type)."""
-    return store_native(value, blob, word)
+def _words(value: Any) -> list[int]:
+    """The native value of one leaf of the Data as int64 words: an int64, or an array's
+    descriptor as numba's wrapper makes it for a kernel compiled without reference counting
+    (meminfo 0, parent the array object, item count, item size [bytes], data pointer, shape,
+    strides [bytes])."""
+    if isinstance(value, np.ndarray):
+        return [0, id(value), value.size, value.itemsize, value.ctypes.data, *value.shape, *value.strides]
+    if isinstance(value, int | np.integer) and not isinstance(value, bool):
+        return [int(value)]
+    raise TypeError(f"kynemapy: a Data leaf that is neither an array nor an int: {type(value).__name__}")
+
+
+def leaf_words(value: Any) -> list[int]:
+    """Every leaf of ``value``, a tree of tuples (the :class:`~kynemapy.engine.fields.Data`)
+    whose leaves are arrays and int64s, as int64 words in order (see :func:`store_data`)."""
+    if isinstance(value, tuple):
+        words: list[int] = []
+        for item in value:
+            words += leaf_words(item)
+        return words
+    return _words(value)
 
 
 def store_data(value: Any, blob: np.ndarray, word: int) -> int:
     """Store the native value of ``value``, a tree of tuples (the
     :class:`~kynemapy.engine.fields.Data`) whose leaves are arrays and int64s, into ``blob``
-    (int64, 1-D) from word ``word`` on, where it fits; returns its size in bytes.
+    (int64, 1-D) from word ``word`` on, where it fits (else nothing); returns its size in bytes.
 
-    Leaf by leaf, each through :func:`store_leaf` (about a dozen leaf types, each compiled in a
-    fraction of a second), instead of one compiled function that takes the whole Data from
-    Python: numba's wrapper of such a function converts its ~140 leaves and took 3.6-4.2 s of
-    LLVM at its first compilation.  The native value of a tuple is the structure of its
-    members' native values in order, and every leaf's is a whole number of 8-byte words (an
-    array's descriptor: pointers and int64s), so the members lie one after the other with no
-    padding; tests/unit/test_stored_call.py checks the result against the whole Data stored
-    by one compiled call, word for word.
+    Written from Python, leaf by leaf, without a compiled function: numba's wrapper of a
+    function that takes the whole Data converts its ~140 leaves and took 3.6-4.2 s of LLVM at
+    its first compilation, and one small compiled store per leaf type cost eleven cache loads
+    at every start.  The native value of a tuple is the structure of its members' native values
+    in order, and every leaf's is a whole number of 8-byte words (an int64, or an array's
+    descriptor: pointers and int64s), so the members lie one after the other with no padding.
+    tests/unit/test_stored_call.py checks the words against numba's own conversion of the whole
+    Data (one compiled call), word for word.
     """
-    if isinstance(value, tuple):
-        total = 0
-        for item in value:
-            total += store_data(item, blob, word + total // 8)
-        return total
-    size = int(store_leaf(value, blob, word))
-    if size % 8:  # pragma: no cover - every leaf type of the engine is 8-byte words
-        raise TypeError(f"kynemapy: a Data leaf of {size} bytes (not whole words): {type(value).__name__}")
-    return size
+    words = leaf_words(value)
+    if 0 <= word and word + len(words) <= blob.shape[0]:
+        blob[word : word + len(words)] = words
+    return 8 * len(words)
 
 
 #: raised when ``run_task`` raised inside compiled code (numba's C-ABI wrapper then reports the
