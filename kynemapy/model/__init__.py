@@ -25,6 +25,7 @@ CONTACT_FIELDS: tuple[tuple[str, tuple[int, ...], type], ...] = (
     ("pair_offset", (3, 3), np.float64),
     ("pair_radius", (2,), np.float64),
     ("pair_param", (6,), np.float64),
+    ("pair_box", (4, 3), np.float64),
 )
 
 
@@ -164,8 +165,8 @@ class Model(NamedTuple):
         Stiffness k [N/m^e], exponent e, damping c [N s/m or N s/m^(1+e)], Hunt–Crossley flag,
         friction coefficient μ, slip-velocity regularization v_s [m/s].
     n_pairs : int
-        The number of candidate pairs of a sphere (body 1) and a sphere or capsule (body 2) on
-        two bodies (docs/contact.md).
+        The number of candidate pairs of a sphere (body 1) and a sphere, capsule or box (body 2)
+        on two bodies (docs/contact.md).
     pair_node : (n_pairs, 2) ndarray of int64
         The two nodes of each pair.
     pair_shape : (n_pairs, 2) ndarray of int64
@@ -177,6 +178,10 @@ class Model(NamedTuple):
         The two radii [m].
     pair_param : (n_pairs, 6) ndarray of float
         The contact law, as ``contact_param``.
+    pair_box : (n_pairs, 4, 3) ndarray of float
+        Where body 2's shape is a box: its centre's offset from the node, then its three
+        half-axis vectors (each edge direction times the half extent), at the reference
+        configuration [m]; zeros where it is a sphere or a capsule.
     joint_stops : (K, 5) ndarray of float or None
         Hard (unilateral) hinge and slider limits, one row per joint: constraint id, kind,
         lower and upper limit [rad or m] and Newton's restitution coefficient e [-]
@@ -241,6 +246,7 @@ class Model(NamedTuple):
     pair_offset: np.ndarray = _EMPTY_CONTACTS["pair_offset"]
     pair_radius: np.ndarray = _EMPTY_CONTACTS["pair_radius"]
     pair_param: np.ndarray = _EMPTY_CONTACTS["pair_param"]
+    pair_box: np.ndarray = _EMPTY_CONTACTS["pair_box"]
     joint_stops: np.ndarray | None = None
 
 

@@ -161,20 +161,35 @@ def accepts(a: Shape | Plane, b: Shape | Plane) -> bool:
 def sphere_pairs(
     shapes: list[Shape], excluded: set[tuple[int, int]], joined: set[tuple[int, int]]
 ) -> list[tuple[int, int]]:
-    """Candidate body–body pairs (sphere, sphere or capsule), the sphere first (the lower id of two
-    spheres): on two different nodes, accepted by the filter, not ``excluded`` (shape ids, sorted)
+    """Candidate body–body pairs (sphere, sphere or capsule or box), the sphere first (the lower id
+    of two spheres): on two different nodes, accepted by the filter, not ``excluded`` (shape ids, sorted)
     and their nodes not ``joined`` (node pairs, sorted)."""
     out = []
     for i, a in enumerate(shapes):
         if a.kind != "sphere":
             continue
         for j, b in enumerate(shapes):
-            if b.kind not in ("sphere", "capsule") or (b.kind == "sphere" and j <= i):
+            if b.kind not in ("sphere", "capsule", "box") or (b.kind == "sphere" and j <= i):
                 continue
             if a.node == b.node or (min(i, j), max(i, j)) in excluded or tuple(sorted((a.node, b.node))) in joined:
                 continue
             if accepts(a, b):
                 out.append((i, j))
+    return out
+
+
+def box_frame(shape: Shape) -> np.ndarray:
+    """(4, 3): a box shape's centre offset, then its three half-axis vectors (edge direction times
+    half extent) [m], from its eight corners in :func:`box_corners`' order; zeros for a sphere or
+    a capsule."""
+    out = np.zeros((4, 3))
+    if shape.kind == "box":
+        corners = shape.points
+        out[0] = corners.mean(axis=0)
+        # box_corners: corner index 4 sx + 2 sy + sz (sign −1 then +1): differences along each axis
+        out[1] = 0.5 * (corners[4] - corners[0])
+        out[2] = 0.5 * (corners[2] - corners[0])
+        out[3] = 0.5 * (corners[1] - corners[0])
     return out
 
 
@@ -191,6 +206,7 @@ def pair_fields(shapes: list[Shape], candidates: list[tuple[int, int]], law: np.
         ).reshape(n, 3, 3),
         "pair_radius": np.array([[shapes[i].radii[0], shapes[j].radii[0]] for i, j in rows]).reshape(n, 2),
         "pair_param": np.array([law for _ in rows], dtype=np.float64).reshape(n, 6),
+        "pair_box": np.array([box_frame(shapes[j]) for _, j in rows], dtype=np.float64).reshape(n, 4, 3),
     }
     for value in out.values():
         if isinstance(value, np.ndarray):
@@ -220,6 +236,6 @@ def contact_fields(shapes: list[Shape], planes: list[Plane]) -> dict[str, object
 
 
 __all__ = [
-    "ALL_GROUPS", "DAMPING_MODELS", "Plane", "Shape", "accepts", "box_corners", "contact_fields", "law", "pair_fields",
-    "pairs", "plane", "sphere_pairs",
+    "ALL_GROUPS", "DAMPING_MODELS", "Plane", "Shape", "accepts", "box_corners", "box_frame", "contact_fields",
+    "law", "pair_fields", "pairs", "plane", "sphere_pairs",
 ]  # fmt: skip

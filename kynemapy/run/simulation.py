@@ -1249,10 +1249,11 @@ class Simulation:
         return self._contact_table(CONTACTS, self.model.contact_node, self.model.contact_shape)
 
     def contact_pairs(self) -> Contacts:
-        """The candidate body–body sphere pairs at the current state (:meth:`contacts` for pairs,
-        docs/contact.md): ``node`` and ``shape`` are (P, 2), body 1's and body 2's; ``gap`` is the
-        distance between the spheres' surfaces [m] and ``friction_force`` the one on body 2 (body 1
-        gets ``−(normal_force · n + friction_force)``, n from sphere 1's centre to sphere 2's)."""
+        """The candidate body–body pairs at the current state (:meth:`contacts` for pairs,
+        docs/contact.md): ``node`` and ``shape`` are (P, 2), body 1's (a sphere) and body 2's (a
+        sphere, capsule or box); ``gap`` is the distance between the shapes' surfaces [m] and
+        ``friction_force`` the one on body 2 (body 1 gets ``−(normal_force · n + friction_force)``,
+        n from sphere 1's centre to body 2's closest point)."""
         return self._contact_table(PAIRS, self.model.pair_node, self.model.pair_shape)
 
     def _contact_table(self, which: int, node: np.ndarray, shape: np.ndarray) -> Contacts:

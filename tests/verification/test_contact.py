@@ -408,13 +408,13 @@ def test_model_file_shapes_and_ground_build_the_builders_model_and_the_filter_ke
 
 
 def test_body_contact_pairs_spheres_on_different_unjoined_bodies() -> None:
-    """[body_contact] (or set_body_contact) makes the candidate pairs of a sphere and a sphere or
-    capsule: not with a box, not two shapes of one body, not bodies joined by a joint, not an
-    excluded pair, not a pair the filter refuses."""
+    """[body_contact] (or set_body_contact) makes the candidate pairs of a sphere and a sphere,
+    capsule or box: not two shapes of one body, not bodies joined by a joint, not an excluded
+    pair, not a pair the filter refuses."""
     from kynemapy.model.file import parse_model_file
 
     text = BALLS_TOML.replace("[step]", "[body_contact]\nstiffness = 2e5\ndamping = 30.0\n\n[step]")
-    assert parse_model_file(text).model.n_pairs == 0  # one sphere: no pair
+    assert parse_model_file(text).model.n_pairs == 1  # the sphere and the other body's box
     b = kp.ModelBuilder()
     nodes = [b.add_node(position=(0.3 * i, 0.0, 0.0)) for i in range(5)]
     for n in nodes:
@@ -422,7 +422,7 @@ def test_body_contact_pairs_spheres_on_different_unjoined_bodies() -> None:
     spheres = [b.add_sphere(n, 0.1) for n in nodes]
     b.add_sphere(nodes[0], 0.05, center=(0.0, 0.1, 0.0))  # a second sphere on body 0
     b.add_capsule(nodes[1], 0.05, (0.3, 0.0, 0.0), (0.3, 0.2, 0.0))  # shape 6: pairs with spheres
-    b.add_box(nodes[3], (0.1, 0.1, 0.1))  # boxes touch planes only
+    b.add_box(nodes[3], (0.1, 0.1, 0.1))  # shape 7: pairs with the spheres of other bodies
     b.add_sphere(nodes[4], 0.1, group=2, mask=2)  # shape 8: the filter keeps it from groups 1
     b.add_hinge_joint(nodes[1], nodes[2], (0.45, 0.0, 0.0), (0, 0, 1))
     b.exclude_contact(spheres[3], spheres[0])
@@ -434,8 +434,9 @@ def test_body_contact_pairs_spheres_on_different_unjoined_bodies() -> None:
     pairs = {tuple(p) for p in model.pair_shape.tolist()}
     spheres_only = {(0, 1), (0, 2), (0, 4), (1, 3), (1, 4), (2, 3), (2, 4), (3, 4), (1, 5), (2, 5), (3, 5), (4, 5)}
     # the capsule on body 1 with the spheres of bodies 0 (two), 3 and 4; not body 2's (joined)
-    assert pairs == spheres_only | {(0, 6), (5, 6), (3, 6), (4, 6)}
-    assert model.n_pairs == 16
+    with_box = {(0, 7), (1, 7), (2, 7), (4, 7), (5, 7)}  # not sphere 3 (its body), not shape 8
+    assert pairs == spheres_only | {(0, 6), (5, 6), (3, 6), (4, 6)} | with_box
+    assert model.n_pairs == 21
     np.testing.assert_array_equal(model.pair_param[0], [1e5, 1.0, 0.0, 0.0, 0.4, 1e-3])
 
 
@@ -583,3 +584,121 @@ def test_ball_resting_on_a_fixed_capsule_sinks_by_the_static_penetration() -> No
     assert pairs.shape.tolist() == [[1, 0]]  # the sphere first
     assert abs(pairs.normal_force[0] - m * G) < 1e-9 * m * G
     assert abs(pairs.gap[0] + delta) < 1e-9 * delta
+
+
+# ------------------------------------------------------------------------- sphere against a box
+def _rotation(axis: tuple[float, float, float], angle: float) -> np.ndarray:
+    a = np.asarray(axis, dtype=float) / np.linalg.norm(axis)
+    k = np.array([[0.0, -a[2], a[1]], [a[2], 0.0, -a[0]], [-a[1], a[0], 0.0]])
+    return np.eye(3) + math.sin(angle) * k + (1.0 - math.cos(angle)) * (k @ k)
+
+
+def spheres_on_a_box() -> tuple[kp.Model, kp.Model]:
+    """A free tumbling box (centre off its node, turned axes) touched by three off-centre spheres:
+    one on a face, one on an edge, one on a corner, each 2 mm deep; with and without contact."""
+    center = np.array([0.02, -0.01, 0.03])
+    half = np.array([0.2, 0.15, 0.1])
+    r_box = _rotation((0.3, -0.5, 0.8), 0.4)
+    local = []
+    for radius, direction, base in (
+        (0.05, (0.0, 0.0, 1.0), (0.05, 0.02, 0.1)),  # face +z
+        (0.06, (1.0, 0.0, 1.0), (0.2, 0.03, 0.1)),  # edge (+x, +z)
+        (0.07, (1.0, 1.0, -1.0), (0.2, 0.15, -0.1)),  # corner (+x, +y, −z)
+    ):
+        d = np.asarray(direction) / np.linalg.norm(direction)
+        local.append((radius, np.asarray(base) + (radius - 0.002) * d))
+
+    def build(contact: bool) -> kp.Model:
+        b = kp.ModelBuilder(gravity=(0.0, 0.0, -G))
+        box = b.add_node(position=(0.0, 0.0, 0.0), velocity=(0.2, -0.1, 0.3, 0.8, -0.5, 1.1))
+        b.add_mass(box, mass=2.0, inertia=(0.02, 0.03, 0.04))
+        b.add_box(box, half, center=center, axes=r_box)
+        offsets = [(0.01, -0.02, 0.015), (-0.02, 0.01, 0.0), (0.0, 0.015, -0.01)]
+        velocities = [
+            (-0.3, 0.2, -0.4, 1.0, -2.0, 0.5),
+            (0.4, -0.3, 0.1, -1.5, 0.7, 2.0),
+            (0.1, 0.5, 0.3, 0.3, 1.1, -0.8),
+        ]
+        for (radius, at), offset, velocity in zip(local, offsets, velocities, strict=True):
+            c = center + r_box @ at  # the sphere's centre in the world
+            n = b.add_node(position=tuple(c - np.asarray(offset)), velocity=velocity)
+            b.add_mass(n, mass=0.5 + radius, inertia=(0.01, 0.02, 0.015))
+            b.add_sphere(n, radius, center=tuple(c))
+        if contact:
+            b.set_body_contact(stiffness=3e4, damping=50.0, friction=0.5, slip_velocity=0.3)
+        return b.build()
+
+    return build(True), build(False)
+
+
+def test_iteration_matrix_with_sphere_box_pairs_is_the_derivative_of_the_residual() -> None:
+    """A sphere on a box's face (two coordinates free), edge (one free) and corner (none free),
+    the box tumbling and its centre off its node, the spheres off-centre, sliding and spinning:
+    the contact's share of the matrix against central differences, with the differences' own ε²
+    error left (it falls by 4 when ε halves)."""
+    model, bare = spheres_on_a_box()
+    assert model.n_pairs == 6  # three sphere–box pairs, three sphere–sphere pairs (apart)
+    errors = []
+    for eps in (2.5e-7, 1.25e-7):
+        a1, fd1, state = matrix_and_differences(model, _params(0.001), steps=2, projected=False, eps=eps)
+        a0, fd0, _ = matrix_and_differences(bare, _params(0.001), state, projected=False, eps=eps)
+        part, part_fd = a1 - a0, fd1 - fd0
+        errors.append(np.abs(part - part_fd).max() / np.abs(part_fd).max())
+    sim = kp.Simulation(model, _params(0.001))
+    sim.state.assign(state)
+    pairs = sim.contact_pairs()
+    box_pairs = [i for i, (a, b) in enumerate(pairs.shape.tolist()) if b == 0]
+    assert len(box_pairs) == 3 and pairs.active[box_pairs].all()
+    assert not pairs.active[[i for i in range(6) if i not in box_pairs]].any()
+    assert np.abs(part_fd).max() > 1e3
+    assert errors[1] < 1e-6
+    assert 3.0 < errors[0] / errors[1] < 5.0  # ε²: the tangent itself is exact
+
+
+@pytest.mark.parametrize("where", ["middle", "near an edge"])
+def test_ball_resting_on_a_fixed_box_sinks_by_the_static_penetration(where: str) -> None:
+    """A 1 kg ball (r = 0.1 m) on the top face of a box (half extents 0.5, 0.3, 0.1 m, turned
+    0.5 rad about the vertical, its centre 0.2 m off its node, its body held by a fixed boundary
+    condition), k = 1e5 N/m: at rest the ball's centre is δ = m g / k below r + 0.1 m above the
+    face, where it was put, and the contact carries m g (to 1e-9 relative: a static
+    equilibrium)."""
+    m, k = 1.0, 1e5
+    r_box = _rotation((0.0, 0.0, 1.0), 0.5)
+    center = np.array([0.2, 0.0, -0.1])
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, -G))
+    slab = b.add_node(position=(0.0, 0.0, 0.0))
+    b.add_mass(slab, mass=5.0, inertia=(0.1, 0.5, 0.5))
+    b.add_box(slab, (0.5, 0.3, 0.1), center=tuple(center), axes=r_box)
+    b.add_fixed_bc(slab)
+    on_face = np.array([0.1, -0.05, 0.0]) if where == "middle" else np.array([0.49, 0.29, 0.0])
+    top = center + r_box @ on_face + np.array([0.0, 0.0, 0.1 + 0.1])  # the ball's centre, just touching
+    ball = b.add_node(position=tuple(top))
+    b.add_mass(ball, mass=m, inertia=(0.004,) * 3)
+    b.add_sphere(ball, 0.1)
+    b.set_body_contact(stiffness=k, damping=2.0 * math.sqrt(k * m))
+    sim = kp.Simulation(b.build(), _params(1e-3))
+    sim.advance(1000)
+    delta = m * G / k
+    np.testing.assert_allclose(sim.state.q[1, :3], [0.0, 0.0, -delta], rtol=0.0, atol=1e-9 * delta)
+    pairs = sim.contact_pairs()
+    assert pairs.shape.tolist() == [[1, 0]]  # the sphere first
+    assert abs(pairs.normal_force[0] - m * G) < 1e-9 * m * G
+    assert abs(pairs.gap[0] + delta) < 1e-9 * delta
+
+
+def test_a_sphere_whose_centre_is_inside_a_box_carries_no_force() -> None:
+    """Past the box's surface the sphere's centre has no closest surface point along a normal
+    (documented): the pair is inactive, not a NaN."""
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, 0.0))
+    slab = b.add_node(position=(0.0, 0.0, 0.0))
+    b.add_mass(slab, mass=5.0, inertia=(0.1, 0.5, 0.5))
+    b.add_box(slab, (0.5, 0.3, 0.1))
+    ball = b.add_node(position=(0.1, 0.0, 0.05))
+    b.add_mass(ball, mass=1.0, inertia=(0.004,) * 3)
+    b.add_sphere(ball, 0.1)
+    b.set_body_contact(stiffness=1e5)
+    sim = kp.Simulation(b.build(), _params(1e-3))
+    assert sim.step().converged
+    pairs = sim.contact_pairs()
+    assert not pairs.active[0] and pairs.normal_force[0] == 0.0
+    assert np.all(np.isfinite(sim.state.q))

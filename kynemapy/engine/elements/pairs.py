@@ -1,12 +1,14 @@
-"""Compliant contact between two bodies: a sphere against a sphere or a capsule (docs/contact.md).
+"""Compliant contact between two bodies: a sphere against a sphere, a capsule or a box (docs/contact.md).
 
 One element per candidate pair on two different bodies (the builder's filter,
 :mod:`kynemapy.model.contact`): body 1's sphere centre ``p₁ = x₁ + R₁ s₁₀`` [m] against body
 2's segment ``a–b`` (a capsule's axis; a sphere's centre twice), whose point closest to p₁ is
 ``p₂ = a + t (b − a)`` (t clamped to [0, 1]; inside, t moves with the bodies and its derivative
-enters the tangent); ``d = p₂ − p₁``, normal ``n = d / |d|`` (from body 1 to body 2),
-penetration ``δ = r₁ + r₂ − |d|`` [m], its rate ``δ̇ = −n · ḋ`` with ḋ the relative velocity
-of the two bodies' material points p₂, p₁ (the time derivative of δ where t is inside, since
+enters the tangent), or body 2's box, whose point closest to p₁ is its centre plus each
+half-axis vector times the clamped coordinate of p₁ along it (:func:`pair_terms`);
+``d = p₂ − p₁``, normal ``n = d / |d|`` (from body 1 to body 2), penetration
+``δ = r₁ + r₂ − |d|`` [m], its rate ``δ̇ = −n · ḋ`` with ḋ the relative velocity of the two
+bodies' material points p₂, p₁ (the time derivative of δ where t is inside, since
 n ⟂ b − a there); the contact point ``c = (p₁ + p₂)/2 + (r₁ − r₂)/2 n`` (the middle of the
 overlap on the line p₁–p₂), the slip ``v_t = (I − n nᵀ) v_rel`` of body 2's point at c relative to
 body 1's.  The law is the plane contact's (:mod:`.contacts`): ``f_n = max(0, k δ^e + c w δ̇)``,
@@ -41,8 +43,10 @@ class PairTable(NamedTuple):
     1's sphere centre and body 2's segment ends, offsets from their nodes at the reference
     configuration [m], ``radius``
     (n, 2) [m], ``param`` (n, 6) the contact law (:data:`~.contacts.PARAM_K` ...), the state
-    ``out`` (n, 6) (:data:`~.contacts.OUT_GAP` ...; the friction force is body 2's) and the
-    kernel scratch ``jac`` (12, 3, 24)."""
+    ``out`` (n, 6) (:data:`~.contacts.OUT_GAP` ...; the friction force is body 2's), ``box``
+    (n, 4, 3) where body 2's shape is a box, its centre's offset and its three half-axis
+    vectors at the reference configuration [m] (zeros otherwise), and the kernel scratch ``jac``
+    (12, 3, 24)."""
 
     nodes: np.ndarray
     rows: np.ndarray
@@ -53,6 +57,7 @@ class PairTable(NamedTuple):
     radius: np.ndarray
     param: np.ndarray
     out: np.ndarray
+    box: np.ndarray
     jac: np.ndarray
 
 
@@ -62,6 +67,7 @@ FIELDS = (
     ("radius", "mf", (2,), "pair_radius"),
     ("param", "mf", (N_PARAM,), "pair_param"),
     ("out", "wf", (N_OUT,), None),
+    ("box", "mf", (4, 3), "pair_box"),
 )
 #: the kernel's 3×24 Jacobians, once per table
 SCRATCH = (("jac", (12, 3, 24)),)
@@ -103,10 +109,28 @@ def _eye_into(out, col, sign):
 
 
 @njit
-def pair_terms(q1, q2, x1, x2, v1, v2, t1, t2, offset, radius, par, gp, kappa, jac, res, mat, out):
+def _direction(q2, offset, box, is_box, k):
+    """Direction ``k`` of body 2's shape at the current rotation ``q2``: a box's half-axis vector
+    ``k``, or a segment's b − a [m]."""
+    if is_box:
+        return rot(q2, box[1 + k])
+    a0, a1, a2 = rot(q2, offset[1])
+    b0, b1, b2 = rot(q2, offset[2])
+    return b0 - a0, b1 - a1, b2 - a2
+
+
+@njit
+def pair_terms(q1, q2, x1, x2, v1, v2, t1, t2, offset, radius, box, par, gp, kappa, jac, res, mat, out):
     """Residual (12,) and iteration block (12, 12) of one sphere pair; its state into ``out``.
     Returns whether it carries a force.  ``q_i`` (4,) rotation displacements, ``x_i`` (3,) node
-    positions [m], ``v_i`` (6,), ``t_i`` (3, 3) rotation blocks of 𝒯; scratch ``jac`` (12, 3, 24)."""
+    positions [m], ``v_i`` (6,), ``t_i`` (3, 3) rotation blocks of 𝒯; ``box`` (4, 3) body 2's
+    box (centre offset, half-axis vectors; zeros: a segment); scratch ``jac`` (12, 3, 24).
+
+    Body 2's point closest to p₁ is ``p₂ = x₂ + s_c + Σ_k ℓ_k e_k``: for a segment, s_c = s_a and
+    one direction e = b − a with ℓ = t; for a box, s_c its centre and its three half-axis
+    vectors e_k with ℓ_k = e_k·w/|e_k|² clamped to [−1, 1] (w = p₁ − x₂ − s_c).  Each ℓ_k
+    strictly inside its range moves with the bodies (its row of ``jac[11]``); a clamped one
+    does not.  A sphere whose centre is inside the box carries no force."""
     for i in range(12):
         res[i] = 0.0
         for j in range(12):
@@ -116,16 +140,26 @@ def pair_terms(q1, q2, x1, x2, v1, v2, t1, t2, offset, radius, par, gp, kappa, j
     s10, s11, s12 = rot(q1, offset[0])
     r1, r2 = radius[0], radius[1]
     p1 = (x1[0] + s10, x1[1] + s11, x1[2] + s12)
-    # body 2's segment a–b (a sphere: a = b) and its point closest to p₁, a + t (b − a)
-    sa0, sa1, sa2 = rot(q2, offset[1])
-    sb0, sb1, sb2 = rot(q2, offset[2])
-    e0, e1, e2 = sb0 - sa0, sb1 - sa1, sb2 - sa2
-    ee = e0 * e0 + e1 * e1 + e2 * e2
+    # body 2's closest point p₂ = x₂ + s_c + Σ ℓ_k e_k: a segment a–b (a sphere: a = b; one
+    # direction, ℓ in [0, 1]) or a box (three half-axis directions, ℓ_k in [−1, 1])
+    is_box = box[1, 0] != 0.0 or box[1, 1] != 0.0 or box[1, 2] != 0.0
+    n_dir = 3 if is_box else 1
+    sa0, sa1, sa2 = rot(q2, box[0] if is_box else offset[1])
     wa0, wa1, wa2 = p1[0] - x2[0] - sa0, p1[1] - x2[1] - sa1, p1[2] - x2[2] - sa2
-    tt = (wa0 * e0 + wa1 * e1 + wa2 * e2) / ee if ee > 0.0 else 0.0
-    interior = 0.0 < tt < 1.0
-    tt = min(max(tt, 0.0), 1.0)
-    s20, s21, s22 = sa0 + tt * e0, sa1 + tt * e1, sa2 + tt * e2
+    s20, s21, s22 = sa0, sa1, sa2
+    lo = -1.0 if is_box else 0.0
+    free = 0  # bit k: direction k strictly inside its range
+    for k in range(n_dir):
+        e0, e1, e2 = _direction(q2, offset, box, is_box, k)
+        ee = e0 * e0 + e1 * e1 + e2 * e2
+        tt = (wa0 * e0 + wa1 * e1 + wa2 * e2) / ee if ee > 0.0 else 0.0
+        if lo < tt < 1.0:
+            free |= 1 << k
+        tt = min(max(tt, lo), 1.0)
+        s20, s21, s22 = s20 + tt * e0, s21 + tt * e1, s22 + tt * e2
+    if is_box and free == 7:  # the sphere's centre inside the box: no force
+        out[0] = -radius[0]
+        return False
     p2 = (x2[0] + s20, x2[1] + s21, x2[2] + s22)
     d0, d1, d2 = p2[0] - p1[0], p2[1] - p1[1], p2[2] - p1[2]
     dist = math.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
@@ -187,12 +221,16 @@ def pair_terms(q1, q2, x1, x2, v1, v2, t1, t2, offset, radius, par, gp, kappa, j
     _skew_into(s20, s21, s22, jd, 9, -1.0)
     _eye_into(jd, 0, -1.0)
     _skew_into(s10, s11, s12, jd, 3, 1.0)
-    jt = jac[11, 0]  # δt inside the segment (0 where t is clamped): δp₂ gains (b − a) δt
-    if interior:
-        # δt = [eᵀ δp₁ − eᵀ δu₂ + (e × s_a − w × e)ᵀ δθ₂] / |e|², e = b − a, w = p₁ − (x₂ + s_a)
+    for k in range(n_dir):  # δℓ_k of a free direction (row k of jac[11]): δp₂ gains e_k δℓ_k
+        if not (free >> k) & 1:
+            continue
+        jt = jac[11, k]
+        # δℓ = [eᵀ δp₁ − eᵀ δu₂ + (e × s_c − w × e)ᵀ δθ₂] / |e|², w = p₁ − (x₂ + s_c)
+        e0, e1, e2 = _direction(q2, offset, box, is_box, k)
+        ee = e0 * e0 + e1 * e1 + e2 * e2
         ev = (e0, e1, e2)
         xs = (e1 * s12 - e2 * s11, e2 * s10 - e0 * s12, e0 * s11 - e1 * s10)  # e × s₁
-        ea = (e1 * sa2 - e2 * sa1, e2 * sa0 - e0 * sa2, e0 * sa1 - e1 * sa0)  # e × s_a
+        ea = (e1 * sa2 - e2 * sa1, e2 * sa0 - e0 * sa2, e0 * sa1 - e1 * sa0)  # e × s_c
         we = (wa1 * e2 - wa2 * e1, wa2 * e0 - wa0 * e2, wa0 * e1 - wa1 * e0)  # w × e
         for j in range(3):
             jt[j] = ev[j] / ee
@@ -218,7 +256,11 @@ def pair_terms(q1, q2, x1, x2, v1, v2, t1, t2, offset, radius, par, gp, kappa, j
             jdd[2, col + 3 + j] += -sg * (w0 * x1_ - w1 * x0_)
         _eye_into(jdd, 12 + col, sg)
         _skew_into(s0, s1, s2, jdd, 12 + col + 3, -sg)
-    if interior:  # ṗ₂ = u̇₂ + ω₂ × s₂ with s₂ = s_a + t e: + (ω₂ × e) δt
+    for k in range(n_dir):  # ṗ₂ = u̇₂ + ω₂ × s₂ with s₂ = s_c + Σ ℓ_k e_k: + (ω₂ × e_k) δℓ_k
+        if not (free >> k) & 1:
+            continue
+        jt = jac[11, k]
+        e0, e1, e2 = _direction(q2, offset, box, is_box, k)
         we0, we1, we2 = w21 * e2 - w22 * e1, w22 * e0 - w20 * e2, w20 * e1 - w21 * e0
         for cc in range(12):
             jdd[0, cc] += we0 * jt[cc]
@@ -245,7 +287,11 @@ def pair_terms(q1, q2, x1, x2, v1, v2, t1, t2, offset, radius, par, gp, kappa, j
     _skew_into(s10, s11, s12, ja1, 3, -0.5)
     _eye_into(ja1, 6, 0.5)
     _skew_into(s20, s21, s22, ja1, 9, -0.5)
-    if interior:
+    for k in range(n_dir):
+        if not (free >> k) & 1:
+            continue
+        jt = jac[11, k]
+        e0, e1, e2 = _direction(q2, offset, box, is_box, k)
         for cc in range(12):
             ja1[0, cc] += 0.5 * e0 * jt[cc]
             ja1[1, cc] += 0.5 * e1 * jt[cc]
@@ -319,7 +365,7 @@ def terms(t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b):
             x2[i] = x0[n2, i] + q[n2, i]
         if pair_terms(
             q[n1, 3:7], q[n2, 3:7], x1, x2, v[n1], v[n2], tangent[n1], tangent[n2], t.offset[e], t.radius[e],
-            t.param[e], gp, kappa, t.jac, t.res[e], t.mat[e], t.out[e],
+            t.box[e], t.param[e], gp, kappa, t.jac, t.res[e], t.mat[e], t.out[e],
         ):  # fmt: skip
             add_element_block(t, e, c, vals, b)
 
