@@ -462,15 +462,17 @@ class ModelBuilder:
         damping_model: str = "linear",
         slip_velocity: float = 1e-3,
     ) -> None:
-        """Let spheres touch spheres, capsules and boxes on other bodies, with this compliant law
-        (that of :meth:`add_ground_plane`); without it bodies pass through each other.
+        """Let spheres touch spheres, capsules and boxes on other bodies, and boxes touch boxes by
+        their corners, with this compliant law (that of :meth:`add_ground_plane`); without it
+        bodies pass through each other.
 
-        Every pair of a sphere and a sphere, capsule or box on two different nodes that the filter
+        Every pair of a sphere and a sphere, capsule or box (and every corner of a box against
+        another box) on two different nodes that the filter
         accepts (``a.group & b.mask`` and ``b.group & a.mask`` non-zero), that is not excluded
         (:meth:`exclude_contact`) and whose bodies no joint joins becomes a candidate pair: its
         12×12 block enters the Newton matrix's pattern, so the pattern grows with the
-        candidates (docs/contact.md).  Capsule–capsule, capsule–box and box–box pairs are not
-        built: a box touches spheres and ground planes.
+        candidates (docs/contact.md).  Capsule–capsule and capsule–box pairs are not built, nor a
+        box's edges against another box's.
 
         Parameters
         ----------

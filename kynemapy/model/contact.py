@@ -160,21 +160,25 @@ def accepts(a: Shape | Plane, b: Shape | Plane) -> bool:
 
 def sphere_pairs(
     shapes: list[Shape], excluded: set[tuple[int, int]], joined: set[tuple[int, int]]
-) -> list[tuple[int, int]]:
-    """Candidate body–body pairs (sphere, sphere or capsule or box), the sphere first (the lower id
-    of two spheres): on two different nodes, accepted by the filter, not ``excluded`` (shape ids, sorted)
-    and their nodes not ``joined`` (node pairs, sorted)."""
+) -> list[tuple[int, int, int]]:
+    """Candidate body–body pairs ``(shape 1, shape 2, point of shape 1)``: a sphere (point 0)
+    against a sphere, capsule or box, the sphere first (the lower id of two spheres), and each
+    of two boxes' eight corners (radius 0) against the other box; on two different nodes,
+    accepted by the filter, not ``excluded`` (shape ids, sorted) and their nodes not ``joined``
+    (node pairs, sorted)."""
     out = []
     for i, a in enumerate(shapes):
-        if a.kind != "sphere":
+        if a.kind not in ("sphere", "box"):
             continue
         for j, b in enumerate(shapes):
-            if b.kind not in ("sphere", "capsule", "box") or (b.kind == "sphere" and j <= i):
+            if a.kind == "sphere" and (b.kind not in ("sphere", "capsule", "box") or (b.kind == "sphere" and j <= i)):
+                continue
+            if a.kind == "box" and b.kind != "box":
                 continue
             if a.node == b.node or (min(i, j), max(i, j)) in excluded or tuple(sorted((a.node, b.node))) in joined:
                 continue
             if accepts(a, b):
-                out.append((i, j))
+                out.extend((i, j, k) for k in range(a.points.shape[0]))
     return out
 
 
@@ -193,20 +197,23 @@ def box_frame(shape: Shape) -> np.ndarray:
     return out
 
 
-def pair_fields(shapes: list[Shape], candidates: list[tuple[int, int]], law: np.ndarray | None) -> dict[str, object]:
-    """The ``n_pairs`` and ``pair_*`` fields of the Model (none without a body–body ``law``)."""
+def pair_fields(
+    shapes: list[Shape], candidates: list[tuple[int, int, int]], law: np.ndarray | None
+) -> dict[str, object]:
+    """The ``n_pairs`` and ``pair_*`` fields of the Model (none without a body–body ``law``), one
+    row per candidate ``(shape 1, shape 2, point of shape 1)`` (:func:`sphere_pairs`)."""
     rows = candidates if law is not None else []
     n = len(rows)
     out: dict[str, object] = {
         "n_pairs": n,
-        "pair_node": np.array([[shapes[i].node, shapes[j].node] for i, j in rows], dtype=np.int64).reshape(n, 2),
-        "pair_shape": np.array(rows, dtype=np.int64).reshape(n, 2),
+        "pair_node": np.array([[shapes[i].node, shapes[j].node] for i, j, _ in rows], dtype=np.int64).reshape(n, 2),
+        "pair_shape": np.array([(i, j) for i, j, _ in rows], dtype=np.int64).reshape(n, 2),
         "pair_offset": np.array(
-            [[shapes[i].points[0], shapes[j].points[0], shapes[j].points[-1]] for i, j in rows]
+            [[shapes[i].points[k], shapes[j].points[0], shapes[j].points[-1]] for i, j, k in rows]
         ).reshape(n, 3, 3),
-        "pair_radius": np.array([[shapes[i].radii[0], shapes[j].radii[0]] for i, j in rows]).reshape(n, 2),
+        "pair_radius": np.array([[shapes[i].radii[k], shapes[j].radii[0]] for i, j, k in rows]).reshape(n, 2),
         "pair_param": np.array([law for _ in rows], dtype=np.float64).reshape(n, 6),
-        "pair_box": np.array([box_frame(shapes[j]) for _, j in rows], dtype=np.float64).reshape(n, 4, 3),
+        "pair_box": np.array([box_frame(shapes[j]) for _, j, _ in rows], dtype=np.float64).reshape(n, 4, 3),
     }
     for value in out.values():
         if isinstance(value, np.ndarray):

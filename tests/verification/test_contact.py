@@ -686,19 +686,102 @@ def test_ball_resting_on_a_fixed_box_sinks_by_the_static_penetration(where: str)
     assert abs(pairs.gap[0] + delta) < 1e-9 * delta
 
 
-def test_a_sphere_whose_centre_is_inside_a_box_carries_no_force() -> None:
-    """Past the box's surface the sphere's centre has no closest surface point along a normal
-    (documented): the pair is inactive, not a NaN."""
+def test_a_sphere_whose_centre_entered_a_box_is_pushed_out_through_the_nearest_face() -> None:
+    """A ball (r = 0.1 m) whose centre is 5 mm below a box's top face and farther from every
+    other face: the distance is measured to that face, signed negative (δ = r + 5 mm), and the
+    normal points into the box: f_n = k δ upward on the ball, in the state as given."""
+    k = 1e5
     b = kp.ModelBuilder(gravity=(0.0, 0.0, 0.0))
     slab = b.add_node(position=(0.0, 0.0, 0.0))
     b.add_mass(slab, mass=5.0, inertia=(0.1, 0.5, 0.5))
-    b.add_box(slab, (0.5, 0.3, 0.1))
-    ball = b.add_node(position=(0.1, 0.0, 0.05))
+    b.add_box(slab, (0.5, 0.3, 0.1), axes=_rotation((0.0, 0.0, 1.0), 0.3))
+    ball = b.add_node(position=(0.1, -0.05, 0.095))
     b.add_mass(ball, mass=1.0, inertia=(0.004,) * 3)
     b.add_sphere(ball, 0.1)
-    b.set_body_contact(stiffness=1e5)
+    b.set_body_contact(stiffness=k)
     sim = kp.Simulation(b.build(), _params(1e-3))
-    assert sim.step().converged
     pairs = sim.contact_pairs()
-    assert not pairs.active[0] and pairs.normal_force[0] == 0.0
-    assert np.all(np.isfinite(sim.state.q))
+    assert pairs.active[0]
+    assert abs(pairs.gap[0] + 0.105) < 1e-12
+    assert abs(pairs.normal_force[0] - k * 0.105) < 1e-9 * k * 0.105
+
+
+def test_a_box_resting_on_a_box_stands_on_its_four_corners() -> None:
+    """A 1 kg box (half extents 0.1, 0.08, 0.05 m) face-on on a larger fixed box, turned 0.3 rad
+    about the vertical and off its centre, box–box contact by corners (k = 1e5 N/m each): at rest
+    it has sunk δ = m g / (4 k), each of its four lower corners carries m g / 4 (a static
+    equilibrium, to 1e-9), and no corner of the lower box touches it."""
+    m, k = 1.0, 1e5
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, -G))
+    base = b.add_node(position=(0.0, 0.0, 0.0))
+    b.add_mass(base, mass=5.0, inertia=(0.1, 0.5, 0.5))
+    b.add_box(base, (0.5, 0.3, 0.1))
+    b.add_fixed_bc(base)
+    top = b.add_node(position=(0.12, -0.05, 0.15))
+    b.add_mass(top, mass=m, inertia=(0.003, 0.004, 0.005))
+    b.add_box(top, (0.1, 0.08, 0.05), axes=_rotation((0.0, 0.0, 1.0), 0.3))
+    b.set_body_contact(stiffness=k, damping=2.0 * math.sqrt(k * m))
+    model = b.build()
+    assert model.n_pairs == 16  # each box's eight corners against the other
+    sim = kp.Simulation(model, _params(1e-3))
+    sim.advance(1000)
+    delta = m * G / (4 * k)
+    assert abs(sim.state.q[1, 2] + delta) < 1e-9 * delta
+    # without friction its place on the face is neutral: it stays where it was put, to round-off
+    assert np.abs(sim.state.q[1, :2]).max() < 1e-10
+    pairs = sim.contact_pairs()
+    on_top = pairs.active & (pairs.node[:, 0] == top)
+    assert on_top.sum() == 4 and not (pairs.active & (pairs.node[:, 0] == base)).any()
+    np.testing.assert_allclose(pairs.normal_force[on_top], m * G / 4, rtol=1e-9)
+    np.testing.assert_allclose(pairs.gap[on_top], -delta, rtol=1e-9)
+
+
+def boxes_and_a_sphere_in_a_box() -> tuple[kp.Model, kp.Model]:
+    """A free tumbling box B; a box A above it, turned so that one corner dips 2 mm into B's top
+    face; a heavy sphere whose centre is 10 mm inside B's side face: with and without contact."""
+    half_b = np.array([0.3, 0.2, 0.1])
+    r_a = _rotation((1.0, 1.0, 0.0), 0.6)
+    half_a = np.array([0.06, 0.05, 0.04])
+    corners = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)]) * half_a @ r_a.T
+    lowest = corners[np.argmin(corners[:, 2])]
+
+    def build(contact: bool) -> kp.Model:
+        b = kp.ModelBuilder(gravity=(0.0, 0.0, -G))
+        nb = b.add_node(position=(0.0, 0.0, 0.0), velocity=(0.2, -0.1, 0.3, 0.8, -0.5, 1.1))
+        b.add_mass(nb, mass=3.0, inertia=(0.05, 0.06, 0.08))
+        b.add_box(nb, half_b, center=(0.01, 0.02, -0.01))
+        na = b.add_node(position=(0.05 - lowest[0], 0.03 - lowest[1], 0.09 - 0.002 - lowest[2]),
+                        velocity=(-0.3, 0.2, -0.4, 1.0, -2.0, 0.5))  # fmt: skip
+        b.add_mass(na, mass=0.7, inertia=(0.002, 0.003, 0.004))
+        b.add_box(na, half_a, axes=r_a)
+        nc = b.add_node(position=(0.31 - 0.01, -0.05, 0.0), velocity=(0.4, -0.3, 0.1, -1.5, 0.7, 2.0))
+        b.add_mass(nc, mass=5.0, inertia=(0.01, 0.02, 0.015))
+        b.add_sphere(nc, 0.05)
+        if contact:
+            b.set_body_contact(stiffness=3e4, damping=50.0, friction=0.5, slip_velocity=0.3)
+        return b.build()
+
+    return build(True), build(False)
+
+
+def test_iteration_matrix_with_corners_and_a_centre_inside_a_box_is_the_derivative() -> None:
+    """Box–box contact by corners (one corner of a turned box inside another box's top face) and
+    a sphere whose centre is inside a box, both boxes tumbling: the contact's share of the matrix
+    against central differences, the differences' ε² error left."""
+    model, bare = boxes_and_a_sphere_in_a_box()
+    errors = []
+    for eps in (2.5e-7, 1.25e-7):
+        a1, fd1, state = matrix_and_differences(model, _params(0.001), steps=2, projected=False, eps=eps)
+        a0, fd0, _ = matrix_and_differences(bare, _params(0.001), state, projected=False, eps=eps)
+        part, part_fd = a1 - a0, fd1 - fd0
+        errors.append(np.abs(part - part_fd).max() / np.abs(part_fd).max())
+    sim = kp.Simulation(model, _params(0.001))
+    sim.state.assign(state)
+    pairs = sim.contact_pairs()
+    corner_in = pairs.active & (pairs.node[:, 0] == 1) & (pairs.node[:, 1] == 0)
+    sphere_in = pairs.active & (pairs.node[:, 0] == 2) & (pairs.node[:, 1] == 0)
+    assert corner_in.sum() == 1 and sphere_in.sum() == 1
+    assert pairs.gap[sphere_in][0] < -0.05  # the centre is still inside: δ > r
+    assert np.abs(part_fd).max() > 1e3
+    assert errors[1] < 1e-6
+    assert 3.0 < errors[0] / errors[1] < 5.0  # ε²: the tangent itself is exact

@@ -128,9 +128,12 @@ def pair_terms(q1, q2, x1, x2, v1, v2, t1, t2, offset, radius, box, par, gp, kap
 
     Body 2's point closest to p₁ is ``p₂ = x₂ + s_c + Σ_k ℓ_k e_k``: for a segment, s_c = s_a and
     one direction e = b − a with ℓ = t; for a box, s_c its centre and its three half-axis
-    vectors e_k with ℓ_k = e_k·w/|e_k|² clamped to [−1, 1] (w = p₁ − x₂ − s_c).  Each ℓ_k
+    vectors e_k with ``ℓ_k = e_k·w / |e_k|²`` clamped to [−1, 1] (w = p₁ − x₂ − s_c).  Each ℓ_k
     strictly inside its range moves with the bodies (its row of ``jac[11]``); a clamped one
-    does not.  A sphere whose centre is inside the box carries no force."""
+    does not.  Where p₁ is inside the box (every ℓ_k inside), p₂ is the point of the nearest
+    face (that face's ℓ_k at ±1) and the distance is signed negative: the normal still points
+    into the box and ``δ = r₁ + r₂ + |p₂ − p₁|`` (a box corner, of radius 0, in another box).
+    Sensitivities are those of the outside case with the face's coordinate held."""
     for i in range(12):
         res[i] = 0.0
         for j in range(12):
@@ -157,12 +160,30 @@ def pair_terms(q1, q2, x1, x2, v1, v2, t1, t2, offset, radius, box, par, gp, kap
             free |= 1 << k
         tt = min(max(tt, lo), 1.0)
         s20, s21, s22 = s20 + tt * e0, s21 + tt * e1, s22 + tt * e2
-    if is_box and free == 7:  # the sphere's centre inside the box: no force
-        out[0] = -radius[0]
-        return False
+    inside = is_box and free == 7
+    if inside:  # p₁ inside the box: p₂ on the nearest face (its coordinate ±1, the others free)
+        best = 0
+        depth = math.inf
+        for k in range(3):
+            e0, e1, e2 = _direction(q2, offset, box, is_box, k)
+            ee = e0 * e0 + e1 * e1 + e2 * e2
+            tt = (wa0 * e0 + wa1 * e1 + wa2 * e2) / ee
+            if (1.0 - abs(tt)) * math.sqrt(ee) < depth:
+                depth = (1.0 - abs(tt)) * math.sqrt(ee)
+                best = k
+        free = 7 & ~(1 << best)
+        s20, s21, s22 = sa0, sa1, sa2
+        for k in range(3):
+            e0, e1, e2 = _direction(q2, offset, box, is_box, k)
+            tt = (wa0 * e0 + wa1 * e1 + wa2 * e2) / (e0 * e0 + e1 * e1 + e2 * e2)
+            if k == best:
+                tt = -1.0 if tt < 0.0 else 1.0
+            s20, s21, s22 = s20 + tt * e0, s21 + tt * e1, s22 + tt * e2
     p2 = (x2[0] + s20, x2[1] + s21, x2[2] + s22)
     d0, d1, d2 = p2[0] - p1[0], p2[1] - p1[1], p2[2] - p1[2]
     dist = math.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
+    if inside:  # signed: d points out of the box, the normal n = d / dist into it
+        dist = -dist
     out[0] = dist - r1 - r2
     if dist >= r1 + r2 or dist == 0.0:
         return False
