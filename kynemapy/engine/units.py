@@ -177,7 +177,12 @@ def compile_units(indices: list[int], d: Data, jobs: int | None = None) -> None:
     what = "the engine" if ENGINE in cold else "the engine's units"
     mine, theirs = _split(cold)
     jobs = _jobs() if jobs is None else jobs
-    expected = sum(COST[i] for i in mine) if jobs >= 2 and theirs else sum(COST[i] for i in cold)
+    # the second process starts Python and compiles some small kernels again: about 2 s more
+    expected = (
+        max(sum(COST[i] for i in mine), sum(COST[i] for i in theirs) + 2.0)
+        if jobs >= 2 and theirs
+        else sum(COST[i] for i in cold)
+    )
     with announce(what + (" in two processes" if jobs >= 2 and theirs else ""), expected):
         helper = _start_helper(theirs) if jobs >= 2 and theirs else None
         try:
@@ -203,7 +208,10 @@ def _split(cold: list[int]) -> tuple[list[int], list[int]]:
 
 
 def _start_helper(indices: list[int]) -> subprocess.Popen[bytes] | None:
-    """A second process that compiles the units ``indices`` into the cache, or None."""
+    """A second process that compiles the units ``indices`` into the cache, or None (also in a
+    frozen application, whose executable is not a Python interpreter)."""
+    if getattr(sys, "frozen", False):
+        return None
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
     if numba.config.CACHE_DIR:
         env["NUMBA_CACHE_DIR"] = str(numba.config.CACHE_DIR)

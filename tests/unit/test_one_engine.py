@@ -226,3 +226,43 @@ def test_a_rigid_model_compiles_or_loads_no_unit() -> None:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == "[0, 0, 0, 0]"
+
+
+def test_a_first_compilation_splits_the_units_between_two_processes_fairly() -> None:
+    """The engine's own unit stays in this process; the rest go to the process with less
+    expected time, so neither share is more than the largest unit above the other."""
+    from kynemapy.engine import units
+    from kynemapy.engine.unit_call import ASSEMBLY, CONSTRAINTS, ELEMENTS, ENGINE
+
+    for cold in ([ENGINE, ELEMENTS, CONSTRAINTS, ASSEMBLY], list(range(len(units.KERNELS)))):
+        mine, theirs = units._split(cold)
+        assert ENGINE in mine and sorted(mine + theirs) == sorted(cold)
+        load_mine = sum(units.COST[i] for i in mine)
+        load_theirs = sum(units.COST[i] for i in theirs)
+        assert abs(load_mine - load_theirs) <= max(units.COST.values())
+
+
+def test_a_failed_second_process_leaves_its_units_to_this_one(monkeypatch, capsys) -> None:
+    """Where the second process of a first compilation fails, this process compiles (here:
+    loads) its share itself: every unit gets its address, and one line says what compiled."""
+    from kynemapy.engine import units
+    from kynemapy.engine.unit_call import ASSEMBLY, CONSTRAINTS, ELEMENTS, ENGINE
+
+    model = _top()
+    workspace = new_workspace(model, 10, "auto", True)
+    workspace.units_filled = True
+    d = workspace.data(new_state(model), new_inputs(model))
+    started = []
+
+    def failing(indices: list[int]) -> subprocess.Popen[bytes]:
+        started.append(list(indices))
+        return subprocess.Popen([sys.executable, "-c", "raise SystemExit(3)"])
+
+    monkeypatch.setattr(units, "_cold", lambda index, data: True)  # as on a first run
+    monkeypatch.setattr(units, "_start_helper", failing)
+    wanted = [ENGINE, ELEMENTS, CONSTRAINTS, ASSEMBLY]
+    units.compile_units(wanted, d, jobs=2)
+    assert len(started) == 1 and started[0] and ENGINE not in started[0]
+    assert all(units.address(i, d) != 0 for i in wanted)
+    line = capsys.readouterr().err
+    assert "kynemapy: compiling the engine in two processes" in line and "done in" in line
