@@ -6,13 +6,14 @@ numba compiles and caches one top-level function: compiling a top-level function
 re-optimizes all the code it calls, and each further entry point would pay that again.  The
 loop's large phases (elements, constraints, assembly: :mod:`kynemapy.engine.phases`) and the
 optional parts are units it calls through their addresses in ``Data.units``, compiled apart
-(an edit of an element kernel recompiles its unit, not this loop).  It takes the :class:`~kynemapy.engine.fields.Data` by its address (about 730 words
-are never copied), called through its address with the Data and the other arguments stored
-once in a blob (:mod:`kynemapy.engine.stored_call`, which writes the Data into the blob leaf
-by leaf).  :func:`run_task` is its twin that takes the Data itself: it gives the arguments'
-types, runs every task in plain Python, and compiled, only stores the Data (for a test).
-``Data.units`` holds ``run_task_at``'s address
-(:data:`~kynemapy.engine.unit_call.ENGINE`, :mod:`kynemapy.engine.units`).
+(an edit of an element kernel recompiles its unit, not this loop).  It takes the
+:class:`~kynemapy.engine.fields.Data` by its address (about 900 words are never copied),
+called through its address with the Data and the other arguments stored once in a blob
+(:mod:`kynemapy.engine.stored_call`, which writes the Data into the blob from Python).
+:func:`run_task` is its twin that takes the Data itself: it gives the arguments' types, runs
+every task in plain Python, and compiled, only stores the Data (for a test).  ``Data.units``
+holds ``run_task_at``'s address (:data:`~kynemapy.engine.unit_call.ENGINE`,
+:mod:`kynemapy.engine.units`).
 """
 
 from __future__ import annotations

@@ -258,7 +258,8 @@ def test_a_failed_second_process_leaves_its_units_to_this_one(monkeypatch, capsy
         started.append(list(indices))
         return subprocess.Popen([sys.executable, "-c", "raise SystemExit(3)"])
 
-    monkeypatch.setattr(units, "_cold", lambda index, data: True)  # as on a first run
+    monkeypatch.setattr(units, "_found", lambda index, data: False)  # as on a first run
+    monkeypatch.setattr(units, "_cold", lambda index, data: True)
     monkeypatch.setattr(units, "_start_helper", failing)
     wanted = [ENGINE, ELEMENTS, CONSTRAINTS, ASSEMBLY]
     units.compile_units(wanted, d, jobs=2)
