@@ -30,8 +30,9 @@ def energy_and_momentum(
       [kg m²/s], world frame.
 
     Beams add the same integrands per unit length over their quadrature points.  Springs
-    (massless) and constraints carry neither energy nor momentum here; the strain energy of
-    beams and springs is the output rows' ``strain_energy`` (:func:`row_invariants`).
+    (massless) and constraints carry neither energy nor momentum here; the elastic energy of
+    beams, springs and compliant contacts is the output rows' ``strain_energy``
+    (:func:`row_invariants`).
 
     Parameters
     ----------
@@ -88,8 +89,8 @@ def row_invariants(model: Model, q: np.ndarray, v: np.ndarray) -> dict[str, np.n
     vv = np.ascontiguousarray(v.reshape(-1, nn, 6))
     n = qq.shape[0]
     out = np.zeros((n, 9))  # ke, pe, p (3), L (3), strain
-    if n and (model.n_beams or model.n_springs):
-        # the writer's kernel on rows of a workspace's layout (beams and springs need its tables)
+    if n and (model.n_beams or model.n_springs or model.n_contacts or model.n_pairs):
+        # the writer's kernel on rows of a workspace's layout (beams, springs and contacts need its tables)
         from kynemapy.engine.api import fill_rows, initial_state  # the engine on first use only
         from kynemapy.engine.data import new_workspace
 

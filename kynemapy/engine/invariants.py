@@ -21,10 +21,12 @@ from typing import NamedTuple
 import numpy as np
 
 from kynemapy._jit import njit
-from kynemapy.engine.elements import BEAMS, MASSES, SPRINGS
+from kynemapy.engine.elements import BEAMS, CONTACTS, MASSES, PAIRS, SPRINGS
 from kynemapy.engine.elements.beams.interpolate import interp_rotation, interp_vector, interp_vector_deriv
 from kynemapy.engine.elements.beams.qp import elastic_force_fc, strain
+from kynemapy.engine.elements.contacts import PARAM_EXPONENT, PARAM_K
 from kynemapy.engine.elements.masses import rotate_section_matrix_call
+from kynemapy.engine.elements.pairs import closest_points
 from kynemapy.engine.rows import (
     ROW_ANGULAR_MOMENTUM,
     ROW_ITERATIONS,
@@ -38,7 +40,7 @@ from kynemapy.engine.rows import (
     ROW_V,
 )
 from kynemapy.engine.unit_call import load_data
-from kynemapy.math.quaternion import quat_compose, quat_to_matrix
+from kynemapy.math.quaternion import quat_compose, quat_to_matrix, rot
 
 
 class InvariantScratch(NamedTuple):
@@ -222,6 +224,46 @@ def spring_energy(t, q):
     return energy
 
 
+@njit
+def contact_energy(t, x0, q):
+    """Elastic energy ``Σ k δ^(e+1) / (e+1)`` [J] of the compliant contact points of table ``t``
+    (points against ground planes) at ``q`` (N, 7): the work of the law's spring part
+    ``k δ^e`` (its damping part stores none)."""
+    energy = 0.0
+    for e in range(t.nodes.shape[0]):
+        n = t.nodes[e, 0]
+        s0, s1, s2 = rot(q[n, 3:7], t.offset[e])
+        pl = t.plane[e]
+        gap = (
+            pl[0] * (x0[n, 0] + q[n, 0] + s0) + pl[1] * (x0[n, 1] + q[n, 1] + s1) + pl[2] * (x0[n, 2] + q[n, 2] + s2)
+            - pl[3] - t.radius[e]
+        )  # fmt: skip
+        if gap < 0.0:
+            ex = t.param[e, PARAM_EXPONENT]
+            energy += t.param[e, PARAM_K] * (-gap) ** (ex + 1.0) / (ex + 1.0)
+    return energy
+
+
+@njit
+def pair_energy(t, x0, q, x1, x2):
+    """Elastic energy ``Σ k δ^(e+1) / (e+1)`` [J] of the compliant body–body pairs of table ``t``
+    at ``q`` (N, 7) (the pair geometry of :func:`~kynemapy.engine.elements.pairs.closest_points`);
+    ``x1``, ``x2`` (3,) scratch."""
+    energy = 0.0
+    for e in range(t.nodes.shape[0]):
+        n1 = t.nodes[e, 0]
+        n2 = t.nodes[e, 1]
+        for i in range(3):
+            x1[i] = x0[n1, i] + q[n1, i]
+            x2[i] = x0[n2, i] + q[n2, i]
+        dist = closest_points(q[n1, 3:7], q[n2, 3:7], x1, x2, t.offset[e], t.box[e])[19]
+        delta = t.radius[e, 0] + t.radius[e, 1] - dist
+        if delta > 0.0 and dist != 0.0:
+            ex = t.param[e, PARAM_EXPONENT]
+            energy += t.param[e, PARAM_K] * delta ** (ex + 1.0) / (ex + 1.0)
+    return energy
+
+
 @njit(inline=True)
 def fill_invariants(d, rows, start, stop, w):
     """Energy and momentum columns of output rows ``start`` to ``stop - 1`` of ``rows`` (R, width)
@@ -235,6 +277,8 @@ def fill_invariants(d, rows, start, stop, w):
     masses = d.tables[MASSES]
     beams = d.tables[BEAMS]
     springs = d.tables[SPRINGS]
+    contacts = d.tables[CONTACTS]
+    pairs = d.tables[PAIRS]
     node = masses.nodes[:, 0]
     n = d.x0.shape[0]
     o = d.row_offsets
@@ -249,6 +293,10 @@ def fill_invariants(d, rows, start, stop, w):
         elastic = beam_invariants(beams, d.gravity, q, v, w, out)
         if springs.nodes.shape[0]:
             elastic += spring_energy(springs, q)
+        if contacts.nodes.shape[0]:
+            elastic += contact_energy(contacts, d.x0, q)
+        if pairs.nodes.shape[0]:
+            elastic += pair_energy(pairs, d.x0, q, w.s3[0], w.s3[1])
         row[o[ROW_KINETIC_ENERGY]] = out[0]
         row[o[ROW_POTENTIAL_ENERGY]] = out[1]
         row[o[ROW_STRAIN_ENERGY]] = elastic

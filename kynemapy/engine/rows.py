@@ -54,7 +54,7 @@ ROW_FIELDS: tuple[RowField, ...] = (
     ),
     RowField("kinetic_energy", (), np.float64, "J"),
     RowField("potential_energy", (), np.float64, "J (gravity, zero at the world origin)"),
-    RowField("strain_energy", (), np.float64, "J (elastic energy of beams and springs)"),
+    RowField("strain_energy", (), np.float64, "J (elastic energy of beams, springs and compliant contacts)"),
     RowField("linear_momentum", (3,), np.float64, "kg m/s"),
     RowField("angular_momentum", (3,), np.float64, "kg m^2/s (about the world origin, world frame)"),
 )

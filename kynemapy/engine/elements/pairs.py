@@ -120,28 +120,13 @@ def _direction(q2, offset, box, is_box, k):
 
 
 @njit
-def pair_terms(q1, q2, x1, x2, v1, v2, t1, t2, offset, radius, box, par, gp, kappa, jac, res, mat, out):
-    """Residual (12,) and iteration block (12, 12) of one sphere pair; its state into ``out``.
-    Returns whether it carries a force.  ``q_i`` (4,) rotation displacements, ``x_i`` (3,) node
-    positions [m], ``v_i`` (6,), ``t_i`` (3, 3) rotation blocks of 𝒯; ``box`` (4, 3) body 2's
-    box (centre offset, half-axis vectors; zeros: a segment); scratch ``jac`` (12, 3, 24).
-
-    Body 2's point closest to p₁ is ``p₂ = x₂ + s_c + Σ_k ℓ_k e_k``: for a segment, s_c = s_a and
-    one direction e = b − a with ℓ = t; for a box, s_c its centre and its three half-axis
-    vectors e_k with ``ℓ_k = e_k·w / |e_k|²`` clamped to [−1, 1] (w = p₁ − x₂ − s_c).  Each ℓ_k
-    strictly inside its range moves with the bodies (its row of ``jac[11]``); a clamped one
-    does not.  Where p₁ is inside the box (every ℓ_k inside), p₂ is the point of the nearest
-    face (that face's ℓ_k at ±1) and the distance is signed negative: the normal still points
-    into the box and ``δ = r₁ + r₂ + |p₂ − p₁|`` (a box corner, of radius 0, in another box).
-    Sensitivities are those of the outside case with the face's coordinate held."""
-    for i in range(12):
-        res[i] = 0.0
-        for j in range(12):
-            mat[i, j] = 0.0
-    for i in range(N_OUT):
-        out[i] = 0.0
+def closest_points(q1, q2, x1, x2, offset, box):
+    """The geometry of one pair (see :func:`pair_terms`): body 1's offset ``s₁`` (3 values), body
+    2's centre offset ``s_c`` (3), ``w = p₁ − x₂ − s_c`` (3), body 2's offset ``s₂`` of p₂ (3),
+    the bits of the free directions, whether body 2 is a box, how many directions it has,
+    whether p₁ is inside the box, ``d = p₂ − p₁`` (3) and the signed distance [m] (negative:
+    p₁ inside the box)."""
     s10, s11, s12 = rot(q1, offset[0])
-    r1, r2 = radius[0], radius[1]
     p1 = (x1[0] + s10, x1[1] + s11, x1[2] + s12)
     # body 2's closest point p₂ = x₂ + s_c + Σ ℓ_k e_k: a segment a–b (a sphere: a = b; one
     # direction, ℓ in [0, 1]) or a box (three half-axis directions, ℓ_k in [−1, 1])
@@ -184,6 +169,38 @@ def pair_terms(q1, q2, x1, x2, v1, v2, t1, t2, offset, radius, box, par, gp, kap
     dist = math.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
     if inside:  # signed: d points out of the box, the normal n = d / dist into it
         dist = -dist
+    return (
+        s10, s11, s12, sa0, sa1, sa2, wa0, wa1, wa2, s20, s21, s22, free, is_box, n_dir, inside, d0, d1, d2, dist
+    )
+
+
+@njit
+def pair_terms(q1, q2, x1, x2, v1, v2, t1, t2, offset, radius, box, par, gp, kappa, jac, res, mat, out):
+    """Residual (12,) and iteration block (12, 12) of one sphere pair; its state into ``out``.
+    Returns whether it carries a force.  ``q_i`` (4,) rotation displacements, ``x_i`` (3,) node
+    positions [m], ``v_i`` (6,), ``t_i`` (3, 3) rotation blocks of 𝒯; ``box`` (4, 3) body 2's
+    box (centre offset, half-axis vectors; zeros: a segment); scratch ``jac`` (12, 3, 24).
+
+    Body 2's point closest to p₁ is ``p₂ = x₂ + s_c + Σ_k ℓ_k e_k``: for a segment, s_c = s_a and
+    one direction e = b − a with ℓ = t; for a box, s_c its centre and its three half-axis
+    vectors e_k with ``ℓ_k = e_k·w / |e_k|²`` clamped to [−1, 1] (w = p₁ − x₂ − s_c).  Each ℓ_k
+    strictly inside its range moves with the bodies (its row of ``jac[11]``); a clamped one
+    does not.  Where p₁ is inside the box (every ℓ_k inside), p₂ is the point of the nearest
+    face (that face's ℓ_k at ±1) and the distance is signed negative: the normal still points
+    into the box and ``δ = r₁ + r₂ + |p₂ − p₁|`` (a box corner, of radius 0, in another box).
+    Sensitivities are those of the outside case with the face's coordinate held."""
+    for i in range(12):
+        res[i] = 0.0
+        for j in range(12):
+            mat[i, j] = 0.0
+    for i in range(N_OUT):
+        out[i] = 0.0
+    r1, r2 = radius[0], radius[1]
+    (
+        s10, s11, s12, sa0, sa1, sa2, wa0, wa1, wa2, s20, s21, s22, free, is_box, n_dir, _, d0, d1, d2, dist
+    ) = closest_points(q1, q2, x1, x2, offset, box)  # fmt: skip
+    p1 = (x1[0] + s10, x1[1] + s11, x1[2] + s12)
+    p2 = (x2[0] + s20, x2[1] + s21, x2[2] + s22)
     out[0] = dist - r1 - r2
     if dist >= r1 + r2 or dist == 0.0:
         return False
