@@ -37,7 +37,7 @@ def sliding_ball_and_falling_ball() -> kp.Model:
     return b.build()
 
 
-def _stack(contacts: list[kp.Simulation.Contacts] | list) -> dict[str, np.ndarray]:
+def _stack(contacts: list) -> dict[str, np.ndarray]:
     return {
         name: np.array([getattr(c, name) for c in contacts])
         for name in ("gap", "active", "normal_force", "friction_force", "slip_speed")
@@ -204,3 +204,24 @@ def test_bad_rows_and_gaps_are_refused_with_what_is_wrong() -> None:
         contact_energy(model, np.zeros((3, 5)))
     with pytest.raises(ValueError, match=r"pairs_gap must be \(R, 1\)"):
         contact_energy(model, np.zeros((3, 2)), np.zeros(3))
+
+
+def test_a_run_with_contact_continued_by_restart_has_the_uninterrupted_runs_contact_rows(tmp_path: Path) -> None:
+    """A run stopped after 20 steps and continued from its file (:meth:`Simulation.restart`) has
+    the rows, and so the contact rows, of one run of 40 steps, bit for bit."""
+    model = sliding_ball_and_falling_ball()
+    whole, parts = tmp_path / "whole.h5", tmp_path / "parts.h5"
+    kp.Simulation(model, _params(5e-4)).run(n_steps=40, output=whole, every=2, block=4)
+    kp.Simulation(model, _params(5e-4)).run(n_steps=20, output=parts, every=2, block=4)
+    resumed = kp.Simulation.restart(parts)
+    assert resumed.step_count == 20
+    resumed.run(n_steps=20, output=parts, every=2, block=4)
+    reference, continued = kp.io.read(whole), kp.io.read(parts)
+    assert continued.committed == reference.committed == 21
+    sim = kp.Simulation(model, _params(5e-4))
+    want, got = contact_rows(sim, reference), contact_rows(sim, continued)
+    for which in ("points", "pairs"):
+        for name in ("gap", "active", "normal_force", "friction_force", "slip_speed"):
+            np.testing.assert_array_equal(getattr(got[which], name), getattr(want[which], name), err_msg=name)
+    np.testing.assert_array_equal(got["contact_energy"], want["contact_energy"])
+    assert want["pairs"].active[-1].any() or want["points"].active[-1].any()
