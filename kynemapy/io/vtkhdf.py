@@ -25,7 +25,11 @@ per capsule, six quadrilaterals per box shape and a quadrilateral per ground pla
 Point data: ``displacement`` (3) [m] (from the initial position: the node's, or the point's
 own), ``velocity`` (3) [m/s] and ``angular_velocity`` (3) [rad/s] (the node's; box corners,
 joint points and shape points carry their node's), ``node`` (int, −1 for a ground joint side
-or a plane's corner), ``radius`` [m] (a shape point's radius, 0 elsewhere).
+or a plane's corner), ``radius`` [m] (a shape point's radius, 0 elsewhere), and for a model
+with point–plane contact ``contact_force`` (3) [N]: at each collision shape's point, the force
+the ground planes apply there (normal plus friction, :func:`kynemapy.run.contact_rows.contact_rows`
+at the row's state; zero apart and elsewhere; ParaView's Glyph filter with it as orientation and
+scale draws the active contacts' arrows).  Body–body pairs are not drawn.
 Cell data: ``kind`` (0 node, 1 spring, 2 link between two constrained nodes, 3 joint arm,
 4 body face, 5 beam, 6 collision shape, 7 ground plane), ``item`` (node, spring, constraint,
 mass, beam, shape or plane index).
@@ -140,6 +144,34 @@ def _plane_squares(sc: Any, q: np.ndarray) -> np.ndarray:
     return sc.plane_squares(0.5 * (lo + hi), half).reshape(1, -1, 3)
 
 
+def _contact_forces(result: Any, rows: np.ndarray, sc: Any, first: int, n_points: int) -> np.ndarray | None:
+    """(n, n_points, 3) the ground planes' forces [N] at the collision shapes' points (which start
+    at point ``first``) in the result's rows ``rows``; None for a model without point–plane contact.
+    Evaluated by a simulation of the model (compiles the engine on first use)."""
+    model = result.model
+    if not int(getattr(model, "n_contacts", 0)):
+        return None
+    from kynemapy.run.contact_rows import contact_rows
+    from kynemapy.run.simulation import Simulation
+
+    fields = ("time", "q", "v", "vd", "a", "lam", "constraint_output")
+    points = contact_rows(Simulation(model, result.params), {f: np.asarray(getattr(result, f))[rows] for f in fields})[
+        "points"
+    ]
+    force = points.normal_force[:, :, None] * np.asarray(model.contact_plane)[None, :, :3] + points.friction_force
+    where: dict[tuple[int, bytes], int] = {}  # (shape, offset) -> point
+    start = first
+    for sh in sc.shapes:
+        for j, offset in enumerate(sh.offsets):
+            where[(int(sh.shape), np.asarray(offset, dtype=float).tobytes())] = start + j
+        start += len(sh.offsets)
+    out = np.zeros((len(rows), n_points, 3))
+    for e in range(force.shape[1]):
+        key = (int(model.contact_shape[e]), np.asarray(model.contact_offset[e], dtype=float).tobytes())
+        out[:, where[key]] += force[:, e]
+    return out
+
+
 def write_vtkhdf(
     result: Any,
     path: str | os.PathLike[str] | None = None,
@@ -226,6 +258,8 @@ def write_vtkhdf(
     velocity = np.where(held, v[:, safe, 0:3], 0.0)
     angular = np.where(held, v[:, safe, 3:6], 0.0)
 
+    contact_force = _contact_forces(result, rows_a, sc, nn + 2 * nj + 8 * nb, n_points)
+
     topo = _topology(sc, nn)
     cell_counts = [len(topo[name]) for name in ("Vertices", "Lines", "Polygons", "Strips")]
     n_cells = sum(cell_counts)
@@ -254,6 +288,8 @@ def write_vtkhdf(
         pd.create_dataset("angular_velocity", data=angular.reshape(-1, 3))
         pd.create_dataset("node", data=np.tile(owner, n_steps))
         pd.create_dataset("radius", data=np.tile(radius, n_steps))
+        if contact_force is not None:
+            pd.create_dataset("contact_force", data=contact_force.reshape(-1, 3))
         cd = g.create_group("CellData")
         cd.create_dataset("kind", data=np.tile(topo["kind"], n_steps))
         cd.create_dataset("item", data=np.tile(topo["item"], n_steps))
@@ -267,7 +303,8 @@ def write_vtkhdf(
         st.create_dataset("CellOffsets", data=k[:, None] * np.array(cell_counts, dtype=np.int64)[None, :])
         st.create_dataset("ConnectivityIdOffsets", data=k[:, None] * np.array(conn_counts, dtype=np.int64)[None, :])
         pdo = st.create_group("PointDataOffsets")
-        for name in ("displacement", "velocity", "angular_velocity", "node", "radius"):
+        point_arrays = ("displacement", "velocity", "angular_velocity", "node", "radius")
+        for name in (*point_arrays, "contact_force") if contact_force is not None else point_arrays:
             pdo.create_dataset(name, data=k * n_points)
         cdo = st.create_group("CellDataOffsets")
         for name in ("kind", "item"):

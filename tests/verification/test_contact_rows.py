@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import h5py
 import numpy as np
 import pytest
 from scipy.optimize import brentq
@@ -225,3 +226,54 @@ def test_a_run_with_contact_continued_by_restart_has_the_uninterrupted_runs_cont
             np.testing.assert_array_equal(getattr(got[which], name), getattr(want[which], name), err_msg=name)
     np.testing.assert_array_equal(got["contact_energy"], want["contact_energy"])
     assert want["pairs"].active[-1].any() or want["points"].active[-1].any()
+
+
+def test_paraview_export_carries_the_contact_forces_at_the_shapes_points(tmp_path: Path) -> None:
+    """The box sticking on the incline, into a result file and exported for ParaView: at its last
+    step the contact forces at the four bottom corners hold the box, −m g = (−g sin θ, 0, g cos θ)
+    (1e-9 N), the top corners and the other points carry none; read back with h5py and with
+    VTK's reader.  A model without contact exports no contact_force."""
+    from kynemapy.io.vtkhdf import write_vtkhdf
+    from kynemapy.model.geometry import scene
+
+    theta, mu, m, k = math.atan(0.3), 0.5, 1.0, 1e6
+    b = kp.ModelBuilder(gravity=(G * math.sin(theta), 0.0, -G * math.cos(theta)))
+    n = b.add_node(position=(0.0, 0.0, 0.05 - m * G * math.cos(theta) / (4 * k)))
+    b.add_mass(n, mass=m, inertia=(m * 0.05 / 12, m * 0.05 / 12, m * 0.08 / 12))
+    b.add_box(n, (0.1, 0.1, 0.05))
+    b.add_ground_plane(stiffness=k, damping=500.0, friction=mu, slip_velocity=1e-3)
+    path = tmp_path / "incline.h5"
+    kp.Simulation(b.build(), _params(1e-3)).run(n_steps=1000, output=path, every=500)
+    result = kp.io.read(path)
+    out = write_vtkhdf(result)
+    sc = scene(result.model)
+    first = result.model.n_nodes + 2 * len(sc.joints) + 8 * len(sc.boxes)
+    assert [sh.kind for sh in sc.shapes] == ["box"]
+    with h5py.File(out, "r") as f:
+        n_points = int(f["VTKHDF/NumberOfPoints"][0])
+        force = f["VTKHDF/PointData/contact_force"][...].reshape(3, n_points, 3)
+        points = f["VTKHDF/Points"][...].reshape(3, n_points, 3)
+        assert f["VTKHDF/Steps/PointDataOffsets/contact_force"].shape == (3,)
+    last = force[-1]
+    corners = slice(first, first + 8)
+    np.testing.assert_allclose(last[corners].sum(axis=0), [-G * math.sin(theta), 0.0, G * math.cos(theta)], atol=1e-9)
+    pressing = np.abs(last).sum(axis=1) > 0.0
+    assert pressing.sum() == 4 and pressing[corners].sum() == 4
+    assert np.all(points[-1, pressing, 2] < 0.0)  # the pressing points are the corners below the plane
+    vtk = pytest.importorskip("vtk")
+    from vtk.util.numpy_support import vtk_to_numpy
+
+    reader = vtk.vtkHDFReader()
+    reader.SetFileName(str(out))
+    reader.UpdateInformation()
+    times = reader.GetOutputInformation(0).Get(vtk.vtkStreamingDemandDrivenPipeline.TIME_STEPS())
+    reader.UpdateTimeStep(times[-1])
+    poly = reader.GetOutputDataObject(0)
+    np.testing.assert_array_equal(vtk_to_numpy(poly.GetPointData().GetArray("contact_force")), last)
+
+    plain = kp.ModelBuilder(gravity=(0.0, 0.0, -G))
+    plain.add_mass(plain.add_node(position=(0.0, 0.0, 1.0)), mass=1.0, inertia=(0.1,) * 3)
+    kp.Simulation(plain.build(), _params(1e-3)).run(n_steps=3, output=tmp_path / "plain.h5")
+    with h5py.File(write_vtkhdf(tmp_path / "plain.h5"), "r") as f:
+        assert "contact_force" not in f["VTKHDF/PointData"]
+        assert "contact_force" not in f["VTKHDF/Steps/PointDataOffsets"]
