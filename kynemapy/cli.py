@@ -257,6 +257,13 @@ def _info(args: argparse.Namespace) -> int:
         else:  # a model starting from rest at the origin of the potential: no scale to divide by
             drift = f"max change {change:.3g} J"
         print(f"energy            {energy[0]:.9g} J at start, {energy[-1]:.9g} J at end ({drift})")
+    n_points, n_pairs = int(getattr(m, "n_contacts", 0)), int(getattr(m, "n_pairs", 0))
+    if n_points or n_pairs:  # per row from q and v: kynemapy.run.contact_rows (the energy above leaves it out)
+        print(
+            f"contact           {_plural(n_points, 'point')} on ground planes, {_plural(n_pairs, 'body pair')}; "
+            "per row (kynemapy.run.contact_rows): gap [m], normal_force [N], friction_force (3) [N], "
+            "slip_speed [m/s], contact_energy [J] (not in the energy above)"
+        )
     print(f"restart data      {'yes' if r.restart is not None else 'no'}")
     return 0
 

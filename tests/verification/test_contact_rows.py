@@ -14,6 +14,7 @@ import pytest
 from scipy.optimize import brentq
 
 import kynemapy as kp
+from kynemapy.cli import main
 from kynemapy.run.contact_rows import contact_energy, contact_rows
 
 G = 9.81
@@ -164,14 +165,16 @@ def test_undamped_bouncing_ball_conserves_kinetic_gravity_and_contact_energy_to_
     assert errors[0] / errors[1] > 3.5 and errors[1] / errors[2] > 3.5
 
 
-def test_rows_read_from_a_result_file_give_the_same_contacts(tmp_path: Path) -> None:
+def test_rows_read_from_a_result_file_give_the_same_contacts(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     """A run into a result file, read back: its rows' contacts are those of the same rows rolled
-    out in memory (the file keeps q and v bit for bit)."""
+    out in memory (the file keeps q and v bit for bit); ``kynemapy info`` lists the contact."""
     model = sliding_ball_and_falling_ball()
     path = tmp_path / "contact.h5"
     to_file, in_memory = kp.Simulation(model, _params(5e-4)), kp.Simulation(model, _params(5e-4))
     to_file.run(n_steps=40, output=path, every=4)
     result = kp.io.read(path)
+    assert main(["info", str(path)]) == 0
+    assert "contact           2 points on ground planes, 1 body pair; per row" in capsys.readouterr().out
     rows = in_memory.rollout(40, every=4)
     from_file, from_memory = contact_rows(to_file, result), contact_rows(in_memory, rows)
     assert result.committed == 11
@@ -228,7 +231,9 @@ def test_a_run_with_contact_continued_by_restart_has_the_uninterrupted_runs_cont
     assert want["pairs"].active[-1].any() or want["points"].active[-1].any()
 
 
-def test_paraview_export_carries_the_contact_forces_at_the_shapes_points(tmp_path: Path) -> None:
+def test_paraview_export_carries_the_contact_forces_at_the_shapes_points(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
     """The box sticking on the incline, into a result file and exported for ParaView: at its last
     step the contact forces at the four bottom corners hold the box, −m g = (−g sin θ, 0, g cos θ)
     (1e-9 N), the top corners and the other points carry none; read back with h5py and with
@@ -274,6 +279,8 @@ def test_paraview_export_carries_the_contact_forces_at_the_shapes_points(tmp_pat
     plain = kp.ModelBuilder(gravity=(0.0, 0.0, -G))
     plain.add_mass(plain.add_node(position=(0.0, 0.0, 1.0)), mass=1.0, inertia=(0.1,) * 3)
     kp.Simulation(plain.build(), _params(1e-3)).run(n_steps=3, output=tmp_path / "plain.h5")
+    assert main(["info", str(tmp_path / "plain.h5")]) == 0
+    assert "contact" not in capsys.readouterr().out
     with h5py.File(write_vtkhdf(tmp_path / "plain.h5"), "r") as f:
         assert "contact_force" not in f["VTKHDF/PointData"]
         assert "contact_force" not in f["VTKHDF/Steps/PointDataOffsets"]
