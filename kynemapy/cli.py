@@ -489,7 +489,16 @@ def _export(args: argparse.Namespace) -> int:
         output = args.output or str(Path(args.result).with_suffix(f".mode{args.mode}.vtkhdf"))
         print(write_vtkhdf(_mode_view(args), output))
         return 0
-    print(write_vtkhdf(args.result, args.output, every=args.every))
+    from kynemapy.io import read
+
+    result = read(args.result)
+    contacts = None
+    if int(getattr(result.model, "n_contacts", 0)):  # the ground forces at the shapes' points
+        from kynemapy.run.contact_rows import contact_rows
+        from kynemapy.run.simulation import Simulation
+
+        contacts = contact_rows(Simulation(result.model, result.params), result)["points"]
+    print(write_vtkhdf(result, args.output, every=args.every, contacts=contacts))
     return 0
 
 

@@ -234,7 +234,8 @@ def test_a_run_with_contact_continued_by_restart_has_the_uninterrupted_runs_cont
 def test_paraview_export_carries_the_contact_forces_at_the_shapes_points(
     tmp_path: Path, capsys: pytest.CaptureFixture
 ) -> None:
-    """The box sticking on the incline, into a result file and exported for ParaView: at its last
+    """The box sticking on the incline, into a result file and exported for ParaView (``kynemapy
+    export``): at its last
     step the contact forces at the four bottom corners hold the box, −m g = (−g sin θ, 0, g cos θ)
     (1e-9 N), the top corners and the other points carry none; read back with h5py and with
     VTK's reader.  A model without contact exports no contact_force."""
@@ -250,7 +251,12 @@ def test_paraview_export_carries_the_contact_forces_at_the_shapes_points(
     path = tmp_path / "incline.h5"
     kp.Simulation(b.build(), _params(1e-3)).run(n_steps=1000, output=path, every=500)
     result = kp.io.read(path)
-    out = write_vtkhdf(result)
+    assert main(["export", str(path)]) == 0  # computes the contacts of a model with contact
+    out = path.with_suffix(".vtkhdf")
+    assert capsys.readouterr().out.strip() == str(out)
+    with pytest.raises(ValueError, match=r"contacts must hold the result's 3 rows of its 8 contact points"):
+        two_rows = contact_rows(kp.Simulation(result.model, result.params), {"q": result.q[:2], "v": result.v[:2]})
+        write_vtkhdf(result, tmp_path / "bad.vtkhdf", contacts=two_rows["points"])
     sc = scene(result.model)
     first = result.model.n_nodes + 2 * len(sc.joints) + 8 * len(sc.boxes)
     assert [sh.kind for sh in sc.shapes] == ["box"]
@@ -281,6 +287,7 @@ def test_paraview_export_carries_the_contact_forces_at_the_shapes_points(
     kp.Simulation(plain.build(), _params(1e-3)).run(n_steps=3, output=tmp_path / "plain.h5")
     assert main(["info", str(tmp_path / "plain.h5")]) == 0
     assert "contact" not in capsys.readouterr().out
-    with h5py.File(write_vtkhdf(tmp_path / "plain.h5"), "r") as f:
+    assert main(["export", str(tmp_path / "plain.h5")]) == 0
+    with h5py.File(tmp_path / "plain.vtkhdf", "r") as f:
         assert "contact_force" not in f["VTKHDF/PointData"]
         assert "contact_force" not in f["VTKHDF/Steps/PointDataOffsets"]
