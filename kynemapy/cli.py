@@ -257,6 +257,13 @@ def _info(args: argparse.Namespace) -> int:
         else:  # a model starting from rest at the origin of the potential: no scale to divide by
             drift = f"max change {change:.3g} J"
         print(f"energy            {energy[0]:.9g} J at start, {energy[-1]:.9g} J at end ({drift})")
+    n_points, n_pairs = int(getattr(m, "n_contacts", 0)), int(getattr(m, "n_pairs", 0))
+    if n_points or n_pairs:  # per row from q and v: kynemapy.run.contact_rows
+        print(
+            f"contact           {_plural(n_points, 'point')} on ground planes, {_plural(n_pairs, 'body pair')}; "
+            "per row (kynemapy.run.contact_rows): gap [m], normal_force [N], friction_force (3) [N], "
+            "slip_speed [m/s], contact_energy [J] (in the strain energy above)"
+        )
     print(f"restart data      {'yes' if r.restart is not None else 'no'}")
     return 0
 
@@ -482,7 +489,16 @@ def _export(args: argparse.Namespace) -> int:
         output = args.output or str(Path(args.result).with_suffix(f".mode{args.mode}.vtkhdf"))
         print(write_vtkhdf(_mode_view(args), output))
         return 0
-    print(write_vtkhdf(args.result, args.output, every=args.every))
+    from kynemapy.io import read
+
+    result = read(args.result)
+    contacts = None
+    if int(getattr(result.model, "n_contacts", 0)):  # the ground forces at the shapes' points
+        from kynemapy.run.contact_rows import contact_rows
+        from kynemapy.run.simulation import Simulation
+
+        contacts = contact_rows(Simulation(result.model, result.params), result)["points"]
+    print(write_vtkhdf(result, args.output, every=args.every, contacts=contacts))
     return 0
 
 

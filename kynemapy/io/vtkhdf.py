@@ -25,7 +25,12 @@ per capsule, six quadrilaterals per box shape and a quadrilateral per ground pla
 Point data: ``displacement`` (3) [m] (from the initial position: the node's, or the point's
 own), ``velocity`` (3) [m/s] and ``angular_velocity`` (3) [rad/s] (the node's; box corners,
 joint points and shape points carry their node's), ``node`` (int, −1 for a ground joint side
-or a plane's corner), ``radius`` [m] (a shape point's radius, 0 elsewhere).
+or a plane's corner), ``radius`` [m] (a shape point's radius, 0 elsewhere), and given the rows'
+contacts (``contacts``; ``kynemapy export`` gives them for a model with point–plane contact)
+``contact_force`` (3) [N]: at each collision shape's point, the force the ground planes apply
+there (normal plus friction, :func:`kynemapy.run.contact_rows.contact_rows` at the row's state;
+zero apart and elsewhere; ParaView's Glyph filter with it as orientation and scale draws the
+active contacts' arrows).  Body–body pairs are not drawn.
 Cell data: ``kind`` (0 node, 1 spring, 2 link between two constrained nodes, 3 joint arm,
 4 body face, 5 beam, 6 collision shape, 7 ground plane), ``item`` (node, spring, constraint,
 mass, beam, shape or plane index).
@@ -140,11 +145,43 @@ def _plane_squares(sc: Any, q: np.ndarray) -> np.ndarray:
     return sc.plane_squares(0.5 * (lo + hi), half).reshape(1, -1, 3)
 
 
+def _contact_forces(
+    result: Any, contacts: Any, rows: np.ndarray, sc: Any, first: int, n_points: int
+) -> np.ndarray | None:
+    """(n, n_points, 3) the ground planes' forces [N] at the collision shapes' points (which start
+    at point ``first``) in the result's rows ``rows``; None without ``contacts``."""
+    if contacts is None:
+        return None
+    model = result.model
+    k = int(getattr(model, "n_contacts", 0))
+    normal = np.asarray(contacts.normal_force, dtype=np.float64)
+    friction = np.asarray(contacts.friction_force, dtype=np.float64)
+    if normal.shape != (result.committed, k) or friction.shape != (result.committed, k, 3):
+        raise ValueError(
+            f"write_vtkhdf: contacts must hold the result's {result.committed} rows of its {k} contact points "
+            f"(normal_force ({result.committed}, {k}), friction_force ({result.committed}, {k}, 3)), "
+            f"got {normal.shape} and {friction.shape}"
+        )
+    force = normal[rows, :, None] * np.asarray(model.contact_plane)[None, :, :3] + friction[rows]
+    where: dict[tuple[int, bytes], int] = {}  # (shape, offset) -> point
+    start = first
+    for sh in sc.shapes:
+        for j, offset in enumerate(sh.offsets):
+            where[(int(sh.shape), np.asarray(offset, dtype=float).tobytes())] = start + j
+        start += len(sh.offsets)
+    out = np.zeros((len(rows), n_points, 3))
+    for e in range(k):
+        key = (int(model.contact_shape[e]), np.asarray(model.contact_offset[e], dtype=float).tobytes())
+        out[:, where[key]] += force[:, e]
+    return out
+
+
 def write_vtkhdf(
     result: Any,
     path: str | os.PathLike[str] | None = None,
     *,
     every: int = 1,
+    contacts: Any | None = None,
 ) -> Path:
     """Write a result as a transient VTKHDF PolyData file for ParaView (see the module docstring).
 
@@ -157,6 +194,11 @@ def write_vtkhdf(
         file is replaced.
     every : int
         Write every ``every``-th row (and always the last).
+    contacts : kynemapy.run.contact_rows.ContactRows or None, default None
+        The point–plane contacts of all the result's rows (``contact_rows(sim, result)["points"]``,
+        :func:`kynemapy.run.contact_rows.contact_rows`; ``kynemapy export`` passes them for a
+        model with contact): the file gets the point array ``contact_force`` (3) [N].  None: no
+        contact forces.
 
     Returns
     -------
@@ -226,6 +268,8 @@ def write_vtkhdf(
     velocity = np.where(held, v[:, safe, 0:3], 0.0)
     angular = np.where(held, v[:, safe, 3:6], 0.0)
 
+    contact_force = _contact_forces(result, contacts, rows_a, sc, nn + 2 * nj + 8 * nb, n_points)
+
     topo = _topology(sc, nn)
     cell_counts = [len(topo[name]) for name in ("Vertices", "Lines", "Polygons", "Strips")]
     n_cells = sum(cell_counts)
@@ -254,6 +298,8 @@ def write_vtkhdf(
         pd.create_dataset("angular_velocity", data=angular.reshape(-1, 3))
         pd.create_dataset("node", data=np.tile(owner, n_steps))
         pd.create_dataset("radius", data=np.tile(radius, n_steps))
+        if contact_force is not None:
+            pd.create_dataset("contact_force", data=contact_force.reshape(-1, 3))
         cd = g.create_group("CellData")
         cd.create_dataset("kind", data=np.tile(topo["kind"], n_steps))
         cd.create_dataset("item", data=np.tile(topo["item"], n_steps))
@@ -267,7 +313,8 @@ def write_vtkhdf(
         st.create_dataset("CellOffsets", data=k[:, None] * np.array(cell_counts, dtype=np.int64)[None, :])
         st.create_dataset("ConnectivityIdOffsets", data=k[:, None] * np.array(conn_counts, dtype=np.int64)[None, :])
         pdo = st.create_group("PointDataOffsets")
-        for name in ("displacement", "velocity", "angular_velocity", "node", "radius"):
+        point_arrays = ("displacement", "velocity", "angular_velocity", "node", "radius")
+        for name in (*point_arrays, "contact_force") if contact_force is not None else point_arrays:
             pdo.create_dataset(name, data=k * n_points)
         cdo = st.create_group("CellDataOffsets")
         for name in ("kind", "item"):
