@@ -169,9 +169,7 @@ def closest_points(q1, q2, x1, x2, offset, box):
     dist = math.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
     if inside:  # signed: d points out of the box, the normal n = d / dist into it
         dist = -dist
-    return (
-        s10, s11, s12, sa0, sa1, sa2, wa0, wa1, wa2, s20, s21, s22, free, is_box, n_dir, inside, d0, d1, d2, dist
-    )
+    return (s10, s11, s12, sa0, sa1, sa2, wa0, wa1, wa2, s20, s21, s22, free, is_box, n_dir, inside, d0, d1, d2, dist)
 
 
 @njit
