@@ -13,7 +13,8 @@ the closest point of the solid box (inside: the nearest face); capsule–box by 
 the box's signed distance along the axis (convex: golden-section search) and the two end
 spheres; box–box by the separating-axis test over the 15 axes, then, on a face axis, the
 incident face clipped against the reference face's sides (up to 8 points), on an edge axis
-the closest points of the two edges.  A shape against the ground half-space ``n · y <= d``:
+the closest points of the two edges; boxes apart (no overlap) whose closest features are not
+face to face: the one exact closest pair over corners against boxes and edges against edges.  A shape against the ground half-space ``n · y <= d``:
 the sphere's centre, the capsule's end spheres, the box's eight corners.
 """
 
@@ -281,6 +282,18 @@ def box_box(pa, qa, ha, pb, qb, hb, margin, out, poly, flip):
             bnx, bny, bnz = sg * lx, sg * ly, sg * lz
     if best > margin:
         return 0
+    if best > 0.0:
+        # separated: the SAT value is only a lower bound; the exact closest points over the
+        # feature pairs (vertex–box both ways, edge–edge)
+        ax, ay, az, bx, by, bz, dist = _box_box_distance(pa, qa, ea, ha, pb, qb, eb, hb)
+        if dist > margin:
+            return 0
+        if best_axis >= 6 or dist > best + 1e-9 * scale:
+            if out.shape[0] == 0:
+                return 0
+            nx, ny, nz, _ = _unit_or(bx - ax, by - ay, bz - az, bnx, bny, bnz)
+            _write(out, 0, ax, ay, az, bx, by, bz, nx, ny, nz, dist, flip)
+            return 1
     if best_axis >= 6:
         i, j = (best_axis - 6) // 3, (best_axis - 6) % 3
         # the edge of A along a_i furthest along n, the edge of B along b_j furthest along −n
@@ -375,6 +388,56 @@ def box_box(pa, qa, ha, pb, qb, hb, margin, out, poly, flip):
             _write(out, k, x, y, z, rx, ry, rz, -nrx, -nry, -nrz, gap, flip)
         k += 1
     return k
+
+
+@njit
+def _box_box_distance(pa, qa, ea, ha, pb, qb, eb, hb):
+    """The closest points of two disjoint boxes and their distance [m]: the minimum over each
+    box's corners against the other solid box and over every pair of edges."""
+    best = 1e300
+    rax, ray, raz, rbx, rby, rbz = 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+    for side in range(2):
+        p, e, h, q2, p2, h2 = (pa, ea, ha, qb, pb, hb) if side == 0 else (pb, eb, hb, qa, pa, ha)
+        for c in range(8):
+            s0 = h[0] if c & 4 else -h[0]
+            s1 = h[1] if c & 2 else -h[1]
+            s2 = h[2] if c & 1 else -h[2]
+            x = p[0] + s0 * e[0][0] + s1 * e[1][0] + s2 * e[2][0]
+            y = p[1] + s0 * e[0][1] + s1 * e[1][1] + s2 * e[2][1]
+            z = p[2] + s0 * e[0][2] + s1 * e[1][2] + s2 * e[2][2]
+            wx, wy, wz, _, _, _, sd = _box_closest(x, y, z, p2, q2, h2)
+            if sd < best:
+                best = sd
+                if side == 0:
+                    rax, ray, raz, rbx, rby, rbz = x, y, z, wx, wy, wz
+                else:
+                    rax, ray, raz, rbx, rby, rbz = wx, wy, wz, x, y, z
+    for i in range(3):
+        for c in range(4):
+            j1, j2 = (i + 1) % 3, (i + 2) % 3
+            t1 = ha[j1] if c & 1 else -ha[j1]
+            t2 = ha[j2] if c & 2 else -ha[j2]
+            sx = pa[0] + t1 * ea[j1][0] + t2 * ea[j2][0] - ha[i] * ea[i][0]
+            sy = pa[1] + t1 * ea[j1][1] + t2 * ea[j2][1] - ha[i] * ea[i][1]
+            sz = pa[2] + t1 * ea[j1][2] + t2 * ea[j2][2] - ha[i] * ea[i][2]
+            dx, dy, dz = 2.0 * ha[i] * ea[i][0], 2.0 * ha[i] * ea[i][1], 2.0 * ha[i] * ea[i][2]
+            for k in range(3):
+                for m in range(4):
+                    k1, k2 = (k + 1) % 3, (k + 2) % 3
+                    u1 = hb[k1] if m & 1 else -hb[k1]
+                    u2 = hb[k2] if m & 2 else -hb[k2]
+                    ox = pb[0] + u1 * eb[k1][0] + u2 * eb[k2][0] - hb[k] * eb[k][0]
+                    oy = pb[1] + u1 * eb[k1][1] + u2 * eb[k2][1] - hb[k] * eb[k][1]
+                    oz = pb[2] + u1 * eb[k1][2] + u2 * eb[k2][2] - hb[k] * eb[k][2]
+                    fx, fy, fz = 2.0 * hb[k] * eb[k][0], 2.0 * hb[k] * eb[k][1], 2.0 * hb[k] * eb[k][2]
+                    s, t = segment_closest(sx, sy, sz, dx, dy, dz, ox, oy, oz, fx, fy, fz)
+                    ax, ay, az = sx + s * dx, sy + s * dy, sz + s * dz
+                    bx, by, bz = ox + t * fx, oy + t * fy, oz + t * fz
+                    dd = math.sqrt((bx - ax) ** 2 + (by - ay) ** 2 + (bz - az) ** 2)
+                    if dd < best:
+                        best = dd
+                        rax, ray, raz, rbx, rby, rbz = ax, ay, az, bx, by, bz
+    return rax, ray, raz, rbx, rby, rbz, best
 
 
 @njit
