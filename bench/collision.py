@@ -48,33 +48,36 @@ def median_time(f, rounds: int) -> float:
     return float(np.median(times))
 
 
+def measure(n: int, rng: np.random.Generator, rounds: int) -> tuple:
+    """One row of the table: N, pairs and the four times [s]."""
+    kind, dims, pos, quat, node, group, mask = scene(n, rng)
+    lo, hi = np.zeros((n, 3)), np.zeros((n, 3))
+    aabbs(kind, dims, pos, quat, 0.01, lo, hi)
+    t_aabb = median_time(lambda: aabbs(kind, dims, pos, quat, 0.01, lo, hi), rounds)
+    t_sap = median_time(lambda: candidate_pairs(lo, hi, node, group, mask), rounds)
+    order = np.argsort(lo[:, 0]).astype(np.int64)
+    pos2 = pos + rng.normal(scale=0.005, size=pos.shape)
+    lo2, hi2 = np.zeros((n, 3)), np.zeros((n, 3))
+    aabbs(kind, dims, pos2, quat, 0.01, lo2, hi2)
+
+    def warm() -> None:
+        candidate_pairs(lo2, hi2, node, group, mask, order=order.copy())
+
+    t_warm = median_time(warm, rounds)
+    pairs = candidate_pairs(lo, hi, node, group, mask)
+    out = np.zeros((8 * len(pairs) + 8, 10))
+    owner = np.zeros(out.shape[0], dtype=np.int64)
+    poly = np.zeros((2, 16, 3))
+    t_narrow = median_time(lambda: narrow_pairs(kind, dims, pos, quat, pairs, 0.01, poly, out, owner), rounds)
+    return n, len(pairs), t_aabb, t_sap, t_warm, t_narrow
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
     rng = np.random.default_rng(1)
-    rows = []
-    for n in (100, 1000, 10000):
-        kind, dims, pos, quat, node, group, mask = scene(n, rng)
-        lo, hi = np.zeros((n, 3)), np.zeros((n, 3))
-        aabbs(kind, dims, pos, quat, 0.01, lo, hi)
-        t_aabb = median_time(lambda: aabbs(kind, dims, pos, quat, 0.01, lo, hi), args.rounds)
-        t_sap = median_time(lambda: candidate_pairs(lo, hi, node, group, mask), args.rounds)
-        order = np.argsort(lo[:, 0]).astype(np.int64)
-        pos2 = pos + rng.normal(scale=0.005, size=pos.shape)
-        lo2, hi2 = np.zeros((n, 3)), np.zeros((n, 3))
-        aabbs(kind, dims, pos2, quat, 0.01, lo2, hi2)
-
-        def warm() -> None:
-            candidate_pairs(lo2, hi2, node, group, mask, order=order.copy())
-
-        t_warm = median_time(warm, args.rounds)
-        pairs = candidate_pairs(lo, hi, node, group, mask)
-        out = np.zeros((8 * len(pairs) + 8, 10))
-        owner = np.zeros(out.shape[0], dtype=np.int64)
-        poly = np.zeros((2, 16, 3))
-        t_narrow = median_time(lambda: narrow_pairs(kind, dims, pos, quat, pairs, 0.01, poly, out, owner), args.rounds)
-        rows.append((n, len(pairs), t_aabb, t_sap, t_warm, t_narrow))
+    rows = [measure(n, rng, args.rounds) for n in (100, 1000, 10000)]
     print(f"{'N':>6} {'pairs':>6} {'aabb µs/body':>13} {'sap µs/body':>12} {'ratio':>6} {'warm µs/body':>13} "
           f"{'ratio':>6} {'narrow µs/body':>15}")  # fmt: skip
     base = rows[0]

@@ -163,7 +163,9 @@ def candidate_pairs(
         The pairs, lower shape id first, sorted.
     """
     s = lo.shape[0]
-    n_nodes = max(int(node.max()) + 1 if s else 1, int(np.max(joined)) + 1 if joined is not None and np.size(joined) else 1)
+    n_nodes = max(
+        int(node.max()) + 1 if s else 1, int(np.max(joined)) + 1 if joined is not None and np.size(joined) else 1
+    )
 
     def keys(p: np.ndarray | None, n: int) -> np.ndarray:
         p = np.asarray(p if p is not None else np.zeros((0, 2)), dtype=np.int64).reshape(-1, 2)

@@ -14,8 +14,9 @@ the box's signed distance along the axis (convex: golden-section search) and the
 spheres; box–box by the separating-axis test over the 15 axes, then, on a face axis, the
 incident face clipped against the reference face's sides (up to 8 points), on an edge axis
 the closest points of the two edges; boxes apart (no overlap) whose closest features are not
-face to face: the one exact closest pair over corners against boxes and edges against edges.  A shape against the ground half-space ``n · y <= d``:
-the sphere's centre, the capsule's end spheres, the box's eight corners.
+face to face: the one exact closest pair over corners against boxes and edges against edges.
+A shape against the ground half-space ``n · y <= d``: the sphere's centre, the capsule's end
+spheres, the box's eight corners.
 """
 
 from __future__ import annotations

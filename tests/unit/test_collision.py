@@ -169,7 +169,9 @@ def test_box_tilted_on_plane():
     out = np.zeros((8, 10))
     n = collide_plane(BOX, c, q, h, np.array([0, 0, 1.0]), 0.0, 0.0, out)
     r = rotm(q)
-    lows = sorted((c + r @ (s * h))[2] for s in np.array([[a, b, d] for a in (-1, 1) for b in (-1, 1) for d in (-1, 1)]))
+    lows = sorted(
+        (c + r @ (s * h))[2] for s in np.array([[a, b, d] for a in (-1, 1) for b in (-1, 1) for d in (-1, 1)])
+    )
     expected = [z for z in lows if z <= 0.0]
     assert n == len(expected) == 2
     np.testing.assert_allclose(sorted(out[:n, 9]), expected, atol=1e-15)
