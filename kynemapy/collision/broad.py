@@ -1,9 +1,10 @@
 """Broad phase: sweep and prune on the shapes' world AABBs.
 
 :func:`aabbs` writes each shape's world axis-aligned box grown by a margin; the boxes are sorted
-by their lower x (``numpy.argsort``, O(S log S), or :func:`insertion_sort` on the previous
-order, nearly linear while the scene moves little); :func:`sweep` walks the sorted list once,
-testing each box only against those whose x interval overlaps, and keeps the pairs the filter
+by their lower corner along the axis of largest spread (``numpy.argsort``, O(S log S), or
+:func:`insertion_sort` on the previous order, nearly linear while the scene moves little);
+:func:`sweep` walks the sorted list once, testing each box only against those whose interval
+on that axis overlaps, and keeps the pairs the filter
 accepts: two different nodes, ``group & mask`` both ways, not an excluded shape pair, not a
 joined node pair.
 """
@@ -79,7 +80,7 @@ def _member(sorted_keys, key):
 
 
 @njit
-def sweep(lo, hi, order, node, group, mask, excluded, joined, n_nodes, pairs):
+def sweep(lo, hi, order, axis_, node, group, mask, excluded, joined, n_nodes, pairs):
     """The candidate pairs of shapes whose AABBs overlap and that the filter accepts.
 
     Parameters
@@ -87,7 +88,9 @@ def sweep(lo, hi, order, node, group, mask, excluded, joined, n_nodes, pairs):
     lo, hi : (S, 3) ndarray of float
         AABB corners [m] (:func:`aabbs`).
     order : (S,) ndarray of int64
-        The shapes sorted by ``lo[:, 0]``.
+        The shapes sorted by ``lo[:, axis_]``.
+    axis_ : int
+        The sweep axis (0, 1 or 2).
     node, group, mask : (S,) ndarray of int64
         Each shape's node and filter bits.
     excluded : (E,) ndarray of int64
@@ -111,9 +114,11 @@ def sweep(lo, hi, order, node, group, mask, excluded, joined, n_nodes, pairs):
         a = order[i]
         for j in range(i + 1, n):
             b = order[j]
-            if lo[b, 0] > hi[a, 0]:
+            if lo[b, axis_] > hi[a, axis_]:
                 break
-            if lo[b, 1] > hi[a, 1] or lo[a, 1] > hi[b, 1] or lo[b, 2] > hi[a, 2] or lo[a, 2] > hi[b, 2]:
+            if lo[b, 0] > hi[a, 0] or lo[a, 0] > hi[b, 0] or lo[b, 1] > hi[a, 1] or lo[a, 1] > hi[b, 1]:
+                continue
+            if lo[b, 2] > hi[a, 2] or lo[a, 2] > hi[b, 2]:
                 continue
             na, nb = node[a], node[b]
             if na == nb or (group[a] & mask[b]) == 0 or (group[b] & mask[a]) == 0:
@@ -155,7 +160,7 @@ def candidate_pairs(
         Node pairs never in contact.
     order : (S,) ndarray of int64, optional
         The previous order: sorted again in place by insertion (nearly linear when little
-        moved); without it, ``numpy.argsort``.
+        moved and the sweep axis is the same); without it, ``numpy.argsort``.
 
     Returns
     -------
@@ -171,15 +176,17 @@ def candidate_pairs(
         p = np.asarray(p if p is not None else np.zeros((0, 2)), dtype=np.int64).reshape(-1, 2)
         return np.unique(np.minimum(p[:, 0], p[:, 1]) * n + np.maximum(p[:, 0], p[:, 1]))
 
+    # sweep along the axis of the largest spread of the boxes' lower corners
+    ax = int(np.argmax(lo.var(axis=0))) if s > 1 else 0
     if order is None:
-        order = np.argsort(lo[:, 0], kind="stable").astype(np.int64)
+        order = np.argsort(lo[:, ax], kind="stable").astype(np.int64)
     else:
-        insertion_sort(lo[:, 0].copy(), order)
+        insertion_sort(lo[:, ax].copy(), order)
     exc, jn = keys(excluded, s), keys(joined, n_nodes)
     pairs = np.zeros((max(4 * s, 16), 2), dtype=np.int64)
-    count = sweep(lo, hi, order, node, group, mask, exc, jn, n_nodes, pairs)
+    count = sweep(lo, hi, order, ax, node, group, mask, exc, jn, n_nodes, pairs)
     if count > pairs.shape[0]:
         pairs = np.zeros((count, 2), dtype=np.int64)
-        sweep(lo, hi, order, node, group, mask, exc, jn, n_nodes, pairs)
+        sweep(lo, hi, order, ax, node, group, mask, exc, jn, n_nodes, pairs)
     pairs = pairs[:count]
     return pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))]
