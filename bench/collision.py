@@ -22,7 +22,7 @@ import time
 
 import numpy as np
 
-from kynemapy.collision.broad import aabbs, candidate_pairs
+from kynemapy.collision.broad import aabbs, candidate_pairs, sweep_axis
 from kynemapy.collision.query import narrow_pairs
 
 
@@ -55,7 +55,7 @@ def measure(n: int, rng: np.random.Generator, rounds: int) -> tuple:
     aabbs(kind, dims, pos, quat, 0.01, lo, hi)
     t_aabb = median_time(lambda: aabbs(kind, dims, pos, quat, 0.01, lo, hi), rounds)
     t_sap = median_time(lambda: candidate_pairs(lo, hi, node, group, mask), rounds)
-    order = np.argsort(lo[:, 0]).astype(np.int64)
+    order = np.argsort(lo[:, sweep_axis(lo)]).astype(np.int64)
     pos2 = pos + rng.normal(scale=0.005, size=pos.shape)
     lo2, hi2 = np.zeros((n, 3)), np.zeros((n, 3))
     aabbs(kind, dims, pos2, quat, 0.01, lo2, hi2)

@@ -136,6 +136,11 @@ def sweep(lo, hi, order, axis_, node, group, mask, excluded, joined, n_nodes, pa
     return count
 
 
+def sweep_axis(lo: np.ndarray) -> int:
+    """The sweep axis: that of the largest variance of the AABBs' lower corners ``lo`` (S, 3) [m]."""
+    return int(np.argmax(lo.var(axis=0))) if lo.shape[0] > 1 else 0
+
+
 def candidate_pairs(
     lo: np.ndarray,
     hi: np.ndarray,
@@ -176,8 +181,7 @@ def candidate_pairs(
         p = np.asarray(p if p is not None else np.zeros((0, 2)), dtype=np.int64).reshape(-1, 2)
         return np.unique(np.minimum(p[:, 0], p[:, 1]) * n + np.maximum(p[:, 0], p[:, 1]))
 
-    # sweep along the axis of the largest spread of the boxes' lower corners
-    ax = int(np.argmax(lo.var(axis=0))) if s > 1 else 0
+    ax = sweep_axis(lo)
     if order is None:
         order = np.argsort(lo[:, ax], kind="stable").astype(np.int64)
     else:
