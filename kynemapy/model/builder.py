@@ -513,6 +513,27 @@ class ModelBuilder:
             ids.append(int(s))
         self._excluded.add((min(ids), max(ids)))
 
+    @property
+    def shapes(self) -> tuple[contact.Shape, ...]:
+        """The collision shapes added so far, in shape-id order (read-only records; their
+        ``points`` are offsets from the node at the reference configuration [m])."""
+        return tuple(self._shapes)
+
+    @property
+    def planes(self) -> tuple[contact.Plane, ...]:
+        """The ground planes added so far, in order."""
+        return tuple(self._planes)
+
+    @property
+    def excluded_contacts(self) -> tuple[tuple[int, int], ...]:
+        """The shape pairs :meth:`exclude_contact` keeps apart (lower id first), sorted."""
+        return tuple(sorted(self._excluded))
+
+    @property
+    def joined_nodes(self) -> tuple[tuple[int, int], ...]:
+        """The node pairs a constraint joins (lower id first), sorted: never in contact."""
+        return tuple(sorted({(min(c.base, c.target), max(c.base, c.target)) for c in self._constraints if c.base >= 0}))
+
     def _shape(self, kind: str, node: int, points: np.ndarray, radii: np.ndarray, group: int, mask: int) -> int:
         what = f"{kind} (shape {len(self._shapes)})"
         self._shapes.append(

@@ -107,6 +107,7 @@ def test_top_level_holds_only_the_public_entry_points() -> None:
     expected = [
         "analysis",
         "analytic",
+        "collision",
         "engine",
         "integrators",
         "io",
@@ -245,9 +246,10 @@ def test_no_import_cycle_even_through_imports_inside_functions() -> None:
     assert not cycles, cycles
 
 
-#: the data flow model → engine → run → io → (analysis) → post, as imports: each layer may import the layers
-#: before it, none after it (io is the file library the run writes through: it never imports run)
-LAYERS = ("model", "engine", "io", "run", "analysis", "post")
+#: the data flow model → (collision) → engine → run → io → (analysis) → post, as imports: each layer may
+#: import the layers before it, none after it (io is the file library the run writes through: it never
+#: imports run; collision is the geometry a contact solver calls, independent of the engine)
+LAYERS = ("model", "collision", "engine", "io", "run", "analysis", "post")
 
 #: known edges against the flow, left to the engine's owner: the beam set-up arithmetic (shape
 #: functions, quadrature, sectional tables) lives in engine.elements.beams; the model uses it
