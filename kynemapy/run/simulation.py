@@ -205,7 +205,8 @@ class Simulation:
         #: the hard hinge and slider limits (:mod:`kynemapy.run.joint_stops`), None without
         self._stops: JointStops | None = None
         stops = getattr(model, "joint_stops", None)
-        if stops is not None and len(stops):  # scipy's solvers are imported with the stops only
+        hard = getattr(model, "hard_contacts", None)
+        if (stops is not None and len(stops)) or (hard is not None and len(hard)):  # scipy: with them only
             from kynemapy.run.joint_stops import JointStops
 
             self._stops = JointStops(self)
@@ -316,9 +317,10 @@ class Simulation:
 
         def status_with_stops() -> int:
             v_start = state.v.copy()
+            q_start = state.q.copy()
             status = smooth_status()
             if status == CONVERGED:
-                stops.correct(v_start)
+                stops.correct(v_start, q_start)
             return status
 
         def run_with_stops(
@@ -336,10 +338,11 @@ class Simulation:
             done = recorded = 0
             while done < n:
                 v_start = state.v.copy()
+                q_start = state.q.copy()
                 status = smooth_run(p, ADVANCE, 1, 0, NO_ROWS, 0, iters1, out)[2]
                 if status != CONVERGED:
                     return done, recorded, status
-                stops.correct(v_start)
+                stops.correct(v_start, q_start)
                 n_iter = int(iters1[0])
                 if done < iterations.shape[0]:
                     iterations[done] = n_iter

@@ -1,0 +1,315 @@
+"""Hard (nonsmooth) contact against ground planes (docs/contact.md, "Hard contact"): the decoupled
+nonsmooth generalized-α step of the joint stops (Brüls, Acary & Cardona, CMAME 2014) on the points
+of spheres and box corners, Newton's restitution law and exact Coulomb friction.
+
+Every number is checked against a closed form: free fall, Newton's law with the velocity at the
+start of the impact step, a body at rest (impulse m g h per step), a box on an incline
+(sticking, or sliding at g (sin a − μ cos a)), a box or ball sliding on flat ground (μ g).
+
+Where the scheme's error comes from at an impact: the contact is found at the end of the step in
+which the ball passed the plane and Newton's law uses the normal velocity at the start of that
+step, v_n, which differs from the velocity at the true impact v* by at most g h; so the rebound
+apex ``e² v_n² / 2g`` is below ``e² h₀`` by at most ``2 g h / v*`` relative (first order).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import kynemapy as kp
+from kynemapy.model.errors import ModelError
+
+G = 9.81
+MASS, RADIUS = 2.0, 0.1  # kg, m
+BALL_INERTIA = 0.4 * MASS * RADIUS**2  # kg m², a solid ball
+BOX_MASS, HALF = 3.0, (0.2, 0.15, 0.1)  # kg, m
+
+
+def _params(h: float) -> kp.StepParameters:
+    return kp.StepParameters(h=h, rho_inf=0.9, atol=1e-12, rtol=1e-12)
+
+
+def ball(h: float, e: float, height: float, mu: float = 0.0, speed: float = 0.0) -> kp.Simulation:
+    """A solid ball (m = 2 kg, r = 0.1 m) whose lowest point is ``height`` above the hard plane z = 0,
+    moving at ``speed`` along x without spin."""
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, -G))
+    n = b.add_node(position=(0.0, 0.0, RADIUS + height), velocity=(speed, 0.0, 0.0, 0.0, 0.0, 0.0))
+    b.add_mass(n, mass=MASS, inertia=(BALL_INERTIA, BALL_INERTIA, BALL_INERTIA))
+    b.add_sphere(n, RADIUS)
+    b.add_ground_plane(law="hard", restitution=e, friction=mu)
+    return kp.Simulation(b.build(), _params(h))
+
+
+def ball_gap(sim: kp.Simulation, height: float) -> float:
+    """The ball's gap to z = 0 [m] from its node's displacement (written here: z − r)."""
+    return float(RADIUS + height + sim.state.q[0, 2] - RADIUS)
+
+
+def box_on_incline(angle: float, mu: float, h: float = 1e-3, speed: float = 0.0) -> tuple[kp.Simulation, np.ndarray]:
+    """A box (3 kg, half extents 0.2, 0.15, 0.1 m) resting face down on a hard plane through the origin
+    tilted by ``angle`` about y, moving at ``speed`` along its local x; returns the simulation and
+    the box's axes (columns: local x along the slope, y, the plane's normal)."""
+    c, s = math.cos(angle), math.sin(angle)
+    axes = np.array([[c, 0.0, -s], [0.0, 1.0, 0.0], [s, 0.0, c]])
+    normal = axes[:, 2]
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, -G))
+    centre = HALF[2] * normal
+    node = b.add_node(position=tuple(centre), velocity=(*(speed * axes[:, 0]), 0.0, 0.0, 0.0))
+    b.add_mass(node, mass=BOX_MASS, inertia=(0.05, 0.05, 0.05))
+    b.add_box(node, HALF, center=tuple(centre), axes=axes)
+    b.add_ground_plane(normal=tuple(normal), offset=0.0, law="hard", friction=mu)
+    return kp.Simulation(b.build(), _params(h)), axes
+
+
+# ----------------------------------------------------------------------- the model
+def test_a_hard_plane_adds_no_compiled_contact_point_and_lists_its_points() -> None:
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, -G))
+    n = b.add_node(position=(0.0, 0.0, 1.0))
+    b.add_mass(n, mass=1.0, inertia=(0.01, 0.01, 0.01))
+    b.add_box(n, (0.1, 0.2, 0.3))
+    b.add_sphere(n, 0.1)
+    b.add_ground_plane(normal=(0, 0, 2), offset=-0.5, law="hard", restitution=0.25, friction=0.4)
+    model = b.build()
+    assert model.n_contacts == 0
+    table = model.hard_contacts
+    assert table.shape == (9, 13)
+    np.testing.assert_array_equal(table[:, 0], 0.0)  # node
+    np.testing.assert_array_equal(table[:, 1], [0] * 8 + [1])  # shape
+    np.testing.assert_array_equal(table[:, 7:], [[0.0, 0.0, 1.0, -0.5, 0.25, 0.4]] * 9)
+    np.testing.assert_array_equal(table[:8, 6], 0.0)
+    assert table[8, 6] == 0.1
+    np.testing.assert_array_equal(np.sort(table[:8, 5]), [-0.3] * 4 + [0.3] * 4)  # the corners, from the node
+
+
+def test_the_compliant_law_is_unchanged_and_needs_its_stiffness() -> None:
+    b = kp.ModelBuilder()
+    n = b.add_node(position=(0.0, 0.0, 0.1))
+    b.add_mass(n, mass=1.0, inertia=(0.01, 0.01, 0.01))
+    b.add_sphere(n, 0.1)
+    b.add_ground_plane(stiffness=1e6, damping=10.0, friction=0.3)
+    model = b.build()
+    assert model.n_contacts == 1 and model.hard_contacts.shape == (0, 13)
+    np.testing.assert_array_equal(model.contact_param[0], [1e6, 1.0, 10.0, 0.0, 0.3, 1e-3])
+    with pytest.raises(ModelError, match=r"ground plane 1: stiffness is required with law='compliant'"):
+        b.add_ground_plane()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"law": "hard", "stiffness": 1e6}, r"ground plane 0: stiffness is a parameter of the compliant law"),
+        ({"law": "hard", "damping": 3.0}, r"ground plane 0: damping is a parameter of the compliant law"),
+        ({"law": "hard", "restitution": 1.5}, r"ground plane 0 restitution .* must be <= 1, got 1.5"),
+        ({"law": "hard", "restitution": -0.1}, r"ground plane 0 restitution .* must be >= 0, got -0.1"),
+        ({"law": "hard", "friction": -0.2}, r"ground plane 0 friction \(coefficient\) must be >= 0, got -0.2"),
+        ({"law": "hard", "restitution": float("nan")}, r"ground plane 0 restitution .* must be finite"),
+        ({"law": "soft", "stiffness": 1e6}, r"ground plane 0 law must be one of 'compliant', 'hard', got 'soft'"),
+        ({"stiffness": 1e6, "restitution": 0.5}, r"ground plane 0: restitution applies to law='hard' only"),
+    ],
+)
+def test_hard_plane_arguments_are_checked(kwargs: dict, message: str) -> None:
+    with pytest.raises(ModelError, match=message):
+        kp.ModelBuilder().add_ground_plane(**kwargs)
+
+
+def test_a_start_inside_a_hard_plane_is_refused() -> None:
+    with pytest.raises(ModelError, match=r"shape 0 \(node 0\) starts 0.01.* m inside hard ground plane 0"):
+        ball(1e-3, 0.0, -0.01)
+
+
+# ----------------------------------------------------------------------- impacts
+def test_a_ball_dropped_with_e_0_comes_to_rest_on_the_plane() -> None:
+    """Dropped from 0.5 m with e = 0: the impact is found in the step containing t* = √(2 h₀/g); from
+    then on the gap is 0 to 1e-12 m and the normal velocity 0 to 1e-12 m/s; at no step is the ball
+    below the plane by more than 1e-12 m."""
+    h, h0 = 1e-3, 0.5
+    sim = ball(h, 0.0, h0)
+    t_star = math.sqrt(2.0 * h0 / G)
+    gaps, rates = [], []
+    for _ in range(600):
+        assert sim.step().converged
+        gaps.append(ball_gap(sim, h0))
+        rates.append(float(sim.state.v[0, 2]))
+    gaps_a = np.array(gaps)
+    assert gaps_a.min() >= -1e-12
+    first = int(np.flatnonzero(gaps_a <= 1e-12)[0])  # row k: after step k + 1
+    assert first * h < t_star <= (first + 1) * h
+    assert np.all(np.abs(gaps_a[first:]) <= 1e-12)
+    assert np.all(np.abs(np.array(rates[first:])) <= 1e-12)
+    assert np.all(gaps_a[:first] > 0.0)
+
+
+@pytest.mark.parametrize("e", [1.0, 0.5])
+def test_the_rebound_apex_is_e_squared_h0(e: float) -> None:
+    """Dropped from h₀ = 0.5 m: after the impact the ball rises to ``e² v_n² / 2g`` (v_n = g t_n the
+    velocity at the start of the impact step, which Newton's law uses) to within the sampling of the
+    apex on the step grid (g h²/8); so to ``e² h₀`` within ``2 g h / v*`` relative (v* = √(2 g h₀)),
+    an error that falls with h: measured 1.72e-3 (h = 1 ms), 6.2e-4 (0.5 ms), 1.6e-4 (0.25 ms)
+    relative, for both e."""
+    h0 = 0.5
+    v_star = math.sqrt(2.0 * G * h0)
+    errors = []
+    for h in (1e-3, 5e-4, 2.5e-4):
+        sim = ball(h, e, h0)
+        gaps = []
+        for _ in range(round(0.32 / h) + round(2.0 * e * v_star / G / h)):
+            assert sim.step().converged
+            gaps.append(ball_gap(sim, h0))
+        gaps_a = np.array(gaps)
+        assert gaps_a.min() >= -1e-12
+        first = int(np.flatnonzero(gaps_a <= 1e-12)[0])  # the impact is in step first + 1
+        t_n = first * h
+        apex = float(gaps_a[first:].max())
+        scheme = e * e * (G * t_n) ** 2 / (2.0 * G)
+        assert scheme - G * h * h / 8.0 - 1e-12 <= apex <= scheme + 1e-12
+        error = apex / (e * e * h0) - 1.0
+        assert -2.0 * G * h / v_star - G * h * h / (8.0 * e * e * h0) <= error <= 1e-12
+        errors.append(abs(error))
+    assert errors[2] < errors[0] / 4.0  # falls at least as h
+
+
+def test_a_ball_at_rest_gets_m_g_h_per_step() -> None:
+    """A ball resting on the plane (e = 0.5: no impact at rest): per step the normal impulse is
+    m g h to 1e-9 relative, the gap stays 0 to 1e-12 m and the ball at rest (1e-12 m/s)."""
+    h = 1e-3
+    sim = ball(h, 0.5, 0.0)
+    contacts = sim.joint_stops.contacts
+    for _ in range(500):
+        assert sim.step().converged
+        assert abs(contacts.normal_impulse[0] / (MASS * G * h) - 1.0) <= 1e-9
+        assert contacts.active[0]
+        assert abs(ball_gap(sim, 0.0)) <= 1e-12
+        assert np.all(np.abs(sim.state.v[0]) <= 1e-12)
+
+
+def test_a_box_resting_on_its_four_corners_stays_at_rest() -> None:
+    """A box face down on flat ground (frictionless): over 1 s its displacement stays below 1e-12 m
+    and its rotation below 1e-12 rad, four corners are active, and their normal impulses add up to
+    m g h per step (to 1e-9 relative)."""
+    h = 1e-3
+    sim, _ = box_on_incline(0.0, 0.0, h)
+    contacts = sim.joint_stops.contacts
+    for _ in range(1000):
+        assert sim.step().converged
+        assert abs(contacts.normal_impulse.sum() / (BOX_MASS * G * h) - 1.0) <= 1e-9
+        assert np.count_nonzero(contacts.active) == 4
+    assert np.abs(sim.state.q[0, :3]).max() <= 1e-12
+    assert np.abs(sim.state.q[0, 4:7]).max() <= 0.5e-12
+
+
+def test_a_tilted_box_dropped_never_penetrates_and_never_gains_energy() -> None:
+    """A box released 5 cm above the plane, tilted by 0.3 rad about x and 0.2 rad about y, e = 0.5,
+    frictionless: over 1 s no corner is ever below the plane by more than 1e-12 m (the corners'
+    heights written here from the node's pose), and the energy (kinetic + gravity) never rises
+    above its start by more than 1e-9 J."""
+    h = 1e-3
+    ax, ay = 0.3, 0.2
+    rx = np.array([[1, 0, 0], [0, math.cos(ax), -math.sin(ax)], [0, math.sin(ax), math.cos(ax)]])
+    ry = np.array([[math.cos(ay), 0, math.sin(ay)], [0, 1, 0], [-math.sin(ay), 0, math.cos(ay)]])
+    axes = rx @ ry
+    signs = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)], dtype=float)
+    corners = (signs * HALF) @ axes.T
+    z0 = 0.05 - corners[:, 2].min()
+    inertia = 0.05
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, -G))
+    node = b.add_node(position=(0.0, 0.0, z0))
+    b.add_mass(node, mass=BOX_MASS, inertia=(inertia, inertia, inertia))
+    b.add_box(node, HALF, center=(0.0, 0.0, z0), axes=axes)
+    b.add_ground_plane(law="hard", restitution=0.5)
+    sim = kp.Simulation(b.build(), _params(h))
+    e0 = BOX_MASS * G * z0
+    lowest = []
+    for _ in range(1000):
+        assert sim.step().converged
+        q = sim.state.q[0]
+        w, x, y, z = q[3:7]
+        rot = np.array(
+            [
+                [w * w + x * x - y * y - z * z, 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                [2 * (x * y + w * z), w * w - x * x + y * y - z * z, 2 * (y * z - w * x)],
+                [2 * (x * z - w * y), 2 * (y * z + w * x), w * w - x * x - y * y + z * z],
+            ]
+        )
+        heights = z0 + q[2] + (corners @ rot.T)[:, 2]
+        lowest.append(heights.min())
+        v = sim.state.v[0]
+        energy = 0.5 * BOX_MASS * float(v[:3] @ v[:3]) + 0.5 * inertia * float(v[3:] @ v[3:])
+        energy += BOX_MASS * G * (z0 + q[2])
+        assert energy <= e0 + 1e-9
+    assert min(lowest) >= -1e-12
+    assert min(lowest) <= 1e-12  # it did land
+
+
+# ----------------------------------------------------------------------- friction
+def test_a_box_on_an_incline_sticks_when_tan_a_is_below_mu() -> None:
+    """tan a = 0.31 < μ = 0.5: over 1 s the box moves by less than 1e-9 m, and the impulses add up
+    to the weight's: Σ Λ_N = m g cos a h, |Σ Λ_T| = m g sin a h (1e-9 relative)."""
+    angle, mu, h = 0.3, 0.5, 1e-3
+    sim, _ = box_on_incline(angle, mu, h)
+    contacts = sim.joint_stops.contacts
+    for _ in range(1000):
+        assert sim.step().converged
+    assert np.abs(sim.state.q[0, :3]).max() < 1e-9
+    assert abs(contacts.normal_impulse.sum() / (BOX_MASS * G * math.cos(angle) * h) - 1.0) <= 1e-9
+    friction = contacts.friction_impulse.sum(axis=0)
+    assert abs(np.hypot(*friction) / (BOX_MASS * G * math.sin(angle) * h) - 1.0) <= 1e-9
+    assert np.all(np.hypot(*contacts.friction_impulse.T) <= mu * contacts.normal_impulse * (1 + 1e-12))
+
+
+def test_a_box_on_an_incline_slides_at_g_sin_minus_mu_cos() -> None:
+    """tan a = 0.68 > μ = 0.3: after 1 s the box's velocity down the slope is a t and its travel a t²/2
+    with a = g (sin a − μ cos a) = 3.1102 m/s² (1e-6 relative; measured 2e-14); it neither lifts
+    nor turns."""
+    angle, mu, h = 0.6, 0.3, 1e-3
+    sim, axes = box_on_incline(angle, mu, h)
+    n = 1000
+    for _ in range(n):
+        assert sim.step().converged
+    a = G * (math.sin(angle) - mu * math.cos(angle))
+    down = -axes[:, 0]
+    t = n * h
+    assert abs(float(sim.state.v[0, :3] @ down) / (a * t) - 1.0) <= 1e-6
+    assert abs(float(sim.state.q[0, :3] @ down) / (0.5 * a * t * t) - 1.0) <= 1e-6
+    assert abs(float(sim.state.q[0, :3] @ axes[:, 2])) <= 1e-12
+    assert np.abs(sim.state.q[0, 4:7]).max() <= 1e-12
+
+
+def test_a_box_sliding_on_flat_ground_decelerates_at_mu_g_and_stops() -> None:
+    """Thrown at 2 m/s with μ = 0.4: v = v₀ − μ g t (1e-6 relative at t = 0.4 s), travel v₀ t − μ g t²/2;
+    it stops within the step containing t = v₀/(μ g) = 0.5097 s, and stays (1e-12 m/s)."""
+    mu, v0, h = 0.4, 2.0, 1e-3
+    sim, _ = box_on_incline(0.0, mu, h, speed=v0)
+    for _ in range(400):
+        assert sim.step().converged
+    t = 0.4
+    assert abs(sim.state.v[0, 0] / (v0 - mu * G * t) - 1.0) <= 1e-6
+    assert abs(sim.state.q[0, 0] / (v0 * t - 0.5 * mu * G * t * t) - 1.0) <= 1e-6
+    stop = v0 / (mu * G)
+    speeds = []
+    for _ in range(400):
+        assert sim.step().converged
+        speeds.append(float(sim.state.v[0, 0]))
+    stopped = 400 + int(np.flatnonzero(np.abs(speeds) <= 1e-12)[0]) + 1  # steps done when it first rests
+    assert (stopped - 1) * h < stop <= stopped * h
+    assert np.all(np.abs(speeds[stopped - 400 :]) <= 1e-12)
+
+
+def test_a_ball_thrown_sliding_decelerates_at_mu_g_until_it_rolls() -> None:
+    """A ball thrown at 3 m/s without spin, μ = 0.2: it slides with v = v₀ − μ g t and spins up at
+    ω = 5 μ g t / (2 r) (1e-6 relative at t = 0.5 s) until t* = 2 v₀ / (7 μ g) = 0.437 s... (here before)."""
+    mu, v0, h = 0.2, 3.0, 1e-3
+    sim = ball(h, 0.0, 0.0, mu=mu, speed=v0)
+    t_star = 2.0 * v0 / (7.0 * mu * G)
+    n = int(0.8 * t_star / h)
+    for _ in range(n):
+        assert sim.step().converged
+    t = n * h
+    assert abs(sim.state.v[0, 0] / (v0 - mu * G * t) - 1.0) <= 1e-6
+    assert abs(sim.state.v[0, 4] / (2.5 * mu * G * t / RADIUS) - 1.0) <= 1e-6  # ω_y: rolling forward
+    for _ in range(int(0.4 * t_star / h)):
+        assert sim.step().converged
+    assert abs(sim.state.v[0, 0] / (5.0 / 7.0 * v0) - 1.0) <= 1e-6  # rolling: v = ω r = 5/7 v₀
+    assert abs(sim.state.v[0, 4] * RADIUS / sim.state.v[0, 0] - 1.0) <= 1e-9
