@@ -293,14 +293,15 @@ class HardContacts:
         n : int
             The number of DOFs.
         """
-        out = np.zeros((3 * which.size, n))
+        out = np.zeros((which.size, 3, n))
+        frames = np.concatenate([self.normal[which, None, :], self.tangent[which]], axis=1)  # (k, 3, 3)
+        turns = np.cross(arm[which, None, :], frames)  # (s × a) · ω = a · (ω × s)
         for j, i in enumerate(which):
-            frame = np.array([self.normal[i], self.tangent[i, 0], self.tangent[i, 1]])
             f = int(self.first[i])
-            out[3 * j : 3 * j + 3, f : f + 3] = frame
+            out[j, :, f : f + 3] = frames[j]
             if self.rotates[i]:
-                out[3 * j : 3 * j + 3, f + 3 : f + 6] = np.cross(arm[i], frame)  # (s × a) · ω = a · (ω × s)
-        return out
+                out[j, :, f + 3 : f + 6] = turns[j]
+        return out.reshape(3 * which.size, n)
 
     def check_start(self, q: np.ndarray) -> None:
         """Refuse a start with a point inside its hard plane by more than 1e-12 m (``ModelError``

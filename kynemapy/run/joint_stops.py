@@ -504,7 +504,7 @@ class JointStops:
         rhs = np.zeros((n + m, 1 + rows.shape[0]))
         rhs[n:, 0] = -phi
         rhs[:n, 1:] = rows.T
-        sol = scipy.linalg.lu_solve(scipy.linalg.lu_factor(kkt), rhs)[:n]
+        sol = np.linalg.solve(kkt, rhs)[:n]  # one LU for every column (numpy's: scipy's costs ms here)
         return sol[:, 0], sol[:, 1:]
 
 
