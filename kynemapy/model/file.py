@@ -908,7 +908,7 @@ _SHAPE_COMMON = ("kind", "node", "group", "mask")
 #: [[ground]] keys: the plane and its contact law (ModelBuilder.add_ground_plane)
 _GROUND_KEYS = (
     "normal", "offset", "stiffness", "damping", "friction", "exponent", "damping_model", "slip_velocity",
-    "group", "mask",
+    "group", "mask", "law", "restitution",
 )  # fmt: skip
 #: [body_contact] keys: the law of sphere pairs on two bodies (ModelBuilder.set_body_contact)
 _BODY_CONTACT_KEYS = ("stiffness", "damping", "friction", "exponent", "damping_model", "slip_velocity")
@@ -1261,17 +1261,34 @@ class _Reader:
         """A ground plane with its contact law (docs/contact.md)."""
         item = _Table(self, "ground", i, data, f"ground #{i + 1}")
         item.check_keys(_GROUND_KEYS)
-        item.require("stiffness")
-        law = {
-            "stiffness": item.number("stiffness", unit="N/m^exponent"),
-            "damping": item.number("damping", 0.0, "N s/m"),
-            "friction": item.number("friction", 0.0),
-            "exponent": item.number("exponent", 1.0),
-            "damping_model": item.string("damping_model", "linear"),
-            "slip_velocity": item.number("slip_velocity", 1e-3, "m/s"),
-            "group": item.integer("group", 1),
-            "mask": item.integer("mask", -1),
-        }
+        kind = item.string("law", "compliant")
+        if kind == "hard":  # the builder refuses the compliant law's keys, naming them
+            law = {
+                "law": "hard",
+                "restitution": item.number("restitution", 0.0),
+                "friction": item.number("friction", 0.0),
+                "group": item.integer("group", 1),
+                "mask": item.integer("mask", -1),
+            }
+            for key in ("stiffness", "damping", "exponent", "damping_model", "slip_velocity"):
+                if key in item.data:
+                    law[key] = item.data[key]
+        else:
+            if kind == "compliant":  # another law: the builder names the laws
+                item.require("stiffness")
+            law = {
+                "stiffness": item.number("stiffness", unit="N/m^exponent"),
+                "damping": item.number("damping", 0.0, "N s/m"),
+                "friction": item.number("friction", 0.0),
+                "exponent": item.number("exponent", 1.0),
+                "damping_model": item.string("damping_model", "linear"),
+                "slip_velocity": item.number("slip_velocity", 1e-3, "m/s"),
+                "group": item.integer("group", 1),
+                "mask": item.integer("mask", -1),
+                "law": kind,
+            }
+            if "restitution" in item.data:
+                law["restitution"] = item.number("restitution")
         item.build(
             builder.add_ground_plane, item.vector("normal", 3, default=[0.0, 0.0, 1.0]),
             item.number("offset", 0.0, "m"), **law,

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from kynemapy._jit import njit
+from kynemapy.math.rotations import rotation_matrices
 from kynemapy.model import Model
 from kynemapy.model.errors import ModelError
 
@@ -157,22 +158,6 @@ def tangents(normal: np.ndarray) -> np.ndarray:
     t1 = np.cross(e, normal)
     t1 /= np.linalg.norm(t1)
     return np.array([t1, np.cross(normal, t1)])
-
-
-def rotation_matrices(quats: np.ndarray) -> np.ndarray:
-    """Rotation matrices (k, 3, 3) of unit quaternions (k, 4) (w, x, y, z)."""
-    w, x, y, z = quats[:, 0], quats[:, 1], quats[:, 2], quats[:, 3]
-    out = np.empty((quats.shape[0], 3, 3))
-    out[:, 0, 0] = w * w + x * x - y * y - z * z
-    out[:, 0, 1] = 2.0 * (x * y - w * z)
-    out[:, 0, 2] = 2.0 * (x * z + w * y)
-    out[:, 1, 0] = 2.0 * (x * y + w * z)
-    out[:, 1, 1] = w * w - x * x + y * y - z * z
-    out[:, 1, 2] = 2.0 * (y * z - w * x)
-    out[:, 2, 0] = 2.0 * (x * z - w * y)
-    out[:, 2, 1] = 2.0 * (y * z + w * x)
-    out[:, 2, 2] = w * w - x * x - y * y + z * z
-    return out
 
 
 class HardContacts:

@@ -349,3 +349,89 @@ def test_hard_joint_limits_and_hard_contact_in_one_model() -> None:
     assert abs(out[0] - stop) <= 1e-12 and abs(out[1]) <= 1e-12
     a_max = mass * G * length / (mass * length**2 + ic)
     assert abs(impulses[-1] / (mass * G * length * math.cos(stop) * h) - 1.0) <= abs(math.tan(stop)) * h * h * a_max
+
+
+# ----------------------------------------------------------------------- queries, refusals, model file
+def test_contact_impulses_query() -> None:
+    """``contact_impulses()``: one row per point; a box resting with friction on a 0.3 rad incline has
+    4 active corners (the top ones inactive), Σ Λ_N = m g cos a h, Σ Λ_T = m g sin a h up the slope
+    (along the plane's tangents, returned with them), |Λ_T| <= μ Λ_N per point; empty without hard
+    planes."""
+    angle, mu, h = 0.3, 0.5, 1e-3
+    sim, axes = box_on_incline(angle, mu, h)
+    before = sim.contact_impulses()
+    assert before.normal_impulse.shape == (8,) and not np.any(before.active)
+    sim.advance(3)
+    c = sim.contact_impulses()
+    assert c.friction_impulse.shape == (8, 2) and c.tangents.shape == (8, 2, 3)
+    np.testing.assert_array_equal(c.node, 0)
+    np.testing.assert_array_equal(c.shape, 0)
+    np.testing.assert_array_equal(c.plane, 0)
+    assert np.count_nonzero(c.active) == 4
+    assert np.all(c.normal_impulse[~c.active] == 0.0)
+    assert abs(c.normal_impulse.sum() / (BOX_MASS * G * math.cos(angle) * h) - 1.0) <= 1e-9
+    world = np.einsum("ki,kij->j", c.friction_impulse, c.tangents)  # the friction impulses in world
+    up_slope = axes[:, 0]
+    np.testing.assert_allclose(world, BOX_MASS * G * math.sin(angle) * h * up_slope, rtol=0, atol=1e-12)
+    assert np.all(np.hypot(*c.friction_impulse.T) <= mu * c.normal_impulse * (1 + 1e-12))
+    for t in c.tangents:  # unit, orthogonal to each other and to the normal
+        np.testing.assert_allclose(t @ t.T, np.eye(2), atol=1e-15)
+        np.testing.assert_allclose(t @ axes[:, 2], 0.0, atol=1e-15)
+    sim.state.v[0, :3] = 5.0 * axes[:, 2]  # thrown off the plane: no point closes in the next step
+    sim.step()
+    assert not np.any(sim.contact_impulses().active)
+    b = kp.ModelBuilder()
+    n = b.add_node()
+    b.add_mass(n, mass=1.0, inertia=(1.0, 1.0, 1.0))
+    empty = kp.Simulation(b.build(), _params(1e-3)).contact_impulses()
+    assert empty.normal_impulse.shape == (0,) and empty.friction_impulse.shape == (0, 2)
+
+
+def test_step_control_and_batch_refuse_hard_contact() -> None:
+    sim = ball(1e-3, 0.5, 0.2)
+    with pytest.raises(ValueError, match=r"advance_to .* hard contact \(add_ground_plane\(law='hard'\)\) yet"):
+        sim.advance_to(0.1)
+    with pytest.raises(ValueError, match=r"run\(control=\.\.\.\) .* hard contact \(add_ground_plane\(law='hard'\)\)"):
+        sim.run(t_end=0.1, control=kp.StepControl())
+    with pytest.raises(ValueError, match=r"Batch: member 0's model has .* hard contact"):
+        kp.Batch([sim])
+
+
+HARD_TOML = """
+[[node]]
+name = "ball"
+position = [0.0, 0.0, 0.1]
+
+[[mass]]
+node = "ball"
+mass = 2.0
+inertia = [0.008, 0.008, 0.008]
+
+[[shape]]
+kind = "sphere"
+node = "ball"
+radius = 0.1
+
+[[ground]]
+law = "hard"
+restitution = 0.5
+friction = 0.3
+
+[step]
+h = 0.001
+"""
+
+
+def test_model_file_hard_ground() -> None:
+    """``[[ground]]`` with ``law = "hard"`` makes the builder's hard plane; its errors carry the file's line."""
+    from kynemapy.model.file import parse_model_file
+
+    model = parse_model_file(HARD_TOML).model
+    assert model.n_contacts == 0
+    np.testing.assert_array_equal(model.hard_contacts, [[0, 0, 0, 0, 0, 0, 0.1, 0, 0, 1, 0, 0.5, 0.3]])
+    with pytest.raises(ModelError, match=r"line 1[78].*stiffness is a parameter of the compliant law"):
+        parse_model_file(HARD_TOML.replace('law = "hard"', 'law = "hard"\nstiffness = 1e5'))
+    with pytest.raises(ModelError, match=r"restitution .* must be <= 1"):
+        parse_model_file(HARD_TOML.replace("restitution = 0.5", "restitution = 2.0"))
+    with pytest.raises(ModelError, match=r"stiffness"):
+        parse_model_file(HARD_TOML.replace('law = "hard"\n', ""))
