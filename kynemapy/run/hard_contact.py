@@ -16,8 +16,6 @@ joint limits.  This module holds the contact side:
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from kynemapy._jit import njit
@@ -299,16 +297,3 @@ class HardContacts:
                 f"shape {int(self.shape[i])} (node {int(self.node[i])}) starts {-float(gap[i]):.9g} m inside hard "
                 f"ground plane {int(self.plane[i])}: place it on or above the plane"
             )
-
-
-def impulses(contacts: Any) -> dict[str, np.ndarray]:
-    """The last step's impulses of :class:`HardContacts` as a dict of copies (see
-    :meth:`kynemapy.Simulation.contact_impulses`)."""
-    return {
-        "normal": contacts.normal_impulse.copy(),
-        "friction": contacts.friction_impulse.copy(),
-        "active": contacts.active.copy(),
-        "node": contacts.node.copy(),
-        "shape": contacts.shape.copy(),
-        "plane": contacts.plane.copy(),
-    }
