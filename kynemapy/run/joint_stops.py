@@ -364,7 +364,8 @@ class JointStops:
         multipliers ν (normal rows: ``g + G_N U >= 0 ⊥ ν_N >= 0``; tangential rows of a contact
         point: Coulomb's disk ``|ν_T| <= μ ν_N`` against the point's displacement along the plane
         over the whole step, so a sticking point ends the step where it began it).  Velocity:
-        ``M W = Bᵀ Λ_b + Gᵀ Λ``, ``B W = 0`` with Newton's law ``ġ_N⁺ + e ġ_N⁻ >= 0 ⊥ Λ_N >= 0``
+        ``M W = Bᵀ Λ_b + Gᵀ Λ``, ``B (ṽ + W) = 0`` at the corrected q (ṽ met it at q̃) with
+        Newton's law ``ġ_N⁺ + e ġ_N⁻ >= 0 ⊥ Λ_N >= 0``
         and Coulomb's cone on the closed points, by :func:`solve_cone` on the Delassus matrix.
         """
         sim, n = self.sim, self.n
@@ -459,11 +460,13 @@ class JointStops:
         if ks == 0 and closed.size == 0:
             return
         rows = self._rows(grads[closed_stops], con.rows(closed, arm, n))
-        _, response = self._responses(mass, bmat, np.zeros(bmat.shape[0]), rows)
-        delassus = rows @ response
         v = sim.state.v
-        v_tilde = v[self.dof_node, self.dof_component]
         v_n = v_start[self.dof_node, self.dof_component]
+        # ṽ satisfies B v = 0 at q̃; at the corrected q: W₀ with M W₀ = Bᵀμ, B (ṽ + W₀) = 0 first
+        v_tilde = v[self.dof_node, self.dof_component]
+        base, response = self._responses(mass, bmat, bmat @ v_tilde, rows)
+        v_tilde = v_tilde + base
+        delassus = rows @ response
         e = np.concatenate([self.restitution[stop_set[closed_stops]], con.restitution[closed]])
         approach = rows[0::3] @ v_n
         approach[ks:] = np.minimum(approach[ks:], 0.0)  # a point leaving the plane at the start has no impact

@@ -470,3 +470,30 @@ def test_every_stepping_path_gives_the_same_corrected_states(tmp_path) -> None:
     assert rows["q"][-1].tolist() == a.state.q.tolist()
     assert np.all(rows["q"][:, 0, 2] + height >= -1e-12)
     assert np.min(rows["q"][:, 0, 2] + height) <= 1e-12  # it did touch the plane (at 0.247 s)
+
+
+def test_a_pendulum_bob_comes_to_rest_on_a_hard_floor() -> None:
+    """A body on a hinge (m = 2 kg, centre 0.8 m from the axis, I_c = 0.05 kg m²) carrying a sphere
+    (r = 0.05 m) at its centre, released from the horizontal onto a hard floor 0.4 m below the axis
+    (e = 0): the contact and the hinge's bilateral rows in one problem.  It comes to rest at
+    θ_c = −asin((0.4 − r)/l) (1e-12 rad; the rate 1e-12 rad/s, the bob's gap never below −1e-12 m)
+    and the floor carries the weight, Λ_N = m g h per step (the contact point is under the centre
+    of mass), to within the weight's lever change over the smooth step's fall into the floor,
+    ``|tan θ_c| h² a_max`` relative (a_max = m g l / I: 5.7e-6; measured 2.6e-6)."""
+    h, mass, length, ic, r, drop = 1e-3, 2.0, 0.8, 0.05, 0.05, 0.4
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, -G))
+    arm = b.add_node(position=(0.0, length, 0.0))
+    b.add_mass(arm, mass=mass, inertia=(ic, ic, ic))
+    j = b.add_hinge_joint(kp.GROUND, arm, (0, 0, 0), (1, 0, 0))
+    b.add_sphere(arm, r)
+    b.add_ground_plane(offset=-drop, law="hard")
+    sim = kp.Simulation(b.build(), _params(h))
+    theta_c = -math.asin((drop - r) / length)
+    for _ in range(2000):
+        assert sim.step().converged
+        assert sim.state.q[0, 2] + drop - r >= -1e-12  # the bob's gap: its centre's z − r − (−drop)
+    theta, rate, _ = sim.joint_output(j)
+    assert abs(theta - theta_c) <= 1e-12 and abs(rate) <= 1e-12
+    a_max = mass * G * length / (mass * length**2 + ic)
+    lam = sim.contact_impulses().normal_impulse[0]
+    assert abs(lam / (mass * G * h) - 1.0) <= abs(math.tan(theta_c)) * h * h * a_max
