@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from kynemapy._jit import njit
-from kynemapy.math.rotations import rotation_matrices
+from kynemapy.math.rotations import quaternion_product, rotation_matrices
 from kynemapy.model import Model
 from kynemapy.model.errors import ModelError
 
@@ -251,15 +251,33 @@ class HardContacts:
         point = centre - self.radius[:, None] * self.normal
         return gap, point, point - x
 
-    def body_points(self, q: np.ndarray, point: np.ndarray, q_other: np.ndarray) -> np.ndarray:
-        """Where the material points of the bodies that are at ``point`` (K, 3) at ``q`` are at
-        ``q_other`` (N, 7) [m] (``x' + R' Rᵀ (p − x)``)."""
-        x = self.x0 + q[self.node, :3]
+    def slip(self, q: np.ndarray, q_start: np.ndarray) -> np.ndarray:
+        """How far each contact point slipped along its plane from ``q_start`` to ``q`` [m] (K, 2):
+        along t₁, t₂, ``Δc − r φ × n`` with Δc the displacement of the sphere's centre (of the
+        corner) as a point of the body and φ the body's rotation vector from ``q_start`` to ``q``
+        (``R R_startᵀ = exp(φ~)``).  Zero for a point that sticks, a corner that pivots about
+        itself, and a sphere rolling without slip about a fixed axis (exactly, not to O(φ³): a
+        rolling sphere's material point at the contact moves on a cycloid).
+
+        Parameters
+        ----------
+        q, q_start : (N, 7) ndarray of float
+            The node displacements [m] and rotation quaternions (w, x, y, z) at the end and the
+            start.
+        """
         rot = rotation_matrices(q[self.node, 3:7])
-        body = np.einsum("kji,kj->ki", rot, point - x)
-        x_other = self.x0 + q_other[self.node, :3]
-        rot_other = rotation_matrices(q_other[self.node, 3:7])
-        return x_other + np.einsum("kij,kj->ki", rot_other, body)
+        rot_start = rotation_matrices(q_start[self.node, 3:7])
+        moved = q[self.node, :3] - q_start[self.node, :3] + np.einsum("kij,kj->ki", rot - rot_start, self.offset)
+        # φ: the log map of r ⊗ r_start⁻¹ by atan2 (accurate at small angles), the shorter way round
+        turn = quaternion_product(q[self.node, 3:7], q_start[self.node, 3:7] * np.array([1.0, -1.0, -1.0, -1.0]))
+        turn *= np.where(turn[:, :1] < 0.0, -1.0, 1.0)
+        sin_half = np.linalg.norm(turn[:, 1:], axis=1)
+        scale = np.where(
+            sin_half > 0.0, 2.0 * np.arctan2(sin_half, turn[:, 0]) / np.where(sin_half > 0.0, sin_half, 1.0), 2.0
+        )
+        phi = scale[:, None] * turn[:, 1:]
+        moved -= self.radius[:, None] * np.cross(phi, self.normal)
+        return np.einsum("kij,kj->ki", self.tangent, moved)
 
     def rows(self, which: np.ndarray, arm: np.ndarray, n: int) -> np.ndarray:
         """The rows (3 k, n) of the points ``which`` (k,) over the n DOFs: for each point

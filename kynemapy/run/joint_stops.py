@@ -381,7 +381,7 @@ class JointStops:
         high = theta >= self.upper
         stop_set = np.flatnonzero(low | high)
         side = np.where(low[stop_set], 1.0, -1.0)
-        gap, point, arm = con.geometry(sim.state.q)
+        gap, _, arm = con.geometry(sim.state.q)
         in_set = gap <= 0.0
         if stop_set.size == 0 and not np.any(in_set):
             return
@@ -395,7 +395,7 @@ class JointStops:
         contact_nu = np.zeros((con.size, 3))
         for it in range(MAX_ITERATIONS + 1):
             stop_gaps = self._gaps(stop_set, side)
-            gap, point, arm = con.geometry(sim.state.q)
+            gap, _, arm = con.geometry(sim.state.q)
             in_set |= gap <= 0.0
             cset = np.flatnonzero(in_set)
             if it > 0:
@@ -423,8 +423,7 @@ class JointStops:
             free = np.zeros(rows.shape[0])
             free[0 : 3 * ns : 3] = stop_gaps
             free[3 * ns :: 3] = gap[cset]
-            moved = (point - con.body_points(sim.state.q, point, q_start))[cset]
-            tangential = np.einsum("kij,kj->ki", con.tangent[cset], moved)
+            tangential = con.slip(sim.state.q, q_start)[cset]
             free[3 * ns + 1 :: 3] = tangential[:, 0]
             free[3 * ns + 2 :: 3] = tangential[:, 1]
             mu = np.concatenate([np.zeros(ns), con.friction[cset]])
@@ -454,7 +453,7 @@ class JointStops:
         # velocity jump at the corrected q, on the closed stops and points
         stop_gaps = self._gaps(stop_set, side)
         closed_stops = np.abs(stop_gaps) <= stop_scale
-        gap, point, arm = con.geometry(sim.state.q)
+        gap, _, arm = con.geometry(sim.state.q)
         closed = np.flatnonzero(in_set & (gap <= GAP_TOLERANCE))
         ks = int(np.count_nonzero(closed_stops))
         if ks == 0 and closed.size == 0:
