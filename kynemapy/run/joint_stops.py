@@ -142,6 +142,10 @@ class JointStops:
         convention [N m s² or N s²].
     iterations : int
         The Newton iterations of the last position correction (0: no stop was active).
+    contacts : kynemapy.run.hard_contact.HardContacts or None
+        The points against hard ground planes, with their last step's impulses; None without.
+    sweeps : int
+        The projected Gauss–Seidel sweeps of the last velocity jump with contact points.
     """
 
     def __init__(self, sim: Any) -> None:
@@ -433,15 +437,17 @@ class JointStops:
             base, response = self._responses(mass, bmat, phi, rows)
             delassus = rows @ response
             lam = previous.copy()
-            solve_cone(
+            sweeps = solve_cone(
                 delassus,
                 free + rows @ base - delassus @ previous,
                 mu,
                 lam,
                 np.zeros(mu.size),
+                np.zeros(lam.size),
                 SWEEP_TOLERANCE,
                 MAX_SWEEPS,
             )
+            self._check_sweeps(int(sweeps), "position correction")
             stop_nu = lam[0 : 3 * ns : 3].copy()
             contact_nu[cset] = lam[3 * ns :].reshape(-1, 3)
             self._apply_position(base + response @ (lam - previous))
@@ -473,7 +479,10 @@ class JointStops:
         free[0::3] += e * approach
         mu = np.concatenate([np.zeros(ks), con.friction[closed]])
         lam = np.zeros(rows.shape[0])
-        self.sweeps = int(solve_cone(delassus, free, mu, lam, np.zeros(mu.size), SWEEP_TOLERANCE, MAX_SWEEPS))
+        self.sweeps = int(
+            solve_cone(delassus, free, mu, lam, np.zeros(mu.size), np.zeros(lam.size), SWEEP_TOLERANCE, MAX_SWEEPS)
+        )
+        self._check_sweeps(self.sweeps, "velocity jump")
         v[self.dof_node, self.dof_component] = v_tilde + response @ lam
         self.impulse[stop_set[closed_stops]] = side[closed_stops] * lam[0 : 3 * ks : 3]
         con.normal_impulse[closed] = lam[3 * ks :: 3]
@@ -481,6 +490,20 @@ class JointStops:
         con.friction_impulse[closed, 1] = lam[3 * ks + 2 :: 3]
         con.active[closed] = True
         self._refresh()
+
+    def _check_sweeps(self, sweeps: int, what: str) -> None:
+        """Raise a ConvergenceError when :func:`solve_cone` did not reach its tolerance."""
+        if sweeps > MAX_SWEEPS:
+            sim = self.sim
+            raise ConvergenceError(
+                f"step {int(sim.state.step[0])} (t = {float(sim.state.time[0]):.9g} s): the frictional contact "
+                f"problem of the hard contact points' {what} (projected Gauss–Seidel) did not reach "
+                f"{SWEEP_TOLERANCE:g} relative in {MAX_SWEEPS} sweeps",
+                float(sim.state.time[0]),
+                int(sim.state.step[0]),
+                (),
+                -1,
+            )
 
     @staticmethod
     def _rows(stop_grads: np.ndarray, contact_rows: np.ndarray) -> np.ndarray:
