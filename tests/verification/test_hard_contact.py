@@ -524,3 +524,41 @@ def test_a_ball_rolls_down_an_incline_at_five_sevenths_g_sin_a() -> None:
     assert abs(float(sim.state.q[0, :3] @ down) / (0.5 * a * t * t) - 1.0) <= 1e-9
     assert abs(-float(v[3:6] @ axes[:, 1]) * RADIUS / float(v[:3] @ down) - 1.0) <= 1e-9
     assert abs(float(sim.state.q[0, :3] @ normal)) <= 1e-12
+
+
+# ----------------------------------------------------------------------- the solver
+def _cone(d: np.ndarray, b: np.ndarray, mu: np.ndarray) -> tuple[np.ndarray, int]:
+    from kynemapy.run.hard_contact import solve_cone
+
+    lam = np.zeros(b.size)
+    sweeps = solve_cone(d, b, mu, lam, np.zeros(mu.size), np.zeros(b.size), 1e-14, 20_000)
+    return lam, int(sweeps)
+
+
+def test_solve_cone_on_one_point_against_closed_forms() -> None:
+    """One point, D = diag(2, 1, 1), b = (−1, 0.3, −0.4): Λ_N = 1/2; with μ = 2 it sticks,
+    Λ_T = −b_T; with μ = 0.5 it slides, Λ_T = −μ Λ_N b_T/|b_T| = (−0.15, 0.2); with b_N = +1 it
+    separates, Λ = 0."""
+    d = np.diag([2.0, 1.0, 1.0])
+    lam, sweeps = _cone(d, np.array([-1.0, 0.3, -0.4]), np.array([2.0]))
+    assert sweeps <= 20_000
+    np.testing.assert_allclose(lam, [0.5, -0.3, 0.4], rtol=0, atol=1e-15)
+    lam, _ = _cone(d, np.array([-1.0, 0.3, -0.4]), np.array([0.5]))
+    np.testing.assert_allclose(lam, [0.5, -0.15, 0.2], rtol=0, atol=1e-15)
+    lam, _ = _cone(d, np.array([1.0, 0.3, -0.4]), np.array([0.5]))
+    np.testing.assert_array_equal(lam, 0.0)
+
+
+def test_solve_cone_slides_by_coulombs_law_with_an_anisotropic_tangential_block() -> None:
+    """One point sliding with a coupled, anisotropic tangential block D_TT = [[1, 0.5], [0.5, 4]]:
+    the solution obeys Coulomb's law itself, ``|Λ_T| = μ Λ_N`` and ``Λ_T = −μ Λ_N u_T/|u_T|`` with
+    ``u = D Λ + b`` (to 1e-12), and Signorini ``u_N = 0`` (not the D_TT-weighted projection)."""
+    d = np.array([[2.0, 0.1, -0.2], [0.1, 1.0, 0.5], [-0.2, 0.5, 4.0]])
+    b = np.array([-1.0, 0.8, -0.6])
+    mu = np.array([0.3])
+    lam, sweeps = _cone(d, b, mu)
+    assert sweeps <= 20_000
+    u = d @ lam + b
+    assert lam[0] > 0.0 and abs(u[0]) <= 1e-12
+    assert abs(np.hypot(lam[1], lam[2]) - mu[0] * lam[0]) <= 1e-12
+    np.testing.assert_allclose(lam[1:], -mu[0] * lam[0] * u[1:] / np.hypot(u[1], u[2]), rtol=0, atol=1e-12)
