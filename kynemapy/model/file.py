@@ -140,11 +140,13 @@ nodes follow the ``[[node]]`` nodes, named ``"<name>.0"`` (root) ... in span ord
     columns the box's axes, row by row).  Points are world coordinates at the reference
     configuration.  ``group``, ``mask`` (opt., integer bit masks: the pair filter).
 
-``[[ground]]`` (ground half-space with its compliant contact law, docs/contact.md)
+``[[ground]]`` (ground half-space with its contact law, docs/contact.md)
     ``normal`` (opt., default [0, 0, 1]), ``offset`` [m] (opt., 0): the plane ``n · y = offset``;
+    ``law`` (opt., ``"compliant"`` or ``"hard"``, default ``"compliant"``); the compliant law:
     ``stiffness`` [N/m^exponent] (required), ``damping`` [N s/m, or N s/m^(1+e) with
     ``damping_model = "hunt_crossley"``], ``friction`` (μ), ``exponent`` (e >= 1),
-    ``slip_velocity`` [m/s] (the friction's regularization, default 1e-3), ``group``, ``mask``.
+    ``slip_velocity`` [m/s] (the friction's regularization, default 1e-3); the hard law:
+    ``restitution`` (Newton's e in [0, 1], default 0) and ``friction`` (μ) only; ``group``, ``mask``.
 
 ``[body_contact]`` (optional: spheres on different bodies touch, docs/contact.md)
     the contact law of :meth:`~kynemapy.ModelBuilder.set_body_contact`: ``stiffness`` (required),
