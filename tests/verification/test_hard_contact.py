@@ -562,3 +562,22 @@ def test_solve_cone_slides_by_coulombs_law_with_an_anisotropic_tangential_block(
     assert lam[0] > 0.0 and abs(u[0]) <= 1e-12
     assert abs(np.hypot(lam[1], lam[2]) - mu[0] * lam[0]) <= 1e-12
     np.testing.assert_allclose(lam[1:], -mu[0] * lam[0] * u[1:] / np.hypot(u[1], u[2]), rtol=0, atol=1e-12)
+
+
+def test_a_capsule_lying_on_the_plane_rests_on_its_two_end_spheres() -> None:
+    """A capsule (2 kg, r = 0.05 m, axis 0.4 m long, its centre of mass off the middle of the axis by
+    0.1 m) lying on the plane: both end spheres are active, at rest (1e-12 m, 1e-12 m/s), and their
+    normal impulses are the lever rule's ``m g h (½ ∓ 0.1/0.4)`` (1e-9 relative)."""
+    h, m, r = 1e-3, 2.0, 0.05
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, -G))
+    node = b.add_node(position=(0.1, 0.0, r))
+    b.add_mass(node, mass=m, inertia=(0.01, 0.01, 0.01))
+    b.add_capsule(node, r, (-0.2, 0.0, r), (0.2, 0.0, r))
+    b.add_ground_plane(law="hard", friction=0.5)
+    sim = kp.Simulation(b.build(), _params(h))
+    for _ in range(500):
+        assert sim.step().converged
+    c = sim.contact_impulses()
+    assert np.all(c.active)
+    np.testing.assert_allclose(c.normal_impulse / (m * G * h), [0.25, 0.75], rtol=1e-9, atol=0)
+    assert np.abs(sim.state.q[0, :3]).max() <= 1e-12 and np.abs(sim.state.v[0]).max() <= 1e-12
