@@ -20,6 +20,14 @@ joint torque (force), read from the engine's own joint-load kernel as the change
 residual when the joint's torque (force) input grows by 1 (the residual holds minus the applied
 loads; exact: the load is linear in its input).  Nothing of this enters the compiled engine: a
 model without hard limits steps exactly as before.
+
+A model with points against hard ground planes (:mod:`kynemapy.run.hard_contact`) takes another
+path, :meth:`JointStops._correct_with_contacts`: the stops and the contact points in one set of
+unilateral rows (three per point: normal and two tangential; a stop's row with two zero ones),
+the position correction and the velocity jump each a frictional contact problem on the Delassus
+matrix solved by projected Gauss–Seidel (:func:`kynemapy.run.hard_contact.solve_cone`), and the
+velocity jump meeting ``B v = 0`` at the corrected q.  A model with stops alone keeps the path
+above, its numbers unchanged.
 """
 
 from __future__ import annotations
