@@ -264,6 +264,13 @@ def _info(args: argparse.Namespace) -> int:
             "per row (kynemapy.run.contact_rows): gap [m], normal_force [N], friction_force (3) [N], "
             "slip_speed [m/s], contact_energy [J] (in the strain energy above)"
         )
+    hard = getattr(m, "hard_contacts", None)
+    n_hard = 0 if hard is None else int(np.asarray(hard).shape[0])
+    if n_hard:  # enforced between the steps: the rows hold the corrected states, not the impulses
+        print(
+            f"hard contact      {_plural(n_hard, 'point')} on hard ground planes (law='hard'); impulses of the "
+            "last step only (Simulation.contact_impulses())"
+        )
     print(f"restart data      {'yes' if r.restart is not None else 'no'}")
     return 0
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from kynemapy.engine.data import Inputs, State
 from kynemapy.engine.rows import DERIVED, ROW_FIELDS, ROW_NAMES, row_layout
-from kynemapy.model import Model, no_beams, no_contacts, no_joint_stops
+from kynemapy.model import Model, no_beams, no_contacts, no_hard_contacts, no_joint_stops
 
 #: Per-row fields the caller must pass to :meth:`ResultWriter.append` (the others, ``DERIVED``,
 #: are computed from ``q`` and ``v`` when left out).
@@ -67,6 +67,9 @@ def model_difference(theirs: Model, mine: Model) -> str | None:
         if name == "joint_stops":  # None (a Model made by hand) is no stops
             a = no_joint_stops() if a is None else a
             b = no_joint_stops() if b is None else b
+        if name == "hard_contacts":  # None (a Model made by hand) is no hard contact points
+            a = no_hard_contacts() if a is None else a
+            b = no_hard_contacts() if b is None else b
         if not isinstance(a, np.ndarray):
             if int(a) != int(b):
                 return f"{name} is {b} in the new model, {a} in the file's"
@@ -159,6 +162,7 @@ NO_BEAMS: dict[str, Any] = {
     "n_pairs": 0,
     **no_contacts(),
     "joint_stops": no_joint_stops(),
+    "hard_contacts": no_hard_contacts(),
 }
 
 

@@ -188,6 +188,12 @@ class Model(NamedTuple):
         (docs/joints.md, "Hard joint limits").  Not part of the compiled engine's data: the
         limits are enforced between the engine's steps (:mod:`kynemapy.run.joint_stops`).
         None or K = 0: none.
+    hard_contacts : (K, 13) ndarray of float or None
+        Points against hard (nonsmooth) ground planes (``add_ground_plane(law="hard")``), one row
+        per point: node, shape, plane, offset from the node at the reference configuration (3)
+        [m], radius [m], the plane's unit normal n (3) and offset d [m], Newton's restitution e
+        [-], Coulomb's μ [-] (docs/contact.md).  Not part of the compiled engine's data: enforced
+        between the engine's steps (:mod:`kynemapy.run.hard_contact`).  None or K = 0: none.
     """
 
     n_nodes: int
@@ -248,6 +254,7 @@ class Model(NamedTuple):
     pair_param: np.ndarray = _EMPTY_CONTACTS["pair_param"]
     pair_box: np.ndarray = _EMPTY_CONTACTS["pair_box"]
     joint_stops: np.ndarray | None = None
+    hard_contacts: np.ndarray | None = None
 
 
 #: the beam fields of :class:`Model` and their shapes with P (nodes per element) and Q (points)
@@ -281,6 +288,11 @@ def no_beams() -> dict[str, np.ndarray]:
 def no_joint_stops() -> np.ndarray:
     """The ``joint_stops`` field of a model without hard joint limits: a read-only (0, 5) array."""
     return freeze(np.zeros((0, 5)), np.float64)
+
+
+def no_hard_contacts() -> np.ndarray:
+    """The ``hard_contacts`` field of a model without hard ground planes: a read-only (0, 13) array."""
+    return freeze(np.zeros((0, 13)), np.float64)
 
 
 def freeze(a: np.ndarray, dtype: type) -> np.ndarray:

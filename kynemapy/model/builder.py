@@ -398,7 +398,7 @@ class ModelBuilder:
         normal: ArrayLike = (0.0, 0.0, 1.0),
         offset: float = 0.0,
         *,
-        stiffness: float,
+        stiffness: float | None = None,
         damping: float = 0.0,
         friction: float = 0.0,
         exponent: float = 1.0,
@@ -406,14 +406,21 @@ class ModelBuilder:
         slip_velocity: float = 1e-3,
         group: int = 1,
         mask: int = contact.ALL_GROUPS,
+        law: str = "compliant",
+        restitution: float | None = None,
     ) -> int:
-        """Add a ground half-space ``n · y <= d`` with its compliant contact law; returns its id.
+        """Add a ground half-space ``n · y <= d`` with its contact law; returns its id.
 
         Every shape whose filter accepts the plane (``shape.group & mask`` and ``group &
         shape.mask`` non-zero) gets its contact points against it (docs/contact.md).  A point
-        of radius r at ``y`` penetrates by ``δ = d + r − n · y`` and gets the normal force
+        of radius r at ``y`` penetrates by ``δ = d + r − n · y``.  With the default
+        ``law="compliant"`` it gets the normal force
         ``max(0, k δ^e + c w δ̇)`` [N] (``w = 1`` linear, ``w = δ^e`` Hunt–Crossley) and the
-        regularized Coulomb friction ``−μ f_n v_t / √(|v_t|² + v_s²)`` [N].
+        regularized Coulomb friction ``−μ f_n v_t / √(|v_t|² + v_s²)`` [N].  With
+        ``law="hard"`` the plane is a nonsmooth unilateral constraint enforced after each step
+        (:mod:`kynemapy.run.hard_contact`): no penetration (``δ <= 1e-12`` m), impacts by Newton's
+        restitution law with coefficient e, exact Coulomb friction (stick and slip); it adds no
+        point to the compiled contact element table (``Model.hard_contacts`` lists its points).
 
         Parameters
         ----------
@@ -422,11 +429,11 @@ class ModelBuilder:
         offset : float [m]
             d: the plane is ``n · y = d``.
         stiffness : float [N/m^e]
-            k > 0.
+            k > 0; required with ``law="compliant"``, refused with ``law="hard"``.
         damping : float [N s/m], default 0
             c >= 0 [N s/m] (linear law) or [N s/m^(1+e)] (Hunt–Crossley).
         friction : float, default 0
-            Coulomb coefficient μ >= 0.
+            Coulomb coefficient μ >= 0 (both laws).
         exponent : float, default 1
             e >= 1 (1.5: Hertz for a sphere).
         damping_model : {"linear", "hunt_crossley"}, default "linear"
@@ -437,14 +444,56 @@ class ModelBuilder:
             creeps at ``v_s t/√(μ² − t²)`` with t the ratio of tangential to normal load.
         group, mask : int
             Collision filter bit masks (default group 1, mask every bit).
+        law : {"compliant", "hard"}, default "compliant"
+            The contact law: the compliant spring-damper above, or hard (nonsmooth) contact.
+        restitution : float [-], default 0 with ``law="hard"``
+            Newton's coefficient of restitution ``0 <= e <= 1`` of a hard plane (the normal
+            velocity after an impact is ``−e`` times the one before); refused with
+            ``law="compliant"`` (whose damping sets its restitution).
 
         Raises
         ------
         ModelError
             A zero or non-finite normal, k <= 0, c < 0, μ < 0, e < 1, v_s <= 0, an unknown
-            damping model or a non-integer group or mask.
+            damping model or a non-integer group or mask; an unknown ``law``; no ``stiffness``
+            with ``law="compliant"``; with ``law="hard"``: a ``stiffness`` or another parameter
+            of the compliant law (damping, exponent, damping_model, slip_velocity) given, or a
+            restitution outside [0, 1].
         """
         what = f"ground plane {len(self._planes)}"
+        if law not in contact.PLANE_LAWS:
+            raise ModelError(f"{what} law must be one of {', '.join(map(repr, contact.PLANE_LAWS))}, got {law!r}")
+        if law == "hard":
+            if stiffness is not None:
+                raise ModelError(
+                    f"{what}: stiffness is a parameter of the compliant law and is refused with law='hard' "
+                    "(a hard plane is rigid: give restitution and friction only)"
+                )
+            given = [
+                name
+                for name, value, default in (
+                    ("damping", damping, 0.0),
+                    ("exponent", exponent, 1.0),
+                    ("damping_model", damping_model, "linear"),
+                    ("slip_velocity", slip_velocity, 1e-3),
+                )
+                if value != default
+            ]
+            if given:
+                raise ModelError(
+                    f"{what}: {', '.join(given)} {'is a parameter' if len(given) == 1 else 'are parameters'} of the "
+                    "compliant law and refused with law='hard' (give restitution and friction only)"
+                )
+            e = 0.0 if restitution is None else restitution
+            self._planes.append(contact.hard_plane(normal, offset, e, friction, group, mask, what))
+            return len(self._planes) - 1
+        if restitution is not None:
+            raise ModelError(
+                f"{what}: restitution applies to law='hard' only (the compliant law's restitution follows from "
+                "its damping)"
+            )
+        if stiffness is None:
+            raise ModelError(f"{what}: stiffness is required with law='compliant' (or give law='hard')")
         self._planes.append(
             contact.plane(
                 normal, offset, stiffness, damping, friction, exponent, damping_model, slip_velocity, group, mask, what
@@ -2143,6 +2192,7 @@ class ModelBuilder:
                 self._body_law,
             ),
             joint_stops=self._joint_stops(),
+            hard_contacts=contact.hard_contact_fields(self._shapes, self._planes),
         )
 
     def _joint_stops(self) -> np.ndarray:

@@ -27,6 +27,11 @@ ALL_GROUPS = -1
 DAMPING_MODELS = ("linear", "hunt_crossley")
 #: the shape kinds
 SHAPE_KINDS = ("sphere", "capsule", "box")
+#: the contact laws of a ground plane: the compliant spring-damper, or hard (nonsmooth) contact
+PLANE_LAWS = ("compliant", "hard")
+#: the columns of ``Model.hard_contacts``: node, shape, plane, offset (3) [m], radius [m], unit
+#: normal (3), plane offset d [m], Newton's restitution coefficient e [-], Coulomb's μ [-]
+HARD_COLUMNS = 13
 
 
 @dataclass(frozen=True)
@@ -45,13 +50,18 @@ class Shape:
 @dataclass(frozen=True)
 class Plane:
     """A ground half-space ``n · y <= d`` (``normal`` unit (3,), ``offset`` d [m]) with its
-    contact law ``param`` (6,) (see :mod:`kynemapy.engine.elements.contacts`)."""
+    contact law: ``law`` "compliant" with ``param`` (6,) (see
+    :mod:`kynemapy.engine.elements.contacts`), or "hard" (nonsmooth contact,
+    :mod:`kynemapy.run.hard_contact`) with Newton's ``restitution`` e [-] and Coulomb's
+    ``param[4]`` μ [-] (the other entries of ``param`` zero)."""
 
     normal: np.ndarray
     offset: float
     param: np.ndarray
     group: int
     mask: int
+    law: str = "compliant"
+    restitution: float = 0.0
 
 
 def number(value: object, what: str, minimum: float | None = None, strict: bool = False) -> float:
@@ -127,6 +137,24 @@ def plane(
     return Plane(n / length, d, param, bits(group, f"{what} group"), bits(mask, f"{what} mask"))
 
 
+def hard_plane(
+    normal: object, offset: object, restitution: object, friction: object, group: object, mask: object, what: str
+) -> Plane:
+    """A checked hard (nonsmooth) :class:`Plane`: ``0 <= restitution <= 1``, ``friction >= 0``
+    (``what`` names it in errors)."""
+    n = vector(normal, f"{what} normal")
+    length = float(np.linalg.norm(n))
+    if length == 0.0:
+        raise ModelError(f"{what} normal must not be zero")
+    d = number(offset, f"{what} offset [m]")
+    e = number(restitution, f"{what} restitution (Newton's coefficient, law='hard')", 0.0)
+    if e > 1.0:
+        raise ModelError(f"{what} restitution (Newton's coefficient, law='hard') must be <= 1, got {restitution!r}")
+    mu = number(friction, f"{what} friction (coefficient)", 0.0)
+    param = np.array([0.0, 0.0, 0.0, 0.0, mu, 0.0])
+    return Plane(n / length, d, param, bits(group, f"{what} group"), bits(mask, f"{what} mask"), "hard", e)
+
+
 def box_corners(half_extents: object, center: np.ndarray, axes: object, what: str) -> np.ndarray:
     """The eight corners (8, 3) of a box of ``half_extents`` [m] about ``center`` whose edges lie
     along the columns of ``axes`` (a rotation matrix, identity when None)."""
@@ -148,9 +176,10 @@ def box_corners(half_extents: object, center: np.ndarray, axes: object, what: st
     return center + (signs * h) @ r.T
 
 
-def pairs(shapes: list[Shape], planes: list[Plane]) -> list[tuple[int, int]]:
-    """(shape, plane) ids of the pairs the filter keeps, plane by plane, shapes in order."""
-    return [(i, j) for j, pl in enumerate(planes) for i, sh in enumerate(shapes) if accepts(sh, pl)]
+def pairs(shapes: list[Shape], planes: list[Plane], law: str = "compliant") -> list[tuple[int, int]]:
+    """(shape, plane) ids of the pairs the filter keeps, plane by plane, shapes in order, for the
+    planes of contact ``law`` ("compliant" or "hard")."""
+    return [(i, j) for j, pl in enumerate(planes) if pl.law == law for i, sh in enumerate(shapes) if accepts(sh, pl)]
 
 
 def accepts(a: Shape | Plane, b: Shape | Plane) -> bool:
@@ -242,7 +271,25 @@ def contact_fields(shapes: list[Shape], planes: list[Plane]) -> dict[str, object
     return out
 
 
+def hard_contact_fields(shapes: list[Shape], planes: list[Plane]) -> np.ndarray:
+    """The ``hard_contacts`` field of the Model (K, :data:`HARD_COLUMNS`), read-only: one row per
+    point of every pair of a shape and a hard plane that the filter keeps (a sphere's centre, a
+    capsule's two end spheres, a box's eight corners): node, shape, plane, offset from the node
+    at the reference configuration (3) [m], radius [m], the plane's unit normal n (3) and offset
+    d [m], restitution e [-], friction coefficient μ [-]."""
+    rows = [
+        [shapes[i].node, i, j, *shapes[i].points[k], shapes[i].radii[k], *planes[j].normal, planes[j].offset,
+         planes[j].restitution, planes[j].param[4]]
+        for i, j in pairs(shapes, planes, "hard")
+        for k in range(shapes[i].points.shape[0])
+    ]  # fmt: skip
+    out = np.ascontiguousarray(np.array(rows, dtype=np.float64).reshape(len(rows), HARD_COLUMNS))
+    out.setflags(write=False)
+    return out
+
+
 __all__ = [
-    "ALL_GROUPS", "DAMPING_MODELS", "Plane", "Shape", "accepts", "box_corners", "box_frame", "contact_fields",
-    "law", "pair_fields", "pairs", "plane", "sphere_pairs",
+    "ALL_GROUPS", "DAMPING_MODELS", "HARD_COLUMNS", "PLANE_LAWS", "Plane", "Shape", "accepts", "box_corners",
+    "box_frame", "contact_fields", "hard_contact_fields", "hard_plane", "law", "pair_fields", "pairs", "plane",
+    "sphere_pairs",
 ]  # fmt: skip

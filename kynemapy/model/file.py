@@ -140,11 +140,13 @@ nodes follow the ``[[node]]`` nodes, named ``"<name>.0"`` (root) ... in span ord
     columns the box's axes, row by row).  Points are world coordinates at the reference
     configuration.  ``group``, ``mask`` (opt., integer bit masks: the pair filter).
 
-``[[ground]]`` (ground half-space with its compliant contact law, docs/contact.md)
+``[[ground]]`` (ground half-space with its contact law, docs/contact.md)
     ``normal`` (opt., default [0, 0, 1]), ``offset`` [m] (opt., 0): the plane ``n · y = offset``;
+    ``law`` (opt., ``"compliant"`` or ``"hard"``, default ``"compliant"``); the compliant law:
     ``stiffness`` [N/m^exponent] (required), ``damping`` [N s/m, or N s/m^(1+e) with
     ``damping_model = "hunt_crossley"``], ``friction`` (μ), ``exponent`` (e >= 1),
-    ``slip_velocity`` [m/s] (the friction's regularization, default 1e-3), ``group``, ``mask``.
+    ``slip_velocity`` [m/s] (the friction's regularization, default 1e-3); the hard law:
+    ``restitution`` (Newton's e in [0, 1], default 0) and ``friction`` (μ) only; ``group``, ``mask``.
 
 ``[body_contact]`` (optional: spheres on different bodies touch, docs/contact.md)
     the contact law of :meth:`~kynemapy.ModelBuilder.set_body_contact`: ``stiffness`` (required),
@@ -908,7 +910,7 @@ _SHAPE_COMMON = ("kind", "node", "group", "mask")
 #: [[ground]] keys: the plane and its contact law (ModelBuilder.add_ground_plane)
 _GROUND_KEYS = (
     "normal", "offset", "stiffness", "damping", "friction", "exponent", "damping_model", "slip_velocity",
-    "group", "mask",
+    "group", "mask", "law", "restitution",
 )  # fmt: skip
 #: [body_contact] keys: the law of sphere pairs on two bodies (ModelBuilder.set_body_contact)
 _BODY_CONTACT_KEYS = ("stiffness", "damping", "friction", "exponent", "damping_model", "slip_velocity")
@@ -1261,17 +1263,34 @@ class _Reader:
         """A ground plane with its contact law (docs/contact.md)."""
         item = _Table(self, "ground", i, data, f"ground #{i + 1}")
         item.check_keys(_GROUND_KEYS)
-        item.require("stiffness")
-        law = {
-            "stiffness": item.number("stiffness", unit="N/m^exponent"),
-            "damping": item.number("damping", 0.0, "N s/m"),
-            "friction": item.number("friction", 0.0),
-            "exponent": item.number("exponent", 1.0),
-            "damping_model": item.string("damping_model", "linear"),
-            "slip_velocity": item.number("slip_velocity", 1e-3, "m/s"),
-            "group": item.integer("group", 1),
-            "mask": item.integer("mask", -1),
-        }
+        kind = item.string("law", "compliant")
+        if kind == "hard":  # the builder refuses the compliant law's keys, naming them
+            law = {
+                "law": "hard",
+                "restitution": item.number("restitution", 0.0),
+                "friction": item.number("friction", 0.0),
+                "group": item.integer("group", 1),
+                "mask": item.integer("mask", -1),
+            }
+            for key in ("stiffness", "damping", "exponent", "damping_model", "slip_velocity"):
+                if key in item.data:
+                    law[key] = item.data[key]
+        else:
+            if kind == "compliant":  # another law: the builder names the laws
+                item.require("stiffness")
+            law = {
+                "stiffness": item.number("stiffness", unit="N/m^exponent"),
+                "damping": item.number("damping", 0.0, "N s/m"),
+                "friction": item.number("friction", 0.0),
+                "exponent": item.number("exponent", 1.0),
+                "damping_model": item.string("damping_model", "linear"),
+                "slip_velocity": item.number("slip_velocity", 1e-3, "m/s"),
+                "group": item.integer("group", 1),
+                "mask": item.integer("mask", -1),
+                "law": kind,
+            }
+            if "restitution" in item.data:
+                law["restitution"] = item.number("restitution")
         item.build(
             builder.add_ground_plane, item.vector("normal", 3, default=[0.0, 0.0, 1.0]),
             item.number("offset", 0.0, "m"), **law,

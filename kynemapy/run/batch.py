@@ -17,7 +17,7 @@ from kynemapy.engine.batch import advance_members
 from kynemapy.engine.entry import ADVANCE
 from kynemapy.engine.lookup import entry
 from kynemapy.engine.step import NEEDS_MEMORY
-from kynemapy.run.simulation import Simulation
+from kynemapy.run.simulation import NONSMOOTH, Simulation
 
 
 class BatchInfo(NamedTuple):
@@ -72,7 +72,7 @@ class Batch:
                 raise TypeError(f"Batch: member {k} is a {type(sim).__name__}, not a kynemapy.Simulation")
             if sim.joint_stops is not None:
                 raise ValueError(
-                    f"Batch: member {k}'s model has hard joint limits (limit_restitution), which Batch does not "
+                    f"Batch: member {k}'s model has {NONSMOOTH}, which Batch does not "
                     "support yet: step its simulations one by one (Simulation.advance, rollout or run)"
                 )
         if len({id(sim) for sim in members}) != len(members):

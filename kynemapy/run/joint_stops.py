@@ -20,6 +20,14 @@ joint torque (force), read from the engine's own joint-load kernel as the change
 residual when the joint's torque (force) input grows by 1 (the residual holds minus the applied
 loads; exact: the load is linear in its input).  Nothing of this enters the compiled engine: a
 model without hard limits steps exactly as before.
+
+A model with points against hard ground planes (:mod:`kynemapy.run.hard_contact`) takes another
+path, :meth:`JointStops._correct_with_contacts`: the stops and the contact points in one set of
+unilateral rows (three per point: normal and two tangential; a stop's row with two zero ones),
+the position correction and the velocity jump each a frictional contact problem on the Delassus
+matrix solved by projected Gauss–Seidel (:func:`kynemapy.run.hard_contact.solve_cone`), and the
+velocity jump meeting ``B v = 0`` at the corrected q.  A model with stops alone keeps the path
+above, its numbers unchanged.
 """
 
 from __future__ import annotations
@@ -36,6 +44,7 @@ from kynemapy.engine.params import coefficient_vector
 from kynemapy.math.quaternion import quat_exp, quat_product
 from kynemapy.model import Model, kinds
 from kynemapy.model.errors import ModelError
+from kynemapy.run.hard_contact import MAX_SWEEPS, SWEEP_TOLERANCE, HardContacts, has_hard_contacts, solve_cone
 
 #: the most Newton iterations of the position correction
 MAX_ITERATIONS = 20
@@ -141,12 +150,21 @@ class JointStops:
         convention [N m s² or N s²].
     iterations : int
         The Newton iterations of the last position correction (0: no stop was active).
+    contacts : kynemapy.run.hard_contact.HardContacts or None
+        The points against hard ground planes, with their last step's impulses; None without.
+    sweeps : int
+        The projected Gauss–Seidel sweeps of the last velocity jump with contact points.
     """
 
     def __init__(self, sim: Any) -> None:
         self.sim = sim
         model = sim.model
-        table = np.asarray(model.joint_stops)
+        stops = getattr(model, "joint_stops", None)
+        table = np.zeros((0, 5)) if stops is None else np.asarray(stops, dtype=np.float64).reshape(-1, 5)
+        #: the points against hard ground planes (:mod:`kynemapy.run.hard_contact`), None without
+        self.contacts: HardContacts | None = HardContacts(model) if has_hard_contacts(model) else None
+        #: the projected Gauss–Seidel sweeps of the last velocity jump with contact points
+        self.sweeps = 0
         self.cid = table[:, 0].astype(np.int64)
         self.kind = table[:, 1].astype(np.int64)
         self.lower = table[:, 2].copy()
@@ -227,7 +245,10 @@ class JointStops:
         return np.where(side > 0, theta - self.lower[active], self.upper[active] - theta)
 
     def check_start(self) -> None:
-        """Refuse a start outside a joint's limits (``ModelError`` naming the joint and its value)."""
+        """Refuse a start outside a joint's limits (``ModelError`` naming the joint and its value),
+        or with a point inside a hard ground plane (naming the shape and the plane)."""
+        if self.contacts is not None:
+            self.contacts.check_start(self.sim.state.q)
         theta = self.sim.state.constraint_output[self.cid, 0]
         slack = GAP_TOLERANCE * np.maximum(1.0, np.maximum(np.abs(self.lower), np.abs(self.upper)))
         bad = np.flatnonzero((theta < self.lower - slack) | (theta > self.upper + slack))
@@ -240,19 +261,29 @@ class JointStops:
             )
 
     # ------------------------------------------------------------ the correction
-    def correct(self, v_start: np.ndarray) -> None:
-        """Enforce the stops after a converged smooth step (q̃, ṽ in the simulation's state).
+    def correct(self, v_start: np.ndarray, q_start: np.ndarray | None = None) -> None:
+        """Enforce the stops (and the hard contact points) after a converged smooth step (q̃, ṽ in
+        the simulation's state).
 
         Parameters
         ----------
         v_start : (N, 6) ndarray of float
             The velocities at the start of the step [m/s, rad/s] (Newton's impact law).
+        q_start : (N, 7) ndarray of float, optional
+            The positions at the start of the step (the friction of the position correction:
+            how far each contact point moved along the plane in the step); required with hard
+            contact points.
 
         Raises
         ------
         ConvergenceError
             The position correction does not reach the tolerance (the state is then the last iterate).
         """
+        if self.contacts is not None:
+            if q_start is None:
+                raise ValueError("JointStops.correct: give q_start with hard contact points")
+            self._correct_with_contacts(v_start, q_start)
+            return
         sim = self.sim
         self.impulse[:] = 0.0
         self.position_impulse[:] = 0.0
@@ -335,6 +366,179 @@ class JointStops:
         v[self.dof_node, self.dof_component] = v_tilde + response @ lam
         self.impulse[act] = side[keep] * lam
         self._refresh()
+
+    # ------------------------------------------------------------ with hard contact points
+    def _correct_with_contacts(self, v_start: np.ndarray, q_start: np.ndarray) -> None:
+        """:meth:`correct` for a model with hard contact points: the stops and the points in one set.
+
+        Position: Newton iterations of the mass-weighted projection ``M U = Bᵀμ + Gᵀν``,
+        ``B U = −Φ``; each solves the frictional problem of :func:`solve_cone` on the total
+        multipliers ν (normal rows: ``g + G_N U >= 0 ⊥ ν_N >= 0``; tangential rows of a contact
+        point: Coulomb's disk ``|ν_T| <= μ ν_N`` against the point's displacement along the plane
+        over the whole step, so a sticking point ends the step where it began it).  Velocity:
+        ``M W = Bᵀ Λ_b + Gᵀ Λ``, ``B (ṽ + W) = 0`` at the corrected q (ṽ met it at q̃) with
+        Newton's law ``ġ_N⁺ + e ġ_N⁻ >= 0 ⊥ Λ_N >= 0``
+        and Coulomb's cone on the closed points, by :func:`solve_cone` on the Delassus matrix.
+        """
+        sim, n = self.sim, self.n
+        con = self.contacts
+        assert con is not None
+        self.impulse[:] = 0.0
+        self.position_impulse[:] = 0.0
+        self.iterations = 0
+        self.sweeps = 0
+        con.clear()
+        theta = sim.state.constraint_output[self.cid, 0]
+        low = theta <= self.lower
+        high = theta >= self.upper
+        stop_set = np.flatnonzero(low | high)
+        side = np.where(low[stop_set], 1.0, -1.0)
+        gap, _, arm = con.geometry(sim.state.q)
+        in_set = gap <= 0.0
+        if stop_set.size == 0 and not np.any(in_set):
+            return
+        mass, bmat, phi, grads = self._system(stop_set, side)
+        phi_allowed = max(float(np.max(np.abs(phi), initial=0.0)), PHI_TOLERANCE)
+        stop_scale = GAP_TOLERANCE * np.maximum(
+            1.0, np.abs(np.where(side > 0, self.lower[stop_set], self.upper[stop_set]))
+        )
+        ns = stop_set.size
+        stop_nu = np.zeros(ns)
+        contact_nu = np.zeros((con.size, 3))
+        for it in range(MAX_ITERATIONS + 1):
+            stop_gaps = self._gaps(stop_set, side)
+            gap, _, arm = con.geometry(sim.state.q)
+            in_set |= gap <= 0.0
+            cset = np.flatnonzero(in_set)
+            if it > 0:
+                ok = bool(
+                    np.all(stop_gaps >= -stop_scale)
+                    and np.all(np.abs(stop_gaps[stop_nu > 0.0]) <= stop_scale[stop_nu > 0.0])
+                    and np.all(gap[cset] >= -GAP_TOLERANCE)
+                    and np.all(np.abs(gap[cset][contact_nu[cset, 0] > 0.0]) <= GAP_TOLERANCE)
+                    and np.max(np.abs(phi), initial=0.0) <= phi_allowed
+                )
+                if ok:
+                    break
+            if it == MAX_ITERATIONS:
+                raise ConvergenceError(
+                    f"step {int(sim.state.step[0])} (t = {float(sim.state.time[0]):.9g} s): the position correction "
+                    f"of the hard joint limits and contact points did not converge in {MAX_ITERATIONS} iterations "
+                    f"(limit gaps {stop_gaps.tolist()} [rad or m] of joints {self.cid[stop_set].tolist()}, "
+                    f"contact gaps {gap[cset].tolist()} [m] of shapes {con.shape[cset].tolist()})",
+                    float(sim.state.time[0]),
+                    int(sim.state.step[0]),
+                    (),
+                    -1,
+                )
+            rows = self._rows(grads, con.rows(cset, arm, n))
+            free = np.zeros(rows.shape[0])
+            free[0 : 3 * ns : 3] = stop_gaps
+            free[3 * ns :: 3] = gap[cset]
+            tangential = con.slip(sim.state.q, q_start)[cset]
+            free[3 * ns + 1 :: 3] = tangential[:, 0]
+            free[3 * ns + 2 :: 3] = tangential[:, 1]
+            mu = np.concatenate([np.zeros(ns), con.friction[cset]])
+            previous = np.concatenate(
+                [np.column_stack([stop_nu, np.zeros(ns), np.zeros(ns)]).ravel(), contact_nu[cset].ravel()]
+            )
+            base, response = self._responses(mass, bmat, phi, rows)
+            delassus = rows @ response
+            lam = previous.copy()
+            sweeps = solve_cone(
+                delassus,
+                free + rows @ base - delassus @ previous,
+                mu,
+                lam,
+                np.zeros(mu.size),
+                np.zeros(lam.size),
+                SWEEP_TOLERANCE,
+                MAX_SWEEPS,
+            )
+            self._check_sweeps(int(sweeps), "position correction")
+            stop_nu = lam[0 : 3 * ns : 3].copy()
+            contact_nu[cset] = lam[3 * ns :].reshape(-1, 3)
+            self._apply_position(base + response @ (lam - previous))
+            self._refresh()
+            self.iterations = it + 1
+            mass, bmat, phi, grads = self._system(stop_set, side)
+        self.position_impulse[stop_set] = side * stop_nu
+        con.position_impulse[:] = contact_nu[:, 0]
+        # velocity jump at the corrected q, on the closed stops and points
+        stop_gaps = self._gaps(stop_set, side)
+        closed_stops = np.abs(stop_gaps) <= stop_scale
+        gap, _, arm = con.geometry(sim.state.q)
+        closed = np.flatnonzero(in_set & (gap <= GAP_TOLERANCE))
+        ks = int(np.count_nonzero(closed_stops))
+        if ks == 0 and closed.size == 0:
+            return
+        rows = self._rows(grads[closed_stops], con.rows(closed, arm, n))
+        v = sim.state.v
+        v_n = v_start[self.dof_node, self.dof_component]
+        # ṽ satisfies B v = 0 at q̃; at the corrected q: W₀ with M W₀ = Bᵀμ, B (ṽ + W₀) = 0 first
+        v_tilde = v[self.dof_node, self.dof_component]
+        base, response = self._responses(mass, bmat, bmat @ v_tilde, rows)
+        v_tilde = v_tilde + base
+        delassus = rows @ response
+        e = np.concatenate([self.restitution[stop_set[closed_stops]], con.restitution[closed]])
+        approach = rows[0::3] @ v_n
+        approach[ks:] = np.minimum(approach[ks:], 0.0)  # a point leaving the plane at the start has no impact
+        free = rows @ v_tilde
+        free[0::3] += e * approach
+        mu = np.concatenate([np.zeros(ks), con.friction[closed]])
+        lam = np.zeros(rows.shape[0])
+        self.sweeps = int(
+            solve_cone(delassus, free, mu, lam, np.zeros(mu.size), np.zeros(lam.size), SWEEP_TOLERANCE, MAX_SWEEPS)
+        )
+        self._check_sweeps(self.sweeps, "velocity jump")
+        v[self.dof_node, self.dof_component] = v_tilde + response @ lam
+        self.impulse[stop_set[closed_stops]] = side[closed_stops] * lam[0 : 3 * ks : 3]
+        con.normal_impulse[closed] = lam[3 * ks :: 3]
+        con.friction_impulse[closed, 0] = lam[3 * ks + 1 :: 3]
+        con.friction_impulse[closed, 1] = lam[3 * ks + 2 :: 3]
+        con.active[closed] = True
+        self._refresh()
+
+    def _check_sweeps(self, sweeps: int, what: str) -> None:
+        """Raise a ConvergenceError when :func:`solve_cone` did not reach its tolerance."""
+        if sweeps > MAX_SWEEPS:
+            sim = self.sim
+            raise ConvergenceError(
+                f"step {int(sim.state.step[0])} (t = {float(sim.state.time[0]):.9g} s): the frictional contact "
+                f"problem of the hard contact points' {what} (projected Gauss–Seidel) did not reach "
+                f"{SWEEP_TOLERANCE:g} relative in {MAX_SWEEPS} sweeps",
+                float(sim.state.time[0]),
+                int(sim.state.step[0]),
+                (),
+                -1,
+            )
+
+    @staticmethod
+    def _rows(stop_grads: np.ndarray, contact_rows: np.ndarray) -> np.ndarray:
+        """The unilateral rows (3 (k_s + k_c), n): each stop's gradient with two zero rows (no
+        friction), then the contact points' normal and tangential rows."""
+        k, n = stop_grads.shape
+        out = np.zeros((3 * k + contact_rows.shape[0], n))
+        out[0 : 3 * k : 3] = stop_grads
+        out[3 * k :] = contact_rows
+        return out
+
+    def _responses(
+        self, mass: np.ndarray, bmat: np.ndarray, phi: np.ndarray, rows: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The bilateral projection ``U₀`` (``M U₀ = Bᵀμ``, ``B U₀ = −Φ``) (n,) and the response
+        (n, r) to unit multipliers on ``rows`` (r, n) (``M U = Bᵀμ + rowsᵀ``, ``B U = 0``), from one
+        factorization of ``[[M, Bᵀ], [B, 0]]``."""
+        n, m = self.n, bmat.shape[0]
+        kkt = np.zeros((n + m, n + m))
+        kkt[:n, :n] = mass
+        kkt[n:, :n] = bmat
+        kkt[:n, n:] = bmat.T
+        rhs = np.zeros((n + m, 1 + rows.shape[0]))
+        rhs[n:, 0] = -phi
+        rhs[:n, 1:] = rows.T
+        sol = np.linalg.solve(kkt, rhs)[:n]  # one LU for every column (numpy's: scipy's costs ms here)
+        return sol[:, 0], sol[:, 1:]
 
 
 class _InputsCopy:

@@ -3,8 +3,9 @@
 The engine is one compiled function for every model (:func:`kynemapy.engine.entry.run_task_at`),
 so compiling it once serves every model, size, joint mix and solver.  This module runs a small
 workload of each kind (a rigid body with Kynema's constraints, a two-body joint, a beam, a
-sparse chain, a result file written and read back, a ``Batch``, body points and reactions)
-so that every kernel a user can reach is compiled into the cache (:mod:`kynemapy._jit`).
+sparse chain, a result file written and read back, a ``Batch``, body points and reactions, a
+ball on a hard plane) so that every kernel a user can reach is compiled into the cache
+(:mod:`kynemapy._jit`).
 
 With two or more cores, the engine's units (the Newton loop, its three phases, the beam
 elements, the two-body joints, the sparse LU and the contacts, :mod:`kynemapy.engine.unit_call`)
@@ -139,6 +140,17 @@ def _batch() -> None:
     kp.Batch([kp.Simulation(model, kp.StepParameters(h=1e-3)) for _ in range(2)]).advance(2, threads=1)
 
 
+def _hard_contact() -> None:
+    import kynemapy as kp
+
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, -9.81))
+    n = b.add_node(position=(0.0, 0.0, 0.1))
+    b.add_mass(n, mass=1.0, inertia=(0.004, 0.004, 0.004))
+    b.add_sphere(n, 0.1)
+    b.add_ground_plane(law="hard", friction=0.5)
+    kp.Simulation(b.build(), kp.StepParameters(h=1e-3)).advance(2)
+
+
 class _Bar:
     """``[########............]  40%  the engine  1 min 10 s`` on ``stream``, redrawn every
     half second while a stage runs (its share of the bar grows with its expected time)."""
@@ -220,6 +232,7 @@ def compile_all(jobs: int | None = None, stream: TextIO | None = None, progress:
         ("beams", 1.0, _beams),
         ("sparse solver and orderings", 3.0, _sparse),
         ("ensembles (Batch)", 2.0, _batch),
+        ("hard contact", 1.0, _hard_contact),
     ]
     bar = _Bar(stream, sum(share for _, share, _ in stages)) if progress else None
     from kynemapy.engine.notice import ANNOUNCE

@@ -120,6 +120,23 @@ class Contacts(NamedTuple):
     slip_speed: np.ndarray  #: (K,) [m/s]: the tangential speed of the contact point (active points)
 
 
+class ContactImpulses(NamedTuple):
+    """The points against hard ground planes and their impulses in the last step
+    (:meth:`Simulation.contact_impulses`), K of them (``model.hard_contacts``' rows, docs/contact.md)."""
+
+    node: np.ndarray  #: (K,) int: the node (body) of each point
+    shape: np.ndarray  #: (K,) int: the shape id (``ModelBuilder.add_sphere`` ...) of each point
+    plane: np.ndarray  #: (K,) int: the hard ground plane's id (``ModelBuilder.add_ground_plane``)
+    normal_impulse: np.ndarray  #: (K,) [N s]: the normal impulse Λ_N >= 0 of the velocity jump
+    friction_impulse: np.ndarray  #: (K, 2) [N s]: the friction impulse along the plane's tangents t₁, t₂
+    tangents: np.ndarray  #: (K, 2, 3): the unit tangents t₁, t₂ of each point's plane (world frame)
+    active: np.ndarray  #: (K,) bool: whether the point was closed at the end of the step
+
+
+#: what the step-size control, advance_to and Batch answer for a model with hard joint limits or hard contact
+NONSMOOTH = "hard joint limits (limit_restitution) or hard contact (add_ground_plane(law='hard'))"
+
+
 class Simulation:
     """Time integration of a :class:`Model` with Kynema's Lie-group generalized-α scheme.
 
@@ -205,7 +222,8 @@ class Simulation:
         #: the hard hinge and slider limits (:mod:`kynemapy.run.joint_stops`), None without
         self._stops: JointStops | None = None
         stops = getattr(model, "joint_stops", None)
-        if stops is not None and len(stops):  # scipy's solvers are imported with the stops only
+        hard = getattr(model, "hard_contacts", None)
+        if (stops is not None and len(stops)) or (hard is not None and len(hard)):  # scipy: with them only
             from kynemapy.run.joint_stops import JointStops
 
             self._stops = JointStops(self)
@@ -316,9 +334,10 @@ class Simulation:
 
         def status_with_stops() -> int:
             v_start = state.v.copy()
+            q_start = state.q.copy()
             status = smooth_status()
             if status == CONVERGED:
-                stops.correct(v_start)
+                stops.correct(v_start, q_start)
             return status
 
         def run_with_stops(
@@ -336,10 +355,11 @@ class Simulation:
             done = recorded = 0
             while done < n:
                 v_start = state.v.copy()
+                q_start = state.q.copy()
                 status = smooth_run(p, ADVANCE, 1, 0, NO_ROWS, 0, iters1, out)[2]
                 if status != CONVERGED:
                     return done, recorded, status
-                stops.correct(v_start)
+                stops.correct(v_start, q_start)
                 n_iter = int(iters1[0])
                 if done < iterations.shape[0]:
                     iterations[done] = n_iter
@@ -630,7 +650,7 @@ class Simulation:
         """
         if control is not None and self._stops is not None:
             raise ValueError(
-                "run(control=...) (step-size control) does not support hard joint limits (limit_restitution) yet: "
+                f"run(control=...) (step-size control) does not support {NONSMOOTH} yet: "
                 "run with a fixed step (no control)"
             )
         if control is not None:
@@ -725,7 +745,7 @@ class Simulation:
         """
         if self._stops is not None:
             raise ValueError(
-                "advance_to (step-size control) does not support hard joint limits (limit_restitution) yet: "
+                f"advance_to (step-size control) does not support {NONSMOOTH} yet: "
                 "use step(), advance(), rollout() or run() with a fixed step"
             )
         control = StepControl() if control is None else control
@@ -1133,8 +1153,9 @@ class Simulation:
 
     @property
     def joint_stops(self) -> JointStops | None:
-        """The hard hinge and slider limits (``limit_restitution``) enforced after each step, with the
-        last step's impulses (:class:`kynemapy.run.joint_stops.JointStops`); None without."""
+        """The hard hinge and slider limits (``limit_restitution``) and the points against hard
+        ground planes (its ``contacts``) enforced after each step, with the last step's impulses
+        (:class:`kynemapy.run.joint_stops.JointStops`); None without either."""
         return self._stops
 
     def stop_impulse(self, cid: int) -> float:
@@ -1247,6 +1268,43 @@ class Simulation:
             without contact).
         """
         return self._contact_table(CONTACTS, self.model.contact_node, self.model.contact_shape)
+
+    def contact_impulses(self) -> ContactImpulses:
+        """The impulses of the points against hard ground planes in the last step (docs/contact.md,
+        "Hard contact").
+
+        The velocity jump's impulses of the decoupled nonsmooth step: over a step of a body
+        resting on a plane, ``normal_impulse / h`` is the point's normal force [N]; the friction
+        impulse obeys ``|friction_impulse| <= μ normal_impulse`` (opposite to the point's slip
+        where it slides).  Points apart from their plane (or before the first step) have zero
+        impulses and ``active`` False.
+
+        Returns
+        -------
+        ContactImpulses
+            Arrays over the model's K hard contact points (K = ``len(model.hard_contacts)``; all
+            empty without hard planes).
+        """
+        contacts = self._stops.contacts if self._stops is not None else None
+        if contacts is None:
+            return ContactImpulses(
+                node=np.zeros(0, dtype=np.int64),
+                shape=np.zeros(0, dtype=np.int64),
+                plane=np.zeros(0, dtype=np.int64),
+                normal_impulse=np.zeros(0),
+                friction_impulse=np.zeros((0, 2)),
+                tangents=np.zeros((0, 2, 3)),
+                active=np.zeros(0, dtype=bool),
+            )
+        return ContactImpulses(
+            node=contacts.node.copy(),
+            shape=contacts.shape.copy(),
+            plane=contacts.plane.copy(),
+            normal_impulse=contacts.normal_impulse.copy(),
+            friction_impulse=contacts.friction_impulse.copy(),
+            tangents=contacts.tangent.copy(),
+            active=contacts.active.copy(),
+        )
 
     def contact_pairs(self) -> Contacts:
         """The candidate body–body pairs at the current state (:meth:`contacts` for pairs,
