@@ -1,4 +1,4 @@
-"""Benchmark: contact against closed forms, kynemapy's compliant contact beside MuJoCo's.
+"""Benchmark: contact against closed forms, kynemapy's hard and compliant contact beside MuJoCo's.
 
 Issue 28's cases on a ground plane, each with a closed-form answer for rigid bodies with Coulomb
 friction (g = 9.81 m/s², the plane z = 0; an incline is the plane under gravity turned by θ about
@@ -26,6 +26,10 @@ between the peer's two bracketing runs (the issue's "10× more accurate at equal
 
 Engines:
 
+* kynemapy hard: nonsmooth contact (``add_ground_plane(law="hard")``, :mod:`kynemapy.run.hard_contact`):
+  no penetration, Newton's restitution law (e = 1 for the elastic bounce, 0 otherwise), exact
+  Coulomb friction; generalized-α with the same ρ∞ as below, ``sim.step()`` for the bounce and
+  ``run(n_steps)`` otherwise.
 * kynemapy: compliant contact (``ModelBuilder.add_ground_plane``: linear spring k = 1e6 N/m, no
   damping, regularized Coulomb friction with its default slip speed v_s = 1e-3 m/s, which
   docs/contact.md's rule ``μ f_n h / (m v_s) <~ 1`` allows at these steps), generalized-α, ρ∞ =
@@ -120,12 +124,13 @@ def _size(shape: str) -> float:
 
 
 # ---------------------------------------------------------------------------------- kynemapy
-def kynemapy_run(case: Case, h: float) -> Callable[[], tuple[float, float]]:
-    """A run of ``case`` at step ``h``: returns a function that simulates and gives (quantity, CPU s)."""
+def kynemapy_run(case: Case, h: float, hard: bool = False) -> Callable[[], tuple[float, float]]:
+    """A run of ``case`` at step ``h`` (``hard``: the nonsmooth law, else the compliant one):
+    returns a function that simulates and gives (quantity, CPU s)."""
     b = kp.ModelBuilder(gravity=_gravity(case.theta))
     weight = MASS * G * math.cos(case.theta)
     corners = 4 if case.shape == "box" else 1
-    sink = weight / (corners * STIFFNESS)  # static penetration: start at rest on the plane
+    sink = 0.0 if hard else weight / (corners * STIFFNESS)  # static penetration: start at rest on the plane
     z0 = _size(case.shape) + (case.drop if case.drop > 0.0 else -sink)
     node = b.add_node(position=(0.0, 0.0, z0), velocity=(case.v0, 0.0, 0.0, 0.0, 0.0, 0.0))
     b.add_mass(node, mass=MASS, inertia=(_inertia(case.shape),) * 3)
@@ -133,7 +138,11 @@ def kynemapy_run(case: Case, h: float) -> Callable[[], tuple[float, float]]:
         b.add_box(node, (HALF, HALF, HALF))
     else:
         b.add_sphere(node, RADIUS)
-    b.add_ground_plane((0.0, 0.0, 1.0), 0.0, stiffness=STIFFNESS, friction=case.mu, slip_velocity=SLIP)
+    if hard:
+        restitution = 1.0 if case.name == "bounce" else 0.0
+        b.add_ground_plane((0.0, 0.0, 1.0), 0.0, law="hard", restitution=restitution, friction=case.mu)
+    else:
+        b.add_ground_plane((0.0, 0.0, 1.0), 0.0, stiffness=STIFFNESS, friction=case.mu, slip_velocity=SLIP)
     model = b.build()
     rho = 1.0 if case.name == "bounce" else 0.9
     params = kp.StepParameters(h=h, rho_inf=rho, max_iter=30)
@@ -151,7 +160,10 @@ def kynemapy_run(case: Case, h: float) -> Callable[[], tuple[float, float]]:
                     top = z
             return top, time.process_time() - t
         t = time.process_time()
-        sim.run(n_steps=n, adaptive=True)
+        if hard:
+            sim.run(n_steps=n)
+        else:
+            sim.run(n_steps=n, adaptive=True)
         cost = time.process_time() - t
         return float(sim.state.q[node, 0]), cost
 
@@ -214,10 +226,10 @@ def main() -> None:
     parser.add_argument("--cases", nargs="*", default=None, help="case names (default all)")
     args = parser.parse_args()
     cases = [c for c in CASES if args.cases is None or c.name in args.cases]
-    steps = {"kynemapy": (2e-3, 1e-3, 5e-4, 2.5e-4)}
+    steps = {"kynemapy hard": (4e-3, 2e-3, 1e-3, 5e-4), "kynemapy": (2e-3, 1e-3, 5e-4, 2.5e-4)}
     if mujoco is not None:
-        steps["MuJoCo Euler"] = (1e-3, 5e-4, 2.5e-4, 1e-4)
-        steps["MuJoCo RK4"] = (1e-3, 5e-4, 2.5e-4, 1e-4)
+        steps["MuJoCo Euler"] = (4e-3, 2e-3, 1e-3, 5e-4, 2.5e-4, 1e-4)
+        steps["MuJoCo RK4"] = (4e-3, 2e-3, 1e-3, 5e-4, 2.5e-4, 1e-4)
     print(f"machine: {machine()}")
     print(f"kynemapy {kp.__version__}" + ("" if mujoco is None else f", MuJoCo {mujoco.__version__}"))
     print(f"k = {STIFFNESS:g} N/m, v_s = {SLIP:g} m/s; CPU ms per simulated s, median of {args.rounds}\n")
@@ -225,8 +237,8 @@ def main() -> None:
         runs: dict[tuple[str, float], Callable[[], tuple[float, float]]] = {}
         for engine, hs in steps.items():
             for h in hs:
-                if engine == "kynemapy":
-                    runs[(engine, h)] = kynemapy_run(case, h)
+                if engine.startswith("kynemapy"):
+                    runs[(engine, h)] = kynemapy_run(case, h, hard=engine == "kynemapy hard")
                 else:
                     runs[(engine, h)] = mujoco_run(case, h, engine.split()[1])
         failed: dict[tuple[str, float], str] = {}
@@ -253,17 +265,19 @@ def main() -> None:
             cost = statistics.median(costs[(engine, h)])
             table.setdefault(engine, []).append((cost, err))
             print(f"  {engine:<13s} h = {h:7.1e} s  value {value:.9f}  error {err:9.2e} m  cost {cost:8.2f} ms/s")
-        ours = table.get("kynemapy", [])
-        for engine, points in table.items():
-            if engine == "kynemapy":
-                continue
-            ratios = []
-            for cost, err in ours:
-                theirs = at_cost(points, cost)
-                if theirs is not None and err > 0.0:
-                    ratios.append(f"{theirs / err:.3g}× at {cost:.1f} ms/s")
-            said = ", ".join(ratios) if ratios else "no overlap in cost"
-            print(f"  {engine} error ÷ kynemapy error at equal cost: {said}")
+        for ours_name in ("kynemapy hard", "kynemapy"):
+            ours = table.get(ours_name, [])
+            for engine, points in table.items():
+                if engine.startswith("kynemapy"):
+                    continue
+                ratios = []
+                for cost, err in ours:
+                    theirs = at_cost(points, cost)
+                    if theirs is not None:
+                        ratio = f"{theirs / err:.3g}×" if err > 0.0 else "∞ (exact)"
+                        ratios.append(f"{ratio} at {cost:.2f} ms/s")
+                said = ", ".join(ratios) if ratios else "no overlap in cost"
+                print(f"  {engine} error ÷ {ours_name} error at equal cost: {said}")
         print()
 
 
