@@ -27,6 +27,12 @@ The modes cases (:data:`MODE_CASES`; tests ``tests/verification/test_mode_cases.
 
     modes                 pendulums, cantilevers (tip mass), rotating cantilever, sleeping top,
                           3-blade rotor (multi-blade coordinates), the scheme's period error
+
+The contact cases (:data:`CONTACT_CASES`; tests ``tests/verification/test_contact_case.py``):
+
+    contact               hard contact: bounces (Newton's law, apexes e^(2k) h₀), a box sticking
+                          and sliding on inclines (Coulomb), a thrown ball reaching rolling at
+                          5/7 v₀, a ball rolling down an incline at 5/7 g sin θ
 """
 
 from __future__ import annotations
@@ -49,8 +55,10 @@ BEAM_CASES: tuple[str, ...] = (
 )
 #: the linearization and modes cases
 MODE_CASES: tuple[str, ...] = ("modes",)
+#: the contact cases
+CONTACT_CASES: tuple[str, ...] = ("contact",)
 #: every case ``kynemapy validate`` runs by default
-ALL_CASES: tuple[str, ...] = CASES + BEAM_CASES + MODE_CASES
+ALL_CASES: tuple[str, ...] = CASES + BEAM_CASES + MODE_CASES + CONTACT_CASES
 
 
 def case_module(name: str) -> ModuleType:
@@ -98,6 +106,7 @@ __all__ = [
     "ALL_CASES",
     "BEAM_CASES",
     "CASES",
+    "CONTACT_CASES",
     "MODE_CASES",
     "CaseResult",
     "Check",

@@ -62,7 +62,7 @@ def test_validate_help_lists_every_case_and_an_honest_quick_time() -> None:
     )
     assert proc.returncode == 0, proc.stderr
     text = " ".join(proc.stdout.split())
-    assert len(ALL_CASES) == 13
+    assert len(ALL_CASES) == 14
     for name in ALL_CASES:
         assert name in text, name
     assert "under a minute" not in text
