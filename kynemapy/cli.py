@@ -357,6 +357,16 @@ def _animate(args: argparse.Namespace) -> int:
         raise ValueError(f"--max-frames must be >= 1, got {args.max_frames}")
     output = args.output or str(Path(args.result).with_suffix(".gif" if args.mode is None else f".mode{args.mode}.gif"))
     source: Any = args.result if args.mode is None else _mode_view(args)
+    contacts = None
+    if args.mode is None:
+        from kynemapy.io import read
+
+        source = read(args.result)
+        if int(getattr(source.model, "n_contacts", 0)):  # the ground forces at the shapes' points
+            from kynemapy.run.contact_rows import contact_rows
+            from kynemapy.run.simulation import Simulation
+
+            contacts = contact_rows(Simulation(source.model, source.params), source)["points"]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         path = animate(
@@ -369,6 +379,7 @@ def _animate(args: argparse.Namespace) -> int:
             every=args.every if args.mode is None else 1,
             magnify=args.magnify,
             progress=not args.no_progress,
+            contacts=contacts,
         )
     for w in caught:
         print(f"kynemapy animate: {w.message}", file=sys.stderr)

@@ -6,7 +6,10 @@ two nodes as dashed lines, two-body joints as points with arms to their bodies, 
 a boundary condition as black triangles, other nodes as dots, beams (when they exist) as their
 deformed axis, collision shapes (docs/contact.md) as wire spheres (three great circles turning
 with the body), capsules (their end spheres and axis) and boxes, in place of their body's box,
-and ground planes as grey squares across the view (:mod:`kynemapy.post.geometry`).  The view
+and ground planes as grey squares across the view (:mod:`kynemapy.post.geometry`).  Given
+the contacts of the rows (``contacts``, :func:`kynemapy.run.contact_rows`; ``kynemapy animate``
+computes them for a model with point–plane contact), each ground plane's force on a shape's
+point is a red arrow from the point's surface towards the body (:func:`contact_arrows`).  The view
 is fixed for the whole animation: chosen elevation and azimuth [deg], the axes' limits covering
 every frame with equal scales.
 Every frame carries its time stamp.  ``magnify`` enlarges the motion from the first frame
@@ -27,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["animate", "ffmpeg_available", "frame_rows"]
+__all__ = ["animate", "contact_arrows", "ffmpeg_available", "frame_rows"]
 
 
 def ffmpeg_available() -> bool:
@@ -80,6 +83,65 @@ def frame_rows(n_rows: int, max_frames: int | None = 200, every: int | None = No
     return np.array(rows, dtype=np.int64)
 
 
+def contact_arrows(model: Any, q: np.ndarray, contacts: Any, rows: np.ndarray, length: float) -> np.ndarray:
+    """Arrows of the ground planes' forces on the collision shapes' points, for drawing.
+
+    Point e's arrow starts on its sphere's surface towards its plane, ``c − r n`` (c = x + R(r)
+    s₀ the sphere's centre [m], r its radius, n the plane's normal), and points along its force
+    ``f_n n + f_t`` [N], scaled so that the largest force of all the rows is ``length`` long.
+
+    Parameters
+    ----------
+    model : Model
+        The result's model (its ``contact_node``, ``contact_offset``, ``contact_radius``,
+        ``contact_plane``).
+    q : (n, N, 7) ndarray of float
+        The drawn rows' node displacements [m] and rotation quaternions.
+    contacts : kynemapy.run.contact_rows.ContactRows
+        The point–plane contacts of all the result's rows (``normal_force`` (R, K) [N],
+        ``friction_force`` (R, K, 3) [N]).
+    rows : (n,) ndarray of int
+        The result's rows that ``q`` holds.
+    length : float
+        The drawn length of the largest force [m].
+
+    Returns
+    -------
+    (n, K, 2, 3) ndarray of float
+        Each arrow's start and end [m]; a point without force has both at its start.
+
+    Raises
+    ------
+    ValueError
+        ``contacts`` not of the model's K points.
+    """
+    from kynemapy.model.geometry import node_positions, quaternion_matrices
+
+    k = int(getattr(model, "n_contacts", 0))
+    normal_force = np.asarray(contacts.normal_force, dtype=np.float64)
+    friction = np.asarray(contacts.friction_force, dtype=np.float64)
+    if normal_force.ndim != 2 or normal_force.shape[1] != k or friction.shape != (*normal_force.shape, 3):
+        raise ValueError(
+            f"animate: contacts must hold the model's {k} contact points (normal_force (R, {k}), friction_force "
+            f"(R, {k}, 3)), got {normal_force.shape} and {friction.shape}"
+        )
+    out = np.zeros((q.shape[0], k, 2, 3))
+    if k == 0:
+        return out
+    normal = np.asarray(model.contact_plane, dtype=np.float64)[:, :3]
+    nodes = np.asarray(model.contact_node)
+    pos = node_positions(model, q)[:, nodes]  # (n, K, 3)
+    rot = quaternion_matrices(q[:, :, 3:7])[:, nodes]  # (n, K, 3, 3)
+    centre = pos + np.einsum("nkij,kj->nki", rot, np.asarray(model.contact_offset, dtype=np.float64))
+    start = centre - np.asarray(model.contact_radius, dtype=np.float64)[None, :, None] * normal[None]
+    force = normal_force[:, :, None] * normal[None] + friction  # (R, K, 3)
+    largest = float(np.max(np.linalg.norm(force, axis=2))) if force.size else 0.0
+    scale = length / largest if largest > 0.0 else 0.0
+    out[:, :, 0] = start
+    out[:, :, 1] = start + scale * force[rows]
+    return out
+
+
 def animate(
     result: Any,
     output: str | os.PathLike[str],
@@ -93,6 +155,7 @@ def animate(
     size: tuple[float, float] = (6.4, 5.4),
     dpi: int = 80,
     progress: bool = False,
+    contacts: Any | None = None,
 ) -> Path:
     """Write an animation of a result as an MP4 (ffmpeg) or a GIF.
 
@@ -120,6 +183,10 @@ def animate(
         Resolution [dots per inch].
     progress : bool
         Report the frames written on stderr.
+    contacts : kynemapy.run.contact_rows.ContactRows, optional
+        The point–plane contacts of all the result's rows (``contact_rows(sim, result)["points"]``):
+        their forces are drawn as red arrows, the largest a quarter of the view long
+        (:func:`contact_arrows`).  None: no arrows.
 
     Returns
     -------
@@ -176,6 +243,7 @@ def animate(
     lo, hi = sc.extent(q)
     centre = 0.5 * (lo + hi)
     half = 0.5 * max(float(np.max(hi - lo)), 1e-3) * 1.05
+    arrows = None if contacts is None else contact_arrows(model, q, contacts, rows, 0.5 * half)
 
     fig = plt.figure(figsize=size, dpi=dpi)
     ax = fig.add_subplot(projection="3d")
@@ -210,6 +278,11 @@ def animate(
             axes_lines.append([ax.plot([], [], [], "-", color=c, linewidth=2.0)[0] for c in ("r", "g", "b")])
     for square in sc.plane_squares(centre, half):  # a square of the view's size on each ground plane
         ax.add_collection3d(Poly3DCollection([square], facecolor="0.6", edgecolor="0.4", linewidth=0.5, alpha=0.25))
+    arrow_lines = (
+        []
+        if arrows is None
+        else [ax.plot([], [], [], "-", color="C3", linewidth=2.0)[0] for _ in range(arrows.shape[1])]
+    )
     ring = np.linspace(0.0, 2.0 * math.pi, 25)
     shaped = {sh.node for sh in sc.shapes}
     shape_lines: list[list[Any]] = []
@@ -274,6 +347,9 @@ def animate(
                         set_line(lines[3 * i + j], circle)
             if len(pts) > 1:
                 set_line(lines[-1], pts)
+        if arrows is not None:
+            for e, line in enumerate(arrow_lines):
+                set_line(line, arrows[f, e])
         text = f"t = {times[f]:.4f} s"
         if magnify != 1.0:
             text += f"   motion ×{magnify:g}"

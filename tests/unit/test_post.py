@@ -386,3 +386,44 @@ def test_collision_shapes_in_paraview_and_the_animation(tmp_path: Path) -> None:
     gif = anim.animate(r, tmp_path / "shapes.gif", max_frames=4, dpi=40, size=(3, 3))
     with Image.open(gif) as im:
         assert im.n_frames == 4
+
+
+def test_contact_force_arrows_in_the_animation(tmp_path: Path) -> None:
+    """A ball resting on a compliant plane (sunk m g / k): its arrow starts at the sphere's lowest
+    point and points straight up, as long as asked for the largest force (m g); the animation
+    and ``kynemapy animate`` draw them."""
+    from PIL import Image
+
+    from kynemapy.post import animate as anim
+    from kynemapy.run.contact_rows import contact_rows
+
+    m, r, k, g = 2.0, 0.1, 1e5, 9.81
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, -g))
+    node = b.add_node(position=(0.3, -0.2, r - m * g / k))
+    b.add_mass(node, mass=m, inertia=(0.01, 0.01, 0.01))
+    b.add_sphere(node, r)
+    b.add_ground_plane((0.0, 0.0, 1.0), 0.0, stiffness=k)
+    path = tmp_path / "ball.h5"
+    sim = kp.Simulation(b.build(), kp.StepParameters(h=1e-3, rho_inf=0.9))
+    sim.run(n_steps=20, output=path, every=5)
+    res = read(path)
+    points = contact_rows(kp.Simulation(res.model, res.params), res)["points"]
+    rows = np.arange(res.committed)
+    arrows = anim.contact_arrows(res.model, np.asarray(res.q), points, rows, 0.25)
+    assert arrows.shape == (res.committed, 1, 2, 3)
+    np.testing.assert_allclose(points.normal_force, m * g, rtol=1e-6)  # at rest on the spring
+    x = np.asarray(res.q)[:, node, :3] + np.array([0.3, -0.2, r - m * g / k])
+    np.testing.assert_allclose(arrows[:, 0, 0], x - [0.0, 0.0, r], atol=1e-12)
+    lengths = np.linalg.norm(arrows[:, 0, 1] - arrows[:, 0, 0], axis=1)
+    np.testing.assert_allclose(lengths, 0.25 * points.normal_force[:, 0] / points.normal_force.max(), rtol=1e-12)
+    np.testing.assert_allclose((arrows[:, 0, 1] - arrows[:, 0, 0])[:, :2], 0.0, atol=1e-15)  # straight up
+    with pytest.raises(ValueError, match="contact points"):
+        anim.contact_arrows(res.model, np.asarray(res.q), points._replace(normal_force=np.zeros((3, 2))), rows, 0.25)
+    gif = anim.animate(res, tmp_path / "ball.gif", max_frames=3, dpi=40, size=(3, 3), contacts=points)
+    with Image.open(gif) as im:
+        assert im.n_frames == 3
+    cli = [sys.executable, "-m", "kynemapy", "animate", str(path), "-o", "b.gif", "--max-frames", "2", "--no-progress"]
+    done = subprocess.run(cli, capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    with Image.open(tmp_path / "b.gif") as im:
+        assert im.n_frames == 2
