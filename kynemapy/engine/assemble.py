@@ -123,7 +123,7 @@ def add_stiffness_block(slots, nr, nc, scale, k66, t_rot, vals):
             vals[s[5]] += scale * (k3 * t02 + k4 * t12 + k5 * t22)
 
 
-@njit
+@njit(inline=True)
 def assemble(
     node_dofs, node_map, cnode, n_rows, crow, row_slots, col_slots, k_slots, has_load,
     tangent, lam, phi, bb, bt, kphi, load, vals, b, nsys, c, with_k, with_drives,

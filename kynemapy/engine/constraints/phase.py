@@ -31,7 +31,7 @@ class Kinds(NamedTuple):
     kind: np.ndarray
 
 
-@njit
+@njit(inline=True)
 def constraint_terms(
     units, kinds, has_load, cnode, cX0, axes, geom, param, cin, q, v, lam, q_ground, v_ground,
     phi, bb, bt, k, load, s3, s4, s33, exact, with_bias, out, tangent, gp,

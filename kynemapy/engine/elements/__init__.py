@@ -27,7 +27,7 @@ TABLES = (beams, masses, springs, contacts, pairs)
 BEAMS, MASSES, SPRINGS, CONTACTS, PAIRS = 0, 1, 2, 3, 4
 
 
-@njit
+@njit(inline=True)
 def element_terms(units, data_at, data_ref, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b):
     """Residual and iteration matrix of every element, table by table (into their ``res``,
     ``mat``), each element's block added into the Newton system (``b[rows] += res``,
