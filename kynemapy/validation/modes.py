@@ -228,7 +228,10 @@ def run(quick: bool = False) -> CaseResult:
     for mu in (1.0,) if quick else (0.5, 1.0):
         ref = cantilever_tip_mass_beta_l(mu, 3) ** 2
         dev = {}
-        for gamma in (1e6, 1e7):
+        # the shear scaling between 1e5 and 1e6 EI/L²: at 1e7 the first mode's shear deviation
+        # (1.6e-7) is within a few times the eigen-solve's round-off there (5e-8, which changed
+        # with the number of BLAS threads), too close to measure a ratio on
+        for gamma in (1e5, 1e6, 1e7):
             wt = _bending(kp.analysis.modes(_cantilever(gamma, tip_mass=mu), n_modes=12), 3)
             dev[gamma] = wt / ref - 1.0
         for k in range(3):
@@ -250,9 +253,9 @@ def run(quick: bool = False) -> CaseResult:
         )
         result.checks.append(
             check(
-                f"cantilever with tip mass μ = {mu:g}: the deviation is shear (× 1/κGA from 1e7 to 1e6 EI/L²)",
-                float(np.abs(dev[1e6] / dev[1e7] / 10.0 - 1.0).max()),
-                0.1,
+                f"cantilever with tip mass μ = {mu:g}: the deviation is shear (× 1/κGA from 1e6 to 1e5 EI/L²)",
+                float(np.abs(dev[1e5] / dev[1e6] / 10.0 - 1.0).max()),
+                0.01,
             )
         )
     # rotating cantilever
