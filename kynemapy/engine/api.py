@@ -242,12 +242,14 @@ def reference_factorization(workspace: Workspace, params: StepParameters) -> Non
         task(workspace.data(state, inputs), p, _entry.LINEARIZE)
         workspace.reference = build_program(workspace.indptr, workspace.indices, n, workspace.vals, active=active)
         return
-    task(workspace.data(state, inputs), p, _entry.LINEARIZE)
+    d = workspace.data(state, inputs)
+    task(d, p, _entry.LINEARIZE)
     while True:
-        status = task(workspace.data(state, inputs), p, _entry.LU_FACTOR)[2]
+        status = task(d, p, _entry.LU_FACTOR)[2]
         if status != LU_CAPACITY:
             return
         workspace.reference = grow_lu_workspace(workspace.reference)
+        d = workspace.data(state, inputs)  # the grown arrays
 
 
 #: linearizations at random states that find the entries of the Newton matrix that can be non-zero
