@@ -11,7 +11,11 @@ call recompiles them, not the loop.
 
 Each takes the :class:`~kynemapy.engine.fields.Data` by its address (``data_at`` int64,
 ``data_ref`` its type) and reads the fields it passes on (one load each, no copy of the
-Data), so that a call passes four or five scalars.  Each returns 0.
+Data), so that a call passes four or five scalars.  Each returns 0.  Their kernels
+(``element_terms``, ``constraint_terms``, ``assemble``) are inlined into them
+(``njit(inline=True)``, one caller each): called as functions of their own, they received
+every array as its flattened descriptor, about 350 words stored on the stack and read back per
+Newton iteration, a fifth of a heavy-top step (docs/performance.md, "2026-11-29").
 """
 
 from __future__ import annotations
