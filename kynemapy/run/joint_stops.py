@@ -44,7 +44,14 @@ from kynemapy.engine.params import coefficient_vector
 from kynemapy.math.quaternion import quat_exp, quat_product
 from kynemapy.model import Model, kinds
 from kynemapy.model.errors import ModelError
-from kynemapy.run.hard_contact import MAX_SWEEPS, SWEEP_TOLERANCE, HardContacts, has_hard_contacts, solve_cone
+from kynemapy.run.hard_contact import (
+    MAX_SWEEPS,
+    SWEEP_TOLERANCE,
+    HardContacts,
+    contact_geometry,
+    has_hard_contacts,
+    solve_cone,
+)
 
 #: the most Newton iterations of the position correction
 MAX_ITERATIONS = 20
@@ -165,6 +172,10 @@ class JointStops:
         self.contacts: HardContacts | None = HardContacts(model) if has_hard_contacts(model) else None
         #: the projected Gauss–Seidel sweeps of the last velocity jump with contact points
         self.sweeps = 0
+        # the early-out's scratch (gaps, points, arms), and whether the last step left impulses to zero
+        k = 0 if self.contacts is None else self.contacts.size
+        self._gap, self._point, self._arm = np.empty(k), np.empty((k, 3)), np.empty((k, 3))
+        self._dirty = True
         self.cid = table[:, 0].astype(np.int64)
         self.kind = table[:, 1].astype(np.int64)
         self.lower = table[:, 2].copy()
@@ -383,6 +394,20 @@ class JointStops:
         sim, n = self.sim, self.n
         con = self.contacts
         assert con is not None
+        if self.cid.size == 0:
+            # the early-out: no stops, and every point clear of its plane after the smooth step
+            smallest = contact_geometry(
+                con.x0, sim.state.q, con.node, con.offset, con.radius, con.normal, con.offset_d,
+                self._gap, self._point, self._arm,
+            )  # fmt: skip
+            if smallest > 0.0:
+                if self._dirty:
+                    self.iterations = 0
+                    self.sweeps = 0
+                    con.clear()
+                    self._dirty = False
+                return
+        self._dirty = True
         self.impulse[:] = 0.0
         self.position_impulse[:] = 0.0
         self.iterations = 0

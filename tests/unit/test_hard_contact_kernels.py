@@ -1,0 +1,98 @@
+"""The compiled geometry kernels of hard contact (kynemapy.run.hard_contact) against independent
+computations: scipy's rotations and numpy, on random poses."""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.spatial.transform import Rotation
+
+from kynemapy.run.hard_contact import contact_geometry, contact_rows, contact_slip, tangents
+
+
+def _scene(rng: np.random.Generator, n_nodes: int = 3, k: int = 7) -> dict[str, np.ndarray]:
+    node = rng.integers(0, n_nodes, size=k).astype(np.int64)
+    normal = rng.normal(size=(k, 3))
+    normal /= np.linalg.norm(normal, axis=1)[:, None]
+    quat = Rotation.random(n_nodes, random_state=1).as_quat()  # (x, y, z, w)
+    q = np.zeros((n_nodes, 7))
+    q[:, :3] = rng.normal(size=(n_nodes, 3))
+    q[:, 3] = quat[:, 3]
+    q[:, 4:7] = quat[:, :3]
+    return {
+        "node": node,
+        "normal": normal,
+        "tangent": np.array([tangents(n) for n in normal]),
+        "offset": rng.normal(size=(k, 3)),
+        "radius": rng.uniform(0.0, 0.3, size=k),
+        "offset_d": rng.normal(size=k),
+        "x0": rng.normal(size=(k, 3)),
+        "q": q,
+    }
+
+
+def _rot(q: np.ndarray) -> Rotation:
+    return Rotation.from_quat(np.column_stack([q[:, 4:7], q[:, 3]]))
+
+
+def test_contact_geometry_matches_scipy_rotations() -> None:
+    s = _scene(np.random.default_rng(0))
+    k = s["node"].size
+    gap, point, arm = np.empty(k), np.empty((k, 3)), np.empty((k, 3))
+    smallest = contact_geometry(
+        s["x0"], s["q"], s["node"], s["offset"], s["radius"], s["normal"], s["offset_d"], gap, point, arm
+    )
+    x = s["x0"] + s["q"][s["node"], :3]
+    centre = x + _rot(s["q"][s["node"]]).apply(s["offset"])
+    expect_gap = np.sum(s["normal"] * centre, axis=1) - s["radius"] - s["offset_d"]
+    expect_point = centre - s["radius"][:, None] * s["normal"]
+    np.testing.assert_allclose(gap, expect_gap, rtol=0, atol=1e-14)
+    np.testing.assert_allclose(point, expect_point, rtol=0, atol=1e-14)
+    np.testing.assert_allclose(arm, expect_point - x, rtol=0, atol=1e-14)
+    assert smallest == np.min(gap)
+
+
+def test_contact_slip_matches_the_rotation_vector_of_scipy() -> None:
+    rng = np.random.default_rng(1)
+    s = _scene(rng)
+    q_start = s["q"].copy()
+    q_start[:, :3] -= rng.normal(size=q_start[:, :3].shape) * 0.01
+    turn = Rotation.from_rotvec(rng.normal(size=(q_start.shape[0], 3)) * 0.3)
+    q = s["q"].copy()
+    moved = (turn * _rot(q_start)).as_quat()
+    q[:, 3], q[:, 4:7] = moved[:, 3], moved[:, :3]
+    out = np.empty((s["node"].size, 2))
+    contact_slip(q, q_start, s["node"], s["offset"], s["radius"], s["normal"], s["tangent"], out)
+    nodes = s["node"]
+    displacement = (
+        q[nodes, :3] - q_start[nodes, :3] + _rot(q[nodes]).apply(s["offset"]) - _rot(q_start[nodes]).apply(s["offset"])
+    )
+    phi = (_rot(q[nodes]) * _rot(q_start[nodes]).inv()).as_rotvec()
+    slip = displacement - s["radius"][:, None] * np.cross(phi, s["normal"])
+    expect = np.einsum("kij,kj->ki", s["tangent"], slip)
+    np.testing.assert_allclose(out, expect, rtol=0, atol=1e-14)
+
+
+def test_contact_rows_give_the_contact_point_velocity() -> None:
+    rng = np.random.default_rng(2)
+    s = _scene(rng, n_nodes=2, k=4)
+    first = np.array([0, 6], dtype=np.int64)[s["node"]]
+    rotates = np.ones(4, dtype=bool)
+    arm = rng.normal(size=(4, 3))
+    which = np.array([3, 0, 2], dtype=np.int64)
+    out = np.full((2 + 3 * which.size, 12), np.nan)
+    contact_rows(which, arm, s["normal"], s["tangent"], first, rotates, out, 2)
+    v = rng.normal(size=12)
+    for j, i in enumerate(which):
+        node = s["node"][i]
+        lin, ang = v[6 * node : 6 * node + 3], v[6 * node + 3 : 6 * node + 6]
+        velocity = lin + np.cross(ang, arm[i])  # the contact point's velocity
+        frame = np.vstack([s["normal"][i], s["tangent"][i]])
+        np.testing.assert_allclose(out[2 + 3 * j : 5 + 3 * j] @ v, frame @ velocity, rtol=0, atol=1e-14)
+    assert np.all(np.isnan(out[:2]))
+    # a node without rotations: the translational DOFs alone
+    out2 = np.empty((3, 12))
+    contact_rows(which[:1], arm, s["normal"], s["tangent"], first, np.zeros(4, dtype=bool), out2, 0)
+    f = first[which[0]]
+    expect = np.zeros((3, 12))
+    expect[:, f : f + 3] = np.vstack([s["normal"][which[0]], s["tangent"][which[0]]])
+    np.testing.assert_array_equal(out2, expect)
