@@ -96,3 +96,50 @@ def test_contact_rows_give_the_contact_point_velocity() -> None:
     expect = np.zeros((3, 12))
     expect[:, f : f + 3] = np.vstack([s["normal"][which[0]], s["tangent"][which[0]]])
     np.testing.assert_array_equal(out2, expect)
+
+
+def test_csc_to_dense_matches_scipy_sparse() -> None:
+    import scipy.sparse
+
+    from kynemapy.run.joint_stops import csc_to_dense
+
+    rng = np.random.default_rng(3)
+    a = scipy.sparse.random(6, 6, density=0.4, format="csc", random_state=4)
+    out = np.full((6, 6), np.nan)
+    vals = np.concatenate([a.data, [99.0]])  # a workspace's values may run past nnz
+    csc_to_dense(a.indptr.astype(np.int64), a.indices.astype(np.int64), vals, out)
+    np.testing.assert_array_equal(out, a.toarray())
+    # repeated entries are added
+    indptr = np.array([0, 2, 2], dtype=np.int64)
+    indices = np.array([1, 1], dtype=np.int64)
+    out2 = rng.normal(size=(2, 2))
+    csc_to_dense(indptr, indices, np.array([0.5, 0.25]), out2)
+    np.testing.assert_array_equal(out2, [[0.0, 0.0], [0.75, 0.0]])
+
+
+def test_apply_position_adds_translations_and_turns_by_the_exponential() -> None:
+    from kynemapy.run.joint_stops import apply_position
+
+    rng = np.random.default_rng(5)
+    # node 0 with 6 DOFs, node 1 with 3 (translations only), node 2 with 6 and a zero rotation increment
+    dof_node = np.array([0] * 6 + [1] * 3 + [2] * 6, dtype=np.int64)
+    dof_component = np.array([0, 1, 2, 3, 4, 5, 0, 1, 2, 0, 1, 2, 3, 4, 5], dtype=np.int64)
+    rotating = np.array([0, 2], dtype=np.int64)
+    rot_first = np.array([0, 9], dtype=np.int64)
+    quat = Rotation.random(3, random_state=6).as_quat()
+    q = np.zeros((3, 7))
+    q[:, :3] = rng.normal(size=(3, 3))
+    q[:, 3], q[:, 4:7] = quat[:, 3], quat[:, :3]
+    q[1, 3:7] = [1.0, 0.0, 0.0, 0.0]
+    u = rng.normal(size=15) * 0.2
+    u[12:15] = 0.0
+    before = q.copy()
+    apply_position(q, u, dof_node, dof_component, rotating, rot_first)
+    np.testing.assert_allclose(q[0, :3], before[0, :3] + u[0:3], rtol=0, atol=1e-15)
+    np.testing.assert_allclose(q[1, :3], before[1, :3] + u[6:9], rtol=0, atol=1e-15)
+    np.testing.assert_allclose(q[2, :3], before[2, :3] + u[9:12], rtol=0, atol=1e-15)
+    turned = (Rotation.from_rotvec(u[3:6]) * Rotation.from_quat(np.r_[before[0, 4:7], before[0, 3]])).as_quat()
+    expect = np.r_[turned[3], turned[:3]]
+    np.testing.assert_allclose(q[0, 3:7] * np.sign(q[0, 3] * expect[0]), expect, rtol=0, atol=1e-15)
+    np.testing.assert_array_equal(q[1, 3:7], [1.0, 0.0, 0.0, 0.0])
+    np.testing.assert_array_equal(q[2, 3:7], before[2, 3:7])
