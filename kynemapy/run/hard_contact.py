@@ -360,6 +360,312 @@ def contact_rows(
                 out[row, f + 5] = a0 * s1 - a1 * s0
 
 
+@njit
+def lu_factor(a: np.ndarray, lu: np.ndarray, piv: np.ndarray) -> None:
+    """LU factorization with partial pivoting of a square matrix (LAPACK's unblocked ``dgetf2``).
+
+    Parameters
+    ----------
+    a : (n, n) ndarray of float
+        The matrix (not changed).
+    lu : (n, n) ndarray of float
+        Out: L (unit lower, below the diagonal) and U (on and above it) of ``P a = L U``.
+    piv : (n,) ndarray of int64
+        Out: row j was swapped with row ``piv[j]`` at step j.
+    """
+    n = a.shape[0]
+    for i in range(n):
+        for j in range(n):
+            lu[i, j] = a[i, j]
+    for j in range(n):
+        p = j
+        big = abs(lu[j, j])
+        for i in range(j + 1, n):
+            if abs(lu[i, j]) > big:
+                big = abs(lu[i, j])
+                p = i
+        piv[j] = p
+        if p != j:
+            for c in range(n):
+                t = lu[j, c]
+                lu[j, c] = lu[p, c]
+                lu[p, c] = t
+        d = lu[j, j]
+        if d != 0.0:
+            r = 1.0 / d
+            for i in range(j + 1, n):
+                lu[i, j] *= r
+        for i in range(j + 1, n):
+            f = lu[i, j]
+            if f != 0.0:
+                for c in range(j + 1, n):
+                    lu[i, c] -= f * lu[j, c]
+
+
+@njit
+def lu_solve(lu: np.ndarray, piv: np.ndarray, b: np.ndarray, x: np.ndarray) -> None:
+    """Solve ``a x = b`` from :func:`lu_factor`'s factors.
+
+    Parameters
+    ----------
+    lu : (n, n) ndarray of float
+        The factors.
+    piv : (n,) ndarray of int64
+        The row swaps.
+    b : (n,) ndarray of float
+        The right-hand side (not changed).
+    x : (n,) ndarray of float
+        Out: the solution.
+    """
+    n = lu.shape[0]
+    for i in range(n):
+        x[i] = b[i]
+    for j in range(n):
+        p = piv[j]
+        if p != j:
+            t = x[j]
+            x[j] = x[p]
+            x[p] = t
+    for i in range(n):
+        s = x[i]
+        for c in range(i):
+            s -= lu[i, c] * x[c]
+        x[i] = s
+    for i in range(n - 1, -1, -1):
+        s = x[i]
+        for c in range(i + 1, n):
+            s -= lu[i, c] * x[c]
+        x[i] = s / lu[i, i]
+
+
+@njit
+def _delassus(
+    mass: np.ndarray, rows: np.ndarray, m3: int, lu: np.ndarray, piv: np.ndarray, resp: np.ndarray, dl: np.ndarray
+) -> None:
+    """``resp[:, :m3] = M⁻¹ rows[:m3]ᵀ`` and ``dl[:m3, :m3] = rows[:m3] resp[:, :m3]``."""
+    n = mass.shape[0]
+    lu_factor(mass, lu, piv)
+    for c in range(m3):
+        lu_solve(lu, piv, rows[c], resp[:, c])
+    for a in range(m3):
+        for b in range(m3):
+            s = 0.0
+            for j in range(n):
+                s += rows[a, j] * resp[j, b]
+            dl[a, b] = s
+
+
+@njit
+def position_step(
+    it: int,
+    max_iterations: int,
+    gap_tolerance: float,
+    mass: np.ndarray,
+    q: np.ndarray,
+    q_start: np.ndarray,
+    geo: tuple,
+    in_set: np.ndarray,
+    nu: np.ndarray,
+    scratch: tuple,
+    counts: np.ndarray,
+) -> int:
+    """One Newton iteration of the position correction of points against hard planes, for a model
+    of free nodes (no stops, no bilateral constraints: ``M U = Gᵀ ν``).
+
+    Updates the gaps and arms at q, adds the points with ``g <= 0`` to ``in_set``, tests
+    convergence (``it > 0``: every gap >= −tol, |g| <= tol where ν_N > 0), else solves the
+    frictional problem of :func:`solve_cone` on the total multipliers (warm start ``nu``) with the
+    normal rows' gaps and the tangential rows' slips from ``q_start`` (:func:`contact_slip`), and
+    writes the increment U (n,) into ``scratch[9]`` and the new multipliers into ``nu``.
+
+    Parameters
+    ----------
+    it, max_iterations : int
+        The iteration (0 first) and the most.
+    gap_tolerance : float
+        The gaps' tolerance [m].
+    mass : (n, n) ndarray of float
+        The mass matrix M at q.
+    q, q_start : (N, 7) ndarray of float
+        The node displacements and quaternions now and at the start of the step.
+    geo : tuple
+        ``(x0, node, offset, radius, normal, offset_d, tangent, friction, first, rotates)`` of
+        :class:`HardContacts`.
+    in_set : (K,) ndarray of bool
+        The points in the set (updated).
+    nu : (K, 3) ndarray of float
+        The points' total multipliers ν [N s²] (updated).
+    scratch : tuple
+        ``(gap, point, arm, slip, cset, rows, lu, piv, resp, u, dl, free, lam, prev, mu, rho, work)``,
+        sized for all K points.
+    counts : (2,) ndarray of int64
+        Out: the points in the set, the sweeps.
+
+    Returns
+    -------
+    int
+        0: converged (nothing changed); 1: U computed; 2: ``it == max_iterations`` without
+        convergence.
+    """
+    x0, node, offset, radius, normal, offset_d, tangent, friction, first, rotates = geo
+    gap, point, arm, slip, cset, rows, lu, piv, resp, u, dl, free, lam, prev, mu, rho, work = scratch
+    n = mass.shape[0]
+    contact_geometry(x0, q, node, offset, radius, normal, offset_d, gap, point, arm)
+    k = 0
+    for i in range(node.shape[0]):
+        if gap[i] <= 0.0:
+            in_set[i] = True
+        if in_set[i]:
+            cset[k] = i
+            k += 1
+    counts[0] = k
+    if it > 0:
+        ok = True
+        for j in range(k):
+            i = cset[j]
+            if gap[i] < -gap_tolerance:
+                ok = False
+            if nu[i, 0] > 0.0 and abs(gap[i]) > gap_tolerance:
+                ok = False
+        if ok:
+            return 0
+    if it == max_iterations:
+        return 2
+    m3 = 3 * k
+    contact_rows(cset[:k], arm, normal, tangent, first, rotates, rows, 0)
+    contact_slip(q, q_start, node, offset, radius, normal, tangent, slip)
+    _delassus(mass, rows, m3, lu, piv, resp, dl)
+    for j in range(k):
+        i = cset[j]
+        mu[j] = friction[i]
+        for s in range(3):
+            prev[3 * j + s] = nu[i, s]
+            lam[3 * j + s] = nu[i, s]
+    for j in range(k):
+        i = cset[j]
+        free[3 * j] = gap[i]
+        free[3 * j + 1] = slip[i, 0]
+        free[3 * j + 2] = slip[i, 1]
+    for a in range(m3):
+        s = 0.0
+        for b in range(m3):
+            s += dl[a, b] * prev[b]
+        free[a] -= s
+    counts[1] = solve_cone(dl[:m3, :m3], free[:m3], mu[:k], lam[:m3], rho[:k], work[:m3], SWEEP_TOLERANCE, MAX_SWEEPS)
+    if counts[1] > MAX_SWEEPS:
+        return 1
+    for j in range(n):
+        s = 0.0
+        for b in range(m3):
+            s += resp[j, b] * (lam[b] - prev[b])
+        u[j] = s
+    for j in range(k):
+        i = cset[j]
+        for s in range(3):
+            nu[i, s] = lam[3 * j + s]
+    return 1
+
+
+@njit
+def velocity_jump(
+    gap_tolerance: float,
+    mass: np.ndarray,
+    q: np.ndarray,
+    v: np.ndarray,
+    v_start: np.ndarray,
+    dof_node: np.ndarray,
+    dof_component: np.ndarray,
+    geo: tuple,
+    restitution: np.ndarray,
+    in_set: np.ndarray,
+    scratch: tuple,
+    impulses: tuple,
+) -> int:
+    """The velocity jump of points against hard planes for a model of free nodes (no stops, no
+    bilateral constraints): ``v = ṽ + M⁻¹ Gᵀ Λ`` on the points of ``in_set`` closed at q
+    (``g <= tol``), Newton's law ``ġ_N⁺ + e min(ġ_N⁻, 0) >= 0 ⊥ Λ_N >= 0`` (ġ_N⁻ at ``v_start``) and
+    Coulomb's cone, by :func:`solve_cone`.
+
+    Parameters
+    ----------
+    gap_tolerance : float
+        A point is closed with ``g <= gap_tolerance`` [m].
+    mass : (n, n) ndarray of float
+        The mass matrix M at q.
+    q : (N, 7) ndarray of float
+        The corrected node displacements and quaternions.
+    v : (N, 6) ndarray of float
+        In: ṽ; out: the velocities after the jump (unchanged when the sweeps fail) [m/s, rad/s].
+    v_start : (N, 6) ndarray of float
+        The velocities at the start of the step.
+    dof_node, dof_component : (n,) ndarray of int64
+        Each DOF's node and component.
+    geo : tuple
+        As :func:`position_step`.
+    restitution : (K,) ndarray of float
+        Newton's e of each point.
+    in_set : (K,) ndarray of bool
+        The points in the position correction's set.
+    scratch : tuple
+        As :func:`position_step` plus ``(vt, vn)`` (n,) each.
+    impulses : tuple
+        Out: ``(normal_impulse (K,), friction_impulse (K, 2), active (K,))`` of the closed points.
+
+    Returns
+    -------
+    int
+        The sweeps (``MAX_SWEEPS + 1``: not converged, v unchanged); −1 when no point is closed.
+    """
+    x0, node, offset, radius, normal, offset_d, tangent, friction, first, rotates = geo
+    gap, point, arm, _slip, cset, rows, lu, piv, resp, _u, dl, free, lam, _prev, mu, rho, work, vt, vn = scratch
+    normal_impulse, friction_impulse, active = impulses
+    n = mass.shape[0]
+    contact_geometry(x0, q, node, offset, radius, normal, offset_d, gap, point, arm)
+    k = 0
+    for i in range(node.shape[0]):
+        if in_set[i] and gap[i] <= gap_tolerance:
+            cset[k] = i
+            k += 1
+    if k == 0:
+        return -1
+    m3 = 3 * k
+    contact_rows(cset[:k], arm, normal, tangent, first, rotates, rows, 0)
+    for j in range(n):
+        vt[j] = v[dof_node[j], dof_component[j]]
+        vn[j] = v_start[dof_node[j], dof_component[j]]
+    _delassus(mass, rows, m3, lu, piv, resp, dl)
+    for a in range(m3):
+        s = 0.0
+        for j in range(n):
+            s += rows[a, j] * vt[j]
+        free[a] = s
+        lam[a] = 0.0
+    for jj in range(k):
+        i = cset[jj]
+        mu[jj] = friction[i]
+        s = 0.0
+        for j in range(n):
+            s += rows[3 * jj, j] * vn[j]
+        if s > 0.0:
+            s = 0.0  # a point leaving the plane at the start has no impact
+        free[3 * jj] += restitution[i] * s
+    sweeps = solve_cone(dl[:m3, :m3], free[:m3], mu[:k], lam[:m3], rho[:k], work[:m3], SWEEP_TOLERANCE, MAX_SWEEPS)
+    if sweeps > MAX_SWEEPS:
+        return sweeps
+    for j in range(n):
+        s = 0.0
+        for b in range(m3):
+            s += resp[j, b] * lam[b]
+        v[dof_node[j], dof_component[j]] = vt[j] + s
+    for jj in range(k):
+        i = cset[jj]
+        normal_impulse[i] = lam[3 * jj]
+        friction_impulse[i, 0] = lam[3 * jj + 1]
+        friction_impulse[i, 1] = lam[3 * jj + 2]
+        active[i] = True
+    return sweeps
+
+
 def tangents(normal: np.ndarray) -> np.ndarray:
     """Two unit tangents (2, 3) of a plane of unit ``normal`` (3,): ``t₁ = e × n / |e × n|`` with
     e the coordinate axis least aligned with n (x, y, z in that order on a tie), ``t₂ = n × t₁``

@@ -50,8 +50,12 @@ from kynemapy.run.hard_contact import (
     SWEEP_TOLERANCE,
     HardContacts,
     contact_geometry,
+    contact_rows,
+    contact_slip,
     has_hard_contacts,
+    position_step,
     solve_cone,
+    velocity_jump,
 )
 
 #: the most Newton iterations of the position correction
@@ -246,6 +250,27 @@ class JointStops:
         self._gap, self._point, self._arm = np.empty(k), np.empty((k, 3)), np.empty((k, 3))
         self._dirty = True
         self.cid = table[:, 0].astype(np.int64)
+        # the compiled path: contact points without stops on free nodes (no bilateral constraints)
+        self._compiled = self.contacts is not None and self.cid.size == 0 and model.n_dofs == model.n_system_dofs
+        if self._compiled:
+            con, n = self.contacts, int(model.n_system_dofs)
+            assert con is not None
+            self._geo = (
+                con.x0, con.node, con.offset, con.radius, con.normal, con.offset_d, con.tangent, con.friction,
+                con.first, con.rotates,
+            )  # fmt: skip
+            self._in_set = np.zeros(k, dtype=bool)
+            self._nu = np.zeros((k, 3))
+            self._counts = np.zeros(2, dtype=np.int64)
+            self._u = np.zeros(n)
+            self._scratch = (
+                self._gap, self._point, self._arm, np.zeros((k, 2)), np.zeros(k, dtype=np.int64),
+                np.zeros((3 * k, n)), np.zeros((n, n)), np.zeros(n, dtype=np.int64), np.zeros((n, 3 * k)), self._u,
+                np.zeros((3 * k, 3 * k)), np.zeros(3 * k), np.zeros(3 * k), np.zeros(3 * k), np.zeros(k),
+                np.zeros(k), np.zeros(3 * k),
+            )  # fmt: skip
+            self._scratch_v = (*self._scratch, np.zeros(n), np.zeros(n))
+            self._impulses = (con.normal_impulse, con.friction_impulse, con.active)
         self.kind = table[:, 1].astype(np.int64)
         self.lower = table[:, 2].copy()
         self.upper = table[:, 3].copy()
@@ -470,6 +495,12 @@ class JointStops:
                     con.clear()
                     self._dirty = False
                 return
+            self._dirty = True
+            if self._compiled:
+                self._contacts_compiled(v_start, q_start)
+            else:
+                self._contacts_only(v_start, q_start)
+            return
         self._dirty = True
         self.impulse[:] = 0.0
         self.position_impulse[:] = 0.0
@@ -585,6 +616,157 @@ class JointStops:
         con.friction_impulse[closed, 0] = lam[3 * ks + 1 :: 3]
         con.friction_impulse[closed, 1] = lam[3 * ks + 2 :: 3]
         con.active[closed] = True
+        self._refresh()
+
+    def _contacts_only(self, v_start: np.ndarray, q_start: np.ndarray) -> None:
+        """:meth:`_correct_with_contacts` without stops, the same operations on the contact rows
+        alone, the gaps and arms at q̃ already in the early-out's scratch."""
+        sim, n = self.sim, self.n
+        con = self.contacts
+        assert con is not None
+        self.iterations = 0
+        self.sweeps = 0
+        con.clear()
+        q = sim.state.q
+        gap, point, arm = self._gap, self._point, self._arm
+        geometry_args = (con.x0, q, con.node, con.offset, con.radius, con.normal, con.offset_d, gap, point, arm)
+        in_set = gap <= 0.0
+        no_stops = np.zeros(0, dtype=np.int64)
+        mass, bmat, phi, _ = self._system(no_stops, np.zeros(0))
+        phi_allowed = max(float(np.max(np.abs(phi), initial=0.0)), PHI_TOLERANCE)
+        contact_nu = np.zeros((con.size, 3))
+        rotates, first, normal, tangent = con.rotates, con.first, con.normal, con.tangent
+        slip = np.empty((con.size, 2))
+        for it in range(MAX_ITERATIONS + 1):
+            if it > 0:
+                contact_geometry(*geometry_args)
+            in_set |= gap <= 0.0
+            cset = np.flatnonzero(in_set)
+            gaps = gap[cset]
+            if it > 0:
+                if (
+                    np.all(gaps >= -GAP_TOLERANCE)
+                    and np.all(np.abs(gaps[contact_nu[cset, 0] > 0.0]) <= GAP_TOLERANCE)
+                    and np.max(np.abs(phi), initial=0.0) <= phi_allowed
+                ):
+                    break
+            if it == MAX_ITERATIONS:
+                raise ConvergenceError(
+                    f"step {int(sim.state.step[0])} (t = {float(sim.state.time[0]):.9g} s): the position correction "
+                    f"of the hard joint limits and contact points did not converge in {MAX_ITERATIONS} iterations "
+                    f"(limit gaps [] [rad or m] of joints [], "
+                    f"contact gaps {gaps.tolist()} [m] of shapes {con.shape[cset].tolist()})",
+                    float(sim.state.time[0]),
+                    int(sim.state.step[0]),
+                    (),
+                    -1,
+                )
+            rows = np.empty((3 * cset.size, n))
+            contact_rows(cset, arm, normal, tangent, first, rotates, rows, 0)
+            contact_slip(q, q_start, con.node, con.offset, con.radius, normal, tangent, slip)
+            free = np.empty(rows.shape[0])
+            free[0::3] = gaps
+            free[1::3] = slip[cset, 0]
+            free[2::3] = slip[cset, 1]
+            mu = con.friction[cset]
+            previous = contact_nu[cset].ravel()
+            base, response = self._responses(mass, bmat, phi, rows)
+            delassus = rows @ response
+            lam = previous.copy()
+            sweeps = solve_cone(
+                delassus,
+                free + rows @ base - delassus @ previous,
+                mu,
+                lam,
+                np.zeros(mu.size),
+                np.zeros(lam.size),
+                SWEEP_TOLERANCE,
+                MAX_SWEEPS,
+            )
+            self._check_sweeps(int(sweeps), "position correction")
+            contact_nu[cset] = lam.reshape(-1, 3)
+            self._apply_position(base + response @ (lam - previous))
+            self._refresh()
+            self.iterations = it + 1
+            mass, bmat, phi, _ = self._system(no_stops, np.zeros(0))
+        con.position_impulse[:] = contact_nu[:, 0]
+        # velocity jump at the corrected q, on the closed points
+        contact_geometry(*geometry_args)
+        closed = np.flatnonzero(in_set & (gap <= GAP_TOLERANCE))
+        if closed.size == 0:
+            return
+        rows = np.empty((3 * closed.size, n))
+        contact_rows(closed, arm, normal, tangent, first, rotates, rows, 0)
+        v = sim.state.v
+        v_n = v_start[self.dof_node, self.dof_component]
+        v_tilde = v[self.dof_node, self.dof_component]
+        base, response = self._responses(mass, bmat, bmat @ v_tilde, rows)
+        v_tilde = v_tilde + base
+        delassus = rows @ response
+        approach = np.minimum(rows[0::3] @ v_n, 0.0)  # a point leaving the plane at the start has no impact
+        free = rows @ v_tilde
+        free[0::3] += con.restitution[closed] * approach
+        mu = con.friction[closed]
+        lam = np.zeros(rows.shape[0])
+        self.sweeps = int(
+            solve_cone(delassus, free, mu, lam, np.zeros(mu.size), np.zeros(lam.size), SWEEP_TOLERANCE, MAX_SWEEPS)
+        )
+        self._check_sweeps(self.sweeps, "velocity jump")
+        v[self.dof_node, self.dof_component] = v_tilde + response @ lam
+        con.normal_impulse[closed] = lam[0::3]
+        con.friction_impulse[closed, 0] = lam[1::3]
+        con.friction_impulse[closed, 1] = lam[2::3]
+        con.active[closed] = True
+        self._refresh()
+
+    def _contacts_compiled(self, v_start: np.ndarray, q_start: np.ndarray) -> None:
+        """:meth:`_contacts_only` for free nodes (no bilateral constraints), each iteration one
+        compiled :func:`~kynemapy.run.hard_contact.position_step` and the velocity jump one
+        :func:`~kynemapy.run.hard_contact.velocity_jump`; M from the engine at each q."""
+        sim = self.sim
+        con = self.contacts
+        assert con is not None
+        self.iterations = 0
+        self.sweeps = 0
+        con.clear()
+        state, q = sim.state, sim.state.q
+        asm = self.assembler
+        in_set, nu, counts, scratch = self._in_set, self._nu, self._counts, self._scratch
+        in_set[:] = False
+        nu[:] = 0.0
+        mass = asm.system(state, sim.inputs)[0]
+        for it in range(MAX_ITERATIONS + 1):
+            status = position_step(
+                it, MAX_ITERATIONS, GAP_TOLERANCE, mass, q, q_start, self._geo, in_set, nu, scratch, counts
+            )
+            if status == 0:
+                break
+            if status == 2:
+                cset = np.flatnonzero(in_set)
+                raise ConvergenceError(
+                    f"step {int(state.step[0])} (t = {float(state.time[0]):.9g} s): the position correction "
+                    f"of the hard joint limits and contact points did not converge in {MAX_ITERATIONS} iterations "
+                    f"(limit gaps [] [rad or m] of joints [], "
+                    f"contact gaps {self._gap[cset].tolist()} [m] of shapes {con.shape[cset].tolist()})",
+                    float(state.time[0]),
+                    int(state.step[0]),
+                    (),
+                    -1,
+                )
+            self._check_sweeps(int(counts[1]), "position correction")
+            apply_position(q, self._u, self.dof_node, self.dof_component, self.rotating, self.rot_first)
+            self._refresh()
+            self.iterations = it + 1
+            mass = asm.system(state, sim.inputs)[0]
+        con.position_impulse[:] = nu[:, 0]
+        sweeps = velocity_jump(
+            GAP_TOLERANCE, mass, q, state.v, v_start, self.dof_node, self.dof_component, self._geo,
+            con.restitution, in_set, self._scratch_v, self._impulses,
+        )  # fmt: skip
+        if sweeps < 0:
+            return
+        self.sweeps = int(sweeps)
+        self._check_sweeps(self.sweeps, "velocity jump")
         self._refresh()
 
     def _check_sweeps(self, sweeps: int, what: str) -> None:
