@@ -50,8 +50,6 @@ from kynemapy.run.hard_contact import (
     SWEEP_TOLERANCE,
     HardContacts,
     contact_geometry,
-    contact_rows,
-    contact_slip,
     has_hard_contacts,
     position_step,
     solve_cone,
@@ -498,9 +496,7 @@ class JointStops:
             self._dirty = True
             if self._compiled:
                 self._contacts_compiled(v_start, q_start)
-            else:
-                self._contacts_only(v_start, q_start)
-            return
+                return
         self._dirty = True
         self.impulse[:] = 0.0
         self.position_impulse[:] = 0.0
@@ -618,109 +614,9 @@ class JointStops:
         con.active[closed] = True
         self._refresh()
 
-    def _contacts_only(self, v_start: np.ndarray, q_start: np.ndarray) -> None:
-        """:meth:`_correct_with_contacts` without stops, the same operations on the contact rows
-        alone, the gaps and arms at q̃ already in the early-out's scratch."""
-        sim, n = self.sim, self.n
-        con = self.contacts
-        assert con is not None
-        self.iterations = 0
-        self.sweeps = 0
-        con.clear()
-        q = sim.state.q
-        gap, point, arm = self._gap, self._point, self._arm
-        geometry_args = (con.x0, q, con.node, con.offset, con.radius, con.normal, con.offset_d, gap, point, arm)
-        in_set = gap <= 0.0
-        no_stops = np.zeros(0, dtype=np.int64)
-        mass, bmat, phi, _ = self._system(no_stops, np.zeros(0))
-        phi_allowed = max(float(np.max(np.abs(phi), initial=0.0)), PHI_TOLERANCE)
-        contact_nu = np.zeros((con.size, 3))
-        rotates, first, normal, tangent = con.rotates, con.first, con.normal, con.tangent
-        slip = np.empty((con.size, 2))
-        for it in range(MAX_ITERATIONS + 1):
-            if it > 0:
-                contact_geometry(*geometry_args)
-            in_set |= gap <= 0.0
-            cset = np.flatnonzero(in_set)
-            gaps = gap[cset]
-            if it > 0:
-                if (
-                    np.all(gaps >= -GAP_TOLERANCE)
-                    and np.all(np.abs(gaps[contact_nu[cset, 0] > 0.0]) <= GAP_TOLERANCE)
-                    and np.max(np.abs(phi), initial=0.0) <= phi_allowed
-                ):
-                    break
-            if it == MAX_ITERATIONS:
-                raise ConvergenceError(
-                    f"step {int(sim.state.step[0])} (t = {float(sim.state.time[0]):.9g} s): the position correction "
-                    f"of the hard joint limits and contact points did not converge in {MAX_ITERATIONS} iterations "
-                    f"(limit gaps [] [rad or m] of joints [], "
-                    f"contact gaps {gaps.tolist()} [m] of shapes {con.shape[cset].tolist()})",
-                    float(sim.state.time[0]),
-                    int(sim.state.step[0]),
-                    (),
-                    -1,
-                )
-            rows = np.empty((3 * cset.size, n))
-            contact_rows(cset, arm, normal, tangent, first, rotates, rows, 0)
-            contact_slip(q, q_start, con.node, con.offset, con.radius, normal, tangent, slip)
-            free = np.empty(rows.shape[0])
-            free[0::3] = gaps
-            free[1::3] = slip[cset, 0]
-            free[2::3] = slip[cset, 1]
-            mu = con.friction[cset]
-            previous = contact_nu[cset].ravel()
-            base, response = self._responses(mass, bmat, phi, rows)
-            delassus = rows @ response
-            lam = previous.copy()
-            sweeps = solve_cone(
-                delassus,
-                free + rows @ base - delassus @ previous,
-                mu,
-                lam,
-                np.zeros(mu.size),
-                np.zeros(lam.size),
-                SWEEP_TOLERANCE,
-                MAX_SWEEPS,
-            )
-            self._check_sweeps(int(sweeps), "position correction")
-            contact_nu[cset] = lam.reshape(-1, 3)
-            self._apply_position(base + response @ (lam - previous))
-            self._refresh()
-            self.iterations = it + 1
-            mass, bmat, phi, _ = self._system(no_stops, np.zeros(0))
-        con.position_impulse[:] = contact_nu[:, 0]
-        # velocity jump at the corrected q, on the closed points
-        contact_geometry(*geometry_args)
-        closed = np.flatnonzero(in_set & (gap <= GAP_TOLERANCE))
-        if closed.size == 0:
-            return
-        rows = np.empty((3 * closed.size, n))
-        contact_rows(closed, arm, normal, tangent, first, rotates, rows, 0)
-        v = sim.state.v
-        v_n = v_start[self.dof_node, self.dof_component]
-        v_tilde = v[self.dof_node, self.dof_component]
-        base, response = self._responses(mass, bmat, bmat @ v_tilde, rows)
-        v_tilde = v_tilde + base
-        delassus = rows @ response
-        approach = np.minimum(rows[0::3] @ v_n, 0.0)  # a point leaving the plane at the start has no impact
-        free = rows @ v_tilde
-        free[0::3] += con.restitution[closed] * approach
-        mu = con.friction[closed]
-        lam = np.zeros(rows.shape[0])
-        self.sweeps = int(
-            solve_cone(delassus, free, mu, lam, np.zeros(mu.size), np.zeros(lam.size), SWEEP_TOLERANCE, MAX_SWEEPS)
-        )
-        self._check_sweeps(self.sweeps, "velocity jump")
-        v[self.dof_node, self.dof_component] = v_tilde + response @ lam
-        con.normal_impulse[closed] = lam[0::3]
-        con.friction_impulse[closed, 0] = lam[1::3]
-        con.friction_impulse[closed, 1] = lam[2::3]
-        con.active[closed] = True
-        self._refresh()
-
     def _contacts_compiled(self, v_start: np.ndarray, q_start: np.ndarray) -> None:
-        """:meth:`_contacts_only` for free nodes (no bilateral constraints), each iteration one
+        """:meth:`_correct_with_contacts` for points on free nodes (no stops, no bilateral
+        constraints), the same operations on the contact rows alone, each iteration one
         compiled :func:`~kynemapy.run.hard_contact.position_step` and the velocity jump one
         :func:`~kynemapy.run.hard_contact.velocity_jump`; M from the engine at each q."""
         sim = self.sim
