@@ -180,7 +180,19 @@ def _scenes() -> list:
         b.add_ground_plane(normal=tuple(axes[:, 2]), offset=0.0, law="hard", friction=mu, restitution=0.3)
         return kp.Simulation(b.build(), kp.StepParameters(h=1e-3, rho_inf=0.9, atol=1e-12, rtol=1e-12))
 
+    def two_bodies() -> kp.Simulation:  # a ball sliding beside a box spinning (n = 12 DOFs)
+        b = kp.ModelBuilder(gravity=(0.0, 0.0, -9.81))
+        n = b.add_node(position=(0.0, 0.0, 0.1), velocity=(1.5, 0.5, 0.0, 0.0, 0.0, 3.0))
+        b.add_mass(n, mass=1.0, inertia=(0.004, 0.004, 0.004))
+        b.add_sphere(n, 0.1)
+        m = b.add_node(position=(1.0, 0.0, 0.1), velocity=(0.0, -0.4, 0.0, 0.0, 0.0, 1.0))
+        b.add_mass(m, mass=3.0, inertia=(0.05, 0.06, 0.07))
+        b.add_box(m, (0.2, 0.15, 0.1))
+        b.add_ground_plane(law="hard", friction=0.3)
+        return kp.Simulation(b.build(), kp.StepParameters(h=1e-3, rho_inf=0.9, atol=1e-12, rtol=1e-12))
+
     return [
+        two_bodies,
         lambda: ball(2.0, 0.0, 0.0, 0.0, 0.3),
         lambda: ball(1.0, 15.0, 0.01, 0.5, 0.4),
         lambda: box(0.3, 0.2, 0.0),
