@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 import scipy.linalg
 
+from kynemapy._jit import njit
 from kynemapy.engine.api import ConvergenceError, task
 from kynemapy.engine.data import new_inputs, new_state, new_workspace
 from kynemapy.engine.entry import LINEARIZE, START
@@ -44,7 +45,16 @@ from kynemapy.engine.params import coefficient_vector
 from kynemapy.math.quaternion import quat_exp, quat_product
 from kynemapy.model import Model, kinds
 from kynemapy.model.errors import ModelError
-from kynemapy.run.hard_contact import MAX_SWEEPS, SWEEP_TOLERANCE, HardContacts, has_hard_contacts, solve_cone
+from kynemapy.run.hard_contact import (
+    MAX_SWEEPS,
+    SWEEP_TOLERANCE,
+    HardContacts,
+    contact_geometry,
+    has_hard_contacts,
+    position_step,
+    solve_cone,
+    velocity_jump,
+)
 
 #: the most Newton iterations of the position correction
 MAX_ITERATIONS = 20
@@ -94,6 +104,72 @@ def solve_lcp(d: np.ndarray, w0: np.ndarray) -> np.ndarray:
     raise RuntimeError("joint stops: the impact problem (LCP) did not converge")  # pragma: no cover
 
 
+@njit
+def csc_to_dense(indptr: np.ndarray, indices: np.ndarray, vals: np.ndarray, out: np.ndarray) -> None:
+    """Scatter a CSC matrix into the dense ``out`` (zeroed first; repeated entries added in order).
+
+    Parameters
+    ----------
+    indptr : (n + 1,) ndarray of int64
+        The column pointers.
+    indices : (nnz,) ndarray of int64
+        The row of each stored value.
+    vals : (>= nnz,) ndarray of float
+        The values (the first nnz used).
+    out : (n, n) ndarray of float
+        Out: the dense matrix.
+    """
+    n = out.shape[1]
+    for i in range(out.shape[0]):
+        for j in range(n):
+            out[i, j] = 0.0
+    for j in range(n):
+        for p in range(indptr[j], indptr[j + 1]):
+            out[indices[p], j] += vals[p]
+
+
+@njit
+def apply_position(
+    q: np.ndarray,
+    u: np.ndarray,
+    dof_node: np.ndarray,
+    dof_component: np.ndarray,
+    rotating: np.ndarray,
+    rot_first: np.ndarray,
+) -> None:
+    """``q := q ⊕ u``: translations added, rotations ``r := exp(u_θ) ⊗ r`` (normalized).
+
+    Parameters
+    ----------
+    q : (N, 7) ndarray of float
+        Node displacements [m] and rotation quaternions (w, x, y, z), updated in place.
+    u : (n,) ndarray of float
+        The increment over the DOFs [m, rad].
+    dof_node, dof_component : (n,) ndarray of int64
+        Each DOF's node and component (0 to 5).
+    rotating : (R,) ndarray of int64
+        The nodes with rotational DOFs.
+    rot_first : (R,) ndarray of int64
+        Their first DOFs.
+    """
+    for j in range(u.shape[0]):
+        if dof_component[j] < 3:
+            q[dof_node[j], dof_component[j]] += u[j]
+    for i in range(rotating.shape[0]):
+        node = rotating[i]
+        f = rot_first[i]
+        w0, w1, w2 = u[f + 3], u[f + 4], u[f + 5]
+        if w0 == 0.0 and w1 == 0.0 and w2 == 0.0:
+            continue
+        e0, e1, e2, e3 = quat_exp(w0, w1, w2)
+        n0, n1, n2, n3 = quat_product(e0, e1, e2, e3, q[node, 3], q[node, 4], q[node, 5], q[node, 6])
+        norm = np.sqrt(n0 * n0 + n1 * n1 + n2 * n2 + n3 * n3)
+        q[node, 3] = n0 / norm
+        q[node, 4] = n1 / norm
+        q[node, 5] = n2 / norm
+        q[node, 6] = n3 / norm
+
+
 #: the coefficients of a linearization with β′ = 1 alone (h = 1 s, c = 1, exact gradients, no K^Φ):
 #: the Newton matrix is [[M, Bᵀ], [B, 0]] (``analysis.linearize.linearization_coefficients(1, 0, 0, False)``)
 MASS_COEFFICIENTS = (1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0, 1, True, True, False, 0.0)
@@ -109,6 +185,9 @@ class _Assembler:
         self.inputs = new_inputs(model)
         self.data = self.workspace.data(self.state, self.inputs)
         self.p = coefficient_vector(*MASS_COEFFICIENTS)
+        self._indptr = np.ascontiguousarray(self.workspace.indptr, dtype=np.int64)
+        self._indices = np.ascontiguousarray(self.workspace.indices, dtype=np.int64)
+        self._b = self.workspace.views["b"]
 
     def system(self, state: Any, inputs: Any) -> tuple[np.ndarray, np.ndarray]:
         """The dense Newton matrix (n, n) and the residual (n,) at ``state`` (Δq := 0) and ``inputs``."""
@@ -119,10 +198,9 @@ class _Assembler:
         task(self.data, self.p, LINEARIZE)
         ws = self.workspace
         n = int(self.model.n_dofs)
-        matrix = np.zeros((n, n))
-        cols = np.repeat(np.arange(n), np.diff(ws.indptr))
-        np.add.at(matrix, (ws.indices, cols), ws.vals[: ws.indices.shape[0]])
-        return matrix, ws.views["b"].copy()
+        matrix = np.empty((n, n))
+        csc_to_dense(self._indptr, self._indices, ws.vals, matrix)
+        return matrix, self._b.copy()
 
 
 class JointStops:
@@ -165,7 +243,32 @@ class JointStops:
         self.contacts: HardContacts | None = HardContacts(model) if has_hard_contacts(model) else None
         #: the projected Gauss–Seidel sweeps of the last velocity jump with contact points
         self.sweeps = 0
+        # the early-out's scratch (gaps, points, arms), and whether the last step left impulses to zero
+        k = 0 if self.contacts is None else self.contacts.size
+        self._gap, self._point, self._arm = np.empty(k), np.empty((k, 3)), np.empty((k, 3))
+        self._dirty = True
         self.cid = table[:, 0].astype(np.int64)
+        # the compiled path: contact points without stops on free nodes (no bilateral constraints)
+        self._compiled = self.contacts is not None and self.cid.size == 0 and model.n_dofs == model.n_system_dofs
+        if self._compiled:
+            con, n = self.contacts, int(model.n_system_dofs)
+            assert con is not None
+            self._geo = (
+                con.x0, con.node, con.offset, con.radius, con.normal, con.offset_d, con.tangent, con.friction,
+                con.first, con.rotates,
+            )  # fmt: skip
+            self._in_set = np.zeros(k, dtype=bool)
+            self._nu = np.zeros((k, 3))
+            self._counts = np.zeros(2, dtype=np.int64)
+            self._u = np.zeros(n)
+            self._scratch = (
+                self._gap, self._point, self._arm, np.zeros((k, 2)), np.zeros(k, dtype=np.int64),
+                np.zeros((3 * k, n)), np.zeros((n, n)), np.zeros(n, dtype=np.int64), np.zeros((n, 3 * k)), self._u,
+                np.zeros((3 * k, 3 * k)), np.zeros(3 * k), np.zeros(3 * k), np.zeros(3 * k), np.zeros(k),
+                np.zeros(k), np.zeros(3 * k),
+            )  # fmt: skip
+            self._scratch_v = (*self._scratch, np.zeros(n), np.zeros(n))
+            self._impulses = (con.normal_impulse, con.friction_impulse, con.active)
         self.kind = table[:, 1].astype(np.int64)
         self.lower = table[:, 2].copy()
         self.upper = table[:, 3].copy()
@@ -183,8 +286,11 @@ class JointStops:
         for node, (start, count) in enumerate(zip(first, dofs, strict=True)):
             self.dof_node[start : start + count] = node
             self.dof_component[start : start + count] = np.arange(count)
-        self.rotating = np.flatnonzero(dofs == 6)
+        self.rotating = np.flatnonzero(dofs == 6).astype(np.int64)
         self.rot_first = first[self.rotating]
+        # the constraints whose outputs _refresh keeps (all but the hinges' and sliders')
+        kind = np.asarray(model.constraint_kind)
+        self._keep = np.flatnonzero((kind != kinds.HINGE_JOINT) & (kind != kinds.SLIDER_JOINT))
         for kind in self.kind:
             if kind not in (kinds.HINGE_JOINT, kinds.SLIDER_JOINT):  # pragma: no cover (the builder's table)
                 raise ValueError(f"joint_stops: constraint kind {kind} has no hard limits (hinges and sliders only)")
@@ -202,13 +308,12 @@ class JointStops:
         other kinds' outputs."""
         state = self.sim.state
         a = state.a.copy()
-        out = state.constraint_output.copy()
+        keep = self._keep
+        out = state.constraint_output[keep] if keep.size else None
         task(self.sim.data, self.sim.coefficients, START)
         state.a[...] = a
-        keep = np.ones(out.shape[0], dtype=bool)
-        kind = np.asarray(self.sim.model.constraint_kind)
-        keep[(kind == kinds.HINGE_JOINT) | (kind == kinds.SLIDER_JOINT)] = False
-        state.constraint_output[keep] = out[keep]
+        if out is not None:
+            state.constraint_output[keep] = out
 
     def _system(self, active: np.ndarray, side: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """M (n, n), B (m, n), Φ (m,) and the gap gradients (k, n) of the limits ``active`` at the state."""
@@ -227,18 +332,10 @@ class JointStops:
 
     def _apply_position(self, u: np.ndarray) -> None:
         """q := q ⊕ u: translations added, rotations ``r := exp(u_θ) ⊗ r``."""
-        q = self.sim.state.q
-        q[self.dof_node[self.dof_component < 3], self.dof_component[self.dof_component < 3]] += u[
-            self.dof_component < 3
-        ]
-        for node, first in zip(self.rotating, self.rot_first, strict=True):
-            w = u[first + 3 : first + 6]
-            if not np.any(w):
-                continue
-            e = quat_exp(float(w[0]), float(w[1]), float(w[2]))
-            r = q[node, 3:7]
-            new = np.array(quat_product(e[0], e[1], e[2], e[3], r[0], r[1], r[2], r[3]))
-            q[node, 3:7] = new / np.linalg.norm(new)
+        apply_position(
+            self.sim.state.q, np.ascontiguousarray(u, dtype=np.float64), self.dof_node, self.dof_component,
+            self.rotating, self.rot_first,
+        )  # fmt: skip
 
     def _gaps(self, active: np.ndarray, side: np.ndarray) -> np.ndarray:
         theta = self.sim.state.constraint_output[self.cid[active], 0]
@@ -383,6 +480,24 @@ class JointStops:
         sim, n = self.sim, self.n
         con = self.contacts
         assert con is not None
+        if self.cid.size == 0:
+            # the early-out: no stops, and every point clear of its plane after the smooth step
+            smallest = contact_geometry(
+                con.x0, sim.state.q, con.node, con.offset, con.radius, con.normal, con.offset_d,
+                self._gap, self._point, self._arm,
+            )  # fmt: skip
+            if smallest > 0.0:
+                if self._dirty:
+                    self.iterations = 0
+                    self.sweeps = 0
+                    con.clear()
+                    self._dirty = False
+                return
+            self._dirty = True
+            if self._compiled:
+                self._contacts_compiled(v_start, q_start)
+                return
+        self._dirty = True
         self.impulse[:] = 0.0
         self.position_impulse[:] = 0.0
         self.iterations = 0
@@ -499,6 +614,57 @@ class JointStops:
         con.active[closed] = True
         self._refresh()
 
+    def _contacts_compiled(self, v_start: np.ndarray, q_start: np.ndarray) -> None:
+        """:meth:`_correct_with_contacts` for points on free nodes (no stops, no bilateral
+        constraints), the same operations on the contact rows alone, each iteration one
+        compiled :func:`~kynemapy.run.hard_contact.position_step` and the velocity jump one
+        :func:`~kynemapy.run.hard_contact.velocity_jump`; M from the engine at each q."""
+        sim = self.sim
+        con = self.contacts
+        assert con is not None
+        self.iterations = 0
+        self.sweeps = 0
+        con.clear()
+        state, q = sim.state, sim.state.q
+        asm = self.assembler
+        in_set, nu, counts, scratch = self._in_set, self._nu, self._counts, self._scratch
+        in_set[:] = False
+        nu[:] = 0.0
+        mass = asm.system(state, sim.inputs)[0]
+        for it in range(MAX_ITERATIONS + 1):
+            status = position_step(
+                it, MAX_ITERATIONS, GAP_TOLERANCE, mass, q, q_start, self._geo, in_set, nu, scratch, counts
+            )
+            if status == 0:
+                break
+            if status == 2:
+                cset = np.flatnonzero(in_set)
+                raise ConvergenceError(
+                    f"step {int(state.step[0])} (t = {float(state.time[0]):.9g} s): the position correction "
+                    f"of the hard joint limits and contact points did not converge in {MAX_ITERATIONS} iterations "
+                    f"(limit gaps [] [rad or m] of joints [], "
+                    f"contact gaps {self._gap[cset].tolist()} [m] of shapes {con.shape[cset].tolist()})",
+                    float(state.time[0]),
+                    int(state.step[0]),
+                    (),
+                    -1,
+                )
+            self._check_sweeps(int(counts[1]), "position correction")
+            apply_position(q, self._u, self.dof_node, self.dof_component, self.rotating, self.rot_first)
+            self._refresh()
+            self.iterations = it + 1
+            mass = asm.system(state, sim.inputs)[0]
+        con.position_impulse[:] = nu[:, 0]
+        sweeps = velocity_jump(
+            GAP_TOLERANCE, mass, q, state.v, v_start, self.dof_node, self.dof_component, self._geo,
+            con.restitution, in_set, self._scratch_v, self._impulses,
+        )  # fmt: skip
+        if sweeps < 0:
+            return
+        self.sweeps = int(sweeps)
+        self._check_sweeps(self.sweeps, "velocity jump")
+        self._refresh()
+
     def _check_sweeps(self, sweeps: int, what: str) -> None:
         """Raise a ConvergenceError when :func:`solve_cone` did not reach its tolerance."""
         if sweeps > MAX_SWEEPS:
@@ -530,6 +696,8 @@ class JointStops:
         (n, r) to unit multipliers on ``rows`` (r, n) (``M U = Bᵀμ + rowsᵀ``, ``B U = 0``), from one
         factorization of ``[[M, Bᵀ], [B, 0]]``."""
         n, m = self.n, bmat.shape[0]
+        if m == 0:  # no bilateral constraints: U₀ = 0 and M U = rowsᵀ
+            return np.zeros(n), np.linalg.solve(mass, rows.T)
         kkt = np.zeros((n + m, n + m))
         kkt[:n, :n] = mass
         kkt[n:, :n] = bmat

@@ -148,7 +148,12 @@ def _hard_contact() -> None:
     b.add_mass(n, mass=1.0, inertia=(0.004, 0.004, 0.004))
     b.add_sphere(n, 0.1)
     b.add_ground_plane(law="hard", friction=0.5)
-    kp.Simulation(b.build(), kp.StepParameters(h=1e-3)).advance(2)
+    model = b.build()
+    kp.Simulation(model, kp.StepParameters(h=1e-3)).advance(2)  # the compiled path (free nodes)
+    general = kp.Simulation(model, kp.StepParameters(h=1e-3))
+    assert general.joint_stops is not None
+    general.joint_stops._compiled = False  # the general path's kernels (stops, bilateral constraints)
+    general.advance(2)
 
 
 class _Bar:

@@ -1,0 +1,226 @@
+"""The compiled geometry kernels of hard contact (kynemapy.run.hard_contact) against independent
+computations: scipy's rotations and numpy, on random poses."""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.spatial.transform import Rotation
+
+from kynemapy.run.hard_contact import contact_geometry, contact_rows, contact_slip, tangents
+
+
+def _scene(rng: np.random.Generator, n_nodes: int = 3, k: int = 7) -> dict[str, np.ndarray]:
+    node = rng.integers(0, n_nodes, size=k).astype(np.int64)
+    normal = rng.normal(size=(k, 3))
+    normal /= np.linalg.norm(normal, axis=1)[:, None]
+    quat = Rotation.random(n_nodes, random_state=1).as_quat()  # (x, y, z, w)
+    q = np.zeros((n_nodes, 7))
+    q[:, :3] = rng.normal(size=(n_nodes, 3))
+    q[:, 3] = quat[:, 3]
+    q[:, 4:7] = quat[:, :3]
+    return {
+        "node": node,
+        "normal": normal,
+        "tangent": np.array([tangents(n) for n in normal]),
+        "offset": rng.normal(size=(k, 3)),
+        "radius": rng.uniform(0.0, 0.3, size=k),
+        "offset_d": rng.normal(size=k),
+        "x0": rng.normal(size=(k, 3)),
+        "q": q,
+    }
+
+
+def _rot(q: np.ndarray) -> Rotation:
+    return Rotation.from_quat(np.column_stack([q[:, 4:7], q[:, 3]]))
+
+
+def test_contact_geometry_matches_scipy_rotations() -> None:
+    s = _scene(np.random.default_rng(0))
+    k = s["node"].size
+    gap, point, arm = np.empty(k), np.empty((k, 3)), np.empty((k, 3))
+    smallest = contact_geometry(
+        s["x0"], s["q"], s["node"], s["offset"], s["radius"], s["normal"], s["offset_d"], gap, point, arm
+    )
+    x = s["x0"] + s["q"][s["node"], :3]
+    centre = x + _rot(s["q"][s["node"]]).apply(s["offset"])
+    expect_gap = np.sum(s["normal"] * centre, axis=1) - s["radius"] - s["offset_d"]
+    expect_point = centre - s["radius"][:, None] * s["normal"]
+    np.testing.assert_allclose(gap, expect_gap, rtol=0, atol=1e-14)
+    np.testing.assert_allclose(point, expect_point, rtol=0, atol=1e-14)
+    np.testing.assert_allclose(arm, expect_point - x, rtol=0, atol=1e-14)
+    assert smallest == np.min(gap)
+
+
+def test_contact_slip_matches_the_rotation_vector_of_scipy() -> None:
+    rng = np.random.default_rng(1)
+    s = _scene(rng)
+    q_start = s["q"].copy()
+    q_start[:, :3] -= rng.normal(size=q_start[:, :3].shape) * 0.01
+    turn = Rotation.from_rotvec(rng.normal(size=(q_start.shape[0], 3)) * 0.3)
+    q = s["q"].copy()
+    moved = (turn * _rot(q_start)).as_quat()
+    q[:, 3], q[:, 4:7] = moved[:, 3], moved[:, :3]
+    out = np.empty((s["node"].size, 2))
+    contact_slip(q, q_start, s["node"], s["offset"], s["radius"], s["normal"], s["tangent"], out)
+    nodes = s["node"]
+    displacement = (
+        q[nodes, :3] - q_start[nodes, :3] + _rot(q[nodes]).apply(s["offset"]) - _rot(q_start[nodes]).apply(s["offset"])
+    )
+    phi = (_rot(q[nodes]) * _rot(q_start[nodes]).inv()).as_rotvec()
+    slip = displacement - s["radius"][:, None] * np.cross(phi, s["normal"])
+    expect = np.einsum("kij,kj->ki", s["tangent"], slip)
+    np.testing.assert_allclose(out, expect, rtol=0, atol=1e-14)
+
+
+def test_contact_rows_give_the_contact_point_velocity() -> None:
+    rng = np.random.default_rng(2)
+    s = _scene(rng, n_nodes=2, k=4)
+    first = np.array([0, 6], dtype=np.int64)[s["node"]]
+    rotates = np.ones(4, dtype=bool)
+    arm = rng.normal(size=(4, 3))
+    which = np.array([3, 0, 2], dtype=np.int64)
+    out = np.full((2 + 3 * which.size, 12), np.nan)
+    contact_rows(which, arm, s["normal"], s["tangent"], first, rotates, out, 2)
+    v = rng.normal(size=12)
+    for j, i in enumerate(which):
+        node = s["node"][i]
+        lin, ang = v[6 * node : 6 * node + 3], v[6 * node + 3 : 6 * node + 6]
+        velocity = lin + np.cross(ang, arm[i])  # the contact point's velocity
+        frame = np.vstack([s["normal"][i], s["tangent"][i]])
+        np.testing.assert_allclose(out[2 + 3 * j : 5 + 3 * j] @ v, frame @ velocity, rtol=0, atol=1e-14)
+    assert np.all(np.isnan(out[:2]))
+    # a node without rotations: the translational DOFs alone
+    out2 = np.empty((3, 12))
+    contact_rows(which[:1], arm, s["normal"], s["tangent"], first, np.zeros(4, dtype=bool), out2, 0)
+    f = first[which[0]]
+    expect = np.zeros((3, 12))
+    expect[:, f : f + 3] = np.vstack([s["normal"][which[0]], s["tangent"][which[0]]])
+    np.testing.assert_array_equal(out2, expect)
+
+
+def test_csc_to_dense_matches_scipy_sparse() -> None:
+    import scipy.sparse
+
+    from kynemapy.run.joint_stops import csc_to_dense
+
+    rng = np.random.default_rng(3)
+    a = scipy.sparse.random(6, 6, density=0.4, format="csc", random_state=4)
+    out = np.full((6, 6), np.nan)
+    vals = np.concatenate([a.data, [99.0]])  # a workspace's values may run past nnz
+    csc_to_dense(a.indptr.astype(np.int64), a.indices.astype(np.int64), vals, out)
+    np.testing.assert_array_equal(out, a.toarray())
+    # repeated entries are added
+    indptr = np.array([0, 2, 2], dtype=np.int64)
+    indices = np.array([1, 1], dtype=np.int64)
+    out2 = rng.normal(size=(2, 2))
+    csc_to_dense(indptr, indices, np.array([0.5, 0.25]), out2)
+    np.testing.assert_array_equal(out2, [[0.0, 0.0], [0.75, 0.0]])
+
+
+def test_apply_position_adds_translations_and_turns_by_the_exponential() -> None:
+    from kynemapy.run.joint_stops import apply_position
+
+    rng = np.random.default_rng(5)
+    # node 0 with 6 DOFs, node 1 with 3 (translations only), node 2 with 6 and a zero rotation increment
+    dof_node = np.array([0] * 6 + [1] * 3 + [2] * 6, dtype=np.int64)
+    dof_component = np.array([0, 1, 2, 3, 4, 5, 0, 1, 2, 0, 1, 2, 3, 4, 5], dtype=np.int64)
+    rotating = np.array([0, 2], dtype=np.int64)
+    rot_first = np.array([0, 9], dtype=np.int64)
+    quat = Rotation.random(3, random_state=6).as_quat()
+    q = np.zeros((3, 7))
+    q[:, :3] = rng.normal(size=(3, 3))
+    q[:, 3], q[:, 4:7] = quat[:, 3], quat[:, :3]
+    q[1, 3:7] = [1.0, 0.0, 0.0, 0.0]
+    u = rng.normal(size=15) * 0.2
+    u[12:15] = 0.0
+    before = q.copy()
+    apply_position(q, u, dof_node, dof_component, rotating, rot_first)
+    np.testing.assert_allclose(q[0, :3], before[0, :3] + u[0:3], rtol=0, atol=1e-15)
+    np.testing.assert_allclose(q[1, :3], before[1, :3] + u[6:9], rtol=0, atol=1e-15)
+    np.testing.assert_allclose(q[2, :3], before[2, :3] + u[9:12], rtol=0, atol=1e-15)
+    turned = (Rotation.from_rotvec(u[3:6]) * Rotation.from_quat(np.r_[before[0, 4:7], before[0, 3]])).as_quat()
+    expect = np.r_[turned[3], turned[:3]]
+    np.testing.assert_allclose(q[0, 3:7] * np.sign(q[0, 3] * expect[0]), expect, rtol=0, atol=1e-15)
+    np.testing.assert_array_equal(q[1, 3:7], [1.0, 0.0, 0.0, 0.0])
+    np.testing.assert_array_equal(q[2, 3:7], before[2, 3:7])
+
+
+def test_lu_factor_and_solve_match_numpy() -> None:
+    from kynemapy.run.hard_contact import lu_factor, lu_solve
+
+    rng = np.random.default_rng(7)
+    for a in (rng.normal(size=(6, 6)), np.array([[0.0, 2.0, 1.0], [1.0, 0.0, 3.0], [4.0, 1.0, 0.0]])):
+        n = a.shape[0]
+        lu, piv, x = np.empty((n, n)), np.empty(n, dtype=np.int64), np.empty(n)
+        lu_factor(a, lu, piv)
+        b = rng.normal(size=n)
+        lu_solve(lu, piv, b, x)
+        np.testing.assert_allclose(x, np.linalg.solve(a, b), rtol=1e-12, atol=1e-12)
+
+
+def _scenes() -> list:
+    import kynemapy as kp
+
+    def ball(speed: float, spin: float, height: float, e: float, mu: float) -> kp.Simulation:
+        b = kp.ModelBuilder(gravity=(0.0, 0.0, -9.81))
+        n = b.add_node(position=(0.0, 0.0, 0.1 + height), velocity=(speed, 0.0, -1.0 * (height > 0), 0.0, spin, 0.0))
+        b.add_mass(n, mass=1.0, inertia=(0.004, 0.004, 0.004))
+        b.add_sphere(n, 0.1)
+        b.add_ground_plane(law="hard", restitution=e, friction=mu)
+        return kp.Simulation(b.build(), kp.StepParameters(h=1e-3, rho_inf=0.9, atol=1e-12, rtol=1e-12))
+
+    def box(angle: float, mu: float, spin: float) -> kp.Simulation:
+        c, s = np.cos(angle), np.sin(angle)
+        axes = np.array([[c, 0.0, -s], [0.0, 1.0, 0.0], [s, 0.0, c]])
+        b = kp.ModelBuilder(gravity=(0.0, 0.0, -9.81))
+        centre = 0.1 * axes[:, 2]
+        n = b.add_node(position=tuple(centre), velocity=(*(0.5 * axes[:, 0]), 0.0, 0.0, spin))
+        b.add_mass(n, mass=3.0, inertia=(0.05, 0.06, 0.07))
+        b.add_box(n, (0.2, 0.15, 0.1), center=tuple(centre), axes=axes)
+        b.add_ground_plane(normal=tuple(axes[:, 2]), offset=0.0, law="hard", friction=mu, restitution=0.3)
+        return kp.Simulation(b.build(), kp.StepParameters(h=1e-3, rho_inf=0.9, atol=1e-12, rtol=1e-12))
+
+    def two_bodies() -> kp.Simulation:  # a ball sliding beside a box spinning (n = 12 DOFs)
+        b = kp.ModelBuilder(gravity=(0.0, 0.0, -9.81))
+        n = b.add_node(position=(0.0, 0.0, 0.1), velocity=(1.5, 0.5, 0.0, 0.0, 0.0, 3.0))
+        b.add_mass(n, mass=1.0, inertia=(0.004, 0.004, 0.004))
+        b.add_sphere(n, 0.1)
+        m = b.add_node(position=(1.0, 0.0, 0.1), velocity=(0.0, -0.4, 0.0, 0.0, 0.0, 1.0))
+        b.add_mass(m, mass=3.0, inertia=(0.05, 0.06, 0.07))
+        b.add_box(m, (0.2, 0.15, 0.1))
+        b.add_ground_plane(law="hard", friction=0.3)
+        return kp.Simulation(b.build(), kp.StepParameters(h=1e-3, rho_inf=0.9, atol=1e-12, rtol=1e-12))
+
+    return [
+        two_bodies,
+        lambda: ball(2.0, 0.0, 0.0, 0.0, 0.3),
+        lambda: ball(1.0, 15.0, 0.01, 0.5, 0.4),
+        lambda: box(0.3, 0.2, 0.0),
+        lambda: box(0.0, 0.5, 2.0),
+    ]
+
+
+def test_the_compiled_contact_path_matches_the_general_one() -> None:
+    """The compiled path (free nodes, no stops) against the general numpy path of the same scheme
+    (``_correct_with_contacts`` with stops and constraints, verified by the closed forms of
+    tests/verification/test_hard_contact.py): the same states and impulses to round-off.  No scene
+    grazes the plane (a gap within round-off of 0 may open in one path and close in the other:
+    the LU of M is the kernel's own, not LAPACK's)."""
+    for make in _scenes():
+        fast, slow = make(), make()
+        assert fast.joint_stops is not None and fast.joint_stops._compiled
+        slow.joint_stops._compiled = False
+        touched = 0
+        for _ in range(150):
+            fast.step()
+            slow.step()
+            np.testing.assert_allclose(fast.state.q, slow.state.q, rtol=0, atol=1e-12)
+            np.testing.assert_allclose(fast.state.v, slow.state.v, rtol=0, atol=1e-10)
+            a, b = fast.joint_stops.contacts, slow.joint_stops.contacts
+            np.testing.assert_array_equal(a.active, b.active)
+            np.testing.assert_allclose(a.normal_impulse, b.normal_impulse, rtol=0, atol=1e-12)
+            np.testing.assert_allclose(a.friction_impulse, b.friction_impulse, rtol=0, atol=1e-12)
+            np.testing.assert_allclose(a.position_impulse, b.position_impulse, rtol=0, atol=1e-15)
+            assert fast.joint_stops.iterations == slow.joint_stops.iterations
+            touched += int(np.any(a.active))
+        assert touched >= 2  # the bouncing ball touches twice in 0.15 s, the others every step
