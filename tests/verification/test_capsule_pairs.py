@@ -5,6 +5,8 @@ capsule, two parallel capsules, a capsule on a box on its two end spheres)."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from newton_differences import matrix_and_differences
@@ -106,3 +108,169 @@ def test_iteration_matrix_with_capsule_capsule_pairs_is_the_derivative_of_the_re
     assert np.abs(part_fd).max() > 1e3
     assert errors[1] < 1e-6
     assert 3.0 < errors[0] / errors[1] < 5.0  # ε²: the tangent itself is exact
+
+
+# ------------------------------------------------------------------------- at rest
+def _resting(upper: tuple, lower: tuple, node: tuple, m: float, k: float) -> kp.Simulation:
+    """A fixed body with the shape ``lower`` ("capsule", r, a, b or "box", half extents) and a
+    free one of mass ``m`` [kg] at ``node`` with the capsule ``upper`` (r, a, b), body contact of
+    stiffness ``k`` [N/m] (linear law, critically damped on m), advanced 1 s."""
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, -G))
+    base = b.add_node(position=(0.0, 0.0, 0.0))
+    b.add_mass(base, mass=5.0, inertia=(0.1, 0.5, 0.5))
+    if lower[0] == "capsule":
+        b.add_capsule(base, *lower[1:])
+    else:
+        b.add_box(base, lower[1])
+    b.add_fixed_bc(base)
+    top = b.add_node(position=node)
+    b.add_mass(top, mass=m, inertia=(0.004, 0.003, 0.005))
+    b.add_capsule(top, *upper)
+    b.set_body_contact(stiffness=k, damping=2.0 * math.sqrt(k * m))
+    sim = kp.Simulation(b.build(), _params(1e-3))
+    sim.advance(1000)
+    return sim
+
+
+def test_a_capsule_crossed_over_a_fixed_capsule_sinks_by_the_static_penetration() -> None:
+    """A 1 kg capsule (r = 0.04 m, axis along y, 0.4 m long, its node at its middle) lying across
+    a fixed capsule (r = 0.05 m, axis along x) at 90°, just touching, k = 1e5 N/m: at rest it has
+    sunk δ = m g / k straight down, the one pair carries m g and its gap is −δ (to 1e-9: a static
+    equilibrium; both parameters inside)."""
+    m, k = 1.0, 1e5
+    h = 0.05 + 0.04
+    sim = _resting((0.04, (0.25, -0.2, h), (0.25, 0.2, h)), ("capsule", 0.05, (-1.0, 0.0, 0.0), (1.0, 0.0, 0.0)),
+                   (0.25, 0.0, h), m, k)  # fmt: skip
+    delta = m * G / k
+    np.testing.assert_allclose(sim.state.q[1, :3], [0.0, 0.0, -delta], rtol=0.0, atol=1e-9 * delta)
+    pairs = sim.contact_pairs()
+    assert pairs.shape.tolist() == [[0, 1]]
+    assert abs(pairs.normal_force[0] - m * G) < 1e-9 * m * G
+    assert abs(pairs.gap[0] + delta) < 1e-9 * delta
+
+
+def test_two_parallel_capsules_touch_at_the_middle_of_their_overlap_and_rest_on_it() -> None:
+    """A 1 kg capsule (r = 0.04 m, 0.25 m long along x, its node at its middle x = 0.25 m) lying
+    parallel on a fixed capsule (r = 0.05 m, axis −0.5 to 0.5 m along x): the closest points of
+    parallel axes are not unique; the pair takes the middle of the overlap (x = 0.25 m, under the
+    upper capsule's middle), the same in every run, so the capsule rests level: sunk δ = m g / k,
+    the pair carrying m g (to 1e-9), its rotation still zero."""
+    m, k = 1.0, 1e5
+    h = 0.05 + 0.04
+    upper = (0.04, (0.125, 0.0, h), (0.375, 0.0, h))
+    lower = ("capsule", 0.05, (-0.5, 0.0, 0.0), (0.5, 0.0, 0.0))
+    runs = [_resting(upper, lower, (0.25, 0.0, h), m, k) for _ in range(2)]
+    np.testing.assert_array_equal(runs[0].state.q, runs[1].state.q)  # deterministic
+    sim = runs[0]
+    delta = m * G / k
+    np.testing.assert_allclose(sim.state.q[1, :3], [0.0, 0.0, -delta], rtol=0.0, atol=1e-9 * delta)
+    assert np.abs(sim.state.q[1, 4:7]).max() < 1e-12  # level: no turn about any axis
+    pairs = sim.contact_pairs()
+    assert abs(pairs.normal_force[0] - m * G) < 1e-9 * m * G
+    assert abs(pairs.gap[0] + delta) < 1e-9 * delta
+
+
+def test_a_capsule_lying_on_a_box_carries_half_its_weight_on_each_end_sphere() -> None:
+    """A 1 kg capsule (r = 0.05 m, axis along x from −0.2 to 0.2 m, its node at its middle, 0.05
+    m off the box's centre in y) lying on a fixed box (half extents 0.5, 0.3, 0.1 m), both end
+    spheres touching the top face, k = 1e5 N/m: at rest it has sunk δ = m g / (2 k) and each of
+    its two end-sphere pairs carries m g / 2 (to 1e-9: a static equilibrium)."""
+    m, k = 1.0, 1e5
+    h = 0.1 + 0.05
+    sim = _resting((0.05, (-0.2, 0.05, h), (0.2, 0.05, h)), ("box", (0.5, 0.3, 0.1)), (0.0, 0.05, h), m, k)
+    model = sim.model
+    assert model.n_pairs == 2 and model.pair_shape.tolist() == [[1, 0], [1, 0]]  # the capsule first
+    delta = m * G / (2 * k)
+    np.testing.assert_allclose(sim.state.q[1, :3], [0.0, 0.0, -delta], rtol=0.0, atol=1e-9 * delta)
+    pairs = sim.contact_pairs()
+    np.testing.assert_allclose(pairs.normal_force, m * G / 2, rtol=1e-9)
+    np.testing.assert_allclose(pairs.gap, -delta, rtol=1e-9)
+
+
+# ------------------------------------------------------------------------- candidates
+def test_capsule_pairs_are_built_for_capsules_and_boxes_on_different_unjoined_bodies() -> None:
+    """Two capsules on different bodies make one pair (the lower id first) whose offsets hold both
+    axes (body 1's ends in rows 0 and 3); a capsule and a box make two pairs, its end spheres (row
+    3 repeating row 0); not on one body, not joined bodies, not excluded, not filtered."""
+    b = kp.ModelBuilder()
+    nodes = [b.add_node(position=(0.5 * i, 0.0, 0.0)) for i in range(5)]
+    for n in nodes:
+        b.add_mass(n, mass=1.0, inertia=(1.0, 1.0, 1.0))
+    c0 = b.add_capsule(nodes[0], 0.05, (0.0, -0.1, 0.0), (0.0, 0.1, 0.0))
+    c1 = b.add_capsule(nodes[1], 0.04, (0.5, 0.0, -0.1), (0.5, 0.0, 0.2))
+    b.add_capsule(nodes[1], 0.04, (0.4, 0.0, 0.0), (0.6, 0.0, 0.0))  # shape 2: body 1 again
+    box = b.add_box(nodes[2], (0.1, 0.1, 0.1))
+    c4 = b.add_capsule(nodes[3], 0.03, (1.5, 0.0, 0.0), (1.6, 0.0, 0.0))  # joined to body 1
+    b.add_capsule(nodes[4], 0.03, (2.0, 0.0, 0.0), (2.1, 0.0, 0.0), group=2, mask=2)  # shape 5: filtered
+    b.add_ball_joint(nodes[1], nodes[3], (1.0, 0.0, 0.0))
+    b.exclude_contact(c4, c0)
+    b.set_body_contact(stiffness=1e5)
+    model = b.build()
+    rows = {tuple(p) for p in model.pair_shape.tolist()}
+    assert rows == {(c0, c1), (c0, 2), (c0, box), (c1, box), (2, box), (c4, box)}
+    assert model.n_pairs == 2 + 4 * 2  # two capsule–capsule pairs, four capsules' two end spheres
+    k = model.pair_shape.tolist().index([c0, c1])
+    np.testing.assert_array_equal(
+        model.pair_offset[k], [[0.0, -0.1, 0.0], [0.0, 0.0, -0.1], [0.0, 0.0, 0.2], [0.0, 0.1, 0.0]]
+    )
+    np.testing.assert_array_equal(model.pair_radius[k], [0.05, 0.04])
+    ends = [i for i, p in enumerate(model.pair_shape.tolist()) if p == [c0, box]]
+    np.testing.assert_array_equal(model.pair_offset[ends, 0], [[0.0, -0.1, 0.0], [0.0, 0.1, 0.0]])
+    np.testing.assert_array_equal(model.pair_offset[ends, 3], model.pair_offset[ends, 0])
+
+
+def test_a_result_file_with_the_older_three_row_pair_offsets_reads_as_four_rows(tmp_path) -> None:
+    """A result file written before capsule–capsule pairs holds ``pair_offset`` (n, 3, 3): read,
+    row 3 is body 1's point again (row 0), so its pairs are the sphere pairs they were; this
+    file's capsule–capsule pair is kept with its four rows."""
+    import h5py
+
+    from kynemapy.io.checksums import crc32_of
+
+    model, _ = crossing_capsules("crossing", False)
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, -G))
+    n = b.add_node(position=(0.0, 0.0, 0.0))
+    b.add_mass(n, mass=1.0, inertia=(0.01, 0.01, 0.01))
+    b.add_sphere(n, 0.1)
+    m = b.add_node(position=(0.3, 0.0, 0.0))
+    b.add_mass(m, mass=1.0, inertia=(0.01, 0.01, 0.01))
+    b.add_sphere(m, 0.1, center=(0.3, 0.0, 0.05))
+    b.set_body_contact(stiffness=1e5)
+    spheres = b.build()
+    for mdl, name in ((model, "caps.h5"), (spheres, "balls.h5")):
+        kp.Simulation(mdl, _params(1e-3)).run(n_steps=2, output=tmp_path / name)
+    with h5py.File(tmp_path / "balls.h5", "r+") as f:  # as an older writer left it
+        old = np.ascontiguousarray(f["model/pair_offset"][()][:, :3])
+        del f["model/pair_offset"]
+        ds = f["model"].create_dataset("pair_offset", data=old)
+        ds.attrs["crc32"] = crc32_of(old)
+    got = kp.io.read(tmp_path / "balls.h5").model.pair_offset
+    assert got.shape == (1, 4, 3)
+    np.testing.assert_array_equal(got, spheres.pair_offset)
+    np.testing.assert_array_equal(got[0, 3], [0.0, 0.0, 0.0])  # the first sphere's centre, twice
+    np.testing.assert_array_equal(kp.io.read(tmp_path / "caps.h5").model.pair_offset, model.pair_offset)
+
+
+@pytest.mark.parametrize("swap", [False, True])
+def test_parallel_axes_meet_at_the_middle_of_their_overlap_and_apart_at_the_nearest_ends(swap: bool) -> None:
+    """Parallel axes along x, 0.09 m apart in z: axis 1 from −0.5 to 0.5 m, axis 2 from 0.375 to
+    0.75 m overlap on [0.375, 0.5]: both closest points at x = 0.4375 m, distance 0.09 m (s held,
+    t inside: free); axis 2 moved to [0.625, 1.0]: no overlap, the
+    nearest ends x = 0.5 and 0.625 (both held).  The same points with the two capsules swapped."""
+    ident = np.array([1.0, 0.0, 0.0, 0.0])
+    h = 0.09
+    for (x2a, x2b), (xp1, xp2), free in (((0.375, 0.75), (0.4375, 0.4375), 1), ((0.625, 1.0), (0.5, 0.625), 0)):
+        seg1 = np.array([[-0.5, 0.0, 0.0], [0.5, 0.0, 0.0]])
+        seg2 = np.array([[x2a, 0.0, h], [x2b, 0.0, h]])
+        if swap:
+            seg1, seg2 = seg2, seg1
+            xp1, xp2 = xp2, xp1  # overlapping: t on the long axis (0.9375) is inside, free as before
+        offset = np.array([seg1[0], seg2[0], seg2[1], seg1[1]])  # the nodes at the origin
+        g = segment_points(ident, ident, np.zeros(3), np.zeros(3), offset)
+        s1, s2, got_free, d, dist = np.array(g[0:3]), np.array(g[9:12]), g[12], np.array(g[16:19]), g[19]
+        z1, z2 = (h, 0.0) if swap else (0.0, h)
+        np.testing.assert_allclose(s1, [xp1, 0.0, z1], rtol=0.0, atol=1e-15)
+        np.testing.assert_allclose(s2, [xp2, 0.0, z2], rtol=0.0, atol=1e-15)
+        np.testing.assert_allclose(d, s2 - s1, rtol=0.0, atol=1e-15)
+        assert abs(dist - math.hypot(xp2 - xp1, h)) < 1e-15
+        assert got_free == free
