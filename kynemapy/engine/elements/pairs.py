@@ -1,4 +1,4 @@
-"""Compliant contact between two bodies: a sphere against a sphere, a capsule or a box (docs/contact.md).
+"""Compliant contact between two bodies: a sphere against a sphere, capsule or box; two capsules (docs/contact.md).
 
 One element per candidate pair on two different bodies (the builder's filter,
 :mod:`kynemapy.model.contact`): body 1's sphere centre ``p₁ = x₁ + R₁ s₁₀`` [m] against body
@@ -18,7 +18,13 @@ The iteration matrix is the exact derivative of the residual, built column by co
 Jacobians with respect to ``(u₁, θ₁, u₂, θ₂ | u̇₁, ω₁, u̇₂, ω₂)`` (kernel scratch, no
 allocation) and checked against differences in tests/verification/test_contact.py; the small
 helpers below are compiled functions of their own, not inlined: inlined at their twenty call
-sites they made the contact unit's first compilation 19.5 s of CPU instead of 9.  Each pair
+sites they made the contact unit's first compilation 19.5 s of CPU instead of 9.
+
+A capsule against a capsule (body 1's segment ``a₁–b₁``: ``offset[0]``, ``offset[3]``, which
+differ; for every other pair row 3 repeats row 0 and the code above runs as it did): p₁ and p₂
+are the closest points of the two segments, ``p₁ = a₁ + s (b₁ − a₁)``, ``p₂ = a₂ + t (b₂ − a₂)``
+(:func:`segment_points`), the rest as above; s and t where strictly inside move with the bodies
+and their sensitivities (:func:`_segment_rates`) enter ``δp₁`` and ``δp₂`` as t does.  Each pair
 is a 12×12 block on its two nodes, in the Newton pattern from the start: the pattern holds every
 candidate pair.
 """
@@ -39,9 +45,10 @@ from kynemapy.math.quaternion import rot
 
 
 class PairTable(NamedTuple):
-    """The candidate pairs (n of them): the standard table fields, then ``offset`` (n, 3, 3) body
-    1's sphere centre and body 2's segment ends, offsets from their nodes at the reference
-    configuration [m], ``radius``
+    """The candidate pairs (n of them): the standard table fields, then ``offset`` (n, 4, 3) body
+    1's point (a sphere's centre, a box corner, a capsule's end a), body 2's segment ends and body
+    1's second segment end (a capsule–capsule pair: its end b; row 0 again otherwise), offsets
+    from their nodes at the reference configuration [m], ``radius``
     (n, 2) [m], ``param`` (n, 6) the contact law (:data:`~.contacts.PARAM_K` ...), the state
     ``out`` (n, 6) (:data:`~.contacts.OUT_GAP` ...; the friction force is body 2's), ``box``
     (n, 4, 3) where body 2's shape is a box, its centre's offset and its three half-axis
@@ -223,7 +230,8 @@ def _segment_rates(q1, q2, offset, d0, d1, d2, free, jd, jt, js):
 
 @njit
 def closest_points(q1, q2, x1, x2, offset, box):
-    """The geometry of one pair (see :func:`pair_terms`): body 1's offset ``s₁`` (3 values), body
+    """The geometry of one pair (see :func:`pair_terms`; a capsule–capsule pair's from
+    :func:`segment_points`): body 1's offset ``s₁`` (3 values), body
     2's centre offset ``s_c`` (3), ``w = p₁ − x₂ − s_c`` (3), body 2's offset ``s₂`` of p₂ (3),
     the bits of the free directions, whether body 2 is a box, how many directions it has,
     whether p₁ is inside the box, ``d = p₂ − p₁`` (3) and the signed distance [m] (negative:
@@ -278,9 +286,10 @@ def closest_points(q1, q2, x1, x2, offset, box):
 
 @njit
 def pair_terms(q1, q2, x1, x2, v1, v2, t1, t2, offset, radius, box, par, gp, kappa, jac, res, mat, out):
-    """Residual (12,) and iteration block (12, 12) of one sphere pair; its state into ``out``.
+    """Residual (12,) and iteration block (12, 12) of one pair; its state into ``out``.
     Returns whether it carries a force.  ``q_i`` (4,) rotation displacements, ``x_i`` (3,) node
-    positions [m], ``v_i`` (6,), ``t_i`` (3, 3) rotation blocks of 𝒯; ``box`` (4, 3) body 2's
+    positions [m], ``v_i`` (6,), ``t_i`` (3, 3) rotation blocks of 𝒯; ``offset`` (4, 3) (see
+    :class:`PairTable`: rows 0 and 3 differing make it a capsule–capsule pair); ``box`` (4, 3) body 2's
     box (centre offset, half-axis vectors; zeros: a segment); scratch ``jac`` (12, 3, 24).
 
     Body 2's point closest to p₁ is ``p₂ = x₂ + s_c + Σ_k ℓ_k e_k``: for a segment, s_c = s_a and
@@ -290,7 +299,10 @@ def pair_terms(q1, q2, x1, x2, v1, v2, t1, t2, offset, radius, box, par, gp, kap
     does not.  Where p₁ is inside the box (every ℓ_k inside), p₂ is the point of the nearest
     face (that face's ℓ_k at ±1) and the distance is signed negative: the normal still points
     into the box and ``δ = r₁ + r₂ + |p₂ − p₁|`` (a box corner, of radius 0, in another box).
-    Sensitivities are those of the outside case with the face's coordinate held."""
+    Sensitivities are those of the outside case with the face's coordinate held.
+
+    Capsule–capsule: p₁ slides along body 1's segment too (:func:`segment_points`); ``jac[11]``
+    row 0 holds δt, row 1 δs (:func:`_segment_rates`), and δp₁ gains ``e₁ δs``."""
     for i in range(12):
         res[i] = 0.0
         for j in range(12):
