@@ -274,3 +274,72 @@ def test_parallel_axes_meet_at_the_middle_of_their_overlap_and_apart_at_the_near
         np.testing.assert_allclose(d, s2 - s1, rtol=0.0, atol=1e-15)
         assert abs(dist - math.hypot(xp2 - xp1, h)) < 1e-15
         assert got_free == free
+
+
+def test_model_file_capsules_make_capsule_pairs_with_body_contact() -> None:
+    """A model file's two capsules on two bodies and a box on a third, with [body_contact]: one
+    capsule–capsule pair and each capsule's two end spheres against the box, as the builder makes
+    them."""
+    from kynemapy.model.file import parse_model_file
+
+    text = """
+[model]
+gravity = [0.0, 0.0, -9.81]
+
+[[node]]
+name = "a"
+position = [0.0, 0.0, 0.0]
+
+[[node]]
+name = "b"
+position = [0.0, 0.0, 0.2]
+
+[[node]]
+name = "c"
+position = [0.5, 0.0, 0.0]
+
+[[mass]]
+node = "a"
+mass = 1.0
+inertia = [0.01, 0.01, 0.01]
+
+[[mass]]
+node = "b"
+mass = 1.0
+inertia = [0.01, 0.01, 0.01]
+
+[[mass]]
+node = "c"
+mass = 1.0
+inertia = [0.01, 0.01, 0.01]
+
+[[shape]]
+kind = "capsule"
+node = "a"
+radius = 0.05
+point_a = [-0.1, 0.0, 0.0]
+point_b = [0.1, 0.0, 0.0]
+
+[[shape]]
+kind = "capsule"
+node = "b"
+radius = 0.05
+point_a = [0.0, -0.1, 0.2]
+point_b = [0.0, 0.1, 0.2]
+
+[[shape]]
+kind = "box"
+node = "c"
+half_extents = [0.1, 0.1, 0.1]
+
+[body_contact]
+stiffness = 1e5
+damping = 30.0
+
+[step]
+h = 0.001
+"""
+    model = parse_model_file(text).model
+    assert model.pair_shape.tolist() == [[0, 1], [0, 2], [0, 2], [1, 2], [1, 2]]
+    np.testing.assert_array_equal(model.pair_offset[0, [0, 3]], [[-0.1, 0.0, 0.0], [0.1, 0.0, 0.0]])
+    np.testing.assert_array_equal(model.pair_offset[0, 1:3], [[0.0, -0.1, 0.0], [0.0, 0.1, 0.0]])
