@@ -136,7 +136,7 @@ def test_a_capsule_crossed_over_a_fixed_capsule_sinks_by_the_static_penetration(
     """A 1 kg capsule (r = 0.04 m, axis along y, 0.4 m long, its node at its middle) lying across
     a fixed capsule (r = 0.05 m, axis along x) at 90°, just touching, k = 1e5 N/m: at rest it has
     sunk δ = m g / k straight down, the one pair carries m g and its gap is −δ (to 1e-9: a static
-    equilibrium; both parameters inside)."""
+    equilibrium; both parameters inside), and the rows' strain energy is k δ² / 2."""
     m, k = 1.0, 1e5
     h = 0.05 + 0.04
     sim = _resting((0.04, (0.25, -0.2, h), (0.25, 0.2, h)), ("capsule", 0.05, (-1.0, 0.0, 0.0), (1.0, 0.0, 0.0)),
@@ -147,6 +147,11 @@ def test_a_capsule_crossed_over_a_fixed_capsule_sinks_by_the_static_penetration(
     assert pairs.shape.tolist() == [[0, 1]]
     assert abs(pairs.normal_force[0] - m * G) < 1e-9 * m * G
     assert abs(pairs.gap[0] + delta) < 1e-9 * delta
+    # the rows' strain energy holds the pair's spring: k δ² / 2
+    from kynemapy.engine.energies import row_invariants
+
+    energy = float(row_invariants(sim.model, sim.state.q, sim.state.v)["strain_energy"])
+    assert abs(energy - k * delta**2 / 2) < 1e-9 * k * delta**2 / 2
 
 
 def test_two_parallel_capsules_touch_at_the_middle_of_their_overlap_and_rest_on_it() -> None:
