@@ -381,6 +381,10 @@ def read(path: str | os.PathLike[str], *, salvage: bool = False) -> Result:
                     fields[name] = NO_BEAMS[name]
                 else:
                     raise ResultFileError(f"{path}: /model lacks {name}", path, [(f"model/{name}", None, None)])
+            offset = fields.get("pair_offset")
+            if offset is not None and offset.ndim == 3 and offset.shape[1] == 3:
+                # written before capsule–capsule pairs: body 1's point again as its second end (row 3)
+                fields["pair_offset"] = freeze(np.concatenate([offset, offset[:, :1]], axis=1), offset.dtype.type)
             model = Model(**fields)
             gp = f["params"]
             params = StepParameters(

@@ -22,7 +22,7 @@ CONTACT_FIELDS: tuple[tuple[str, tuple[int, ...], type], ...] = (
     ("contact_param", (6,), np.float64),
     ("pair_node", (2,), np.int64),
     ("pair_shape", (2,), np.int64),
-    ("pair_offset", (3, 3), np.float64),
+    ("pair_offset", (4, 3), np.float64),
     ("pair_radius", (2,), np.float64),
     ("pair_param", (6,), np.float64),
     ("pair_box", (4, 3), np.float64),
@@ -165,15 +165,19 @@ class Model(NamedTuple):
         Stiffness k [N/m^e], exponent e, damping c [N s/m or N s/m^(1+e)], Hunt–Crossley flag,
         friction coefficient μ, slip-velocity regularization v_s [m/s].
     n_pairs : int
-        The number of candidate pairs of a sphere (body 1) and a sphere, capsule or box (body 2)
-        on two bodies (docs/contact.md).
+        The number of candidate pairs on two bodies (docs/contact.md): a sphere (body 1) and a
+        sphere, capsule or box (body 2); a box corner and a box; two capsules (their axes); a
+        capsule's end sphere and a box.
     pair_node : (n_pairs, 2) ndarray of int64
         The two nodes of each pair.
     pair_shape : (n_pairs, 2) ndarray of int64
-        The two shapes of each pair (the sphere first).
-    pair_offset : (n_pairs, 3, 3) ndarray of float
-        Offsets from their nodes at the reference configuration [m]: the sphere's centre, then
-        the ends of body 2's segment (a capsule's axis; a sphere's centre twice).
+        The two shapes of each pair (the sphere first; of two capsules the lower id; a
+        capsule before a box).
+    pair_offset : (n_pairs, 4, 3) ndarray of float
+        Offsets from their nodes at the reference configuration [m]: body 1's point (a sphere's
+        centre, a capsule's end a, a box corner), then the ends of body 2's segment (a capsule's
+        axis; a sphere's centre twice), then body 1's second segment end (a capsule–capsule
+        pair: its end b; otherwise row 0 again).
     pair_radius : (n_pairs, 2) ndarray of float
         The two radii [m].
     pair_param : (n_pairs, 6) ndarray of float

@@ -511,17 +511,22 @@ class ModelBuilder:
         damping_model: str = "linear",
         slip_velocity: float = 1e-3,
     ) -> None:
-        """Let spheres touch spheres, capsules and boxes on other bodies, and boxes touch boxes by
-        their corners, with this compliant law (that of :meth:`add_ground_plane`); without it
-        bodies pass through each other.
+        """Let spheres touch spheres, capsules and boxes on other bodies, boxes touch boxes by
+        their corners, capsules touch capsules (axis against axis) and boxes (by their end
+        spheres), with this compliant law (that of :meth:`add_ground_plane`); without it bodies
+        pass through each other.
 
-        Every pair of a sphere and a sphere, capsule or box (and every corner of a box against
-        another box) on two different nodes that the filter
-        accepts (``a.group & b.mask`` and ``b.group & a.mask`` non-zero), that is not excluded
-        (:meth:`exclude_contact`) and whose bodies no joint joins becomes a candidate pair: its
-        12×12 block enters the Newton matrix's pattern, so the pattern grows with the
-        candidates (docs/contact.md).  Capsule–capsule and capsule–box pairs are not built, nor a
-        box's edges against another box's.
+        Every pair of a sphere and a sphere, capsule or box, every corner of a box against
+        another box, every two capsules (one pair: the closest points of the two axes, δ =
+        r₁ + r₂ − distance [m]) and each of a capsule's two end spheres against a box, on two
+        different nodes that the filter accepts (``a.group & b.mask`` and ``b.group & a.mask``
+        non-zero), that is not excluded (:meth:`exclude_contact`) and whose bodies no joint
+        joins becomes a candidate pair: its 12×12 block enters the Newton matrix's pattern, so
+        the pattern grows with the candidates (docs/contact.md).  Limits: a capsule against a
+        box touches only with its end spheres, so a capsule whose middle presses on a box edge
+        or corner (its ends clear of the box) passes through it; two parallel capsules touch at
+        one point, the middle of their overlap (not along a line); a box's edges against another
+        box's are not built.
 
         Parameters
         ----------

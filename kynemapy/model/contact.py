@@ -191,23 +191,35 @@ def sphere_pairs(
     shapes: list[Shape], excluded: set[tuple[int, int]], joined: set[tuple[int, int]]
 ) -> list[tuple[int, int, int]]:
     """Candidate body–body pairs ``(shape 1, shape 2, point of shape 1)``: a sphere (point 0)
-    against a sphere, capsule or box, the sphere first (the lower id of two spheres), and each
-    of two boxes' eight corners (radius 0) against the other box; on two different nodes,
-    accepted by the filter, not ``excluded`` (shape ids, sorted) and their nodes not ``joined``
-    (node pairs, sorted)."""
+    against a sphere, capsule or box, the sphere first (the lower id of two spheres); each of two
+    boxes' eight corners (radius 0) against the other box; two capsules, axis against axis (point
+    −1: the whole segment of shape 1, the lower id); a capsule's two end spheres (points 0, 1)
+    against a box, the capsule first.  On two different nodes, accepted by the filter, not
+    ``excluded`` (shape ids, sorted) and their nodes not ``joined`` (node pairs, sorted)."""
     out = []
     for i, a in enumerate(shapes):
-        if a.kind not in ("sphere", "box"):
-            continue
         for j, b in enumerate(shapes):
-            if a.kind == "sphere" and (b.kind not in ("sphere", "capsule", "box") or (b.kind == "sphere" and j <= i)):
-                continue
-            if a.kind == "box" and b.kind != "box":
+            if a.kind == "sphere":
+                if b.kind not in ("sphere", "capsule", "box") or (b.kind == "sphere" and j <= i):
+                    continue
+                points: range | tuple[int, ...] = range(a.points.shape[0])
+            elif a.kind == "box":
+                if b.kind != "box":
+                    continue
+                points = range(a.points.shape[0])
+            elif a.kind == "capsule":
+                if b.kind == "capsule" and j > i:
+                    points = (-1,)
+                elif b.kind == "box":
+                    points = range(a.points.shape[0])
+                else:
+                    continue
+            else:
                 continue
             if a.node == b.node or (min(i, j), max(i, j)) in excluded or tuple(sorted((a.node, b.node))) in joined:
                 continue
             if accepts(a, b):
-                out.extend((i, j, k) for k in range(a.points.shape[0]))
+                out.extend((i, j, k) for k in points)
     return out
 
 
@@ -230,7 +242,8 @@ def pair_fields(
     shapes: list[Shape], candidates: list[tuple[int, int, int]], law: np.ndarray | None
 ) -> dict[str, object]:
     """The ``n_pairs`` and ``pair_*`` fields of the Model (none without a body–body ``law``), one
-    row per candidate ``(shape 1, shape 2, point of shape 1)`` (:func:`sphere_pairs`)."""
+    row per candidate ``(shape 1, shape 2, point of shape 1)`` (:func:`sphere_pairs`; point −1:
+    shape 1's segment, its ends in ``pair_offset`` rows 0 and 3; otherwise row 3 repeats row 0)."""
     rows = candidates if law is not None else []
     n = len(rows)
     out: dict[str, object] = {
@@ -238,9 +251,12 @@ def pair_fields(
         "pair_node": np.array([[shapes[i].node, shapes[j].node] for i, j, _ in rows], dtype=np.int64).reshape(n, 2),
         "pair_shape": np.array([(i, j) for i, j, _ in rows], dtype=np.int64).reshape(n, 2),
         "pair_offset": np.array(
-            [[shapes[i].points[k], shapes[j].points[0], shapes[j].points[-1]] for i, j, k in rows]
-        ).reshape(n, 3, 3),
-        "pair_radius": np.array([[shapes[i].radii[k], shapes[j].radii[0]] for i, j, k in rows]).reshape(n, 2),
+            [
+                [shapes[i].points[max(k, 0)], shapes[j].points[0], shapes[j].points[-1], shapes[i].points[k]]
+                for i, j, k in rows
+            ]
+        ).reshape(n, 4, 3),
+        "pair_radius": np.array([[shapes[i].radii[max(k, 0)], shapes[j].radii[0]] for i, j, k in rows]).reshape(n, 2),
         "pair_param": np.array([law for _ in rows], dtype=np.float64).reshape(n, 6),
         "pair_box": np.array([box_frame(shapes[j]) for _, j, _ in rows], dtype=np.float64).reshape(n, 4, 3),
     }

@@ -474,9 +474,10 @@ def contact_shapes(model: Model) -> list[Shape]:
             float(model.contact_radius[k]),
         )
     for k in range(int(getattr(model, "n_pairs", 0))):
-        # pair_offset (3, 3): body 1's sphere centre, then body 2's segment ends (a capsule's
-        # axis, or a sphere's centre twice: one point once deduplicated)
-        for side, rows in ((0, (0,)), (1, (1, 2))):
+        # pair_offset (4, 3): body 1's point, body 2's segment ends (a capsule's axis, or a
+        # sphere's centre twice: one point once deduplicated), body 1's second end (row 0 again
+        # unless body 1 is a capsule of a capsule–capsule pair)
+        for side, rows in ((0, (0, 3)), (1, (1, 2))):
             for row in rows:
                 add(
                     int(model.pair_shape[k, side]), int(model.pair_node[k, side]), model.pair_offset[k, row],

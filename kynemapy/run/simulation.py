@@ -1308,10 +1308,11 @@ class Simulation:
 
     def contact_pairs(self) -> Contacts:
         """The candidate body–body pairs at the current state (:meth:`contacts` for pairs,
-        docs/contact.md): ``node`` and ``shape`` are (P, 2), body 1's (a sphere) and body 2's (a
+        docs/contact.md): ``node`` and ``shape`` are (P, 2), body 1's (a sphere, a box's corner, a
+        capsule: its axis against another capsule, an end sphere against a box) and body 2's (a
         sphere, capsule or box); ``gap`` is the distance between the shapes' surfaces [m] and
         ``friction_force`` the one on body 2 (body 1 gets ``−(normal_force · n + friction_force)``,
-        n from sphere 1's centre to body 2's closest point)."""
+        n from body 1's closest point to body 2's)."""
         return self._contact_table(PAIRS, self.model.pair_node, self.model.pair_shape)
 
     def _contact_table(self, which: int, node: np.ndarray, shape: np.ndarray) -> Contacts:

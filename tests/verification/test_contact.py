@@ -409,7 +409,8 @@ def test_model_file_shapes_and_ground_build_the_builders_model_and_the_filter_ke
 
 def test_body_contact_pairs_spheres_on_different_unjoined_bodies() -> None:
     """[body_contact] (or set_body_contact) makes the candidate pairs of a sphere and a sphere,
-    capsule or box: not two shapes of one body, not bodies joined by a joint, not an excluded
+    capsule or box, and of a capsule's end spheres and a box: not two shapes of one body, not
+    bodies joined by a joint, not an excluded
     pair, not a pair the filter refuses."""
     from kynemapy.model.file import parse_model_file
 
@@ -435,8 +436,9 @@ def test_body_contact_pairs_spheres_on_different_unjoined_bodies() -> None:
     spheres_only = {(0, 1), (0, 2), (0, 4), (1, 3), (1, 4), (2, 3), (2, 4), (3, 4), (1, 5), (2, 5), (3, 5), (4, 5)}
     # the capsule on body 1 with the spheres of bodies 0 (two), 3 and 4; not body 2's (joined)
     with_box = {(0, 7), (1, 7), (2, 7), (4, 7), (5, 7)}  # not sphere 3 (its body), not shape 8
-    assert pairs == spheres_only | {(0, 6), (5, 6), (3, 6), (4, 6)} | with_box
-    assert model.n_pairs == 21
+    # the capsule's two end spheres against body 3's box: two rows of the pair (6, 7)
+    assert pairs == spheres_only | {(0, 6), (5, 6), (3, 6), (4, 6)} | with_box | {(6, 7)}
+    assert model.n_pairs == 23
     np.testing.assert_array_equal(model.pair_param[0], [1e5, 1.0, 0.0, 0.0, 0.4, 1e-3])
 
 

@@ -1,4 +1,4 @@
-"""Compliant contact between two bodies: a sphere against a sphere, a capsule or a box (docs/contact.md).
+"""Compliant contact between two bodies: a sphere against a sphere, capsule or box; two capsules (docs/contact.md).
 
 One element per candidate pair on two different bodies (the builder's filter,
 :mod:`kynemapy.model.contact`): body 1's sphere centre ``p₁ = x₁ + R₁ s₁₀`` [m] against body
@@ -18,7 +18,13 @@ The iteration matrix is the exact derivative of the residual, built column by co
 Jacobians with respect to ``(u₁, θ₁, u₂, θ₂ | u̇₁, ω₁, u̇₂, ω₂)`` (kernel scratch, no
 allocation) and checked against differences in tests/verification/test_contact.py; the small
 helpers below are compiled functions of their own, not inlined: inlined at their twenty call
-sites they made the contact unit's first compilation 19.5 s of CPU instead of 9.  Each pair
+sites they made the contact unit's first compilation 19.5 s of CPU instead of 9.
+
+A capsule against a capsule (body 1's segment ``a₁–b₁``: ``offset[0]``, ``offset[3]``, which
+differ; for every other pair row 3 repeats row 0 and the code above runs as it did): p₁ and p₂
+are the closest points of the two segments, ``p₁ = a₁ + s (b₁ − a₁)``, ``p₂ = a₂ + t (b₂ − a₂)``
+(:func:`segment_points`), the rest as above; s and t where strictly inside move with the bodies
+and their sensitivities (:func:`_segment_rates`) enter ``δp₁`` and ``δp₂`` as t does.  Each pair
 is a 12×12 block on its two nodes, in the Newton pattern from the start: the pattern holds every
 candidate pair.
 """
@@ -39,9 +45,10 @@ from kynemapy.math.quaternion import rot
 
 
 class PairTable(NamedTuple):
-    """The candidate pairs (n of them): the standard table fields, then ``offset`` (n, 3, 3) body
-    1's sphere centre and body 2's segment ends, offsets from their nodes at the reference
-    configuration [m], ``radius``
+    """The candidate pairs (n of them): the standard table fields, then ``offset`` (n, 4, 3) body
+    1's point (a sphere's centre, a box corner, a capsule's end a), body 2's segment ends and body
+    1's second segment end (a capsule–capsule pair: its end b; row 0 again otherwise), offsets
+    from their nodes at the reference configuration [m], ``radius``
     (n, 2) [m], ``param`` (n, 6) the contact law (:data:`~.contacts.PARAM_K` ...), the state
     ``out`` (n, 6) (:data:`~.contacts.OUT_GAP` ...; the friction force is body 2's), ``box``
     (n, 4, 3) where body 2's shape is a box, its centre's offset and its three half-axis
@@ -63,7 +70,7 @@ class PairTable(NamedTuple):
 
 TABLE = PairTable
 FIELDS = (
-    ("offset", "mf", (3, 3), "pair_offset"),
+    ("offset", "mf", (4, 3), "pair_offset"),
     ("radius", "mf", (2,), "pair_radius"),
     ("param", "mf", (N_PARAM,), "pair_param"),
     ("out", "wf", (N_OUT,), None),
@@ -120,12 +127,117 @@ def _direction(q2, offset, box, is_box, k):
 
 
 @njit
+def _is_segment(offset):
+    """Whether body 1's shape is a segment (a capsule's axis): its ends ``offset[0]`` and
+    ``offset[3]`` differ (a sphere's centre or a box corner: the same point twice)."""
+    return offset[3, 0] != offset[0, 0] or offset[3, 1] != offset[0, 1] or offset[3, 2] != offset[0, 2]
+
+
+@njit
+def _axis(q, offset, a, b):
+    """A segment's ``b − a`` [m] at the current rotation ``q``: rows ``a``, ``b`` of ``offset``."""
+    a0, a1, a2 = rot(q, offset[a])
+    b0, b1, b2 = rot(q, offset[b])
+    return b0 - a0, b1 - a1, b2 - a2
+
+
+@njit
+def segment_points(q1, q2, x1, x2, offset):
+    """The geometry of a capsule–capsule pair, as :func:`closest_points` returns it: the closest
+    points ``p₁ = a₁ + s (b₁ − a₁)`` and ``p₂ = a₂ + t (b₂ − a₂)`` of the two segments (body 1's
+    ends ``offset[0]``, ``offset[3]``, body 2's ``offset[1]``, ``offset[2]``), s, t clamped to
+    [0, 1] (the clamped segment–segment algorithm: s from the two lines' closest points, clamped,
+    t from s, and s again where t was clamped).  Parallel segments (sin² of their angle below
+    1e-12): s is the middle of the interval of segment 1 that segment 2 overlaps (an end where
+    they do not overlap), t from s, clamped.  ``free``: bit 0 t strictly inside (0, 1), bit 1 s
+    strictly inside (never for parallel segments: s is held there)."""
+    a10, a11, a12 = rot(q1, offset[0])
+    e10, e11, e12 = _axis(q1, offset, 0, 3)
+    sa0, sa1, sa2 = rot(q2, offset[1])
+    e20, e21, e22 = _axis(q2, offset, 1, 2)
+    r0 = x1[0] + a10 - x2[0] - sa0
+    r1 = x1[1] + a11 - x2[1] - sa1
+    r2 = x1[2] + a12 - x2[2] - sa2
+    aa = e10 * e10 + e11 * e11 + e12 * e12
+    ee = e20 * e20 + e21 * e21 + e22 * e22
+    bb = e10 * e20 + e11 * e21 + e12 * e22
+    c = e10 * r0 + e11 * r1 + e12 * r2
+    f = e20 * r0 + e21 * r1 + e22 * r2
+    denom = aa * ee - bb * bb
+    parallel = denom <= 1e-12 * aa * ee
+    if not parallel:
+        s = min(max((bb * f - c * ee) / denom, 0.0), 1.0)
+        t = (bb * s + f) / ee
+        if t < 0.0:
+            t = 0.0
+            s = min(max(-c / aa, 0.0), 1.0)
+        elif t > 1.0:
+            t = 1.0
+            s = min(max((bb - c) / aa, 0.0), 1.0)
+    else:
+        u0 = -c / aa  # segment 2's ends on segment 1's parameter
+        u1 = (bb - c) / aa
+        lo = max(0.0, min(u0, u1))
+        hi = min(1.0, max(u0, u1))
+        s = min(max(0.5 * (lo + hi), 0.0), 1.0)
+        t = min(max((bb * s + f) / ee, 0.0), 1.0)
+    free = 0
+    if 0.0 < t < 1.0:
+        free |= 1
+    if not parallel and 0.0 < s < 1.0:
+        free |= 2
+    s10, s11, s12 = a10 + s * e10, a11 + s * e11, a12 + s * e12
+    s20, s21, s22 = sa0 + t * e20, sa1 + t * e21, sa2 + t * e22
+    p10, p11, p12 = x1[0] + s10, x1[1] + s11, x1[2] + s12
+    wa0, wa1, wa2 = p10 - x2[0] - sa0, p11 - x2[1] - sa1, p12 - x2[2] - sa2
+    d0, d1, d2 = x2[0] + s20 - p10, x2[1] + s21 - p11, x2[2] + s22 - p12
+    dist = math.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
+    return (s10, s11, s12, sa0, sa1, sa2, wa0, wa1, wa2, s20, s21, s22, free, False, 1, False, d0, d1, d2, dist)
+
+
+@njit
+def _segment_rates(q1, q2, offset, d0, d1, d2, free, jd, jt, js):
+    """The rows δt (``jt``) and δs (``js``) (12 position columns) of a capsule–capsule pair's
+    free parameters (:func:`segment_points`), from ``jd`` (3, 24) the variation of
+    ``d = p₂ − p₁`` at fixed s, t.  Inside, ``e₁·d = 0`` and ``e₂·d = 0``: with
+    ``r₁ = e₁·δd + (e₁ × d)·δθ₁``, ``r₂ = e₂·δd + (e₂ × d)·δθ₂``, ``|e₁|² δs − (e₁·e₂) δt = r₁``
+    and ``(e₁·e₂) δs − |e₂|² δt = r₂`` (a held parameter: its variation zero)."""
+    e10, e11, e12 = _axis(q1, offset, 0, 3)
+    e20, e21, e22 = _axis(q2, offset, 1, 2)
+    aa = e10 * e10 + e11 * e11 + e12 * e12
+    ee = e20 * e20 + e21 * e21 + e22 * e22
+    bb = e10 * e20 + e11 * e21 + e12 * e22
+    x1 = (e11 * d2 - e12 * d1, e12 * d0 - e10 * d2, e10 * d1 - e11 * d0)  # e₁ × d
+    x2 = (e21 * d2 - e22 * d1, e22 * d0 - e20 * d2, e20 * d1 - e21 * d0)  # e₂ × d
+    t_free = free & 1
+    s_free = (free >> 1) & 1
+    denom = aa * ee - bb * bb
+    for cc in range(12):
+        g1 = e10 * jd[0, cc] + e11 * jd[1, cc] + e12 * jd[2, cc]
+        g2 = e20 * jd[0, cc] + e21 * jd[1, cc] + e22 * jd[2, cc]
+        if 3 <= cc < 6:
+            g1 += x1[cc - 3]
+        if 9 <= cc < 12:
+            g2 += x2[cc - 9]
+        if t_free and s_free:
+            js[cc] = (ee * g1 - bb * g2) / denom
+            jt[cc] = (bb * g1 - aa * g2) / denom
+        elif t_free:
+            jt[cc] = -g2 / ee
+        elif s_free:
+            js[cc] = g1 / aa
+
+
+@njit
 def closest_points(q1, q2, x1, x2, offset, box):
-    """The geometry of one pair (see :func:`pair_terms`): body 1's offset ``s₁`` (3 values), body
+    """The geometry of one pair (see :func:`pair_terms`; a capsule–capsule pair's from
+    :func:`segment_points`): body 1's offset ``s₁`` (3 values), body
     2's centre offset ``s_c`` (3), ``w = p₁ − x₂ − s_c`` (3), body 2's offset ``s₂`` of p₂ (3),
     the bits of the free directions, whether body 2 is a box, how many directions it has,
     whether p₁ is inside the box, ``d = p₂ − p₁`` (3) and the signed distance [m] (negative:
     p₁ inside the box)."""
+    if _is_segment(offset):  # capsule–capsule
+        return segment_points(q1, q2, x1, x2, offset)
     s10, s11, s12 = rot(q1, offset[0])
     p1 = (x1[0] + s10, x1[1] + s11, x1[2] + s12)
     # body 2's closest point p₂ = x₂ + s_c + Σ ℓ_k e_k: a segment a–b (a sphere: a = b; one
@@ -174,9 +286,10 @@ def closest_points(q1, q2, x1, x2, offset, box):
 
 @njit
 def pair_terms(q1, q2, x1, x2, v1, v2, t1, t2, offset, radius, box, par, gp, kappa, jac, res, mat, out):
-    """Residual (12,) and iteration block (12, 12) of one sphere pair; its state into ``out``.
+    """Residual (12,) and iteration block (12, 12) of one pair; its state into ``out``.
     Returns whether it carries a force.  ``q_i`` (4,) rotation displacements, ``x_i`` (3,) node
-    positions [m], ``v_i`` (6,), ``t_i`` (3, 3) rotation blocks of 𝒯; ``box`` (4, 3) body 2's
+    positions [m], ``v_i`` (6,), ``t_i`` (3, 3) rotation blocks of 𝒯; ``offset`` (4, 3) (see
+    :class:`PairTable`: rows 0 and 3 differing make it a capsule–capsule pair); ``box`` (4, 3) body 2's
     box (centre offset, half-axis vectors; zeros: a segment); scratch ``jac`` (12, 3, 24).
 
     Body 2's point closest to p₁ is ``p₂ = x₂ + s_c + Σ_k ℓ_k e_k``: for a segment, s_c = s_a and
@@ -186,7 +299,10 @@ def pair_terms(q1, q2, x1, x2, v1, v2, t1, t2, offset, radius, box, par, gp, kap
     does not.  Where p₁ is inside the box (every ℓ_k inside), p₂ is the point of the nearest
     face (that face's ℓ_k at ±1) and the distance is signed negative: the normal still points
     into the box and ``δ = r₁ + r₂ + |p₂ − p₁|`` (a box corner, of radius 0, in another box).
-    Sensitivities are those of the outside case with the face's coordinate held."""
+    Sensitivities are those of the outside case with the face's coordinate held.
+
+    Capsule–capsule: p₁ slides along body 1's segment too (:func:`segment_points`); ``jac[11]``
+    row 0 holds δt, row 1 δs (:func:`_segment_rates`), and δp₁ gains ``e₁ δs``."""
     for i in range(12):
         res[i] = 0.0
         for j in range(12):
@@ -257,8 +373,12 @@ def pair_terms(q1, q2, x1, x2, v1, v2, t1, t2, offset, radius, box, par, gp, kap
     _skew_into(s20, s21, s22, jd, 9, -1.0)
     _eye_into(jd, 0, -1.0)
     _skew_into(s10, s11, s12, jd, 3, 1.0)
+    seg = _is_segment(offset)
+    s_free = seg and ((free >> 1) & 1) == 1
+    if seg:  # capsule–capsule: δt (row 0 of jac[11]) and δs (row 1) from d at fixed s, t
+        _segment_rates(q1, q2, offset, d0, d1, d2, free, jd, jac[11, 0], jac[11, 1])
     for k in range(n_dir):  # δℓ_k of a free direction (row k of jac[11]): δp₂ gains e_k δℓ_k
-        if not (free >> k) & 1:
+        if not (free >> k) & 1 or seg:
             continue
         jt = jac[11, k]
         # δℓ = [eᵀ δp₁ − eᵀ δu₂ + (e × s_c − w × e)ᵀ δθ₂] / |e|², w = p₁ − (x₂ + s_c)
@@ -273,10 +393,22 @@ def pair_terms(q1, q2, x1, x2, v1, v2, t1, t2, offset, radius, box, par, gp, kap
             jt[3 + j] = -xs[j] / ee
             jt[6 + j] = -ev[j] / ee
             jt[9 + j] = (ea[j] - we[j]) / ee
+    for k in range(n_dir):
+        if not (free >> k) & 1:
+            continue
+        jt = jac[11, k]
+        e0, e1, e2 = _direction(q2, offset, box, is_box, k)
         for cc in range(12):
             jd[0, cc] += e0 * jt[cc]
             jd[1, cc] += e1 * jt[cc]
             jd[2, cc] += e2 * jt[cc]
+    if s_free:  # δp₁ gains e₁ δs: δd loses it
+        js = jac[11, 1]
+        f0_, f1_, f2_ = _axis(q1, offset, 0, 3)
+        for cc in range(12):
+            jd[0, cc] -= f0_ * js[cc]
+            jd[1, cc] -= f1_ * js[cc]
+            jd[2, cc] -= f2_ * js[cc]
     jdd = jac[1]  # δḋ: position −ω̃ s̃ per θ, velocity I, −s̃ per (u̇, ω)
     for side in range(2):
         sg = 1.0 if side == 1 else -1.0
@@ -302,6 +434,14 @@ def pair_terms(q1, q2, x1, x2, v1, v2, t1, t2, offset, radius, box, par, gp, kap
             jdd[0, cc] += we0 * jt[cc]
             jdd[1, cc] += we1 * jt[cc]
             jdd[2, cc] += we2 * jt[cc]
+    if s_free:  # ṗ₁ = u̇₁ + ω₁ × s₁ with s₁ = s_a + s e₁: ḋ loses (ω₁ × e₁) δs
+        js = jac[11, 1]
+        f0_, f1_, f2_ = _axis(q1, offset, 0, 3)
+        we0, we1, we2 = w11 * f2_ - w12 * f1_, w12 * f0_ - w10 * f2_, w10 * f1_ - w11 * f0_
+        for cc in range(12):
+            jdd[0, cc] -= we0 * js[cc]
+            jdd[1, cc] -= we1 * js[cc]
+            jdd[2, cc] -= we2 * js[cc]
     jn = jac[2]  # δn = (I − n nᵀ)/|d| δd
     nn = (n0, n1, n2)
     for i in range(3):
@@ -332,6 +472,13 @@ def pair_terms(q1, q2, x1, x2, v1, v2, t1, t2, offset, radius, box, par, gp, kap
             ja1[0, cc] += 0.5 * e0 * jt[cc]
             ja1[1, cc] += 0.5 * e1 * jt[cc]
             ja1[2, cc] += 0.5 * e2 * jt[cc]
+    if s_free:
+        js = jac[11, 1]
+        f0_, f1_, f2_ = _axis(q1, offset, 0, 3)
+        for cc in range(12):
+            ja1[0, cc] += 0.5 * f0_ * js[cc]
+            ja1[1, cc] += 0.5 * f1_ * js[cc]
+            ja1[2, cc] += 0.5 * f2_ * js[cc]
     for i in range(3):
         for cc in range(24):
             ja2[i, cc] = ja1[i, cc]
