@@ -83,12 +83,31 @@ def pattern(n: int, pairs: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndar
         c = np.asarray(c).reshape(-1)
         ok = (r >= 0) & (c >= 0)
         keys.append(c[ok] * n + r[ok])
-    key = np.unique(np.concatenate(keys))
+    key = _distinct(np.concatenate(keys), n * n)
     cols = key // n
     indices = np.ascontiguousarray(key - cols * n, dtype=np.int64)
     indptr = np.zeros(n + 1, dtype=np.int64)
     np.add.at(indptr, cols + 1, 1)
     return np.cumsum(indptr), indices
+
+
+#: the largest n² for which :func:`_distinct` marks the keys in a table of n² flags (4 MiB)
+_FLAG_TABLE_MAX = 1 << 22
+
+
+def _distinct(keys: np.ndarray, bound: int) -> np.ndarray:
+    """The distinct values of ``keys`` (int64, each in ``[0, bound)``), sorted: ``np.unique(keys)``
+    (a table of flags where ``bound`` is small and not much more than the keys, a sort otherwise;
+    np.unique's hashing took 1.3 ms of a 13 500-key pattern, a tenth of the IEA 15 MW rotor's
+    ``Simulation()``; the table 0.05 ms, a sort 0.4 ms)."""
+    if bound <= _FLAG_TABLE_MAX and bound <= 64 * max(keys.size, 1):
+        seen = np.zeros(bound, dtype=bool)
+        seen[keys] = True
+        return np.flatnonzero(seen).astype(np.int64)
+    ordered = np.sort(keys)
+    if ordered.size == 0:
+        return ordered
+    return ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))]
 
 
 def slots(indptr: np.ndarray, indices: np.ndarray, r: np.ndarray, c: np.ndarray) -> np.ndarray:

@@ -267,3 +267,20 @@ def test_a_failed_second_process_leaves_its_units_to_this_one(monkeypatch, capsy
     assert all(units.address(i, d) != 0 for i in wanted)
     line = capsys.readouterr().err
     assert "kynemapy: compiling the engine in two processes" in line and "done in" in line
+
+
+def test_the_pattern_keys_are_made_distinct_as_numpy_would() -> None:
+    """``sparsity._distinct`` (a table of flags for small patterns, a sort for large ones) gives
+    exactly ``np.unique`` of the keys, with repeats, the empty set and both ends of the range."""
+    from kynemapy.linalg import sparsity
+
+    rng = np.random.default_rng(7)
+    for bound in (1, 50, 4096, sparsity._FLAG_TABLE_MAX, sparsity._FLAG_TABLE_MAX + 1, 10**10):
+        for size in (0, 1, 1000):
+            keys = rng.integers(0, bound, size=size, dtype=np.int64)
+            if size:
+                keys[0], keys[-1] = 0, bound - 1
+                keys = np.concatenate([keys, keys[: size // 2]])  # repeats
+            got = sparsity._distinct(keys, bound)
+            assert got.dtype == np.int64
+            np.testing.assert_array_equal(got, np.unique(keys))
