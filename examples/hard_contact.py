@@ -25,6 +25,7 @@ import sys
 import numpy as np
 
 import kynemapy as kp
+from kynemapy.validation import contact as contact_case
 
 G = 9.81
 H = 1e-3  # s
@@ -62,16 +63,8 @@ def bouncing_ball(e: float = 0.8, h0: float = 0.5) -> bool:
 
 
 def box_on_incline(angle: float, mu: float) -> kp.Simulation:
-    half = (0.2, 0.15, 0.1)
-    c, s = math.cos(angle), math.sin(angle)
-    axes = np.array([[c, 0.0, -s], [0.0, 1.0, 0.0], [s, 0.0, c]])  # along the slope, across, normal
-    b = kp.ModelBuilder(gravity=(0.0, 0.0, -G))
-    centre = half[2] * axes[:, 2]
-    node = b.add_node(position=tuple(centre))
-    b.add_mass(node, mass=3.0, inertia=(0.05, 0.05, 0.05))
-    b.add_box(node, half, center=tuple(centre), axes=axes)
-    b.add_ground_plane(normal=tuple(axes[:, 2]), law="hard", friction=mu)
-    return kp.Simulation(b.build(), params())
+    """The 3 kg box resting face down on a hard plane tilted by ``angle`` (the validation case's)."""
+    return contact_case.box_on_incline(angle, mu, H)[0]
 
 
 def sticking_box() -> bool:

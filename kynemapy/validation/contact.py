@@ -103,7 +103,9 @@ def apexes(run: dict[str, np.ndarray]) -> list[tuple[float, float, float]]:
     return out
 
 
-def _box_on_incline(angle: float, mu: float):
+def box_on_incline(angle: float, mu: float, h: float = H_FRICTION):
+    """A 3 kg box (0.4 × 0.3 × 0.2 m) resting face down on a hard plane tilted by ``angle`` [rad]
+    with Coulomb's ``mu``, stepped at ``h`` [s]: ``(simulation, unit vector down the slope)``."""
     import kynemapy as kp
 
     half = (0.2, 0.15, 0.1)
@@ -115,7 +117,7 @@ def _box_on_incline(angle: float, mu: float):
     b.add_mass(node, mass=3.0, inertia=(0.05, 0.05, 0.05))
     b.add_box(node, half, center=tuple(centre), axes=axes)
     b.add_ground_plane(normal=tuple(axes[:, 2]), law="hard", friction=mu)
-    return kp.Simulation(b.build(), _params(H_FRICTION)), -np.array([c, 0.0, s])
+    return kp.Simulation(b.build(), _params(h)), -np.array([c, 0.0, s])
 
 
 def _ball_on_plane(theta: float, mu: float, v0: float):
@@ -209,11 +211,11 @@ def run(quick: bool = False) -> CaseResult:
     ]
 
     friction_rows = []
-    sim, down = _box_on_incline(STICK_ANGLE, STICK_MU)
+    sim, down = box_on_incline(STICK_ANGLE, STICK_MU)
     sim.advance(round(T_FRICTION / H_FRICTION))
     moved = float(np.linalg.norm(sim.state.q[0, :3]))
     friction_rows.append([f"box, a = {STICK_ANGLE} rad, μ = {STICK_MU}", "travel [m]", moved, 0.0, moved])
-    sim, down = _box_on_incline(SLIDE_ANGLE, SLIDE_MU)
+    sim, down = box_on_incline(SLIDE_ANGLE, SLIDE_MU)
     sim.advance(round(T_FRICTION / H_FRICTION))
     a = G * (math.sin(SLIDE_ANGLE) - SLIDE_MU * math.cos(SLIDE_ANGLE))
     v_box = float(sim.state.v[0, :3] @ down)
