@@ -11,7 +11,7 @@ import numpy as np
 
 from kynemapy.engine.data import Inputs, State
 from kynemapy.engine.rows import DERIVED, ROW_FIELDS, ROW_NAMES, row_layout
-from kynemapy.model import Model, no_beams, no_contacts, no_hard_contacts, no_joint_stops
+from kynemapy.model import HARD_DEFAULTS, Model, no_beams, no_contacts, no_hard_contacts, no_joint_stops
 
 #: Per-row fields the caller must pass to :meth:`ResultWriter.append` (the others, ``DERIVED``,
 #: are computed from ``q`` and ``v`` when left out).
@@ -64,12 +64,9 @@ def model_difference(theirs: Model, mine: Model) -> str | None:
     """The first difference between two models as a sentence (``theirs``: a file's), or None if equal."""
     for name in Model._fields:
         a, b = getattr(theirs, name), getattr(mine, name)
-        if name == "joint_stops":  # None (a Model made by hand) is no stops
-            a = no_joint_stops() if a is None else a
-            b = no_joint_stops() if b is None else b
-        if name == "hard_contacts":  # None (a Model made by hand) is no hard contact points
-            a = no_hard_contacts() if a is None else a
-            b = no_hard_contacts() if b is None else b
+        if name in HARD_DEFAULTS:  # None (a Model made by hand) is none
+            a = HARD_DEFAULTS[name]() if a is None else a
+            b = HARD_DEFAULTS[name]() if b is None else b
         if not isinstance(a, np.ndarray):
             if int(a) != int(b):
                 return f"{name} is {b} in the new model, {a} in the file's"
@@ -163,6 +160,7 @@ NO_BEAMS: dict[str, Any] = {
     **no_contacts(),
     "joint_stops": no_joint_stops(),
     "hard_contacts": no_hard_contacts(),
+    **{name: make() for name, make in HARD_DEFAULTS.items() if name not in ("joint_stops", "hard_contacts")},
 }
 
 

@@ -46,7 +46,7 @@ from kynemapy.io.paths import file_path
 from kynemapy.io.reader import (
     read,
 )
-from kynemapy.model import Model, no_hard_contacts, no_joint_stops
+from kynemapy.model import HARD_DEFAULTS, Model
 
 
 def _write_at(dsid: h5py.h5d.DatasetID, offset: tuple[int, ...], arr: np.ndarray) -> None:
@@ -204,10 +204,8 @@ class ResultWriter:
         gm = f.create_group("model")
         for name in Model._fields:
             value = getattr(self.model, name)
-            if value is None and name == "joint_stops":  # a Model made by hand: no stops
-                value = no_joint_stops()
-            if value is None and name == "hard_contacts":  # a Model made by hand: none
-                value = no_hard_contacts()
+            if value is None and name in HARD_DEFAULTS:  # a Model made by hand: none
+                value = HARD_DEFAULTS[name]()
             if isinstance(value, np.ndarray):
                 ds = gm.create_dataset(name, data=np.ascontiguousarray(value))
                 ds.attrs["crc32"] = crc32_of(value)

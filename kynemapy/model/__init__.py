@@ -198,6 +198,16 @@ class Model(NamedTuple):
         [m], radius [m], the plane's unit normal n (3) and offset d [m], Newton's restitution e
         [-], Coulomb's μ [-] (docs/contact.md).  Not part of the compiled engine's data: enforced
         between the engine's steps (:mod:`kynemapy.run.hard_contact`).  None or K = 0: none.
+    hard_shapes : (S, 16) ndarray of float or None
+        The shapes of a model whose bodies touch each other under the hard (nonsmooth) law
+        (``set_body_contact(law="hard")``), one row per shape: node, kind code (0 sphere, 1
+        capsule, 2 box), the centre's offset from the node at the reference configuration (3)
+        [m], the local axes' quaternion (4), dims (3) [m] (sphere radius; capsule radius and
+        half-length; box half extents), filter group and mask, Newton's restitution e [-],
+        Coulomb's μ [-] (docs/contact.md, "Hard contact between bodies").  Not part of the
+        compiled engine's data (:mod:`kynemapy.run.hard_bodies`).  None or S = 0: none.
+    hard_excluded : (E, 2) ndarray of int64 or None
+        Shape pairs that never touch under the hard body law (``exclude_contact``).
     """
 
     n_nodes: int
@@ -259,6 +269,8 @@ class Model(NamedTuple):
     pair_box: np.ndarray = _EMPTY_CONTACTS["pair_box"]
     joint_stops: np.ndarray | None = None
     hard_contacts: np.ndarray | None = None
+    hard_shapes: np.ndarray | None = None
+    hard_excluded: np.ndarray | None = None
 
 
 #: the beam fields of :class:`Model` and their shapes with P (nodes per element) and Q (points)
@@ -297,6 +309,25 @@ def no_joint_stops() -> np.ndarray:
 def no_hard_contacts() -> np.ndarray:
     """The ``hard_contacts`` field of a model without hard ground planes: a read-only (0, 13) array."""
     return freeze(np.zeros((0, 13)), np.float64)
+
+
+def no_hard_shapes() -> np.ndarray:
+    """The ``hard_shapes`` field of a model without the hard body law: a read-only (0, 16) array."""
+    return freeze(np.zeros((0, 16)), np.float64)
+
+
+def no_hard_excluded() -> np.ndarray:
+    """The ``hard_excluded`` field of a model without the hard body law: a read-only (0, 2) array."""
+    return freeze(np.zeros((0, 2), dtype=np.int64), np.int64)
+
+
+#: the hard-contact fields a Model made by hand may leave None, and what None means
+HARD_DEFAULTS = {
+    "joint_stops": lambda: no_joint_stops(),
+    "hard_contacts": no_hard_contacts,
+    "hard_shapes": no_hard_shapes,
+    "hard_excluded": no_hard_excluded,
+}
 
 
 def freeze(a: np.ndarray, dtype: type) -> np.ndarray:

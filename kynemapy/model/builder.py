@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from kynemapy.model import BEAM_FIELDS, Model, contact, dof_map, freeze, kinds
+from kynemapy.model import BEAM_FIELDS, Model, contact, dof_map, freeze, kinds, no_hard_excluded, no_hard_shapes
 from kynemapy.model.beams import (
     Beam,
     beam_layout,
@@ -215,6 +215,8 @@ class ModelBuilder:
         self._shapes: list[contact.Shape] = []
         self._planes: list[contact.Plane] = []
         self._body_law: np.ndarray | None = None
+        #: the hard body law (restitution, friction), None without
+        self._hard_body_law: tuple[float, float] | None = None
         self._excluded: set[tuple[int, int]] = set()
 
     # ------------------------------------------------------------------ nodes
@@ -504,12 +506,14 @@ class ModelBuilder:
     def set_body_contact(
         self,
         *,
-        stiffness: float,
+        stiffness: float | None = None,
         damping: float = 0.0,
         friction: float = 0.0,
         exponent: float = 1.0,
         damping_model: str = "linear",
         slip_velocity: float = 1e-3,
+        law: str = "compliant",
+        restitution: float | None = None,
     ) -> None:
         """Let spheres touch spheres, capsules and boxes on other bodies, boxes touch boxes by
         their corners, capsules touch capsules (axis against axis) and boxes (by their end
@@ -542,10 +546,58 @@ class ModelBuilder:
             The damping law (see :meth:`add_ground_plane`).
         slip_velocity : float [m/s], default 1e-3
             The friction's regularization v_s > 0.
+        law : {"compliant", "hard"}, default "compliant"
+            The compliant spring-damper above, or hard (nonsmooth) contact
+            (:mod:`kynemapy.run.hard_bodies`, docs/contact.md "Hard contact between bodies"): no
+            penetration (gaps >= −1e-12 m after each step), impacts by Newton's law with
+            coefficient ``restitution``, exact Coulomb friction; every pair of shapes on two
+            bodies (spheres, capsules and boxes, box edges against box edges included) found by a
+            broad and a narrow phase at each step, no candidate table.  For models of free
+            bodies: :meth:`build` refuses it with joints, constraints or beams.
+        restitution : float [-], default 0 with ``law="hard"``
+            Newton's coefficient ``0 <= e <= 1``; refused with ``law="compliant"``.
+
+        Raises
+        ------
+        ModelError
+            A parameter out of its range; an unknown ``law``; no ``stiffness`` with the
+            compliant law; with ``law="hard"``: a stiffness or another parameter of the
+            compliant law given, or a restitution outside [0, 1].
         """
-        self._body_law = contact.law(
-            stiffness, damping, friction, exponent, damping_model, slip_velocity, "body contact"
-        )
+        what = "body contact"
+        if law not in contact.PLANE_LAWS:
+            raise ModelError(f"{what} law must be one of {', '.join(map(repr, contact.PLANE_LAWS))}, got {law!r}")
+        if law == "hard":
+            given = [
+                name
+                for name, value, default in (
+                    ("stiffness", stiffness, None),
+                    ("damping", damping, 0.0),
+                    ("exponent", exponent, 1.0),
+                    ("damping_model", damping_model, "linear"),
+                    ("slip_velocity", slip_velocity, 1e-3),
+                )
+                if value != default
+            ]
+            if given:
+                raise ModelError(
+                    f"{what}: {', '.join(given)} {'is a parameter' if len(given) == 1 else 'are parameters'} of the "
+                    "compliant law and refused with law='hard' (give restitution and friction only)"
+                )
+            plane = contact.hard_plane((0.0, 0.0, 1.0), 0.0, 0.0 if restitution is None else restitution, friction,
+                                       1, -1, what)  # fmt: skip
+            self._body_law = None
+            self._hard_body_law = (plane.restitution, float(plane.param[4]))
+            return
+        if restitution is not None:
+            raise ModelError(
+                f"{what}: restitution applies to law='hard' only (the compliant law's restitution follows from "
+                "its damping)"
+            )
+        if stiffness is None:
+            raise ModelError(f"{what}: stiffness is required with law='compliant' (or give law='hard')")
+        self._body_law = contact.law(stiffness, damping, friction, exponent, damping_model, slip_velocity, what)
+        self._hard_body_law = None
 
     def exclude_contact(self, shape_a: int, shape_b: int) -> None:
         """Keep two shapes from touching each other (see :meth:`set_body_contact`).
@@ -2198,7 +2250,27 @@ class ModelBuilder:
             ),
             joint_stops=self._joint_stops(),
             hard_contacts=contact.hard_contact_fields(self._shapes, self._planes),
+            **self._hard_body_fields(),
         )
+
+    def _hard_body_fields(self) -> dict[str, np.ndarray]:
+        """``hard_shapes`` (S, 16) and ``hard_excluded`` (E, 2) of the hard body law (docs/contact.md)."""
+        law = self._hard_body_law
+        if law is None or not self._shapes:
+            return {"hard_shapes": no_hard_shapes(), "hard_excluded": no_hard_excluded()}
+        if self._constraints or self._beams:
+            what = "joints or constraints" if self._constraints else "beams"
+            raise ModelError(
+                f"body contact law='hard' is built for models of free bodies; this model has {what} "
+                "(use the compliant law, set_body_contact(stiffness=...), for them)"
+            )
+        from kynemapy.collision.shapes import shape_table
+
+        t = shape_table(self._shapes)
+        laws = np.tile(np.array(law, dtype=np.float64), (len(t), 1))
+        rows = np.column_stack([t.node, t.kind, t.offset, t.frame, t.dims, t.group, t.mask, laws]).astype(np.float64)
+        excluded = np.array(sorted(self._excluded), dtype=np.int64).reshape(-1, 2)
+        return {"hard_shapes": freeze(rows, np.float64), "hard_excluded": freeze(excluded, np.int64)}
 
     def _joint_stops(self) -> np.ndarray:
         """The hard hinge and slider limits (K, 5): constraint id, kind, lower, upper, restitution."""

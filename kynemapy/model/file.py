@@ -148,9 +148,10 @@ nodes follow the ``[[node]]`` nodes, named ``"<name>.0"`` (root) ... in span ord
     ``slip_velocity`` [m/s] (the friction's regularization, default 1e-3); the hard law:
     ``restitution`` (Newton's e in [0, 1], default 0) and ``friction`` (μ) only; ``group``, ``mask``.
 
-``[body_contact]`` (optional: spheres on different bodies touch, docs/contact.md)
+``[body_contact]`` (optional: shapes on different bodies touch, docs/contact.md)
     the contact law of :meth:`~kynemapy.ModelBuilder.set_body_contact`: ``stiffness`` (required),
-    ``damping``, ``friction``, ``exponent``, ``damping_model``, ``slip_velocity``, as in ``[[ground]]``.
+    ``damping``, ``friction``, ``exponent``, ``damping_model``, ``slip_velocity``, as in ``[[ground]]``;
+    or ``law = "hard"`` with ``restitution`` and ``friction`` only (models of free bodies).
 
 ``[step]`` (required)
     ``h`` time step [s] (required); ``rho_inf`` ρ∞ ∈ [0, 1] (default 0); ``max_iter``
@@ -913,7 +914,9 @@ _GROUND_KEYS = (
     "group", "mask", "law", "restitution",
 )  # fmt: skip
 #: [body_contact] keys: the law of sphere pairs on two bodies (ModelBuilder.set_body_contact)
-_BODY_CONTACT_KEYS = ("stiffness", "damping", "friction", "exponent", "damping_model", "slip_velocity")
+_BODY_CONTACT_KEYS = (
+    "stiffness", "damping", "friction", "exponent", "damping_model", "slip_velocity", "law", "restitution",
+)  # fmt: skip
 _LOAD_KEYS = ("node", "force", "moment")
 _STEP_KEYS = (
     "h", "rho_inf", "max_iter", "atol", "rtol", "geometric_stiffness", "dynamic", "static_load_retries", "convergence",
@@ -1302,16 +1305,31 @@ class _Reader:
         if item is None:
             return
         item.check_keys(_BODY_CONTACT_KEYS)
+        if item.data.get("law") == "hard":
+            law: dict[str, Any] = {
+                "law": "hard",
+                "restitution": item.number("restitution", 0.0),
+                "friction": item.number("friction", 0.0),
+            }
+            for key in ("stiffness", "damping", "exponent", "damping_model", "slip_velocity"):
+                if key in item.data:  # refused by the builder, naming the key
+                    law[key] = item.data[key]
+            item.build(builder.set_body_contact, **law)
+            return
+        if "law" in item.data and item.data["law"] != "compliant":  # the builder names the laws
+            item.build(builder.set_body_contact, law=item.data["law"])
         item.require("stiffness")
-        item.build(
-            builder.set_body_contact,
-            stiffness=item.number("stiffness", unit="N/m^exponent"),
-            damping=item.number("damping", 0.0, "N s/m"),
-            friction=item.number("friction", 0.0),
-            exponent=item.number("exponent", 1.0),
-            damping_model=item.string("damping_model", "linear"),
-            slip_velocity=item.number("slip_velocity", 1e-3, "m/s"),
-        )
+        law = {
+            "stiffness": item.number("stiffness", unit="N/m^exponent"),
+            "damping": item.number("damping", 0.0, "N s/m"),
+            "friction": item.number("friction", 0.0),
+            "exponent": item.number("exponent", 1.0),
+            "damping_model": item.string("damping_model", "linear"),
+            "slip_velocity": item.number("slip_velocity", 1e-3, "m/s"),
+        }
+        if "restitution" in item.data:
+            law["restitution"] = item.number("restitution")
+        item.build(builder.set_body_contact, **law)
 
     def read_constraint(self, builder: ModelBuilder, i: int, data: dict[str, Any]) -> None:
         kind = data.get("kind")

@@ -45,6 +45,7 @@ from kynemapy.engine.params import coefficient_vector
 from kynemapy.math.quaternion import quat_exp, quat_product
 from kynemapy.model import Model, kinds
 from kynemapy.model.errors import ModelError
+from kynemapy.run.hard_bodies import HardBodies, has_hard_bodies
 from kynemapy.run.hard_contact import (
     MAX_SWEEPS,
     SWEEP_TOLERANCE,
@@ -241,6 +242,9 @@ class JointStops:
         table = np.zeros((0, 5)) if stops is None else np.asarray(stops, dtype=np.float64).reshape(-1, 5)
         #: the points against hard ground planes (:mod:`kynemapy.run.hard_contact`), None without
         self.contacts: HardContacts | None = HardContacts(model) if has_hard_contacts(model) else None
+        #: the shapes touching each other under the hard body law (:mod:`kynemapy.run.hard_bodies`),
+        #: None without; it then solves the points against hard planes too
+        self.bodies: HardBodies | None = HardBodies(model, self.contacts) if has_hard_bodies(model) else None
         #: the projected Gauss–Seidel sweeps of the last velocity jump with contact points
         self.sweeps = 0
         # the early-out's scratch (gaps, points, arms), and whether the last step left impulses to zero
@@ -346,6 +350,8 @@ class JointStops:
         or with a point inside a hard ground plane (naming the shape and the plane)."""
         if self.contacts is not None:
             self.contacts.check_start(self.sim.state.q)
+        if self.bodies is not None:
+            self.bodies.check_start(self.sim.state.q)
         theta = self.sim.state.constraint_output[self.cid, 0]
         slack = GAP_TOLERANCE * np.maximum(1.0, np.maximum(np.abs(self.lower), np.abs(self.upper)))
         bad = np.flatnonzero((theta < self.lower - slack) | (theta > self.upper + slack))
@@ -376,6 +382,12 @@ class JointStops:
         ConvergenceError
             The position correction does not reach the tolerance (the state is then the last iterate).
         """
+        if self.bodies is not None:
+            if q_start is None:
+                raise ValueError("JointStops.correct: give q_start with hard contact points")
+            self.bodies.correct(self, v_start, q_start)
+            self.iterations, self.sweeps = self.bodies.iterations, self.bodies.sweeps
+            return
         if self.contacts is not None:
             if q_start is None:
                 raise ValueError("JointStops.correct: give q_start with hard contact points")
@@ -664,6 +676,17 @@ class JointStops:
         self.sweeps = int(sweeps)
         self._check_sweeps(self.sweeps, "velocity jump")
         self._refresh()
+
+    def convergence_error(self, what: str) -> ConvergenceError:
+        """A ConvergenceError for the present step, ``what`` the sentence after its step and time."""
+        state = self.sim.state
+        return ConvergenceError(
+            f"step {int(state.step[0])} (t = {float(state.time[0]):.9g} s): {what}",
+            float(state.time[0]),
+            int(state.step[0]),
+            (),
+            -1,
+        )
 
     def _check_sweeps(self, sweeps: int, what: str) -> None:
         """Raise a ConvergenceError when :func:`solve_cone` did not reach its tolerance."""

@@ -223,7 +223,8 @@ class Simulation:
         self._stops: JointStops | None = None
         stops = getattr(model, "joint_stops", None)
         hard = getattr(model, "hard_contacts", None)
-        if (stops is not None and len(stops)) or (hard is not None and len(hard)):  # scipy: with them only
+        shapes = getattr(model, "hard_shapes", None)
+        if any(t is not None and len(t) for t in (stops, hard, shapes)):  # scipy: with them only
             from kynemapy.run.joint_stops import JointStops
 
             self._stops = JointStops(self)
@@ -1305,6 +1306,29 @@ class Simulation:
             tangents=contacts.tangent.copy(),
             active=contacts.active.copy(),
         )
+
+    def body_impulses(self) -> dict[str, np.ndarray]:
+        """The contacts between shapes closed at the end of the last step under the hard body law
+        (``set_body_contact(law="hard")``, docs/contact.md "Hard contact between bodies"), C of
+        them; empty arrays without that law.
+
+        Returns
+        -------
+        dict of str to ndarray
+            ``shape_a``, ``shape_b``, ``node_a``, ``node_b`` (C,) int (A the lower shape id);
+            ``point`` (C, 3) [m] (the middle of the two shapes' points), ``normal`` (C, 3) (unit,
+            from A to B), ``tangents`` (C, 2, 3), ``gap`` (C,) [m], ``normal_impulse`` (C,) [N s]
+            (on B along the normal; A gets the opposite), ``friction_impulse`` (C, 2) [N s] along
+            the tangents (on B), ``position_impulse`` (C,) [N s²] of the position correction.
+            Over a step at rest, an impulse over h is the force [N].  The points against hard
+            ground planes are in :meth:`contact_impulses`.
+        """
+        bodies = self._stops.bodies if self._stops is not None else None
+        if bodies is None:
+            from kynemapy.run.hard_bodies import empty_record
+
+            return empty_record()
+        return {name: value.copy() for name, value in bodies.last.items()}
 
     def contact_pairs(self) -> Contacts:
         """The candidate body–body pairs at the current state (:meth:`contacts` for pairs,

@@ -1,0 +1,928 @@
+"""Hard (nonsmooth) contact between bodies: spheres, capsules and boxes touching each other
+(docs/contact.md, "Hard contact between bodies").
+
+With ``ModelBuilder.set_body_contact(law="hard", ...)`` the shapes of a model of free bodies
+(rigid bodies and point masses, no joints or constraints) touch each other as unilateral
+constraints enforced after each smooth step by the decoupled nonsmooth generalized-α scheme of
+:mod:`kynemapy.run.joint_stops` (Brüls, Acary & Cardona, CMAME 2014), in one set with the
+points against hard ground planes (:mod:`kynemapy.run.hard_contact`).  This module holds:
+
+* :class:`HardBodies`: the shapes (``Model.hard_shapes``), the contact points between them at a
+  state found by :mod:`kynemapy.collision` (sort-and-sweep broad phase, then the narrow phase:
+  sphere and capsule pairs by their axes' closest points, sphere– and capsule–box, box–box by
+  the separating axes and face clipping or edge–edge), and the last step's contacts and
+  impulses;
+* :func:`scene_contacts`: that query, compiled (``kynemapy._jit.njit``), allocation-free;
+* :func:`solve_blocks`: the frictional contact problem by projected Gauss–Seidel over the
+  contacts' 3×3 blocks with the bodies' inverse mass blocks (the Delassus matrix is never
+  formed: each sweep costs linear time in the contacts, so piles of many bodies stay cheap).
+
+Each contact c between shapes A and B has the gap ``g = n · (p_B − p_A)`` [m] (n the unit normal
+from A to B, p the points on each shape), and three rows over the two nodes' DOFs,
+``[n; t₁; t₂] ([I, −(p_B − x_B)~] on B − [I, −(p_A − x_A)~] on A)``, so ``G v`` is the relative
+velocity of the contact points along n, t₁, t₂ [m/s].
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from kynemapy._jit import njit
+from kynemapy.collision.broad import _member, aabbs, insertion_sort
+from kynemapy.collision.narrow import ROW, collide
+from kynemapy.collision.shapes import world_poses
+from kynemapy.model import Model
+from kynemapy.model.errors import ModelError
+
+#: the columns of ``Model.hard_shapes``: node, kind code (0 sphere, 1 capsule, 2 box), the
+#: centre's offset from the node at the reference configuration (3) [m], the local axes'
+#: quaternion (4), dims (3) [m] (sphere r; capsule r, half-length; box half extents), group, mask,
+#: Newton's restitution coefficient e [-], Coulomb's μ [-]
+HARD_SHAPE_COLUMNS = 16
+#: the narrow phase's points with a gap up to this are returned [m] (the set's candidates)
+QUERY_MARGIN = 1.0e-6
+#: the most points one pair of shapes gives (box–box face clipping: 8)
+MAX_POINTS = 8
+#: stop the sweeps of :func:`solve_blocks` when no component of u changes by more than this,
+#: relative to the largest |b|
+BLOCK_TOLERANCE = 1.0e-14
+#: the most sweeps (then a ConvergenceError)
+MAX_BLOCK_SWEEPS = 20_000
+#: the most frictional sweeps before the normal problem is solved alone (:func:`solve_blocks`)
+FRICTION_SWEEPS = 500
+#: the sweeps also stop when the change of u has not halved for this many sweeps and is below
+#: ``FLOOR_TOLERANCE`` times the largest |b|: u has reached the round-off floor of the
+#: incremental updates of y, or Λ drifts along the null space of a singular Delassus matrix (a
+#: box on four corners) while u stays put.  The position correction's own test (every gap
+#: within 1e-12 m) then decides: a loose inner solve is an inexact Newton step, iterated again.
+STALL_SWEEPS = 50
+FLOOR_TOLERANCE = 1.0e-9
+
+
+def has_hard_bodies(model: Model) -> bool:
+    """Whether ``model`` has shapes under the hard body law (``Model.hard_shapes`` with rows)."""
+    table = getattr(model, "hard_shapes", None)
+    return table is not None and np.asarray(table).shape[0] > 0
+
+
+@njit
+def scene_contacts(
+    x0: np.ndarray,
+    q: np.ndarray,
+    node: np.ndarray,
+    kind: np.ndarray,
+    offset: np.ndarray,
+    frame: np.ndarray,
+    dims: np.ndarray,
+    group: np.ndarray,
+    mask: np.ndarray,
+    excluded: np.ndarray,
+    margin: float,
+    scratch: tuple,
+    pairs: np.ndarray,
+    out: np.ndarray,
+    owner: np.ndarray,
+) -> int:
+    """Every contact point between two shapes with a gap up to ``margin`` at node states q.
+
+    Broad phase: the shapes' world AABBs grown by ``margin``, sorted along the axis of their
+    lower corners' largest spread (insertion sort on the previous order, nearly linear while
+    the scene moves little), swept once; pairs on the same node, refused by the filter
+    (``group & mask`` both ways) or excluded are skipped.  Narrow phase:
+    :func:`kynemapy.collision.narrow.collide` on each candidate pair, lower shape id as A.
+
+    Parameters
+    ----------
+    x0 : (N, 7) ndarray of float
+        The nodes' reference positions [m] (columns 0:3 used).
+    q : (N, 7) ndarray of float
+        Node displacements [m] and rotation quaternions (w, x, y, z).
+    node, kind : (S,) ndarray of int64
+        Each shape's node and kind code.
+    offset : (S, 3) ndarray of float
+        The centre's offset from the node at the reference configuration [m].
+    frame : (S, 4) ndarray of float
+        The local axes' quaternion at the reference configuration.
+    dims : (S, 3) ndarray of float
+        The shape table's dimensions [m].
+    group, mask : (S,) ndarray of int64
+        The filter's bit masks.
+    excluded : (E,) ndarray of int64
+        Excluded shape pairs as sorted keys ``a S + b`` (a < b).
+    margin : float
+        Points with a larger gap are left out [m].
+    scratch : tuple
+        ``(positions (N, 3), rotations (N, 4), pos (S, 3), quat (S, 4), lo (S, 3), hi (S, 3),
+        order (S,) int64, key (S,), poly (2, 16, 3))``; ``order`` keeps the last sort.
+    pairs : (P, 2) ndarray of int64
+        Out: the candidate pairs.
+    out : (R, 10) ndarray of float
+        Out: the contact rows (:mod:`kynemapy.collision.narrow`), R >= 8 P.
+    owner : (R,) ndarray of int64
+        Out: each row's pair.
+
+    Returns
+    -------
+    int
+        The rows written; ``−(candidate pairs)`` when ``pairs`` is too small (nothing written
+        then: call again with P at least that).
+    """
+    positions, rotations, pos, quat, lo, hi, order, key, poly = scratch
+    for i in range(q.shape[0]):
+        for c in range(3):
+            positions[i, c] = x0[i, c] + q[i, c]
+        for c in range(4):
+            rotations[i, c] = q[i, 3 + c]
+    s = node.shape[0]
+    world_poses(node, offset, frame, positions, rotations, pos, quat)
+    aabbs(kind, dims, pos, quat, margin, lo, hi)
+    best, axis_ = -1.0, 0
+    for c in range(3):
+        mean = 0.0
+        for i in range(s):
+            mean += lo[i, c]
+        mean /= max(s, 1)
+        var = 0.0
+        for i in range(s):
+            var += (lo[i, c] - mean) ** 2
+        if var > best:
+            best, axis_ = var, c
+    for i in range(s):
+        key[i] = lo[i, axis_]
+    insertion_sort(key, order)
+    count = 0
+    for i in range(s):
+        a = order[i]
+        for j in range(i + 1, s):
+            b = order[j]
+            if lo[b, axis_] > hi[a, axis_]:
+                break
+            if lo[b, 0] > hi[a, 0] or lo[a, 0] > hi[b, 0] or lo[b, 1] > hi[a, 1] or lo[a, 1] > hi[b, 1]:
+                continue
+            if lo[b, 2] > hi[a, 2] or lo[a, 2] > hi[b, 2]:
+                continue
+            if node[a] == node[b] or (group[a] & mask[b]) == 0 or (group[b] & mask[a]) == 0:
+                continue
+            lo_id, hi_id = (a, b) if a < b else (b, a)
+            if excluded.shape[0] and _member(excluded, lo_id * s + hi_id):
+                continue
+            if count < pairs.shape[0]:
+                pairs[count, 0] = lo_id
+                pairs[count, 1] = hi_id
+            count += 1
+    if count > pairs.shape[0] or MAX_POINTS * count > out.shape[0]:
+        return -count
+    rows = 0
+    for p in range(count):
+        a, b = pairs[p, 0], pairs[p, 1]
+        k = collide(kind[a], pos[a], quat[a], dims[a], kind[b], pos[b], quat[b], dims[b], margin,
+                    out[rows : rows + MAX_POINTS], poly)  # fmt: skip
+        for r in range(rows, rows + k):
+            owner[r] = p
+        rows += k
+    return rows
+
+
+@njit
+def solve_blocks(
+    na: np.ndarray,
+    nb: np.ndarray,
+    ja: np.ndarray,
+    jb: np.ndarray,
+    minv: np.ndarray,
+    b: np.ndarray,
+    mu: np.ndarray,
+    lam: np.ndarray,
+    y: np.ndarray,
+    scratch: tuple,
+    tolerance: float,
+    friction_sweeps: int,
+    max_sweeps: int,
+) -> int:
+    """The frictional contact problem ``u = G M⁻¹ Gᵀ Λ + b`` of C contacts by projected
+    Gauss–Seidel over their 3×3 blocks, with ``y = M⁻¹ Gᵀ Λ`` kept per node.
+
+    For each contact c (rows 3c .. 3c + 2 of G: normal, two tangents): ``u_N >= 0``,
+    ``Λ_N >= 0``, ``u_N Λ_N = 0`` (Signorini) and ``|Λ_T| <= μ_c Λ_N``,
+    ``Λ_T = −μ_c Λ_N u_T/|u_T|`` where ``u_T != 0`` (Coulomb), as
+    :func:`kynemapy.run.hard_contact.solve_cone` (the same steps: the normal by its diagonal,
+    the tangential pair by the largest eigenvalue of its 2×2 block, projected on the disk), but
+    each block's u from the nodes' ``y`` (``u_c = b_c + J_A,c y_A + J_B,c y_B``) and each update
+    added to ``y``: a sweep costs O(C), the Delassus matrix is never formed.  Stops when a sweep
+    changes no component of u by more than ``tolerance`` times the largest |b|, or when that
+    change has not halved for :data:`STALL_SWEEPS` sweeps and is below :data:`FLOOR_TOLERANCE`
+    times it (the round-off floor of the incremental updates of y).
+
+    Parameters
+    ----------
+    na, nb : (C,) ndarray of int64
+        The nodes of each contact's bodies A and B (−1: none, the ground).
+    ja, jb : (C, 3, 6) ndarray of float
+        The rows over A's and B's six DOFs (translations, rotations).
+    minv : (N, 6, 6) ndarray of float
+        Each node's inverse mass block (zero rows and columns past its DOFs).
+    b : (C, 3) ndarray of float
+        The free term.
+    mu : (C,) ndarray of float
+        Coulomb coefficients.
+    lam : (C, 3) ndarray of float
+        In: the start; out: the solution Λ.
+    y : (N, 6) ndarray of float
+        Out: ``M⁻¹ Gᵀ Λ`` per node.
+    scratch : tuple
+        ``(wa (C, 6, 3), wb (C, 6, 3), dd (C, 3, 3), rho (C,), u (C, 3))``.
+    tolerance : float
+        The relative tolerance on u.
+    friction_sweeps : int
+        The most frictional sweeps.  When they do not converge (frictional projected
+        Gauss–Seidel need not: it can cycle, or creep at a linear rate near 1, where a body
+        tumbles on several corners), Λ_T is held (clipped to the disk of the latest Λ_N) and
+        the normal problem is solved alone, until a clip changes nothing: non-penetration is
+        then exact and Coulomb's law holds as an inequality (``|Λ_T| <= μ Λ_N``) with the last
+        sweep's friction.  Where that normal problem does not converge in ``friction_sweeps``
+        either (the held friction can make it unsolvable), Λ_T := 0 and the normal problem is
+        solved alone (frictionless: always solvable for free bodies).
+    max_sweeps : int
+        The most sweeps of one normal solve.
+
+    Returns
+    -------
+    int
+        The sweeps done; negative (their count) when the normal problem was solved alone;
+        ``max_sweeps + 1``: the tolerance was not reached.
+    """
+    wa, wb, dd, rho, u = scratch
+    nc = na.shape[0]
+    for i in range(y.shape[0]):
+        for r in range(6):
+            y[i, r] = 0.0
+    scale = 0.0
+    for c in range(nc):
+        for s in range(3):
+            if abs(b[c, s]) > scale:
+                scale = abs(b[c, s])
+    if scale == 0.0:
+        for c in range(nc):
+            for s in range(3):
+                lam[c, s] = 0.0
+        return 0
+    for c in range(nc):
+        for r in range(6):
+            for s in range(3):
+                va = 0.0
+                vb = 0.0
+                for t in range(6):
+                    if na[c] >= 0:
+                        va += minv[na[c], r, t] * ja[c, s, t]
+                    if nb[c] >= 0:
+                        vb += minv[nb[c], r, t] * jb[c, s, t]
+                wa[c, r, s] = va
+                wb[c, r, s] = vb
+        for s in range(3):
+            for t in range(3):
+                v = 0.0
+                for r in range(6):
+                    v += ja[c, s, r] * wa[c, r, t] + jb[c, s, r] * wb[c, r, t]
+                dd[c, s, t] = v
+        p, o, m = dd[c, 1, 1], dd[c, 1, 2], dd[c, 2, 2]
+        rho[c] = 0.5 * (p + m) + np.sqrt(0.25 * (p - m) * (p - m) + o * o)
+        for r in range(6):
+            for s in range(3):
+                if na[c] >= 0:
+                    y[na[c], r] += wa[c, r, s] * lam[c, s]
+                if nb[c] >= 0:
+                    y[nb[c], r] += wb[c, r, s] * lam[c, s]
+    _rates(na, nb, ja, jb, b, y, u)
+    done = _sweeps(na, nb, ja, jb, b, mu, lam, y, wa, wb, dd, rho, u, tolerance, friction_sweeps, False)
+    if done <= friction_sweeps:
+        return done
+    # the frictional sweeps stalled: Λ_T kept (clipped to the disk of the latest Λ_N), the normal
+    # problem solved alone, until no Λ_T is outside its disk by more than 1e-12 of the largest Λ_N
+    total = friction_sweeps
+    for _ in range(100):
+        more = _sweeps(na, nb, ja, jb, b, mu, lam, y, wa, wb, dd, rho, u, tolerance, friction_sweeps, True)
+        if more > friction_sweeps:
+            break  # the normal problem with this friction held has no solution (or creeps): drop it
+        total += more
+        clipped = False
+        big = 0.0
+        for c in range(nc):
+            big = max(big, lam[c, 0])
+        for c in range(nc):
+            radius = mu[c] * lam[c, 0]
+            norm = np.sqrt(lam[c, 1] * lam[c, 1] + lam[c, 2] * lam[c, 2])
+            if norm > radius + 1.0e-12 * big:
+                f = radius / norm
+                d1 = lam[c, 1] * (f - 1.0)
+                d2 = lam[c, 2] * (f - 1.0)
+                lam[c, 1] += d1
+                lam[c, 2] += d2
+                for r in range(6):
+                    if na[c] >= 0:
+                        y[na[c], r] += wa[c, r, 1] * d1 + wa[c, r, 2] * d2
+                    if nb[c] >= 0:
+                        y[nb[c], r] += wb[c, r, 1] * d1 + wb[c, r, 2] * d2
+                clipped = True
+        if not clipped:
+            return -total
+        _rates(na, nb, ja, jb, b, y, u)
+    # the last resort: no friction in this solve, the normal problem alone (always solvable for
+    # bodies free to move apart)
+    for c in range(nc):
+        d1, d2 = -lam[c, 1], -lam[c, 2]
+        lam[c, 1] = 0.0
+        lam[c, 2] = 0.0
+        for r in range(6):
+            if na[c] >= 0:
+                y[na[c], r] += wa[c, r, 1] * d1 + wa[c, r, 2] * d2
+            if nb[c] >= 0:
+                y[nb[c], r] += wb[c, r, 1] * d1 + wb[c, r, 2] * d2
+    _rates(na, nb, ja, jb, b, y, u)
+    more = _sweeps(na, nb, ja, jb, b, mu, lam, y, wa, wb, dd, rho, u, tolerance, max_sweeps, True)
+    if more > max_sweeps:
+        return max_sweeps + 1
+    return -(total + more)
+
+
+@njit
+def _sweeps(na, nb, ja, jb, b, mu, lam, y, wa, wb, dd, rho, u, tolerance, max_sweeps, normal_only):
+    """Projected Gauss–Seidel sweeps of :func:`solve_blocks` (``normal_only``: Λ_T held, the
+    test on the normal components); returns the sweeps, ``max_sweeps + 1`` when not converged."""
+    nc = na.shape[0]
+    scale = 0.0
+    for c in range(nc):
+        for s in range(1 if normal_only else 3):
+            if abs(b[c, s]) > scale:
+                scale = abs(b[c, s])
+    if scale == 0.0:
+        scale = 1.0
+    best, best_sweep = np.inf, 0
+    for sweep in range(max_sweeps):
+        for c in range(nc):
+            a_, b_ = na[c], nb[c]
+            un = b[c, 0]
+            for r in range(6):
+                if a_ >= 0:
+                    un += ja[c, 0, r] * y[a_, r]
+                if b_ >= 0:
+                    un += jb[c, 0, r] * y[b_, r]
+            dnn = dd[c, 0, 0]
+            if dnn <= 0.0:
+                continue
+            new = lam[c, 0] - un / dnn
+            if new < 0.0:
+                new = 0.0
+            dl = new - lam[c, 0]
+            lam[c, 0] = new
+            if dl != 0.0:
+                for r in range(6):
+                    if a_ >= 0:
+                        y[a_, r] += wa[c, r, 0] * dl
+                    if b_ >= 0:
+                        y[b_, r] += wb[c, r, 0] * dl
+            if normal_only:
+                continue
+            if mu[c] <= 0.0 or rho[c] <= 0.0:
+                if lam[c, 1] != 0.0 or lam[c, 2] != 0.0:
+                    for r in range(6):
+                        for s in (1, 2):
+                            if a_ >= 0:
+                                y[a_, r] -= wa[c, r, s] * lam[c, s]
+                            if b_ >= 0:
+                                y[b_, r] -= wb[c, r, s] * lam[c, s]
+                    lam[c, 1] = 0.0
+                    lam[c, 2] = 0.0
+                continue
+            u1 = b[c, 1]
+            u2 = b[c, 2]
+            for r in range(6):
+                if a_ >= 0:
+                    u1 += ja[c, 1, r] * y[a_, r]
+                    u2 += ja[c, 2, r] * y[a_, r]
+                if b_ >= 0:
+                    u1 += jb[c, 1, r] * y[b_, r]
+                    u2 += jb[c, 2, r] * y[b_, r]
+            t1 = lam[c, 1] - u1 / rho[c]
+            t2 = lam[c, 2] - u2 / rho[c]
+            radius = mu[c] * new
+            norm = np.sqrt(t1 * t1 + t2 * t2)
+            if norm > radius:
+                if norm > 0.0:
+                    t1 *= radius / norm
+                    t2 *= radius / norm
+                else:
+                    t1 = 0.0
+                    t2 = 0.0
+            d1 = t1 - lam[c, 1]
+            d2 = t2 - lam[c, 2]
+            lam[c, 1] = t1
+            lam[c, 2] = t2
+            for r in range(6):
+                if a_ >= 0:
+                    y[a_, r] += wa[c, r, 1] * d1 + wa[c, r, 2] * d2
+                if b_ >= 0:
+                    y[b_, r] += wb[c, r, 1] * d1 + wb[c, r, 2] * d2
+        change = 0.0
+        for c in range(nc):
+            for s in range(1 if normal_only else 3):
+                v = b[c, s]
+                for r in range(6):
+                    if na[c] >= 0:
+                        v += ja[c, s, r] * y[na[c], r]
+                    if nb[c] >= 0:
+                        v += jb[c, s, r] * y[nb[c], r]
+                if abs(v - u[c, s]) > change:
+                    change = abs(v - u[c, s])
+                u[c, s] = v
+        if change <= tolerance * scale:
+            return sweep + 1
+        if change < 0.5 * best:
+            best, best_sweep = change, sweep
+        elif sweep - best_sweep >= STALL_SWEEPS and best <= FLOOR_TOLERANCE * scale:
+            return sweep + 1  # at the round-off floor of the updates of y
+    return max_sweeps + 1
+
+
+@njit
+def _rates(na, nb, ja, jb, b, y, u):
+    """``u_c = b_c + J_A,c y_A + J_B,c y_B`` of every contact."""
+    for c in range(na.shape[0]):
+        for s in range(3):
+            v = b[c, s]
+            for r in range(6):
+                if na[c] >= 0:
+                    v += ja[c, s, r] * y[na[c], r]
+                if nb[c] >= 0:
+                    v += jb[c, s, r] * y[nb[c], r]
+            u[c, s] = v
+
+
+@njit
+def node_blocks(
+    indptr: np.ndarray, indices: np.ndarray, vals: np.ndarray, dof_node: np.ndarray, dof_component: np.ndarray,
+    out: np.ndarray,
+) -> float:  # fmt: skip
+    """Each node's diagonal block of a matrix in CSC form (the mass matrix).
+
+    Parameters
+    ----------
+    indptr, indices, vals : ndarray
+        The matrix (n, n) in CSC form.
+    dof_node, dof_component : (n,) ndarray of int64
+        Each DOF's node and component.
+    out : (N, 6, 6) ndarray of float
+        Out: the blocks (zero past a node's DOFs).
+
+    Returns
+    -------
+    float
+        The largest |entry| coupling two different nodes (0 for a block-diagonal matrix).
+    """
+    out[...] = 0.0
+    off = 0.0
+    n = dof_node.shape[0]
+    for j in range(n):
+        nj, cj = dof_node[j], dof_component[j]
+        for k in range(indptr[j], indptr[j + 1]):
+            i = indices[k]
+            if i >= n:
+                continue
+            if dof_node[i] == nj:
+                out[nj, dof_component[i], cj] = vals[k]
+            elif abs(vals[k]) > off:
+                off = abs(vals[k])
+    return off
+
+
+def empty_record() -> dict[str, np.ndarray]:
+    """:attr:`HardBodies.last` without contacts (empty arrays of the right shapes)."""
+    i, f = np.zeros(0, dtype=np.int64), np.zeros(0)
+    return {
+        "shape_a": i, "shape_b": i.copy(), "node_a": i.copy(), "node_b": i.copy(), "point": np.zeros((0, 3)),
+        "normal": np.zeros((0, 3)), "tangents": np.zeros((0, 2, 3)), "gap": f, "normal_impulse": f.copy(),
+        "friction_impulse": np.zeros((0, 2)), "position_impulse": f.copy(),
+    }  # fmt: skip
+
+
+def rotation_matrices(quat: np.ndarray) -> np.ndarray:
+    """The rotation matrices (C, 3, 3) of unit quaternions (C, 4) ``(w, x, y, z)``."""
+    w, x, y, z = quat[:, 0], quat[:, 1], quat[:, 2], quat[:, 3]
+    out = np.empty((quat.shape[0], 3, 3))
+    out[:, 0, 0] = 1.0 - 2.0 * (y * y + z * z)
+    out[:, 0, 1] = 2.0 * (x * y - w * z)
+    out[:, 0, 2] = 2.0 * (x * z + w * y)
+    out[:, 1, 0] = 2.0 * (x * y + w * z)
+    out[:, 1, 1] = 1.0 - 2.0 * (x * x + z * z)
+    out[:, 1, 2] = 2.0 * (y * z - w * x)
+    out[:, 2, 0] = 2.0 * (x * z - w * y)
+    out[:, 2, 1] = 2.0 * (y * z + w * x)
+    out[:, 2, 2] = 1.0 - 2.0 * (x * x + y * y)
+    return out
+
+
+def tangent_frames(normal: np.ndarray) -> np.ndarray:
+    """Two unit tangents (C, 2, 3) of unit normals (C, 3), as
+    :func:`kynemapy.run.hard_contact.tangents` row by row: ``t₁ = e × n / |e × n|`` with e the
+    axis least aligned with n (x, y, z in that order on a tie), ``t₂ = n × t₁``."""
+    e = np.zeros_like(normal)
+    e[np.arange(normal.shape[0]), np.argmin(np.abs(normal), axis=1)] = 1.0
+    t1 = np.cross(e, normal)
+    t1 /= np.linalg.norm(t1, axis=1)[:, None]
+    return np.stack([t1, np.cross(normal, t1)], axis=1)
+
+
+def jacobian_rows(frames: np.ndarray, arm: np.ndarray) -> np.ndarray:
+    """``[n; t₁; t₂] [I, −arm~]`` (C, 3, 6) of frames (C, 3, 3) (rows n, t₁, t₂) and arms (C, 3) [m]:
+    row s is ``(s, arm × s)`` (``(arm × s) · ω = s · (ω × arm)``)."""
+    out = np.empty((frames.shape[0], 3, 6))
+    out[:, :, :3] = frames
+    out[:, :, 3:] = np.cross(arm[:, None, :], frames)
+    return out
+
+
+def _lookup(keys: np.ndarray, values: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """The rows of ``values`` (k, 3) whose sorted ``keys`` (k,) equal ``wanted`` (c,); zeros where absent."""
+    out = np.zeros((wanted.size, 3))
+    if keys.size == 0 or wanted.size == 0:
+        return out
+    at = np.minimum(np.searchsorted(keys, wanted), keys.size - 1)
+    hit = keys[at] == wanted
+    out[hit] = values[at[hit]]
+    return out
+
+
+class _Contacts:
+    """The contact points of one iteration (C of them): nodes, frames, arms, gaps, slips, keys."""
+
+    def __init__(self, parts: list[tuple[np.ndarray, ...]]) -> None:
+        cols = list(zip(*parts, strict=True))[:10] if parts else [()] * 10
+        names = ("key", "na", "nb", "frame", "arm_a", "arm_b", "gap", "slip", "mu", "e")
+        shapes = {"frame": (0, 3, 3), "arm_a": (0, 3), "arm_b": (0, 3), "slip": (0, 2)}
+        for name, col in zip(names, cols, strict=True):
+            if col:
+                setattr(self, name, np.concatenate(col))
+            else:
+                dtype = np.int64 if name in ("key", "na", "nb") else np.float64
+                setattr(self, name, np.zeros(shapes.get(name, (0,)), dtype=dtype))
+        self.shape_a = np.concatenate([p[10] for p in parts]) if parts else np.zeros(0, dtype=np.int64)
+        self.shape_b = np.concatenate([p[11] for p in parts]) if parts else np.zeros(0, dtype=np.int64)
+        self.point = np.concatenate([p[12] for p in parts]) if parts else np.zeros((0, 3))
+
+    def take(self, which: np.ndarray) -> _Contacts:
+        """The contacts ``which`` (boolean or integer index)."""
+        out = object.__new__(_Contacts)
+        for name, value in vars(self).items():
+            setattr(out, name, value[which])
+        return out
+
+
+class HardBodies:
+    """The shapes under the hard body law of a model, and the contacts of the last step.
+
+    Parameters
+    ----------
+    model : kynemapy.Model
+        A model with ``hard_shapes`` rows (:func:`has_hard_bodies`): free bodies only (no
+        constraints, no beams, no joint stops; the builder refuses the others).
+    planes : kynemapy.run.hard_contact.HardContacts or None
+        The model's points against hard ground planes, solved in the same problems.
+
+    Attributes
+    ----------
+    node, kind : (S,) ndarray of int64
+        Each shape's node and kind code (0 sphere, 1 capsule, 2 box).
+    restitution, friction : float
+        Newton's e [-] and Coulomb's μ [-] of every contact between two shapes.
+    last : dict of str to ndarray
+        The contacts between shapes closed at the end of the last step (C of them):
+        ``shape_a``, ``shape_b``, ``node_a``, ``node_b`` (C,) int; ``point`` (C, 3) [m] (the middle
+        of the two shapes' points), ``normal`` (C, 3) (unit, from A to B), ``tangents``
+        (C, 2, 3), ``gap`` (C,) [m], ``normal_impulse`` (C,) [N s], ``friction_impulse`` (C, 2)
+        [N s] along the tangents, ``position_impulse`` (C,) [N s²].
+    iterations, sweeps : int
+        The position correction's iterations and the velocity jump's sweeps in the last step.
+    held_friction : int
+        The solves of the last step whose frictional sweeps did not converge, so that the
+        normal problem was solved alone with the last sweep's friction (:func:`solve_blocks`).
+    """
+
+    def __init__(self, model: Model, planes: Any = None) -> None:
+        table = np.asarray(model.hard_shapes, dtype=np.float64)
+        self.node = np.ascontiguousarray(table[:, 0].astype(np.int64))
+        self.kind = np.ascontiguousarray(table[:, 1].astype(np.int64))
+        self.offset = np.ascontiguousarray(table[:, 2:5])
+        self.frame = np.ascontiguousarray(table[:, 5:9])
+        self.dims = np.ascontiguousarray(table[:, 9:12])
+        self.group = np.ascontiguousarray(table[:, 12].astype(np.int64))
+        self.mask = np.ascontiguousarray(table[:, 13].astype(np.int64))
+        self.restitution = float(table[0, 14])
+        self.friction = float(table[0, 15])
+        s = self.node.size
+        exc = np.asarray(getattr(model, "hard_excluded", np.zeros((0, 2))), dtype=np.int64).reshape(-1, 2)
+        self.excluded = np.unique(np.minimum(exc[:, 0], exc[:, 1]) * s + np.maximum(exc[:, 0], exc[:, 1]))
+        self.planes = planes
+        self.x0 = np.ascontiguousarray(np.asarray(model.x0, dtype=np.float64))
+        n_nodes = int(model.n_nodes)
+        self.n_nodes = n_nodes
+        self._scratch = (
+            np.zeros((n_nodes, 3)), np.zeros((n_nodes, 4)), np.zeros((s, 3)), np.zeros((s, 4)), np.zeros((s, 3)),
+            np.zeros((s, 3)), np.arange(s, dtype=np.int64), np.zeros(s), np.zeros((2, 16, 3)),
+        )  # fmt: skip
+        self._pairs = np.zeros((max(4 * s, 16), 2), dtype=np.int64)
+        self._out = np.zeros((MAX_POINTS * self._pairs.shape[0], ROW))
+        self._owner = np.zeros(self._out.shape[0], dtype=np.int64)
+        self.iterations = 0
+        self.sweeps = 0
+        self.held_friction = 0
+        #: the sorted keys of the points closed at the end of the last step (touching at the start
+        #: of the next): the position correction's friction acts on these only
+        self._touching = np.zeros(0, dtype=np.int64)
+        self.last: dict[str, np.ndarray] = empty_record()
+
+    # ------------------------------------------------------------ geometry
+    def query(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The contact points between shapes with a gap up to :data:`QUERY_MARGIN` at node states q.
+
+        Parameters
+        ----------
+        q : (N, 7) ndarray of float
+            Node displacements [m] and rotation quaternions (w, x, y, z).
+
+        Returns
+        -------
+        rows : (R, 10) ndarray of float
+            Point on A (3), point on B (3) [m], unit normal from A to B (3), gap [m].
+        pairs : (R, 2) ndarray of int64
+            The shapes A, B of each row (A the lower id).
+        slot : (R,) ndarray of int64
+            The row's place among its pair's rows.
+        """
+        while True:
+            rows = scene_contacts(
+                self.x0, q, self.node, self.kind, self.offset, self.frame, self.dims, self.group, self.mask,
+                self.excluded, QUERY_MARGIN, self._scratch, self._pairs, self._out, self._owner,
+            )  # fmt: skip
+            if rows >= 0:
+                break
+            self._pairs = np.zeros((2 * -rows, 2), dtype=np.int64)
+            self._out = np.zeros((MAX_POINTS * self._pairs.shape[0], ROW))
+            self._owner = np.zeros(self._out.shape[0], dtype=np.int64)
+        owner = self._owner[:rows]
+        slot = np.arange(rows, dtype=np.int64) - np.searchsorted(owner, owner)
+        return self._out[:rows].copy(), self._pairs[owner].copy(), slot
+
+    def _contacts(self, q: np.ndarray, q_start: np.ndarray) -> _Contacts:
+        """Every point against a hard plane and between two shapes at q, with slips from ``q_start``."""
+        parts = []
+        pl = self.planes
+        if pl is not None:
+            k = pl.size
+            gap, point, arm = pl.geometry(q)
+            frame = np.concatenate([pl.normal[:, None, :], pl.tangent], axis=1)
+            parts.append(
+                (
+                    np.arange(k, dtype=np.int64), np.full(k, -1, dtype=np.int64), pl.node, frame, np.zeros((k, 3)),
+                    arm, gap, pl.slip(q, q_start), pl.friction, pl.restitution, pl.shape, pl.plane, point,
+                )
+            )  # fmt: skip
+        rows, pairs, slot = self.query(q)
+        if rows.shape[0]:
+            s = self.node.size
+            k0 = 0 if pl is None else pl.size
+            na, nb = self.node[pairs[:, 0]], self.node[pairs[:, 1]]
+            normal = rows[:, 6:9]
+            frame = np.concatenate([normal[:, None, :], tangent_frames(normal)], axis=1)
+            xa = self.x0[na, :3] + q[na, :3]
+            xb = self.x0[nb, :3] + q[nb, :3]
+            mid = 0.5 * (rows[:, 0:3] + rows[:, 3:6])
+            moved = np.zeros_like(mid)
+            for nodes, x, sign in ((na, xa, -1.0), (nb, xb, 1.0)):
+                # the displacement over the step of the body's material point now at ``mid``
+                local = np.einsum("cji,cj->ci", rotation_matrices(q[nodes, 3:7]), mid - x)
+                start = (
+                    self.x0[nodes, :3]
+                    + q_start[nodes, :3]
+                    + np.einsum("cij,cj->ci", rotation_matrices(q_start[nodes, 3:7]), local)
+                )
+                moved += sign * (mid - start)
+            slip = np.einsum("csi,ci->cs", frame[:, 1:], moved)
+            c = rows.shape[0]
+            parts.append(
+                (
+                    k0 + (pairs[:, 0] * s + pairs[:, 1]) * MAX_POINTS + slot, na, nb, frame, rows[:, 0:3] - xa,
+                    rows[:, 3:6] - xb, rows[:, 9].copy(), slip, np.full(c, self.friction),
+                    np.full(c, self.restitution), pairs[:, 0], pairs[:, 1], mid,
+                )
+            )  # fmt: skip
+        return _Contacts(parts)
+
+    def check_start(self, q: np.ndarray) -> None:
+        """Refuse a start with two shapes overlapping by more than 1e-12 m (``ModelError`` naming
+        the shapes and the depth)."""
+        con = self._contacts(q, q)
+        self._touching = np.sort(con.key[con.gap <= 1.0e-12])
+        rows, pairs, _ = self.query(q)
+        bad = np.flatnonzero(rows[:, 9] < -1.0e-12)
+        if bad.size:
+            i = int(bad[np.argmin(rows[bad, 9])])
+            a, b = (int(v) for v in pairs[i])
+            raise ModelError(
+                f"shapes {a} (node {int(self.node[a])}) and {b} (node {int(self.node[b])}) start overlapping by "
+                f"{-float(rows[i, 9]):.9g} m under the hard body law: place them apart or touching"
+            )
+
+    # ------------------------------------------------------------ the correction
+    def correct(self, stops: Any, v_start: np.ndarray, q_start: np.ndarray) -> None:
+        """Enforce the contacts after a converged smooth step (q̃, ṽ in ``stops.sim.state``).
+
+        Position: Newton iterations ``q := q ⊕ U``, ``M U = Gᵀ (ν − ν_prev)``, each the
+        frictional problem of :func:`solve_blocks` on the total multipliers ν of the set (the
+        points with ``g <= 0`` now or at an earlier iteration, told apart by their key: a plane
+        point's index, or a shape pair and the point's place among the pair's points): normal rows
+        ``g + G_N U >= 0 ⊥ ν_N >= 0``, tangential rows Coulomb's disk against the points' slip over
+        the whole step; until every gap of the set is >= −tol and |g| <= tol where ν_N > 0.
+        Velocity: ``v = ṽ + M⁻¹ Gᵀ Λ`` on the set's points closed at the corrected q (g <= tol),
+        Newton's law ``ġ_N⁺ + e min(ġ_N⁻, 0) >= 0 ⊥ Λ_N >= 0`` (ġ_N⁻ at ``v_start``) and Coulomb's
+        cone.
+
+        Parameters
+        ----------
+        stops : kynemapy.run.joint_stops.JointStops
+            The simulation's correction (its state, mass matrix, position update and refresh).
+        v_start, q_start : ndarray
+            The velocities (N, 6) and node states (N, 7) at the start of the step.
+
+        Raises
+        ------
+        ConvergenceError
+            The position correction or a sweep does not reach its tolerance.
+        """
+        from kynemapy.run.joint_stops import GAP_TOLERANCE, MAX_ITERATIONS
+
+        sim = stops.sim
+        state, q = sim.state, sim.state.q
+        self.iterations = 0
+        self.sweeps = 0
+        self.held_friction = 0
+        pl = self.planes
+        if pl is not None:
+            pl.clear()
+        set_keys = np.zeros(0, dtype=np.int64)
+        nu_keys, nu_vals = np.zeros(0, dtype=np.int64), np.zeros((0, 3))
+        con = self._contacts(q, q_start)
+        if not np.any(con.gap <= 0.0):
+            self.last = empty_record()
+            self._touching = np.zeros(0, dtype=np.int64)
+            return
+        minv = self._inverse_mass(stops)
+        n_nodes = self.n_nodes
+        for it in range(MAX_ITERATIONS + 1):
+            if it > 0:
+                con = self._contacts(q, q_start)
+            inc = (con.gap <= 0.0) | np.isin(con.key, set_keys)
+            cur = con.take(inc)
+            set_keys = np.sort(cur.key)
+            nu = _lookup(nu_keys, nu_vals, cur.key)
+            if it > 0:
+                pushing = nu[:, 0] > 0.0
+                if np.all(cur.gap >= -GAP_TOLERANCE) and np.all(np.abs(cur.gap[pushing]) <= GAP_TOLERANCE):
+                    break
+            if it == MAX_ITERATIONS:
+                pairs = np.column_stack([cur.shape_a, cur.shape_b]).tolist()
+                raise stops.convergence_error(
+                    f"the position correction of the hard contacts did not converge in {MAX_ITERATIONS} iterations "
+                    f"(gaps {cur.gap.tolist()} [m] of shape pairs {pairs}; a plane's point: its shape and plane)"
+                )
+            ja = -jacobian_rows(cur.frame, cur.arm_a)
+            jb = jacobian_rows(cur.frame, cur.arm_b)
+            y0 = self._response(minv, cur.na, cur.nb, ja, jb, nu)
+            free = np.column_stack([cur.gap, cur.slip]) - self._rates(cur.na, cur.nb, ja, jb, y0)
+            lam = nu.copy()
+            y = np.zeros((n_nodes, 6))
+            # friction at position level only where the point touched at the start of the step
+            mu = np.where(np.isin(cur.key, self._touching), cur.mu, 0.0)
+            lam[mu == 0.0, 1:] = 0.0
+            sweeps = solve_blocks(
+                cur.na, cur.nb, ja, jb, minv, free, mu, lam, y, self._block_scratch(len(cur.gap)),
+                BLOCK_TOLERANCE, FRICTION_SWEEPS, MAX_BLOCK_SWEEPS,
+            )  # fmt: skip
+            self._check(stops, sweeps, "position correction")
+            if sweeps < 0:
+                self.held_friction += 1
+            u = (y - y0)[stops.dof_node, stops.dof_component]
+            stops._apply_position(u)
+            stops._refresh()
+            self.iterations = it + 1
+            nu_keys, nu_vals = set_keys, lam[np.argsort(cur.key)]
+            minv = self._inverse_mass(stops)
+        # the velocity jump at the corrected q
+        nu = _lookup(nu_keys, nu_vals, cur.key)
+        closed = cur.take(cur.gap <= GAP_TOLERANCE)
+        nu_closed = nu[cur.gap <= GAP_TOLERANCE]
+        if pl is not None:
+            at_plane = cur.na < 0
+            pl.position_impulse[cur.key[at_plane]] = nu[at_plane, 0]
+        self._touching = np.sort(closed.key)
+        if closed.gap.size == 0:
+            self.last = empty_record()
+            return
+        ja = -jacobian_rows(closed.frame, closed.arm_a)
+        jb = jacobian_rows(closed.frame, closed.arm_b)
+        v = state.v
+        free = self._rates(closed.na, closed.nb, ja, jb, v)
+        approach = self._rates(closed.na, closed.nb, ja, jb, v_start)[:, 0]
+        free[:, 0] += closed.e * np.minimum(approach, 0.0)  # a point leaving at the start has no impact
+        lam = np.zeros((closed.gap.size, 3))
+        y = np.zeros((n_nodes, 6))
+        self.sweeps = int(
+            solve_blocks(
+                closed.na, closed.nb, ja, jb, minv, free, closed.mu, lam, y, self._block_scratch(closed.gap.size),
+                BLOCK_TOLERANCE, FRICTION_SWEEPS, MAX_BLOCK_SWEEPS,
+            )
+        )  # fmt: skip
+        self._check(stops, self.sweeps, "velocity jump")
+        if self.sweeps < 0:
+            self.held_friction += 1
+            self.sweeps = -self.sweeps
+        v[...] += y[:, : v.shape[1]]
+        if pl is not None:
+            at_plane = closed.na < 0
+            which = closed.key[at_plane]
+            pl.normal_impulse[which] = lam[at_plane, 0]
+            pl.friction_impulse[which] = lam[at_plane, 1:]
+            pl.active[which] = True
+        self.last = self._record(closed, lam, nu_closed[:, 0])
+        stops._refresh()
+
+    # ------------------------------------------------------------ pieces
+    def _inverse_mass(self, stops: Any) -> np.ndarray:
+        """Each node's inverse mass block (N, 6, 6) at the state (zero for nodes without shapes)."""
+        asm = stops.assembler
+        asm.state.assign(stops.sim.state)
+        asm.state.q_delta[...] = 0.0
+        asm.inputs.f[...] = stops.sim.inputs.f
+        from kynemapy.engine.api import task
+        from kynemapy.engine.entry import LINEARIZE
+
+        task(asm.data, asm.p, LINEARIZE)
+        blocks = np.zeros((self.n_nodes, 6, 6))
+        off = node_blocks(asm._indptr, asm._indices, asm.workspace.vals, stops.dof_node, stops.dof_component, blocks)
+        if off != 0.0:  # pragma: no cover (the builder refuses what couples nodes' masses)
+            raise ModelError("hard body contact: the mass matrix couples two nodes (free bodies only)")
+        out = np.zeros_like(blocks)
+        dofs = np.asarray(stops.sim.model.node_dofs)
+        for node in np.unique(self.node):
+            d = int(dofs[node])
+            block = blocks[node, :d, :d]
+            if not np.all(np.isfinite(block)) or np.linalg.cond(block) > 1e14:
+                raise ModelError(f"hard body contact: node {int(node)} carries a shape but has no (invertible) mass")
+            out[node, :d, :d] = np.linalg.inv(block)
+        return out
+
+    @staticmethod
+    def _rates(na: np.ndarray, nb: np.ndarray, ja: np.ndarray, jb: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """``J_A y_A + J_B y_B`` (C, 3) with y (N, ≤6) per node (no body: zero)."""
+        pad = np.zeros((y.shape[0] + 1, 6))
+        pad[:-1, : y.shape[1]] = y
+        return np.einsum("csr,cr->cs", ja, pad[na]) + np.einsum("csr,cr->cs", jb, pad[nb])
+
+    def _response(
+        self, minv: np.ndarray, na: np.ndarray, nb: np.ndarray, ja: np.ndarray, jb: np.ndarray, lam: np.ndarray
+    ) -> np.ndarray:
+        """``M⁻¹ Gᵀ Λ`` (N, 6) per node."""
+        out = np.zeros((self.n_nodes + 1, 6))
+        pad = np.concatenate([minv, np.zeros((1, 6, 6))])
+        np.add.at(out, na, np.einsum("crt,cst,cs->cr", pad[na], ja, lam))
+        np.add.at(out, nb, np.einsum("crt,cst,cs->cr", pad[nb], jb, lam))
+        return out[:-1]
+
+    @staticmethod
+    def _block_scratch(c: int) -> tuple[np.ndarray, ...]:
+        return np.zeros((c, 6, 3)), np.zeros((c, 6, 3)), np.zeros((c, 3, 3)), np.zeros(c), np.zeros((c, 3))
+
+    @staticmethod
+    def _check(stops: Any, sweeps: int, what: str) -> None:
+        if sweeps > max(MAX_BLOCK_SWEEPS, FRICTION_SWEEPS):
+            raise stops.convergence_error(
+                f"the frictional contact problem of the hard contacts' {what} (projected Gauss–Seidel) did not "
+                f"reach {BLOCK_TOLERANCE:g} relative in {MAX_BLOCK_SWEEPS} sweeps"
+            )
+
+    def _record(self, closed: _Contacts, lam: np.ndarray, nu: np.ndarray) -> dict[str, np.ndarray]:
+        """The last step's contacts between shapes (planes' points left out: ``contact_impulses``)."""
+        pair = closed.na >= 0
+        return {
+            "shape_a": closed.shape_a[pair],
+            "shape_b": closed.shape_b[pair],
+            "node_a": closed.na[pair],
+            "node_b": closed.nb[pair],
+            "point": closed.point[pair],
+            "normal": closed.frame[pair, 0],
+            "tangents": closed.frame[pair, 1:],
+            "gap": closed.gap[pair],
+            "normal_impulse": lam[pair, 0] if lam.size else np.zeros(0),
+            "friction_impulse": lam[pair, 1:] if lam.size else np.zeros((0, 2)),
+            "position_impulse": nu[pair] if nu.size else np.zeros(0),
+        }
