@@ -1,4 +1,4 @@
-"""Benchmark: contact against closed forms, kynemapy's hard and compliant contact beside MuJoCo's.
+"""Benchmark: contact against closed forms, kynemapy's hard and compliant contact beside MuJoCo's and Exudyn's.
 
 Issue 28's cases on a ground plane, each with a closed-form answer for rigid bodies with Coulomb
 friction (g = 9.81 m/s², the plane z = 0; an incline is the plane under gravity turned by θ about
@@ -38,6 +38,30 @@ Engines:
 * MuJoCo (optional: ``pip install mujoco``): its soft contact with default solver parameters,
   elliptic friction cones, ``impratio`` 10 (its recommendation against slip), Euler and RK4 (the
   bounce: ``solref`` with zero damping, ``-k/m 0``, its spring-damper form).
+* Exudyn (optional: ``pip install exudyn``): its penalty connector ``ObjectContactSphereTriangle``
+  (``MainSystem.CreateSphereTriangleContact``) between the body and one large ground triangle: the
+  sphere itself, and for the cube a sphere of radius 1 mm at each of its four lower corners (the points
+  that touch in these scenes; its contacts pair spheres with spheres or triangles, nothing box-shaped).
+  Its ``GeneralContact`` (spheres against a triangle mesh), tried for the balls, was slower and less
+  accurate here (errors 1.3e-4 m sliding ball, 7.6e-5 m rolling ball at h = 1e-4, against 4.8e-5 and
+  3.0e-5 m).  Linear spring k = 1e6 N/m per contact point (the bodies start at their static
+  penetration), regularized Coulomb friction (``dynamicFriction`` μ, ``frictionProportionalZone`` = v_s
+  = 1e-3 m/s, as kynemapy's), no damping for the elastic bounce and 100 N s/m per contact point
+  otherwise: without it the cube chatters and hops, gaining energy (0.4 m of travel on the incline where
+  it should stick); ζ ≈ 0.1 for the cube's normal mode, 0.05 for the sphere's, and it does not act in
+  the steady motions.  Integrators: "GA", its default implicit generalized-α (ρ∞ 0.9, 1 for the bounce;
+  Euler-parameter nodes, modified Newton), and "RK44", its explicit Runge–Kutta 4 (rotation-vector
+  nodes, which its Lie-group explicit integration needs).  Both keep Exudyn's default step control: a
+  step is cut to the size the contact recommends when it closes or opens (which is why its bounce is
+  accurate at coarse steps), and (GA) reduced when Newton fails; the cost includes it.  Cost:
+  ``mbs.SolveDynamic`` with file output and printing off, its solver set-up (about 0.4 ms for GA)
+  included, as its step-by-step interface is slower.  As h falls, Exudyn converges to the answer of its
+  regularized friction law, not to the closed form: the cube creeps at v_s tan θ / μ on the sticking
+  incline (8.3e-4 m), the sliding cube gains about 4e-4 m while its slip is below v_s at the start
+  (3.2e-4 m in the 1D regularized model), and the balls end 4.8e-5 m (sliding) and 3.0e-5 m (rolling)
+  off: the friction's lever arm is shortened by part of the static penetration (1e-5 m), and the rolling
+  ball's slip starts below v_s (9e-5 m in the 1D regularized model); coarse steps can step over the
+  regularized start and land closer (the sliding cube at h >= 1e-3).
 
 Run:  python bench/contact.py [--rounds R] [--cases NAME ...]
 """
@@ -66,6 +90,13 @@ try:
 except ImportError:  # MuJoCo is optional
     mujoco = None
 
+try:
+    import exudyn
+    from exudyn.itemInterface import SensorNode
+    from exudyn.rigidBodyUtilities import InertiaCuboid, InertiaSphere
+except ImportError:  # Exudyn is optional
+    exudyn = None
+
 G = 9.81  # m/s²
 THETA = math.radians(30.0)
 MASS = 1.0  # kg
@@ -74,6 +105,8 @@ RADIUS = 0.1  # m, the sphere's radius
 STIFFNESS = 1e6  # N/m
 SLIP = 1e-3  # m/s
 T_END = 1.0  # s
+EXUDYN_DAMPING = 100.0  # N s/m per contact point, Exudyn's scenes other than the bounce
+EXUDYN_CORNER = 1e-3  # m, the radius of the spheres at the cube's corners in Exudyn
 
 
 @dataclass(frozen=True)
@@ -209,6 +242,87 @@ def mujoco_run(case: Case, h: float, integrator: str) -> Callable[[], tuple[floa
     return go
 
 
+# ---------------------------------------------------------------------------------- Exudyn
+def exudyn_run(case: Case, h: float, integrator: str) -> Callable[[], tuple[float, float]]:
+    """The same scene in Exudyn (its penalty sphere-triangle contact), ``integrator`` "GA" or "RK44"."""
+    sc = exudyn.SystemContainer()
+    mbs = sc.AddSystem()
+    explicit = integrator == "RK44"
+    corners = 4 if case.shape == "box" else 1
+    sink = MASS * G * math.cos(case.theta) / (corners * STIFFNESS)  # static penetration: start at rest on the plane
+    z0 = _size(case.shape) + (case.drop if case.drop > 0.0 else -sink)
+    if case.shape == "box":
+        inertia = InertiaCuboid(MASS / (2.0 * HALF) ** 3, [2.0 * HALF] * 3)
+        radius = EXUDYN_CORNER
+        spheres = [[sx * HALF, sy * HALF, radius - HALF] for sx in (-1.0, 1.0) for sy in (-1.0, 1.0)]
+    else:
+        inertia = InertiaSphere(MASS, RADIUS)
+        radius = RADIUS
+        spheres = [[0.0, 0.0, 0.0]]
+    body = mbs.CreateRigidBody(
+        referencePosition=[0.0, 0.0, z0],
+        initialVelocity=[case.v0, 0.0, 0.0],
+        inertia=inertia,
+        gravity=list(_gravity(case.theta)),
+        # the explicit solvers integrate rotations on the Lie group, which needs rotation-vector nodes
+        nodeType=exudyn.NodeType.RotationRotationVector if explicit else exudyn.NodeType.RotationEulerParameters,
+        show=False,
+        returnDict=True,
+    )
+    ground = mbs.CreateGround(show=False)
+    plane = exudyn.Vector3DList([[-10.0, -10.0, 0.0], [40.0, -10.0, 0.0], [-10.0, 40.0, 0.0]])  # one triangle
+    damping = 0.0 if case.name == "bounce" else EXUDYN_DAMPING
+    for local in spheres:
+        mbs.CreateSphereTriangleContact(
+            itemNumbers=[body["bodyNumber"], ground],
+            localPosition0=local,
+            sphereRadius=radius,
+            trianglePoints=plane,
+            includeEdges=0,
+            dynamicFriction=case.mu,
+            frictionProportionalZone=SLIP,
+            contactStiffness=STIFFNESS,
+            contactDamping=damping,
+            impactModel=0,  # the linear spring-damper
+        )
+    node = body["nodeNumber"]
+    sensor = None
+    if case.name == "bounce":
+        sensor = mbs.AddSensor(
+            SensorNode(
+                nodeNumber=node,
+                storeInternal=True,
+                writeToFile=False,
+                outputVariableType=exudyn.OutputVariableType.Position,
+            )
+        )
+    mbs.Assemble()
+    settings = exudyn.SimulationSettings()
+    settings.solution.file.write = False
+    settings.solution.sensors.writePeriod = h
+    settings.show.globalTimers = False
+    settings.timeIntegration.verboseMode = 0
+    settings.timeIntegration.endTime = case.t_end
+    settings.timeIntegration.numberOfSteps = round(case.t_end / h)
+    settings.timeIntegration.generalizedAlpha.spectralRadius = 1.0 if case.name == "bounce" else 0.9
+    settings.timeIntegration.solverType = (
+        exudyn.DynamicSolverType.RK44 if explicit else exudyn.DynamicSolverType.GeneralizedAlpha
+    )
+
+    def go() -> tuple[float, float]:
+        # SolveDynamic starts from the initial state each call; its set-up (about 0.4 ms for GA) is in the
+        # clock, since the step-by-step interface (InitializeSolver, SolveSteps) is slower than this
+        t = time.process_time()
+        mbs.SolveDynamic(settings)
+        cost = time.process_time() - t
+        if sensor is not None:
+            z = mbs.GetSensorStoredData(sensor)  # rows: t, x, y, z
+            return float(z[z[:, 0] > 0.5, 3].max() - RADIUS), cost
+        return float(mbs.GetNodeOutput(node, exudyn.OutputVariableType.Position)[0]), cost
+
+    return go
+
+
 # ---------------------------------------------------------------------------------- report
 def at_cost(points: list[tuple[float, float]], cost: float) -> float | None:
     """The error at ``cost`` [ms/s] interpolated in log-log between bracketing (cost, error) points."""
@@ -230,8 +344,19 @@ def main() -> None:
     if mujoco is not None:
         steps["MuJoCo Euler"] = (4e-3, 2e-3, 1e-3, 5e-4, 2.5e-4, 1e-4)
         steps["MuJoCo RK4"] = (4e-3, 2e-3, 1e-3, 5e-4, 2.5e-4, 1e-4)
+    if exudyn is not None:
+        steps["Exudyn GA"] = (4e-3, 2e-3, 1e-3, 5e-4, 2.5e-4, 1e-4)
+        steps["Exudyn RK44"] = (4e-3, 2e-3, 1e-3, 5e-4, 2.5e-4, 1e-4)
+    failures: tuple[type[BaseException], ...] = (kp.ConvergenceError,)
+    if exudyn is not None:
+        failures += (exudyn.SolverError,)
     print(f"machine: {machine()}")
-    print(f"kynemapy {kp.__version__}" + ("" if mujoco is None else f", MuJoCo {mujoco.__version__}"))
+    versions = [f"kynemapy {kp.__version__}"]
+    if mujoco is not None:
+        versions.append(f"MuJoCo {mujoco.__version__}")
+    if exudyn is not None:
+        versions.append(f"Exudyn {exudyn.__version__}")
+    print(", ".join(versions))
     print(f"k = {STIFFNESS:g} N/m, v_s = {SLIP:g} m/s; CPU ms per simulated s, median of {args.rounds}\n")
     for case in cases:
         runs: dict[tuple[str, float], Callable[[], tuple[float, float]]] = {}
@@ -239,13 +364,15 @@ def main() -> None:
             for h in hs:
                 if engine.startswith("kynemapy"):
                     runs[(engine, h)] = kynemapy_run(case, h, hard=engine == "kynemapy hard")
-                else:
+                elif engine.startswith("MuJoCo"):
                     runs[(engine, h)] = mujoco_run(case, h, engine.split()[1])
+                else:
+                    runs[(engine, h)] = exudyn_run(case, h, engine.split()[1])
         failed: dict[tuple[str, float], str] = {}
         for key, go in runs.items():  # warm-up (compilation, caches); a run that fails is reported
             try:
                 go()
-            except kp.ConvergenceError as err:
+            except failures as err:
                 failed[key] = str(err).split(";")[0]
         for key in failed:
             del runs[key]
