@@ -30,8 +30,8 @@ from typing import Any
 import numpy as np
 
 from kynemapy._jit import njit
-from kynemapy.collision.broad import _member, aabbs, insertion_sort
-from kynemapy.collision.narrow import ROW, collide
+from kynemapy.collision.broad import aabbs, insertion_sort, sorted_member
+from kynemapy.collision.narrow import BOX, ROW, collide
 from kynemapy.collision.shapes import world_poses
 from kynemapy.model import Model
 from kynemapy.model.errors import ModelError
@@ -45,6 +45,9 @@ HARD_SHAPE_COLUMNS = 16
 QUERY_MARGIN = 1.0e-6
 #: the most points one pair of shapes gives (box–box face clipping: 8)
 MAX_POINTS = 8
+#: a pair's keys: shape pair times this plus the point's place among the pair's points
+KEY_SLOTS = 64
+
 #: stop the sweeps of :func:`solve_blocks` when no component of u changes by more than this,
 #: relative to the largest |b|
 BLOCK_TOLERANCE = 1.0e-14
@@ -52,6 +55,7 @@ BLOCK_TOLERANCE = 1.0e-14
 MAX_BLOCK_SWEEPS = 20_000
 #: the most frictional sweeps before the normal problem is solved alone (:func:`solve_blocks`)
 FRICTION_SWEEPS = 500
+
 #: the sweeps also stop when the change of u has not halved for this many sweeps and is below
 #: ``FLOOR_TOLERANCE`` times the largest |b|: u has reached the round-off floor of the
 #: incremental updates of y, or Λ drifts along the null space of a singular Delassus matrix (a
@@ -166,7 +170,7 @@ def scene_contacts(
             if node[a] == node[b] or (group[a] & mask[b]) == 0 or (group[b] & mask[a]) == 0:
                 continue
             lo_id, hi_id = (a, b) if a < b else (b, a)
-            if excluded.shape[0] and _member(excluded, lo_id * s + hi_id):
+            if excluded.shape[0] and sorted_member(excluded, lo_id * s + hi_id):
                 continue
             if count < pairs.shape[0]:
                 pairs[count, 0] = lo_id
@@ -295,15 +299,15 @@ def solve_blocks(
                 if nb[c] >= 0:
                     y[nb[c], r] += wb[c, r, s] * lam[c, s]
     _rates(na, nb, ja, jb, b, y, u)
-    done = _sweeps(na, nb, ja, jb, b, mu, lam, y, wa, wb, dd, rho, u, tolerance, friction_sweeps, False)
-    if done <= friction_sweeps:
+    done, status = _sweeps(na, nb, ja, jb, b, mu, lam, y, wa, wb, dd, rho, u, tolerance, friction_sweeps, False)
+    if status == 0:
         return done
     # the frictional sweeps stalled: Λ_T kept (clipped to the disk of the latest Λ_N), the normal
     # problem solved alone, until no Λ_T is outside its disk by more than 1e-12 of the largest Λ_N
     total = friction_sweeps
     for _ in range(100):
-        more = _sweeps(na, nb, ja, jb, b, mu, lam, y, wa, wb, dd, rho, u, tolerance, friction_sweeps, True)
-        if more > friction_sweeps:
+        more, status = _sweeps(na, nb, ja, jb, b, mu, lam, y, wa, wb, dd, rho, u, tolerance, friction_sweeps, True)
+        if status == 2:
             break  # the normal problem with this friction held has no solution (or creeps): drop it
         total += more
         clipped = False
@@ -340,8 +344,8 @@ def solve_blocks(
             if nb[c] >= 0:
                 y[nb[c], r] += wb[c, r, 1] * d1 + wb[c, r, 2] * d2
     _rates(na, nb, ja, jb, b, y, u)
-    more = _sweeps(na, nb, ja, jb, b, mu, lam, y, wa, wb, dd, rho, u, tolerance, max_sweeps, True)
-    if more > max_sweeps:
+    more, status = _sweeps(na, nb, ja, jb, b, mu, lam, y, wa, wb, dd, rho, u, tolerance, max_sweeps, True)
+    if status == 2:
         return max_sweeps + 1
     return -(total + more)
 
@@ -349,7 +353,8 @@ def solve_blocks(
 @njit
 def _sweeps(na, nb, ja, jb, b, mu, lam, y, wa, wb, dd, rho, u, tolerance, max_sweeps, normal_only):
     """Projected Gauss–Seidel sweeps of :func:`solve_blocks` (``normal_only``: Λ_T held, the
-    test on the normal components); returns the sweeps, ``max_sweeps + 1`` when not converged."""
+    test and its scale on the normal components); returns the sweeps and how they ended: 0 the
+    tolerance met, 1 stalled at the floor (:data:`STALL_SWEEPS`), 2 ``max_sweeps`` reached."""
     nc = na.shape[0]
     scale = 0.0
     for c in range(nc):
@@ -437,12 +442,12 @@ def _sweeps(na, nb, ja, jb, b, mu, lam, y, wa, wb, dd, rho, u, tolerance, max_sw
                     change = abs(v - u[c, s])
                 u[c, s] = v
         if change <= tolerance * scale:
-            return sweep + 1
+            return sweep + 1, 0
         if change < 0.5 * best:
             best, best_sweep = change, sweep
         elif sweep - best_sweep >= STALL_SWEEPS and best <= FLOOR_TOLERANCE * scale:
-            return sweep + 1  # at the round-off floor of the updates of y
-    return max_sweeps + 1
+            return sweep + 1, 1  # at the round-off floor of the updates of y
+    return max_sweeps + 1, 2
 
 
 @njit
@@ -639,6 +644,8 @@ class HardBodies:
         #: the sorted keys of the points closed at the end of the last step (touching at the start
         #: of the next): the position correction's friction acts on these only
         self._touching = np.zeros(0, dtype=np.int64)
+        #: the box pairs' material points of the present correction (:meth:`_contacts`), None between
+        self._fixed: dict[str, Any] | None = None
         self.last: dict[str, np.ndarray] = empty_record()
 
     # ------------------------------------------------------------ geometry
@@ -673,8 +680,16 @@ class HardBodies:
         slot = np.arange(rows, dtype=np.int64) - np.searchsorted(owner, owner)
         return self._out[:rows].copy(), self._pairs[owner].copy(), slot
 
-    def _contacts(self, q: np.ndarray, q_start: np.ndarray) -> _Contacts:
-        """Every point against a hard plane and between two shapes at q, with slips from ``q_start``."""
+    def _contacts(self, q: np.ndarray, q_start: np.ndarray, fix: bool = False) -> _Contacts:
+        """Every point against a hard plane and between two shapes at q, with slips from ``q_start``.
+
+        Points between two boxes are the material points of :attr:`_fixed` once it is set
+        (``fix``: set it from this query): their narrow-phase points (face clipping, edge against
+        edge) are features that can change between two nearby states (the Newton iterations then
+        swing across the tolerance), so within one step's correction each is kept as a point of
+        each body with the normal turning with body B.  A box point that the correction itself
+        pushes into a box is found at the next step.
+        """
         parts = []
         pl = self.planes
         if pl is not None:
@@ -688,6 +703,16 @@ class HardBodies:
                 )
             )  # fmt: skip
         rows, pairs, slot = self.query(q)
+        boxes = (self.kind[pairs[:, 0]] == BOX) & (self.kind[pairs[:, 1]] == BOX)
+        if fix:
+            self._fixed = self._material(q, rows[boxes], pairs[boxes], slot[boxes])
+        if self._fixed is not None:
+            fixed = self._fixed
+            rows, pairs, slot = (
+                np.concatenate([rows[~boxes], self._material_rows(q, fixed)]),
+                np.concatenate([pairs[~boxes], np.column_stack([fixed["shape_a"], fixed["shape_b"]])]),
+                np.concatenate([slot[~boxes], fixed["slot"]]),
+            )
         if rows.shape[0]:
             s = self.node.size
             k0 = 0 if pl is None else pl.size
@@ -711,12 +736,45 @@ class HardBodies:
             c = rows.shape[0]
             parts.append(
                 (
-                    k0 + (pairs[:, 0] * s + pairs[:, 1]) * MAX_POINTS + slot, na, nb, frame, rows[:, 0:3] - xa,
+                    k0 + (pairs[:, 0] * s + pairs[:, 1]) * KEY_SLOTS + slot, na, nb, frame, rows[:, 0:3] - xa,
                     rows[:, 3:6] - xb, rows[:, 9].copy(), slip, np.full(c, self.friction),
                     np.full(c, self.restitution), pairs[:, 0], pairs[:, 1], mid,
                 )
             )  # fmt: skip
         return _Contacts(parts)
+
+    def _world(self, q: np.ndarray, shapes: np.ndarray, local: np.ndarray) -> np.ndarray:
+        """World points (C, 3) [m] of points given in the frames of the shapes' nodes (C, 3)."""
+        nodes = self.node[shapes]
+        return self.x0[nodes, :3] + q[nodes, :3] + np.einsum("cij,cj->ci", rotation_matrices(q[nodes, 3:7]), local)
+
+    def _material(self, q: np.ndarray, rows: np.ndarray, pairs: np.ndarray, slot: np.ndarray | int) -> dict[str, Any]:
+        """Narrow-phase rows (C, 10) of shape ``pairs`` (C, 2) as material points: each point in its
+        body's frame, the normal in body B's."""
+        na, nb = self.node[pairs[:, 0]], self.node[pairs[:, 1]]
+        ra, rb = rotation_matrices(q[na, 3:7]), rotation_matrices(q[nb, 3:7])
+        xa = self.x0[na, :3] + q[na, :3]
+        xb = self.x0[nb, :3] + q[nb, :3]
+        c = rows.shape[0]
+        return {
+            "pair_key": pairs[:, 0] * self.node.size + pairs[:, 1],
+            "shape_a": pairs[:, 0].copy(),
+            "shape_b": pairs[:, 1].copy(),
+            "slot": np.broadcast_to(np.asarray(slot, dtype=np.int64), (c,)).copy(),
+            "local_a": np.einsum("cji,cj->ci", ra, rows[:, 0:3] - xa),
+            "local_b": np.einsum("cji,cj->ci", rb, rows[:, 3:6] - xb),
+            "local_n": np.einsum("cji,cj->ci", rb, rows[:, 6:9]),
+        }
+
+    def _material_rows(self, q: np.ndarray, fixed: dict[str, Any]) -> np.ndarray:
+        """The rows (C, 10) of the fixed material points at q: points, normal, ``g = n · (p_B − p_A)``."""
+        pa = self._world(q, fixed["shape_a"], fixed["local_a"])
+        pb = self._world(q, fixed["shape_b"], fixed["local_b"])
+        nb = self.node[fixed["shape_b"]]
+        n = np.einsum("cij,cj->ci", rotation_matrices(q[nb, 3:7]), fixed["local_n"])
+        n /= np.linalg.norm(n, axis=1)[:, None]
+        gap = np.einsum("ci,ci->c", n, pb - pa)
+        return np.column_stack([pa, pb, n, gap])
 
     def check_start(self, q: np.ndarray) -> None:
         """Refuse a start with two shapes overlapping by more than 1e-12 m (``ModelError`` naming
@@ -771,8 +829,10 @@ class HardBodies:
             pl.clear()
         set_keys = np.zeros(0, dtype=np.int64)
         nu_keys, nu_vals = np.zeros(0, dtype=np.int64), np.zeros((0, 3))
-        con = self._contacts(q, q_start)
+        self._fixed = None
+        con = self._contacts(q, q_start, fix=True)
         if not np.any(con.gap <= 0.0):
+            self._fixed = None
             self.last = empty_record()
             self._touching = np.zeros(0, dtype=np.int64)
             return
@@ -817,6 +877,7 @@ class HardBodies:
             self.iterations = it + 1
             nu_keys, nu_vals = set_keys, lam[np.argsort(cur.key)]
             minv = self._inverse_mass(stops)
+        self._fixed = None
         # the velocity jump at the corrected q
         nu = _lookup(nu_keys, nu_vals, cur.key)
         closed = cur.take(cur.gap <= GAP_TOLERANCE)
