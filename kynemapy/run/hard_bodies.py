@@ -51,16 +51,13 @@ KEY_SLOTS = 64
 #: stop the sweeps of :func:`solve_blocks` when no component of u changes by more than this,
 #: relative to the largest |b|
 BLOCK_TOLERANCE = 1.0e-14
-#: the most sweeps (then a ConvergenceError)
-MAX_BLOCK_SWEEPS = 20_000
-#: the most frictional sweeps before the normal problem is solved alone (:func:`solve_blocks`)
+#: the most sweeps of :func:`solve_blocks` before the normal problem is solved exactly with the
+#: friction held (:meth:`HardBodies._solve`)
 FRICTION_SWEEPS = 500
-
-#: the sweeps also stop when the change of u has not halved for this many sweeps and is below
-#: ``FLOOR_TOLERANCE`` times the largest |b|: u has reached the round-off floor of the
-#: incremental updates of y, or Λ drifts along the null space of a singular Delassus matrix (a
-#: box on four corners) while u stays put.  The position correction's own test (every gap
-#: within 1e-12 m) then decides: a loose inner solve is an inexact Newton step, iterated again.
+#: the sweeps also end when the change of u has not halved for this many sweeps and is below
+#: ``FLOOR_TOLERANCE`` times the largest |b| (the round-off floor of the incremental updates of
+#: y, or Λ drifting along the null space of a singular Delassus matrix, a box on four corners,
+#: while u stays put); the solve is then finished as after ``FRICTION_SWEEPS``
 STALL_SWEEPS = 50
 FLOOR_TOLERANCE = 1.0e-9
 
@@ -202,7 +199,6 @@ def solve_blocks(
     y: np.ndarray,
     scratch: tuple,
     tolerance: float,
-    friction_sweeps: int,
     max_sweeps: int,
 ) -> int:
     """The frictional contact problem ``u = G M⁻¹ Gᵀ Λ + b`` of C contacts by projected
@@ -215,9 +211,10 @@ def solve_blocks(
     the tangential pair by the largest eigenvalue of its 2×2 block, projected on the disk), but
     each block's u from the nodes' ``y`` (``u_c = b_c + J_A,c y_A + J_B,c y_B``) and each update
     added to ``y``: a sweep costs O(C), the Delassus matrix is never formed.  Stops when a sweep
-    changes no component of u by more than ``tolerance`` times the largest |b|, or when that
-    change has not halved for :data:`STALL_SWEEPS` sweeps and is below :data:`FLOOR_TOLERANCE`
-    times it (the round-off floor of the incremental updates of y).
+    changes no component of u by more than ``tolerance`` times the largest |b|.  Frictional
+    projected Gauss–Seidel need not converge (it cycles, or creeps at a rate near 1, where a
+    body tumbles on several corners or rows are nearly redundant): the caller finishes such a
+    solve (:meth:`HardBodies._solve`).
 
     Parameters
     ----------
@@ -232,30 +229,21 @@ def solve_blocks(
     mu : (C,) ndarray of float
         Coulomb coefficients.
     lam : (C, 3) ndarray of float
-        In: the start; out: the solution Λ.
+        In: the start; out: the solution Λ (the last sweep's where not converged).
     y : (N, 6) ndarray of float
         Out: ``M⁻¹ Gᵀ Λ`` per node.
     scratch : tuple
         ``(wa (C, 6, 3), wb (C, 6, 3), dd (C, 3, 3), rho (C,), u (C, 3))``.
     tolerance : float
         The relative tolerance on u.
-    friction_sweeps : int
-        The most frictional sweeps.  When they do not converge (frictional projected
-        Gauss–Seidel need not: it can cycle, or creep at a linear rate near 1, where a body
-        tumbles on several corners), Λ_T is held (clipped to the disk of the latest Λ_N) and
-        the normal problem is solved alone, until a clip changes nothing: non-penetration is
-        then exact and Coulomb's law holds as an inequality (``|Λ_T| <= μ Λ_N``) with the last
-        sweep's friction.  Where that normal problem does not converge in ``friction_sweeps``
-        either (the held friction can make it unsolvable), Λ_T := 0 and the normal problem is
-        solved alone (frictionless: always solvable for free bodies).
     max_sweeps : int
-        The most sweeps of one normal solve.
+        The most sweeps.
 
     Returns
     -------
     int
-        The sweeps done; negative (their count) when the normal problem was solved alone;
-        ``max_sweeps + 1``: the tolerance was not reached.
+        The sweeps done; their count negated when the tolerance was not reached (the change
+        of u stalled, see :data:`STALL_SWEEPS`, or ``max_sweeps`` were done); 0 when b = 0.
     """
     wa, wb, dd, rho, u = scratch
     nc = na.shape[0]
@@ -299,66 +287,19 @@ def solve_blocks(
                 if nb[c] >= 0:
                     y[nb[c], r] += wb[c, r, s] * lam[c, s]
     _rates(na, nb, ja, jb, b, y, u)
-    done, status = _sweeps(na, nb, ja, jb, b, mu, lam, y, wa, wb, dd, rho, u, tolerance, friction_sweeps, False)
-    if status == 0:
-        return done
-    # the frictional sweeps stalled: Λ_T kept (clipped to the disk of the latest Λ_N), the normal
-    # problem solved alone, until no Λ_T is outside its disk by more than 1e-12 of the largest Λ_N
-    total = friction_sweeps
-    for _ in range(100):
-        more, status = _sweeps(na, nb, ja, jb, b, mu, lam, y, wa, wb, dd, rho, u, tolerance, friction_sweeps, True)
-        if status == 2:
-            break  # the normal problem with this friction held has no solution (or creeps): drop it
-        total += more
-        clipped = False
-        big = 0.0
-        for c in range(nc):
-            big = max(big, lam[c, 0])
-        for c in range(nc):
-            radius = mu[c] * lam[c, 0]
-            norm = np.sqrt(lam[c, 1] * lam[c, 1] + lam[c, 2] * lam[c, 2])
-            if norm > radius + 1.0e-12 * big:
-                f = radius / norm
-                d1 = lam[c, 1] * (f - 1.0)
-                d2 = lam[c, 2] * (f - 1.0)
-                lam[c, 1] += d1
-                lam[c, 2] += d2
-                for r in range(6):
-                    if na[c] >= 0:
-                        y[na[c], r] += wa[c, r, 1] * d1 + wa[c, r, 2] * d2
-                    if nb[c] >= 0:
-                        y[nb[c], r] += wb[c, r, 1] * d1 + wb[c, r, 2] * d2
-                clipped = True
-        if not clipped:
-            return -total
-        _rates(na, nb, ja, jb, b, y, u)
-    # the last resort: no friction in this solve, the normal problem alone (always solvable for
-    # bodies free to move apart)
-    for c in range(nc):
-        d1, d2 = -lam[c, 1], -lam[c, 2]
-        lam[c, 1] = 0.0
-        lam[c, 2] = 0.0
-        for r in range(6):
-            if na[c] >= 0:
-                y[na[c], r] += wa[c, r, 1] * d1 + wa[c, r, 2] * d2
-            if nb[c] >= 0:
-                y[nb[c], r] += wb[c, r, 1] * d1 + wb[c, r, 2] * d2
-    _rates(na, nb, ja, jb, b, y, u)
-    more, status = _sweeps(na, nb, ja, jb, b, mu, lam, y, wa, wb, dd, rho, u, tolerance, max_sweeps, True)
-    if status == 2:
-        return max_sweeps + 1
-    return -(total + more)
+    done, status = _sweeps(na, nb, ja, jb, b, mu, lam, y, wa, wb, dd, rho, u, tolerance, max_sweeps)
+    return done if status == 0 else -done
 
 
 @njit
-def _sweeps(na, nb, ja, jb, b, mu, lam, y, wa, wb, dd, rho, u, tolerance, max_sweeps, normal_only):
-    """Projected Gauss–Seidel sweeps of :func:`solve_blocks` (``normal_only``: Λ_T held, the
-    test and its scale on the normal components); returns the sweeps and how they ended: 0 the
-    tolerance met, 1 stalled at the floor (:data:`STALL_SWEEPS`), 2 ``max_sweeps`` reached."""
+def _sweeps(na, nb, ja, jb, b, mu, lam, y, wa, wb, dd, rho, u, tolerance, max_sweeps):
+    """Projected Gauss–Seidel sweeps of :func:`solve_blocks`; returns the sweeps and how they
+    ended: 0 the tolerance met, 1 stalled at the floor (:data:`STALL_SWEEPS`), 2 ``max_sweeps``
+    reached."""
     nc = na.shape[0]
     scale = 0.0
     for c in range(nc):
-        for s in range(1 if normal_only else 3):
+        for s in range(3):
             if abs(b[c, s]) > scale:
                 scale = abs(b[c, s])
     if scale == 0.0:
@@ -387,8 +328,6 @@ def _sweeps(na, nb, ja, jb, b, mu, lam, y, wa, wb, dd, rho, u, tolerance, max_sw
                         y[a_, r] += wa[c, r, 0] * dl
                     if b_ >= 0:
                         y[b_, r] += wb[c, r, 0] * dl
-            if normal_only:
-                continue
             if mu[c] <= 0.0 or rho[c] <= 0.0:
                 if lam[c, 1] != 0.0 or lam[c, 2] != 0.0:
                     for r in range(6):
@@ -431,7 +370,7 @@ def _sweeps(na, nb, ja, jb, b, mu, lam, y, wa, wb, dd, rho, u, tolerance, max_sw
                     y[b_, r] += wb[c, r, 1] * d1 + wb[c, r, 2] * d2
         change = 0.0
         for c in range(nc):
-            for s in range(1 if normal_only else 3):
+            for s in range(3):
                 v = b[c, s]
                 for r in range(6):
                     if na[c] >= 0:
@@ -499,6 +438,83 @@ def node_blocks(
             elif abs(vals[k]) > off:
                 off = abs(vals[k])
     return off
+
+
+def _islands(na: np.ndarray, nb: np.ndarray) -> np.ndarray:
+    """Each contact's island (C,) int: contacts that share a body (not the ground) are in one."""
+    import scipy.sparse
+    import scipy.sparse.csgraph
+
+    c = na.size
+    if c == 0:
+        return np.zeros(0, dtype=np.int64)
+    n = int(max(na.max(initial=-1), nb.max(initial=-1))) + 1
+    rows, cols = [], []
+    for nodes in (na, nb):
+        has = nodes >= 0
+        rows.append(np.flatnonzero(has))
+        cols.append(c + nodes[has])
+    rows_, cols_ = np.concatenate(rows), np.concatenate(cols)
+    graph = scipy.sparse.coo_matrix((np.ones(rows_.size), (rows_, cols_)), shape=(c + n, c + n))
+    return scipy.sparse.csgraph.connected_components(graph, directed=False)[1][:c].astype(np.int64)
+
+
+def normal_lcp(
+    na: np.ndarray, nb: np.ndarray, jna: np.ndarray, jnb: np.ndarray, chol: np.ndarray, b: np.ndarray
+) -> np.ndarray | None:
+    """The normal contact problem ``u = G_N M⁻¹ G_Nᵀ λ + b >= 0``, ``λ >= 0``, ``λᵀ u = 0``,
+    solved exactly, island by island, as Lawson and Hanson's least-distance program.
+
+    With ``M⁻¹ = C Cᵀ`` (each body's block) and ``A = Cᵀ G_Nᵀ``, the problem is the optimality
+    condition of ``min ½ |w|²`` subject to ``Aᵀ w >= −b`` (w = C⁻¹ U, U the bodies' motion, unique
+    even where the rows are redundant: a face's corners on a face), which is the non-negative
+    least-squares problem ``min |E z − e|``, ``z >= 0``, ``E = [A; −bᵀ]``, e the last unit vector
+    (Lawson & Hanson, Solving Least Squares Problems, 1974, ch. 23): ``λ = z / (−r_last)`` with
+    r = E z − e (scipy.optimize.nnls, an active-set method that handles the degenerate rows).
+
+    Parameters
+    ----------
+    na, nb : (C,) ndarray of int64
+        The nodes of each contact's bodies (−1: the ground).
+    jna, jnb : (C, 6) ndarray of float
+        The normal rows over each body's DOFs.
+    chol : (N, 6, 6) ndarray of float
+        Each node's lower Cholesky factor C of its inverse mass block (zero for nodes without
+        shapes).
+    b : (C,) ndarray of float
+        The free term.
+
+    Returns
+    -------
+    (C,) ndarray of float or None
+        λ; None when an island has no solution (its rows cannot all be met).
+    """
+    import scipy.optimize
+
+    out = np.zeros(b.size)
+    island = _islands(na, nb)
+    for i in np.unique(island):
+        idx = np.flatnonzero(island == i)
+        if not np.any(b[idx] < 0.0):
+            continue  # nothing pushes: λ = 0
+        nodes = np.unique(np.concatenate([na[idx], nb[idx]]))
+        nodes = nodes[nodes >= 0]
+        where = {int(n): k for k, n in enumerate(nodes)}
+        a = np.zeros((6 * nodes.size + 1, idx.size))
+        for col, c in enumerate(idx):
+            for node, row in ((na[c], jna[c]), (nb[c], jnb[c])):
+                if node >= 0:
+                    k = where[int(node)]
+                    a[6 * k : 6 * k + 6, col] += chol[node].T @ row
+        a[-1] = -b[idx]
+        e = np.zeros(a.shape[0])
+        e[-1] = 1.0
+        z, _ = scipy.optimize.nnls(a, e, maxiter=50 * max(idx.size, 10))
+        last = float(a[-1] @ z - 1.0)
+        if last >= 0.0:
+            return None
+        out[idx] = z / -last
+    return out
 
 
 def empty_record() -> dict[str, np.ndarray]:
@@ -837,7 +853,7 @@ class HardBodies:
             self._touching = np.zeros(0, dtype=np.int64)
             return
         minv = self._inverse_mass(stops)
-        n_nodes = self.n_nodes
+        frozen = False
         for it in range(MAX_ITERATIONS + 1):
             if it > 0:
                 con = self._contacts(q, q_start)
@@ -860,17 +876,14 @@ class HardBodies:
             y0 = self._response(minv, cur.na, cur.nb, ja, jb, nu)
             free = np.column_stack([cur.gap, cur.slip]) - self._rates(cur.na, cur.nb, ja, jb, y0)
             lam = nu.copy()
-            y = np.zeros((n_nodes, 6))
             # friction at position level only where the point touched at the start of the step
             mu = np.where(np.isin(cur.key, self._touching), cur.mu, 0.0)
             lam[mu == 0.0, 1:] = 0.0
-            sweeps = solve_blocks(
-                cur.na, cur.nb, ja, jb, minv, free, mu, lam, y, self._block_scratch(len(cur.gap)),
-                BLOCK_TOLERANCE, FRICTION_SWEEPS, MAX_BLOCK_SWEEPS,
-            )  # fmt: skip
-            self._check(stops, sweeps, "position correction")
-            if sweeps < 0:
-                self.held_friction += 1
+            held = self.held_friction
+            y, _ = self._solve(stops, cur.na, cur.nb, ja, jb, minv, free, mu, lam, "position correction", frozen)
+            # once the sweeps had to be finished with the friction held, the friction stays as it is
+            # for the rest of this correction: its iterations then only bring the gaps to zero
+            frozen = frozen or self.held_friction > held
             u = (y - y0)[stops.dof_node, stops.dof_component]
             stops._apply_position(u)
             stops._refresh()
@@ -896,17 +909,7 @@ class HardBodies:
         approach = self._rates(closed.na, closed.nb, ja, jb, v_start)[:, 0]
         free[:, 0] += closed.e * np.minimum(approach, 0.0)  # a point leaving at the start has no impact
         lam = np.zeros((closed.gap.size, 3))
-        y = np.zeros((n_nodes, 6))
-        self.sweeps = int(
-            solve_blocks(
-                closed.na, closed.nb, ja, jb, minv, free, closed.mu, lam, y, self._block_scratch(closed.gap.size),
-                BLOCK_TOLERANCE, FRICTION_SWEEPS, MAX_BLOCK_SWEEPS,
-            )
-        )  # fmt: skip
-        self._check(stops, self.sweeps, "velocity jump")
-        if self.sweeps < 0:
-            self.held_friction += 1
-            self.sweeps = -self.sweeps
+        y, self.sweeps = self._solve(stops, closed.na, closed.nb, ja, jb, minv, free, closed.mu, lam, "velocity jump")
         v[...] += y[:, : v.shape[1]]
         if pl is not None:
             at_plane = closed.na < 0
@@ -918,6 +921,55 @@ class HardBodies:
         stops._refresh()
 
     # ------------------------------------------------------------ pieces
+    def _solve(
+        self, stops: Any, na: np.ndarray, nb: np.ndarray, ja: np.ndarray, jb: np.ndarray, minv: np.ndarray,
+        free: np.ndarray, mu: np.ndarray, lam: np.ndarray, what: str, frozen: bool = False,
+    ) -> tuple[np.ndarray, int]:  # fmt: skip
+        """The frictional problem of :func:`solve_blocks` (Λ in ``lam``, updated); returns
+        ``y = M⁻¹ Gᵀ Λ`` (N, 6) and the sweeps.
+
+        Where the sweeps do not converge (:data:`FRICTION_SWEEPS`), Λ_T is held, clipped to the
+        disk of the latest Λ_N, and the normal problem is solved exactly (:func:`normal_lcp` on
+        each island of contacts that share a body), until no clip is needed (at most ten
+        rounds): non-penetration is then exact and Coulomb's law holds as an inequality
+        (``|Λ_T| <= μ Λ_N``) with the sweeps' friction (:attr:`held_friction` counts these).
+        ``frozen``: no sweeps, Λ_T as given (held).
+        """
+        c = na.size
+        sweeps = 0
+        if not frozen:
+            y = np.zeros((self.n_nodes, 6))
+            scratch = self._block_scratch(c)
+            sweeps = int(
+                solve_blocks(na, nb, ja, jb, minv, free, mu, lam, y, scratch, BLOCK_TOLERANCE, FRICTION_SWEEPS)
+            )
+            if sweeps >= 0:
+                return y, sweeps
+            self.held_friction += 1
+        chol = np.zeros_like(minv)
+        for node in np.unique(np.concatenate([na, nb])):
+            if node >= 0:
+                chol[node] = np.linalg.cholesky(0.5 * (minv[node] + minv[node].T))
+        for _ in range(10):
+            radius = mu * lam[:, 0]
+            norm = np.hypot(lam[:, 1], lam[:, 2])
+            over = norm > radius
+            lam[over, 1:] *= (radius[over] / norm[over])[:, None]
+            tangential = lam.copy()
+            tangential[:, 0] = 0.0
+            y_t = self._response(minv, na, nb, ja, jb, tangential)
+            b_n = free[:, 0] + self._rates(na, nb, ja, jb, y_t)[:, 0]
+            solved = normal_lcp(na, nb, ja[:, 0], jb[:, 0], chol, b_n)
+            if solved is None:
+                raise stops.convergence_error(
+                    f"the normal problem of the hard contacts' {what} (friction held) has no solution"
+                )
+            lam[:, 0] = solved
+            big = float(np.max(lam[:, 0], initial=0.0))
+            if not np.any(np.hypot(lam[:, 1], lam[:, 2]) > mu * lam[:, 0] + 1e-12 * big):
+                break
+        return self._response(minv, na, nb, ja, jb, lam), -sweeps
+
     def _inverse_mass(self, stops: Any) -> np.ndarray:
         """Each node's inverse mass block (N, 6, 6) at the state (zero for nodes without shapes)."""
         asm = stops.assembler
@@ -962,14 +1014,6 @@ class HardBodies:
     @staticmethod
     def _block_scratch(c: int) -> tuple[np.ndarray, ...]:
         return np.zeros((c, 6, 3)), np.zeros((c, 6, 3)), np.zeros((c, 3, 3)), np.zeros(c), np.zeros((c, 3))
-
-    @staticmethod
-    def _check(stops: Any, sweeps: int, what: str) -> None:
-        if sweeps > max(MAX_BLOCK_SWEEPS, FRICTION_SWEEPS):
-            raise stops.convergence_error(
-                f"the frictional contact problem of the hard contacts' {what} (projected Gauss–Seidel) did not "
-                f"reach {BLOCK_TOLERANCE:g} relative in {MAX_BLOCK_SWEEPS} sweeps"
-            )
 
     def _record(self, closed: _Contacts, lam: np.ndarray, nu: np.ndarray) -> dict[str, np.ndarray]:
         """The last step's contacts between shapes (planes' points left out: ``contact_impulses``)."""
