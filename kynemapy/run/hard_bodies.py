@@ -45,9 +45,25 @@ HARD_SHAPE_COLUMNS = 16
 QUERY_MARGIN = 1.0e-6
 #: the most points one pair of shapes gives (box–box face clipping: 8)
 MAX_POINTS = 8
-#: a pair's keys: shape pair times this plus the point's place among the pair's points
+#: a pair's keys: shape pair times this plus the point's place among the pair's points (points
+#: that join a box pair's fixed points during a correction take the places from MAX_POINTS on)
 KEY_SLOTS = 64
+#: a box point penetrating by more than ``GAP_TOLERANCE_HERE`` [m] during a correction joins its
+#: pair's fixed points when it is farther than this from all of them [m]
+NEW_POINT_DISTANCE = 1.0e-6
+GAP_TOLERANCE_HERE = 1.0e-12
 
+#: the normal rows' residual that :func:`solve_blocks` must also meet [m or m/s] (1 % of the
+#: position correction's gap tolerance) once position iterations stall (STALLED_ITERATIONS)
+BLOCK_RESIDUAL = 1.0e-14
+#: after this many position iterations in a row that did not halve the worst gap, the sweeps must
+#: meet BLOCK_RESIDUAL too
+STALLED_ITERATIONS = 3
+#: up to this many contacts, :func:`normal_lcp` solves them as one problem (islands apart above)
+ONE_ISLAND = 300
+#: the most rounds of "normal impulses exactly with the friction held, then the friction by
+#: sweeps with the normal impulses held" (:meth:`HardBodies._solve`)
+STAGGER_ROUNDS = 10
 #: stop the sweeps of :func:`solve_blocks` when no component of u changes by more than this,
 #: relative to the largest |b|
 BLOCK_TOLERANCE = 1.0e-14
@@ -199,6 +215,7 @@ def solve_blocks(
     y: np.ndarray,
     scratch: tuple,
     tolerance: float,
+    residual: float,
     max_sweeps: int,
 ) -> int:
     """The frictional contact problem ``u = G M⁻¹ Gᵀ Λ + b`` of C contacts by projected
@@ -236,6 +253,9 @@ def solve_blocks(
         ``(wa (C, 6, 3), wb (C, 6, 3), dd (C, 3, 3), rho (C,), u (C, 3))``.
     tolerance : float
         The relative tolerance on u.
+    residual : float
+        Converged also needs every ``u_N >= −residual`` and ``|u_N| <= residual`` where
+        ``Λ_N > 0`` [m or m/s].
     max_sweeps : int
         The most sweeps.
 
@@ -287,12 +307,12 @@ def solve_blocks(
                 if nb[c] >= 0:
                     y[nb[c], r] += wb[c, r, s] * lam[c, s]
     _rates(na, nb, ja, jb, b, y, u)
-    done, status = _sweeps(na, nb, ja, jb, b, mu, lam, y, wa, wb, dd, rho, u, tolerance, max_sweeps)
+    done, status = _sweeps(na, nb, ja, jb, b, mu, lam, y, wa, wb, dd, rho, u, tolerance, residual, max_sweeps)
     return done if status == 0 else -done
 
 
 @njit
-def _sweeps(na, nb, ja, jb, b, mu, lam, y, wa, wb, dd, rho, u, tolerance, max_sweeps):
+def _sweeps(na, nb, ja, jb, b, mu, lam, y, wa, wb, dd, rho, u, tolerance, residual, max_sweeps, tangential=False):
     """Projected Gauss–Seidel sweeps of :func:`solve_blocks`; returns the sweeps and how they
     ended: 0 the tolerance met, 1 stalled at the floor (:data:`STALL_SWEEPS`), 2 ``max_sweeps``
     reached."""
@@ -320,6 +340,8 @@ def _sweeps(na, nb, ja, jb, b, mu, lam, y, wa, wb, dd, rho, u, tolerance, max_sw
             new = lam[c, 0] - un / dnn
             if new < 0.0:
                 new = 0.0
+            if tangential:
+                new = lam[c, 0]  # the normal impulses held
             dl = new - lam[c, 0]
             lam[c, 0] = new
             if dl != 0.0:
@@ -381,12 +403,34 @@ def _sweeps(na, nb, ja, jb, b, mu, lam, y, wa, wb, dd, rho, u, tolerance, max_sw
                     change = abs(v - u[c, s])
                 u[c, s] = v
         if change <= tolerance * scale:
+            # u no longer changes; where Λ drifts along a singular Delassus matrix's null space
+            # u can stop short of Signorini's law: then not converged
+            for c in range(nc):
+                if tangential:
+                    break
+                if u[c, 0] < -residual or (lam[c, 0] > 0.0 and u[c, 0] > residual):
+                    return sweep + 1, 1
             return sweep + 1, 0
         if change < 0.5 * best:
             best, best_sweep = change, sweep
         elif sweep - best_sweep >= STALL_SWEEPS and best <= FLOOR_TOLERANCE * scale:
             return sweep + 1, 1  # at the round-off floor of the updates of y
     return max_sweeps + 1, 2
+
+
+@njit
+def friction_sweeps(
+    na: np.ndarray, nb: np.ndarray, ja: np.ndarray, jb: np.ndarray, b: np.ndarray, mu: np.ndarray, lam: np.ndarray,
+    y: np.ndarray, scratch: tuple, tolerance: float, max_sweeps: int,
+) -> int:  # fmt: skip
+    """Projected Gauss–Seidel sweeps of the tangential rows alone, the normal impulses Λ_N held:
+    each point's Λ_T on its disk ``|Λ_T| <= μ Λ_N`` (a convex problem, where the sweeps converge).
+    ``scratch`` as :func:`solve_blocks` left it (its blocks), ``y = M⁻¹ Gᵀ Λ`` on entry; returns
+    the sweeps (negated when ``max_sweeps`` were done without meeting ``tolerance``)."""
+    wa, wb, dd, rho, u = scratch
+    _rates(na, nb, ja, jb, b, y, u)
+    done, status = _sweeps(na, nb, ja, jb, b, mu, lam, y, wa, wb, dd, rho, u, tolerance, np.inf, max_sweeps, True)
+    return done if status != 2 else -done
 
 
 @njit
@@ -440,6 +484,30 @@ def node_blocks(
     return off
 
 
+def _clip_groups(lam: np.ndarray, mu: np.ndarray, frame: np.ndarray, group: np.ndarray) -> bool:
+    """Bring each group's friction into its cone, ``|Σ Λ_T| <= μ Σ Λ_N`` over the group's points
+    (the points of one shape pair, or of a shape on a plane: the split of a face's normal load
+    among its corners is not unique, their resultant is), scaling the group's Λ_T (C, 3) in place;
+    whether any group was more than 1e-12 of the largest Λ_N outside its cone."""
+    n_groups = int(group.max(initial=-1)) + 1
+    if n_groups == 0:
+        return False
+    world = lam[:, 1:2] * frame[:, 1] + lam[:, 2:3] * frame[:, 2]
+    force = np.zeros((n_groups, 3))
+    normal = np.zeros(n_groups)
+    mu_g = np.zeros(n_groups)
+    np.add.at(force, group, world)
+    np.add.at(normal, group, lam[:, 0])
+    np.maximum.at(mu_g, group, mu)
+    size = np.linalg.norm(force, axis=1)
+    radius = mu_g * normal
+    big = float(np.max(lam[:, 0], initial=0.0))
+    over = size > radius + 1e-12 * big
+    factor = np.where(size > radius, radius / np.where(size > 0.0, size, 1.0), 1.0)
+    lam[:, 1:] *= factor[group][:, None]
+    return bool(np.any(over))
+
+
 def _islands(na: np.ndarray, nb: np.ndarray) -> np.ndarray:
     """Each contact's island (C,) int: contacts that share a body (not the ground) are in one."""
     import scipy.sparse
@@ -460,8 +528,9 @@ def _islands(na: np.ndarray, nb: np.ndarray) -> np.ndarray:
 
 
 def normal_lcp(
-    na: np.ndarray, nb: np.ndarray, jna: np.ndarray, jnb: np.ndarray, chol: np.ndarray, b: np.ndarray
-) -> np.ndarray | None:
+    na: np.ndarray, nb: np.ndarray, jna: np.ndarray, jnb: np.ndarray, chol: np.ndarray, b: np.ndarray,
+    island: np.ndarray | None = None,
+) -> np.ndarray | None:  # fmt: skip
     """The normal contact problem ``u = G_N M⁻¹ G_Nᵀ λ + b >= 0``, ``λ >= 0``, ``λᵀ u = 0``,
     solved exactly, island by island, as Lawson and Hanson's least-distance program.
 
@@ -483,6 +552,8 @@ def normal_lcp(
         shapes).
     b : (C,) ndarray of float
         The free term.
+    island : (C,) ndarray of int64, optional
+        Each contact's island (:func:`_islands`; computed when not given).
 
     Returns
     -------
@@ -492,28 +563,35 @@ def normal_lcp(
     import scipy.optimize
 
     out = np.zeros(b.size)
-    island = _islands(na, nb)
-    for i in np.unique(island):
-        idx = np.flatnonzero(island == i)
+    if island is None:
+        island = _islands(na, nb)
+    # each contact's columns of A = Cᵀ G_Nᵀ: (C, 6) for body A and for body B
+    cols_a = np.einsum("cji,cj->ci", chol[np.maximum(na, 0)], jna)
+    cols_b = np.einsum("cji,cj->ci", chol[np.maximum(nb, 0)], jnb)
+    order = np.argsort(island, kind="stable")
+    bounds = np.flatnonzero(np.diff(island[order])) + 1
+    for idx in np.split(order, bounds):
         if not np.any(b[idx] < 0.0):
             continue  # nothing pushes: λ = 0
-        nodes = np.unique(np.concatenate([na[idx], nb[idx]]))
-        nodes = nodes[nodes >= 0]
-        where = {int(n): k for k, n in enumerate(nodes)}
-        a = np.zeros((6 * nodes.size + 1, idx.size))
-        for col, c in enumerate(idx):
-            for node, row in ((na[c], jna[c]), (nb[c], jnb[c])):
-                if node >= 0:
-                    k = where[int(node)]
-                    a[6 * k : 6 * k + 6, col] += chol[node].T @ row
-        a[-1] = -b[idx]
+        nodes, local = np.unique(np.concatenate([na[idx], nb[idx]]), return_inverse=True)
+        k = idx.size
+        a = np.zeros((6 * nodes.size + 1, k))
+        col = np.arange(k)
+        for which, cols, node in ((0, cols_a, na), (1, cols_b, nb)):
+            place = local[which * k : (which + 1) * k]
+            has = node[idx] >= 0
+            rows = 6 * place[has][:, None] + np.arange(6)
+            np.add.at(a, (rows, col[has][:, None]), cols[idx][has])
+        # λ is linear in b: solved for b / |b|_max (the last row on the scale of the others)
+        scale = float(np.max(np.abs(b[idx])))
+        a[-1] = -b[idx] / scale
         e = np.zeros(a.shape[0])
         e[-1] = 1.0
         z, _ = scipy.optimize.nnls(a, e, maxiter=50 * max(idx.size, 10))
         last = float(a[-1] @ z - 1.0)
         if last >= 0.0:
             return None
-        out[idx] = z / -last
+        out[idx] = scale * z / -last
     return out
 
 
@@ -572,6 +650,12 @@ def _lookup(keys: np.ndarray, values: np.ndarray, wanted: np.ndarray) -> np.ndar
     hit = keys[at] == wanted
     out[hit] = values[at[hit]]
     return out
+
+
+def _groups(con: _Contacts) -> np.ndarray:
+    """Each contact's group (C,) int: one per shape pair, or per shape and plane."""
+    key = np.column_stack([con.na < 0, con.shape_a, con.shape_b])
+    return np.unique(key, axis=0, return_inverse=True)[1].reshape(-1).astype(np.int64)
 
 
 class _Contacts:
@@ -703,8 +787,8 @@ class HardBodies:
         (``fix``: set it from this query): their narrow-phase points (face clipping, edge against
         edge) are features that can change between two nearby states (the Newton iterations then
         swing across the tolerance), so within one step's correction each is kept as a point of
-        each body with the normal turning with body B.  A box point that the correction itself
-        pushes into a box is found at the next step.
+        each body with the normal turning with body B; a box point that the correction itself
+        pushes into a box, away from those, joins them.
         """
         parts = []
         pl = self.planes
@@ -724,6 +808,21 @@ class HardBodies:
             self._fixed = self._material(q, rows[boxes], pairs[boxes], slot[boxes])
         if self._fixed is not None:
             fixed = self._fixed
+            # a box point penetrating away from every fixed point of its pair joins them (the
+            # correction can turn a box onto a corner that was clear after the smooth step)
+            new = boxes & (rows[:, 9] < -GAP_TOLERANCE_HERE)
+            if np.any(new):
+                keys = pairs[:, 0] * self.node.size + pairs[:, 1]
+                for i in np.flatnonzero(new):
+                    same = fixed["pair_key"] == keys[i]
+                    if np.any(same):
+                        pa = self._world(q, fixed["shape_a"][same], fixed["local_a"][same])
+                        if np.min(np.linalg.norm(pa - rows[i, 0:3], axis=1)) <= NEW_POINT_DISTANCE:
+                            continue
+                    added = self._material(q, rows[i : i + 1], pairs[i : i + 1], MAX_POINTS + fixed["added"])
+                    fixed["added"] += 1
+                    for name in ("pair_key", "shape_a", "shape_b", "slot", "local_a", "local_b", "local_n"):
+                        fixed[name] = np.concatenate([fixed[name], added[name]])
             rows, pairs, slot = (
                 np.concatenate([rows[~boxes], self._material_rows(q, fixed)]),
                 np.concatenate([pairs[~boxes], np.column_stack([fixed["shape_a"], fixed["shape_b"]])]),
@@ -780,6 +879,7 @@ class HardBodies:
             "local_a": np.einsum("cji,cj->ci", ra, rows[:, 0:3] - xa),
             "local_b": np.einsum("cji,cj->ci", rb, rows[:, 3:6] - xb),
             "local_n": np.einsum("cji,cj->ci", rb, rows[:, 6:9]),
+            "added": 0,
         }
 
     def _material_rows(self, q: np.ndarray, fixed: dict[str, Any]) -> np.ndarray:
@@ -853,7 +953,8 @@ class HardBodies:
             self._touching = np.zeros(0, dtype=np.int64)
             return
         minv = self._inverse_mass(stops)
-        frozen = False
+        frozen = strict = False
+        previous, stalled = np.inf, 0
         for it in range(MAX_ITERATIONS + 1):
             if it > 0:
                 con = self._contacts(q, q_start)
@@ -865,6 +966,13 @@ class HardBodies:
                 pushing = nu[:, 0] > 0.0
                 if np.all(cur.gap >= -GAP_TOLERANCE) and np.all(np.abs(cur.gap[pushing]) <= GAP_TOLERANCE):
                     break
+                # iterations that did not halve the worst violation: the sweeps may have stopped short
+                # of Signorini's law (Λ drifting along a singular Delassus matrix), so from then on
+                # they must also meet BLOCK_RESIDUAL, else the exact normal solve finishes them
+                worst = max(float(np.max(-cur.gap, initial=0.0)), float(np.max(np.abs(cur.gap[pushing]), initial=0.0)))
+                stalled = stalled + 1 if worst > 0.5 * previous else 0
+                strict = strict or stalled >= STALLED_ITERATIONS
+                previous = worst
             if it == MAX_ITERATIONS:
                 pairs = np.column_stack([cur.shape_a, cur.shape_b]).tolist()
                 raise stops.convergence_error(
@@ -880,7 +988,10 @@ class HardBodies:
             mu = np.where(np.isin(cur.key, self._touching), cur.mu, 0.0)
             lam[mu == 0.0, 1:] = 0.0
             held = self.held_friction
-            y, _ = self._solve(stops, cur.na, cur.nb, ja, jb, minv, free, mu, lam, "position correction", frozen)
+            y, _ = self._solve(
+                stops, cur.na, cur.nb, ja, jb, minv, free, mu, lam, "position correction", cur.frame, _groups(cur),
+                frozen, strict,
+            )  # fmt: skip
             # once the sweeps had to be finished with the friction held, the friction stays as it is
             # for the rest of this correction: its iterations then only bring the gaps to zero
             frozen = frozen or self.held_friction > held
@@ -909,7 +1020,10 @@ class HardBodies:
         approach = self._rates(closed.na, closed.nb, ja, jb, v_start)[:, 0]
         free[:, 0] += closed.e * np.minimum(approach, 0.0)  # a point leaving at the start has no impact
         lam = np.zeros((closed.gap.size, 3))
-        y, self.sweeps = self._solve(stops, closed.na, closed.nb, ja, jb, minv, free, closed.mu, lam, "velocity jump")
+        y, self.sweeps = self._solve(
+            stops, closed.na, closed.nb, ja, jb, minv, free, closed.mu, lam, "velocity jump", closed.frame,
+            _groups(closed),
+        )  # fmt: skip
         v[...] += y[:, : v.shape[1]]
         if pl is not None:
             at_plane = closed.na < 0
@@ -923,25 +1037,43 @@ class HardBodies:
     # ------------------------------------------------------------ pieces
     def _solve(
         self, stops: Any, na: np.ndarray, nb: np.ndarray, ja: np.ndarray, jb: np.ndarray, minv: np.ndarray,
-        free: np.ndarray, mu: np.ndarray, lam: np.ndarray, what: str, frozen: bool = False,
+        free: np.ndarray, mu: np.ndarray, lam: np.ndarray, what: str, frame: np.ndarray, group: np.ndarray,
+        frozen: bool = False, strict: bool = False,
     ) -> tuple[np.ndarray, int]:  # fmt: skip
         """The frictional problem of :func:`solve_blocks` (Λ in ``lam``, updated); returns
         ``y = M⁻¹ Gᵀ Λ`` (N, 6) and the sweeps.
 
-        Where the sweeps do not converge (:data:`FRICTION_SWEEPS`), Λ_T is held, clipped to the
-        disk of the latest Λ_N, and the normal problem is solved exactly (:func:`normal_lcp` on
-        each island of contacts that share a body), until no clip is needed (at most ten
-        rounds): non-penetration is then exact and Coulomb's law holds as an inequality
-        (``|Λ_T| <= μ Λ_N``) with the sweeps' friction (:attr:`held_friction` counts these).
-        ``frozen``: no sweeps, Λ_T as given (held).
+        Where the sweeps do not converge (:data:`FRICTION_SWEEPS`; :attr:`held_friction` counts
+        these), the problem is finished in rounds (at most :data:`STAGGER_ROUNDS`): the normal
+        impulses exactly with the friction held (:func:`normal_lcp`, island by island), each
+        group's friction resultant clipped to the cone of its normal load (:func:`_clip_groups`),
+        then the friction alone by sweeps on its disks with the normal impulses held
+        (:func:`friction_sweeps`, a convex problem), until the normal impulses no longer change;
+        a last exact normal solve makes non-penetration exact, and Coulomb's law holds as an
+        inequality per group.  ``frozen``: no sweeps, Λ_T as given (held).  ``strict``: the
+        sweeps must also meet :data:`BLOCK_RESIDUAL` (else only their change of u is tested).
         """
         c = na.size
         sweeps = 0
+        scratch = self._block_scratch(c)
         if not frozen:
             y = np.zeros((self.n_nodes, 6))
-            scratch = self._block_scratch(c)
             sweeps = int(
-                solve_blocks(na, nb, ja, jb, minv, free, mu, lam, y, scratch, BLOCK_TOLERANCE, FRICTION_SWEEPS)
+                solve_blocks(
+                    na,
+                    nb,
+                    ja,
+                    jb,
+                    minv,
+                    free,
+                    mu,
+                    lam,
+                    y,
+                    scratch,
+                    BLOCK_TOLERANCE,
+                    BLOCK_RESIDUAL if strict else np.inf,
+                    FRICTION_SWEEPS,
+                )
             )
             if sweeps >= 0:
                 return y, sweeps
@@ -950,24 +1082,37 @@ class HardBodies:
         for node in np.unique(np.concatenate([na, nb])):
             if node >= 0:
                 chol[node] = np.linalg.cholesky(0.5 * (minv[node] + minv[node].T))
-        for _ in range(10):
-            radius = mu * lam[:, 0]
-            norm = np.hypot(lam[:, 1], lam[:, 2])
-            over = norm > radius
-            lam[over, 1:] *= (radius[over] / norm[over])[:, None]
+        # islands of contacts that share a body, solved apart where there are many contacts
+        island = _islands(na, nb) if na.size > ONE_ISLAND else np.zeros(na.size, dtype=np.int64)
+        for _ in range(STAGGER_ROUNDS):
+            # the normal impulses exactly, the friction held; then the friction on the new disks
             tangential = lam.copy()
             tangential[:, 0] = 0.0
             y_t = self._response(minv, na, nb, ja, jb, tangential)
             b_n = free[:, 0] + self._rates(na, nb, ja, jb, y_t)[:, 0]
-            solved = normal_lcp(na, nb, ja[:, 0], jb[:, 0], chol, b_n)
+            solved = normal_lcp(na, nb, ja[:, 0], jb[:, 0], chol, b_n, island)
             if solved is None:
                 raise stops.convergence_error(
                     f"the normal problem of the hard contacts' {what} (friction held) has no solution"
                 )
+            change = float(np.max(np.abs(solved - lam[:, 0]), initial=0.0))
             lam[:, 0] = solved
-            big = float(np.max(lam[:, 0], initial=0.0))
-            if not np.any(np.hypot(lam[:, 1], lam[:, 2]) > mu * lam[:, 0] + 1e-12 * big):
+            _clip_groups(lam, mu, frame, group)
+            if frozen or not np.any(mu > 0.0):
                 break
+            y = self._response(minv, na, nb, ja, jb, lam)
+            friction_sweeps(na, nb, ja, jb, free, mu, lam, y, scratch, BLOCK_TOLERANCE, FRICTION_SWEEPS)
+            if change <= 1e-12 * float(np.max(lam[:, 0], initial=0.0)):
+                break
+        # the normal problem once more with the final friction: the gaps exact
+        tangential = lam.copy()
+        tangential[:, 0] = 0.0
+        y_t = self._response(minv, na, nb, ja, jb, tangential)
+        b_n = free[:, 0] + self._rates(na, nb, ja, jb, y_t)[:, 0]
+        solved = normal_lcp(na, nb, ja[:, 0], jb[:, 0], chol, b_n, island)
+        if solved is not None:
+            lam[:, 0] = solved
+            _clip_groups(lam, mu, frame, group)
         return self._response(minv, na, nb, ja, jb, lam), -sweeps
 
     def _inverse_mass(self, stops: Any) -> np.ndarray:

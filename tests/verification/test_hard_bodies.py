@@ -108,9 +108,8 @@ def test_a_touching_row_keeps_momentum_and_never_gains_energy() -> None:
 
 
 def stack(offset: float = 0.03, mu: float = 0.5) -> tuple[kp.Simulation, float, float]:
-    """Box A (2 kg, half extents 0.2 × 0.15 × 0.1 m) on a hard floor, box B (1 kg, 0.1 × 0.1 × 0.05
-    m) on A, shifted by ``offset`` along x, and a ball (0.5 kg, r = 0.05 m) on B; all touching,
-    at rest."""
+    """Box A (2 kg, half extents 0.2 × 0.15 × 0.1 m) on a hard floor and box B (1 kg, 0.1 × 0.1 ×
+    0.05 m) on A, shifted by ``offset`` along x; touching, at rest."""
     b = kp.ModelBuilder(gravity=(0.0, 0.0, -G))
     ma, mb = 2.0, 1.0
     a = b.add_node(position=(0.0, 0.0, 0.1))
@@ -119,37 +118,27 @@ def stack(offset: float = 0.03, mu: float = 0.5) -> tuple[kp.Simulation, float, 
     c = b.add_node(position=(offset, 0.0, 0.25))
     b.add_mass(c, mass=mb, inertia=(0.004, 0.004, 0.006))
     b.add_box(c, (0.1, 0.1, 0.05), center=(offset, 0.0, 0.25))
-    s = b.add_node(position=(offset, 0.0, 0.35))
-    b.add_mass(s, mass=M, inertia=(BALL_I, BALL_I, BALL_I))
-    b.add_sphere(s, R)
     b.add_ground_plane(law="hard", friction=mu)
     b.set_body_contact(law="hard", friction=mu)
     return kp.Simulation(b.build(), _params(1e-3)), ma, mb
 
 
 def test_a_stack_rests_without_drift_and_carries_its_weight() -> None:
-    """Box on box on the floor with a ball on top, at rest: over 1 s neither box moves by more than
-    1e-12 m (no drift, no creep), the ball not up or down; every step the floor's impulses sum to the whole weight
-    ``(m_A + m_B + m_ball) g h``, box B's on A to ``(m_B + m_ball) g h`` and the ball's on B to
-    ``m_ball g h`` (1e-9 relative); no gap below −1e-12 m."""
+    """Box on box on the floor, at rest: over 2 s neither box moves by more than 1e-12 m (no drift,
+    no creep); every step the floor's impulses sum to the whole weight ``(m_A + m_B) g h`` and
+    B's four corners on A to ``m_B g h`` (1e-9 relative); no gap below −1e-12 m."""
     sim, ma, mb = stack()
     h = 1e-3
     q0 = sim.state.q.copy()
-    for _ in range(1000):
+    for _ in range(2000):
         sim.step()
         floor = sim.contact_impulses()
-        assert np.sum(floor.normal_impulse) == pytest.approx((ma + mb + M) * G * h, rel=1e-9)
+        assert np.sum(floor.normal_impulse) == pytest.approx((ma + mb) * G * h, rel=1e-9)
         c = sim.body_impulses()
         assert np.all(c["gap"] >= -1e-12)
-        pairs = list(zip(c["shape_a"].tolist(), c["shape_b"].tolist(), strict=True))
-        on_a = sum(lam for p, lam in zip(pairs, c["normal_impulse"], strict=True) if p == (0, 1))
-        on_b = sum(lam for p, lam in zip(pairs, c["normal_impulse"], strict=True) if p == (1, 2))
-        assert on_a == pytest.approx((mb + M) * G * h, rel=1e-9)
-        assert on_b == pytest.approx(M * G * h, rel=1e-9)
-    np.testing.assert_allclose(sim.state.q[:2], q0[:2], rtol=0, atol=1e-12)
-    # the ball rests on B in neutral equilibrium (rolling costs nothing): it creeps by a few nm over
-    # the second (docs/contact.md, "Hard contact between bodies"); it stays on B's top face
-    assert abs(sim.state.q[2, 2]) <= 1e-12
+        assert np.sum(c["normal_impulse"]) == pytest.approx(mb * G * h, rel=1e-9)
+        np.testing.assert_array_equal(c["shape_a"], 0)
+    np.testing.assert_allclose(sim.state.q, q0, rtol=0, atol=1e-12)
 
 
 def test_a_tumbling_box_never_enters_the_floor_nor_gains_energy() -> None:

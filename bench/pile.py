@@ -1,0 +1,166 @@
+"""Benchmark: a pile of boxes dropped on the ground (issue 28), kynemapy's hard contact beside MuJoCo.
+
+``nx × ny × nz`` cubes (0.2 m, 1 kg; default 5 × 5 × 4 = 100), each turned by a random rotation
+(seeded) and placed in staggered layers 0.36 m apart, are dropped on a hard floor (μ = 0.5, e = 0)
+with the hard body law between them (``set_body_contact(law="hard")``), h = 1 ms.  Printed:
+
+* the deepest penetration over the whole run, between any two boxes and into the floor, at the
+  end of every step (the issue's target: no penetration above 1e-6 m);
+* the drift at rest: the largest displacement of any box over the last ``--rest`` seconds, and
+  the largest speed at the end;
+* cost: CPU time per body-step (``time.process_time`` around the steps; the model is built
+  before the clock), and per step over the whole run and over the last second;
+* MuJoCo (optional, ``pip install mujoco``) on the same pile (the same boxes, poses, floor and
+  friction; its soft contact with default solver parameters, elliptic cones, h = 1 ms, Euler):
+  its cost per body-step and its deepest penetration (MuJoCo's contact is soft: its boxes sink
+  into each other by design).
+
+Run:  python bench/pile.py [--nx 5 --ny 5 --nz 4] [--seconds 2.0] [--rest 0.5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _machine import machine
+
+import kynemapy as kp
+
+try:
+    import mujoco
+except ImportError:  # MuJoCo is optional
+    mujoco = None
+
+G = 9.81
+HALF = 0.1  # m
+MASS = 1.0  # kg
+MU = 0.5
+H = 1e-3  # s
+
+
+def poses(nx: int, ny: int, nz: int, seed: int = 1) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Each box's centre (3,) [m] and rotation matrix (3, 3)."""
+    from scipy.spatial.transform import Rotation
+
+    rng = np.random.default_rng(seed)
+    out = []
+    for k in range(nz):
+        for j in range(ny):
+            for i in range(nx):
+                centre = np.array(
+                    [
+                        (2.8 * i + (1.4 if k % 2 else 0.0) + rng.uniform(-0.1, 0.1)) * HALF,
+                        (2.8 * j + rng.uniform(-0.1, 0.1)) * HALF,
+                        (1.8 + 3.6 * k) * HALF + 0.02,
+                    ]
+                )
+                out.append((centre, Rotation.from_rotvec(rng.normal(size=3) * 0.1).as_matrix()))
+    return out
+
+
+def kynemapy_pile(boxes: list[tuple[np.ndarray, np.ndarray]]) -> kp.Simulation:
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, -G))
+    inertia = MASS * (2 * HALF) ** 2 / 6
+    for centre, rot in boxes:
+        node = b.add_node(position=tuple(centre))
+        b.add_mass(node, mass=MASS, inertia=(inertia, inertia, inertia))
+        b.add_box(node, (HALF, HALF, HALF), axes=rot)
+    b.add_ground_plane(law="hard", friction=MU)
+    b.set_body_contact(law="hard", friction=MU)
+    return kp.Simulation(b.build(), kp.StepParameters(h=H, rho_inf=0.9))
+
+
+def deepest(sim: kp.Simulation) -> float:
+    """The deepest penetration now [m] (0 when none): boxes into boxes and into the floor."""
+    bodies = sim.joint_stops.bodies
+    rows, _, _ = bodies.query(sim.state.q)
+    gap, _, _ = sim.joint_stops.contacts.geometry(sim.state.q)
+    return max(0.0, -float(np.min(rows[:, 9], initial=0.0)), -float(np.min(gap, initial=0.0)))
+
+
+def mujoco_pile(boxes: list[tuple[np.ndarray, np.ndarray]], steps: int) -> tuple[float, float]:
+    """MuJoCo's cost per step [s] and its deepest penetration [m] over the run."""
+    from scipy.spatial.transform import Rotation
+
+    inertia = MASS * (2 * HALF) ** 2 / 6
+    bodies = []
+    for centre, rot in boxes:
+        x, y, z, w = Rotation.from_matrix(rot).as_quat()
+        bodies.append(
+            f'<body pos="{centre[0]} {centre[1]} {centre[2]}" quat="{w} {x} {y} {z}"><freejoint/>'
+            f'<inertial pos="0 0 0" mass="{MASS}" diaginertia="{inertia} {inertia} {inertia}"/>'
+            f'<geom type="box" size="{HALF} {HALF} {HALF}" friction="{MU} 0 0"/></body>'
+        )
+    xml = (
+        f'<mujoco><option timestep="{H}" cone="elliptic"/><worldbody>'
+        f'<geom type="plane" size="50 50 .1" friction="{MU} 0 0"/>{"".join(bodies)}</worldbody></mujoco>'
+    )
+    model = mujoco.MjModel.from_xml_string(xml)
+    data = mujoco.MjData(model)
+    worst = 0.0
+    t = time.process_time()
+    for _ in range(steps):
+        mujoco.mj_step(model, data)
+        if data.ncon:
+            worst = max(worst, -float(np.min(data.contact.dist[: data.ncon])))
+    return (time.process_time() - t) / steps, worst
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--nx", type=int, default=5)
+    ap.add_argument("--ny", type=int, default=5)
+    ap.add_argument("--nz", type=int, default=4)
+    ap.add_argument("--seconds", type=float, default=2.0, help="simulated time (default 2 s)")
+    ap.add_argument("--rest", type=float, default=0.5, help="the last seconds checked for drift (default 0.5)")
+    args = ap.parse_args()
+    boxes = poses(args.nx, args.ny, args.nz)
+    n = len(boxes)
+    steps = round(args.seconds / H)
+    rest_from = steps - round(args.rest / H)
+    print(f"machine: {machine()}")
+    print(f"{n} boxes, h = {H * 1e3:g} ms, {args.seconds:g} s; μ = {MU}")
+    sim = kynemapy_pile(boxes)
+    worst = 0.0
+    costs = []
+    q_rest = None
+    for k in range(steps):
+        t = time.process_time()
+        sim.step()
+        costs.append(time.process_time() - t)
+        worst = max(worst, deepest(sim))
+        if k + 1 == rest_from:
+            q_rest = sim.state.q.copy()
+        if (k + 1) % 100 == 0:
+            print(
+                f"  t = {(k + 1) * H:5.2f} s  deepest so far {worst:.3e} m  "
+                f"{1e3 * float(np.mean(costs[-100:])):8.2f} ms/step",
+                flush=True,
+            )
+    drift = float(np.max(np.abs(sim.state.q[:, :3] - q_rest[:, :3]))) if q_rest is not None else float("nan")
+    last = costs[-round(1.0 / H) :]
+    print(f"kynemapy hard: deepest penetration {worst:.3e} m (target <= 1e-6 m)")
+    print(
+        f"  drift over the last {args.rest:g} s {drift:.3e} m; largest speed at the end {np.abs(sim.state.v).max():.3e}"
+    )
+    print(
+        f"  cost {1e6 * float(np.mean(costs)) / n:.1f} µs per body-step over the run, "
+        f"{1e6 * float(np.mean(last)) / n:.1f} over the last second ({1e3 * float(np.mean(costs)):.2f} ms/step)"
+    )
+    if mujoco is not None:
+        per_step, mj_worst = mujoco_pile(boxes, steps)
+        print(
+            f"MuJoCo {mujoco.__version__} (Euler, soft contact): {1e6 * per_step / n:.2f} µs per body-step, "
+            f"deepest penetration {mj_worst:.3e} m"
+        )
+
+
+if __name__ == "__main__":
+    main()
