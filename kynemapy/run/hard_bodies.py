@@ -632,12 +632,16 @@ def tangent_frames(normal: np.ndarray) -> np.ndarray:
     return np.stack([t1, np.cross(normal, t1)], axis=1)
 
 
-def jacobian_rows(frames: np.ndarray, arm: np.ndarray) -> np.ndarray:
+def jacobian_rows(frames: np.ndarray, arm: np.ndarray, apart: np.ndarray | None = None) -> np.ndarray:
     """``[n; t₁; t₂] [I, −arm~]`` (C, 3, 6) of frames (C, 3, 3) (rows n, t₁, t₂) and arms (C, 3) [m]:
-    row s is ``(s, arm × s)`` (``(arm × s) · ω = s · (ω × arm)``)."""
+    row s is ``(s, arm × s)`` (``(arm × s) · ω = s · (ω × arm)``).  With ``apart`` (C, 3) [m], the
+    body whose frame turns the normal (body B of a pair): its normal row's rotation part gains
+    ``n × apart``, the derivative of ``n · apart`` as n turns (zero where ``apart`` is along n)."""
     out = np.empty((frames.shape[0], 3, 6))
     out[:, :, :3] = frames
     out[:, :, 3:] = np.cross(arm[:, None, :], frames)
+    if apart is not None:
+        out[:, 0, 3:] += np.cross(frames[:, 0], apart)
     return out
 
 
@@ -674,6 +678,8 @@ class _Contacts:
         self.shape_a = np.concatenate([p[10] for p in parts]) if parts else np.zeros(0, dtype=np.int64)
         self.shape_b = np.concatenate([p[11] for p in parts]) if parts else np.zeros(0, dtype=np.int64)
         self.point = np.concatenate([p[12] for p in parts]) if parts else np.zeros((0, 3))
+        #: ``p_B − p_A`` [m] (C, 3): along n for closest points; a material pair's may slip apart
+        self.apart = np.concatenate([p[13] for p in parts]) if parts else np.zeros((0, 3))
 
     def take(self, which: np.ndarray) -> _Contacts:
         """The contacts ``which`` (boolean or integer index)."""
@@ -800,6 +806,7 @@ class HardBodies:
                 (
                     np.arange(k, dtype=np.int64), np.full(k, -1, dtype=np.int64), pl.node, frame, np.zeros((k, 3)),
                     arm, gap, pl.slip(q, q_start), pl.friction, pl.restitution, pl.shape, pl.plane, point,
+                    np.zeros((k, 3)),
                 )
             )  # fmt: skip
         rows, pairs, slot = self.query(q)
@@ -853,7 +860,7 @@ class HardBodies:
                 (
                     k0 + (pairs[:, 0] * s + pairs[:, 1]) * KEY_SLOTS + slot, na, nb, frame, rows[:, 0:3] - xa,
                     rows[:, 3:6] - xb, rows[:, 9].copy(), slip, np.full(c, self.friction),
-                    np.full(c, self.restitution), pairs[:, 0], pairs[:, 1], mid,
+                    np.full(c, self.restitution), pairs[:, 0], pairs[:, 1], mid, rows[:, 3:6] - rows[:, 0:3],
                 )
             )  # fmt: skip
         return _Contacts(parts)
@@ -980,7 +987,7 @@ class HardBodies:
                     f"(gaps {cur.gap.tolist()} [m] of shape pairs {pairs}; a plane's point: its shape and plane)"
                 )
             ja = -jacobian_rows(cur.frame, cur.arm_a)
-            jb = jacobian_rows(cur.frame, cur.arm_b)
+            jb = jacobian_rows(cur.frame, cur.arm_b, cur.apart)
             y0 = self._response(minv, cur.na, cur.nb, ja, jb, nu)
             free = np.column_stack([cur.gap, cur.slip]) - self._rates(cur.na, cur.nb, ja, jb, y0)
             lam = nu.copy()
@@ -1014,7 +1021,7 @@ class HardBodies:
             self.last = empty_record()
             return
         ja = -jacobian_rows(closed.frame, closed.arm_a)
-        jb = jacobian_rows(closed.frame, closed.arm_b)
+        jb = jacobian_rows(closed.frame, closed.arm_b, closed.apart)
         v = state.v
         free = self._rates(closed.na, closed.nb, ja, jb, v)
         approach = self._rates(closed.na, closed.nb, ja, jb, v_start)[:, 0]
