@@ -45,6 +45,12 @@ HARD_SHAPE_COLUMNS = 16
 QUERY_MARGIN = 1.0e-6
 #: the most points one pair of shapes gives (box–box face clipping: 8)
 MAX_POINTS = 8
+#: the most iterations of the position correction (its friction held after a stalled solve, the
+#: iterations converge linearly: 10 for a 100-box pile's landing)
+MAX_BODY_ITERATIONS = 50
+#: a shape pair's point touched at the start of a step when the pair had a point this close to
+#: it then, in body B's frame [m]
+TOUCH_DISTANCE = 1.0e-4
 #: a pair's keys: shape pair times this plus the point's place among the pair's points (points
 #: that join a box pair's fixed points during a correction take the places from MAX_POINTS on)
 KEY_SLOTS = 64
@@ -747,9 +753,14 @@ class HardBodies:
         self.iterations = 0
         self.sweeps = 0
         self.held_friction = 0
-        #: the sorted keys of the points closed at the end of the last step (touching at the start
-        #: of the next): the position correction's friction acts on these only
-        self._touching = np.zeros(0, dtype=np.int64)
+        #: the points found at the end of the last step (touching at the start of the next; the
+        #: position correction's friction acts on these only): plane points by key, pair points by
+        #: their shape pair and place in body B's frame (:meth:`_touched`)
+        self._touching: dict[str, np.ndarray] = {
+            "keys": np.zeros(0, dtype=np.int64),
+            "pair": np.zeros(0, dtype=np.int64),
+            "local": np.zeros((0, 3)),
+        }
         #: the box pairs' material points of the present correction (:meth:`_contacts`), None between
         self._fixed: dict[str, Any] | None = None
         self.last: dict[str, np.ndarray] = empty_record()
@@ -865,6 +876,40 @@ class HardBodies:
             )  # fmt: skip
         return _Contacts(parts)
 
+    def _local_b(self, con: _Contacts, q: np.ndarray) -> np.ndarray:
+        """The contacts' points (C, 3) in their body B's frame at node states q [m]."""
+        nb = con.nb
+        return np.einsum("cji,cj->ci", rotation_matrices(q[nb, 3:7]), con.point - (self.x0[nb, :3] + q[nb, :3]))
+
+    def _remember_touching(self, con: _Contacts, q: np.ndarray) -> None:
+        """Keep the points of ``con`` at q as those touching at the start of the next step."""
+        plane = con.na < 0
+        pair = ~plane
+        self._touching = {
+            "keys": np.sort(con.key[plane]),
+            "pair": con.shape_a[pair] * self.node.size + con.shape_b[pair],
+            "local": self._local_b(con.take(pair), q),
+        }
+
+    def _touched(self, con: _Contacts, q_start: np.ndarray) -> np.ndarray:
+        """Which contacts (C,) bool touched at the start of the step: a plane point by its key, a
+        point of a shape pair when the pair had a point within :data:`TOUCH_DISTANCE` of it in
+        body B's frame (the points of a face or an edge are found again in another order, or
+        one more or fewer, from one step to the next)."""
+        out = np.isin(con.key, self._touching["keys"]) & (con.na < 0)
+        pair = np.flatnonzero(con.na >= 0)
+        if pair.size == 0 or self._touching["pair"].size == 0:
+            return out
+        local = self._local_b(con.take(pair), q_start)
+        keys = con.shape_a[pair] * self.node.size + con.shape_b[pair]
+        for key in np.unique(keys):
+            mine = np.flatnonzero(keys == key)
+            before = self._touching["local"][self._touching["pair"] == key]
+            if before.size:
+                near = np.min(np.linalg.norm(local[mine][:, None, :] - before[None, :, :], axis=2), axis=1)
+                out[pair[mine]] = near <= TOUCH_DISTANCE
+        return out
+
     def _world(self, q: np.ndarray, shapes: np.ndarray, local: np.ndarray) -> np.ndarray:
         """World points (C, 3) [m] of points given in the frames of the shapes' nodes (C, 3)."""
         nodes = self.node[shapes]
@@ -902,8 +947,7 @@ class HardBodies:
     def check_start(self, q: np.ndarray) -> None:
         """Refuse a start with two shapes overlapping by more than 1e-12 m (``ModelError`` naming
         the shapes and the depth)."""
-        con = self._contacts(q, q)
-        self._touching = np.sort(con.key[con.gap <= 1.0e-12])
+        self._remember_touching(self._contacts(q, q), q)
         rows, pairs, _ = self.query(q)
         bad = np.flatnonzero(rows[:, 9] < -1.0e-12)
         if bad.size:
@@ -940,7 +984,7 @@ class HardBodies:
         ConvergenceError
             The position correction or a sweep does not reach its tolerance.
         """
-        from kynemapy.run.joint_stops import GAP_TOLERANCE, MAX_ITERATIONS
+        from kynemapy.run.joint_stops import GAP_TOLERANCE
 
         sim = stops.sim
         state, q = sim.state, sim.state.q
@@ -957,12 +1001,12 @@ class HardBodies:
         if not np.any(con.gap <= 0.0):
             self._fixed = None
             self.last = empty_record()
-            self._touching = np.zeros(0, dtype=np.int64)
+            self._remember_touching(con, q)
             return
         minv = self._inverse_mass(stops)
         frozen = strict = False
         previous, stalled = np.inf, 0
-        for it in range(MAX_ITERATIONS + 1):
+        for it in range(MAX_BODY_ITERATIONS + 1):
             if it > 0:
                 con = self._contacts(q, q_start)
             inc = (con.gap <= 0.0) | np.isin(con.key, set_keys)
@@ -980,10 +1024,10 @@ class HardBodies:
                 stalled = stalled + 1 if worst > 0.5 * previous else 0
                 strict = strict or stalled >= STALLED_ITERATIONS
                 previous = worst
-            if it == MAX_ITERATIONS:
+            if it == MAX_BODY_ITERATIONS:
                 pairs = np.column_stack([cur.shape_a, cur.shape_b]).tolist()
                 raise stops.convergence_error(
-                    f"the position correction of the hard contacts did not converge in {MAX_ITERATIONS} iterations "
+                    f"the position correction of the hard contacts did not converge in {MAX_BODY_ITERATIONS} iterations "
                     f"(gaps {cur.gap.tolist()} [m] of shape pairs {pairs}; a plane's point: its shape and plane)"
                 )
             ja = -jacobian_rows(cur.frame, cur.arm_a)
@@ -992,7 +1036,7 @@ class HardBodies:
             free = np.column_stack([cur.gap, cur.slip]) - self._rates(cur.na, cur.nb, ja, jb, y0)
             lam = nu.copy()
             # friction at position level only where the point touched at the start of the step
-            mu = np.where(np.isin(cur.key, self._touching), cur.mu, 0.0)
+            mu = np.where(self._touched(cur, q_start), cur.mu, 0.0)
             lam[mu == 0.0, 1:] = 0.0
             held = self.held_friction
             y, _ = self._solve(
@@ -1016,7 +1060,7 @@ class HardBodies:
         if pl is not None:
             at_plane = cur.na < 0
             pl.position_impulse[cur.key[at_plane]] = nu[at_plane, 0]
-        self._touching = np.sort(closed.key)
+        self._remember_touching(con, q)
         if closed.gap.size == 0:
             self.last = empty_record()
             return
