@@ -1028,7 +1028,8 @@ class HardBodies:
                 pairs = np.column_stack([cur.shape_a, cur.shape_b]).tolist()
                 raise stops.convergence_error(
                     f"the position correction of the hard contacts did not converge in {MAX_BODY_ITERATIONS} "
-                    f"iterations (gaps {cur.gap.tolist()} [m] of shape pairs {pairs}; a plane's point: its shape and plane)"
+                    f"iterations (gaps {cur.gap.tolist()} [m] of shape pairs {pairs}; a plane's point: its shape "
+                    "and plane)"
                 )
             ja = -jacobian_rows(cur.frame, cur.arm_a)
             jb = jacobian_rows(cur.frame, cur.arm_b, cur.apart)
