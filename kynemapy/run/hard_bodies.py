@@ -35,6 +35,7 @@ from kynemapy.collision.narrow import BOX, ROW, collide
 from kynemapy.collision.shapes import world_poses
 from kynemapy.model import Model
 from kynemapy.model.errors import ModelError
+from kynemapy.run.hard_contact import contact_geometry
 
 #: the columns of ``Model.hard_shapes``: node, kind code (0 sphere, 1 capsule, 2 box), the
 #: centre's offset from the node at the reference configuration (3) [m], the local axes'
@@ -662,6 +663,10 @@ def _lookup(keys: np.ndarray, values: np.ndarray, wanted: np.ndarray) -> np.ndar
     return out
 
 
+#: no point touching (:attr:`HardBodies._touching`)
+_NO_TOUCHING = {"keys": np.zeros(0, dtype=np.int64), "pair": np.zeros(0, dtype=np.int64), "local": np.zeros((0, 3))}
+
+
 def _groups(con: _Contacts) -> np.ndarray:
     """Each contact's group (C,) int: one per shape pair, or per shape and plane."""
     key = np.column_stack([con.na < 0, con.shape_a, con.shape_b])
@@ -750,6 +755,8 @@ class HardBodies:
         self._pairs = np.zeros((max(4 * s, 16), 2), dtype=np.int64)
         self._out = np.zeros((MAX_POINTS * self._pairs.shape[0], ROW))
         self._owner = np.zeros(self._out.shape[0], dtype=np.int64)
+        k = 0 if planes is None else planes.size
+        self._plane_gap, self._plane_point, self._plane_arm = np.empty(k), np.empty((k, 3)), np.empty((k, 3))
         self.iterations = 0
         self.sweeps = 0
         self.held_friction = 0
@@ -790,9 +797,7 @@ class HardBodies:
             )  # fmt: skip
             if rows >= 0:
                 break
-            self._pairs = np.zeros((2 * -rows, 2), dtype=np.int64)
-            self._out = np.zeros((MAX_POINTS * self._pairs.shape[0], ROW))
-            self._owner = np.zeros(self._out.shape[0], dtype=np.int64)
+            self._grow(-rows)
         owner = self._owner[:rows]
         slot = np.arange(rows, dtype=np.int64) - np.searchsorted(owner, owner)
         return self._out[:rows].copy(), self._pairs[owner].copy(), slot
@@ -875,6 +880,36 @@ class HardBodies:
                 )
             )  # fmt: skip
         return _Contacts(parts)
+
+    def _smallest_gap(self, q: np.ndarray) -> tuple[float, bool]:
+        """The smallest gap at q [m] over the plane points and the shape pairs, and whether any
+        point is within :data:`QUERY_MARGIN` (touching: the next step's friction needs it)."""
+        smallest = np.inf
+        pl = self.planes
+        if pl is not None:
+            smallest = contact_geometry(
+                pl.x0, q, pl.node, pl.offset, pl.radius, pl.normal, pl.offset_d, self._plane_gap, self._plane_point,
+                self._plane_arm,
+            )  # fmt: skip
+        near = smallest <= QUERY_MARGIN
+        while True:
+            rows = scene_contacts(
+                self.x0, q, self.node, self.kind, self.offset, self.frame, self.dims, self.group, self.mask,
+                self.excluded, QUERY_MARGIN, self._scratch, self._pairs, self._out, self._owner,
+            )  # fmt: skip
+            if rows >= 0:
+                break
+            self._grow(-rows)
+        if rows > 0:
+            near = True
+            smallest = min(smallest, float(np.min(self._out[:rows, 9])))
+        return float(smallest), bool(near)
+
+    def _grow(self, pairs: int) -> None:
+        """Room for ``pairs`` candidate pairs (twice that) in the query's buffers."""
+        self._pairs = np.zeros((2 * pairs, 2), dtype=np.int64)
+        self._out = np.zeros((MAX_POINTS * self._pairs.shape[0], ROW))
+        self._owner = np.zeros(self._out.shape[0], dtype=np.int64)
 
     def _local_b(self, con: _Contacts, q: np.ndarray) -> np.ndarray:
         """The contacts' points (C, 3) in their body B's frame at node states q [m]."""
@@ -997,6 +1032,12 @@ class HardBodies:
         set_keys = np.zeros(0, dtype=np.int64)
         nu_keys, nu_vals = np.zeros(0, dtype=np.int64), np.zeros((0, 3))
         self._fixed = None
+        # the early-out: nothing touches after the smooth step (compiled queries only)
+        smallest, near = self._smallest_gap(q)
+        if smallest > 0.0 and not near:
+            self.last = empty_record()
+            self._touching = _NO_TOUCHING
+            return
         con = self._contacts(q, q_start, fix=True)
         if not np.any(con.gap <= 0.0):
             self._fixed = None
