@@ -134,7 +134,10 @@ class ContactImpulses(NamedTuple):
 
 
 #: what the step-size control, advance_to and Batch answer for a model with hard joint limits or hard contact
-NONSMOOTH = "hard joint limits (limit_restitution) or hard contact (add_ground_plane(law='hard'))"
+NONSMOOTH = (
+    "hard joint limits (limit_restitution) or hard contact (add_ground_plane(law='hard') or "
+    "set_body_contact(law='hard'))"
+)
 
 
 class Simulation:

@@ -207,6 +207,17 @@ def test_refusals_name_what_is_wrong() -> None:
         row_of_balls(2, -0.01, 0.0, 0.0)
 
 
+def test_step_control_and_batch_refuse_the_hard_body_law() -> None:
+    """advance_to, run(control=...) and Batch name the hard body law among what they do not support."""
+    sim = row_of_balls(2, 1e-3, 1.0, 1.0)
+    with pytest.raises(ValueError, match=r"advance_to .* set_body_contact\(law='hard'\)"):
+        sim.advance_to(0.01, kp.StepControl(rtol=1e-6))
+    with pytest.raises(ValueError, match=r"run\(control=\.\.\.\) .* set_body_contact\(law='hard'\)"):
+        sim.run(t_end=0.01, control=kp.StepControl(rtol=1e-6))
+    with pytest.raises(ValueError, match=r"Batch: member 0's model has .*set_body_contact\(law='hard'\)"):
+        kp.Batch([sim])
+
+
 BODY_TOML = """
 [[node]]
 name = "a"
