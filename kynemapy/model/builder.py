@@ -2264,9 +2264,7 @@ class ModelBuilder:
                 f"body contact law='hard' is built for models of free bodies; this model has {what} "
                 "(use the compliant law, set_body_contact(stiffness=...), for them)"
             )
-        from kynemapy.collision.shapes import shape_table
-
-        t = shape_table(self._shapes)
+        t = contact.shape_table(self._shapes)
         laws = np.tile(np.array(law, dtype=np.float64), (len(t), 1))
         rows = np.column_stack([t.node, t.kind, t.offset, t.frame, t.dims, t.group, t.mask, laws]).astype(np.float64)
         excluded = np.array(sorted(self._excluded), dtype=np.int64).reshape(-1, 2)

@@ -35,7 +35,7 @@ from kynemapy.collision.narrow import BOX, ROW, collide
 from kynemapy.collision.shapes import world_poses
 from kynemapy.model import Model
 from kynemapy.model.errors import ModelError
-from kynemapy.run.hard_contact import contact_geometry
+from kynemapy.run.hard_contact import GAP_TOLERANCE, contact_geometry
 
 #: the columns of ``Model.hard_shapes``: node, kind code (0 sphere, 1 capsule, 2 box), the
 #: centre's offset from the node at the reference configuration (3) [m], the local axes'
@@ -55,10 +55,9 @@ TOUCH_DISTANCE = 1.0e-4
 #: a pair's keys: shape pair times this plus the point's place among the pair's points (points
 #: that join a box pair's fixed points during a correction take the places from MAX_POINTS on)
 KEY_SLOTS = 64
-#: a box point penetrating by more than ``GAP_TOLERANCE_HERE`` [m] during a correction joins its
+#: a box point penetrating by more than ``GAP_TOLERANCE`` [m] during a correction joins its
 #: pair's fixed points when it is farther than this from all of them [m]
 NEW_POINT_DISTANCE = 1.0e-6
-GAP_TOLERANCE_HERE = 1.0e-12
 
 #: the normal rows' residual that :func:`solve_blocks` must also meet [m or m/s] (1 % of the
 #: position correction's gap tolerance) once position iterations stall (STALLED_ITERATIONS)
@@ -848,7 +847,7 @@ class HardBodies:
             fixed = self._fixed
             # a box point penetrating away from every fixed point of its pair joins them (the
             # correction can turn a box onto a corner that was clear after the smooth step)
-            new = boxes & (rows[:, 9] < -GAP_TOLERANCE_HERE)
+            new = boxes & (rows[:, 9] < -GAP_TOLERANCE)
             if np.any(new):
                 keys = pairs[:, 0] * self.node.size + pairs[:, 1]
                 for i in np.flatnonzero(new):
@@ -1034,8 +1033,6 @@ class HardBodies:
         ConvergenceError
             The position correction or a sweep does not reach its tolerance.
         """
-        from kynemapy.run.joint_stops import GAP_TOLERANCE
-
         sim = stops.sim
         state, q = sim.state, sim.state.q
         self.iterations = 0

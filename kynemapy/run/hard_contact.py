@@ -22,6 +22,9 @@ from kynemapy._jit import njit
 from kynemapy.model import Model
 from kynemapy.model.errors import ModelError
 
+#: the tolerance of the gaps after the position correction [m] (of the joint stops: [rad or m],
+#: relative to max(1, |limit|))
+GAP_TOLERANCE = 1.0e-12
 #: the largest number of projected Gauss–Seidel sweeps over the blocks (then a ConvergenceError)
 MAX_SWEEPS = 20_000
 #: stop the sweeps when no impulse changes by more than this, relative to the largest impulse

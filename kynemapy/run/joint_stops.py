@@ -47,6 +47,7 @@ from kynemapy.model import Model, kinds
 from kynemapy.model.errors import ModelError
 from kynemapy.run.hard_bodies import HardBodies, has_hard_bodies
 from kynemapy.run.hard_contact import (
+    GAP_TOLERANCE,
     MAX_SWEEPS,
     SWEEP_TOLERANCE,
     HardContacts,
@@ -59,8 +60,6 @@ from kynemapy.run.hard_contact import (
 
 #: the most Newton iterations of the position correction
 MAX_ITERATIONS = 20
-#: the tolerance of the gaps after the position correction [rad or m] (relative to max(1, |limit|))
-GAP_TOLERANCE = 1.0e-12
 #: the tolerance of the bilateral constraints after it [m, rad]: never worse than after the smooth step
 PHI_TOLERANCE = 1.0e-12
 
