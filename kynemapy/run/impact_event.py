@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 from scipy.optimize import brentq
 
+from kynemapy._jit import njit
 from kynemapy.engine.entry import ADVANCE
 from kynemapy.engine.params import (
     P_ALPHA_F,
@@ -66,6 +67,31 @@ PENETRATION = 1.0e-10
 MAX_CUTS = 3
 #: the closed-gap tolerance of the start [m, or rad relative] (joint_stops.GAP_TOLERANCE)
 OPEN_TOLERANCE = 1.0e-12
+
+
+@njit
+def stop_passed(output: np.ndarray, cid: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> bool:
+    """Whether a joint is at or past one of its hard limits.
+
+    Parameters
+    ----------
+    output : (C, 3) ndarray of float
+        The state's constraint outputs (angle [rad] or travel [m] first).
+    cid : (K,) ndarray of int64
+        The limited joints' constraint ids.
+    lower, upper : (K,) ndarray of float
+        Their limits [rad or m].
+
+    Returns
+    -------
+    bool
+        True when ``output[cid[i], 0] <= lower[i]`` or ``>= upper[i]`` for some i.
+    """
+    for i in range(cid.shape[0]):
+        value = output[cid[i], 0]
+        if value <= lower[i] or value >= upper[i]:
+            return True
+    return False
 
 
 def sub_coefficients(p: np.ndarray, h: float) -> np.ndarray:
@@ -189,6 +215,7 @@ class ImpactEvents:
         con = stops.contacts
         k = 0 if con is None else con.size
         self._gap, self._point, self._arm = np.empty(k), np.empty((k, 3)), np.empty((k, 3))
+        self._gap0, self._point0, self._arm0 = np.empty(k), np.empty((k, 3)), np.empty((k, 3))
         # the arenas of the state and of its copy at the step's start (begin copies them whole)
         self._state_f, self._state_i = state.f, state.i
         self._start_f, self._start_i = self._start.f, self._start.i
@@ -240,26 +267,30 @@ class ImpactEvents:
         """The fraction θ of the step of size h from ``begin`` to the present state at which the
         first open point or stop closes; None when none crosses or one was closed at ``begin``."""
         stops, state = self.stops, self.sim.state
-        con = stops.contacts
-        crossing_contacts = False
-        if con is not None:
-            crossing_contacts = self._smallest() <= 0.0
-        cid = stops.cid
-        if cid.size:
-            theta1 = state.constraint_output[cid, 0]
-            low1, high1 = theta1 <= stops.lower, theta1 >= stops.upper
-            crossing_stops = bool(np.any(low1 | high1))
-        else:
-            crossing_stops = False
-        if not (crossing_contacts or crossing_stops):
+        con, cid = stops.contacts, stops.cid
+        crossing = con is not None and self._smallest() <= 0.0  # the end's gaps and arms in the scratch
+        if cid.size and not crossing:
+            crossing = stop_passed(state.constraint_output, cid, stops.lower, stops.upper)
+        if not crossing:
             return None
-        best = 1.0
-        target = -PENETRATION
+        # the clean case only: every point and stop open at the start (a resting body returns here)
+        if con is not None:
+            smallest = contact_geometry(
+                con.x0, begin.q, con.node, con.offset, con.radius, con.normal, con.offset_d,
+                self._gap0, self._point0, self._arm0,
+            )  # fmt: skip
+            if smallest <= OPEN_TOLERANCE:
+                return None
         if cid.size:
             theta0 = begin.constraint_output[cid, 0]
             low0, high0 = theta0 - stops.lower, stops.upper - theta0
             if np.any(low0 <= self._stop_scale) or np.any(high0 <= self._stop_scale):
                 return None
+        best = 1.0
+        target = -PENETRATION
+        if cid.size:
+            theta1 = state.constraint_output[cid, 0]
+            low1, high1 = theta1 <= stops.lower, theta1 >= stops.upper
             rate0, rate1 = begin.constraint_output[cid, 1], state.constraint_output[cid, 1]
             scale = np.maximum(1.0, np.maximum(np.abs(stops.lower), np.abs(stops.upper)))
             for i in np.flatnonzero(low1):
@@ -269,15 +300,12 @@ class ImpactEvents:
                 s = hermite_root(high0[i], -rate0[i], stops.upper[i] - theta1[i], -rate1[i], h, target * scale[i])
                 best = min(best, s)
         if con is not None:
-            gap1, _, arm1 = con.geometry(state.q)
-            gap0, _, arm0 = con.geometry(begin.q)
-            if np.any(gap0 <= OPEN_TOLERANCE):
-                return None
+            gap0, gap1 = self._gap0, self._gap
             which = np.flatnonzero(gap1 <= 0.0)
             if which.size:
                 n, node, comp = stops.n, stops.dof_node, stops.dof_component
-                rate0 = con.rows(which, arm0, n)[0::3] @ begin.v[node, comp]
-                rate1 = con.rows(which, arm1, n)[0::3] @ state.v[node, comp]
+                rate0 = con.rows(which, self._arm0, n)[0::3] @ begin.v[node, comp]
+                rate1 = con.rows(which, self._arm, n)[0::3] @ state.v[node, comp]
                 for j, i in enumerate(which):
                     best = min(best, hermite_root(gap0[i], rate0[j], gap1[i], rate1[j], h, target))
         return best
