@@ -221,7 +221,9 @@ class ImpactEvents:
         self._start_f, self._start_i = self._start.f, self._start.i
         #: contact points without stops, through the joint stops' early-out (bodies' law: not)
         self._points_only = con is not None and stops.cid.size == 0 and stops.bodies is None
-        self._stop_scale = OPEN_TOLERANCE * np.maximum(1.0, np.maximum(np.abs(stops.lower), np.abs(stops.upper)))
+        # the closed-stop tolerances of each side [rad or m] (relative to max(1, |limit|), as the stops')
+        self._low_scale = OPEN_TOLERANCE * np.maximum(1.0, np.abs(stops.lower))
+        self._high_scale = OPEN_TOLERANCE * np.maximum(1.0, np.abs(stops.upper))
 
     # ------------------------------------------------------------ the step
     def begin(self) -> None:
@@ -284,7 +286,7 @@ class ImpactEvents:
         if cid.size:
             theta0 = begin.constraint_output[cid, 0]
             low0, high0 = theta0 - stops.lower, stops.upper - theta0
-            if np.any(low0 <= self._stop_scale) or np.any(high0 <= self._stop_scale):
+            if np.any(low0 <= self._low_scale) or np.any(high0 <= self._high_scale):
                 return None
         best = 1.0
         target = -PENETRATION
@@ -292,12 +294,15 @@ class ImpactEvents:
             theta1 = state.constraint_output[cid, 0]
             low1, high1 = theta1 <= stops.lower, theta1 >= stops.upper
             rate0, rate1 = begin.constraint_output[cid, 1], state.constraint_output[cid, 1]
-            scale = np.maximum(1.0, np.maximum(np.abs(stops.lower), np.abs(stops.upper)))
+            low_target, high_target = (
+                target * self._low_scale / OPEN_TOLERANCE,
+                target * self._high_scale / OPEN_TOLERANCE,
+            )
             for i in np.flatnonzero(low1):
-                s = hermite_root(low0[i], rate0[i], theta1[i] - stops.lower[i], rate1[i], h, target * scale[i])
+                s = hermite_root(low0[i], rate0[i], theta1[i] - stops.lower[i], rate1[i], h, low_target[i])
                 best = min(best, s)
             for i in np.flatnonzero(high1):
-                s = hermite_root(high0[i], -rate0[i], stops.upper[i] - theta1[i], -rate1[i], h, target * scale[i])
+                s = hermite_root(high0[i], -rate0[i], stops.upper[i] - theta1[i], -rate1[i], h, high_target[i])
                 best = min(best, s)
         if con is not None:
             gap0, gap1 = self._gap0, self._gap
