@@ -328,14 +328,15 @@ class Simulation:
 
     def _with_stops(self) -> None:
         """Make the step entries enforce the hard joint limits after each smooth step (one step
-        per compiled call; the rows record the corrected state)."""
+        per compiled call; the rows record the corrected state), a step in which an open contact
+        point or stop closes split at the impact (:mod:`kynemapy.run.impact_event`)."""
         from kynemapy.run.impact_event import ImpactEvents
 
         smooth_status, smooth_run, stops = self._step_status, self._run, self._stops
         assert stops is not None
         state, iters1, p_own = self._state, self._iters1, self._p
-        #: the impact-time location (kynemapy.run.impact_event): splits a step at a first impact
-        self._events = events = ImpactEvents(self, stops, smooth_run, NO_ROWS, iters1, self._out)
+        # the impact-time location (also stops.events): splits a step at a first impact
+        events = ImpactEvents(self, stops, smooth_run, NO_ROWS, iters1, self._out)
 
         def status_with_stops() -> int:
             events.begin()
