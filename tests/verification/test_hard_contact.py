@@ -658,3 +658,23 @@ def test_a_spinning_box_first_corner_impact_is_located() -> None:
         bound = h**4 * omega**4 * math.hypot(y, z) / 384.0 / abs(rate) + 1e-12
         assert abs(events.impact_time - (t_star + PENETRATION / abs(rate))) <= bound
         assert events.cuts == 1
+
+
+def test_a_failed_sub_step_falls_back_to_the_step_as_before(monkeypatch: pytest.MonkeyPatch) -> None:
+    """When a sub-step's Newton solve fails (made to here), the whole step's smooth result is put
+    back and corrected as without impact location: Newton's law with the velocity at the start of
+    the impact step, so the ball (dropped from 0.5 m, e = 0.5, h = 1 ms) leaves the plane at
+    ``e g t_n`` (t_n the impact step's start) to 1e-12 m/s, from the plane (gap 0 to 1e-12 m), and
+    the step is not reported split."""
+    from kynemapy.run import impact_event
+
+    monkeypatch.setattr(impact_event.ImpactEvents, "_smooth", lambda self, p, h: 1)
+    h, e, h0 = 1e-3, 0.5, 0.5
+    sim = ball(h, e, h0)
+    events = sim.joint_stops.events
+    while sim.state.v[0, 2] <= 0.0:
+        assert sim.step().converged
+    t_n = (sim.step_count - 1) * h
+    assert abs(sim.state.v[0, 2] - e * G * t_n) <= 1e-12
+    assert abs(ball_gap(sim, h0)) <= 1e-12
+    assert events.cuts == 0 and math.isnan(events.impact_time)
