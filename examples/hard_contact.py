@@ -6,10 +6,11 @@ plane by more than 1e-12 m, impacts follow Newton's law (normal velocity after =
 friction is exact Coulomb: a sticking box does not creep, a sliding one accelerates at exactly
 g (sin a − μ cos a).
 
-1. A ball (2 kg, r = 0.1 m) dropped from 0.5 m onto a hard floor with e = 0.8: its apex after
-   the first bounce is e² v_n²/2g, v_n = g t_n the velocity at the start of the impact step
-   (Newton's law uses it), within the apex's sampling on the step grid (g h²/8), and below
-   e² h₀ by at most 2 g h/v* relative.
+1. A ball (2 kg, r = 0.1 m) dropped from 0.5 m onto a hard floor with e = 0.8: the step in which
+   it reaches the floor is split at the impact, located at t* = √(2 h₀/g) (late by η/v*, η = 1e-10 m
+   the penetration the located sub-step aims at), so that Newton's law sees the velocity there; its
+   apex after the bounce, z + v_z²/2g, is e² (h₀ + η) to 1e-12 m and the apex on the step grid is
+   within its sampling (g h²/8) below it.
 2. A box (3 kg) resting face down on a plane tilted by a, μ = 0.5: with a = 0.3 rad (tan a < μ)
    it stays put (less than 1e-9 m over 1 s); with a = 0.6 rad and μ = 0.3 it slides, its velocity
    after 1 s is g (sin a − μ cos a) × 1 s to 1e-6 relative.
@@ -25,6 +26,7 @@ import sys
 import numpy as np
 
 import kynemapy as kp
+from kynemapy.run.impact_event import PENETRATION
 from kynemapy.validation import contact as contact_case
 
 G = 9.81
@@ -43,21 +45,31 @@ def bouncing_ball(e: float = 0.8, h0: float = 0.5) -> bool:
     b.add_sphere(n, r)
     b.add_ground_plane(law="hard", restitution=e)
     sim = kp.Simulation(b.build(), params())
-    gaps = []
+    events = sim.joint_stops.events
+    gaps, reach = [], []
+    t_hit = math.nan  # the first impact's located time [s]
     for _ in range(1000):
         sim.step()
-        gaps.append(h0 + float(sim.state.q[0, 2]))
+        gap, vz = h0 + float(sim.state.q[0, 2]), float(sim.state.v[0, 2])
+        gaps.append(gap)
+        if math.isnan(t_hit) and events.cuts:
+            t_hit = events.impact_time
+        if not math.isnan(t_hit):
+            reach.append(gap + vz * vz / (2.0 * G))  # the height it would reach: constant in free flight
     gap = np.array(gaps)
-    first = int(np.flatnonzero(gap <= 1e-12)[0])  # the impact is in step first + 1
-    apex = float(gap[first:].max())
-    scheme = e * e * (G * first * H) ** 2 / (2.0 * G)
     v_star = math.sqrt(2.0 * G * h0)
-    error = apex / (e * e * h0) - 1.0
-    ok = scheme - G * H * H / 8.0 - 1e-12 <= apex <= scheme + 1e-12 and -2.0 * G * H / v_star <= error <= 1e-12
-    ok = ok and gap.min() >= -1e-12
+    t_star = math.sqrt(2.0 * h0 / G)
+    flight = np.array(reach[: int(2.0 * e * v_star / G / H) - 2])  # up to just before the next impact
+    first = len(gaps) - len(reach)  # the row ending the impact step
+    apex = float(gap[first : first + flight.size].max())
+    exact = e * e * (h0 + PENETRATION)
+    ok = abs(t_hit - t_star - PENETRATION / v_star) <= 1e-12
+    ok = ok and bool(np.all(np.abs(flight - exact) <= 1e-12))
+    ok = ok and exact - G * H * H / 8.0 - 1e-12 <= apex <= exact + 1e-12 and gap.min() >= -1e-12
     print(
-        f"ball: apex {apex:.9f} m after the bounce (e² h₀ = {e * e * h0:.9f} m, relative {error:.3g}, bound "
-        f"{-2.0 * G * H / v_star:.3g}); deepest {gap.min():.3g} m  {'ok' if ok else 'FAIL'}"
+        f"ball: impact located at {t_hit:.12f} s (t* = {t_star:.12f} s); apex z + v²/2g "
+        f"{float(flight.max()):.12f} m after the bounce (e² h₀ = {e * e * h0:.12f} m), on the step grid "
+        f"{apex:.9f} m; lowest {gap.min():.3g} m  {'ok' if ok else 'FAIL'}"
     )
     return ok
 

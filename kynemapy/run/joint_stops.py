@@ -232,6 +232,9 @@ class JointStops:
         The points against hard ground planes, with their last step's impulses; None without.
     sweeps : int
         The projected Gauss–Seidel sweeps of the last velocity jump with contact points.
+    events : kynemapy.run.impact_event.ImpactEvents
+        The impact-time location of the simulation's steps: the last impact's time and the
+        velocities around it.
     """
 
     def __init__(self, sim: Any) -> None:
@@ -246,6 +249,8 @@ class JointStops:
         self.bodies: HardBodies | None = HardBodies(model, self.contacts) if has_hard_bodies(model) else None
         #: the projected Gauss–Seidel sweeps of the last velocity jump with contact points
         self.sweeps = 0
+        #: the impact-time location of the simulation's steps (:class:`kynemapy.run.impact_event.ImpactEvents`)
+        self.events: Any = None
         # the early-out's scratch (gaps, points, arms), and whether the last step left impulses to zero
         k = 0 if self.contacts is None else self.contacts.size
         self._gap, self._point, self._arm = np.empty(k), np.empty((k, 3)), np.empty((k, 3))
@@ -363,6 +368,17 @@ class JointStops:
             )
 
     # ------------------------------------------------------------ the correction
+    def all_clear(self) -> None:
+        """What :meth:`correct` does after a smooth step that left every contact point clear of its
+        plane, for a model of contact points without stops (the caller found the smallest gap > 0:
+        the last step's impulses zeroed, once)."""
+        if self._dirty:
+            self.iterations = 0
+            self.sweeps = 0
+            assert self.contacts is not None
+            self.contacts.clear()
+            self._dirty = False
+
     def correct(self, v_start: np.ndarray, q_start: np.ndarray | None = None) -> None:
         """Enforce the stops (and the hard contact points) after a converged smooth step (q̃, ṽ in
         the simulation's state).

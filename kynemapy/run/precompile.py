@@ -154,6 +154,19 @@ def _hard_contact() -> None:
     assert general.joint_stops is not None
     general.joint_stops._compiled = False  # the general path's kernels (stops, bilateral constraints)
     general.advance(2)
+    # an impact located inside a step (kynemapy.run.impact_event): a ball 0.1 mm above the plane,
+    # a pendulum 1 mrad above its stop
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, -9.81))
+    n = b.add_node(position=(0.0, 0.0, 0.1001))
+    b.add_mass(n, mass=1.0, inertia=(0.004, 0.004, 0.004))
+    b.add_sphere(n, 0.1)
+    b.add_ground_plane(law="hard", restitution=1.0)
+    kp.Simulation(b.build(), kp.StepParameters(h=1e-3)).advance(8)
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, -9.81))
+    n = b.add_node(position=(0.0, 0.8, 0.0))
+    b.add_mass(n, mass=1.0, inertia=(0.01, 0.01, 0.01))
+    b.add_hinge_joint(kp.GROUND, n, (0, 0, 0), (1, 0, 0), limits=(-1e-3, 1.0), limit_restitution=0.5)
+    kp.Simulation(b.build(), kp.StepParameters(h=1e-3)).advance(20)
 
 
 class _Bar:

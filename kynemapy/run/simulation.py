@@ -331,17 +331,21 @@ class Simulation:
 
     def _with_stops(self) -> None:
         """Make the step entries enforce the hard joint limits after each smooth step (one step
-        per compiled call; the rows record the corrected state)."""
+        per compiled call; the rows record the corrected state), a step in which an open contact
+        point or stop closes split at the impact (:mod:`kynemapy.run.impact_event`)."""
+        from kynemapy.run.impact_event import ImpactEvents
+
         smooth_status, smooth_run, stops = self._step_status, self._run, self._stops
         assert stops is not None
-        state, iters1 = self._state, self._iters1
+        state, iters1, p_own = self._state, self._iters1, self._p
+        # the impact-time location (also stops.events): splits a step at a first impact
+        events = ImpactEvents(self, stops, smooth_run, NO_ROWS, iters1, self._out)
 
         def status_with_stops() -> int:
-            v_start = state.v.copy()
-            q_start = state.q.copy()
+            events.begin()
             status = smooth_status()
             if status == CONVERGED:
-                stops.correct(v_start, q_start)
+                events.correct(p_own)
             return status
 
         def run_with_stops(
@@ -358,12 +362,11 @@ class Simulation:
                 return smooth_run(p, which, n, every, rows, max_rows, iterations, out)
             done = recorded = 0
             while done < n:
-                v_start = state.v.copy()
-                q_start = state.q.copy()
+                events.begin()
                 status = smooth_run(p, ADVANCE, 1, 0, NO_ROWS, 0, iters1, out)[2]
                 if status != CONVERGED:
                     return done, recorded, status
-                stops.correct(v_start, q_start)
+                events.correct(p)
                 n_iter = int(iters1[0])
                 if done < iterations.shape[0]:
                     iterations[done] = n_iter

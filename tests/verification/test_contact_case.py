@@ -42,4 +42,4 @@ def test_apexes_are_found_in_a_made_up_run() -> None:
         "vz": np.array([0.0, -1.0, -2.0, 1.5, 1.0, 0.0, -0.5, -1.0]),
     }
     found = case.apexes(run)
-    assert found == [(0.5, 2.0, 3.0)]
+    assert found == [(0.5, 1.5**2 / (2.0 * case.G), 3.0)]  # the apex, z + v²/2g after the impact, the time

@@ -3,13 +3,15 @@ nonsmooth generalized-α step of the joint stops (Brüls, Acary & Cardona, CMAME
 of spheres and box corners, Newton's restitution law and exact Coulomb friction.
 
 Every number is checked against a closed form: free fall, Newton's law with the velocity at the
-start of the impact step, a body at rest (impulse m g h per step), a box on an incline
-(sticking, or sliding at g (sin a − μ cos a)), a box or ball sliding on flat ground (μ g).
+located impact, a body at rest (impulse m g h per step), a box on an incline (sticking, or sliding
+at g (sin a − μ cos a)), a box or ball sliding on flat ground (μ g).
 
-Where the scheme's error comes from at an impact: the contact is found at the end of the step in
-which the ball passed the plane and Newton's law uses the normal velocity at the start of that
-step, v_n, which differs from the velocity at the true impact v* by at most g h; so the rebound
-apex ``e² v_n² / 2g`` is below ``e² h₀`` by at most ``2 g h / v*`` relative (first order).
+Where the scheme's error comes from at an impact: a step in which an open point crosses the plane
+is split at the impact time located from the gaps and rates at its two ends
+(:mod:`kynemapy.run.impact_event`; exact for free flight, where the gap is a quadratic in time and
+the smooth scheme is exact), aimed at a penetration η = ``PENETRATION`` (1e-10 m) so that the
+sub-step surely closes the point: the impact is late by η/v*, Newton's law sees ``v* + g η / v*``
+and the position correction lifts the ball by η, so the rebound apex is ``e² (h₀ + η)``, whatever h.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import pytest
 
 import kynemapy as kp
 from kynemapy.model.errors import ModelError
+from kynemapy.run.impact_event import PENETRATION
 
 G = 9.81
 MASS, RADIUS = 2.0, 0.1  # kg, m
@@ -144,32 +147,61 @@ def test_a_ball_dropped_with_e_0_comes_to_rest_on_the_plane() -> None:
 
 @pytest.mark.parametrize("e", [1.0, 0.5])
 def test_the_rebound_apex_is_e_squared_h0(e: float) -> None:
-    """Dropped from h₀ = 0.5 m: after the impact the ball rises to ``e² v_n² / 2g`` (v_n = g t_n the
-    velocity at the start of the impact step, which Newton's law uses) to within the sampling of the
-    apex on the step grid (g h²/8); so it is below ``e² h₀`` by ``2 g (t* − t_n) / v*`` relative
-    (v* = √(2 g h₀), t* = √(2 h₀ / g)), at most ``2 g h / v*``: a bound that falls as h (6.3e-3,
-    1.6e-3, 3.9e-4 at h = 1, 0.25, 0.0625 ms).  The error itself follows where t* falls in its step:
-    measured 1.72e-3, 1.59e-4, 1.59e-4 (t* − t_n = 0.28, 0.10, 0.41 steps), for both e."""
+    """Dropped from h₀ = 0.5 m, h = 4, 2, 1, 0.5 ms: the impact step is split at the located impact,
+    t* = √(2 h₀/g) late by η/v* (η = 1e-10 m the penetration aimed at, v* = √(2 g h₀)) to within
+    the round-off of the time, 1e-12 s; Newton's law there sees ``v_z = −(v* + g η/v*)`` (1e-12 m/s)
+    and gives exactly −e times it; from then on the apex of the free flight, ``z + v_z²/2g`` at
+    every step until it lands again, is ``e² (h₀ + η)`` (the correction lifts the ball by η) to
+    1e-12 m: the error ``e² η`` does not depend on h.  The apex on the step grid is within its
+    sampling, g h²/8, below it.  Before the impact location (Newton's law with the velocity at the
+    start of the impact step) the error was below e² h₀ by up to ``2 g h / v*`` relative: 1.55e-2,
+    6.7e-3, 2.3e-3, 1.05e-4 m for h₀ = 1 m, e = 1 (bench/contact.py's bounce)."""
     h0 = 0.5
     v_star = math.sqrt(2.0 * G * h0)
-    errors = []
-    for h in (1e-3, 2.5e-4, 6.25e-5):
+    t_star = math.sqrt(2.0 * h0 / G)
+    for h in (4e-3, 2e-3, 1e-3, 5e-4):
         sim = ball(h, e, h0)
-        gaps = []
-        for _ in range(round(0.32 / h) + round(2.0 * e * v_star / G / h)):
+        events = sim.joint_stops.events
+        flight = 2.0 * e * v_star / G  # the rebound's flight time
+        apexes, gaps, heights = [], [], []
+        for _ in range(round((t_star + 0.9 * flight) / h)):
             assert sim.step().converged
-            gaps.append(ball_gap(sim, h0))
-        gaps_a = np.array(gaps)
-        assert gaps_a.min() >= -1e-12
-        first = int(np.flatnonzero(gaps_a <= 1e-12)[0])  # the impact is in step first + 1
-        t_n = first * h
-        apex = float(gaps_a[first:].max())
-        scheme = e * e * (G * t_n) ** 2 / (2.0 * G)
-        assert scheme - G * h * h / 8.0 - 1e-12 <= apex <= scheme + 1e-12
-        error = apex / (e * e * h0) - 1.0
-        assert -2.0 * G * h / v_star - G * h * h / (8.0 * e * e * h0) <= error <= 1e-12
-        errors.append(abs(error))
-    assert errors[1] < errors[0] / 4.0 and errors[2] < errors[0] / 4.0
+            gap, vz = ball_gap(sim, h0), float(sim.state.v[0, 2])
+            gaps.append(gap)
+            if sim.time > t_star + h:
+                apexes.append(gap + vz * vz / (2.0 * G))
+                heights.append(gap)
+        assert min(gaps) >= -1e-12
+        assert sim.step_count == len(gaps) and sim.time == len(gaps) * h  # on the step grid
+        assert abs(events.impact_time - (t_star + PENETRATION / v_star)) <= 1e-12
+        assert abs(events.v_before[0, 2] + v_star + G * PENETRATION / v_star) <= 1e-12
+        assert events.v_after[0, 2] == pytest.approx(-e * events.v_before[0, 2], rel=1e-15)
+        exact = e * e * (h0 + PENETRATION)
+        assert np.all(np.abs(np.array(apexes) - exact) <= 1e-12)
+        assert exact - G * h * h / 8.0 - 1e-12 <= max(heights) <= exact + 1e-12
+
+
+def test_a_free_flight_is_stepped_as_without_the_plane() -> None:
+    """No impact, no change: a ball thrown up and falling 3 m above a hard plane (e = 1) steps the
+    same states, bit for bit, as the same ball without any plane (the smooth scheme alone), and no
+    step is split."""
+    states = []
+    for hard in (True, False):
+        b = kp.ModelBuilder(gravity=(0.0, 0.0, -G))
+        n = b.add_node(position=(0.0, 0.0, 3.0 + RADIUS), velocity=(0.5, 0.0, 2.0, 0.1, 0.2, 0.3))
+        b.add_mass(n, mass=MASS, inertia=(BALL_INERTIA, BALL_INERTIA, BALL_INERTIA))
+        b.add_sphere(n, RADIUS)
+        if hard:
+            b.add_ground_plane(law="hard", restitution=1.0)
+        sim = kp.Simulation(b.build(), _params(1e-3))
+        for _ in range(500):
+            assert sim.step().converged
+        sim.advance(300)
+        if hard:
+            assert sim.joint_stops.events.cuts == 0 and math.isnan(sim.joint_stops.events.impact_time)
+        states.append(sim.state)
+    for name in ("q", "v", "vd", "a", "time", "step"):
+        assert np.array_equal(getattr(states[0], name), getattr(states[1], name)), name
 
 
 def test_a_ball_at_rest_gets_m_g_h_per_step() -> None:
@@ -440,8 +472,8 @@ def test_model_file_hard_ground() -> None:
 def test_every_stepping_path_gives_the_same_corrected_states(tmp_path) -> None:
     """A ball thrown sliding and bouncing (e = 0.5, μ = 0.2): step(), advance(), rollout(), run() to a
     file (and restarted from it), run(adaptive=True) and run(loads=...) step the same corrected
-    states, bit for bit; the file's model keeps the hard contact points; no recorded row is below
-    the plane by more than 1e-12 m."""
+    states, bit for bit, the impact steps split at the impact alike; the file's model keeps the
+    hard contact points; no recorded row is below the plane by more than 1e-12 m."""
     h, n, height = 1e-3, 500, 0.3
 
     def make() -> kp.Simulation:
@@ -469,7 +501,8 @@ def test_every_stepping_path_gives_the_same_corrected_states(tmp_path) -> None:
         assert np.array_equal(sim.state.v, a.state.v)
     assert rows["q"][-1].tolist() == a.state.q.tolist()
     assert np.all(rows["q"][:, 0, 2] + height >= -1e-12)
-    assert np.min(rows["q"][:, 0, 2] + height) <= 1e-12  # it did touch the plane (at 0.247 s)
+    vz = rows["v"][:, 0, 2]
+    assert np.any((vz[:-1] < 0.0) & (vz[1:] > 0.0))  # it bounced (at 0.247 s, inside a step: split there)
 
 
 def test_a_pendulum_bob_comes_to_rest_on_a_hard_floor() -> None:
@@ -581,3 +614,67 @@ def test_a_capsule_lying_on_the_plane_rests_on_its_two_end_spheres() -> None:
     assert np.all(c.active)
     np.testing.assert_allclose(c.normal_impulse / (m * G * h), [0.25, 0.75], rtol=1e-9, atol=0)
     assert np.abs(sim.state.q[0, :3]).max() <= 1e-12 and np.abs(sim.state.v[0]).max() <= 1e-12
+
+
+def test_a_spinning_box_first_corner_impact_is_located() -> None:
+    """A box (3 kg, half extents 0.2, 0.15, 0.1 m, principal inertias along its edges) dropped from
+    its centre 1 m above the plane, spinning at ω = 5 rad/s about its x edge (a principal axis: the
+    spin stays constant and the Lie-group step is exact, as is the free fall): corner (y, z) of the
+    box has the gap ``z₀ − g t²/2 + y sin ωt + z cos ωt``.  The first corner's impact, the first root
+    t* over the corners (Brent's method on that closed form), is located at ``t* + η/|ġ*|`` (η the
+    penetration aimed at, ġ* the corner's normal velocity there, ``−g t* + ω (y cos ωt* − z sin ωt*)``
+    through the contact rows' ``n · (v + ω × (p − x))``) to within the cubic Hermite interpolant's
+    error of the gap over the step, ``h⁴ ω⁴ √(y² + z²) / 384``, divided by |ġ*| (plus 1e-12 s of
+    round-off), at h = 4, 2, 1 ms (the step that contains t* split once)."""
+    from scipy.optimize import brentq
+
+    mass, inertia, omega, z0, e = 3.0, np.array([0.04, 0.05, 0.065]), 5.0, 1.0, 1.0
+    corners = [(y, z) for y in (-HALF[1], HALF[1]) for z in (-HALF[2], HALF[2])]
+
+    def gap(t: float, y: float, z: float) -> float:
+        return z0 - 0.5 * G * t * t + y * math.sin(omega * t) + z * math.cos(omega * t)
+
+    roots = []
+    for y, z in corners:
+        grid = np.linspace(0.0, 1.0, 2001)
+        values = [gap(t, y, z) for t in grid]
+        k = int(np.flatnonzero(np.array(values) <= 0.0)[0])
+        roots.append((brentq(gap, grid[k - 1], grid[k], args=(y, z), xtol=1e-15, rtol=1e-15), y, z))
+    t_star, y, z = min(roots)
+    rate = -G * t_star + omega * (y * math.cos(omega * t_star) - z * math.sin(omega * t_star))
+    for h in (4e-3, 2e-3, 1e-3):
+        b = kp.ModelBuilder(gravity=(0.0, 0.0, -G))
+        node = b.add_node(position=(0.0, 0.0, z0), velocity=(0.0, 0.0, 0.0, omega, 0.0, 0.0))
+        b.add_mass(node, mass=mass, inertia=tuple(inertia))
+        b.add_box(node, HALF)
+        b.add_ground_plane(law="hard", restitution=e)
+        sim = kp.Simulation(b.build(), _params(h))
+        events = sim.joint_stops.events
+        steps = 0
+        while math.isnan(events.impact_time):
+            assert sim.step().converged
+            steps += 1
+        assert (steps - 1) * h < t_star <= steps * h
+        bound = h**4 * omega**4 * math.hypot(y, z) / 384.0 / abs(rate) + 1e-12
+        assert abs(events.impact_time - (t_star + PENETRATION / abs(rate))) <= bound
+        assert events.cuts == 1
+
+
+def test_a_failed_sub_step_falls_back_to_the_step_as_before(monkeypatch: pytest.MonkeyPatch) -> None:
+    """When a sub-step's Newton solve fails (made to here), the whole step's smooth result is put
+    back and corrected as without impact location: Newton's law with the velocity at the start of
+    the impact step, so the ball (dropped from 0.5 m, e = 0.5, h = 1 ms) leaves the plane at
+    ``e g t_n`` (t_n the impact step's start) to 1e-12 m/s, from the plane (gap 0 to 1e-12 m), and
+    the step is not reported split."""
+    from kynemapy.run import impact_event
+
+    monkeypatch.setattr(impact_event.ImpactEvents, "_smooth", lambda self, p, h: 1)
+    h, e, h0 = 1e-3, 0.5, 0.5
+    sim = ball(h, e, h0)
+    events = sim.joint_stops.events
+    while sim.state.v[0, 2] <= 0.0:
+        assert sim.step().converged
+    t_n = (sim.step_count - 1) * h
+    assert abs(sim.state.v[0, 2] - e * G * t_n) <= 1e-12
+    assert abs(ball_gap(sim, h0)) <= 1e-12
+    assert events.cuts == 0 and math.isnan(events.impact_time)

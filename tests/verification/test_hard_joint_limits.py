@@ -6,13 +6,16 @@ Checked against closed forms and an independent event-driven integration (scipy'
 the pendulum equation written here): a pendulum released from the horizontal into a stop at 30° from
 the vertical, a mass on a vertical slider bouncing on its travel end.
 
-Where the scheme's error comes from (it sets the tolerances): a stop is found at the end of the step
-in which the joint passed it, and Newton's law uses the rate at the start of that step, v_n.  Between
-v_n and the rate at the true impact v* the load changes the rate by at most ``a_max h`` (a_max the
-largest acceleration the load gives the joint), so the rebound rate is ``−e v*`` to within
-``e a_max h`` and the impact time is late by less than h: first order at an impacts, second order
-in smooth stretches.  When the load drives the joint into its stop (gravity here), ``|v_n| <= |v*|``
-and the impact never adds energy.
+Where the scheme's error comes from (it sets the tolerances): a step in which a joint that was
+clear of its stops passes one is split at the impact time located from the angle and rate at the
+step's two ends (:mod:`kynemapy.run.impact_event`): a smooth sub-step to the impact, Newton's law
+with the rate there, and a smooth sub-step of the rest.  The impact is then located to within the
+smooth scheme's own error of the swing (second order: ~1e-6 s at h = 1 ms, where the step that
+contains it is 1e-3 s long), and the rebound rate is −e times the scheme's rate at the impact,
+exactly; the motion after the impact keeps the smooth scheme's second order.  Before (the stop found
+at the end of the step, Newton's law with the rate at its start) the rebound was off by up to
+``e a_max h`` and the motion after the impact first order.  When the load drives the joint into
+its stop (gravity here), the impact never adds energy.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from scipy.integrate import solve_ivp
 
 import kynemapy as kp
 from kynemapy.model.errors import ModelError
+from kynemapy.run.impact_event import PENETRATION
 
 G = 9.81
 MASS, LENGTH, IC = 2.0, 0.8, 0.05  # kg, m (pivot to centre of mass), kg m² (about the centre)
@@ -104,33 +108,54 @@ def _swing(e: float, h: float, n_steps: int) -> tuple[np.ndarray, np.ndarray, np
 # ----------------------------------------------------------------------- the pendulum
 @pytest.mark.parametrize("e", [0.0, 0.5, 1.0])
 def test_pendulum_rebounds_at_minus_e_times_the_impact_rate(e: float) -> None:
-    """The first impact (closed form: t* = 0.42934 s, θ̇* = −4.5212 rad/s): the rate after it is
-    −e θ̇* to within ``e a_max h`` (a_max = m g l / I = 11.8 rad/s²; the rate at the start of the
-    impact step, which Newton's law uses, differs from θ̇* by at most a_max h, its own error being
-    O(h²) ~ 1e-6); the impact is found in the step that contains t*.  At no step is the angle
-    below the stop by more than the correction's tolerance (1e-12 rad relative).  The energy never
-    rises at an impact (gravity drives the pendulum into its stop; measured ΔE: −0.012, −0.015,
-    −0.003 J for e = 1) and, for e = 1, each impact loses at most ``I |θ̇*| a_max h`` (0.071 J at
-    h = 1 ms; measured 0.029 J in all after three impacts)."""
+    """The first impact (closed form: t* = 0.42934 s, θ̇* = −4.5212 rad/s), h = 1 ms: the step that
+    contains t* is split at the located impact, within h/100 of t* (measured 1.0e-6 s: the smooth
+    scheme's phase error, second order; before, only the step containing t* was found); there the
+    rate is θ̇* to within a_max h / 100 (a_max = m g l / I = 11.8 rad/s²: the smooth scheme's rate
+    error, measured 1.1e-5 rad/s; before, Newton's law used the rate at the start of the impact step,
+    off by up to a_max h) and after the impact it is exactly −e times the rate before (1e-15
+    relative).  At no step is the angle below the stop by more than the correction's tolerance
+    (1e-12 rad relative).  The first impact step changes the energy by ``−½ I θ̇*² (1 − e²)`` to
+    within ``I |θ̇*| a_max h / 100`` (7e-4 J; the rate's error above, and the smooth scheme's own
+    change of the energy over a step, ±8e-5 J at h = 1 ms in the steps without impact), and so
+    does every impact for e = 1 (measured 1.1e-4 J; before, each lost up to I |θ̇*| a_max h,
+    0.071 J, as Newton's law saw the smaller rate at the start of the step); for e = 0 the steps
+    at rest on the stop change it by nothing (1e-12 J)."""
     h = 1e-3
-    theta, rate, impulse = _swing(e, h, 2500)
-    hits = np.flatnonzero(impulse > 0.0)  # impulse[k]: step k + 1, from row k to row k + 1
+    sim, j = pendulum(h, e)
+    events = sim.joint_stops.events
+    theta, rate, impulse = [0.0], [0.0], []
+    located = None
+    for _ in range(2500):
+        assert sim.step().converged
+        out = sim.joint_output(j)
+        theta.append(float(out[0]))
+        rate.append(float(out[1]))
+        impulse.append(sim.stop_impulse(j))
+        if located is None and impulse[-1] > 0.0:
+            located = (events.cuts, events.impact_time, events.rate_before[0], events.rate_after[0])
+    theta_a, rate_a = np.array(theta), np.array(rate)
+    hits = np.flatnonzero(np.array(impulse) > 0.0)  # impulse[k]: step k + 1, from row k to row k + 1
     first = int(hits[0])
     _, times = reference(e, 0.5)
     assert first * h < times[0] <= (first + 1) * h
-    assert abs(rate[first + 1] - (-e * RATE_AT_STOP)) <= e * A_MAX * h + 1e-6
-    assert theta[first + 1] == pytest.approx(STOP, abs=1e-15)
-    assert np.all(theta >= STOP - 1e-12 * abs(STOP))
-    energies = np.array([energy(a, w) for a, w in zip(theta, rate, strict=True)])
-    rises = np.diff(energies)[hits]
-    assert np.all(rises <= 1e-12), rises.max()  # 1e-12 J: the roundoff of E ~ 10 J (resting steps: 0)
-    if e == 1.0:
-        bound = INERTIA * abs(RATE_AT_STOP) * A_MAX * h
-        assert np.all(rises >= -bound), rises
-        assert energies[0] - energies[-1] <= bound * hits.size
+    assert located is not None
+    cuts, t_impact, before, after = located
+    assert cuts == 1
+    assert abs(t_impact - times[0]) <= h / 100.0
+    assert abs(before - RATE_AT_STOP) <= A_MAX * h / 100.0
+    assert abs(after + e * before) <= 1e-15 * abs(before)
+    assert np.all(theta_a >= STOP - 1e-12 * abs(STOP))
+    energies = np.array([energy(a, w) for a, w in zip(theta_a, rate_a, strict=True)])
+    changes = np.diff(energies)[hits]
+    bound = INERTIA * abs(RATE_AT_STOP) * A_MAX * h / 100.0
+    assert abs(changes[0] + 0.5 * INERTIA * RATE_AT_STOP**2 * (1.0 - e * e)) <= bound
+    if e == 1.0:  # every impact at ±θ̇*: no loss but the smooth scheme's own change over a step
+        assert np.all(np.abs(changes) <= bound), changes
     if e == 0.0:  # no rebound: it stays at the stop, at rest
-        assert np.all(theta[first + 1 :] == pytest.approx(STOP, abs=1e-15))
-        assert np.all(np.abs(rate[first + 1 :]) <= 1e-12)
+        assert np.all(changes[1:] <= 1e-12)  # 1e-12 J: the roundoff of E ~ 10 J (resting steps: 0)
+        assert np.all(theta_a[first + 1 :] == pytest.approx(STOP, abs=1e-15))
+        assert np.all(np.abs(rate_a[first + 1 :]) <= 1e-12)
 
 
 def test_pendulum_rests_on_its_stop_with_the_static_torque() -> None:
@@ -160,9 +185,10 @@ def test_pendulum_convergence_second_order_before_and_first_order_after_the_impa
     """e = 0.5 against the event-driven reference.  Before the impact (t = 0.4 s) the angle's error
     falls fourfold when h halves (measured 5.9e-5, 1.5e-5, 3.7e-6, 9.2e-7 rad at h = 4, 2, 1,
     0.5 ms).  After it (t = 1.0 s, after the rebound and a second impact at 0.9956 s) the error is
-    bounded by C h, not smooth in h (the impact's place in its step): measured 4.9e-3, 4.7e-4,
-    1.6e-3, 4.4e-4 rad; bound: the rebound leaves up to h late at a rate off by ``e a_max h``,
-    ``(e |θ̇*| + e a_max t) h`` = 8.2 h."""
+    within the bound of the scheme without impact location, ``(e |θ̇*| + e a_max t) h`` = 8.2 h
+    (the rebound up to h late at a rate off by ``e a_max h``; measured then 4.9e-3, 4.7e-4, 1.6e-3,
+    4.4e-4 rad), now far below it (3e-5, 4e-7, 2e-6, 5e-8 rad: the located impacts; see the next
+    test for its order)."""
     e = 0.5
     segments, _ = reference(e, 1.0)
     before, after = [], []
@@ -177,6 +203,28 @@ def test_pendulum_convergence_second_order_before_and_first_order_after_the_impa
         assert 3.6 < coarse / fine < 4.4, before
     for h, err in zip(steps, after, strict=True):
         assert err <= (e * abs(RATE_AT_STOP) + e * A_MAX * 1.0) * h, after
+
+
+def test_pendulum_error_after_the_impact_stays_second_order() -> None:
+    """e = 0.5 against the event-driven reference, the largest angle error over the steps before the
+    first impact (0.42934 s) and over those between it and the second (0.9956 s), at h = 4, 2, 1,
+    0.5 ms: with the impact located, the error after it is no larger than twice the error before it
+    (the swing's own error, carried through the impact; measured 7.3e-5, 1.8e-5, 4.6e-6, 1.2e-6
+    rad before and 6.7e-5, 1.3e-5, 4.1e-6, 8.3e-7 after), and it falls at least tenfold over two
+    halvings of h (second order: sixteenfold; first order, as without the location, fourfold)."""
+    e = 0.5
+    segments, times = reference(e, 1.0)
+    before, after = [], []
+    for h in (0.004, 0.002, 0.001, 0.0005):
+        sim, j = pendulum(h, e)
+        rows = sim.rollout(round(0.99 / h))
+        t = rows["time"]
+        error = np.abs(rows["constraint_output"][:, j, 0] - [reference_angle(segments, x) for x in t])
+        before.append(float(error[t < times[0]].max()))
+        after.append(float(error[(t > times[0]) & (t < times[1])].max()))
+    for b, a in zip(before, after, strict=True):
+        assert a <= 2.0 * b, (before, after)
+    assert after[0] > 10.0 * after[2] and after[1] > 10.0 * after[3], after
 
 
 # ----------------------------------------------------------------------- the slider
@@ -194,45 +242,51 @@ def slider(h: float, e: float) -> tuple[kp.Simulation, int]:
 
 
 def test_slider_bounces_to_e_squared_heights() -> None:
-    """e = 0.8, h = 1 ms: the first rebound velocity is −e √(2 g H) to within e g h (the velocity at
-    the start of the impact step, free fall being exact for the scheme under constant gravity), and
-    the k-th bounce rises to e^(2k) H: each bounce's launch speed loses at most g h to the late
-    detection, so the k-th apex is off by at most ``k v_k h`` (v_k = e^k √(2 g H)), plus the
-    apex's sampling, g h² / 8.  Never below the travel end."""
+    """e = 0.8, h = 1 ms: each impact step is split at the impact, aimed at the penetration η =
+    ``PENETRATION`` (1e-10 m) that the position correction takes back, lifting the mass by η; free
+    fall being exact for the scheme under constant gravity, the height the mass would reach,
+    ``s + H + ṡ²/2g``, is constant between impacts and after the k-th one it is
+    ``e² (previous + η)``, i.e. ``e^(2k) H`` to within ``k η`` (1e-12 m of round-off added).  Before,
+    the k-th apex was off by up to ``k v_k h`` (Newton's law with the rate at the start of the
+    impact step).  The sampled apex is below it by at most g h²/8.  Never below the travel end."""
     e, h = 0.8, 1e-3
     sim, j = slider(h, e)
     rows = sim.rollout(4000)
     s = rows["constraint_output"][:, j, 0]
     rate = rows["constraint_output"][:, j, 1]
     assert np.all(s >= -DROP - 1e-12)
-    v_impact = math.sqrt(2.0 * G * DROP)
-    first = int(np.flatnonzero(rate > 0.0)[0])
-    assert abs(rate[first] - e * v_impact) <= e * G * h + 1e-9
-    # apexes: the largest s between two landings
-    on_stop = np.flatnonzero(s <= -DROP + 1e-12)
-    starts = on_stop[np.flatnonzero(np.diff(on_stop) > 1)]
-    ends = on_stop[np.flatnonzero(np.diff(on_stop) > 1) + 1]
-    assert len(starts) >= 3
-    for k, (a, b) in enumerate(zip(starts[:3], ends[:3], strict=True), start=1):
+    reach = s + DROP + rate * rate / (2.0 * G)
+    impacts = np.flatnonzero((rate[:-1] < 0.0) & (rate[1:] > 0.0)) + 1  # the rows that end an impact step
+    assert len(impacts) >= 3
+    assert np.all(np.abs(reach[: impacts[0]] - DROP) <= 1e-12)
+    for k, (a, b) in enumerate(itertools.pairwise(impacts[:4]), start=1):
+        assert np.all(np.abs(reach[a:b] - e ** (2 * k) * DROP) <= k * PENETRATION + 1e-12), k
         height = float(s[a:b].max()) + DROP
-        v_k = e**k * v_impact
-        assert abs(height - e ** (2 * k) * DROP) <= k * v_k * h + G * h * h / 8.0, (k, height)
+        assert e ** (2 * k) * DROP - G * h * h / 8.0 - k * PENETRATION - 1e-12 <= height
+        assert height <= e ** (2 * k) * DROP + k * PENETRATION + 1e-12
 
 
-def test_slider_rebound_rate_converges_first_order() -> None:
-    """The first rebound rate's error against e √(2 g H), e = 0.5: below e g h at each h, and its
-    mean over h = 2, 1, 0.5, 0.25 ms halves with h (the impact's place in its step varies)."""
+def test_slider_rebound_rate_is_exact() -> None:
+    """The first rebound, e = 0.5, at h = 2, 1, 0.5, 0.25 ms: the impact is located at
+    ``t' = t* + η/v*`` (t* = √(2 H/g), v* = √(2 g H), η = ``PENETRATION`` the penetration aimed at)
+    and Newton's law sees ``−(v* + g η/v*)``; the rate at the end of the impact step is then
+    ``e (v* + g η/v*) − g (t − t')`` to 1e-12 m/s, whatever h.  Before, it was ``e`` times the rate at
+    the start of the impact step, off by up to e g h (first order)."""
     e = 0.5
     v_impact = math.sqrt(2.0 * G * DROP)
-    errors = []
+    t_star = math.sqrt(2.0 * DROP / G)
     for h in (0.002, 0.001, 0.0005, 0.00025):
         sim, j = slider(h, e)
         rows = sim.rollout(round(0.6 / h))
         rate = rows["constraint_output"][:, j, 1]
         first = int(np.flatnonzero(rate > 0.0)[0])
-        errors.append(abs(rate[first] - e * v_impact))
-        assert errors[-1] <= e * G * h + 1e-9
-    assert errors[-1] < errors[0]
+        events = sim.joint_stops.events
+        t_hit = t_star + PENETRATION / v_impact
+        v_hit = v_impact + G * PENETRATION / v_impact
+        assert abs(events.impact_time - t_hit) <= 1e-12
+        assert abs(events.rate_before[0] + v_hit) <= 1e-12
+        assert abs(events.rate_after[0] + e * events.rate_before[0]) <= 1e-15 * v_hit
+        assert abs(rate[first] - (e * v_hit - G * (rows["time"][first] - t_hit))) <= 1e-12
 
 
 # ----------------------------------------------------------------------- paths and errors
@@ -366,9 +420,11 @@ def test_two_free_bodies_hit_an_elbow_stop_internally(e: float) -> None:
     and the gradient of a hinge between bodies).  Checked from the body frames, independently of
     the joint output: the relative angle never passes a stop (1e-15 rad); the hinge's points
     coincide (1e-12 m) and its axes stay aligned (1e-12); the total linear momentum is kept to
-    1e-12 (the stops' impulses are internal); the relative rate about the hinge axis after the hit
-    is −e times the one before, to within the turn δ = |ω_a| h of the axis in the step (the rate
-    is along the axis: off by δ²/2 relative, 4.5e-8 here; measured 4.4e-8)."""
+    1e-12 (the stops' impulses are internal); each hit's step is split at the impact, where the
+    relative rate about the hinge axis after it is −e times the one before, to 1e-12 (before the
+    impact location, the rates at the start and the end of the hit's step were compared: −e to
+    within the turn δ = |ω_a| h of the axis in the step, δ²/2 relative; the end of a split step
+    is (1 − θ) h of free motion after the impact, so that comparison no longer holds)."""
     h = 1e-3
     inertia_a, inertia_b = np.diag([0.2, 0.3, 0.4]), np.diag([0.1, 0.15, 0.2])
     b = kp.ModelBuilder(gravity=(0.0, 0.0, 0.0))
@@ -387,7 +443,6 @@ def test_two_free_bodies_hit_an_elbow_stop_internally(e: float) -> None:
     for _ in range(1000):
         _, ra = sim.body_frame(a)
         before = (sim.state.v[c, 3:] - sim.state.v[a, 3:]) @ ra[:, 2]
-        delta = float(np.linalg.norm(sim.state.v[a, 3:])) * h
         assert sim.step().converged
         xa, ra = sim.body_frame(a)
         xb, rb = sim.body_frame(c)
@@ -397,8 +452,9 @@ def test_two_free_bodies_hit_an_elbow_stop_internally(e: float) -> None:
         assert np.linalg.norm(ra[:, 2] - rb[:, 2]) <= 1e-12
         assert np.abs(momentum() - p0).max() <= 1e-12
         if sim.stop_impulse(j) != 0.0 and before * angle > 0.0:  # a hit (not resting on the stop)
-            after = (sim.state.v[c, 3:] - sim.state.v[a, 3:]) @ ra[:, 2]
-            assert abs(after / before + e) <= e * delta**2 + 1e-12
+            events = sim.joint_stops.events  # the joint's rates just before and after the impact
+            assert events.cuts == 1
+            assert abs(events.rate_after[0] / events.rate_before[0] + e) <= 1e-12
             hits += 1
     assert hits >= 2
 
