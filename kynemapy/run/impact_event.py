@@ -62,7 +62,7 @@ THETA_MIN = 1.0e-6
 #: the penetration the first sub-step aims at [m, or rad relative to max(1, |limit|)], so that the
 #: point surely closes in it (round-off or the sub-step's own error would otherwise leave it a
 #: hair open); the position correction takes it back: its effect on Newton's law is ``a η / v*``
-PENETRATION = 1.0e-10
+PENETRATION = 1.0e-12
 #: the most cuts of one step (a point still open after its sub-step is located again)
 MAX_CUTS = 3
 #: the closed-gap tolerance of the start [m, or rad relative] (joint_stops.GAP_TOLERANCE)
