@@ -9,7 +9,7 @@ at g (sin a − μ cos a)), a box or ball sliding on flat ground (μ g).
 Where the scheme's error comes from at an impact: a step in which an open point crosses the plane
 is split at the impact time located from the gaps and rates at its two ends
 (:mod:`kynemapy.run.impact_event`; exact for free flight, where the gap is a quadratic in time and
-the smooth scheme is exact), aimed at a penetration η = ``PENETRATION`` (1e-10 m) so that the
+the smooth scheme is exact), aimed at a penetration η = ``PENETRATION`` (1e-12 m) so that the
 sub-step surely closes the point: the impact is late by η/v*, Newton's law sees ``v* + g η / v*``
 and the position correction lifts the ball by η, so the rebound apex is ``e² (h₀ + η)``, whatever h.
 """
@@ -148,7 +148,7 @@ def test_a_ball_dropped_with_e_0_comes_to_rest_on_the_plane() -> None:
 @pytest.mark.parametrize("e", [1.0, 0.5])
 def test_the_rebound_apex_is_e_squared_h0(e: float) -> None:
     """Dropped from h₀ = 0.5 m, h = 4, 2, 1, 0.5 ms: the impact step is split at the located impact,
-    t* = √(2 h₀/g) late by η/v* (η = 1e-10 m the penetration aimed at, v* = √(2 g h₀)) to within
+    t* = √(2 h₀/g) late by η/v* (η = 1e-12 m the penetration aimed at, v* = √(2 g h₀)) to within
     the round-off of the time, 1e-12 s; Newton's law there sees ``v_z = −(v* + g η/v*)`` (1e-12 m/s)
     and gives exactly −e times it; from then on the apex of the free flight, ``z + v_z²/2g`` at
     every step until it lands again, is ``e² (h₀ + η)`` (the correction lifts the ball by η) to

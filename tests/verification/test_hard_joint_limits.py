@@ -243,7 +243,7 @@ def slider(h: float, e: float) -> tuple[kp.Simulation, int]:
 
 def test_slider_bounces_to_e_squared_heights() -> None:
     """e = 0.8, h = 1 ms: each impact step is split at the impact, aimed at the penetration η =
-    ``PENETRATION`` (1e-10 m) that the position correction takes back, lifting the mass by η; free
+    ``PENETRATION`` (1e-12 m) that the position correction takes back, lifting the mass by η; free
     fall being exact for the scheme under constant gravity, the height the mass would reach,
     ``s + H + ṡ²/2g``, is constant between impacts and after the k-th one it is
     ``e² (previous + η)``, i.e. ``e^(2k) H`` to within ``k η`` (1e-12 m of round-off added).  Before,
