@@ -7,7 +7,7 @@ friction is exact Coulomb: a sticking box does not creep, a sliding one accelera
 g (sin a − μ cos a).
 
 1. A ball (2 kg, r = 0.1 m) dropped from 0.5 m onto a hard floor with e = 0.8: the step in which
-   it reaches the floor is split at the impact, located at t* = √(2 h₀/g) (late by η/v*, η = 1e-10 m
+   it reaches the floor is split at the impact, located at t* = √(2 h₀/g) (late by η/v*, η = 1e-12 m
    the penetration the located sub-step aims at), so that Newton's law sees the velocity there; its
    apex after the bounce, z + v_z²/2g, is e² (h₀ + η) to 1e-12 m and the apex on the step grid is
    within its sampling (g h²/8) below it.

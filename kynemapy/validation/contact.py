@@ -44,7 +44,7 @@ solid (J = 2/5 m r²); box: 0.4 × 0.3 × 0.2 m, 3 kg.  References, all closed f
   t_k = √(2 h₀/g) (1 + 2 Σ_{{j<k}} e^j) and the k-th apex is e^(2k) h₀.  The step in which the ball
   reaches the plane is split at the impact, located from the gap and its rate at the step's two
   ends (exact in free flight, where the gap is a quadratic in time and the smooth scheme exact) and
-  aimed at a penetration η = 1e-10 m that the correction takes back: each impact is late by
+  aimed at a penetration η = 1e-12 m that the correction takes back: each impact is late by
   η/v_k, Newton's law sees the velocity there, and the height the ball would reach after the k-th
   impact, z + v_z²/2g, is e^(2k) h₀ to within k η whatever h (checked, with the sampled apex g h²/8
   below it at most).  Before the impact location (Newton's law with the velocity at the start of
@@ -203,7 +203,7 @@ def run(quick: bool = False) -> CaseResult:
             ],
             rows,
             note="Each impact step is split at the located impact: the apexes are e^(2k) h₀ to within k η "
-            "(η = 1e-10 m, the penetration the located sub-step aims at), whatever h.",
+            "(η = 1e-12 m, the penetration the located sub-step aims at), whatever h.",
         )
     )
     result.figures["bounce"] = {h: (r["t"], r["gap"]) for h, r in runs.items()}
