@@ -167,6 +167,25 @@ def _hard_contact() -> None:
     b.add_mass(n, mass=1.0, inertia=(0.01, 0.01, 0.01))
     b.add_hinge_joint(kp.GROUND, n, (0, 0, 0), (1, 0, 0), limits=(-1e-3, 1.0), limit_restitution=0.5)
     kp.Simulation(b.build(), kp.StepParameters(h=1e-3)).advance(20)
+    # hard contact between bodies (kynemapy.run.hard_bodies): a tilted box dropped on a box
+    import numpy as np
+
+    from kynemapy.run import hard_bodies
+
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, -9.81))
+    c, s = np.cos(0.1), np.sin(0.1)
+    for z, axes in ((0.1, None), (0.33, [[1.0, 0.0, 0.0], [0.0, c, -s], [0.0, s, c]])):
+        n = b.add_node(position=(0.0, 0.0, z))
+        b.add_mass(n, mass=1.0, inertia=(0.007, 0.007, 0.007))
+        b.add_box(n, (0.1, 0.1, 0.1), axes=axes)
+    b.add_ground_plane(law="hard", friction=0.5)
+    b.set_body_contact(law="hard", friction=0.5)
+    kp.Simulation(b.build(), kp.StepParameters(h=1e-3)).advance(60)
+    one, none = np.zeros(1, dtype=np.int64), np.full(1, -1, dtype=np.int64)
+    rows, y = np.zeros((1, 3, 6)), np.zeros((1, 6))
+    scratch = (np.zeros((1, 6, 3)), np.zeros((1, 6, 3)), np.zeros((1, 3, 3)), np.zeros(1), np.zeros((1, 3)))
+    hard_bodies.friction_sweeps(none, one, rows, rows, np.zeros((1, 3)), np.ones(1), np.zeros((1, 3)), y, scratch,
+                                1e-14, 1)  # fmt: skip
 
 
 class _Bar:
