@@ -15,7 +15,14 @@ points against hard ground planes (:mod:`kynemapy.run.hard_contact`).  This modu
 * :func:`scene_contacts`: that query, compiled (``kynemapy._jit.njit``), allocation-free;
 * :func:`solve_blocks`: the frictional contact problem by projected Gauss–Seidel over the
   contacts' 3×3 blocks with the bodies' inverse mass blocks (the Delassus matrix is never
-  formed: each sweep costs linear time in the contacts, so piles of many bodies stay cheap).
+  formed: each sweep costs linear time in the contacts);
+* :func:`normal_lcp`: the normal problem solved exactly (a least-distance program), which
+  finishes the sweeps where they stall (:meth:`HardBodies._solve`).
+
+The columns of ``Model.hard_shapes`` (S, 16): node, kind code (0 sphere, 1 capsule, 2 box), the
+centre's offset from the node at the reference configuration (3) [m], the local axes' quaternion
+(4), dims (3) [m] (sphere r; capsule r, half-length; box half extents), group, mask, Newton's
+restitution coefficient e [-], Coulomb's μ [-].
 
 Each contact c between shapes A and B has the gap ``g = n · (p_B − p_A)`` [m] (n the unit normal
 from A to B, p the points on each shape), and three rows over the two nodes' DOFs,
@@ -37,11 +44,6 @@ from kynemapy.model import Model
 from kynemapy.model.errors import ModelError
 from kynemapy.run.hard_contact import GAP_TOLERANCE, contact_geometry
 
-#: the columns of ``Model.hard_shapes``: node, kind code (0 sphere, 1 capsule, 2 box), the
-#: centre's offset from the node at the reference configuration (3) [m], the local axes'
-#: quaternion (4), dims (3) [m] (sphere r; capsule r, half-length; box half extents), group, mask,
-#: Newton's restitution coefficient e [-], Coulomb's μ [-]
-HARD_SHAPE_COLUMNS = 16
 #: the narrow phase's points with a gap up to this are returned [m] (the set's candidates)
 QUERY_MARGIN = 1.0e-6
 #: the most points one pair of shapes gives (box–box face clipping: 8)
