@@ -858,7 +858,11 @@ class HardBodies:
                         pa = self._world(q, fixed["shape_a"][same], fixed["local_a"][same])
                         if np.min(np.linalg.norm(pa - rows[i, 0:3], axis=1)) <= NEW_POINT_DISTANCE:
                             continue
-                    added = self._material(q, rows[i : i + 1], pairs[i : i + 1], MAX_POINTS + fixed["added"])
+                    # its place: after the pair's points (a key of its own pair: the places count per pair)
+                    place = MAX_POINTS + int(np.count_nonzero(same & (fixed["slot"] >= MAX_POINTS)))
+                    if place >= KEY_SLOTS:
+                        continue  # pragma: no cover (56 points joining one pair in one step)
+                    added = self._material(q, rows[i : i + 1], pairs[i : i + 1], place)
                     fixed["added"] += 1
                     for name in ("pair_key", "shape_a", "shape_b", "slot", "local_a", "local_b", "local_n"):
                         fixed[name] = np.concatenate([fixed[name], added[name]])
