@@ -323,7 +323,7 @@ def no_hard_excluded() -> np.ndarray:
 
 #: the hard-contact fields a Model made by hand may leave None, and what None means
 HARD_DEFAULTS = {
-    "joint_stops": lambda: no_joint_stops(),
+    "joint_stops": no_joint_stops,
     "hard_contacts": no_hard_contacts,
     "hard_shapes": no_hard_shapes,
     "hard_excluded": no_hard_excluded,
