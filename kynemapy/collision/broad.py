@@ -67,7 +67,7 @@ def insertion_sort(key, order):
 
 
 @njit
-def sorted_member(sorted_keys, key):
+def _member(sorted_keys, key):
     """Whether ``key`` is in the ascending array ``sorted_keys`` (binary search)."""
     a, b = 0, sorted_keys.shape[0]
     while a < b:
@@ -124,10 +124,10 @@ def sweep(lo, hi, order, axis_, node, group, mask, excluded, joined, n_nodes, pa
             if na == nb or (group[a] & mask[b]) == 0 or (group[b] & mask[a]) == 0:
                 continue
             s, t = (a, b) if a < b else (b, a)
-            if sorted_member(excluded, s * n + t):
+            if _member(excluded, s * n + t):
                 continue
             u, v = (na, nb) if na < nb else (nb, na)
-            if sorted_member(joined, u * n_nodes + v):
+            if _member(joined, u * n_nodes + v):
                 continue
             if count < pairs.shape[0]:
                 pairs[count, 0] = s

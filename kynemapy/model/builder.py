@@ -471,23 +471,12 @@ class ModelBuilder:
                     f"{what}: stiffness is a parameter of the compliant law and is refused with law='hard' "
                     "(a hard plane is rigid: give restitution and friction only)"
                 )
-            given = [
-                name
-                for name, value, default in (
-                    ("damping", damping, 0.0),
-                    ("exponent", exponent, 1.0),
-                    ("damping_model", damping_model, "linear"),
-                    ("slip_velocity", slip_velocity, 1e-3),
-                )
-                if value != default
-            ]
-            if given:
-                raise ModelError(
-                    f"{what}: {', '.join(given)} {'is a parameter' if len(given) == 1 else 'are parameters'} of the "
-                    "compliant law and refused with law='hard' (give restitution and friction only)"
-                )
-            e = 0.0 if restitution is None else restitution
-            self._planes.append(contact.hard_plane(normal, offset, e, friction, group, mask, what))
+            contact.refuse_compliant(
+                what,
+                {"damping": damping, "exponent": exponent, "damping_model": damping_model,
+                 "slip_velocity": slip_velocity},
+            )  # fmt: skip
+            self._planes.append(contact.hard_plane(normal, offset, restitution, friction, group, mask, what))
             return len(self._planes) - 1
         if restitution is not None:
             raise ModelError(
@@ -568,26 +557,13 @@ class ModelBuilder:
         if law not in contact.PLANE_LAWS:
             raise ModelError(f"{what} law must be one of {', '.join(map(repr, contact.PLANE_LAWS))}, got {law!r}")
         if law == "hard":
-            given = [
-                name
-                for name, value, default in (
-                    ("stiffness", stiffness, None),
-                    ("damping", damping, 0.0),
-                    ("exponent", exponent, 1.0),
-                    ("damping_model", damping_model, "linear"),
-                    ("slip_velocity", slip_velocity, 1e-3),
-                )
-                if value != default
-            ]
-            if given:
-                raise ModelError(
-                    f"{what}: {', '.join(given)} {'is a parameter' if len(given) == 1 else 'are parameters'} of the "
-                    "compliant law and refused with law='hard' (give restitution and friction only)"
-                )
-            plane = contact.hard_plane((0.0, 0.0, 1.0), 0.0, 0.0 if restitution is None else restitution, friction,
-                                       1, -1, what)  # fmt: skip
+            contact.refuse_compliant(
+                what,
+                {"stiffness": stiffness, "damping": damping, "exponent": exponent, "damping_model": damping_model,
+                 "slip_velocity": slip_velocity},
+            )  # fmt: skip
             self._body_law = None
-            self._hard_body_law = (plane.restitution, float(plane.param[4]))
+            self._hard_body_law = contact.hard_law(restitution, friction, what)
             return
         if restitution is not None:
             raise ModelError(

@@ -138,6 +138,32 @@ def plane(
     return Plane(n / length, d, param, bits(group, f"{what} group"), bits(mask, f"{what} mask"))
 
 
+#: the compliant law's keywords other than friction, and their defaults (refused with law="hard")
+COMPLIANT_DEFAULTS = {"stiffness": None, "damping": 0.0, "exponent": 1.0, "damping_model": "linear",
+                      "slip_velocity": 1e-3}  # fmt: skip
+
+
+def refuse_compliant(what: str, values: dict[str, object]) -> None:
+    """Refuse the compliant law's keywords given (not at their defaults, :data:`COMPLIANT_DEFAULTS`)
+    with ``law="hard"``: a ``ModelError`` naming them (``what`` names the plane or the law)."""
+    given = [name for name, value in values.items() if value != COMPLIANT_DEFAULTS[name]]
+    if given:
+        raise ModelError(
+            f"{what}: {', '.join(given)} {'is a parameter' if len(given) == 1 else 'are parameters'} of the "
+            "compliant law and refused with law='hard' (give restitution and friction only)"
+        )
+
+
+def hard_law(restitution: object, friction: object, what: str) -> tuple[float, float]:
+    """Checked Newton's ``0 <= restitution <= 1`` [-] (None: 0) and Coulomb's ``friction >= 0`` [-]
+    of the hard (nonsmooth) law (``what`` names it in errors)."""
+    e = number(0.0 if restitution is None else restitution, f"{what} restitution (Newton's coefficient, law='hard')",
+               0.0)  # fmt: skip
+    if e > 1.0:
+        raise ModelError(f"{what} restitution (Newton's coefficient, law='hard') must be <= 1, got {restitution!r}")
+    return e, number(friction, f"{what} friction (coefficient)", 0.0)
+
+
 def hard_plane(
     normal: object, offset: object, restitution: object, friction: object, group: object, mask: object, what: str
 ) -> Plane:
@@ -148,10 +174,7 @@ def hard_plane(
     if length == 0.0:
         raise ModelError(f"{what} normal must not be zero")
     d = number(offset, f"{what} offset [m]")
-    e = number(restitution, f"{what} restitution (Newton's coefficient, law='hard')", 0.0)
-    if e > 1.0:
-        raise ModelError(f"{what} restitution (Newton's coefficient, law='hard') must be <= 1, got {restitution!r}")
-    mu = number(friction, f"{what} friction (coefficient)", 0.0)
+    e, mu = hard_law(restitution, friction, what)
     param = np.array([0.0, 0.0, 0.0, 0.0, mu, 0.0])
     return Plane(n / length, d, param, bits(group, f"{what} group"), bits(mask, f"{what} mask"), "hard", e)
 

@@ -207,6 +207,7 @@ except ModuleNotFoundError:  # pragma: no cover - Python 3.10
 from kynemapy.engine.params import StepParameters
 from kynemapy.model import Model
 from kynemapy.model.builder import GROUND, ModelBuilder, ModelError
+from kynemapy.model.contact import COMPLIANT_DEFAULTS
 
 __all__ = ["Expression", "Load", "ModelFile", "ModelFileError", "load_model_file", "parse_model_file"]
 
@@ -711,6 +712,37 @@ def _show(value: Any) -> str:
     if len(text) > 80:
         text = text[:77] + "..."
     return f"{text} ({_toml_type(value)})"
+
+
+def _contact_law(item: _Table) -> dict[str, Any]:
+    """The contact law's keywords of a ``[[ground]]`` or ``[body_contact]`` table: the hard law's
+    restitution and friction (the compliant law's keys passed on, for the builder to refuse by
+    name), or the compliant law's (stiffness required; a restitution passed on to be refused)."""
+    kind = item.string("law", "compliant")
+    if kind == "hard":
+        law: dict[str, Any] = {
+            "law": "hard",
+            "restitution": item.number("restitution", 0.0),
+            "friction": item.number("friction", 0.0),
+        }
+        for key in COMPLIANT_DEFAULTS:
+            if key in item.data:
+                law[key] = item.data[key]
+        return law
+    if kind == "compliant":  # another law: the builder names the laws
+        item.require("stiffness")
+    law = {
+        "stiffness": item.number("stiffness", unit="N/m^exponent"),
+        "damping": item.number("damping", 0.0, "N s/m"),
+        "friction": item.number("friction", 0.0),
+        "exponent": item.number("exponent", 1.0),
+        "damping_model": item.string("damping_model", "linear"),
+        "slip_velocity": item.number("slip_velocity", 1e-3, "m/s"),
+        "law": kind,
+    }
+    if "restitution" in item.data:
+        law["restitution"] = item.number("restitution")
+    return law
 
 
 class _Table:
@@ -1266,34 +1298,7 @@ class _Reader:
         """A ground plane with its contact law (docs/contact.md)."""
         item = _Table(self, "ground", i, data, f"ground #{i + 1}")
         item.check_keys(_GROUND_KEYS)
-        kind = item.string("law", "compliant")
-        if kind == "hard":  # the builder refuses the compliant law's keys, naming them
-            law = {
-                "law": "hard",
-                "restitution": item.number("restitution", 0.0),
-                "friction": item.number("friction", 0.0),
-                "group": item.integer("group", 1),
-                "mask": item.integer("mask", -1),
-            }
-            for key in ("stiffness", "damping", "exponent", "damping_model", "slip_velocity"):
-                if key in item.data:
-                    law[key] = item.data[key]
-        else:
-            if kind == "compliant":  # another law: the builder names the laws
-                item.require("stiffness")
-            law = {
-                "stiffness": item.number("stiffness", unit="N/m^exponent"),
-                "damping": item.number("damping", 0.0, "N s/m"),
-                "friction": item.number("friction", 0.0),
-                "exponent": item.number("exponent", 1.0),
-                "damping_model": item.string("damping_model", "linear"),
-                "slip_velocity": item.number("slip_velocity", 1e-3, "m/s"),
-                "group": item.integer("group", 1),
-                "mask": item.integer("mask", -1),
-                "law": kind,
-            }
-            if "restitution" in item.data:
-                law["restitution"] = item.number("restitution")
+        law = {**_contact_law(item), "group": item.integer("group", 1), "mask": item.integer("mask", -1)}
         item.build(
             builder.add_ground_plane, item.vector("normal", 3, default=[0.0, 0.0, 1.0]),
             item.number("offset", 0.0, "m"), **law,
@@ -1305,31 +1310,7 @@ class _Reader:
         if item is None:
             return
         item.check_keys(_BODY_CONTACT_KEYS)
-        if item.data.get("law") == "hard":
-            law: dict[str, Any] = {
-                "law": "hard",
-                "restitution": item.number("restitution", 0.0),
-                "friction": item.number("friction", 0.0),
-            }
-            for key in ("stiffness", "damping", "exponent", "damping_model", "slip_velocity"):
-                if key in item.data:  # refused by the builder, naming the key
-                    law[key] = item.data[key]
-            item.build(builder.set_body_contact, **law)
-            return
-        if "law" in item.data and item.data["law"] != "compliant":  # the builder names the laws
-            item.build(builder.set_body_contact, law=item.data["law"])
-        item.require("stiffness")
-        law = {
-            "stiffness": item.number("stiffness", unit="N/m^exponent"),
-            "damping": item.number("damping", 0.0, "N s/m"),
-            "friction": item.number("friction", 0.0),
-            "exponent": item.number("exponent", 1.0),
-            "damping_model": item.string("damping_model", "linear"),
-            "slip_velocity": item.number("slip_velocity", 1e-3, "m/s"),
-        }
-        if "restitution" in item.data:
-            law["restitution"] = item.number("restitution")
-        item.build(builder.set_body_contact, **law)
+        item.build(builder.set_body_contact, **_contact_law(item))
 
     def read_constraint(self, builder: ModelBuilder, i: int, data: dict[str, Any]) -> None:
         kind = data.get("kind")

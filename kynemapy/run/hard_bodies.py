@@ -37,7 +37,8 @@ from typing import Any
 import numpy as np
 
 from kynemapy._jit import njit
-from kynemapy.collision.broad import aabbs, insertion_sort, sorted_member
+from kynemapy.collision.broad import aabbs, insertion_sort
+from kynemapy.collision.broad import sweep as sweep_pairs
 from kynemapy.collision.narrow import BOX, ROW, collide
 from kynemapy.collision.shapes import world_poses
 from kynemapy.model import Model
@@ -179,26 +180,8 @@ def scene_contacts(
     for i in range(s):
         key[i] = lo[i, axis_]
     insertion_sort(key, order)
-    count = 0
-    for i in range(s):
-        a = order[i]
-        for j in range(i + 1, s):
-            b = order[j]
-            if lo[b, axis_] > hi[a, axis_]:
-                break
-            if lo[b, 0] > hi[a, 0] or lo[a, 0] > hi[b, 0] or lo[b, 1] > hi[a, 1] or lo[a, 1] > hi[b, 1]:
-                continue
-            if lo[b, 2] > hi[a, 2] or lo[a, 2] > hi[b, 2]:
-                continue
-            if node[a] == node[b] or (group[a] & mask[b]) == 0 or (group[b] & mask[a]) == 0:
-                continue
-            lo_id, hi_id = (a, b) if a < b else (b, a)
-            if excluded.shape[0] and sorted_member(excluded, lo_id * s + hi_id):
-                continue
-            if count < pairs.shape[0]:
-                pairs[count, 0] = lo_id
-                pairs[count, 1] = hi_id
-            count += 1
+    # no joints in a model under the hard body law: no joined node pairs (an empty key list)
+    count = sweep_pairs(lo, hi, order, axis_, node, group, mask, excluded, excluded[:0], 1, pairs)
     if count > pairs.shape[0] or MAX_POINTS * count > out.shape[0]:
         return -count
     rows = 0
@@ -806,14 +789,7 @@ class HardBodies:
         slot : (R,) ndarray of int64
             The row's place among its pair's rows.
         """
-        while True:
-            rows = scene_contacts(
-                self.x0, q, self.node, self.kind, self.offset, self.frame, self.dims, self.group, self.mask,
-                self.excluded, QUERY_MARGIN, self._scratch, self._pairs, self._out, self._owner,
-            )  # fmt: skip
-            if rows >= 0:
-                break
-            self._grow(-rows)
+        rows = self._scan(q)
         owner = self._owner[:rows]
         slot = np.arange(rows, dtype=np.int64) - np.searchsorted(owner, owner)
         return self._out[:rows].copy(), self._pairs[owner].copy(), slot
@@ -912,24 +888,25 @@ class HardBodies:
                 self._plane_arm,
             )  # fmt: skip
         near = smallest <= QUERY_MARGIN
+        rows = self._scan(q)
+        if rows > 0:
+            near = True
+            smallest = min(smallest, float(np.min(self._out[:rows, 9])))
+        return float(smallest), bool(near)
+
+    def _scan(self, q: np.ndarray) -> int:
+        """:func:`scene_contacts` at q into the query's buffers (grown when too small); the rows."""
         while True:
             rows = scene_contacts(
                 self.x0, q, self.node, self.kind, self.offset, self.frame, self.dims, self.group, self.mask,
                 self.excluded, QUERY_MARGIN, self._scratch, self._pairs, self._out, self._owner,
             )  # fmt: skip
             if rows >= 0:
-                break
-            self._grow(-rows)
-        if rows > 0:
-            near = True
-            smallest = min(smallest, float(np.min(self._out[:rows, 9])))
-        return float(smallest), bool(near)
-
-    def _grow(self, pairs: int) -> None:
-        """Room for ``pairs`` candidate pairs (twice that) in the query's buffers."""
-        self._pairs = np.zeros((2 * pairs, 2), dtype=np.int64)
-        self._out = np.zeros((MAX_POINTS * self._pairs.shape[0], ROW))
-        self._owner = np.zeros(self._out.shape[0], dtype=np.int64)
+                return int(rows)
+            # room for twice the candidate pairs found
+            self._pairs = np.zeros((-2 * rows, 2), dtype=np.int64)
+            self._out = np.zeros((MAX_POINTS * self._pairs.shape[0], ROW))
+            self._owner = np.zeros(self._out.shape[0], dtype=np.int64)
 
     def _local_b(self, con: _Contacts, q: np.ndarray) -> np.ndarray:
         """The contacts' points (C, 3) in their body B's frame at node states q [m]."""
