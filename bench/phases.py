@@ -33,9 +33,9 @@ from heavy_top import build_heavy_top
 import kynemapy as kp
 from kynemapy._jit import njit
 from kynemapy.engine.api import stored
-from kynemapy.engine.assemble import assemble, begin_system
-from kynemapy.engine.constraints.phase import constraint_terms
-from kynemapy.engine.elements import element_terms
+from kynemapy.engine.assemble import assembly_phase, begin_system
+from kynemapy.engine.constraints.phase import constraint_phase
+from kynemapy.engine.elements import element_phase
 from kynemapy.engine.params import (
     CONVERGENCE_AUTO,
     CONVERGENCE_ROUNDOFF,
@@ -61,34 +61,22 @@ def time_elements(d, p, n, data_at, data_ref):
     c = p[P_CONDITIONER]
     for _ in range(n):
         begin_system(d.node_dofs, d.node_map, d.f, d.vals, d.b)
-        element_terms(
-            d.units, data_at, data_ref, d.x0, d.gravity, d.q, d.v, d.vd, d.tangent, d.s33, d.s3, d.s4, d.s66, p, c,
-            d.vals, d.b,
-        )  # fmt: skip
+        element_phase(data_at, data_ref, p, c)
 
 
 @njit
-def time_constraints(d, p, n):
+def time_constraints(d, p, n, data_at, data_ref):
     exact = p[P_EXACT] != 0.0
     with_bias = p[P_RHS_BIAS] != 0.0
     for _ in range(n):
-        constraint_terms(
-            d.units, d.kinds, d.constraint_has_load, d.constraint_node, d.constraint_X0, d.constraint_axes,
-            d.constraint_geometry, d.constraint_param, d.constraint_input, d.q, d.v, d.lam, d.q_ground,
-            d.v_ground, d.con_phi, d.con_bb, d.con_bt, d.con_k, d.con_load, d.s3, d.s4, d.s33, exact, with_bias,
-            d.constraint_output, d.tangent, p[P_GAMMA_PRIME],
-        )  # fmt: skip
+        constraint_phase(data_at, data_ref, exact, with_bias, p[P_GAMMA_PRIME])
 
 
 @njit
-def time_assembly(d, p, n):
+def time_assembly(d, p, n, data_at, data_ref):
     with_k = p[P_ASSEMBLE_K] != 0.0
     for _ in range(n):
-        assemble(
-            d.node_dofs, d.node_map, d.constraint_node, d.constraint_n_rows, d.constraint_row, d.con_row_slots,
-            d.con_col_slots, d.con_k_slots, d.constraint_has_load, d.tangent, d.lam, d.con_phi, d.con_bb, d.con_bt,
-            d.con_k, d.con_load, d.vals, d.b, d.n_system_dofs, p[P_CONDITIONER], with_k, True,
-        )  # fmt: skip
+        assembly_phase(data_at, data_ref, p[P_CONDITIONER], with_k, True)
 
 
 @njit
@@ -146,18 +134,18 @@ def main() -> None:
     sim = kp.Simulation(model, params)
     sim.advance(50)
     d, p = sim.data, sim.coefficients
-    stored_data = stored(d)  # the element phase reads the tables from the Data stored natively
+    stored_data = stored(d)  # the phases read the Data stored natively, by its address
     at = (stored_data.data_at, stored_data.data_type)
     t0 = time.perf_counter()
     time_elements(d, p, 1, *at)
-    time_constraints(d, p, 1)
-    time_assembly(d, p, 1)
+    time_constraints(d, p, 1, *at)
+    time_assembly(d, p, 1, *at)
     vals, b = d.vals.copy(), d.b.copy()
     phases = {
         "tangent operators": (time_tangent, ()),
         "elements (+ blocks)": (time_elements, at),
-        "constraint terms": (time_constraints, ()),
-        "constraint assembly": (time_assembly, ()),
+        "constraint terms": (time_constraints, at),
+        "constraint assembly": (time_assembly, at),
         "solve (+ restore)": (time_solve, (vals, b)),
         "restore (subtracted)": (time_restore, (vals, b)),
         "convergence error": (time_convergence, ()),

@@ -7,7 +7,7 @@ system residual is conditioned by the solve phase); constraint rows ``B 𝒯`` a
 ``Bᵀ`` are not.  The order of the sums into ``b`` is Kynema's: external loads
 (:func:`begin_system`), element tables in :data:`~kynemapy.engine.elements.TABLES` order (the
 element phase adds each element's block as soon as it is computed,
-:func:`~kynemapy.engine.elements.table.add_element_block`), then in :func:`assemble` joint
+:func:`~kynemapy.engine.elements.table.add_element_block`), then in :func:`assembly_phase` joint
 inputs, constraint forces ``Bᵀλ``, and Φ in the constraint rows.
 
 The matrix is an array of values written only through *slots*
@@ -19,6 +19,7 @@ Nothing here knows an element type or a constraint kind.
 from __future__ import annotations
 
 from kynemapy._jit import njit
+from kynemapy.engine.unit_call import load_field
 
 
 @njit(inline=True)
@@ -123,16 +124,38 @@ def add_stiffness_block(slots, nr, nc, scale, k66, t_rot, vals):
             vals[s[5]] += scale * (k3 * t02 + k4 * t12 + k5 * t22)
 
 
-@njit(inline=True)
-def assemble(
-    node_dofs, node_map, cnode, n_rows, crow, row_slots, col_slots, k_slots, has_load,
-    tangent, lam, phi, bb, bt, kphi, load, vals, b, nsys, c, with_k, with_drives,
-):  # fmt: skip
+@njit
+def assembly_phase(data_at, data_ref, c, with_k, with_drives):
     """The constraint part of the Newton matrix ``vals`` (rows ``B 𝒯`` and columns ``Bᵀ``, ``c K^Φ
     𝒯`` with ``with_k``, and with ``with_drives`` those of the driven joints, ``has_load`` 2,
     whose blocks then hold their drive's tangent) and of the residual ``b`` (joint inputs
-    ``load``, ``Bᵀλ``, Φ) from the constraint blocks (``phi``, ``bb``, ``bt``, ``kphi``, ``load``:
-    see :mod:`kynemapy.engine.fields`), in Kynema's order, after the element phase."""
+    ``load``, ``Bᵀλ``, Φ) from the constraint blocks (``con_phi``, ``con_bb``, ``con_bt``,
+    ``con_k``, ``con_load``: see :mod:`kynemapy.engine.fields`), in Kynema's order, after the
+    element phase, on the :class:`~kynemapy.engine.fields.Data` at address ``data_at``
+    (``data_ref`` its type); ``c`` the conditioner.  Returns 0.
+
+    The engine's assembly unit (:mod:`kynemapy.engine.unit_call`, ``ASSEMBLY``): compiled apart
+    from the Newton loop, called through its address with five scalars, and not inlined
+    anywhere (see :func:`kynemapy.engine.elements.element_phase`)."""
+    node_dofs = load_field(data_at, data_ref, "node_dofs")
+    node_map = load_field(data_at, data_ref, "node_map")
+    cnode = load_field(data_at, data_ref, "constraint_node")
+    n_rows = load_field(data_at, data_ref, "constraint_n_rows")
+    crow = load_field(data_at, data_ref, "constraint_row")
+    row_slots = load_field(data_at, data_ref, "con_row_slots")
+    col_slots = load_field(data_at, data_ref, "con_col_slots")
+    k_slots = load_field(data_at, data_ref, "con_k_slots")
+    has_load = load_field(data_at, data_ref, "constraint_has_load")
+    tangent = load_field(data_at, data_ref, "tangent")
+    lam = load_field(data_at, data_ref, "lam")
+    phi = load_field(data_at, data_ref, "con_phi")
+    bb = load_field(data_at, data_ref, "con_bb")
+    bt = load_field(data_at, data_ref, "con_bt")
+    kphi = load_field(data_at, data_ref, "con_k")
+    load = load_field(data_at, data_ref, "con_load")
+    vals = load_field(data_at, data_ref, "vals")
+    b = load_field(data_at, data_ref, "b")
+    nsys = load_field(data_at, data_ref, "n_system_dofs")
     nc = cnode.shape[0]
     for ic in range(nc):
         nb = cnode[ic, 0]  # the base (none: the ground), then the target; each side written out
@@ -173,3 +196,4 @@ def assemble(
         row = nsys + crow[ic]
         for i in range(rows):
             b[row + i] = phi[ic, i]
+    return 0

@@ -18,12 +18,9 @@ from typing import Any
 import numpy as np
 
 from kynemapy.engine.api import task
-from kynemapy.engine.constraints.phase import constraint_terms
 from kynemapy.engine.data import Workspace
-from kynemapy.engine.elements import BEAMS
 from kynemapy.engine.entry import CONSTRAINT_TERMS
 from kynemapy.engine.fields import Data
-from kynemapy.engine.lookup import call
 from kynemapy.engine.params import ACCELERATION_COEFFICIENTS
 from kynemapy.model import Model, kinds
 from kynemapy.model.builder import ModelError
@@ -45,19 +42,11 @@ def describe_constraint(model: Model, c: int) -> str:
 
 def evaluate_constraints(d: Data) -> None:
     """Φ, B_b, B_t and K^Φ of every constraint, exact gradients, at the state of ``d``, into
-    ``con_phi``, ``con_bb``, ``con_bt``, ``con_k``.  With beams, the constraint phase alone
-    (for a beam rotor the element phase costs as much as a Newton iteration); without, a
-    linearization by the engine, already loaded (the constraint phase's own compiled code would
-    be one more cache load, 17 ms, in every new process)."""
-    if d.tables[BEAMS].nodes.shape[0] == 0:
-        task(d, ACCELERATION_COEFFICIENTS, CONSTRAINT_TERMS)
-        return
-    call(
-        constraint_terms, d.units, d.kinds, d.constraint_has_load, d.constraint_node, d.constraint_X0,
-        d.constraint_axes, d.constraint_geometry, d.constraint_param, d.constraint_input, d.q, d.v, d.lam,
-        d.q_ground, d.v_ground, d.con_phi, d.con_bb, d.con_bt, d.con_k, d.con_load, d.s3, d.s4, d.s33, True, True,
-        d.constraint_output, d.tangent, 0.0,
-    )  # fmt: skip
+    ``con_phi``, ``con_bb``, ``con_bt``, ``con_k``: the engine's constraint phase alone, through
+    the engine already loaded (its own compiled code would be one more cache load, 17 ms, in
+    every new process; a whole linearization would cost as much as a Newton iteration, for a
+    beam rotor far more than the constraints)."""
+    task(d, ACCELERATION_COEFFICIENTS, CONSTRAINT_TERMS)
 
 
 def constraint_gradient(workspace: Workspace, data: Data, sparse: bool = False) -> Any:

@@ -74,7 +74,7 @@ from kynemapy.linalg.dense import SOLVE_CAPACITY, SOLVE_OK
 ADVANCE = 0  #: ``advance``: up to ``n`` steps, rows recorded every ``every`` steps
 LINEARIZE = 1  #: the Newton system at the current state (``vals``, ``b``)
 INITIAL_ACCELERATIONS = 2  #: consistent v̇ and λ (``p`` = params.ACCELERATION_COEFFICIENTS)
-CONSTRAINT_TERMS = 3  #: Φ, B, K^Φ of every constraint (``con_*``), with the rest of a linearization
+CONSTRAINT_TERMS = 3  #: Φ, B, K^Φ of every constraint (``con_*``): the constraint phase alone
 START = 4  #: at t = 0: a := v̇, x := (X + u, r ⊗ r0), joint outputs
 REACTION = 5  #: ``out`` (6,) := reaction of constraint ``n`` after a linearization (``p``: exact gradients)
 RECORD = 6  #: record the state into row ``every`` of ``rows``, with ``n`` Newton iterations
@@ -114,15 +114,15 @@ def run_task_at(data_at, data_ref, p, task, n, every, rows, max_rows, iterations
     caller's buffers (empty where the task does not use them).  Returns ``(steps_done,
     rows_recorded, status)``; tasks other than ``ADVANCE`` return ``(0, 0, status)``.
 
-    ``ADVANCE``, ``LINEARIZE``, ``CONSTRAINT_TERMS``, ``REACTION`` and ``INITIAL_ACCELERATIONS``
-    are modes of the one Newton loop written out here (not inlined from a function of its own:
-    numba's inliner copies a callee's IR block by block, each copy with the callee's whole
-    variable scope, which for this loop took 4-5 s of the first compilation).
+    ``ADVANCE``, ``LINEARIZE``, ``REACTION`` and ``INITIAL_ACCELERATIONS`` are modes of the one
+    Newton loop written out here (not inlined from a function of its own: numba's inliner
+    copies a callee's IR block by block, each copy with the callee's whole variable scope,
+    which for this loop took 4-5 s of the first compilation).
 
     The Newton loop: up to ``n`` steps with constant inputs, recording output rows.  Per step
     (Kynema's ``SolveStep``): save the state; :func:`~kynemapy.engine.step.predict`; then per
-    Newton iteration ``update_tangent``, ``begin_system``, ``element_terms``,
-    ``constraint_terms``, ``assemble``, ``solve``, ``convergence_error``, ``update``, until the
+    Newton iteration ``update_tangent``, ``begin_system``, ``element_phase``,
+    ``constraint_phase``, ``assembly_phase``, ``solve``, ``convergence_error``, ``update``, until the
     error is <= 1 (``P_CONVERGENCE`` auto: Kynema's error, and in the last iteration allowed, if
     that still exceeds 1, the round-off error instead: Kynema's result wherever Kynema's test
     passes); the algorithmic acceleration, global position and joint outputs.  A failed step (no
@@ -134,11 +134,12 @@ def run_task_at(data_at, data_ref, p, task, n, every, rows, max_rows, iterations
     whose counter is a multiple of ``every`` (> 0), one row is recorded into ``rows``, at most
     ``max_rows``.
 
-    ``LINEARIZE`` (and ``CONSTRAINT_TERMS``, ``REACTION``) stop after the first assembly (the
+    ``LINEARIZE`` (and ``REACTION``) stop after the first assembly (the
     reference factorization's matrix); ``INITIAL_ACCELERATIONS`` solves the first linearization
     for v̇ and λ instead of an increment, with 𝒯 = 0 in the element blocks (their matrix is then
     M) and 𝒯 = I in the constraint rows: the KKT system [M Bᵀ; B 0][v̇; λ] = [−r(v̇ = 0); −γ].
-    All are this loop's first pass, so every phase is compiled once, here.  Statuses: a step
+    All are this loop's first pass, so every phase is compiled once, here.  ``CONSTRAINT_TERMS``
+    runs the constraint phase alone (exact gradients and bias as ``p`` says, γ′ from ``p``).  Statuses: a step
     status (:mod:`kynemapy.engine.step`), or for ``LINEARIZE`` and ``INITIAL_ACCELERATIONS`` a
     ``SOLVE_*`` status.
     """
@@ -235,6 +236,9 @@ def run_task_at(data_at, data_ref, p, task, n, every, rows, max_rows, iterations
     with_k = p[P_ASSEMBLE_K] != 0.0
     with_drives = p[P_STIFFNESS] != 0.0  # driven joints' tangents (not in the KKT system of v̇)
     with_bias = p[P_RHS_BIAS] != 0.0
+    if task == CONSTRAINT_TERMS:
+        call_unit(units, CONSTRAINTS, (data_at, data_ref, exact, with_bias, p[P_GAMMA_PRIME]))
+        return 0, 0, SOLVE_OK
     max_iter = int(p[P_MAX_ITER])
     criterion = p[P_CONVERGENCE]
     static = mode == MODE_STEPS and p[P_DYNAMIC] == 0.0

@@ -20,7 +20,7 @@ import numpy as np
 from kynemapy._jit import njit
 from kynemapy.engine.constraints.body_phase import OUTPUTS, TERMS
 from kynemapy.engine.constraints.dispatch import bias_kynema, evaluate_kynema, input_load_kynema, output_kynema
-from kynemapy.engine.unit_call import BODY_JOINTS, call_unit
+from kynemapy.engine.unit_call import BODY_JOINTS, call_unit, load_field
 from kynemapy.math.quaternion import rotate_vector
 from kynemapy.model.kinds import BALL_JOINT
 
@@ -31,18 +31,45 @@ class Kinds(NamedTuple):
     kind: np.ndarray
 
 
-@njit(inline=True)
-def constraint_terms(
-    units, kinds, has_load, cnode, cX0, axes, geom, param, cin, q, v, lam, q_ground, v_ground,
-    phi, bb, bt, k, load, s3, s4, s33, exact, with_bias, out, tangent, gp,
-):  # fmt: skip
+@njit
+def constraint_phase(data_at, data_ref, exact, with_bias, gp):
     """Φ (or, ``with_bias``, the bias γ of Φ̈ = B v̇ + γ), gradients ``B_b``, ``B_t``, K^Φ (``exact``:
-    the exact gradients too) and the input loads of every constraint (fields: see
-    :mod:`kynemapy.engine.fields`).  ``kinds`` (:class:`Kinds`) holds the kind codes; the
-    two-body joints are the two-body joint unit's (``units``,
+    the exact gradients too) and the input loads of every constraint, into the workspace fields
+    ``con_phi``, ``con_bb``, ``con_bt``, ``con_k``, ``con_load`` of the
+    :class:`~kynemapy.engine.fields.Data` at address ``data_at`` (``data_ref`` its type; fields:
+    see :mod:`kynemapy.engine.fields`).  ``Data.kinds`` (:class:`Kinds`) holds the kind codes;
+    the two-body joints are the two-body joint unit's (``Data.units``,
     :func:`~kynemapy.engine.constraints.body_phase.body_joint_phase`), called when there are any;
-    it reads the last joint outputs ``out`` (C, 3), the rotation blocks of 𝒯 ``tangent`` (N, 3, 3)
-    and γ′ ``gp`` [1/s] for the drives of hinges and sliders."""
+    it reads the last joint outputs ``constraint_output`` (C, 3), the rotation blocks of 𝒯
+    ``tangent`` (N, 3, 3) and γ′ ``gp`` [1/s] for the drives of hinges and sliders.  Returns 0.
+
+    The engine's constraint unit (:mod:`kynemapy.engine.unit_call`, ``CONSTRAINTS``): compiled
+    apart from the Newton loop, called through its address with five scalars, and not inlined
+    anywhere (see :func:`kynemapy.engine.elements.element_phase`)."""
+    units = load_field(data_at, data_ref, "units")
+    kinds = load_field(data_at, data_ref, "kinds")
+    has_load = load_field(data_at, data_ref, "constraint_has_load")
+    cnode = load_field(data_at, data_ref, "constraint_node")
+    cX0 = load_field(data_at, data_ref, "constraint_X0")
+    axes = load_field(data_at, data_ref, "constraint_axes")
+    geom = load_field(data_at, data_ref, "constraint_geometry")
+    param = load_field(data_at, data_ref, "constraint_param")
+    cin = load_field(data_at, data_ref, "constraint_input")
+    q = load_field(data_at, data_ref, "q")
+    v = load_field(data_at, data_ref, "v")
+    lam = load_field(data_at, data_ref, "lam")
+    q_ground = load_field(data_at, data_ref, "q_ground")
+    v_ground = load_field(data_at, data_ref, "v_ground")
+    phi = load_field(data_at, data_ref, "con_phi")
+    bb = load_field(data_at, data_ref, "con_bb")
+    bt = load_field(data_at, data_ref, "con_bt")
+    k = load_field(data_at, data_ref, "con_k")
+    load = load_field(data_at, data_ref, "con_load")
+    s3 = load_field(data_at, data_ref, "s3")
+    s4 = load_field(data_at, data_ref, "s4")
+    s33 = load_field(data_at, data_ref, "s33")
+    out = load_field(data_at, data_ref, "constraint_output")
+    tangent = load_field(data_at, data_ref, "tangent")
     kind = kinds.kind
     body = False
     for ic in range(kind.shape[0]):
@@ -70,6 +97,7 @@ def constraint_terms(
             (TERMS, kind, has_load, has_load, cnode, cX0, axes, geom, param, cin, q, v, v, lam, q_ground, v_ground,
              phi, bb, bt, k, load, out, exact, with_bias, tangent, gp),
         )  # fmt: skip
+    return 0
 
 
 @njit
@@ -80,7 +108,7 @@ def constraint_outputs(
     """Joint outputs ``out`` (C, 3) from the state: revolute azimuth / hinge angle / slider
     displacement, rate and acceleration.  ``initial``: at t = 0, where Kynema's revolute output
     stays zero until the first step (hinges and sliders are set).  ``kinds`` and ``units`` as in
-    :func:`constraint_terms`; ``has_load`` to ``load`` are passed on to the two-body joint unit
+    :func:`constraint_phase`; ``has_load`` to ``load`` are passed on to the two-body joint unit
     (which does not use them for outputs), and ``tangent`` likewise."""
     kind = kinds.kind
     body = False
@@ -109,7 +137,7 @@ def constraint_outputs(
 def constraint_reaction(c, cnode, geom, n_rows, q, lam, bt, lever, out):
     """``out`` (6,): force [N] and torque [N m] constraint ``c`` exerts on its target body, world
     frame, torque about the joint point on that body (``x + R(r) d``; the node for Kynema's
-    kinds): ``−B_tᵀλ`` from the gradient ``bt`` of the last :func:`constraint_terms` (with exact
+    kinds): ``−B_tᵀλ`` from the gradient ``bt`` of the last :func:`constraint_phase` (with exact
     gradients), shifted to the point.  ``lever`` (3,) scratch."""
     nt = cnode[c, 1]
     for j in range(6):

@@ -7,7 +7,7 @@ p, c, vals, b)``, which writes each element's ``res`` and ``mat`` and adds them 
 system with :func:`~kynemapy.engine.elements.table.add_element_block`; optionally
 ``counts(model)``, sizes named in its fields' shapes, and ``SCRATCH``, kernel scratch allocated
 once per table, as the beams have), then list it in :data:`TABLES` and in
-:func:`element_terms` below, at the same position.  Packing, sparsity and checks follow from
+:func:`element_phase` below, at the same position.  Packing, sparsity and checks follow from
 the table's declaration.
 """
 
@@ -19,7 +19,7 @@ from kynemapy.engine.elements.beams import table as beams
 from kynemapy.engine.fields import TABLES_FIELD
 from kynemapy.engine.unit_call import BEAMS as BEAM_UNIT
 from kynemapy.engine.unit_call import CONTACTS as CONTACT_UNIT
-from kynemapy.engine.unit_call import call_unit, load_member
+from kynemapy.engine.unit_call import call_unit, load_field, load_member
 
 #: the element tables in Kynema's assembly order; ``Data.tables[k]`` is the table of TABLES[k]
 TABLES = (beams, masses, springs, contacts, pairs)
@@ -27,23 +27,39 @@ TABLES = (beams, masses, springs, contacts, pairs)
 BEAMS, MASSES, SPRINGS, CONTACTS, PAIRS = 0, 1, 2, 3, 4
 
 
-@njit(inline=True)
-def element_terms(units, data_at, data_ref, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b):
+@njit
+def element_phase(data_at, data_ref, p, c):
     """Residual and iteration matrix of every element, table by table (into their ``res``,
     ``mat``), each element's block added into the Newton system (``b[rows] += res``,
     ``vals[slots] += c · mat``) as soon as it is computed, in Kynema's order (tables in
-    :data:`TABLES` order, elements in table order).  ``vals`` and ``b`` hold the system as
-    :func:`~kynemapy.engine.assemble.begin_system` left it.  The tables are ``Data.tables`` of
-    the :class:`~kynemapy.engine.fields.Data` at address ``data_at`` (``data_ref`` its type),
-    read here: passed by value, the tables' ~90 arrays were loaded and split again by LLVM at
-    every use in the Newton loop (1.3 s of its first compilation).
+    :data:`TABLES` order, elements in table order), on the
+    :class:`~kynemapy.engine.fields.Data` at address ``data_at`` (``data_ref`` its type), with
+    the step coefficients ``p`` (:mod:`kynemapy.engine.params`) and the conditioner ``c``.
+    ``vals`` and ``b`` hold the system as :func:`~kynemapy.engine.assemble.begin_system` left
+    it.  Returns 0.
 
-    The beams and the contact points are the engine's beam and contact units (``units``,
-    :mod:`kynemapy.engine.unit_call`), each called through its address only when the model has
-    them (a model without contact compiles no contact code).
-
-    A compiled function of its own, called by the Newton loop (inlined into it, the heavy-top
-    step took 6.6 µs instead of 3.9: see docs/engine.md)."""
+    The engine's element unit (:mod:`kynemapy.engine.unit_call`, ``ELEMENTS``): compiled apart
+    from the Newton loop and called through its address with four scalars, every field read
+    here from the Data (one load each, no copy).  The beams and the contact points are the
+    beam and contact units, each called through its address only when the model has them (a
+    model without contact compiles no contact code).  The tables' kernels are inlined here
+    (numba ``inline``); this function itself is not inlined anywhere: numba copies an inlined
+    function's IR block by block, each copy taking the function's whole variable scope with
+    it, and this level's copy cost 2.2 s of a first compilation (docs/performance.md,
+    "2026-11-29, later")."""
+    units = load_field(data_at, data_ref, "units")
+    x0 = load_field(data_at, data_ref, "x0")
+    gravity = load_field(data_at, data_ref, "gravity")
+    q = load_field(data_at, data_ref, "q")
+    v = load_field(data_at, data_ref, "v")
+    vd = load_field(data_at, data_ref, "vd")
+    tangent = load_field(data_at, data_ref, "tangent")
+    s33 = load_field(data_at, data_ref, "s33")
+    s3 = load_field(data_at, data_ref, "s3")
+    s4 = load_field(data_at, data_ref, "s4")
+    s66 = load_field(data_at, data_ref, "s66")
+    vals = load_field(data_at, data_ref, "vals")
+    b = load_field(data_at, data_ref, "b")
     tables = load_member(data_at, data_ref, TABLES_FIELD)
     if tables[0].nodes.shape[0] > 0:
         call_unit(units, BEAM_UNIT, (tables[0], x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b))
@@ -53,3 +69,4 @@ def element_terms(units, data_at, data_ref, x0, gravity, q, v, vd, tangent, s33,
         call_unit(
             units, CONTACT_UNIT, (tables[3], tables[4], x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b)
         )
+    return 0
