@@ -1,4 +1,11 @@
-"""The one-line notice of a long first compilation (:func:`compile_announced`).
+"""The one-line notice of a long first compilation.
+
+Two kinds of kernels: those compiled for an explicit signature (the engine's units,
+:func:`compile_announced`, with a marker file that tells a compilation from a cache load
+before it starts), and lazily typed ones, compiled by numba at their first call with the
+types of its arguments (the hard contact kernels of :mod:`kynemapy.run`): for those,
+:data:`LAZY_ANNOUNCED`, a listener of numba's ``numba:compile`` event (numba's event API),
+which numba triggers only when it compiles, never for a cache load.
 
 Kept apart from :mod:`kynemapy._jit`, which every kernel module imports: an edit here
 recompiles only the small stored-call kernels (see "Why stale code is impossible" there).
@@ -14,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import numba
+import numba.core.event
 
 from kynemapy._jit import cache_dir
 
@@ -29,6 +37,17 @@ ANNOUNCED: dict[str, tuple[str, float]] = {
     "body_joint_phase": ("the two-body joint kernels", 15.0),
     "sparse_phase": ("the sparse solver", 8.0),
     "pack_rows": ("the result-file kernels", 15.0),
+}
+
+
+#: lazily typed kernels whose first compilation takes long enough to announce: module and
+#: qualified name -> what the user is told, and its CPU time measured on a 2-core machine [s]
+LAZY_ANNOUNCED: dict[str, tuple[str, float]] = {
+    "kynemapy.run.hard_bodies.scene_contacts": ("the scene query of hard contact between bodies", 13.0),
+    "kynemapy.run.hard_bodies.solve_blocks": ("the hard body contact solver", 2.0),
+    "kynemapy.run.hard_bodies.friction_sweeps": ("the hard body friction sweeps", 1.0),
+    "kynemapy.run.hard_contact.position_step": ("the hard contact correction", 4.0),
+    "kynemapy.run.hard_contact.velocity_jump": ("the hard contact velocity jump", 1.0),
 }
 
 
@@ -58,9 +77,8 @@ def compile_announced(kernel: Any, signature: tuple[Any, ...]) -> Any:
         _touch(marker)
         return compiled
     what, seconds = announced
-    estimate = f"about {seconds / 60:.0f} min" if seconds >= 90 else f"about {seconds:.0f} s"
     sys.stderr.write(
-        f"kynemapy: compiling {what} (once per install and version; {estimate} of CPU on a 2-core machine; "
+        f"kynemapy: compiling {what} (once per install and version; {_estimate(seconds)} of CPU on a 2-core machine; "
         "`kynemapy compile` does it ahead) ... "
     )
     sys.stderr.flush()
@@ -74,6 +92,51 @@ def compile_announced(kernel: Any, signature: tuple[Any, ...]) -> Any:
     sys.stderr.flush()
     _touch(marker)
     return compiled
+
+
+def _estimate(seconds: float) -> str:
+    return f"about {seconds / 60:.0f} min" if seconds >= 90 else f"about {seconds:.0f} s"
+
+
+class _LazyNotice(numba.core.event.Listener):
+    """The one-line notice of a lazily typed kernel of :data:`LAZY_ANNOUNCED` compiling, as
+    numba starts and ends it (not when a kernel compiles inside another's compilation, nor while
+    :data:`ANNOUNCE` is off)."""
+
+    def __init__(self) -> None:
+        self.local = threading.local()
+
+    def on_start(self, event: Any) -> None:
+        depth = getattr(self.local, "depth", 0)
+        self.local.depth = depth + 1
+        if depth or not getattr(ANNOUNCE, "on", True):
+            return
+        func = getattr(event.data.get("dispatcher"), "py_func", None)
+        announced = LAZY_ANNOUNCED.get(f"{getattr(func, '__module__', '')}.{getattr(func, '__qualname__', '')}")
+        if announced is None:
+            return
+        what, seconds = announced
+        sys.stderr.write(
+            f"kynemapy: compiling {what} (once per install and version; {_estimate(seconds)} of CPU on a 2-core "
+            "machine; `kynemapy compile` does it ahead) ... "
+        )
+        sys.stderr.flush()
+        self.local.start = time.perf_counter()
+
+    def on_end(self, event: Any) -> None:
+        self.local.depth = getattr(self.local, "depth", 1) - 1
+        start = getattr(self.local, "start", None)
+        if self.local.depth == 0 and start is not None:
+            self.local.start = None
+            # compiled: numba has added the overload for these argument types before the end event
+            data = event.data or {}
+            kernel = data.get("dispatcher")
+            failed = kernel is None or tuple(data.get("args", ())) not in kernel.overloads
+            sys.stderr.write("failed\n" if failed else f"done in {time.perf_counter() - start:.0f} s\n")
+            sys.stderr.flush()
+
+
+numba.core.event.register("numba:compile", _LazyNotice())
 
 
 def _touch(marker: Path) -> None:
@@ -109,9 +172,8 @@ class _Announcement:
         self.was_on = getattr(ANNOUNCE, "on", True)
         ANNOUNCE.on = False
         if self.was_on:
-            estimate = f"about {self.seconds / 60:.0f} min" if self.seconds >= 90 else f"about {self.seconds:.0f} s"
             sys.stderr.write(
-                f"kynemapy: compiling {self.what} (once per install and version; {estimate} on a 2-core "
+                f"kynemapy: compiling {self.what} (once per install and version; {_estimate(self.seconds)} on a 2-core "
                 "machine; `kynemapy compile` does it ahead) ... "
             )
             sys.stderr.flush()

@@ -152,6 +152,51 @@ def test_a_first_compilation_says_so_in_one_line_and_a_cache_load_says_nothing(t
     assert second.stderr == ""
 
 
+LAZY_SCRIPT = textwrap.dedent(
+    """
+    import sys
+    sys.path.insert(0, sys.argv[1])
+    from kynemapy.engine import notice as _notice
+    import announced_probe
+
+    _notice.LAZY_ANNOUNCED["announced_probe.probe_kernel"] = ("the lazy probe", 2.0)
+    print(announced_probe.probe_kernel(1.5))  # compiled at its first call, for a float64
+    print(announced_probe.probe_kernel(2.5))  # compiled already: no second line
+    """
+)
+
+
+def test_a_lazily_typed_kernel_announces_its_first_compilation_and_not_a_cache_load(tmp_path: Path) -> None:
+    (tmp_path / "announced_probe.py").write_text(PROBE)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
+    env.update(NUMBA_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(ROOT))
+
+    def run() -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-c", LAZY_SCRIPT, str(tmp_path)], env=env, capture_output=True, text=True, timeout=300
+        )
+
+    first = run()
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.split() == ["2.5", "3.5"]
+    lines = first.stderr.strip().splitlines()
+    assert len(lines) == 1, first.stderr
+    assert lines[0].startswith("kynemapy: compiling the lazy probe (once per install and version; about 2 s")
+    assert " ... done in " in lines[0] and lines[0].rstrip().endswith(" s")
+    second = run()
+    assert second.returncode == 0, second.stderr
+    assert second.stdout.split() == ["2.5", "3.5"]
+    assert second.stderr == ""
+    # a compilation that fails says so on its line, before numba's error
+    failing = LAZY_SCRIPT.replace("probe_kernel(1.5)", "probe_kernel('text')").replace("_notice", "_n")
+    proc = subprocess.run(
+        [sys.executable, "-c", failing, str(tmp_path)], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert proc.returncode != 0
+    assert "kynemapy: compiling the lazy probe (" in proc.stderr
+    assert ") ... failed\n" in proc.stderr and "TypingError" in proc.stderr
+
+
 def test_kynemapy_compile_compiles_or_loads_everything_and_names_the_cache() -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "kynemapy", "compile", "--jobs", "1", "--quiet"],
