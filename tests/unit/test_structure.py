@@ -303,3 +303,12 @@ def test_the_unit_tier_holds_no_cli_dask_or_file_fault_tests() -> None:
         text = path.read_text()
         dask = ("from " + "distributed import", "import " + "dask")  # split: this file is in the tier
         assert not any(words in text for words in dask), path.name
+
+
+def test_the_mass_kernel_reads_its_own_table() -> None:
+    # masses.terms takes the Data by its address and reads Data.tables[masses.POSITION]
+    from kynemapy.engine import elements
+    from kynemapy.engine.elements import masses
+
+    assert elements.TABLES[masses.POSITION] is masses
+    assert masses.POSITION == elements.MASSES

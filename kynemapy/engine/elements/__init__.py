@@ -63,7 +63,7 @@ def element_phase(data_at, data_ref, p, c):
     tables = load_member(data_at, data_ref, TABLES_FIELD)
     if tables[0].nodes.shape[0] > 0:
         call_unit(units, BEAM_UNIT, (tables[0], x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b))
-    masses.terms(tables[1], x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b)
+    masses.terms(data_at, data_ref, p, c)  # (its own compiled function: see there)
     springs.terms(tables[2], x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b)
     if tables[3].nodes.shape[0] > 0 or tables[4].nodes.shape[0] > 0:
         call_unit(

@@ -18,6 +18,7 @@ import numpy as np
 from kynemapy._jit import njit
 from kynemapy.engine.elements.table import add_element_block
 from kynemapy.engine.params import P_BETA_PRIME, P_EXACT, P_GAMMA_PRIME, P_STIFFNESS
+from kynemapy.engine.unit_call import load_field
 from kynemapy.math.quaternion import quat_compose, quat_to_matrix
 from kynemapy.math.so3 import tilde
 
@@ -39,6 +40,9 @@ TABLE = MassTable
 FIELDS = (("m_star", "mf", (6, 6), "mass_m_star"),)
 #: one node per mass, all six DOFs
 NODE_DOFS = 6
+#: this table's position in :data:`kynemapy.engine.elements.TABLES` and ``Data.tables``
+#: (:func:`terms` reads it there; tests/unit/test_structure.py checks it)
+POSITION = 1
 
 
 def nodes(model) -> np.ndarray:
@@ -440,13 +444,34 @@ def mass_element_terms(
         mat[i, 5] = beta_prime * muu[i, 5] + gamma_prime * g[ii, 2] + kappa * (ka * t02 + kb * t12 + kc * t22)
 
 
-@njit(inline=True)
-def terms(t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b):
+@njit
+def terms(data_at, data_ref, p, c):
     """Residual ``F_I − F_g`` (6,) and matrix ``β′ M + γ′ G + κ K 𝒯`` (6, 6) of every mass of the
-    table ``t`` into ``t.res``, ``t.mat``, each added into the Newton system (``vals`` (nnz,),
-    ``b`` (n,), conditioner ``c``) as soon as it is computed; node data ``x0`` (N, 7), ``q``,
-    ``v``, ``vd``, ``tangent`` (N, 3, 3), ``gravity`` (3,), scratch ``s33``, ``s3``, ``s4``,
-    ``s66``; step coefficients ``p``."""
+    table into its ``res``, ``mat``, each added into the Newton system (``vals`` (nnz,), ``b``
+    (n,), conditioner ``c``) as soon as it is computed, on the
+    :class:`~kynemapy.engine.fields.Data` at address ``data_at`` (``data_ref`` its type): the
+    table ``Data.tables[POSITION]``, node data ``x0`` (N, 7), ``q``, ``v``, ``vd``, ``tangent``
+    (N, 3, 3), ``gravity`` (3,), scratch ``s33``, ``s3``, ``s4``, ``s66``; step coefficients
+    ``p``.  Returns 0.
+
+    Unlike the other tables' kernels (``terms(t, x0, ..., vals, b)``, numba-inlined into the
+    element phase), a compiled function of its own that takes the Data by its address: the
+    call passes four scalars, and numba does not copy this loop's IR, with the rigid-body kernel
+    inlined into it, into the element phase (numba copies an inlined function's IR block by
+    block with its whole scope: 1.3 s of a first compilation, docs/performance.md)."""
+    t = load_field(data_at, data_ref, "tables")[POSITION]
+    x0 = load_field(data_at, data_ref, "x0")
+    gravity = load_field(data_at, data_ref, "gravity")
+    q = load_field(data_at, data_ref, "q")
+    v = load_field(data_at, data_ref, "v")
+    vd = load_field(data_at, data_ref, "vd")
+    tangent = load_field(data_at, data_ref, "tangent")
+    s33 = load_field(data_at, data_ref, "s33")
+    s3 = load_field(data_at, data_ref, "s3")
+    s4 = load_field(data_at, data_ref, "s4")
+    s66 = load_field(data_at, data_ref, "s66")
+    vals = load_field(data_at, data_ref, "vals")
+    b = load_field(data_at, data_ref, "b")
     beta_prime = p[P_BETA_PRIME]
     gamma_prime = p[P_GAMMA_PRIME]
     kappa = p[P_STIFFNESS]
@@ -458,3 +483,4 @@ def terms(t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b):
             beta_prime, gamma_prime, kappa, exact, s33, s3, s4, s66, t.res[e], t.mat[e],
         )  # fmt: skip
         add_element_block(t, e, c, vals, b)
+    return 0
