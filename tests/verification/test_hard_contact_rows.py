@@ -10,6 +10,11 @@ and against files without the columns (a model without hard contact, a file writ
 from __future__ import annotations
 
 import math
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import h5py
@@ -258,19 +263,13 @@ def test_info_shows_the_columns(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert "up to 4 contacts in a step, largest force impulse on a body 0.00981 N s" in out
 
 
-def test_kynemapy_run_on_a_model_file_records_the_columns(tmp_path: Path) -> None:
-    """``kynemapy run`` on a model file of a ball (2 kg) resting on a hard ground (g = 9.81 m/s²,
-    h = 1 ms, 50 steps, a row every 10): the file has the columns, each row after the first with
-    the normal impulse m g h (1e-9 relative), the point active."""
-    model = tmp_path / "ball.toml"
-    model.write_text(
-        """
+BALL_TOML = """
 [model]
 gravity = [0.0, 0.0, -9.81]
 
 [[node]]
 name = "ball"
-position = [0.0, 0.0, 0.1]
+position = [0.0, 0.0, HEIGHT]
 
 [[mass]]
 node = "ball"
@@ -291,12 +290,61 @@ friction = 0.3
 h = 0.001
 
 [run]
-n_steps = 50
+n_steps = STEPS
 """
-    )
+
+
+def ball_toml(path: Path, height: float, n_steps: int) -> Path:
+    """A ball (2 kg, r = 0.1 m) whose centre is ``height`` above a hard ground (e = 0.5, μ = 0.3)."""
+    path.write_text(BALL_TOML.replace("HEIGHT", repr(height)).replace("STEPS", str(n_steps)))
+    return path
+
+
+def test_kynemapy_run_on_a_model_file_records_the_columns(tmp_path: Path) -> None:
+    """``kynemapy run`` on a model file of a ball (2 kg) resting on a hard ground (g = 9.81 m/s²,
+    h = 1 ms, 50 steps, a row every 10): the file has the columns, each row after the first with
+    the normal impulse m g h (1e-9 relative), the point active."""
+    model = ball_toml(tmp_path / "ball.toml", 0.1, 50)
     out = tmp_path / "ball.h5"
     assert main(["run", str(model), "-o", str(out), "--every", "10", "--no-progress"]) == 0
     hc = read(out).hard_contact
     assert hc is not None and hc["normal_impulse"].shape == (6, 1)
     np.testing.assert_allclose(hc["normal_impulse"][1:, 0], 2.0 * 9.81 * H, rtol=1e-9, atol=0)
     assert np.all(hc["active"][1:, 0])
+
+
+def test_a_killed_run_resumed_writes_the_same_columns(tmp_path: Path) -> None:
+    """``kynemapy run`` of a ball dropped 0.3 m onto a hard ground, killed (SIGKILL) after its first
+    bounce, then ``--resume``d to 200 steps past its last row: its file holds the same rows and
+    ``/hard_contact`` columns, bit for bit, as an unbroken run to the same step."""
+    model = ball_toml(tmp_path / "drop.toml", 0.4, 10**7)
+    killed = tmp_path / "killed.h5"
+    command = [sys.executable, "-m", "kynemapy", "run", str(model), "-o", str(killed), "--every", "10"]
+    proc = subprocess.Popen([*command, "--block", "16", "--no-progress"], cwd=tmp_path)
+    try:
+        deadline = time.time() + 300
+        while time.time() < deadline and proc.poll() is None:
+            try:
+                if read(killed).committed >= 40:  # step 390 or later: past the bounce at 0.247 s
+                    break
+            except OSError:
+                pass
+            time.sleep(0.05)
+        assert proc.poll() is None, "the run ended before it was killed"
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)  # this child, by its id
+        proc.wait(timeout=60)
+    with pytest.warns(ResultFileWarning, match="was killed"):
+        last = int(read(killed).step[-1])
+    end = last + 200
+    ball_toml(model, 0.4, end)
+    assert main(["run", str(model), "-o", str(killed), "--resume", "--no-progress"]) == 0
+    whole = tmp_path / "whole.h5"
+    assert main(["run", str(model), "-o", str(whole), "--every", "10", "--no-progress"]) == 0
+    resumed, reference = read(killed), read(whole)
+    np.testing.assert_array_equal(resumed.step, reference.step)
+    assert reference.hard_contact is not None and resumed.hard_contact is not None
+    assert np.count_nonzero(reference.hard_contact["normal_impulse"]) > 0  # rows in contact
+    for name, column in reference.hard_contact.items():
+        np.testing.assert_array_equal(resumed.hard_contact[name], column, err_msg=name)
+    np.testing.assert_array_equal(resumed.q, reference.q)
