@@ -266,10 +266,36 @@ def _info(args: argparse.Namespace) -> int:
         )
     hard = getattr(m, "hard_contacts", None)
     n_hard = 0 if hard is None else int(np.asarray(hard).shape[0])
-    if n_hard:  # enforced between the steps: the rows hold the corrected states, not the impulses
+    hc = r.hard_contact  # the hard laws' impulses, recorded with the rows (not functions of the state)
+    if n_hard:
+        if hc is not None and "normal_impulse" in hc:
+            total = hc["normal_impulse"].sum(axis=1)
+            print(
+                f"hard contact      {_plural(n_hard, 'point')} on hard ground planes (law='hard'); per row "
+                "(/hard_contact): normal_impulse [N s], friction_impulse (3) [N s], active"
+                + (
+                    f"; largest total normal impulse {total.max():.6g} N s, a point active in "
+                    f"{int(np.count_nonzero(hc['active'].any(axis=1)))} of {r.committed} rows"
+                    if r.committed
+                    else ""
+                )
+            )
+        else:
+            print(
+                f"hard contact      {_plural(n_hard, 'point')} on hard ground planes (law='hard'); no impulses in "
+                "the rows (a file written before /hard_contact)"
+            )
+    if hc is not None and "body_impulse" in hc:
+        count = hc["body_contacts"]
         print(
-            f"hard contact      {_plural(n_hard, 'point')} on hard ground planes (law='hard'); impulses of the "
-            "last step only (Simulation.contact_impulses())"
+            "body contact      hard law; per row (/hard_contact): body_impulse (6) [N s, N m s] per node, "
+            "body_contacts"
+            + (
+                f"; up to {_plural(int(count.max()), 'contact')} in a step, largest force impulse on a body "
+                f"{float(np.linalg.norm(hc['body_impulse'][:, :, :3], axis=2).max()):.6g} N s"
+                if r.committed
+                else ""
+            )
         )
     print(f"restart data      {'yes' if r.restart is not None else 'no'}")
     return 0

@@ -25,11 +25,22 @@ time-series datasets (chunked ``block`` rows, unlimited first axis)
     (n,) [J], ``strain_energy`` (n,) [J] (beams and springs; computed by :func:`read` for
     files written before it existed), ``linear_momentum`` (n, 3) [kg m/s],
     ``angular_momentum`` (n, 3) [kg m²/s] (about the world origin).
-``/checksums`` (m, 2 + F) int64
+extra per-row columns (chunked ``block`` rows, unlimited first axis, checksummed with the rows)
+    ``/step_control/*`` (n,) of a step-controlled run (``step_size`` [s], ``accepted``,
+    ``rejected``, ``estimated_error``; :data:`kynemapy.io.layout.STEP_CONTROL_FIELDS`), and
+    ``/hard_contact/*`` of a model with hard contact, the impulses of the step that ends at each
+    row (:data:`kynemapy.io.layout.HARD_CONTACT_FIELDS`, :mod:`kynemapy.run.hard_rows`): with
+    K points against hard ground planes ``normal_impulse`` (n, K) [N s], ``friction_impulse``
+    (n, K, 3) [N s] (world frame), ``active`` (n, K) int8; with the hard body law
+    ``body_impulse`` (n, N, 6) [N s, N m s] (per node: force, moment about the node, world
+    frame) and ``body_contacts`` (n,) int64.  :func:`read` returns them as
+    :attr:`Result.step_control` and :attr:`Result.hard_contact` (None when the file has none).
+``/checksums`` (m, 2 + F + E) int64
     one record per appended block: first row, stop row, then the XXH3-64 digest
     (``xxhash.xxh3_64_intdigest``, seed 0, stored as the int64 with the same 64 bits) of
-    each of the F per-row datasets' rows of that block (their bytes in C order, in the order
-    of ``ROW_FIELDS``; attribute ``columns`` names them, attribute ``algorithm`` the digest:
+    each of the F per-row datasets' rows of that block, then of the E extra columns' (their
+    bytes in C order, in the order of ``ROW_FIELDS``, then ``step_control/*``,
+    ``hard_contact/*``; attribute ``columns`` names them, attribute ``algorithm`` the digest:
     earlier files hold CRC-32s, ``zlib.crc32``, and say so there).  The records of the
     committed rows tile rows ``0 .. committed - 1``.
 ``/committed`` (1,) int64

@@ -124,25 +124,101 @@ STEP_CONTROL_FIELDS: dict[str, tuple[type, str]] = {
 }
 
 
-def step_control_columns(path: str, names: tuple[str, ...], step_control: Any, n: int) -> dict[str, np.ndarray]:
-    """The ``/step_control`` columns of one block of ``n`` rows, checked against the file's ``names``
-    (empty: the file has none, and ``step_control`` must be None)."""
-    if not names:
-        if step_control is not None:
-            raise ValueError(f"ResultWriter.append: {path} has no /step_control columns (created without them)")
+#: the per-row columns of a model with hard contact (:mod:`kynemapy.run.hard_rows`), in
+#: the group ``/hard_contact`` of its file: name -> (dtype, unit).  The hard laws' impulses are not
+#: functions of the state (unlike the compliant law's forces, :mod:`kynemapy.run.contact_rows`), so
+#: they are recorded with each row: those of the step that ends at the row (zeros at a new file's
+#: first row when nothing stepped before it).  With K points against hard ground planes
+#: (``model.hard_contacts``' rows) and N nodes:
+#:
+#: * ``normal_impulse`` (n, K), ``friction_impulse`` (n, K, 3), ``active`` (n, K): the planes'
+#:   points (when K > 0);
+#: * ``body_impulse`` (n, N, 6), ``body_contacts`` (n,): the hard body law's contacts summed per
+#:   body (with ``set_body_contact(law="hard")``).
+HARD_CONTACT_FIELDS: dict[str, tuple[type, str]] = {
+    "normal_impulse": (np.float64, "N s (per point against a hard ground plane: the normal impulse of the step)"),
+    "friction_impulse": (
+        np.float64,
+        "N s (per point against a hard ground plane: the friction impulse of the step on the body, world frame)",
+    ),
+    "active": (np.int8, "1 (per point against a hard ground plane: 1 when closed at the end of the step)"),
+    "body_impulse": (
+        np.float64,
+        "N s (columns 0-2: force), N m s (columns 3-5: moment about the node) (per node: the impulse of the "
+        "step's hard contacts between bodies on it, world frame)",
+    ),
+    "body_contacts": (np.int64, "1 (hard contacts between bodies closed at the end of the step)"),
+}
+
+
+def hard_contact_shapes(model: Model) -> dict[str, tuple[tuple[int, ...], type]]:
+    """Trailing shape and dtype of each ``/hard_contact`` column of ``model`` (:data:`HARD_CONTACT_FIELDS`).
+
+    Parameters
+    ----------
+    model : Model
+        The model.
+
+    Returns
+    -------
+    dict of str to (tuple of int, type)
+        The planes' columns when the model has points against hard ground planes
+        (``model.hard_contacts`` with rows), the bodies' when it has shapes under the hard body
+        law (``model.hard_shapes`` with rows); empty for a model without hard contact.
+    """
+    points = getattr(model, "hard_contacts", None)
+    shapes = getattr(model, "hard_shapes", None)
+    k = 0 if points is None else int(np.asarray(points).shape[0])
+    out: dict[str, tuple[tuple[int, ...], type]] = {}
+    if k:
+        out["normal_impulse"] = ((k,), HARD_CONTACT_FIELDS["normal_impulse"][0])
+        out["friction_impulse"] = ((k, 3), HARD_CONTACT_FIELDS["friction_impulse"][0])
+        out["active"] = ((k,), HARD_CONTACT_FIELDS["active"][0])
+    if shapes is not None and np.asarray(shapes).shape[0]:
+        out["body_impulse"] = ((int(model.n_nodes), 6), HARD_CONTACT_FIELDS["body_impulse"][0])
+        out["body_contacts"] = ((), HARD_CONTACT_FIELDS["body_contacts"][0])
+    return out
+
+
+#: the groups of extra per-row columns (the group's name -> its fields), checked with the rows
+EXTRA_GROUPS: dict[str, dict[str, tuple[type, str]]] = {
+    "step_control": STEP_CONTROL_FIELDS,
+    "hard_contact": HARD_CONTACT_FIELDS,
+}
+
+
+def extra_shapes(
+    step_control: tuple[str, ...], hard_contact: dict[str, tuple[tuple[int, ...], type]]
+) -> dict[str, tuple[tuple[int, ...], type]]:
+    """Every extra column of a file, ``"<group>/<name>"`` -> (trailing shape, dtype), in the order of
+    its checksum records: the ``/step_control`` columns named, then the ``/hard_contact`` ones."""
+    out = {f"step_control/{name}": ((), STEP_CONTROL_FIELDS[name][0]) for name in step_control}
+    return out | {f"hard_contact/{name}": spec for name, spec in hard_contact.items()}
+
+
+def extra_columns(
+    path: str, group: str, shapes: dict[str, tuple[tuple[int, ...], type]], given: Any, n: int
+) -> dict[str, np.ndarray]:
+    """The ``/<group>`` columns of one block of ``n`` rows, checked against the file's extra
+    columns ``shapes`` (:func:`extra_shapes`; none of the group: the file has none, and ``given``
+    must be None); keyed ``"<group>/<name>"``."""
+    prefix = group + "/"
+    shapes = {name.removeprefix(prefix): spec for name, spec in shapes.items() if name.startswith(prefix)}
+    if not shapes:
+        if given is not None:
+            raise ValueError(f"ResultWriter.append: {path} has no /{group} columns (created without them)")
         return {}
-    if step_control is None or set(step_control) != set(names):
-        got = None if step_control is None else sorted(step_control)
-        raise KeyError(f"ResultWriter.append: {path} needs the step_control columns {list(names)}, got {got}")
+    if given is None or set(given) != set(shapes):
+        got = None if given is None else sorted(given)
+        raise KeyError(f"ResultWriter.append: {path} needs the {group} columns {list(shapes)}, got {got}")
     out = {}
-    for name in names:
-        arr = np.asarray(step_control[name])
-        if arr.shape != (n,):
-            raise ValueError(f"ResultWriter.append: step_control {name} must have shape ({n},), got {arr.shape}")
-        dtype = STEP_CONTROL_FIELDS[name][0]
+    for name, (shape, dtype) in shapes.items():
+        arr = np.asarray(given[name])
+        if arr.shape != (n, *shape):
+            raise ValueError(f"ResultWriter.append: {group} {name} must have shape {(n, *shape)}, got {arr.shape}")
         if np.dtype(dtype).kind == "i" and arr.dtype.kind not in "iub" and not np.array_equal(arr, np.round(arr)):
-            raise ValueError(f"ResultWriter.append: step_control {name} must hold integers")
-        out[name] = np.ascontiguousarray(arr, dtype=dtype)
+            raise ValueError(f"ResultWriter.append: {group} {name} must hold integers")
+        out[f"{group}/{name}"] = np.ascontiguousarray(arr, dtype=dtype)
     return out
 
 
@@ -206,6 +282,8 @@ def convert(value: Any, type_name: Any) -> Any:
 
 __all__ = [
     "ADDED_LATER",
+    "EXTRA_GROUPS",
+    "HARD_CONTACT_FIELDS",
     "NO_BEAMS",
     "REQUIRED",
     "RESERVED",
@@ -216,8 +294,10 @@ __all__ = [
     "attr_value",
     "convert",
     "decode",
+    "extra_columns",
+    "extra_shapes",
+    "hard_contact_shapes",
     "model_difference",
     "restart_shapes",
     "row_shapes",
-    "step_control_columns",
 ]

@@ -113,6 +113,20 @@ class Result:
         ``control``; the group ``/step_control``), (n,) each: ``step_size`` [s], ``accepted``,
         ``rejected`` (counts since the row before), ``estimated_error`` [-]; None for a file of
         fixed steps.
+    hard_contact : dict[str, ndarray] or None
+        The per-row columns of a model with hard contact (the group ``/hard_contact``,
+        :data:`kynemapy.io.layout.HARD_CONTACT_FIELDS`), each of the step that ends at the row
+        (zeros at a new file's first row when nothing stepped before it; one row every
+        ``output_every`` steps holds that step's only).  With K points against hard ground
+        planes (``model.hard_contacts``' rows, in the order of
+        :meth:`kynemapy.Simulation.contact_impulses`): ``normal_impulse`` (n, K) [N s],
+        ``friction_impulse`` (n, K, 3) [N s] (on the body, world frame: the tangential
+        components of :meth:`~kynemapy.Simulation.contact_impulses` times its tangents),
+        ``active`` (n, K) bool.  With the hard body law: ``body_impulse`` (n, N, 6) [N s, N m s]:
+        per node, the force and the moment about the node (world frame) of the step's contacts
+        between bodies on it (:meth:`~kynemapy.Simulation.body_impulses` summed per body), and
+        ``body_contacts`` (n,) int64, the number of those contacts.  None for a model without
+        hard contact, and for files written before these columns existed.
     missing_rows : tuple[tuple[int, int], ...]
         ``(first_row, stop_row)`` ranges of the file's committed rows left out by
         ``read(path, salvage=True)`` because they fail their checksums (empty otherwise); then
@@ -144,6 +158,7 @@ class Result:
     path: str
     missing_rows: tuple[tuple[int, int], ...] = ()
     step_control: dict[str, np.ndarray] | None = None
+    hard_contact: dict[str, np.ndarray] | None = None
 
     @property
     def position(self) -> np.ndarray:
@@ -427,8 +442,17 @@ def read(path: str | os.PathLike[str], *, salvage: bool = False) -> Result:
         closed_cleanly=clean,
         path=path,
         missing_rows=tuple(lost),
-        step_control={name.split("/", 1)[1]: rows[name] for name in rows if name.startswith("step_control/")} or None,
+        step_control=_group(rows, "step_control"),
+        hard_contact=_group(rows, "hard_contact"),
     )
+
+
+def _group(rows: dict[str, np.ndarray], group: str) -> dict[str, np.ndarray] | None:
+    """The extra columns ``/<group>/*`` of the rows read, by their names in the group (None: none)."""
+    out = {name.split("/", 1)[1]: rows[name] for name in rows if name.startswith(group + "/")}
+    if "active" in out and group == "hard_contact":
+        out["active"] = out["active"].astype(bool)
+    return out or None
 
 
 def _restart_slot(f: h5py.File, path: str, model: Model, committed: int, salvage: bool) -> dict[str, np.ndarray] | None:

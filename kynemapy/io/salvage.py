@@ -21,6 +21,7 @@ from kynemapy.io.errors import (
 )
 from kynemapy.io.layout import (
     ADDED_LATER,
+    EXTRA_GROUPS,
     decode,
 )
 
@@ -117,8 +118,9 @@ def verify(
     bad: list[tuple[int, int]] = [] if bad_from is None else [(bad_from, committed)]
     # the records' columns by name (a file of an earlier version lacks the fields added since)
     columns = json.loads(f["checksums"].attrs["columns"]) if checked else ["first_row", "stop_row", *ROW_NAMES]
-    # a step-controlled run's /step_control columns are checked with the rows (rows["step_control/..."])
-    names = [*ROW_NAMES, *(c for c in columns if c.startswith("step_control/") and c in f)]
+    # the extra columns (a step-controlled run's /step_control, a hard-contact model's /hard_contact)
+    # are checked with the rows (rows["step_control/..."], rows["hard_contact/..."])
+    names = [*ROW_NAMES, *(c for c in columns if c.split("/")[0] in EXTRA_GROUPS and c in f)]
     check = crc32_of
     if checked:
         algorithm = decode(f["checksums"].attrs.get("algorithm", CRC_ALGORITHM))

@@ -29,6 +29,7 @@ from kynemapy.io.checksums import (
     slot_digest,
 )
 from kynemapy.io.layout import (
+    EXTRA_GROUPS,
     REQUIRED,
     RESERVED,
     RESTART_INPUTS,
@@ -36,10 +37,12 @@ from kynemapy.io.layout import (
     STEP_CONTROL_FIELDS,
     UNITS,
     attr_value,
+    extra_columns,
+    extra_shapes,
+    hard_contact_shapes,
     model_difference,
     restart_shapes,
     row_shapes,
-    step_control_columns,
 )
 from kynemapy.io.lock import WriterLock
 from kynemapy.io.paths import file_path
@@ -94,6 +97,11 @@ class ResultWriter:
         (:data:`kynemapy.io.layout.STEP_CONTROL_FIELDS`: ``step_size`` [s], ``accepted``,
         ``rejected``, ``estimated_error``); every :meth:`append` must then pass them, and they
         are checksummed with the rows.
+    hard_contact : bool, default False
+        Add the group ``/hard_contact`` of per-row impulses of a model with hard contact
+        (:data:`kynemapy.io.layout.HARD_CONTACT_FIELDS`, shapes by
+        :func:`kynemapy.io.layout.hard_contact_shapes`; none for a model without hard contact);
+        every :meth:`append` must then pass them, checksummed with the rows.
 
     Raises
     ------
@@ -125,6 +133,7 @@ class ResultWriter:
         every: int | None = None,
         lock: WriterLock | None = None,
         step_control: bool = False,
+        hard_contact: bool = False,
     ) -> None:
         if isinstance(block, bool) or not isinstance(block, (int, np.integer)) or block < 1:
             raise ValueError(f"ResultWriter: block must be an integer >= 1, got {block!r}")
@@ -138,6 +147,10 @@ class ResultWriter:
         self._shapes = row_shapes(model)
         #: the columns of ``/step_control`` (empty: none)
         self.step_control: tuple[str, ...] = tuple(STEP_CONTROL_FIELDS) if step_control else ()
+        #: the columns of ``/hard_contact`` and their trailing shapes and dtypes (empty: none)
+        self.hard_contact: dict[str, tuple[tuple[int, ...], type]] = hard_contact_shapes(model) if hard_contact else {}
+        #: every extra column, ``"<group>/<name>"`` -> (trailing shape, dtype), in the checksum records' order
+        self._extra_shapes = extra_shapes(self.step_control, self.hard_contact)
         self._committed = 0
         self._last_step: int | None = None
         self._slot_info = np.full((2, 2), -1, dtype=np.int64)  # (rows, generation) per slot
@@ -171,7 +184,7 @@ class ResultWriter:
         f.flush()
         f.swmr_mode = True
         self._datasets = {name: f[name] for name in ROW_NAMES}
-        self._extra = {name: f["step_control"][name] for name in self.step_control}
+        self._extra = {name: f[name] for name in self._extra_shapes}
         self._committed_ds = f["committed"]
         self._checksums = f["checksums"]
         self._restart = (
@@ -189,7 +202,7 @@ class ResultWriter:
         f.attrs["kynemapy_version"] = kynemapy.__version__
         f.attrs["created"] = datetime.datetime.now(datetime.UTC).isoformat()
         units = {k: u for k, u in UNITS.items() if self.restart or not k.startswith("restart/")}
-        units |= {f"step_control/{k}": STEP_CONTROL_FIELDS[k][1] for k in self.step_control}
+        units |= {name: EXTRA_GROUPS[name.split("/")[0]][name.split("/")[1]][1] for name in self._extra_shapes}
         f.attrs["units"] = json.dumps(units, ensure_ascii=False)
         # who writes the file: a reader that finds it still marked "open for writing" clears the
         # marks only when this process no longer runs
@@ -217,19 +230,14 @@ class ResultWriter:
         gd = gp.create_group("derived")
         for name in ("alpha_m", "alpha_f", "gamma", "beta"):
             gd.attrs[name] = float(getattr(self.params, name))
-        for name, (shape, dtype) in self._shapes.items():
+        # the rows' datasets, then the extra columns' (their groups made with their first column)
+        for name, (shape, dtype) in (self._shapes | self._extra_shapes).items():
             # A zero-length trailing axis (no constraints) cannot hold a chunk of extent >= 1
             # unless that axis is declared unlimited too.
             maxshape = (None, *(d if d > 0 else None for d in shape))
             chunks = (self.block, *(max(d, 1) for d in shape))
             f.create_dataset(name, shape=(0, *shape), maxshape=maxshape, chunks=chunks, dtype=dtype)
-        if self.step_control:
-            gs = f.create_group("step_control")
-            for name in self.step_control:
-                gs.create_dataset(
-                    name, shape=(0,), maxshape=(None,), chunks=(self.block,), dtype=STEP_CONTROL_FIELDS[name][0]
-                )
-        extra = [f"step_control/{name}" for name in self.step_control]
+        extra = list(self._extra_shapes)
         width = 2 + len(ROW_NAMES) + len(extra)
         ck = f.create_dataset("checksums", shape=(0, width), maxshape=(None, width), chunks=(64, width), dtype=np.int64)
         ck.attrs["columns"] = json.dumps(["first_row", "stop_row", *ROW_NAMES, *extra])
@@ -367,8 +375,8 @@ class ResultWriter:
 
     def _write_rows(self, data: Mapping[str, np.ndarray], start: int, extra: Mapping[str, np.ndarray]) -> None:
         """Extend every per-row dataset to ``start + n`` rows and write ``data`` (n rows each) there,
-        the ``/step_control`` columns ``extra``, and the block's checksum record (no flush)."""
-        record = np.zeros((1, 2 + len(ROW_NAMES) + len(self.step_control)), dtype=np.int64)
+        the extra columns ``extra`` (:func:`extra_shapes`), and the block's checksum record (no flush)."""
+        record = np.zeros((1, 2 + len(ROW_NAMES) + len(self._extra_shapes)), dtype=np.int64)
         # a block that is exactly one chunk goes to the file as it is (H5Dwrite_chunk): no copy
         # into HDF5's chunk cache and out of it at the flush (the usual case: the run driver's
         # buffers are chunk-sized and chunk-aligned)
@@ -384,12 +392,12 @@ class ResultWriter:
                 else:
                     _write_at(dsid, offset, arr)
             record[0, 2 + k] = digest(arr)
-        for k, name in enumerate(self.step_control):
+        for k, name in enumerate(self._extra_shapes):
             arr = extra[name]
             dsid = self._extra[name].id
-            dsid.set_extent((start + arr.shape[0],))
+            dsid.set_extent((start + arr.shape[0], *arr.shape[1:]))
             if arr.size:
-                _write_at(dsid, (start,), arr)
+                _write_at(dsid, (start,) + (0,) * (arr.ndim - 1), arr)
             record[0, 2 + len(ROW_NAMES) + k] = digest(arr)
         record[0, :2] = start, start + data["time"].shape[0]
         ck = self._checksums.id
@@ -404,6 +412,7 @@ class ResultWriter:
         state: State | None = None,
         inputs: Inputs | None = None,
         step_control: Mapping[str, Any] | None = None,
+        hard_contact: Mapping[str, Any] | None = None,
     ) -> int:
         """Append one block of rows, commit it and flush; return the committed row count.
 
@@ -422,6 +431,9 @@ class ResultWriter:
         step_control : Mapping[str, Any], optional
             The ``/step_control`` columns of the block, (n,) each (required when the file was
             created with ``step_control=True``, refused otherwise).
+        hard_contact : Mapping[str, Any], optional
+            The ``/hard_contact`` columns of the block, (n, ...) each as :attr:`hard_contact`
+            gives their trailing shapes (required when the file has them, refused otherwise).
 
         Notes
         -----
@@ -433,7 +445,8 @@ class ResultWriter:
         if (state is None) != (inputs is None):
             raise ValueError("ResultWriter.append: give both state and inputs, or neither")
         n, data = self._check_rows(rows)
-        extra = step_control_columns(self.path, self.step_control, step_control, n)
+        extra = extra_columns(self.path, "step_control", self._extra_shapes, step_control, n)
+        extra |= extra_columns(self.path, "hard_contact", self._extra_shapes, hard_contact, n)
         if state is not None and self._restart is not None and n:
             if int(np.asarray(state.step)[0]) != int(data["step"][-1]):
                 raise ValueError(
@@ -524,22 +537,20 @@ class ResultWriter:
             every=None if every is None else int(every),
             lock=lock,
             step_control=old.step_control is not None,
+            hard_contact=old.hard_contact is not None,
         )
         try:
             n = old.committed
             for start in range(0, n, writer.block):
                 stop = min(start + writer.block, n)
                 rows = {name: getattr(old, name)[start:stop] for name in ROW_NAMES}
-                columns = (
-                    None
-                    if old.step_control is None
-                    else {name: column[start:stop] for name, column in old.step_control.items()}
-                )
+                groups = {group: getattr(old, group) for group in EXTRA_GROUPS}  # /step_control, /hard_contact
+                extra = {g: None if c is None else {k: a[start:stop] for k, a in c.items()} for g, c in groups.items()}
                 if stop == n and old.restart is not None:
                     state, inputs = old.restart_state()
-                    writer.append(rows, state=state, inputs=inputs, step_control=columns)
+                    writer.append(rows, state=state, inputs=inputs, **extra)
                 else:
-                    writer.append(rows, step_control=columns)
+                    writer.append(rows, **extra)
             os.replace(tmp, path)
         except BaseException:
             writer.close()

@@ -27,6 +27,7 @@ from kynemapy.engine.api import ConvergenceError, task
 from kynemapy.engine.entry import RECORD
 from kynemapy.engine.step import CONVERGED, NEEDS_MEMORY
 from kynemapy.run.failure import failure_text
+from kynemapy.run.hard_rows import HardRowRecorder
 from kynemapy.run.progress import ProgressBar
 from kynemapy.run.writer import BackgroundWriter, unit_rows
 
@@ -220,6 +221,10 @@ def open_writer(
 ) -> Any:
     """The :class:`kynemapy.io.hdf5.ResultWriter` of a run (new, or the continued file), its lock taken.
 
+    A new file of a model with hard contact gets the ``/hard_contact`` columns
+    (:mod:`kynemapy.run.hard_rows`); a continued file keeps what it has (a file written before
+    those columns existed goes on without them).
+
     Raises ``ValueError`` for a continued file with another spacing or another kind of rows
     (fixed steps or step control), ``FileExistsError`` for an existing file not continued
     without ``overwrite``, and ``OSError`` naming the file when it cannot be written.
@@ -274,6 +279,7 @@ def open_writer(
             every=every,
             lock=lock,
             step_control=step_control,
+            hard_contact=not step_control,  # a model without hard contact gets no group
         )
     except FileExistsError:
         lock.release()
@@ -329,7 +335,10 @@ def run(
         unit = unit_rows(block)
         writer = open_writer(sim, output, every, unit, resuming, overwrite, attrs, defer_layout=block >= 2)
         try:
-            out = BackgroundWriter(writer, sim.data, sim.workspace.row_layout, unit, threaded=block >= 2)
+            recorder = HardRowRecorder(sim) if writer.hard_contact else None
+            out = BackgroundWriter(
+                writer, sim.data, sim.workspace.row_layout, unit, threaded=block >= 2, recorder=recorder
+            )
         except BaseException:
             writer.close()
             raise
@@ -350,6 +359,7 @@ def run(
     def record_python(n_iter: int) -> None:
         assert out is not None
         task(sim.data, sim.coefficients, RECORD, n_iter, out.fill, out.buffer)
+        out.record_columns(0)
         out.added(1)
         if out.room() == 0:
             out.submit(sim.state, sim.inputs)
@@ -376,6 +386,7 @@ def run(
                     out.view() if out is not None else no_rows,
                     out.room() if out is not None else 0,
                     iter_buf,
+                    on_row=out.record_columns if out is not None and out.records_columns else None,
                 )
                 elapsed = _time.perf_counter() - t_call
                 if steps:

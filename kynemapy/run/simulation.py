@@ -240,6 +240,8 @@ class Simulation:
         self.resume_every: int | None = None
         #: that file holds the rows of a step-controlled run (its /step_control columns)
         self.resume_step_control = False
+        #: advance_rows' on_row while a call runs (None otherwise)
+        self._on_row: Callable[[int], None] | None = None
         self._bind()
         check_constraints(self._workspace, self._data)
         api.reference_factorization(self._workspace, params)
@@ -373,6 +375,8 @@ class Simulation:
                 done += 1
                 if every > 0 and int(state.step[0]) % every == 0:
                     task(self._data, self._p, RECORD, n_iter, recorded, rows)
+                    if self._on_row is not None:
+                        self._on_row(recorded)
                     recorded += 1
                     if recorded >= max_rows:
                         break
@@ -517,7 +521,13 @@ class Simulation:
             self.grow_solver()
 
     def advance_rows(
-        self, n_steps: int, every: int, rows: np.ndarray, max_rows: int, iterations: np.ndarray
+        self,
+        n_steps: int,
+        every: int,
+        rows: np.ndarray,
+        max_rows: int,
+        iterations: np.ndarray,
+        on_row: Callable[[int], None] | None = None,
     ) -> tuple[int, int, int]:
         """Up to ``n_steps`` steps in one compiled call, recording output rows (for run drivers).
 
@@ -535,6 +545,11 @@ class Simulation:
         iterations : (K,) ndarray of int64
             Receives the Newton iterations of each step taken (``iterations[i]``: step i),
             written in place for the first K steps (K = 0: none kept).
+        on_row : callable, optional
+            ``on_row(i)`` is called right after row ``i`` of ``rows`` is recorded, before the
+            next step (the run driver records the hard contact's impulses of the step beside
+            it); only for models with hard joint limits or hard contact, whose steps are one
+            compiled call each.
 
         Returns
         -------
@@ -547,7 +562,17 @@ class Simulation:
             (call :meth:`grow_solver`, then go on).
         """
         n, e, m = int(n_steps), int(every), int(max_rows)
-        return self._run(self._p, ADVANCE, n, e, rows, m, iterations, self._out)
+        if on_row is None:
+            return self._run(self._p, ADVANCE, n, e, rows, m, iterations, self._out)
+        if self._stops is None:
+            raise ValueError(
+                "advance_rows: on_row needs a model with hard joint limits or hard contact (one compiled call a step)"
+            )
+        self._on_row = on_row
+        try:
+            return self._run(self._p, ADVANCE, n, e, rows, m, iterations, self._out)
+        finally:
+            self._on_row = None
 
     @property
     def jit_enabled(self) -> bool:
@@ -592,7 +617,10 @@ class Simulation:
             :meth:`restart` of the same file, the file is continued; any other existing file
             is refused (``FileExistsError``) unless ``overwrite``.  A file another live
             process writes is refused either way (:class:`kynemapy.io.lock.FileInUseError`,
-            naming that process).
+            naming that process).  A model with hard contact (hard ground planes, the hard
+            body law) also records the impulses of the step ending at each row
+            (:attr:`kynemapy.io.Result.hard_contact`, docs/contact.md "Hard contact in result
+            files").
         every : int or None, default None
             Record every ``every``-th step (>= 1; None: 1, or for a continued file its own
             spacing, and another one is refused with ``ValueError``).

@@ -137,13 +137,25 @@ class BackgroundWriter:
     layout : the output row layout (``workspace.row_layout``).
     unit : rows per buffer.
     threaded : write in a background thread (two buffers) or in the caller's thread (one buffer).
+    recorder : ``recorder(columns, row)``, optional: writes the writer's ``/hard_contact`` columns
+        (:attr:`ResultWriter.hard_contact`) of the last step into row ``row`` of ``columns`` (a
+        dict of arrays, ``unit`` rows each; :class:`kynemapy.run.hard_rows.HardRowRecorder`);
+        required when the file has them.
 
-    The driver fills :meth:`view` (rows from :attr:`fill` on), reports them with
-    :meth:`added`, and calls :meth:`submit` when :meth:`room` is 0 and at the end.
+    The driver fills :meth:`view` (rows from :attr:`fill` on), calls :meth:`record_columns` for
+    each row it records there, reports them with :meth:`added`, and calls :meth:`submit` when
+    :meth:`room` is 0 and at the end.
     """
 
     def __init__(
-        self, writer: ResultWriter, data: Data, layout: RowLayout, unit: int, *, threaded: bool = True
+        self,
+        writer: ResultWriter,
+        data: Data,
+        layout: RowLayout,
+        unit: int,
+        *,
+        threaded: bool = True,
+        recorder: Callable[[dict[str, np.ndarray], int], None] | None = None,
     ) -> None:
         self.writer = writer
         self.unit = int(unit)
@@ -151,6 +163,15 @@ class BackgroundWriter:
         self._data = data
         self._layout = layout
         self._buffers = [np.zeros((self.unit, layout.width)) for _ in range(2 if self.threaded else 1)]
+        # the /hard_contact columns of each buffer's rows (none: the file has none)
+        shapes = dict(getattr(writer, "hard_contact", {}))
+        if shapes and recorder is None:
+            raise ValueError(f"BackgroundWriter: {writer.path} has /hard_contact columns: give their recorder")
+        self._recorder = recorder if shapes else None
+        self._columns: list[dict[str, np.ndarray]] = [
+            {name: np.zeros((self.unit, *shape), dtype=dtype) for name, (shape, dtype) in shapes.items()}
+            for _ in self._buffers
+        ]
         # the writer thread's own: the block packed field-major (each dataset's rows contiguous,
         # written and checksummed without a copy), scratch of the energy/momentum kernel
         self._fields = np.zeros(self.unit * layout.width)
@@ -197,6 +218,17 @@ class BackgroundWriter:
     def view(self) -> np.ndarray:
         """The free rows of the current buffer (row 0 of the view = row :attr:`fill`)."""
         return self.buffer[self.fill :]
+
+    @property
+    def records_columns(self) -> bool:
+        """True when the file has ``/hard_contact`` columns, to be recorded with each row."""
+        return self._recorder is not None
+
+    def record_columns(self, i: int) -> None:
+        """Record the ``/hard_contact`` columns of row :attr:`fill` ``+ i`` of the current buffer
+        (the row just recorded as row ``i`` of :meth:`view`; nothing when the file has none)."""
+        if self._recorder is not None:
+            self._recorder(self._columns[self._current], self.fill + i)
 
     def added(self, n: int) -> None:
         """``n`` rows were recorded at :attr:`fill` and after."""
@@ -253,7 +285,12 @@ class BackgroundWriter:
             at = self._stored
             self._pack(at.data_at, at.data_type, buf, n, self.unit, self._fields, self._ints, self._scratch)
             rows = field_views(self._layout, self._fields, self._ints, self.unit, n)
-            self.writer.append(rows, state=state, inputs=inputs)
+            columns = self._columns[index]
+            if columns:  # the /hard_contact columns of these rows
+                hard = {name: arr[:n] for name, arr in columns.items()}
+                self.writer.append(rows, state=state, inputs=inputs, hard_contact=hard)
+            else:
+                self.writer.append(rows, state=state, inputs=inputs)
         except BaseException as exc:  # reported to the driver at its next submit or at close
             self._error = exc
 

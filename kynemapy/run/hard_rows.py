@@ -1,0 +1,102 @@
+"""The hard contact laws' columns of the output rows (the group ``/hard_contact`` of a result file).
+
+The compliant law's forces are functions of each row's state (:mod:`kynemapy.run.contact_rows`
+computes them again from ``q`` and ``v``); the hard laws' impulses are not: they are the velocity
+jumps' of the step that ends at the row, known only right after it.  A model with hard contact
+steps one compiled call per step (:meth:`kynemapy.Simulation.advance_rows` with ``on_row``), so
+the run driver (:mod:`kynemapy.run.loop`) records these columns beside each row it records, into
+the background writer's buffers (:class:`kynemapy.run.writer.BackgroundWriter`), and the file keeps
+them with the rows (checksummed, continued by a resumed run; names, shapes and units:
+:data:`kynemapy.io.layout.HARD_CONTACT_FIELDS`):
+
+* points against hard ground planes (K of them, ``model.hard_contacts``' rows, the order of
+  :meth:`kynemapy.Simulation.contact_impulses`): ``normal_impulse`` (K,) [N s],
+  ``friction_impulse`` (K, 3) [N s] on the body in the world frame (the two components along the
+  plane's tangents t₁, t₂ times those tangents), ``active`` (K,) (1: closed at the end of the step);
+* the hard body law's contacts (:meth:`kynemapy.Simulation.body_impulses`, C of them, a number that
+  changes from step to step) summed per body: ``body_impulse`` (N, 6), the force [N s] and the
+  moment about the body's node [N m s] in the world frame, and ``body_contacts``, C.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+
+def body_impulse_sums(record: Mapping[str, np.ndarray], position: np.ndarray, out: np.ndarray) -> int:
+    """Sum the impulses of the hard body law's contacts of one step per body.
+
+    Contact c pushes body B (``node_b``) with ``Λ_N n + Λ_T1 t₁ + Λ_T2 t₂`` at its ``point`` and
+    body A (``node_a``) with the opposite; each body's moment is taken about its node.
+
+    Parameters
+    ----------
+    record : Mapping[str, ndarray]
+        The step's contacts as :meth:`kynemapy.Simulation.body_impulses` gives them: ``node_a``,
+        ``node_b`` (C,) int, ``point`` (C, 3) [m], ``normal`` (C, 3), ``tangents`` (C, 2, 3),
+        ``normal_impulse`` (C,) [N s], ``friction_impulse`` (C, 2) [N s].
+    position : (N, 3) ndarray of float
+        The nodes' world positions [m] (``X + u``) at the end of the step.
+    out : (N, 6) ndarray of float
+        Out: per node, the force [N s] (columns 0-2) and the moment about the node [N m s]
+        (columns 3-5) of the contacts on it, world frame (overwritten).
+
+    Returns
+    -------
+    int
+        The number of contacts C.
+    """
+    out[...] = 0.0
+    normal = np.asarray(record["normal_impulse"])
+    count = int(normal.shape[0])
+    if count == 0:
+        return 0
+    force = normal[:, None] * record["normal"] + np.einsum("cj,cjs->cs", record["friction_impulse"], record["tangents"])
+    point = np.asarray(record["point"])
+    for nodes, sign in ((np.asarray(record["node_b"]), 1.0), (np.asarray(record["node_a"]), -1.0)):
+        on = sign * force
+        np.add.at(out[:, :3], nodes, on)
+        np.add.at(out[:, 3:], nodes, np.cross(point - position[nodes], on))
+    return count
+
+
+class HardRowRecorder:
+    """Writes the hard-contact columns of the last step into row ``row`` of a block's columns.
+
+    Parameters
+    ----------
+    sim : Simulation
+        The simulation (with hard contact: its :attr:`~kynemapy.Simulation.joint_stops`).
+
+    Notes
+    -----
+    Called as ``recorder(columns, row)`` with ``columns`` a dict of the ``/hard_contact``
+    columns' arrays (a block's, ``(rows, ...)`` each; the keys the file has), right after the
+    step whose impulses go into that row.
+    """
+
+    def __init__(self, sim: Any) -> None:
+        self.sim = sim
+        stops = sim.joint_stops
+        self._contacts = None if stops is None else stops.contacts
+        self._stops = stops
+        self._x0 = np.asarray(sim.model.x0)[:, :3]
+        self._position = np.zeros((sim.model.n_nodes, 3))
+
+    def __call__(self, columns: Mapping[str, np.ndarray], row: int) -> None:
+        if "normal_impulse" in columns:
+            con = self._contacts
+            assert con is not None
+            columns["normal_impulse"][row] = con.normal_impulse
+            np.einsum("kj,kjs->ks", con.friction_impulse, con.tangent, out=columns["friction_impulse"][row])
+            columns["active"][row] = con.active
+        if "body_impulse" in columns:
+            bodies = self._stops.bodies
+            np.add(self._x0, self.sim.state.q[:, :3], out=self._position)
+            columns["body_contacts"][row] = body_impulse_sums(bodies.last, self._position, columns["body_impulse"][row])
+
+
+__all__ = ["HardRowRecorder", "body_impulse_sums"]
