@@ -7,9 +7,9 @@ arenas, ``p`` the coefficient vector (:mod:`kynemapy.engine.params`)::
     repeat (Newton iteration):
         update_tangent            rotation block of 𝒯 per node, from h Δq
         begin_system              zeros, external loads
-        element_terms             each element's residual and matrix, added into the system
-        constraint_terms          Φ, B, K^Φ, input loads of every constraint
-        assemble                  constraint rows, columns and forces into the system
+        element_phase             each element's residual and matrix, added into the system
+        constraint_phase          Φ, B, K^Φ, input loads of every constraint
+        assembly_phase            constraint rows, columns and forces into the system
         solve                     condition, solve, uncondition
         convergence_error         weighted RMS of the increment (pre-update values)
         update                    Δq, v, v̇, q, λ from the increment

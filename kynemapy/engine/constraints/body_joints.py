@@ -120,7 +120,7 @@ def body_joint(kind, X0, axes, geom, param, inputs, qb, qt, lam, with_k, phi, bb
     kinds that have one (:func:`row_spec`); ``geom`` (2, 4, 3) joint point offsets [m] and
     axes; ``param`` the distance constraint's length [m] or cos α of a universal joint's axes;
     ``inputs[0]`` the hinge torque [N m] or slider force [N] (its stiffness enters K^Φ).  The
-    arrays are expected zeroed (:func:`~kynemapy.engine.constraints.dispatch.constraint_terms`
+    arrays are expected zeroed (:func:`~kynemapy.engine.constraints.dispatch.evaluate`
     does it).
     """
     ra, rb, d = joint_points(X0, geom, qb, qt)

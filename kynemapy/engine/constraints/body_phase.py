@@ -1,7 +1,7 @@
 """The two-body joints' part of the constraint phases: the engine's two-body joint unit.
 
 :func:`body_joint_phase` does for the constraints of the two-body kinds (``kind >=
-BALL_JOINT``) what :func:`~kynemapy.engine.constraints.phase.constraint_terms` and
+BALL_JOINT``) what :func:`~kynemapy.engine.constraints.phase.constraint_phase` and
 :func:`~kynemapy.engine.constraints.phase.constraint_outputs` do for Kynema's kinds.  It is a
 unit (:mod:`kynemapy.engine.unit_call`): compiled on its own the first time a model has a
 two-body joint, and called by those phases through its address; a model without one (every
