@@ -64,6 +64,24 @@ def _marker(kernel: Any, signature: tuple[Any, ...]) -> Path | None:
 ANNOUNCE = threading.local()
 
 
+class _OpenLine:
+    """Whether a progress bar (:class:`kynemapy.run.progress.ProgressBar`) left a line on stderr
+    without its newline: a notice then starts on a line of its own."""
+
+    open = False
+
+
+#: set by the progress bar while its line is open on stderr
+OPEN_LINE = _OpenLine()
+
+
+def _line_start() -> str:
+    if OPEN_LINE.open:
+        OPEN_LINE.open = False
+        return "\n"
+    return ""
+
+
 def compile_announced(kernel: Any, signature: tuple[Any, ...]) -> Any:
     """``kernel.compile(signature)``; when the kernel is one of :data:`ANNOUNCED` and was never
     compiled into this cache for ``signature``, one line on stderr says so before, and how long
@@ -78,7 +96,8 @@ def compile_announced(kernel: Any, signature: tuple[Any, ...]) -> Any:
         return compiled
     what, seconds = announced
     sys.stderr.write(
-        f"kynemapy: compiling {what} (once per install and version; {_estimate(seconds)} of CPU on a 2-core machine; "
+        f"{_line_start()}kynemapy: compiling {what} (once per install and version; {_estimate(seconds)} of CPU on a "
+        "2-core machine; "
         "`kynemapy compile` does it ahead) ... "
     )
     sys.stderr.flush()
@@ -117,7 +136,8 @@ class _LazyNotice(numba.core.event.Listener):
             return
         what, seconds = announced
         sys.stderr.write(
-            f"kynemapy: compiling {what} (once per install and version; {_estimate(seconds)} of CPU on a 2-core "
+            f"{_line_start()}kynemapy: compiling {what} (once per install and version; {_estimate(seconds)} of CPU on "
+            "a 2-core "
             "machine; `kynemapy compile` does it ahead) ... "
         )
         sys.stderr.flush()
@@ -173,7 +193,8 @@ class _Announcement:
         ANNOUNCE.on = False
         if self.was_on:
             sys.stderr.write(
-                f"kynemapy: compiling {self.what} (once per install and version; {_estimate(self.seconds)} on a 2-core "
+                f"{_line_start()}kynemapy: compiling {self.what} (once per install and version; "
+                f"{_estimate(self.seconds)} on a 2-core "
                 "machine; `kynemapy compile` does it ahead) ... "
             )
             sys.stderr.flush()

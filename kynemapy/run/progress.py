@@ -6,6 +6,8 @@ import sys
 import time
 from typing import TextIO
 
+from kynemapy.engine.notice import OPEN_LINE
+
 
 class ProgressBar:
     """``[#####.....]  45.0%  t = 0.36 / 0.8 s  step 180/400  12 345 steps/s  ETA 3 s``.
@@ -43,9 +45,13 @@ class ProgressBar:
         )
         self.stream.write(line)
         self.stream.flush()
+        if self.stream is sys.stderr:  # a compile notice starts a line of its own (engine.notice)
+            OPEN_LINE.open = True
 
     def close(self, t: float) -> None:
         """Final redraw and newline."""
         self.update(self.done, t, force=True)
         self.stream.write("\n")
         self.stream.flush()
+        if self.stream is sys.stderr:
+            OPEN_LINE.open = False

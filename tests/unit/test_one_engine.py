@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numba
 import numpy as np
+import pytest
 from models import ball_chain
 
 import kynemapy as kp
@@ -329,3 +330,21 @@ def test_the_pattern_keys_are_made_distinct_as_numpy_would() -> None:
             got = sparsity._distinct(keys, bound)
             assert got.dtype == np.int64
             np.testing.assert_array_equal(got, np.unique(keys))
+
+
+def test_a_compile_notice_after_an_open_progress_line_starts_its_own_line(capsys: pytest.CaptureFixture[str]) -> None:
+    from kynemapy.engine import notice as _notice
+    from kynemapy.run.progress import ProgressBar
+
+    bar = ProgressBar(10, 0.1)
+    bar.update(1, 0.1, force=True)  # a partial line on stderr, no newline
+    with _notice.announce("the probe", 3.0):
+        pass
+    bar.close(1.0)
+    err = capsys.readouterr().err
+    first, notice_line = err.split("\n")[:2]
+    assert first.startswith("\r[") and "kynemapy" not in first
+    assert notice_line.startswith("kynemapy: compiling the probe (") and notice_line.rstrip().endswith(" s")
+    with _notice.announce("the probe", 3.0):  # no bar open: no empty line
+        pass
+    assert capsys.readouterr().err.startswith("kynemapy: compiling the probe (")
