@@ -366,6 +366,21 @@ def _sweep(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def _plane_contacts(result: Any) -> Any:
+    """The ground planes' forces at the shapes' points over the rows of ``result``, for drawing: the
+    compliant law's from each row's state (:func:`kynemapy.run.contact_rows.contact_rows`), else the
+    hard planes' recorded impulses over h (:func:`kynemapy.run.hard_rows.plane_forces`); None
+    without either."""
+    if int(getattr(result.model, "n_contacts", 0)):
+        from kynemapy.run.contact_rows import contact_rows
+        from kynemapy.run.simulation import Simulation
+
+        return contact_rows(Simulation(result.model, result.params), result)["points"]
+    from kynemapy.run.hard_rows import plane_forces
+
+    return plane_forces(result)
+
+
 def _animate(args: argparse.Namespace) -> int:
     try:
         import matplotlib  # noqa: F401
@@ -388,11 +403,7 @@ def _animate(args: argparse.Namespace) -> int:
         from kynemapy.io import read
 
         source = read(args.result)
-        if int(getattr(source.model, "n_contacts", 0)):  # the ground forces at the shapes' points
-            from kynemapy.run.contact_rows import contact_rows
-            from kynemapy.run.simulation import Simulation
-
-            contacts = contact_rows(Simulation(source.model, source.params), source)["points"]
+        contacts = _plane_contacts(source)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         path = animate(
@@ -536,13 +547,7 @@ def _export(args: argparse.Namespace) -> int:
     from kynemapy.io import read
 
     result = read(args.result)
-    contacts = None
-    if int(getattr(result.model, "n_contacts", 0)):  # the ground forces at the shapes' points
-        from kynemapy.run.contact_rows import contact_rows
-        from kynemapy.run.simulation import Simulation
-
-        contacts = contact_rows(Simulation(result.model, result.params), result)["points"]
-    print(write_vtkhdf(result, args.output, every=args.every, contacts=contacts))
+    print(write_vtkhdf(result, args.output, every=args.every, contacts=_plane_contacts(result)))
     return 0
 
 

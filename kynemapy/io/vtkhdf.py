@@ -29,8 +29,10 @@ or a plane's corner), ``radius`` [m] (a shape point's radius, 0 elsewhere), and 
 contacts (``contacts``; ``kynemapy export`` gives them for a model with point–plane contact)
 ``contact_force`` (3) [N]: at each collision shape's point, the force the ground planes apply
 there (normal plus friction, :func:`kynemapy.run.contact_rows.contact_rows` at the row's state;
-zero apart and elsewhere; ParaView's Glyph filter with it as orientation and scale draws the
-active contacts' arrows).  Body–body pairs are not drawn.
+for hard ground planes the mean force over the row's step, its recorded impulse over h,
+:func:`kynemapy.run.hard_rows.plane_forces`; zero apart and elsewhere; ParaView's Glyph filter
+with it as orientation and scale draws the active contacts' arrows).  Body–body pairs are not
+drawn.
 Cell data: ``kind`` (0 node, 1 spring, 2 link between two constrained nodes, 3 joint arm,
 4 body face, 5 beam, 6 collision shape, 7 ground plane), ``item`` (node, spring, constraint,
 mass, beam, shape or plane index).
@@ -153,7 +155,8 @@ def _contact_forces(
     if contacts is None:
         return None
     model = result.model
-    k = int(getattr(model, "n_contacts", 0))
+    hard = hasattr(contacts, "offset")  # the hard planes' points (kynemapy.run.hard_rows.plane_forces)
+    k = int(np.shape(contacts.node)[0]) if hard else int(getattr(model, "n_contacts", 0))
     normal = np.asarray(contacts.normal_force, dtype=np.float64)
     friction = np.asarray(contacts.friction_force, dtype=np.float64)
     if normal.shape != (result.committed, k) or friction.shape != (result.committed, k, 3):
@@ -162,17 +165,25 @@ def _contact_forces(
             f"(normal_force ({result.committed}, {k}), friction_force ({result.committed}, {k}, 3)), "
             f"got {normal.shape} and {friction.shape}"
         )
-    force = normal[rows, :, None] * np.asarray(model.contact_plane)[None, :, :3] + friction[rows]
-    where: dict[tuple[int, bytes], int] = {}  # (shape, offset) -> point
+    if hard:
+        plane_normal, shapes, offsets = contacts.normal, contacts.shape, contacts.offset
+    else:
+        plane_normal, shapes, offsets = (
+            np.asarray(model.contact_plane)[:, :3],
+            model.contact_shape,
+            model.contact_offset,
+        )
+    force = normal[rows, :, None] * np.asarray(plane_normal, dtype=np.float64)[None] + friction[rows]
+    points: dict[int, tuple[int, np.ndarray]] = {}  # shape -> (its first point, its points' offsets)
     start = first
     for sh in sc.shapes:
-        for j, offset in enumerate(sh.offsets):
-            where[(int(sh.shape), np.asarray(offset, dtype=float).tobytes())] = start + j
+        points[int(sh.shape)] = (start, np.asarray(sh.offsets, dtype=float).reshape(-1, 3))
         start += len(sh.offsets)
     out = np.zeros((len(rows), n_points, 3))
-    for e in range(k):
-        key = (int(model.contact_shape[e]), np.asarray(model.contact_offset[e], dtype=float).tobytes())
-        out[:, where[key]] += force[:, e]
+    for e in range(k):  # the shape's point with this offset (the same numbers, up to rounding)
+        begin, own = points[int(shapes[e])]
+        j = int(np.argmin(np.linalg.norm(own - np.asarray(offsets[e], dtype=float), axis=1)))
+        out[:, begin + j] += force[:, e]
     return out
 
 
@@ -194,9 +205,11 @@ def write_vtkhdf(
         file is replaced.
     every : int
         Write every ``every``-th row (and always the last).
-    contacts : kynemapy.run.contact_rows.ContactRows or None, default None
+    contacts : ContactRows or HardPlaneForces or None, default None
+        (:class:`kynemapy.run.contact_rows.ContactRows`, :class:`kynemapy.run.hard_rows.HardPlaneForces`)
         The point–plane contacts of all the result's rows (``contact_rows(sim, result)["points"]``,
-        :func:`kynemapy.run.contact_rows.contact_rows`; ``kynemapy export`` passes them for a
+        :func:`kynemapy.run.contact_rows.contact_rows`, or for hard ground planes
+        :func:`kynemapy.run.hard_rows.plane_forces`; ``kynemapy export`` passes them for a
         model with contact): the file gets the point array ``contact_force`` (3) [N].  None: no
         contact forces.
 

@@ -483,6 +483,29 @@ def contact_shapes(model: Model) -> list[Shape]:
                     int(model.pair_shape[k, side]), int(model.pair_node[k, side]), model.pair_offset[k, row],
                     float(model.pair_radius[k, side]),
                 )  # fmt: skip
+    # the hard laws' shapes (the builder's shape ids): each point against a hard ground plane
+    # (model.hard_contacts: node, shape, plane, offset (3), radius, ...), and the shapes of hard
+    # contact between bodies (model.hard_shapes, row i shape i: node, kind, centre offset (3),
+    # axes quaternion (4), dims (3), ...) that no hard plane lists
+    hard = np.asarray(getattr(model, "hard_contacts", np.zeros((0, 13))), dtype=float).reshape(-1, 13)
+    for row in hard:
+        add(int(row[1]), int(row[0]), row[3:6], float(row[6]))
+    listed = set(hard[:, 1].astype(int).tolist())
+    bodies = np.asarray(getattr(model, "hard_shapes", np.zeros((0, 16))), dtype=float).reshape(-1, 16)
+    signs = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)], dtype=float)
+    for i, row in enumerate(bodies):
+        if i in listed:
+            continue
+        node, kind, centre, dims = int(row[0]), int(row[1]), row[2:5], row[9:12]
+        turn = rotation_matrices(row[5:9])
+        if kind == 0:  # sphere: its centre
+            ends, radius = centre[None], dims[0]
+        elif kind == 1:  # capsule: its axis ends (radius, half-length along the local z axis)
+            ends, radius = centre + np.outer([-dims[1], dims[1]], turn[:, 2]), dims[0]
+        else:  # box: its corners in the builder's order (x in bit 2, z in bit 0)
+            ends, radius = centre + (signs * dims) @ turn.T, 0.0
+        for end in ends:
+            add(i, node, end, float(radius))
     shapes = []
     for shape in sorted(points):
         node, radius, offsets = points[shape]
@@ -508,6 +531,8 @@ def contact_planes(model: Model) -> np.ndarray:
         Unit normal n and offset d [m] of each plane ``n · y = d``.
     """
     planes = np.asarray(getattr(model, "contact_plane", np.zeros((0, 4))), dtype=float).reshape(-1, 4)
+    hard = np.asarray(getattr(model, "hard_contacts", np.zeros((0, 13))), dtype=float).reshape(-1, 13)[:, 7:11]
+    planes = np.concatenate([planes, hard])
     return np.unique(planes, axis=0) if planes.shape[0] else planes
 
 

@@ -97,9 +97,11 @@ def contact_arrows(model: Any, q: np.ndarray, contacts: Any, rows: np.ndarray, l
         ``contact_plane``).
     q : (n, N, 7) ndarray of float
         The drawn rows' node displacements [m] and rotation quaternions.
-    contacts : kynemapy.run.contact_rows.ContactRows
+    contacts : ContactRows or HardPlaneForces
+        (:class:`kynemapy.run.contact_rows.ContactRows`, :class:`kynemapy.run.hard_rows.HardPlaneForces`)
         The point–plane contacts of all the result's rows (``normal_force`` (R, K) [N],
-        ``friction_force`` (R, K, 3) [N]).
+        ``friction_force`` (R, K, 3) [N]): the compliant law's (the model's ``contact_*``
+        points), or the hard planes' mean forces over each row's step, with their points.
     rows : (n,) ndarray of int
         The result's rows that ``q`` holds.
     length : float
@@ -117,7 +119,8 @@ def contact_arrows(model: Any, q: np.ndarray, contacts: Any, rows: np.ndarray, l
     """
     from kynemapy.model.geometry import node_positions, quaternion_matrices
 
-    k = int(getattr(model, "n_contacts", 0))
+    hard = hasattr(contacts, "offset")  # the hard planes' points (kynemapy.run.hard_rows.plane_forces)
+    k = int(np.shape(contacts.node)[0]) if hard else int(getattr(model, "n_contacts", 0))
     normal_force = np.asarray(contacts.normal_force, dtype=np.float64)
     friction = np.asarray(contacts.friction_force, dtype=np.float64)
     if normal_force.ndim != 2 or normal_force.shape[1] != k or friction.shape != (*normal_force.shape, 3):
@@ -128,12 +131,16 @@ def contact_arrows(model: Any, q: np.ndarray, contacts: Any, rows: np.ndarray, l
     out = np.zeros((q.shape[0], k, 2, 3))
     if k == 0:
         return out
-    normal = np.asarray(model.contact_plane, dtype=np.float64)[:, :3]
-    nodes = np.asarray(model.contact_node)
+    if hard:
+        normal, nodes, offset, radius = contacts.normal, contacts.node, contacts.offset, contacts.radius
+    else:
+        normal = np.asarray(model.contact_plane, dtype=np.float64)[:, :3]
+        nodes, offset, radius = model.contact_node, model.contact_offset, model.contact_radius
+    nodes = np.asarray(nodes)
     pos = node_positions(model, q)[:, nodes]  # (n, K, 3)
     rot = quaternion_matrices(q[:, :, 3:7])[:, nodes]  # (n, K, 3, 3)
-    centre = pos + np.einsum("nkij,kj->nki", rot, np.asarray(model.contact_offset, dtype=np.float64))
-    start = centre - np.asarray(model.contact_radius, dtype=np.float64)[None, :, None] * normal[None]
+    centre = pos + np.einsum("nkij,kj->nki", rot, np.asarray(offset, dtype=np.float64))
+    start = centre - np.asarray(radius, dtype=np.float64)[None, :, None] * np.asarray(normal, dtype=np.float64)[None]
     force = normal_force[:, :, None] * normal[None] + friction  # (R, K, 3)
     largest = float(np.max(np.linalg.norm(force, axis=2))) if force.size else 0.0
     scale = length / largest if largest > 0.0 else 0.0
@@ -183,10 +190,12 @@ def animate(
         Resolution [dots per inch].
     progress : bool
         Report the frames written on stderr.
-    contacts : kynemapy.run.contact_rows.ContactRows, optional
-        The point–plane contacts of all the result's rows (``contact_rows(sim, result)["points"]``):
-        their forces are drawn as red arrows, the largest a quarter of the view long
-        (:func:`contact_arrows`).  None: no arrows.
+    contacts : ContactRows or HardPlaneForces, optional
+        (:class:`kynemapy.run.contact_rows.ContactRows`, :class:`kynemapy.run.hard_rows.HardPlaneForces`)
+        The point–plane contacts of all the result's rows (``contact_rows(sim, result)["points"]``,
+        or for hard ground planes ``kynemapy.run.hard_rows.plane_forces(result)``): their forces
+        are drawn as red arrows, the largest a quarter of the view long (:func:`contact_arrows`).
+        None: no arrows.
 
     Returns
     -------

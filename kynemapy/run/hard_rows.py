@@ -21,7 +21,7 @@ them with the rows (checksummed, continued by a resumed run; names, shapes and u
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -99,4 +99,50 @@ class HardRowRecorder:
             columns["body_contacts"][row] = body_impulse_sums(bodies.last, self._position, columns["body_impulse"][row])
 
 
-__all__ = ["HardRowRecorder", "body_impulse_sums"]
+class HardPlaneForces(NamedTuple):
+    """The points against hard ground planes over R result rows (K points): their geometry and the
+    mean force over the step that ends at each row (the recorded impulse over h), for drawing
+    (:func:`kynemapy.post.animate.contact_arrows`, :func:`kynemapy.io.vtkhdf.write_vtkhdf`)."""
+
+    node: np.ndarray  #: (K,) int: the node of each point
+    shape: np.ndarray  #: (K,) int: its shape id
+    offset: np.ndarray  #: (K, 3) [m]: the sphere's centre from the node, body frame at the reference
+    radius: np.ndarray  #: (K,) [m]: the sphere's radius (0 for a box corner)
+    normal: np.ndarray  #: (K, 3): the unit normal of the point's plane
+    normal_force: np.ndarray  #: (R, K) [N]: normal impulse / h
+    friction_force: np.ndarray  #: (R, K, 3) [N]: friction impulse / h, on the body, world frame
+
+
+def plane_forces(result: Any) -> HardPlaneForces | None:
+    """The hard planes' points of a result, with the mean force of each row's step.
+
+    Parameters
+    ----------
+    result : kynemapy.io.Result
+        A result whose model has points against hard ground planes (``model.hard_contacts``).
+
+    Returns
+    -------
+    HardPlaneForces or None
+        None when the model has no such points or the file holds no ``/hard_contact`` impulses
+        (written before they existed).  A row's force is its step's impulse over the step size h
+        (``result.params.h``): the contact force where it rests, the mean force over the step at
+        an impact.
+    """
+    table = np.asarray(getattr(result.model, "hard_contacts", np.zeros((0, 13))), dtype=np.float64)
+    columns = result.hard_contact
+    if table.shape[0] == 0 or columns is None or "normal_impulse" not in columns:
+        return None
+    h = float(result.params.h)
+    return HardPlaneForces(
+        node=table[:, 0].astype(np.int64),
+        shape=table[:, 1].astype(np.int64),
+        offset=table[:, 3:6].copy(),
+        radius=table[:, 6].copy(),
+        normal=table[:, 7:10].copy(),
+        normal_force=np.asarray(columns["normal_impulse"], dtype=np.float64) / h,
+        friction_force=np.asarray(columns["friction_impulse"], dtype=np.float64) / h,
+    )
+
+
+__all__ = ["HardPlaneForces", "HardRowRecorder", "body_impulse_sums", "plane_forces"]

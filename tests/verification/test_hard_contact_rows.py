@@ -348,3 +348,74 @@ def test_a_killed_run_resumed_writes_the_same_columns(tmp_path: Path) -> None:
     for name, column in reference.hard_contact.items():
         np.testing.assert_array_equal(resumed.hard_contact[name], column, err_msg=name)
     np.testing.assert_array_equal(resumed.q, reference.q)
+
+
+def test_the_hard_planes_forces_are_drawn_and_exported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The box resting on the hard plane, into a file: :func:`plane_forces` gives each row's mean
+    force over its step (impulse / h), summing to the weight m g (1e-9 relative) after the first
+    row; the animation's arrows start at the four lower corners, on the plane (|z| <= 1e-9 m),
+    and point up (the others have none); ``kynemapy export`` writes ``contact_force`` at the box's
+    corner points, (0, 0, m g) in all at the last row (1e-9 relative), read back with h5py."""
+    from kynemapy.model.geometry import scene
+    from kynemapy.post.animate import contact_arrows
+    from kynemapy.run.hard_rows import plane_forces
+
+    sim, _ = box_on_incline(0.0, 0.5, H)
+    path = tmp_path / "box.h5"
+    sim.run(n_steps=100, output=path, every=50)
+    r = read(path)
+    forces = plane_forces(r)
+    assert forces is not None and forces.normal_force.shape == (3, 8)
+    weight = BOX_MASS * G
+    np.testing.assert_allclose(forces.normal_force[1:].sum(axis=1), weight, rtol=1e-9, atol=0)
+    rows = np.arange(r.committed)
+    arrows = contact_arrows(r.model, np.asarray(r.q), forces, rows, 1.0)
+    lower = np.asarray(r.model.hard_contacts)[:, 5] < 0.0
+    assert arrows.shape == (3, 8, 2, 3)
+    assert np.abs(arrows[1:, lower, 0, 2]).max() <= 1e-9  # the lower corners lie on the plane z = 0
+    up = arrows[1:, :, 1] - arrows[1:, :, 0]
+    assert np.all(up[:, lower, 2] > 0.0) and np.all(up[:, ~lower] == 0.0)
+    assert main(["export", str(path)]) == 0
+    out = path.with_suffix(".vtkhdf")
+    assert capsys.readouterr().out.strip() == str(out)
+    sc = scene(r.model)
+    first = r.model.n_nodes + 2 * len(sc.joints) + 8 * len(sc.boxes)
+    with h5py.File(out, "r") as f:
+        n_points = int(f["VTKHDF/NumberOfPoints"][0])
+        force = f["VTKHDF/PointData/contact_force"][...].reshape(3, n_points, 3)
+    corners = slice(first, first + 8)
+    np.testing.assert_allclose(force[-1, corners].sum(axis=0), [0.0, 0.0, weight], rtol=0, atol=1e-9 * weight)
+    assert np.all(force[-1, :first] == 0.0) and np.all(force[-1, first + 8 :] == 0.0)
+
+
+def test_the_drawn_scene_holds_the_hard_laws_shapes_and_planes() -> None:
+    """The scene that ``kynemapy animate`` and the ParaView export draw holds the shapes of the
+    hard laws with the builder's own points (a box's eight corners, a capsule's two axis ends, a
+    sphere's centre; to 1e-12 m), from the hard planes' points or, for hard contact between bodies
+    with no plane, from the shape table, and the hard ground plane."""
+    from kynemapy.model.geometry import scene
+
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, 0.0))
+    turn = np.array([[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])  # 90° about z
+    nodes = [b.add_node(position=(x, 0.0, 0.0)) for x in (0.0, 1.0, 2.0)]
+    for n in nodes:
+        b.add_mass(n, mass=1.0, inertia=(0.01, 0.01, 0.01))
+    b.add_sphere(nodes[0], 0.1, center=(0.05, 0.0, 0.0))
+    b.add_capsule(nodes[1], 0.05, (0.9, 0.1, 0.2), (1.1, -0.1, 0.0))
+    b.add_box(nodes[2], (0.1, 0.2, 0.3), center=(2.0, 0.1, 0.0), axes=turn)
+    b.set_body_contact(law="hard")
+    model = b.build()
+    sc = scene(model)
+    assert [sh.kind for sh in sc.shapes] == ["sphere", "capsule", "box"]
+    for sh, own in zip(sc.shapes, b.shapes, strict=True):
+        want = np.asarray(own.points)
+        assert sh.offsets.shape == want.shape
+        for p in want:  # every point of the builder's, in any order
+            assert np.min(np.linalg.norm(sh.offsets - p, axis=1)) <= 1e-12
+        assert sh.radius == pytest.approx(float(own.radii[0]), abs=0.0)
+    assert sc.planes.shape == (0, 4)
+
+    sim, _, _ = stack()
+    sc = scene(sim.model)
+    assert [sh.kind for sh in sc.shapes] == ["box", "box"]
+    np.testing.assert_array_equal(sc.planes, [[0.0, 0.0, 1.0, 0.0]])
