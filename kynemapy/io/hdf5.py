@@ -28,8 +28,8 @@ time-series datasets (chunked ``block`` rows, unlimited first axis)
 extra per-row columns (chunked ``block`` rows, unlimited first axis, checksummed with the rows)
     ``/step_control/*`` (n,) of a step-controlled run (``step_size`` [s], ``accepted``,
     ``rejected``, ``estimated_error``; :data:`kynemapy.io.layout.STEP_CONTROL_FIELDS`), and
-    ``/hard_contact/*`` of a model with hard contact, the impulses of the step that ends at each
-    row (:data:`kynemapy.io.layout.HARD_CONTACT_FIELDS`, :mod:`kynemapy.run.hard_rows`): with
+    ``/hard_contact/*`` of a model with hard contact, the impulses summed over the steps since
+    the row before (:data:`kynemapy.io.layout.HARD_CONTACT_FIELDS`, :mod:`kynemapy.run.hard_rows`): with
     K points against hard ground planes ``normal_impulse`` (n, K) [N s], ``friction_impulse``
     (n, K, 3) [N s] (world frame), ``active`` (n, K) int8; with the hard body law
     ``body_impulse`` (n, N, 6) [N s, N m s] (per node: force, moment about the node, world

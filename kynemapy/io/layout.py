@@ -127,25 +127,29 @@ STEP_CONTROL_FIELDS: dict[str, tuple[type, str]] = {
 #: the per-row columns of a model with hard contact (:mod:`kynemapy.run.hard_rows`), in
 #: the group ``/hard_contact`` of its file: name -> (dtype, unit).  The hard laws' impulses are not
 #: functions of the state (unlike the compliant law's forces, :mod:`kynemapy.run.contact_rows`), so
-#: they are recorded with each row: those of the step that ends at the row (zeros at a new file's
-#: first row when nothing stepped before it).  With K points against hard ground planes
-#: (``model.hard_contacts``' rows) and N nodes:
+#: they are recorded with each row: the impulses summed over the steps since the row before (zeros
+#: at a new file's first row), the contacts closed at the end of the row's last step.  With K
+#: points against hard ground planes (``model.hard_contacts``' rows) and N nodes:
 #:
 #: * ``normal_impulse`` (n, K), ``friction_impulse`` (n, K, 3), ``active`` (n, K): the planes'
 #:   points (when K > 0);
 #: * ``body_impulse`` (n, N, 6), ``body_contacts`` (n,): the hard body law's contacts summed per
 #:   body (with ``set_body_contact(law="hard")``).
 HARD_CONTACT_FIELDS: dict[str, tuple[type, str]] = {
-    "normal_impulse": (np.float64, "N s (per point against a hard ground plane: the normal impulse of the step)"),
+    "normal_impulse": (
+        np.float64,
+        "N s (per point against a hard ground plane: the normal impulse summed over the steps since the row before)",
+    ),
     "friction_impulse": (
         np.float64,
-        "N s (per point against a hard ground plane: the friction impulse of the step on the body, world frame)",
+        "N s (per point against a hard ground plane: the friction impulse on the body, world frame, summed over "
+        "the steps since the row before)",
     ),
     "active": (np.int8, "1 (per point against a hard ground plane: 1 when closed at the end of the step)"),
     "body_impulse": (
         np.float64,
         "N s (columns 0-2: force), N m s (columns 3-5: moment about the node) (per node: the impulse of the "
-        "step's hard contacts between bodies on it, world frame)",
+        "hard contacts between bodies on it, world frame, summed over the steps since the row before)",
     ),
     "body_contacts": (np.int64, "1 (hard contacts between bodies closed at the end of the step)"),
 }

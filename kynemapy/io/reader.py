@@ -115,9 +115,9 @@ class Result:
         fixed steps.
     hard_contact : dict[str, ndarray] or None
         The per-row columns of a model with hard contact (the group ``/hard_contact``,
-        :data:`kynemapy.io.layout.HARD_CONTACT_FIELDS`), each of the step that ends at the row
-        (zeros at a new file's first row when nothing stepped before it; one row every
-        ``output_every`` steps holds that step's only).  With K points against hard ground
+        :data:`kynemapy.io.layout.HARD_CONTACT_FIELDS`): the impulses summed over the steps since
+        the row before (all ``output_every`` of them; zeros at a new file's first row), the
+        contacts closed at the end of the row's last step.  With K points against hard ground
         planes (``model.hard_contacts``' rows, in the order of
         :meth:`kynemapy.Simulation.contact_impulses`): ``normal_impulse`` (n, K) [N s],
         ``friction_impulse`` (n, K, 3) [N s] (on the body, world frame: the tangential

@@ -2,7 +2,9 @@
 
 The compliant law's forces are functions of each row's state (:mod:`kynemapy.run.contact_rows`
 computes them again from ``q`` and ``v``); the hard laws' impulses are not: they are the velocity
-jumps' of the step that ends at the row, known only right after it.  A model with hard contact
+jumps' of each step, known only right after it.  Each row holds the impulses **summed over the
+steps since the row before** (:meth:`kynemapy.run.joint_stops.JointStops.keep_sums`), so no
+impact between two rows is lost, and the contacts closed at the end of its last step.  A model with hard contact
 steps one compiled call per step (:meth:`kynemapy.Simulation.advance_rows` with ``on_row``), so
 the run driver (:mod:`kynemapy.run.loop`) records these columns beside each row it records, into
 the background writer's buffers (:class:`kynemapy.run.writer.BackgroundWriter`), and the file keeps
@@ -64,7 +66,9 @@ def body_impulse_sums(record: Mapping[str, np.ndarray], position: np.ndarray, ou
 
 
 class HardRowRecorder:
-    """Writes the hard-contact columns of the last step into row ``row`` of a block's columns.
+    """Writes the hard-contact columns of a row: the impulses summed over the steps since the row
+    before (:meth:`kynemapy.run.joint_stops.JointStops.keep_sums`, started here), and the
+    contacts closed at the end of the last step.
 
     Parameters
     ----------
@@ -75,7 +79,8 @@ class HardRowRecorder:
     -----
     Called as ``recorder(columns, row)`` with ``columns`` a dict of the ``/hard_contact``
     columns' arrays (a block's, ``(rows, ...)`` each; the keys the file has), right after the
-    step whose impulses go into that row.
+    row is recorded; the sums then restart from zero.  A run's first row holds the steps taken
+    since the recorder was made (none for a new file's initial row: zeros).
     """
 
     def __init__(self, sim: Any) -> None:
@@ -83,25 +88,25 @@ class HardRowRecorder:
         stops = sim.joint_stops
         self._contacts = None if stops is None else stops.contacts
         self._stops = stops
-        self._x0 = np.asarray(sim.model.x0)[:, :3]
-        self._position = np.zeros((sim.model.n_nodes, 3))
+        if stops is not None:
+            stops.keep_sums()
 
     def __call__(self, columns: Mapping[str, np.ndarray], row: int) -> None:
+        sums = self._stops.take_sums()
         if "normal_impulse" in columns:
             con = self._contacts
             assert con is not None
-            columns["normal_impulse"][row] = con.normal_impulse
-            np.einsum("kj,kjs->ks", con.friction_impulse, con.tangent, out=columns["friction_impulse"][row])
+            columns["normal_impulse"][row] = sums["normal_impulse"]
+            columns["friction_impulse"][row] = sums["friction_impulse"]
             columns["active"][row] = con.active
         if "body_impulse" in columns:
-            bodies = self._stops.bodies
-            np.add(self._x0, self.sim.state.q[:, :3], out=self._position)
-            columns["body_contacts"][row] = body_impulse_sums(bodies.last, self._position, columns["body_impulse"][row])
+            columns["body_impulse"][row] = sums["body_impulse"]
+            columns["body_contacts"][row] = np.asarray(self._stops.bodies.last["normal_impulse"]).shape[0]
 
 
 class HardPlaneForces(NamedTuple):
     """The points against hard ground planes over R result rows (K points): their geometry and the
-    mean force over the step that ends at each row (the recorded impulse over h), for drawing
+    mean force since the row before (the recorded impulse over the time between the rows), for drawing
     (:func:`kynemapy.post.animate.contact_arrows`, :func:`kynemapy.io.vtkhdf.write_vtkhdf`)."""
 
     node: np.ndarray  #: (K,) int: the node of each point
@@ -109,12 +114,13 @@ class HardPlaneForces(NamedTuple):
     offset: np.ndarray  #: (K, 3) [m]: the sphere's centre from the node, body frame at the reference
     radius: np.ndarray  #: (K,) [m]: the sphere's radius (0 for a box corner)
     normal: np.ndarray  #: (K, 3): the unit normal of the point's plane
-    normal_force: np.ndarray  #: (R, K) [N]: normal impulse / h
-    friction_force: np.ndarray  #: (R, K, 3) [N]: friction impulse / h, on the body, world frame
+    normal_force: np.ndarray  #: (R, K) [N]: normal impulse over the time since the row before (0 at row 0)
+    friction_force: np.ndarray  #: (R, K, 3) [N]: the same of the friction, on the body, world frame
 
 
 def plane_forces(result: Any) -> HardPlaneForces | None:
-    """The hard planes' points of a result, with the mean force of each row's step.
+    """The hard planes' points of a result, with the mean force over the time since each row's
+    predecessor.
 
     Parameters
     ----------
@@ -125,23 +131,25 @@ def plane_forces(result: Any) -> HardPlaneForces | None:
     -------
     HardPlaneForces or None
         None when the model has no such points or the file holds no ``/hard_contact`` impulses
-        (written before they existed).  A row's force is its step's impulse over the step size h
-        (``result.params.h``): the contact force where it rests, the mean force over the step at
-        an impact.
+        (written before they existed).  A row's force is its impulse (summed over the steps since
+        the row before) over those steps' time, ``Δstep · h`` (``result.params.h``): the contact
+        force where it rests, the mean force over the interval at an impact; 0 at the first row.
     """
     table = np.asarray(getattr(result.model, "hard_contacts", np.zeros((0, 13))), dtype=np.float64)
     columns = result.hard_contact
     if table.shape[0] == 0 or columns is None or "normal_impulse" not in columns:
         return None
-    h = float(result.params.h)
+    # the steps each row's sums cover (those since the row before; none at the first row)
+    steps = np.diff(np.asarray(result.step, dtype=np.float64), prepend=float(np.asarray(result.step)[0]))
+    span = np.where(steps > 0.0, steps * float(result.params.h), np.inf)[:, None]  # [s]
     return HardPlaneForces(
         node=table[:, 0].astype(np.int64),
         shape=table[:, 1].astype(np.int64),
         offset=table[:, 3:6].copy(),
         radius=table[:, 6].copy(),
         normal=table[:, 7:10].copy(),
-        normal_force=np.asarray(columns["normal_impulse"], dtype=np.float64) / h,
-        friction_force=np.asarray(columns["friction_impulse"], dtype=np.float64) / h,
+        normal_force=np.asarray(columns["normal_impulse"], dtype=np.float64) / span,
+        friction_force=np.asarray(columns["friction_impulse"], dtype=np.float64) / span[:, :, None],
     )
 
 

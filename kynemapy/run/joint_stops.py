@@ -57,6 +57,7 @@ from kynemapy.run.hard_contact import (
     solve_cone,
     velocity_jump,
 )
+from kynemapy.run.hard_rows import body_impulse_sums
 
 #: the most Newton iterations of the position correction
 MAX_ITERATIONS = 20
@@ -258,6 +259,9 @@ class JointStops:
         self.cid = table[:, 0].astype(np.int64)
         # the compiled path: contact points without stops on free nodes (no bilateral constraints)
         self._compiled = self.contacts is not None and self.cid.size == 0 and model.n_dofs == model.n_system_dofs
+        #: the hard laws' impulses summed over the steps since the last :meth:`take_sums` (None: not
+        #: kept; :meth:`keep_sums` starts them, for the rows of a result file)
+        self.sums: dict[str, np.ndarray] | None = None
         if self._compiled:
             con, n = self.contacts, int(model.n_system_dofs)
             assert con is not None
@@ -366,6 +370,46 @@ class JointStops:
                 f"constraint {int(self.cid[i])} starts at {float(theta[i])!r} {unit}, outside its hard limits "
                 f"({float(self.lower[i])!r}, {float(self.upper[i])!r}) {unit}"
             )
+
+    # ------------------------------------------------------------ impulses between output rows
+    def keep_sums(self) -> None:
+        """Start summing the hard laws' impulses over the steps (:meth:`step_done`), from zero:
+        ``normal_impulse`` (K,) [N s] and ``friction_impulse`` (K, 3) [N s] (on the body, world
+        frame) of the points against hard planes, ``body_impulse`` (N, 6) [N s, N m s] of the hard
+        body law's contacts per node (force; moment about the node at each step's end)."""
+        sums: dict[str, np.ndarray] = {}
+        if self.contacts is not None:
+            k = self.contacts.size
+            sums["normal_impulse"], sums["friction_impulse"] = np.zeros(k), np.zeros((k, 3))
+        if self.bodies is not None:
+            n = self.sim.model.n_nodes
+            sums["body_impulse"] = np.zeros((n, 6))
+            self._body_step = np.zeros((n, 6))  # one step's, before it is added
+        self.sums = sums
+
+    def step_done(self) -> None:
+        """Add the last step's impulses to :attr:`sums` (the simulation calls it after each step's
+        correction; nothing when the sums are not kept)."""
+        sums = self.sums
+        if sums is None:
+            return
+        con = self.contacts
+        if con is not None:
+            sums["normal_impulse"] += con.normal_impulse
+            sums["friction_impulse"] += np.einsum("kj,kjs->ks", con.friction_impulse, con.tangent)
+        if self.bodies is not None:
+            position = np.asarray(self.sim.model.x0)[:, :3] + self.sim.state.q[:, :3]
+            body_impulse_sums(self.bodies.last, position, self._body_step)
+            sums["body_impulse"] += self._body_step
+
+    def take_sums(self) -> dict[str, np.ndarray]:
+        """The impulses summed since the last call (or :meth:`keep_sums`), as copies; the sums
+        restart from zero."""
+        assert self.sums is not None
+        out = {name: value.copy() for name, value in self.sums.items()}
+        for value in self.sums.values():
+            value[...] = 0.0
+        return out
 
     # ------------------------------------------------------------ the correction
     def all_clear(self) -> None:

@@ -348,6 +348,7 @@ class Simulation:
             status = smooth_status()
             if status == CONVERGED:
                 events.correct(p_own)
+                stops.step_done()
             return status
 
         def run_with_stops(
@@ -369,6 +370,7 @@ class Simulation:
                 if status != CONVERGED:
                     return done, recorded, status
                 events.correct(p)
+                stops.step_done()
                 n_iter = int(iters1[0])
                 if done < iterations.shape[0]:
                     iterations[done] = n_iter
@@ -618,7 +620,8 @@ class Simulation:
             is refused (``FileExistsError``) unless ``overwrite``.  A file another live
             process writes is refused either way (:class:`kynemapy.io.lock.FileInUseError`,
             naming that process).  A model with hard contact (hard ground planes, the hard
-            body law) also records the impulses of the step ending at each row
+            body law) also records, with each row, the impulses summed over the steps since the
+            row before
             (:attr:`kynemapy.io.Result.hard_contact`, docs/contact.md "Hard contact in result
             files").
         every : int or None, default None

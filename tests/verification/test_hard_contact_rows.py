@@ -34,7 +34,8 @@ H = 1e-3  # s: the step of every scene here
 
 def test_a_box_resting_on_a_hard_plane_records_m_g_h_per_row(tmp_path: Path) -> None:
     """A box face down on flat hard ground with friction (μ = 0.5), 200 steps, a row every 10: in
-    every row after the first the normal impulses sum to m g h (1e-9 relative), the four lower
+    every row after the first the normal impulses, summed over the row's ten steps, sum to 10 m g h
+    (1e-9 relative), the four lower
     corners are active and the four upper ones not (their impulses exactly 0), and the friction
     impulses sum to zero (at rest nothing pushes sideways: below 1e-9 m g h); the first row (the
     initial state, nothing stepped) holds zeros, no point active.  The units are in the file."""
@@ -50,7 +51,7 @@ def test_a_box_resting_on_a_hard_plane_records_m_g_h_per_row(tmp_path: Path) -> 
     assert hc["active"].shape == (21, k) and hc["active"].dtype == bool
     lower = np.asarray(r.model.hard_contacts)[:, 5] < 0.0  # the corners' offsets from the box's centre
     assert np.count_nonzero(lower) == 4
-    weight = BOX_MASS * G * H
+    weight = BOX_MASS * G * H * 10  # the ten steps since the row before
     np.testing.assert_allclose(hc["normal_impulse"][1:].sum(axis=1), weight, rtol=1e-9, atol=0)
     assert np.all(hc["active"][1:, lower]) and not np.any(hc["active"][1:, ~lower])
     assert np.all(hc["normal_impulse"][:, ~lower] == 0.0)
@@ -61,25 +62,23 @@ def test_a_box_resting_on_a_hard_plane_records_m_g_h_per_row(tmp_path: Path) -> 
     assert np.all(hc["normal_impulse"][0] == 0.0) and not np.any(hc["active"][0])
     assert r.units["hard_contact/normal_impulse"].startswith("N s")
     assert r.units["hard_contact/friction_impulse"].startswith("N s")
-    # the last row is the last step's, as the simulation reports it
-    last = sim.contact_impulses()
-    np.testing.assert_array_equal(hc["normal_impulse"][-1], last.normal_impulse)
-    np.testing.assert_array_equal(hc["active"][-1], last.active)
+    # the contacts closed are those of the row's last step, as the simulation reports them
+    np.testing.assert_array_equal(hc["active"][-1], sim.contact_impulses().active)
 
 
 def test_a_box_sticking_on_an_incline_records_its_weight_in_world_frame(tmp_path: Path) -> None:
     """A box at rest on a 0.3 rad incline with friction (μ = 0.5 > tan 0.3): the plane carries the
     whole weight, so per row the points' impulses Σ (Λ_N n + Λ_T) in the world frame are
-    (0, 0, m g h) (1e-9 relative to m g h), the normal ones summing to m g h cos a and the
-    friction ones to m g h sin a up the slope (the file's friction is world-frame: no tangents
-    needed)."""
+    (0, 0, 5 m g h) over the row's five steps (1e-9 relative), the normal ones summing to
+    5 m g h cos a and the friction ones to 5 m g h sin a up the slope (the file's friction is
+    world-frame: no tangents needed)."""
     angle = 0.3
     sim, axes = box_on_incline(angle, 0.5, H)
     path = tmp_path / "incline.h5"
     sim.run(n_steps=100, output=path, every=5)
     hc = read(path).hard_contact
     assert hc is not None
-    weight = BOX_MASS * G * H
+    weight = BOX_MASS * G * H * 5  # the five steps since the row before
     normal = axes[:, 2]
     total = hc["normal_impulse"][1:].sum(axis=1)[:, None] * normal + hc["friction_impulse"][1:].sum(axis=1)
     np.testing.assert_allclose(total, np.broadcast_to([0.0, 0.0, weight], total.shape), rtol=0, atol=1e-9 * weight)
@@ -104,11 +103,11 @@ def test_a_ball_in_free_flight_records_zeros(tmp_path: Path) -> None:
 
 def test_a_stack_records_each_boxs_contact_impulse(tmp_path: Path) -> None:
     """Box B (1 kg) resting on box A (2 kg, shifted by 0.03 m along x) on a hard floor, the hard body
-    law on: in every row after the first B's impulse from the body contacts is +m_B g h along z and
-    A's the opposite (1e-9 relative to m_B g h, other force components below that), A's moment
-    about its node is (0, 0.03 m · m_B g h, 0) (B's load acts at B's centre line, 0.03 m off A's)
-    and B's vanishes; four contacts (B's lower corners) per step; the floor's points carry
-    (m_A + m_B) g h."""
+    law on, a row every 6 steps: in every row after the first B's impulse from the body contacts,
+    summed over the row's six steps, is +6 m_B g h along z and A's the opposite (1e-9 relative,
+    other force components below that), A's moment about its node is (0, 0.03 m · 6 m_B g h, 0)
+    (B's load acts at B's centre line, 0.03 m off A's) and B's vanishes; four contacts (B's lower
+    corners) at each row's last step; the floor's points carry 6 (m_A + m_B) g h."""
     offset = 0.03
     sim, ma, mb = stack(offset)
     path = tmp_path / "stack.h5"
@@ -116,7 +115,7 @@ def test_a_stack_records_each_boxs_contact_impulse(tmp_path: Path) -> None:
     hc = read(path).hard_contact
     assert hc is not None
     assert hc["body_impulse"].shape == (11, 2, 6) and hc["body_contacts"].shape == (11,)
-    load = mb * G * H
+    load = mb * G * H * 6  # the six steps since the row before
     tol = 1e-9 * load
     body = hc["body_impulse"][1:]
     np.testing.assert_allclose(body[:, 1, :3], np.broadcast_to([0.0, 0.0, load], (10, 3)), rtol=0, atol=tol)
@@ -125,7 +124,7 @@ def test_a_stack_records_each_boxs_contact_impulse(tmp_path: Path) -> None:
     np.testing.assert_allclose(body[:, 1, 3:], 0.0, rtol=0, atol=tol)
     assert np.all(hc["body_contacts"][1:] == 4)
     assert hc["body_contacts"][0] == 0 and np.all(hc["body_impulse"][0] == 0.0)
-    np.testing.assert_allclose(hc["normal_impulse"][1:].sum(axis=1), (ma + mb) * G * H, rtol=1e-9, atol=0)
+    np.testing.assert_allclose(hc["normal_impulse"][1:].sum(axis=1), 6 * (ma + mb) * G * H, rtol=1e-9, atol=0)
 
 
 def test_body_impulse_sums_of_one_contact_by_hand() -> None:
@@ -158,9 +157,10 @@ def _bouncing() -> kp.Simulation:
 def test_a_stopped_and_resumed_run_writes_the_same_columns(tmp_path: Path, scene: str) -> None:
     """A run recording every 10th step stopped after 3/5 of its steps, and one interrupted by an
     exception in its loads callback (its last state recorded off the cadence), each continued from
-    its file (``Simulation.restart``), write in every row the same ``/hard_contact`` columns, bit
-    for bit, as an unbroken run recording every step (a ball bouncing and sliding, 500 steps; the
-    stack of boxes, 120 steps)."""
+    its file (``Simulation.restart``), write in every row, bit for bit, the impulses of an unbroken
+    run recording every step summed one step after another over the steps since the row before,
+    and its contacts at the row's step (a ball bouncing and sliding, 500 steps; the stack of boxes,
+    120 steps)."""
 
     def make() -> kp.Simulation:
         return _bouncing() if scene == "ball" else stack()[0]
@@ -199,7 +199,14 @@ def test_a_stopped_and_resumed_run_writes_the_same_columns(tmp_path: Path, scene
         np.testing.assert_array_equal(resumed.step, steps)
         assert resumed.hard_contact is not None and set(resumed.hard_contact) == set(reference.hard_contact)
         for name, column in reference.hard_contact.items():
-            np.testing.assert_array_equal(resumed.hard_contact[name], column[steps], err_msg=f"{path.name}: {name}")
+            if name in ("active", "body_contacts"):  # the contacts closed at each row's last step
+                expected = column[steps]
+            else:  # the impulses of the steps since the row before, added one step after another
+                expected = np.zeros((steps.size, *column.shape[1:]), dtype=column.dtype)
+                for j in range(1, steps.size):
+                    for step in range(steps[j - 1] + 1, steps[j] + 1):
+                        expected[j] += column[step]
+            np.testing.assert_array_equal(resumed.hard_contact[name], expected, err_msg=f"{path.name}: {name}")
 
 
 def test_a_damaged_block_of_the_columns_is_named(tmp_path: Path) -> None:
@@ -252,15 +259,16 @@ def test_files_without_the_columns(tmp_path: Path) -> None:
 
 
 def test_info_shows_the_columns(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """``kynemapy info`` names the ``/hard_contact`` columns and summarizes them: the stack's floor
-    carries (m_A + m_B) g h = 0.02943 N s, its bodies 4 contacts a step, m_B g h = 0.00981 N s."""
+    """``kynemapy info`` names the ``/hard_contact`` columns and summarizes them: a row every 5
+    steps, the stack's floor carries 5 (m_A + m_B) g h = 0.14715 N s per row, its bodies 4 contacts
+    at a step, 5 m_B g h = 0.04905 N s."""
     path = tmp_path / "stack.h5"
     stack()[0].run(n_steps=10, output=path, every=5)
     assert main(["info", str(path)]) == 0
     out = capsys.readouterr().out
     assert "per row (/hard_contact): normal_impulse [N s], friction_impulse (3) [N s], active" in out
-    assert "largest total normal impulse 0.02943 N s" in out
-    assert "up to 4 contacts in a step, largest force impulse on a body 0.00981 N s" in out
+    assert "largest total normal impulse 0.14715 N s" in out
+    assert "up to 4 contacts in a step, largest force impulse on a body 0.04905 N s" in out
 
 
 BALL_TOML = """
@@ -303,13 +311,13 @@ def ball_toml(path: Path, height: float, n_steps: int) -> Path:
 def test_kynemapy_run_on_a_model_file_records_the_columns(tmp_path: Path) -> None:
     """``kynemapy run`` on a model file of a ball (2 kg) resting on a hard ground (g = 9.81 m/s²,
     h = 1 ms, 50 steps, a row every 10): the file has the columns, each row after the first with
-    the normal impulse m g h (1e-9 relative), the point active."""
+    the normal impulse of its ten steps, 10 m g h (1e-9 relative), the point active."""
     model = ball_toml(tmp_path / "ball.toml", 0.1, 50)
     out = tmp_path / "ball.h5"
     assert main(["run", str(model), "-o", str(out), "--every", "10", "--no-progress"]) == 0
     hc = read(out).hard_contact
     assert hc is not None and hc["normal_impulse"].shape == (6, 1)
-    np.testing.assert_allclose(hc["normal_impulse"][1:, 0], 2.0 * 9.81 * H, rtol=1e-9, atol=0)
+    np.testing.assert_allclose(hc["normal_impulse"][1:, 0], 10 * 2.0 * 9.81 * H, rtol=1e-9, atol=0)
     assert np.all(hc["active"][1:, 0])
 
 
