@@ -29,10 +29,10 @@ or a plane's corner), ``radius`` [m] (a shape point's radius, 0 elsewhere), and 
 contacts (``contacts``; ``kynemapy export`` gives them for a model with point–plane contact)
 ``contact_force`` (3) [N]: at each collision shape's point, the force the ground planes apply
 there (normal plus friction, :func:`kynemapy.run.contact_rows.contact_rows` at the row's state;
-for hard ground planes the mean force over the row's step, its recorded impulse over h,
-:func:`kynemapy.run.hard_rows.plane_forces`; zero apart and elsewhere; ParaView's Glyph filter
-with it as orientation and scale draws the active contacts' arrows).  Body–body pairs are not
-drawn.
+for hard ground planes the mean force since the row before, its recorded impulse over the time
+between the rows, :func:`kynemapy.run.hard_rows.plane_forces`; zero apart and elsewhere;
+ParaView's Glyph filter with it as orientation and scale draws the active contacts' arrows).
+Body–body pairs are not drawn.
 Cell data: ``kind`` (0 node, 1 spring, 2 link between two constrained nodes, 3 joint arm,
 4 body face, 5 beam, 6 collision shape, 7 ground plane), ``item`` (node, spring, constraint,
 mass, beam, shape or plane index).
