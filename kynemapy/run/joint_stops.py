@@ -380,7 +380,10 @@ class JointStops:
         sums: dict[str, np.ndarray] = {}
         if self.contacts is not None:
             k = self.contacts.size
-            sums["normal_impulse"], sums["friction_impulse"] = np.zeros(k), np.zeros((k, 3))
+            sums["normal_impulse"] = np.zeros(k)
+            # the friction along each point's two tangents (fixed by its plane), turned into the world
+            # frame when taken: a step adds two arrays, no product
+            self._friction_sums = np.zeros((k, 2))
         if self.bodies is not None:
             n = self.sim.model.n_nodes
             sums["body_impulse"] = np.zeros((n, 6))
@@ -396,7 +399,7 @@ class JointStops:
         con = self.contacts
         if con is not None:
             sums["normal_impulse"] += con.normal_impulse
-            sums["friction_impulse"] += np.einsum("kj,kjs->ks", con.friction_impulse, con.tangent)
+            self._friction_sums += con.friction_impulse
         if self.bodies is not None:
             position = np.asarray(self.sim.model.x0)[:, :3] + self.sim.state.q[:, :3]
             body_impulse_sums(self.bodies.last, position, self._body_step)
@@ -409,6 +412,9 @@ class JointStops:
         out = {name: value.copy() for name, value in self.sums.items()}
         for value in self.sums.values():
             value[...] = 0.0
+        if self.contacts is not None:
+            out["friction_impulse"] = np.einsum("kj,kjs->ks", self._friction_sums, self.contacts.tangent)
+            self._friction_sums[...] = 0.0
         return out
 
     # ------------------------------------------------------------ the correction
