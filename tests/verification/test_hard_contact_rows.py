@@ -21,7 +21,7 @@ import h5py
 import numpy as np
 import pytest
 from test_hard_bodies import stack
-from test_hard_contact import BOX_MASS, G, ball, box_on_incline
+from test_hard_contact import BOX_MASS, HARD_TOML, G, ball, box_on_incline
 
 import kynemapy as kp
 from kynemapy.cli import main
@@ -271,35 +271,12 @@ def test_info_shows_the_columns(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert "up to 4 contacts in a step, largest force impulse on a body 0.04905 N s" in out
 
 
-BALL_TOML = """
-[model]
-gravity = [0.0, 0.0, -9.81]
-
-[[node]]
-name = "ball"
-position = [0.0, 0.0, HEIGHT]
-
-[[mass]]
-node = "ball"
-mass = 2.0
-inertia = [0.008, 0.008, 0.008]
-
-[[shape]]
-kind = "sphere"
-node = "ball"
-radius = 0.1
-
-[[ground]]
-law = "hard"
-restitution = 0.5
-friction = 0.3
-
-[step]
-h = 0.001
-
-[run]
-n_steps = STEPS
-"""
+#: test_hard_contact's ball on a hard ground, with gravity, its height and a step count to fill in
+BALL_TOML = (
+    "[model]\ngravity = [0.0, 0.0, -9.81]\n"
+    + HARD_TOML.replace("position = [0.0, 0.0, 0.1]", "position = [0.0, 0.0, HEIGHT]")
+    + "\n[run]\nn_steps = STEPS\n"
+)
 
 
 def ball_toml(path: Path, height: float, n_steps: int) -> Path:

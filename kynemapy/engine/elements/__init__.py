@@ -16,6 +16,7 @@ from __future__ import annotations
 from kynemapy._jit import njit
 from kynemapy.engine.elements import contacts, masses, pairs, springs
 from kynemapy.engine.elements.beams import table as beams
+from kynemapy.engine.elements.table import node_data
 from kynemapy.engine.fields import TABLES_FIELD
 from kynemapy.engine.unit_call import BEAMS as BEAM_UNIT
 from kynemapy.engine.unit_call import CONTACTS as CONTACT_UNIT
@@ -48,18 +49,7 @@ def element_phase(data_at, data_ref, p, c):
     it, and this level's copy cost 2.2 s of a first compilation (docs/performance.md,
     "2026-11-29, later")."""
     units = load_field(data_at, data_ref, "units")
-    x0 = load_field(data_at, data_ref, "x0")
-    gravity = load_field(data_at, data_ref, "gravity")
-    q = load_field(data_at, data_ref, "q")
-    v = load_field(data_at, data_ref, "v")
-    vd = load_field(data_at, data_ref, "vd")
-    tangent = load_field(data_at, data_ref, "tangent")
-    s33 = load_field(data_at, data_ref, "s33")
-    s3 = load_field(data_at, data_ref, "s3")
-    s4 = load_field(data_at, data_ref, "s4")
-    s66 = load_field(data_at, data_ref, "s66")
-    vals = load_field(data_at, data_ref, "vals")
-    b = load_field(data_at, data_ref, "b")
+    x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, vals, b = node_data(data_at, data_ref)
     tables = load_member(data_at, data_ref, TABLES_FIELD)
     if tables[0].nodes.shape[0] > 0:
         call_unit(units, BEAM_UNIT, (tables[0], x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b))

@@ -16,7 +16,7 @@ from typing import NamedTuple
 import numpy as np
 
 from kynemapy._jit import njit
-from kynemapy.engine.elements.table import add_element_block
+from kynemapy.engine.elements.table import add_element_block, node_data
 from kynemapy.engine.params import P_BETA_PRIME, P_EXACT, P_GAMMA_PRIME, P_STIFFNESS
 from kynemapy.engine.unit_call import load_field
 from kynemapy.math.quaternion import quat_compose, quat_to_matrix
@@ -460,18 +460,7 @@ def terms(data_at, data_ref, p, c):
     inlined into it, into the element phase (numba copies an inlined function's IR block by
     block with its whole scope: 1.3 s of a first compilation, docs/performance.md)."""
     t = load_field(data_at, data_ref, "tables")[POSITION]
-    x0 = load_field(data_at, data_ref, "x0")
-    gravity = load_field(data_at, data_ref, "gravity")
-    q = load_field(data_at, data_ref, "q")
-    v = load_field(data_at, data_ref, "v")
-    vd = load_field(data_at, data_ref, "vd")
-    tangent = load_field(data_at, data_ref, "tangent")
-    s33 = load_field(data_at, data_ref, "s33")
-    s3 = load_field(data_at, data_ref, "s3")
-    s4 = load_field(data_at, data_ref, "s4")
-    s66 = load_field(data_at, data_ref, "s66")
-    vals = load_field(data_at, data_ref, "vals")
-    b = load_field(data_at, data_ref, "b")
+    x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, vals, b = node_data(data_at, data_ref)
     beta_prime = p[P_BETA_PRIME]
     gamma_prime = p[P_GAMMA_PRIME]
     kappa = p[P_STIFFNESS]

@@ -26,6 +26,7 @@ None), defines ``NODE_DOFS``, ``nodes(model)`` and the kernel ``terms(t, ..., p,
 from __future__ import annotations
 
 from kynemapy._jit import njit
+from kynemapy.engine.unit_call import load_field
 
 #: the five standard fields: (field, arena, shape with counts n, nodes_per, m)
 STANDARD = (
@@ -58,3 +59,16 @@ def add_element_block(t, e, c, vals, b):
             sij = s[j]
             if sij >= 0:
                 vals[sij] += c * me[j]
+
+
+@njit(inline=True)
+def node_data(data_at, data_ref):
+    """The arrays every element kernel takes, read from the Data at ``data_at`` (``data_ref`` its
+    type), one load each: ``(x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, vals, b)``."""
+    return (
+        load_field(data_at, data_ref, "x0"), load_field(data_at, data_ref, "gravity"),
+        load_field(data_at, data_ref, "q"), load_field(data_at, data_ref, "v"), load_field(data_at, data_ref, "vd"),
+        load_field(data_at, data_ref, "tangent"), load_field(data_at, data_ref, "s33"),
+        load_field(data_at, data_ref, "s3"), load_field(data_at, data_ref, "s4"), load_field(data_at, data_ref, "s66"),
+        load_field(data_at, data_ref, "vals"), load_field(data_at, data_ref, "b"),
+    )  # fmt: skip
