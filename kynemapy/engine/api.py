@@ -22,11 +22,12 @@ from kynemapy.engine.data import Inputs, State, Workspace, new_inputs, new_state
 from kynemapy.engine.elements import BEAMS, CONTACTS, PAIRS
 from kynemapy.engine.elements.beams.table import scratch_nodes
 from kynemapy.engine.fields import Data
-from kynemapy.engine.invariants import invariant_scratch, pack_rows
+from kynemapy.engine.invariants import invariant_scratch, pack_rows, parts_of
 from kynemapy.engine.lookup import call
 from kynemapy.engine.params import ACCELERATION_COEFFICIENTS, StepParameters
 from kynemapy.engine.step import CONVERGED, NEEDS_MEMORY, NOT_CONVERGED, NOT_FINITE, RAISED, SINGULAR
 from kynemapy.engine.stored_call import StoredCall
+from kynemapy.engine.units import need_exact_beams
 from kynemapy.linalg.dense import SOLVE_CAPACITY, SOLVE_OK, build_program
 from kynemapy.linalg.sparse_lu import LU_CAPACITY, grow_lu_workspace
 from kynemapy.model import Model
@@ -110,6 +111,7 @@ def task(
         p = np.array(p, dtype=np.float64)
     if out is None:
         out = np.zeros(6)
+    need_exact_beams(data, p)
     return stored(data).run(p, which, n, every, rows, max_rows, iterations, out)
 
 
@@ -154,7 +156,7 @@ def fill_rows(data: Data, rows: np.ndarray) -> None:
     buf = np.ascontiguousarray(rows)  # the compiled kernel's type (a copy only if not C-contiguous)
     scratch = invariant_scratch(scratch_nodes(data.tables[BEAMS]))
     at = stored(data)
-    call(pack_rows, at.data_at, at.data_type, buf, buf.shape[0], 0, _NO_FIELDS, _NO_INTS, scratch)
+    call(pack_rows, at.data_at, at.data_type, buf, buf.shape[0], 0, _NO_FIELDS, _NO_INTS, scratch, parts_of(data))
     if buf is not rows:
         rows[...] = buf
 
@@ -428,6 +430,7 @@ def _stored_step(workspace: Workspace, state: State, inputs: Inputs, params: Ste
     arguments = (
         workspace.data(state, inputs), params.coefficients, _entry.ADVANCE, 1, 0, NO_ROWS, 0, iterations, np.zeros(6),
     )  # fmt: skip
+    need_exact_beams(arguments[0], params.coefficients)
     stored = StoredCall(_entry.run_task, arguments)
     errors = workspace.views["errors"]
     made = _STEP_CALLS[workspace] = _StepCall(

@@ -558,7 +558,7 @@ class Workspace:
             self.units,
         )
         if not self.units_filled:  # the compiled units the model uses (engine.unit_call)
-            fill_units(d)
+            fill_units(d, self.has_k)
             self.units_filled = True
         return d
 

@@ -16,7 +16,7 @@ to that rule.
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -265,11 +265,14 @@ def pair_energy(t, x0, q, x1, x2):
 
 
 @njit(inline=True)
-def fill_invariants(d, rows, start, stop, w):
+def fill_invariants(d, rows, start, stop, w, parts):
     """Energy and momentum columns of output rows ``start`` to ``stop - 1`` of ``rows`` (R, width)
     from their ``q`` and ``v``: kinetic and (gravity) potential energy and momenta of masses and
-    beams, strain energy of beams and springs.  ``d`` the :class:`~kynemapy.engine.fields.Data`
-    (its model part and element tables are read).
+    beams, strain energy of beams, springs and compliant contacts.  ``d`` the
+    :class:`~kynemapy.engine.fields.Data` (its model part and element tables are read).
+    ``parts``: None for a model of masses and springs only (:func:`has_parts` false: the
+    beams' and contacts' code is then not compiled in: numba prunes the branches on
+    ``parts is None`` before typing), True for any model.
 
     Uses only its own scratch ``w`` (:class:`InvariantScratch`): the run's writer thread calls it
     while the stepping goes on.
@@ -290,13 +293,15 @@ def fill_invariants(d, rows, start, stop, w):
         q = row[oq : oq + 7 * n].reshape((n, 7))
         v = row[ov : ov + 6 * n].reshape((n, 6))
         system_invariants(node, masses.m_star, d.x0, d.gravity, q, v, w.s4, w.s33, out)
-        elastic = beam_invariants(beams, d.gravity, q, v, w, out)
+        elastic = 0.0
+        if parts is not None:  # (pruned at compile time for masses and springs only)
+            elastic += beam_invariants(beams, d.gravity, q, v, w, out)
+            if contacts.nodes.shape[0]:
+                elastic += contact_energy(contacts, d.x0, q)
+            if pairs.nodes.shape[0]:
+                elastic += pair_energy(pairs, d.x0, q, w.s3[0], w.s3[1])
         if springs.nodes.shape[0]:
             elastic += spring_energy(springs, q)
-        if contacts.nodes.shape[0]:
-            elastic += contact_energy(contacts, d.x0, q)
-        if pairs.nodes.shape[0]:
-            elastic += pair_energy(pairs, d.x0, q, w.s3[0], w.s3[1])
         row[o[ROW_KINETIC_ENERGY]] = out[0]
         row[o[ROW_POTENTIAL_ENERGY]] = out[1]
         row[o[ROW_STRAIN_ENERGY]] = elastic
@@ -306,7 +311,7 @@ def fill_invariants(d, rows, start, stop, w):
 
 
 @njit
-def pack_rows(data_at, data_ref, rows, n, unit, fields, ints, w):
+def pack_rows(data_at, data_ref, rows, n, unit, fields, ints, w, parts):
     """The writer's pass over one block of output rows: energy and momentum, then field-major copies.
 
     ``rows`` (>= n, width) the recorded rows (row-major, as the recorder writes them); their
@@ -315,9 +320,10 @@ def pack_rows(data_at, data_ref, rows, n, unit, fields, ints, w):
     at ``unit · offset``: rows ``0 .. n-1`` of a field of ``s`` floats per row occupy
     ``fields[unit·offset : unit·offset + n·s]``, C order, the layout of its HDF5 dataset.  The
     integer fields ``step`` and ``iterations`` go to ``ints`` (2, >= n) as int64 instead.
-    ``n <= unit``.  Scratch ``w`` as for :func:`fill_invariants` (the writer thread's own).
-    With ``fields`` empty (0,), the energy and momentum columns only (``unit`` and ``ints``
-    unused: :func:`kynemapy.engine.api.fill_rows`).
+    ``n <= unit``.  Scratch ``w`` and ``parts`` as for :func:`fill_invariants` (the writer
+    thread's own scratch; ``parts`` :func:`parts_of` the Data).  With ``fields`` empty (0,),
+    the energy and momentum columns only (``unit`` and ``ints`` unused:
+    :func:`kynemapy.engine.api.fill_rows`).
 
     The Data at address ``data_at`` (``data_ref`` its type: a stored call's ``data_at`` and
     ``data_type``, :class:`~kynemapy.engine.stored_call.StoredCall`): taking the Data from Python
@@ -326,7 +332,7 @@ def pack_rows(data_at, data_ref, rows, n, unit, fields, ints, w):
     optimizing its code again here).
     """
     d = load_data(data_at, data_ref)
-    fill_invariants(d, rows, 0, n, w)
+    fill_invariants(d, rows, 0, n, w, parts)
     if fields.shape[0] == 0:
         return
     o = d.row_offsets
@@ -348,3 +354,13 @@ def pack_rows(data_at, data_ref, rows, n, unit, fields, ints, w):
             at = base + r * s
             for j in range(s):
                 fields[at + j] = row[start + j]
+
+
+def parts_of(d: Any) -> bool | None:
+    """:func:`pack_rows`'s ``parts`` for the Data ``d``: None where its model has masses and
+    springs only (a variant compiled without the beams' and contacts' energies, about 8 s of a
+    first compilation less), else True."""
+    tables = d.tables
+    if tables[BEAMS].nodes.shape[0] or tables[CONTACTS].nodes.shape[0] or tables[PAIRS].nodes.shape[0]:
+        return True
+    return None

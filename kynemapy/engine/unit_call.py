@@ -1,14 +1,15 @@
 """Calls into the engine's optional units: code compiled on its own, when a model needs it.
 
 The Newton loop (:func:`kynemapy.engine.entry.run_task`) is compiled once for every model, but
-four parts of it only some models use: the beam elements, the two-body joints, the sparse
-LU and the contact points.  Each is a *unit*: a compiled function of plain arguments, compiled (or loaded from the
-cache) the first time a simulation needs it, whose address the simulation's ``Data.units``
-(int64, (:data:`N_UNITS`,)) holds (:func:`kynemapy.engine.units.fill_units`).  The Newton loop
-calls a unit through that address (:func:`call_unit`), so the unit's code is neither compiled
-into the loop nor compiled at all for a model that does not use it: the heavy top compiles no
-beam, joint or sparse code, and the loop's own compilation does not optimize the units' code
-again (numba links every callee's code into its caller and optimizes the whole again).
+four parts of it only some models use: the beam elements (with damping or the exact tangent a
+unit of their own: ``BEAMS_FULL``), the two-body joints, the sparse LU and the contact points.
+Each is a *unit*: a compiled function of plain arguments, compiled (or loaded from the cache)
+the first time a simulation needs it, whose address the simulation's ``Data.units`` (int64,
+(:data:`N_UNITS`,)) holds (:func:`kynemapy.engine.units.fill_units`).  The Newton loop calls a
+unit through that address (:func:`call_unit`), so the unit's code is neither compiled into the
+loop nor compiled at all for a model that does not use it: the heavy top compiles no beam, joint
+or sparse code, and the loop's own compilation does not optimize the units' code again (numba
+links every callee's code into its caller and optimizes the whole again).
 
 A unit returns an int64 (a status, or 0).  Its address is 0 until it is filled; the callers
 call a unit only where the model has its part (beams, two-body joints, the sparse solver),
@@ -30,7 +31,12 @@ CONTACTS = 4  #: the compliant contacts (:func:`kynemapy.engine.elements.pairs.c
 ELEMENTS = 5  #: the element phase (:func:`kynemapy.engine.phases.element_phase`)
 CONSTRAINTS = 6  #: the constraint phase (:func:`kynemapy.engine.phases.constraint_phase`)
 ASSEMBLY = 7  #: the constraint assembly (:func:`kynemapy.engine.phases.assembly_phase`)
-N_UNITS = 8
+#: the beam elements with damping and the exact tangent
+#: (:func:`kynemapy.engine.elements.beams.table.beam_phase_full`): the element phase calls it when
+#: ``p`` asks for the exact tangent (``P_EXACT`` with ``P_STIFFNESS`` ≠ 0), else ``BEAMS``, which
+#: holds this same unit's address for a model with damped beams
+BEAMS_FULL = 8
+N_UNITS = 9
 
 #: plain Python (``KYNEMAPY_DISABLE_JIT``): the unit functions themselves, by position, as
 #: :mod:`kynemapy.engine.units` registers them when imported (before any simulation exists)
@@ -61,6 +67,7 @@ else:
 __all__ = [
     "ASSEMBLY",
     "BEAMS",
+    "BEAMS_FULL",
     "BODY_JOINTS",
     "CONSTRAINTS",
     "CONTACTS",

@@ -23,17 +23,19 @@ from kynemapy.engine.constraints.body_phase import TERMS, body_joint_phase
 from kynemapy.engine.elements import BEAMS as BEAM_TABLE
 from kynemapy.engine.elements import CONTACTS as CONTACT_TABLE
 from kynemapy.engine.elements import PAIRS as PAIR_TABLE
-from kynemapy.engine.elements.beams.table import beam_phase
+from kynemapy.engine.elements.beams.table import beam_phase, beam_phase_full
 from kynemapy.engine.elements.pairs import contact_phase
 from kynemapy.engine.entry import run_task_at
 from kynemapy.engine.fields import Data
 from kynemapy.engine.lookup import argument_types, entry
 from kynemapy.engine.notice import announce, is_cached
+from kynemapy.engine.params import P_EXACT, P_STIFFNESS
 from kynemapy.engine.phases import assembly_phase, constraint_phase, element_phase
 from kynemapy.engine.solvers import SOLVE, sparse_phase
 from kynemapy.engine.unit_call import (
     ASSEMBLY,
     BEAMS,
+    BEAMS_FULL,
     BODY_JOINTS,
     CONSTRAINTS,
     CONTACTS,
@@ -48,9 +50,11 @@ from kynemapy.model.kinds import BALL_JOINT
 #: the unit kernels by their position in ``Data.units``
 KERNELS = (
     beam_phase, body_joint_phase, sparse_phase, run_task_at, contact_phase, element_phase, constraint_phase,
-    assembly_phase,
+    assembly_phase, beam_phase_full,
 )  # fmt: skip
-PLAIN_KERNELS[:] = KERNELS  # what plain Python (KYNEMAPY_DISABLE_JIT) calls
+# what plain Python (KYNEMAPY_DISABLE_JIT) calls: the full beam unit for every beam model
+PLAIN_KERNELS[:] = KERNELS
+PLAIN_KERNELS[BEAMS] = beam_phase_full
 
 #: addresses found, by unit and the identities of numba's (interned) argument types, kept with
 #: the types so that their ids stay theirs
@@ -60,9 +64,9 @@ _lock = threading.Lock()
 
 def _arguments(index: int, d: Data) -> tuple[Any, ...]:
     """Arguments of the types unit ``index``'s caller passes (values do not matter)."""
-    if index in (BEAMS, CONTACTS):
+    if index in (BEAMS, BEAMS_FULL, CONTACTS):
         p = np.zeros(1)
-        tables = (d.tables[BEAM_TABLE],) if index == BEAMS else (d.tables[CONTACT_TABLE], d.tables[PAIR_TABLE])
+        tables = (d.tables[BEAM_TABLE],) if index != CONTACTS else (d.tables[CONTACT_TABLE], d.tables[PAIR_TABLE])
         return (
             *tables, d.x0, d.gravity, d.q, d.v, d.vd, d.tangent, d.s33, d.s3, d.s4, d.s66, p, 1.0,
             d.vals, d.b,
@@ -87,10 +91,17 @@ def _arguments(index: int, d: Data) -> tuple[Any, ...]:
     return (0, data_type, np.zeros(1), 0, 0, 0, np.zeros((0, 1)), 0, np.zeros(0, dtype=np.int64), np.zeros(6))
 
 
-def needed(d: Data) -> tuple[bool, ...]:
-    """Which units the model of ``d`` uses, by position in ``Data.units``."""
+def damped_beams(d: Data) -> bool:
+    """Whether the model of ``d`` has beams with structural damping (the full beam unit's)."""
+    return bool(np.any(d.tables[BEAM_TABLE].mu != 0.0))
+
+
+def needed(d: Data, exact: bool = False) -> tuple[bool, ...]:
+    """Which units the model of ``d`` uses, by position in ``Data.units``; ``exact``: the
+    simulation may ask for the exact tangent (the full beam unit, for a model with beams)."""
     use = [False] * N_UNITS
     use[BEAMS] = d.tables[BEAM_TABLE].nodes.shape[0] > 0
+    use[BEAMS_FULL] = use[BEAMS] and (exact or damped_beams(d))
     use[BODY_JOINTS] = bool(np.any(d.kinds.kind >= BALL_JOINT))
     use[SPARSE] = not d.solver.dense
     use[ENGINE] = use[ELEMENTS] = use[CONSTRAINTS] = use[ASSEMBLY] = True
@@ -116,23 +127,39 @@ def address(index: int, d: Data) -> int:
     return found
 
 
-def fill_units(d: Data) -> None:
+def fill_units(d: Data, exact: bool = False) -> None:
     """Write into ``d.units`` the address of every unit the model of ``d`` uses (0 for the
     others), compiling those never compiled into the cache (in two processes where they are
-    several and two cores are free: :func:`compile_units`); plain Python
-    (``KYNEMAPY_DISABLE_JIT``): nothing to write."""
+    several and two cores are free: :func:`compile_units`); ``exact``: the simulation may ask
+    for the exact tangent (:func:`needed`).  A model with damped beams gets the full beam
+    unit's address as ``BEAMS`` too.  Plain Python (``KYNEMAPY_DISABLE_JIT``): 1 for each unit
+    used (the functions are called by position)."""
+    use = needed(d, exact)
     if JIT_DISABLED:
+        d.units[:] = use
         return
-    use = needed(d)
-    compile_units([index for index, used in enumerate(use) if used], d)
+    wanted = [index for index, used in enumerate(use) if used]
+    if use[BEAMS] and damped_beams(d):
+        wanted.remove(BEAMS)  # its address is the full unit's
+    compile_units(wanted, d)
     for index, used in enumerate(use):
-        d.units[index] = address(index, d) if used else 0
+        d.units[index] = address(index, d) if used and index in wanted else 0
+    if use[BEAMS] and not d.units[BEAMS]:
+        d.units[BEAMS] = d.units[BEAMS_FULL]
+
+
+def need_exact_beams(d: Data, p: np.ndarray) -> None:
+    """Fill the full beam unit's address into ``d.units`` (compiling it on first use) where the
+    coefficients ``p`` ask for the exact tangent of a model with beams whose Data was made
+    without it (:func:`fill_units`'s ``exact``): a task run with such ``p`` needs it."""
+    if d.units[BEAMS_FULL] == 0 and p[P_EXACT] != 0.0 and p[P_STIFFNESS] != 0.0 and needed(d)[BEAMS]:
+        d.units[BEAMS_FULL] = 1 if JIT_DISABLED else address(BEAMS_FULL, d)
 
 
 #: expected CPU time of each unit's first compilation on a 2-core machine [s] (with the small
 #: kernels it alone calls), by position in ``Data.units``: the split between two processes
-COST = {BEAMS: 35.0, BODY_JOINTS: 15.0, SPARSE: 8.0, ENGINE: 12.0, CONTACTS: 10.0, ELEMENTS: 9.0,
-        CONSTRAINTS: 11.0, ASSEMBLY: 4.0}  # fmt: skip
+COST = {BEAMS: 22.0, BODY_JOINTS: 15.0, SPARSE: 8.0, ENGINE: 12.0, CONTACTS: 10.0, ELEMENTS: 9.0,
+        CONSTRAINTS: 11.0, ASSEMBLY: 4.0, BEAMS_FULL: 35.0}  # fmt: skip
 
 #: set to 1 to compile in this process only (``KYNEMAPY_COMPILE_JOBS``; default: 2 where two
 #: cores are free)
@@ -236,4 +263,4 @@ def _start_helper(indices: list[int]) -> subprocess.Popen[bytes] | None:
         return None
 
 
-__all__ = ["COST", "KERNELS", "address", "compile_units", "fill_units", "needed"]
+__all__ = ["COST", "KERNELS", "address", "compile_units", "damped_beams", "fill_units", "need_exact_beams", "needed"]

@@ -46,7 +46,7 @@ from kynemapy.engine.data import Inputs, State
 from kynemapy.engine.elements import BEAMS
 from kynemapy.engine.elements.beams.table import scratch_nodes
 from kynemapy.engine.fields import Data
-from kynemapy.engine.invariants import invariant_scratch, pack_rows
+from kynemapy.engine.invariants import invariant_scratch, pack_rows, parts_of
 from kynemapy.engine.lookup import entry
 from kynemapy.engine.rows import RowLayout, field_views
 
@@ -182,7 +182,10 @@ class BackgroundWriter:
         # the Data by its address in its stored call (engine.api.stored), kept alive here
         self._stored = stored(data)
         at, data_type = self._stored.data_at, self._stored.data_type
-        pack_arguments = (at, data_type, self._buffers[0], 0, self.unit, self._fields, self._ints, self._scratch)
+        self._parts = parts_of(data)
+        pack_arguments = (
+            at, data_type, self._buffers[0], 0, self.unit, self._fields, self._ints, self._scratch, self._parts,
+        )  # fmt: skip
         self._pack = entry(pack_rows, pack_arguments)
         self._current = 0
         #: rows in the current buffer
@@ -283,7 +286,8 @@ class BackgroundWriter:
         try:
             buf = self._buffers[index]
             at = self._stored
-            self._pack(at.data_at, at.data_type, buf, n, self.unit, self._fields, self._ints, self._scratch)
+            fields, ints, scratch = self._fields, self._ints, self._scratch
+            self._pack(at.data_at, at.data_type, buf, n, self.unit, fields, ints, scratch, self._parts)
             rows = field_views(self._layout, self._fields, self._ints, self.unit, n)
             columns = self._columns[index]
             if columns:  # the /hard_contact columns of these rows

@@ -665,7 +665,7 @@ def packed_invariants(model: kp.Model, q: np.ndarray, v: np.ndarray):
     than the block, as for the last, partial block of a run."""
     from kynemapy.engine.api import call, initial_state, stored
     from kynemapy.engine.data import new_workspace
-    from kynemapy.engine.invariants import invariant_scratch, pack_rows
+    from kynemapy.engine.invariants import invariant_scratch, pack_rows, parts_of
     from kynemapy.engine.rows import field_views, new_rows
 
     workspace = new_workspace(model, 1)
@@ -678,8 +678,9 @@ def packed_invariants(model: kp.Model, q: np.ndarray, v: np.ndarray):
         rows[:, o : o + value[0].size] = value.reshape(n, -1)
     fields, ints = np.full(unit * layout.width, np.nan), np.zeros((2, unit), dtype=np.int64)
     scratch = invariant_scratch(2)
-    at = stored(workspace.data(*initial_state(model)))  # the Data by its address, as the writer passes it
-    call(pack_rows, at.data_at, at.data_type, rows, n, unit, fields, ints, scratch)
+    data = workspace.data(*initial_state(model))
+    at = stored(data)  # the Data by its address, as the writer passes it
+    call(pack_rows, at.data_at, at.data_type, rows, n, unit, fields, ints, scratch, parts_of(data))
     out = field_views(layout, fields, ints, unit, n)
     return tuple(out[name] for name in MOTION_ROWS)
 
@@ -743,7 +744,7 @@ def test_packed_rows_are_the_rows_field_major(build) -> None:
     also where fields have no columns (lam, constraint_output without constraints)."""
     from kynemapy.engine.api import call, initial_state, stored
     from kynemapy.engine.data import new_workspace
-    from kynemapy.engine.invariants import invariant_scratch, pack_rows
+    from kynemapy.engine.invariants import invariant_scratch, pack_rows, parts_of
     from kynemapy.engine.rows import field_views, split_rows
 
     model = build()
@@ -755,8 +756,9 @@ def test_packed_rows_are_the_rows_field_major(build) -> None:
         rows[:, layout.offsets[name]] = np.arange(unit) * 7 + 3
     fields, ints = np.full(unit * layout.width, np.nan), np.zeros((2, unit), dtype=np.int64)
     scratch = invariant_scratch(2)
-    at = stored(workspace.data(*initial_state(model)))  # the Data by its address, as the writer passes it
-    call(pack_rows, at.data_at, at.data_type, rows, n, unit, fields, ints, scratch)
+    data = workspace.data(*initial_state(model))
+    at = stored(data)  # the Data by its address, as the writer passes it
+    call(pack_rows, at.data_at, at.data_type, rows, n, unit, fields, ints, scratch, parts_of(data))
     packed = field_views(layout, fields, ints, unit, n)
     expected = split_rows(layout, rows[:n])  # after pack_rows: its energy columns are filled in rows
     assert list(packed) == list(ROW_NAMES)

@@ -64,7 +64,7 @@ class Element:
             beta_prime, gamma_prime, kappa, np.zeros(6) if mu is None else np.asarray(mu, dtype=float),
             t.qp_weight, t.qp_jacobian, t.shape_interp, t.shape_deriv, t.qp_r0, t.qp_x0_prime, t.qp_m_star,
             t.qp_c_star if c_star is None else c_star, np.zeros((self.nn, 6)), np.zeros((t.qp_weight.size, 6)),
-            self.w, res, mat,
+            self.w, res, mat, False,
         )  # fmt: skip
         return res, mat
 
@@ -164,3 +164,32 @@ def test_stiffness_error_with_relative_rotation_is_first_order() -> None:
     errors = [stiffness_error(el, displaced_state(el, theta)[0], zero, zero) for theta in (0.04, 0.01)]
     assert errors[1] < errors[0] / 2.5
     assert errors[0] < 0.05
+
+
+def test_the_plain_variant_is_kynemas_element_without_the_damping_code() -> None:
+    """``exact=None`` (the plain beam unit, compiled without the damping and exact-stiffness
+    code) gives bit for bit what Kynema's mode (``exact=False``, verified against Kynema's
+    regressions) gives for an undamped element, moving, with every coefficient; a damped
+    element given to it fails loudly (a NaN residual) instead of losing its damping."""
+    el = Element()
+    q, v, vd = displaced_state(el, 0.3)
+    t = el.t
+
+    def terms(exact, mu):
+        res = np.zeros(6 * el.nn)
+        mat = np.zeros((6 * el.nn, 6 * el.nn))
+        beam_element_terms(
+            np.arange(el.nn), q, v, vd, np.tile(np.eye(3), (el.nn, 1, 1)), np.array([0.0, 0.0, -9.81]),
+            2.0, 1.5, 0.7, np.asarray(mu, dtype=float), t.qp_weight, t.qp_jacobian, t.shape_interp, t.shape_deriv,
+            t.qp_r0, t.qp_x0_prime, t.qp_m_star, t.qp_c_star, np.zeros((el.nn, 6)), np.zeros((t.qp_weight.size, 6)),
+            el.w, res, mat, exact,
+        )  # fmt: skip
+        return res, mat
+
+    res_kynema, mat_kynema = terms(False, np.zeros(6))
+    res_plain, mat_plain = terms(None, np.zeros(6))
+    assert np.abs(res_kynema).max() > 1.0 and np.abs(mat_kynema).max() > 1.0
+    np.testing.assert_array_equal(res_plain, res_kynema)
+    np.testing.assert_array_equal(mat_plain, mat_kynema)
+    res_damped, _ = terms(None, [0.01] * 6)
+    assert np.isnan(res_damped).all()

@@ -245,6 +245,51 @@ def test_each_model_uses_exactly_the_units_it_needs() -> None:
             assert used == expected[name] | engine | ({SPARSE} if solver == "sparse" else set()), (name, solver)
 
 
+def _damped_beam() -> kp.Model:
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, -9.81))
+    m = np.diag([1.0, 1.0, 1.0, 0.1, 0.05, 0.05])
+    c = np.diag([1e7, 1e6, 1e6, 1e4, 1e4, 1e4])
+    beam = b.add_beam(
+        [(0, 0, 0), (2, 0, 0)], [0, 1], [m, m], [c, c], order=4, root_acceleration=(0,) * 6, mu=[1e-3] * 6
+    )
+    b.add_fixed_bc(beam.nodes[0])
+    return b.build()
+
+
+def test_the_full_beam_unit_only_where_damping_or_the_exact_tangent_needs_it() -> None:
+    """An undamped beam model steps on the plain beam unit (no damping, no exact stiffness
+    compiled in); the full unit is filled for the exact tangent (``geometric_stiffness=True``),
+    for damped beams (whose ``BEAMS`` is the full unit too), and on demand when a task asks for
+    the exact tangent on a Data made without it (linearization); its modes then are those of the
+    same model linearized on its own."""
+    from kynemapy.engine.unit_call import BEAMS, BEAMS_FULL
+
+    plain = kp.Simulation(_beam(), kp.StepParameters(h=1e-3))
+    assert plain.step().converged
+    assert plain._data.units[BEAMS] != 0 and plain._data.units[BEAMS_FULL] == 0
+    exact = kp.Simulation(_beam(), kp.StepParameters(h=1e-3, geometric_stiffness=True))
+    assert exact.step().converged
+    assert exact._data.units[BEAMS] == plain._data.units[BEAMS]
+    assert exact._data.units[BEAMS_FULL] not in (0, plain._data.units[BEAMS])
+    damped = kp.Simulation(_damped_beam(), kp.StepParameters(h=1e-3))
+    assert damped.step().converged
+    assert damped._data.units[BEAMS] == damped._data.units[BEAMS_FULL] == exact._data.units[BEAMS_FULL]
+    # the damping acts: the same first step without it ends elsewhere
+    undamped = kp.Simulation(_beam(), kp.StepParameters(h=1e-3))
+    undamped.step()
+    assert not np.array_equal(damped.state.v, undamped.state.v)
+    # a task with the exact tangent on a plain Simulation's Data fills the full unit first
+    from kynemapy.engine.api import task
+    from kynemapy.engine.entry import LINEARIZE
+    from kynemapy.engine.params import StepParameters
+
+    p = StepParameters(h=1e-3, geometric_stiffness=True).coefficients
+    fresh = kp.Simulation(_beam(), kp.StepParameters(h=1e-3))
+    assert fresh._data.units[BEAMS_FULL] == 0
+    task(fresh._data, p, LINEARIZE)
+    assert fresh._data.units[BEAMS_FULL] == exact._data.units[BEAMS_FULL]
+
+
 RIGID_ONLY = textwrap.dedent(
     """
     import kynemapy as kp
@@ -258,20 +303,20 @@ RIGID_ONLY = textwrap.dedent(
     sim = kp.Simulation(b.build(), kp.StepParameters(h=1e-3))
     sim.advance(5)
     sim.reaction(0)
-    print([len(kernel.overloads) for kernel in (*KERNELS[:3], KERNELS[4])])
+    print([len(kernel.overloads) for kernel in (*KERNELS[:3], KERNELS[4], KERNELS[8])])
     """
 )
 
 
 def test_a_rigid_model_compiles_or_loads_no_unit() -> None:
     """A fresh process stepping the heavy top (dense, Kynema's constraints) never compiles nor
-    loads the beam, two-body joint, sparse-LU or contact code."""
+    loads the beam (plain or full), two-body joint, sparse-LU or contact code."""
     done = subprocess.run(
         [sys.executable, "-c", RIGID_ONLY], env=dict(os.environ, PYTHONPATH=str(ROOT)), capture_output=True,
         text=True, timeout=600,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip().splitlines()[-1] == "[0, 0, 0, 0]"
+    assert done.stdout.strip().splitlines()[-1] == "[0, 0, 0, 0, 0]"
 
 
 def test_a_first_compilation_splits_the_units_between_two_processes_fairly() -> None:

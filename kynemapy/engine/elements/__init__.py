@@ -13,12 +13,16 @@ the table's declaration.
 
 from __future__ import annotations
 
+import numpy as np
+
 from kynemapy._jit import njit
 from kynemapy.engine.elements import contacts, masses, pairs, springs
 from kynemapy.engine.elements.beams import table as beams
 from kynemapy.engine.elements.table import node_data
 from kynemapy.engine.fields import TABLES_FIELD
+from kynemapy.engine.params import P_EXACT, P_STIFFNESS
 from kynemapy.engine.unit_call import BEAMS as BEAM_UNIT
+from kynemapy.engine.unit_call import BEAMS_FULL as BEAM_FULL_UNIT
 from kynemapy.engine.unit_call import CONTACTS as CONTACT_UNIT
 from kynemapy.engine.unit_call import call_unit, load_field, load_member
 
@@ -43,16 +47,23 @@ def element_phase(data_at, data_ref, p, c):
     from the Newton loop and called through its address with four scalars, every field read
     here from the Data (one load each, no copy).  The beams and the contact points are the
     beam and contact units, each called through its address only when the model has them (a
-    model without contact compiles no contact code).  The tables' kernels are inlined here
-    (numba ``inline``); this function itself is not inlined anywhere: numba copies an inlined
-    function's IR block by block, each copy taking the function's whole variable scope with
-    it, and this level's copy cost 2.2 s of a first compilation (docs/performance.md,
-    "2026-11-29, later")."""
+    model without contact compiles no contact code); the beams' damping and exact tangent are a
+    unit of their own (``BEAMS_FULL``), called only where the model or ``p`` needs them.  The
+    tables' kernels are inlined here (numba ``inline``); this function itself is not inlined
+    anywhere: numba copies an inlined function's IR block by block, each copy taking the
+    function's whole variable scope with it, and this level's copy cost 2.2 s of a first
+    compilation (docs/performance.md, "2026-11-29, later")."""
     units = load_field(data_at, data_ref, "units")
     x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, vals, b = node_data(data_at, data_ref)
     tables = load_member(data_at, data_ref, TABLES_FIELD)
     if tables[0].nodes.shape[0] > 0:
-        call_unit(units, BEAM_UNIT, (tables[0], x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b))
+        # the exact tangent's stiffness, when asked for, is the full unit's (as are damped
+        # beams: BEAMS holds the full unit's address for them); never filled here: fail the step
+        unit = BEAM_FULL_UNIT if p[P_EXACT] != 0.0 and p[P_STIFFNESS] != 0.0 else BEAM_UNIT
+        if units[unit] == 0:
+            b[0] = np.nan
+        else:
+            call_unit(units, unit, (tables[0], x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b))
     masses.terms(data_at, data_ref, p, c)  # (its own compiled function: see there)
     springs.terms(tables[2], x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b)
     if tables[3].nodes.shape[0] > 0 or tables[4].nodes.shape[0] > 0:

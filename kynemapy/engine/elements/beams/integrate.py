@@ -292,7 +292,8 @@ def integrate_system(
     damped : False when the damping matrices (``D``, ``D_D1`` … ``K_D2``) are zero and the
         others have the point kernels' structure (``K_I``, ``G_I``, ``O`` zero in their left
         column blocks, ``P`` in its top row blocks, ``Q`` outside block 22): the zero terms
-        are not read, and the sums without them are the same but for the sign of zeros.
+        are not read, and the sums without them are the same but for the sign of zeros.  None:
+        as False, with the code for True not compiled (the plain beam unit's variant).
     pts : (>= qps, 8, 36), wm : (2, >= qps, 6, >= 6 nodes) scratch.
     out : (>= 6 nodes, >= 6 nodes), C-contiguous rows; the number of nodes is ``nodes.shape[0]``.
     """
@@ -304,7 +305,7 @@ def integrate_system(
         mm, gi, gd2, ki, qq, kd2 = qm[M_M, k], qm[M_GI, k], qm[M_GD2, k], qm[M_KI, k], qm[M_Q, k], qm[M_KD2, k]
         dd2, pp, pd2, dd, cc, dd1 = qm[M_DD2, k], qm[M_P, k], qm[M_PD2, k], qm[M_D, k], qm[M_C, k], qm[M_DD1, k]
         gd1, oo, kd1 = qm[M_GD1, k], qm[M_O, k], qm[M_KD1, k]
-        if not damped:
+        if damped is None or not damped:
             for a in range(6):
                 for b in range(6):
                     ab = 6 * a + b
@@ -337,7 +338,7 @@ def integrate_system(
             col = 6 * j
             phi = shape_interp[j, k]
             dphi = shape_deriv[j, k]
-            if not damped:  # I_b = I_c = I_d = 0; the structural zeros of the sums are skipped:
+            if damped is None or not damped:  # I_b = I_c = I_d = 0; the structural zeros of the sums are skipped:
                 # S_a's left columns (K_I, Q), S_b's top rows (P) and S_d's left columns (O)
                 c1, c2 = phi * (w * jac), dphi * w
                 i1, s1, s2 = p[P_IA], p[P_SA], p[P_SB]
@@ -484,7 +485,7 @@ def _row_product(shape_interp, shape_deriv, wk, m, nq, r0, i):
 def beam_element_terms(
     nodes, q, v, vd, tangent, gravity, beta_prime, gamma_prime, kappa, mu,
     qp_weight, qp_jacobian, shape_interp, shape_deriv, qp_r0, qp_x0_prime, qp_m_star, qp_c_star,
-    node_fx, qp_fe, w, res, mat, exact=False,
+    node_fx, qp_fe, w, res, mat, exact,
 ):  # fmt: skip
     """Residual (6 nodes,) and iteration matrix (6 nodes, 6 nodes) of one beam element.
 
@@ -504,8 +505,11 @@ def beam_element_terms(
     w : :class:`ElementScratch` for at least this many nodes and points.
     res : (6 nodes,) out; mat : (>= 6 nodes, >= 6 nodes) out, its first 6 nodes rows and columns
         (C-contiguous rows: the compiler vectorizes :func:`integrate_system`'s row loops).
-    exact : the stiffness is the exact derivative of the residual (:mod:`.exact`) instead of
-        Kynema's (the default: Kynema's, to the bit).
+    exact : True: the stiffness is the exact derivative of the residual (:mod:`.exact`);
+        False: Kynema's, to the bit; None: Kynema's, for an undamped element (``mu`` zero), with
+        neither the damping nor the exact stiffness compiled: numba prunes the branches on
+        ``exact is None`` before typing, so the plain variant (the beam unit of every model without
+        damping or exact tangent, :mod:`kynemapy.engine.unit_call`) compiles in about 12 s less.
     """
     nn = nodes.shape[0]
     nq = qp_weight.shape[0]
@@ -522,6 +526,13 @@ def beam_element_terms(
     qv = w.qp_vec
     qm = w.qp_mat
     damped = mu[0] != 0.0 or mu[1] != 0.0 or mu[2] != 0.0 or mu[3] != 0.0 or mu[4] != 0.0 or mu[5] != 0.0
+    use_exact = False
+    if exact is not None:  # (pruned at compile time in the plain variant)
+        use_exact = exact
+    elif damped:  # the plain variant is never given a damped element: fail the step, loudly
+        for i in range(6 * nn):
+            res[i] = np.nan
+        return
     for k in range(nq):
         # the point's rotation r, r ⊗ r0 and its matrix, once for the inertial and elastic values
         r, xr, rr = w.s4[0], w.s4[2], w.s33[6]
@@ -536,7 +547,7 @@ def beam_element_terms(
             qp_jacobian[k], shape_interp, shape_deriv, k, r, rr, qp_x0_prime[k], qp_c_star[k], node_u,
             w.s3, w.s4, w.s6, w.s66, qv[V_FC, k], qv[V_FD, k], qm[M_C, k], qm[M_O, k], qm[M_P, k], qm[M_Q, k],
         )  # fmt: skip
-        if not damped and not exact:  # F_D1 = F_D2 = 0; the matrices are not read
+        if exact is None or (not damped and not use_exact):  # F_D1 = F_D2 = 0; the matrices are not read
             for c in range(6):
                 qv[V_FD1, k, c] = 0.0
                 qv[V_FD2, k, c] = 0.0
@@ -546,7 +557,7 @@ def beam_element_terms(
             w.s3, w.s33, w.s4, w.s6, w.s66, qv[V_FD1, k], qv[V_FD2, k], qm[M_D, k], qm[M_DD1, k], qm[M_DD2, k],
             qm[M_GD1, k], qm[M_GD2, k], qm[M_PD2, k], qm[M_KD1, k], qm[M_KD2, k],
         )  # fmt: skip
-        if exact:
+        if use_exact:
             exact_point_columns(
                 qp_jacobian[k], shape_interp, shape_deriv, k, qp_x0_prime[k], node_u, node_v,
                 qm[M_C, k], qm[M_D, k], qv[V_FC, k], qv[V_FD1, k], qm[M_KI, k], qm[M_M, k], gravity, damped,
@@ -558,11 +569,17 @@ def beam_element_terms(
         qv[V_FC, :nq], qv[V_FD, :nq], qv[V_FD1, :nq], qv[V_FD2, :nq], qv[V_FI, :nq], qp_fe, qv[V_FG, :nq], res_blk,
     )  # fmt: skip
     # the exact tangent: β′ M + γ′ G as in Kynema's mode (κ = 0 there), then its own κ S 𝒯
-    integrate_system(
-        qp_weight, qp_jacobian, shape_interp, shape_deriv, qm, beta_prime, gamma_prime, 0.0 if exact else kappa,
-        tangent, nodes, damped or exact, w.pts, w.wm, mat,
-    )  # fmt: skip
-    if exact:
+    if exact is None:  # (the plain variant: integrate_system without its damped sums)
+        integrate_system(
+            qp_weight, qp_jacobian, shape_interp, shape_deriv, qm, beta_prime, gamma_prime, kappa, tangent, nodes,
+            None, w.pts, w.wm, mat,
+        )  # fmt: skip
+    else:
+        integrate_system(
+            qp_weight, qp_jacobian, shape_interp, shape_deriv, qm, beta_prime, gamma_prime,
+            0.0 if use_exact else kappa, tangent, nodes, damped or use_exact, w.pts, w.wm, mat,
+        )  # fmt: skip
+    if exact is not None and use_exact:
         stiffness = w.blk[0, :nn, :nn]
         integrate_exact_stiffness(qp_weight, qp_jacobian, shape_interp, shape_deriv, w.ex_cols[:nq, :nn], stiffness)
         add_stiffness(stiffness, tangent, nodes, kappa, mat)

@@ -3,7 +3,7 @@
 One row per element (:mod:`kynemapy.engine.elements.table`): ``nodes`` (n, P) its GLL nodes,
 −1 padded where elements of lower order share the table with higher ones (P = the largest
 node count, Q = the largest quadrature-point count; the padded rows and slots are −1 and drop
-out of the assembly), ``NODE_DOFS = 6``.  The kernel :func:`terms` runs
+out of the assembly), ``NODE_DOFS = 6``.  The kernel :func:`beam_elements` runs
 :func:`~kynemapy.engine.elements.beams.integrate.beam_element_terms` on each element's own
 slices (nodes ``[:n_nodes]``, points ``[:n_qps]``: a padded point has J = 0), writing the
 integrated forces ``∫ φ′ (F_C + F_D1) + φ (F_D + F_D2 + F_I − F_g)`` into ``res`` and
@@ -135,14 +135,15 @@ def counts(model) -> dict[str, int]:
 
 
 @njit(inline=True)
-def beam_terms(t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b):
+def beam_elements(t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b, exact):
     """Residual and iteration matrix of every beam element of the table ``t`` into ``t.res``,
     ``t.mat``, each added into the Newton system (``vals``, ``b``, conditioner ``c``) as soon as
-    it is computed (the signature of every table kernel, :mod:`kynemapy.engine.elements`)."""
+    it is computed (the signature of every table kernel, :mod:`kynemapy.engine.elements`, and
+    ``exact``); ``exact`` as :func:`~kynemapy.engine.elements.beams.integrate.beam_element_terms`
+    takes it (None: the plain variant, undamped elements and Kynema's tangent only)."""
     beta_prime = p[P_BETA_PRIME]
     gamma_prime = p[P_GAMMA_PRIME]
     kappa = p[P_STIFFNESS]
-    exact = p[P_EXACT] != 0.0
     w = ElementScratch(
         t.w_node_u, t.w_node_v, t.w_node_vd, t.w_qp_vec, t.w_qp_mat, t.w_blk, t.w_sums, t.w_acc, t.w_res,
         t.w_s3, t.w_s33, t.w_s4, t.w_s6, t.w_s66,
@@ -161,13 +162,20 @@ def beam_terms(t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, 
         add_element_block(t, e, c, vals, b)
 
 
-#: the table's kernel (the signature of every table kernel, :mod:`kynemapy.engine.elements`)
-terms = beam_terms
+@njit
+def beam_phase(t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b):
+    """The engine's beam unit (:mod:`kynemapy.engine.unit_call`, ``BEAMS``) for a model whose
+    beams are undamped: Kynema's tangent (the exact one is :func:`beam_phase_full`'s), neither
+    damping nor the exact stiffness compiled in.  Compiled on its own, the first time a model
+    has beams, and called through its address; returns 0."""
+    beam_elements(t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b, None)
+    return 0
 
 
 @njit
-def beam_phase(t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b):
-    """:func:`beam_terms` as the engine's beam unit (:mod:`kynemapy.engine.unit_call`): compiled
-    on its own, the first time a model has beams, and called through its address; returns 0."""
-    beam_terms(t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b)
+def beam_phase_full(t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b):
+    """:func:`beam_elements` as the engine's full beam unit (``BEAMS_FULL``): damping and the exact
+    tangent (``p[P_EXACT]``) included; compiled only for a model with damped beams or a
+    simulation that asks for the exact tangent.  Returns 0."""
+    beam_elements(t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b, p[P_EXACT] != 0.0)
     return 0
