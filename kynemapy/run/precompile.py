@@ -131,6 +131,8 @@ def _files() -> None:
         path = os.path.join(tmp, "compile.h5")
         kp.Simulation(_heavy_top(), kp.StepParameters(h=1e-3)).run(n_steps=3, output=path)
         kp.io.read(path)
+        # the result-file kernel of models with beams or contact (engine.invariants.parts_of)
+        kp.Simulation(_beam(), kp.StepParameters(h=1e-3)).run(n_steps=1, output=os.path.join(tmp, "beam.h5"))
 
 
 def _batch() -> None:
