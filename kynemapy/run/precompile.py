@@ -10,13 +10,15 @@ ball on a hard plane) so that every kernel a user can reach is compiled into the
 With two or more cores, the engine's units (the Newton loop, its three phases, the beam
 elements, the two-body joints, the sparse LU and the contacts, :mod:`kynemapy.engine.unit_call`)
 compile in two processes, about half each (:func:`kynemapy.engine.units.compile_units`); the
-later stages load them from the cache.  Two processes that compile the same small kernel write
-the same files, each atomically (numba's cache).
+later stages load them from the cache, and the hard-contact stage (lazily compiled kernels of
+their own) runs in a second process meanwhile.  Two processes that compile the same small kernel
+write the same files, each atomically (numba's cache).
 """
 
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 import tempfile
 import threading
@@ -251,20 +253,57 @@ class _Bar:
         self.stream.flush()
 
 
+#: the stages a second process can run while this one runs the others (after the units): their
+#: kernels are compiled lazily, apart from the engine's, so that two processes split them
+SECOND_PROCESS_STAGES = {"hard contact": "_hard_contact"}
+
+
+def _start_second(stage: str) -> subprocess.Popen[bytes] | None:
+    """A second Python process that runs the stage ``stage`` of :data:`SECOND_PROCESS_STAGES`
+    (compiling its kernels into the cache), or None where one cannot be started."""
+    if getattr(sys, "frozen", False):
+        return None
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    import numba
+
+    if numba.config.CACHE_DIR:
+        env["NUMBA_CACHE_DIR"] = str(numba.config.CACHE_DIR)
+    code = (
+        "from kynemapy.engine.notice import ANNOUNCE; ANNOUNCE.on = False; "
+        f"from kynemapy.run.precompile import {SECOND_PROCESS_STAGES[stage]} as run; run()"
+    )
+    try:
+        return subprocess.Popen(
+            [sys.executable, "-c", code], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL, env=env,
+        )  # fmt: skip
+    except OSError:
+        return None
+
+
+def _units_cost() -> float:
+    """The expected CPU time of every unit's first compilation [s] (``engine.units.COST``)."""
+    from kynemapy.engine.units import COST
+
+    return float(sum(COST.values()))
+
+
 def compile_all(jobs: int | None = None, stream: TextIO | None = None, progress: bool = True) -> float:
     """Compile every kernel into the cache (see the module's description); returns the wall
     time [s].  ``jobs``: processes to use (default: 2 when the machine has two cores or more).
-    Kernels already in the cache are loaded, not compiled again."""
+    Kernels already in the cache are loaded, not compiled again.  With two processes, the units
+    are split between them, and then the hard-contact stage runs in the second while this one
+    runs the other stages (should the second fail, this one runs its stage after)."""
     stream = stream if stream is not None else sys.stderr
     jobs = jobs if jobs is not None else min(2, os.cpu_count() or 1)
     if jobs < 1:
         raise ValueError(f"jobs must be at least 1, got {jobs!r}")
     start = time.perf_counter()
     stages: list[Stage] = [
-        ("the engine and its units" + (" (2 processes)" if jobs >= 2 else ""), 110.0 / min(jobs, 2),
+        ("the engine and its units" + (" (2 processes)" if jobs >= 2 else ""), _units_cost() / min(jobs, 2),
          lambda: compile_units(jobs)),
         ("the step from Python", 2.0, _engine),
-        ("result files", 15.0, _files),
+        ("result files", 24.0, _files),
     ]  # fmt: skip
     stages += [
         ("joints", 1.0, _joints),
@@ -277,14 +316,23 @@ def compile_all(jobs: int | None = None, stream: TextIO | None = None, progress:
     from kynemapy.engine.notice import ANNOUNCE
 
     ANNOUNCE.on = not progress  # the bar says what is compiling; without it, the one-line notices do
+    second: dict[str, subprocess.Popen[bytes] | None] = {}
     try:
-        for label, share, run in stages:
+        for index, (label, share, run) in enumerate(stages):
+            if index == 1 and jobs >= 2:  # the units are in the cache: the second process's stages
+                second = {name: _start_second(name) for name in SECOND_PROCESS_STAGES}
             if bar is not None:
                 bar.stage(label, share)
-            run()
+            helper = second.get(label)
+            if helper is None or helper.wait() != 0:
+                run()  # here (also where the second process failed: it compiles what is left)
             if bar is not None:
                 bar.finish_stage()
     finally:
+        for helper in second.values():
+            if helper is not None and helper.poll() is None:
+                helper.kill()
+                helper.wait()
         ANNOUNCE.on = True
         if bar is not None:
             bar.close()

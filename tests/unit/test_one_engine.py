@@ -213,6 +213,42 @@ def test_kynemapy_compile_compiles_or_loads_everything_and_names_the_cache() -> 
     assert (folder / "kynemapy.engine.entry").is_dir()
 
 
+class _Finished:
+    """A stand-in for the second process of ``compile_all``: already ended with ``code``."""
+
+    def __init__(self, code: int) -> None:
+        self.code = code
+
+    def wait(self) -> int:
+        return self.code
+
+    def poll(self) -> int:
+        return self.code
+
+
+@pytest.mark.parametrize("code", [0, 1], ids=["second process done", "second process failed"])
+def test_compile_all_leaves_the_hard_contact_stage_to_a_second_process(monkeypatch, code: int) -> None:
+    """With two jobs, the hard-contact stage runs in a second process started once the units are
+    in the cache; this process runs it only where that process failed (or could not start), and
+    every other stage here."""
+    from kynemapy.run import precompile
+
+    ran: list[str] = []
+    started: list[str] = []
+    for name in ("_engine", "_files", "_joints", "_beams", "_sparse", "_batch", "_hard_contact"):
+        monkeypatch.setattr(precompile, name, lambda name=name: ran.append(name))
+    monkeypatch.setattr(precompile, "compile_units", lambda jobs: ran.append("units"))
+    monkeypatch.setattr(precompile, "_start_second", lambda stage: started.append(stage) or _Finished(code))
+    precompile.compile_all(jobs=2, progress=False)
+    assert started == ["hard contact"]
+    expected = ["units", "_engine", "_files", "_joints", "_beams", "_sparse", "_batch"]
+    assert ran == expected + (["_hard_contact"] if code else [])
+    ran.clear()
+    started.clear()
+    precompile.compile_all(jobs=1, progress=False)  # one process: every stage here, none started
+    assert started == [] and ran == [*expected, "_hard_contact"]
+
+
 def test_kynemapy_compile_refuses_a_bad_job_count() -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "kynemapy", "compile", "--jobs", "0"], capture_output=True, text=True, timeout=120
