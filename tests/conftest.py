@@ -17,6 +17,7 @@ every test module.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -32,10 +33,12 @@ def pytest_sessionstart(session) -> None:
     tests that run ``kynemapy`` in a child process and read its stderr line by line then never
     see the one-line notice of a first compilation (tested on its own in test_one_engine.py).
     On two cores or more the engine's units compile in a second process meanwhile (about a
-    minute less from an empty cache on two cores)."""
+    minute less from an empty cache on two cores).  With pytest-xdist's workers (the project's
+    default, ``-n auto``), the controller does it before it starts them, and the workers load
+    what they use from the cache."""
     from kynemapy._jit import JIT_DISABLED
 
-    if not JIT_DISABLED:
+    if not JIT_DISABLED and not os.environ.get("PYTEST_XDIST_WORKER"):
         from kynemapy.run.precompile import compile_all
 
         compile_all(progress=False)
