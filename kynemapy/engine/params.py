@@ -39,8 +39,8 @@ CONVERGENCE_KYNEMA = 0
 CONVERGENCE_ROUNDOFF = 1
 CONVERGENCE_AUTO = 2
 CONVERGENCE_CODES = {"kynema": CONVERGENCE_KYNEMA, "roundoff": CONVERGENCE_ROUNDOFF, "auto": CONVERGENCE_AUTO}
-#: codes of ``P_PREDICTOR``: Kynema's (v̇ := 0, λ := 0), or the last step's v̇ and λ kept (the
-#: levels of the extrapolated scheme, kynemapy.run.extrapolation)
+#: codes of ``P_PREDICTOR`` (:attr:`StepParameters.predictor`): Kynema's (v̇ := 0, λ := 0), or the
+#: last step's v̇ and λ kept
 PREDICT_KYNEMA = 0
 PREDICT_LAST = 1
 PREDICTOR_CODES = {"kynema": PREDICT_KYNEMA, "last": PREDICT_LAST}
