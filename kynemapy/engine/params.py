@@ -31,13 +31,19 @@ P_STIFFNESS = 14  #: κ, the weight of the stiffness K in the element matrices (
 P_RHS_BIAS = 15  #: 1: constraint rows get the bias γ of Φ̈ = B v̇ + γ instead of Φ (initial accelerations)
 P_STATIC_RETRIES = 16  #: Newton solves a static step may use for load bisection
 P_CONVERGENCE = 17  #: convergence criterion: CONVERGENCE_KYNEMA (0), CONVERGENCE_ROUNDOFF (1) or CONVERGENCE_AUTO (2)
-P_SIZE = 18
+P_PREDICTOR = 18  #: predictor: PREDICT_KYNEMA (0: v̇ := 0, λ := 0) or PREDICT_LAST (1: v̇ and λ of the last step)
+P_SIZE = 19
 
 #: codes of ``P_CONVERGENCE`` (:attr:`StepParameters.convergence`)
 CONVERGENCE_KYNEMA = 0
 CONVERGENCE_ROUNDOFF = 1
 CONVERGENCE_AUTO = 2
 CONVERGENCE_CODES = {"kynema": CONVERGENCE_KYNEMA, "roundoff": CONVERGENCE_ROUNDOFF, "auto": CONVERGENCE_AUTO}
+#: codes of ``P_PREDICTOR`` (:attr:`StepParameters.predictor`): Kynema's (v̇ := 0, λ := 0), or the
+#: last step's v̇ and λ kept
+PREDICT_KYNEMA = 0
+PREDICT_LAST = 1
+PREDICTOR_CODES = {"kynema": PREDICT_KYNEMA, "last": PREDICT_LAST}
 
 
 def coefficient_vector(
@@ -59,6 +65,7 @@ def coefficient_vector(
     rhs_bias: bool = False,
     static_retries: int = 1,
     convergence: int = CONVERGENCE_AUTO,
+    predictor: int = PREDICT_KYNEMA,
 ) -> np.ndarray:
     """The (P_SIZE,) float64 vector ``p`` of the compiled phases (entries ``P_*``)."""
     p = np.zeros(P_SIZE)
@@ -70,6 +77,7 @@ def coefficient_vector(
     p[P_STIFFNESS], p[P_RHS_BIAS] = stiffness, float(rhs_bias)
     p[P_STATIC_RETRIES] = static_retries
     p[P_CONVERGENCE] = convergence
+    p[P_PREDICTOR] = predictor
     return p
 
 
@@ -128,6 +136,17 @@ class StepParameters:
         the true spring Jacobian, the gravity-moment stiffness and the beams' exact stiffness
         (an exact Newton tangent: quadratic convergence); False reproduces Kynema-FMB (which
         omits them) number for number.
+    predictor : str
+        The start of each step's Newton iteration.  ``"kynema"`` (default): Kynema-FMB's
+        predictor, v̇ := 0 and λ := 0 (v, a and the position from them), number for number.
+        ``"last"``: v̇ and λ of the last step kept (a, v and the position from that v̇): a
+        start closer to the solution, so fewer iterations where the Newton tolerance is loose
+        against the change of v̇ over a step (the heavy top at ρ∞ = 0.9: 2.4 instead of 3.0 at
+        h = 6.6 ms with the default tolerances, 1.7 instead of 2.2 with atol = 1e-3,
+        rtol = 0.1).  The converged step differs by the Newton error, which with fewer
+        iterations is closer to the tolerance: at tight accuracies (the extrapolated scheme at
+        1e-8 and below) the Kynema predictor's extra iterations are worth their cost
+        (docs/step-control.md, "The extrapolated scheme").
     static_load_retries : int
         Newton solves a static step may use for its load bisection (>= 1;
         1: no bisection).
@@ -150,6 +169,7 @@ class StepParameters:
     static_load_retries: int = 20
     solver: str = "auto"
     convergence: str = "auto"
+    predictor: str = "kynema"
 
     def __post_init__(self) -> None:
         if not (_number(self.h) and math.isfinite(self.h) and self.h > 0.0):
@@ -168,6 +188,8 @@ class StepParameters:
             raise ValueError(
                 f"StepParameters: convergence must be 'auto', 'kynema' or 'roundoff', got {self.convergence!r}"
             )
+        if self.predictor not in PREDICTOR_CODES:
+            raise ValueError(f"StepParameters: predictor must be 'kynema' or 'last', got {self.predictor!r}")
         if not (
             isinstance(self.static_load_retries, int)
             and not isinstance(self.static_load_retries, bool)
@@ -214,4 +236,5 @@ class StepParameters:
             h, alpha_m, alpha_f, gamma, beta, gamma_prime, beta_prime, beta * h * h,
             float(self.atol), float(self.rtol), int(self.max_iter), bool(self.dynamic), exact, exact,
             static_retries=int(self.static_load_retries), convergence=CONVERGENCE_CODES[self.convergence],
+            predictor=PREDICTOR_CODES[self.predictor],
         )  # fmt: skip

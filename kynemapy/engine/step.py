@@ -3,7 +3,7 @@
 Each phase is a compiled kernel of ``(d, p)``: ``d`` the :class:`~kynemapy.engine.fields.Data`
 arenas, ``p`` the coefficient vector (:mod:`kynemapy.engine.params`)::
 
-    predict                       generalized-α predictor, q from q_prev, λ := 0
+    predict                       generalized-α predictor, q from q_prev, λ := 0 (or the last step's)
     repeat (Newton iteration):
         update_tangent            rotation block of 𝒯 per node, from h Δq
         begin_system              zeros, external loads
@@ -39,6 +39,7 @@ from kynemapy.engine.params import (
     P_GAMMA,
     P_GAMMA_PRIME,
     P_H,
+    P_PREDICTOR,
     P_RTOL,
 )
 from kynemapy.engine.rows import ROW_ERROR, ROW_ITERATIONS, ROW_STEP
@@ -91,29 +92,38 @@ def global_position(x0, q, x):
 @njit(inline=True)
 def predict(p, v, vd, a, q_delta, q_prev, q, lam):
     """Generalized-α predictor of v, v̇, a and Δq for every node; ``q_prev := q``,
-    ``q := q_prev ⊕ h Δq``; λ := 0."""
+    ``q := q_prev ⊕ h Δq``.  ``P_PREDICTOR`` Kynema's (0): v̇ := 0, λ := 0; last (1): v̇ and λ
+    kept from the last step, a, v and Δq from that v̇ (``StepParameters.predictor``)."""
     h = p[P_H]
     alpha_m = p[P_ALPHA_M]
     alpha_f = p[P_ALPHA_F]
     beta = p[P_BETA]
     gamma = p[P_GAMMA]
+    last = p[P_PREDICTOR] != 0.0
+    r = (1.0 - alpha_f) / (1.0 - alpha_m)
     for n in range(v.shape[0]):
         for k in range(6):
             vd_p = vd[n, k]
             a_p = a[n, k]
             v_p = v[n, k]
-            vd[n, k] = 0.0
             a_new = (alpha_f * vd_p - alpha_m * a_p) / (1.0 - alpha_m)
             a[n, k] = a_new
-            v[n, k] = v_p + h * (1.0 - gamma) * a_p + gamma * h * a_new
-            q_delta[n, k] = v_p + (0.5 - beta) * h * a_p + beta * h * a_new
+            if last:  # v̇ := v̇ of the last step: a_{n+1} = a_new + r v̇ (a_new alone is stored)
+                a_full = a_new + r * vd_p
+                v[n, k] = v_p + h * (1.0 - gamma) * a_p + gamma * h * a_full
+                q_delta[n, k] = v_p + (0.5 - beta) * h * a_p + beta * h * a_full
+            else:
+                vd[n, k] = 0.0
+                v[n, k] = v_p + h * (1.0 - gamma) * a_p + gamma * h * a_new
+                q_delta[n, k] = v_p + (0.5 - beta) * h * a_p + beta * h * a_new
     for n in range(q.shape[0]):
         for k in range(7):
             q_prev[n, k] = q[n, k]
     displacement(h, q_delta, q_prev, q)
-    for i in range(lam.shape[0]):
-        for j in range(6):
-            lam[i, j] = 0.0
+    if not last:
+        for i in range(lam.shape[0]):
+            for j in range(6):
+                lam[i, j] = 0.0
 
 
 @njit(inline=True)

@@ -156,8 +156,8 @@ nodes follow the ``[[node]]`` nodes, named ``"<name>.0"`` (root) ... in span ord
 ``[step]`` (required)
     ``h`` time step [s] (required); ``rho_inf`` ρ∞ ∈ [0, 1] (default 0); ``max_iter``
     (default 10); ``atol`` (1e-5), ``rtol`` (1e-3); ``geometric_stiffness`` (false);
-    also ``dynamic`` (true), ``static_load_retries`` (20) and ``convergence`` ("kynema" or
-    "roundoff"), see :class:`~kynemapy.StepParameters`.
+    also ``dynamic`` (true), ``static_load_retries`` (20), ``convergence`` ("kynema" or
+    "roundoff") and ``predictor`` ("kynema" or "last"), see :class:`~kynemapy.StepParameters`.
 
 ``[run]`` (optional)
     ``t_end`` [s] or ``n_steps``, not both.  With ``t_end`` the number of steps is t_end/h
@@ -952,6 +952,7 @@ _BODY_CONTACT_KEYS = (
 _LOAD_KEYS = ("node", "force", "moment")
 _STEP_KEYS = (
     "h", "rho_inf", "max_iter", "atol", "rtol", "geometric_stiffness", "dynamic", "static_load_retries", "convergence",
+    "predictor",
 )  # fmt: skip
 #: a hinge's or slider's drive keys (docs/joints.md, "Drives"): the builder's keywords, then the servo's
 _DRIVE_KEYS_ONLY = (
@@ -1508,6 +1509,7 @@ class _Reader:
             "geometric_stiffness": item.boolean("geometric_stiffness", defaults.geometric_stiffness),
             "static_load_retries": item.integer("static_load_retries", defaults.static_load_retries),
             "convergence": item.string("convergence", defaults.convergence),
+            "predictor": item.string("predictor", defaults.predictor),
         }
         try:
             return StepParameters(**kwargs)

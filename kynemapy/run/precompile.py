@@ -4,8 +4,8 @@ The engine is one compiled function for every model (:func:`kynemapy.engine.entr
 so compiling it once serves every model, size, joint mix and solver.  This module runs a small
 workload of each kind (a rigid body with Kynema's constraints, a two-body joint, a beam, a
 sparse chain, a result file written and read back, a ``Batch``, body points and reactions, a
-ball on a hard plane) so that every kernel a user can reach is compiled into the cache
-(:mod:`kynemapy._jit`).
+ball on a hard plane, the extrapolated scheme's combination) so that every kernel a user can
+reach is compiled into the cache (:mod:`kynemapy._jit`).
 
 With two or more cores, the engine's units (the Newton loop, its three phases, the beam
 elements, the two-body joints, the sparse LU and the contacts, :mod:`kynemapy.engine.unit_call`)
@@ -118,6 +118,13 @@ def _beams() -> None:
     import kynemapy as kp
 
     kp.Simulation(_beam(), kp.StepParameters(h=1e-3)).step()
+
+
+def _extrapolated() -> None:
+    import kynemapy as kp
+    from kynemapy.run import extrapolation
+
+    extrapolation.extrapolate(kp.Simulation(_heavy_top(), kp.StepParameters(h=1e-2, rho_inf=0.9)), 0.03, 1e-2)
 
 
 def _sparse() -> None:
@@ -311,6 +318,7 @@ def compile_all(jobs: int | None = None, stream: TextIO | None = None, progress:
         ("sparse solver and orderings", 3.0, _sparse),
         ("ensembles (Batch)", 2.0, _batch),
         ("hard contact", 1.0, _hard_contact),
+        ("the extrapolated scheme", 1.5, _extrapolated),
     ]
     bar = _Bar(stream, sum(share for _, share, _ in stages)) if progress else None
     from kynemapy.engine.notice import ANNOUNCE

@@ -223,6 +223,7 @@ rtol = 1e-4
 geometric_stiffness = true
 dynamic = true
 static_load_retries = 3
+predictor = "last"
 
 [run]
 t_end = 0.5
@@ -271,6 +272,7 @@ def test_every_kind_builds_like_the_builder(tmp_path: Path) -> None:
         geometric_stiffness=True,
         dynamic=True,
         static_load_retries=3,
+        predictor="last",
     )
     assert mf.t_end == 0.5 and mf.n_steps == 50
     assert mf.output == {"path": "out/all.h5", "every": 5, "block": 64}

@@ -452,6 +452,37 @@ def test_calculate_next_state() -> None:
     np.testing.assert_array_equal(state.lam, 0.0)
 
 
+def test_the_last_step_predictor() -> None:
+    """``StepParameters(predictor="last")``: v̇ and λ are kept, and a, v and Δq follow the
+    generalized-α relations with v̇_{n+1} = v̇_n, written out here:
+    ``(1 − α_m) a_{n+1} + α_m a_n = (1 − α_f) v̇_{n+1} + α_f v̇_n``, ``v = v_n + h(1 − γ) a_n + hγ a_{n+1}``,
+    ``Δq = v_n + h(½ − β) a_n + hβ a_{n+1}``; the stored a is a_{n+1} without its
+    ``(1 − α_f)/(1 − α_m) v̇_{n+1}`` part, which the step adds after convergence (as for Kynema's)."""
+    model = _mass_model(1)
+    state, _, _, d = _data(model)
+    v0 = np.array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+    vd0 = np.array([7.0, -8.0, 9.0, 10.0, -11.0, 12.0])
+    a0 = np.array([13.0, 14.0, -15.0, 16.0, 17.0, 18.0])
+    d.v[0], d.vd[0], d.a[0] = v0, vd0, a0
+    q_start = np.array([0.1, 0.2, 0.3, math.cos(0.2), 0.0, math.sin(0.2), 0.0])
+    d.q[0] = q_start
+    d.lam[...] = 5.0
+    params = kp.StepParameters(h=0.01, rho_inf=0.9, predictor="last")
+    h, alpha_m, alpha_f, beta, gamma = 0.01, params.alpha_m, params.alpha_f, params.beta, params.gamma
+    predict(params.coefficients, d.v, d.vd, d.a, d.q_delta, d.q_prev, d.q, d.lam)
+    a_next = ((1.0 - alpha_f) * vd0 + alpha_f * vd0 - alpha_m * a0) / (1.0 - alpha_m)
+    r = (1.0 - alpha_f) / (1.0 - alpha_m)
+    np.testing.assert_array_equal(state.vd[0], vd0)
+    np.testing.assert_allclose(state.a[0] + r * state.vd[0], a_next, rtol=1e-14, atol=0.0)
+    np.testing.assert_allclose(state.v[0], v0 + h * (1.0 - gamma) * a0 + h * gamma * a_next, rtol=1e-14)
+    np.testing.assert_allclose(state.q_delta[0], v0 + h * (0.5 - beta) * a0 + h * beta * a_next, rtol=1e-14)
+    np.testing.assert_array_equal(state.q_prev[0], q_start)
+    expected_q = np.zeros((1, 7))
+    displacement(h, state.q_delta, state.q_prev, expected_q)
+    np.testing.assert_array_equal(state.q, expected_q)
+    np.testing.assert_array_equal(state.lam, 5.0)
+
+
 def test_calculate_displacement() -> None:
     h = 2.0
     q_delta = np.array([[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]])
