@@ -235,18 +235,18 @@ def test_compile_all_leaves_the_hard_contact_stage_to_a_second_process(monkeypat
 
     ran: list[str] = []
     started: list[str] = []
-    for name in ("_engine", "_files", "_joints", "_beams", "_sparse", "_batch", "_hard_contact"):
+    for name in ("_engine", "_files", "_joints", "_beams", "_sparse", "_batch", "_hard_contact", "_extrapolated"):
         monkeypatch.setattr(precompile, name, lambda name=name: ran.append(name))
     monkeypatch.setattr(precompile, "compile_units", lambda jobs: ran.append("units"))
     monkeypatch.setattr(precompile, "_start_second", lambda stage: started.append(stage) or _Finished(code))
     precompile.compile_all(jobs=2, progress=False)
     assert started == ["hard contact"]
     expected = ["units", "_engine", "_files", "_joints", "_beams", "_sparse", "_batch"]
-    assert ran == expected + (["_hard_contact"] if code else [])
+    assert ran == [*expected, *(["_hard_contact"] if code else []), "_extrapolated"]
     ran.clear()
     started.clear()
     precompile.compile_all(jobs=1, progress=False)  # one process: every stage here, none started
-    assert started == [] and ran == [*expected, "_hard_contact"]
+    assert started == [] and ran == [*expected, "_hard_contact", "_extrapolated"]
 
 
 def test_kynemapy_compile_refuses_a_bad_job_count() -> None:
