@@ -270,7 +270,7 @@ def fill_invariants(d, rows, start, stop, w, parts):
     from their ``q`` and ``v``: kinetic and (gravity) potential energy and momenta of masses and
     beams, strain energy of beams, springs and compliant contacts.  ``d`` the
     :class:`~kynemapy.engine.fields.Data` (its model part and element tables are read).
-    ``parts``: None for a model of masses and springs only (:func:`has_parts` false: the
+    ``parts``: None for a model of masses and springs only (:func:`parts_of`: the
     beams' and contacts' code is then not compiled in: numba prunes the branches on
     ``parts is None`` before typing), True for any model.
 
