@@ -43,6 +43,7 @@ from kynemapy.collision.narrow import BOX, ROW, collide
 from kynemapy.collision.shapes import world_poses
 from kynemapy.model import Model
 from kynemapy.model.errors import ModelError
+from kynemapy.run.contact_newton import NEWTON_ITERATIONS, newton_contacts
 from kynemapy.run.hard_contact import GAP_TOLERANCE, contact_geometry
 
 #: the narrow phase's points with a gap up to this are returned [m] (the set's candidates)
@@ -87,6 +88,23 @@ FRICTION_SWEEPS = 500
 #: while u stays put); the solve is then finished as after ``FRICTION_SWEEPS``
 STALL_SWEEPS = 50
 FLOOR_TOLERANCE = 1.0e-9
+#: a point joins the position correction's set when its gap is at most this [m] (a point left open
+#: by a few 1e-11 m at the end of a step, as a redundant support can be, is still a support: left
+#: out, its body would fall through the smooth step's h² g and be caught one iteration late)
+SET_GAP = 1.0e-9
+#: the frictionless solution is taken where no point with friction slips by more than this times
+#: the largest |b| (:meth:`HardBodies._solve`)
+STICK_TOLERANCE = 1.0e-12
+#: the most contacts of an island that :func:`newton_contacts` solves (dense: its cost grows as
+#: the cube of the contacts); a larger island is finished as before
+NEWTON_LARGEST = 400
+#: :func:`newton_contacts` converged when its residual (in u's units) is at most this times the
+#: largest |b| (u computed in floating point from Λ is no closer where W is singular)
+NEWTON_TOLERANCE = 1.0e-10
+#: a position iteration's Newton solve that stops short of NEWTON_TOLERANCE but within this
+#: (relative, as it) is kept and the position iterations go on (at most INEXACT_ITERATIONS more)
+NEWTON_LOOSE = 1.0e-4
+INEXACT_ITERATIONS = 5
 
 
 def has_hard_bodies(model: Model) -> bool:
@@ -662,6 +680,8 @@ def _lookup(keys: np.ndarray, values: np.ndarray, wanted: np.ndarray) -> np.ndar
     return out
 
 
+#: no multipliers to start from (:attr:`HardBodies._warm`)
+_NO_WARM = {"position": (np.zeros(0, dtype=np.int64), np.zeros((0, 3))), "velocity": (np.zeros(0, dtype=np.int64), np.zeros((0, 3)))}
 #: no point touching (:attr:`HardBodies._touching`)
 _NO_TOUCHING = {"keys": np.zeros(0, dtype=np.int64), "pair": np.zeros(0, dtype=np.int64), "local": np.zeros((0, 3))}
 
@@ -759,6 +779,10 @@ class HardBodies:
         self.iterations = 0
         self.sweeps = 0
         self.held_friction = 0
+        self.newton_solves = 0
+        self._exact = True
+        #: the last step's multipliers by contact key (position ν, velocity Λ), the next step's start
+        self._warm = _NO_WARM
         #: the points found at the end of the last step (touching at the start of the next; the
         #: position correction's friction acts on these only): plane points by key, pair points by
         #: their shape pair and place in body B's frame (:meth:`_touched`)
@@ -1021,6 +1045,7 @@ class HardBodies:
         self.iterations = 0
         self.sweeps = 0
         self.held_friction = 0
+        self.newton_solves = 0
         pl = self.planes
         if pl is not None:
             pl.clear()
@@ -1032,26 +1057,31 @@ class HardBodies:
         if smallest > 0.0 and not near:
             self.last = empty_record()
             self._touching = _NO_TOUCHING
+            self._warm = _NO_WARM
             return
         con = self._contacts(q, q_start, fix=True)
-        if not np.any(con.gap <= 0.0):
+        if not np.any(con.gap <= SET_GAP):
             self._fixed = None
             self.last = empty_record()
+            self._warm = _NO_WARM
             self._remember_touching(con, q)
             return
         minv = self._inverse_mass(stops)
         frozen = strict = False
+        inexact = 0
         previous, stalled = np.inf, 0
         for it in range(MAX_BODY_ITERATIONS + 1):
             if it > 0:
                 con = self._contacts(q, q_start)
-            inc = (con.gap <= 0.0) | np.isin(con.key, set_keys)
+            inc = (con.gap <= SET_GAP) | np.isin(con.key, set_keys)
             cur = con.take(inc)
             set_keys = np.sort(cur.key)
             nu = _lookup(nu_keys, nu_vals, cur.key)
             if it > 0:
                 pushing = nu[:, 0] > 0.0
-                if np.all(cur.gap >= -GAP_TOLERANCE) and np.all(np.abs(cur.gap[pushing]) <= GAP_TOLERANCE):
+                closed_ok = np.all(cur.gap >= -GAP_TOLERANCE) and np.all(np.abs(cur.gap[pushing]) <= GAP_TOLERANCE)
+                # a solve left inexact (its problem linearized far from the solution) is solved again
+                if closed_ok and self._exact:
                     break
                 # iterations that did not halve the worst violation: the sweeps may have stopped short
                 # of Signorini's law (Λ drifting along a singular Delassus matrix), so from then on
@@ -1071,18 +1101,22 @@ class HardBodies:
             jb = jacobian_rows(cur.frame, cur.arm_b, cur.apart)
             y0 = self._response(minv, cur.na, cur.nb, ja, jb, nu)
             free = np.column_stack([cur.gap, cur.slip]) - self._rates(cur.na, cur.nb, ja, jb, y0)
-            lam = nu.copy()
+            # the start: the multipliers so far; at the first iteration the last step's (by key:
+            # a body at rest meets the same problem again, and projected Gauss–Seidel started at
+            # its solution stays there instead of drifting to another one of a redundant set)
+            lam = _lookup(*self._warm["position"], cur.key) if it == 0 else nu.copy()
             # friction at position level only where the point touched at the start of the step
             mu = np.where(self._touched(cur, q_start), cur.mu, 0.0)
             lam[mu == 0.0, 1:] = 0.0
             held = self.held_friction
             y, _ = self._solve(
                 stops, cur.na, cur.nb, ja, jb, minv, free, mu, lam, "position correction", cur.frame, _groups(cur),
-                frozen, strict,
+                frozen, strict, inexact < INEXACT_ITERATIONS,
             )  # fmt: skip
             # once the sweeps had to be finished with the friction held, the friction stays as it is
             # for the rest of this correction: its iterations then only bring the gaps to zero
             frozen = frozen or self.held_friction > held
+            inexact = 0 if self._exact else inexact + 1
             u = (y - y0)[stops.dof_node, stops.dof_component]
             stops._apply_position(u)
             stops._refresh()
@@ -1100,6 +1134,7 @@ class HardBodies:
         self._remember_touching(con, q)
         if closed.gap.size == 0:
             self.last = empty_record()
+            self._warm = _NO_WARM
             return
         ja = -jacobian_rows(closed.frame, closed.arm_a)
         jb = jacobian_rows(closed.frame, closed.arm_b, closed.apart)
@@ -1107,7 +1142,7 @@ class HardBodies:
         free = self._rates(closed.na, closed.nb, ja, jb, v)
         approach = self._rates(closed.na, closed.nb, ja, jb, v_start)[:, 0]
         free[:, 0] += closed.e * np.minimum(approach, 0.0)  # a point leaving at the start has no impact
-        lam = np.zeros((closed.gap.size, 3))
+        lam = _lookup(*self._warm["velocity"], closed.key)
         y, self.sweeps = self._solve(
             stops, closed.na, closed.nb, ja, jb, minv, free, closed.mu, lam, "velocity jump", closed.frame,
             _groups(closed),
@@ -1120,13 +1155,15 @@ class HardBodies:
             pl.friction_impulse[which] = lam[at_plane, 1:]
             pl.active[which] = True
         self.last = self._record(closed, lam, nu_closed[:, 0])
+        order = np.argsort(closed.key)
+        self._warm = {"position": (nu_keys, nu_vals), "velocity": (closed.key[order], lam[order])}
         stops._refresh()
 
     # ------------------------------------------------------------ pieces
     def _solve(
         self, stops: Any, na: np.ndarray, nb: np.ndarray, ja: np.ndarray, jb: np.ndarray, minv: np.ndarray,
         free: np.ndarray, mu: np.ndarray, lam: np.ndarray, what: str, frame: np.ndarray, group: np.ndarray,
-        frozen: bool = False, strict: bool = False,
+        frozen: bool = False, strict: bool = False, loose: bool = False,
     ) -> tuple[np.ndarray, int]:  # fmt: skip
         """The frictional problem of :func:`solve_blocks` (Λ in ``lam``, updated); returns
         ``y = M⁻¹ Gᵀ Λ`` (N, 6) and the sweeps.
@@ -1144,6 +1181,25 @@ class HardBodies:
         c = na.size
         sweeps = 0
         scratch = self._block_scratch(c)
+        self._exact = True
+        if not frozen and np.any(mu > 0.0):
+            # friction may not be needed: where the frictionless solution leaves no point slipping
+            # (bodies at rest, moved by the smooth step all alike), it is an exact solution of the
+            # frictional problem (sticking with Λ_T = 0), and the one to take: the frictional sweeps
+            # on redundant rows can end at another (friction on the disks' rims, the bodies turned)
+            smooth = lam.copy()
+            smooth[:, 1:] = 0.0
+            y = np.zeros((self.n_nodes, 6))
+            done = int(
+                solve_blocks(
+                    na, nb, ja, jb, minv, free, np.zeros_like(mu), smooth, y, scratch, BLOCK_TOLERANCE,
+                    BLOCK_RESIDUAL, FRICTION_SWEEPS,
+                )
+            )  # fmt: skip
+            scale = float(np.max(np.abs(free), initial=0.0))
+            if done >= 0 and np.max(np.abs(scratch[4][mu > 0.0, 1:]), initial=0.0) <= STICK_TOLERANCE * scale:
+                lam[...] = smooth
+                return y, done
         if not frozen:
             y = np.zeros((self.n_nodes, 6))
             sweeps = int(
@@ -1165,6 +1221,12 @@ class HardBodies:
             )
             if sweeps >= 0:
                 return y, sweeps
+            # the sweeps stalled: the islands by nonsmooth Newton from where they stopped
+            exact = self._newton(na, nb, ja, jb, minv, free, mu, lam, loose)
+            if exact is not None:
+                self.newton_solves += 1
+                self._exact = exact
+                return self._response(minv, na, nb, ja, jb, lam), -sweeps
             self.held_friction += 1
         chol = np.zeros_like(minv)
         for node in np.unique(np.concatenate([na, nb])):
@@ -1202,6 +1264,39 @@ class HardBodies:
             lam[:, 0] = solved
             _clip_groups(lam, mu, frame, group)
         return self._response(minv, na, nb, ja, jb, lam), -sweeps
+
+    def _newton(
+        self, na: np.ndarray, nb: np.ndarray, ja: np.ndarray, jb: np.ndarray, minv: np.ndarray, free: np.ndarray,
+        mu: np.ndarray, lam: np.ndarray, loose: bool = False,
+    ) -> bool | None:  # fmt: skip
+        """The frictional problem island by island by :func:`newton_contacts` from Λ in ``lam``.
+
+        Returns True when every island met :data:`NEWTON_TOLERANCE` (``lam`` then holds the
+        solution); with ``loose``, False when some island stopped short of it but within
+        :data:`NEWTON_LOOSE` (``lam`` then holds the best iterates: a position iteration's problem,
+        linearized at a state whose friction cannot stick exactly by first-order motions, solved
+        again at the next iteration); else None (``lam`` left as given)."""
+        island = _islands(na, nb)
+        exact = True
+        out = lam.copy()
+        order = np.argsort(island, kind="stable")
+        bounds = np.flatnonzero(np.diff(island[order])) + 1
+        for idx in np.split(order, bounds):
+            if idx.size > NEWTON_LARGEST:
+                return False
+            k = idx.size
+            part = out[idx]
+            done, residual = newton_contacts(
+                na[idx], nb[idx], ja[idx], jb[idx], minv, free[idx], mu[idx], part, np.empty((3, 3 * k, 3 * k)),
+                np.empty((9, 3 * k)), np.empty((2, k, 6, 3)), NEWTON_TOLERANCE, NEWTON_ITERATIONS,
+            )  # fmt: skip
+            if done < 0:
+                if not loose or residual > NEWTON_LOOSE * float(np.max(np.abs(free[idx]))):
+                    return None
+                exact = False
+            out[idx] = part
+        lam[...] = out
+        return exact
 
     def _inverse_mass(self, stops: Any) -> np.ndarray:
         """Each node's inverse mass block (N, 6, 6) at the state (zero for nodes without shapes)."""
