@@ -97,7 +97,7 @@ SET_GAP = 1.0e-9
 STICK_TOLERANCE = 1.0e-12
 #: the most contacts of an island that :func:`newton_contacts` solves (dense: its cost grows as
 #: the cube of the contacts); a larger island is finished as before
-NEWTON_LARGEST = 400
+NEWTON_LARGEST = 64
 #: :func:`newton_contacts` converged when its residual (in u's units) is at most this times the
 #: largest |b| (u computed in floating point from Λ is no closer where W is singular)
 NEWTON_TOLERANCE = 1.0e-10
@@ -681,7 +681,10 @@ def _lookup(keys: np.ndarray, values: np.ndarray, wanted: np.ndarray) -> np.ndar
 
 
 #: no multipliers to start from (:attr:`HardBodies._warm`)
-_NO_WARM = {"position": (np.zeros(0, dtype=np.int64), np.zeros((0, 3))), "velocity": (np.zeros(0, dtype=np.int64), np.zeros((0, 3)))}
+_NO_WARM = {
+    "position": (np.zeros(0, dtype=np.int64), np.zeros((0, 3))),
+    "velocity": (np.zeros(0, dtype=np.int64), np.zeros((0, 3))),
+}
 #: no point touching (:attr:`HardBodies._touching`)
 _NO_TOUCHING = {"keys": np.zeros(0, dtype=np.int64), "pair": np.zeros(0, dtype=np.int64), "local": np.zeros((0, 3))}
 
