@@ -102,7 +102,8 @@ NEWTON_LARGEST = 64
 #: largest |b| (u computed in floating point from Λ is no closer where W is singular)
 NEWTON_TOLERANCE = 1.0e-10
 #: a position iteration's Newton solve that stops short of NEWTON_TOLERANCE but within this
-#: (relative, as it) is kept and the position iterations go on (at most INEXACT_ITERATIONS more)
+#: (relative, as it) is kept and the position iterations go on (at most INEXACT_ITERATIONS such
+#: solves in one correction; then the held-friction rounds finish as before)
 NEWTON_LOOSE = 1.0e-4
 INEXACT_ITERATIONS = 5
 
@@ -680,11 +681,6 @@ def _lookup(keys: np.ndarray, values: np.ndarray, wanted: np.ndarray) -> np.ndar
     return out
 
 
-#: no multipliers to start from (:attr:`HardBodies._warm`)
-_NO_WARM = {
-    "position": (np.zeros(0, dtype=np.int64), np.zeros((0, 3))),
-    "velocity": (np.zeros(0, dtype=np.int64), np.zeros((0, 3))),
-}
 #: no point touching (:attr:`HardBodies._touching`)
 _NO_TOUCHING = {"keys": np.zeros(0, dtype=np.int64), "pair": np.zeros(0, dtype=np.int64), "local": np.zeros((0, 3))}
 
@@ -784,8 +780,6 @@ class HardBodies:
         self.held_friction = 0
         self.newton_solves = 0
         self._exact = True
-        #: the last step's multipliers by contact key (position ν, velocity Λ), the next step's start
-        self._warm = _NO_WARM
         #: the points found at the end of the last step (touching at the start of the next; the
         #: position correction's friction acts on these only): plane points by key, pair points by
         #: their shape pair and place in body B's frame (:meth:`_touched`)
@@ -1060,13 +1054,11 @@ class HardBodies:
         if smallest > 0.0 and not near:
             self.last = empty_record()
             self._touching = _NO_TOUCHING
-            self._warm = _NO_WARM
             return
         con = self._contacts(q, q_start, fix=True)
         if not np.any(con.gap <= SET_GAP):
             self._fixed = None
             self.last = empty_record()
-            self._warm = _NO_WARM
             self._remember_touching(con, q)
             return
         minv = self._inverse_mass(stops)
@@ -1104,10 +1096,7 @@ class HardBodies:
             jb = jacobian_rows(cur.frame, cur.arm_b, cur.apart)
             y0 = self._response(minv, cur.na, cur.nb, ja, jb, nu)
             free = np.column_stack([cur.gap, cur.slip]) - self._rates(cur.na, cur.nb, ja, jb, y0)
-            # the start: the multipliers so far; at the first iteration the last step's (by key:
-            # a body at rest meets the same problem again, and projected Gauss–Seidel started at
-            # its solution stays there instead of drifting to another one of a redundant set)
-            lam = _lookup(*self._warm["position"], cur.key) if it == 0 else nu.copy()
+            lam = nu.copy()
             # friction at position level only where the point touched at the start of the step
             mu = np.where(self._touched(cur, q_start), cur.mu, 0.0)
             lam[mu == 0.0, 1:] = 0.0
@@ -1119,7 +1108,7 @@ class HardBodies:
             # once the sweeps had to be finished with the friction held, the friction stays as it is
             # for the rest of this correction: its iterations then only bring the gaps to zero
             frozen = frozen or self.held_friction > held
-            inexact = 0 if self._exact else inexact + 1
+            inexact += 0 if self._exact else 1
             u = (y - y0)[stops.dof_node, stops.dof_component]
             stops._apply_position(u)
             stops._refresh()
@@ -1137,7 +1126,6 @@ class HardBodies:
         self._remember_touching(con, q)
         if closed.gap.size == 0:
             self.last = empty_record()
-            self._warm = _NO_WARM
             return
         ja = -jacobian_rows(closed.frame, closed.arm_a)
         jb = jacobian_rows(closed.frame, closed.arm_b, closed.apart)
@@ -1145,7 +1133,7 @@ class HardBodies:
         free = self._rates(closed.na, closed.nb, ja, jb, v)
         approach = self._rates(closed.na, closed.nb, ja, jb, v_start)[:, 0]
         free[:, 0] += closed.e * np.minimum(approach, 0.0)  # a point leaving at the start has no impact
-        lam = _lookup(*self._warm["velocity"], closed.key)
+        lam = np.zeros((closed.gap.size, 3))
         y, self.sweeps = self._solve(
             stops, closed.na, closed.nb, ja, jb, minv, free, closed.mu, lam, "velocity jump", closed.frame,
             _groups(closed),
@@ -1158,8 +1146,6 @@ class HardBodies:
             pl.friction_impulse[which] = lam[at_plane, 1:]
             pl.active[which] = True
         self.last = self._record(closed, lam, nu_closed[:, 0])
-        order = np.argsort(closed.key)
-        self._warm = {"position": (nu_keys, nu_vals), "velocity": (closed.key[order], lam[order])}
         stops._refresh()
 
     # ------------------------------------------------------------ pieces
@@ -1317,12 +1303,17 @@ class HardBodies:
             raise ModelError("hard body contact: the mass matrix couples two nodes (free bodies only)")
         out = np.zeros_like(blocks)
         dofs = np.asarray(stops.sim.model.node_dofs)
-        for node in np.unique(self.node):
-            d = int(dofs[node])
-            block = blocks[node, :d, :d]
-            if not np.all(np.isfinite(block)) or np.linalg.cond(block) > 1e14:
-                raise ModelError(f"hard body contact: node {int(node)} carries a shape but has no (invertible) mass")
-            out[node, :d, :d] = np.linalg.inv(block)
+        nodes = np.unique(self.node)
+        # the nodes with the same number of DOFs in one batched call each (rigid bodies 6, points 3)
+        for d in np.unique(dofs[nodes]):
+            same = nodes[dofs[nodes] == d]
+            block = blocks[same, :d, :d]
+            bad = ~np.all(np.isfinite(block), axis=(1, 2))
+            bad[~bad] = np.linalg.cond(block[~bad]) > 1e14
+            if np.any(bad):
+                node = int(same[np.flatnonzero(bad)[0]])
+                raise ModelError(f"hard body contact: node {node} carries a shape but has no (invertible) mass")
+            out[same, :d, :d] = np.linalg.inv(block)
         return out
 
     @staticmethod
