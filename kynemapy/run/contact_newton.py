@@ -29,7 +29,7 @@ import numpy as np
 from kynemapy._jit import njit
 
 #: the most Newton iterations
-NEWTON_ITERATIONS = 60
+NEWTON_ITERATIONS = 20
 #: the most halvings of the step in the line search
 LINE_SEARCH_STEPS = 30
 #: Armijo's sufficient decrease of ½ |F|²

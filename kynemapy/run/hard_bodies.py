@@ -100,7 +100,7 @@ UNSETTLED_DEPTH = 1.0e-7
 STICK_TOLERANCE = 1.0e-12
 #: the most contacts of an island that :func:`newton_contacts` solves (dense: its cost grows as
 #: the cube of the contacts); a larger island is finished as before
-NEWTON_LARGEST = 64
+NEWTON_LARGEST = 32
 #: :func:`newton_contacts` converged when its residual (in u's units) is at most this times the
 #: largest |b| (u computed in floating point from Λ is no closer where W is singular)
 NEWTON_TOLERANCE = 1.0e-10
