@@ -1177,7 +1177,7 @@ class HardBodies:
             held = self.held_friction
             y, _ = self._solve(
                 stops, cur.na, cur.nb, ja, jb, minv, free, mu, lam, "position correction", cur.frame, _groups(cur),
-                frozen, strict, inexact < INEXACT_ITERATIONS,
+                frozen, strict, inexact < INEXACT_ITERATIONS, it == 0,
             )  # fmt: skip
             # once the sweeps had to be finished with the friction held, the friction stays as it is
             # for the rest of this correction: its iterations then only bring the gaps to zero
@@ -1194,7 +1194,7 @@ class HardBodies:
     def _solve(
         self, stops: Any, na: np.ndarray, nb: np.ndarray, ja: np.ndarray, jb: np.ndarray, minv: np.ndarray,
         free: np.ndarray, mu: np.ndarray, lam: np.ndarray, what: str, frame: np.ndarray, group: np.ndarray,
-        frozen: bool = False, strict: bool = False, loose: bool = False,
+        frozen: bool = False, strict: bool = False, loose: bool = False, first: bool = True,
     ) -> tuple[np.ndarray, int]:  # fmt: skip
         """The frictional problem of :func:`solve_blocks` (Λ in ``lam``, updated); returns
         ``y = M⁻¹ Gᵀ Λ`` (N, 6) and the sweeps.
@@ -1213,7 +1213,7 @@ class HardBodies:
         sweeps = 0
         scratch = self._block_scratch(c)
         self._exact = True
-        if not frozen and np.any(mu > 0.0):
+        if first and not frozen and np.any(mu > 0.0):
             # friction may not be needed: where the frictionless solution leaves no point slipping
             # (bodies at rest, moved by the smooth step all alike), it is an exact solution of the
             # frictional problem (sticking with Λ_T = 0), and the one to take: the frictional sweeps
