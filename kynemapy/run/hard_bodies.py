@@ -1314,7 +1314,7 @@ class HardBodies:
         bounds = np.flatnonzero(np.diff(island[order])) + 1
         for idx in np.split(order, bounds):
             if idx.size > NEWTON_LARGEST:
-                return False
+                return None  # too large for the dense solve: finished as before
             k = idx.size
             part = out[idx]
             done, residual = newton_contacts(
