@@ -1112,11 +1112,9 @@ class HardBodies:
         the present state, the state updated.  Returns the last query's contacts, the set's, the
         multipliers by key and the inverse mass blocks at the corrected state.
 
-        Iterations that do not reach the tolerance in :data:`MAX_BODY_ITERATIONS` (measured on a
-        100-box pile's landing: pushing points of box pairs left open by up to 3e-6 m while others
-        stay within 1e-10 m, the iterations swinging between them) end at their least violating
-        iterate when no point penetrates there by more than :data:`UNSETTLED_DEPTH`
-        (:attr:`unsettled` counts these).
+        Iterations that do not reach the tolerance in :data:`MAX_BODY_ITERATIONS` end at their
+        least violating iterate when no point penetrates there by more than
+        :data:`UNSETTLED_DEPTH` (:attr:`unsettled` counts these).
 
         Raises
         ------
