@@ -43,6 +43,7 @@ from kynemapy.collision.narrow import BOX, ROW, collide
 from kynemapy.collision.shapes import world_poses
 from kynemapy.model import Model
 from kynemapy.model.errors import ModelError
+from kynemapy.run.contact_newton import NEWTON_ITERATIONS, newton_contacts
 from kynemapy.run.hard_contact import GAP_TOLERANCE, contact_geometry
 
 #: the narrow phase's points with a gap up to this are returned [m] (the set's candidates)
@@ -87,6 +88,27 @@ FRICTION_SWEEPS = 500
 #: while u stays put); the solve is then finished as after ``FRICTION_SWEEPS``
 STALL_SWEEPS = 50
 FLOOR_TOLERANCE = 1.0e-9
+#: a point joins the position correction's set when its gap is at most this [m] (a point left open
+#: by a few 1e-11 m at the end of a step, as a redundant support can be, is still a support: left
+#: out, its body would fall through the smooth step's h² g and be caught one iteration late)
+SET_GAP = 1.0e-9
+#: position iterations that do not settle end at their least violating iterate when no point
+#: penetrates there by more than this [m] (else a ConvergenceError)
+UNSETTLED_DEPTH = 1.0e-7
+#: the frictionless solution is taken where no point with friction slips by more than this times
+#: the largest |b| (:meth:`HardBodies._solve`)
+STICK_TOLERANCE = 1.0e-12
+#: the most contacts of an island that :func:`newton_contacts` solves (dense: its cost grows as
+#: the cube of the contacts); a larger island is finished as before
+NEWTON_LARGEST = 32
+#: :func:`newton_contacts` converged when its residual (in u's units) is at most this times the
+#: largest |b| (u computed in floating point from Λ is no closer where W is singular)
+NEWTON_TOLERANCE = 1.0e-10
+#: a position iteration's Newton solve that stops short of NEWTON_TOLERANCE but within this
+#: (relative, as it) is kept and the position iterations go on (at most INEXACT_ITERATIONS such
+#: solves in one correction; then the held-friction rounds finish as before)
+NEWTON_LOOSE = 1.0e-4
+INEXACT_ITERATIONS = 5
 
 
 def has_hard_bodies(model: Model) -> bool:
@@ -727,6 +749,12 @@ class HardBodies:
     held_friction : int
         The solves of the last step whose frictional sweeps did not converge, so that the
         normal problem was solved alone with the last sweep's friction (:func:`solve_blocks`).
+    newton_solves : int
+        The solves of the last step whose stalled sweeps were finished by nonsmooth Newton
+        (:func:`kynemapy.run.contact_newton.newton_contacts`).
+    unsettled : int
+        1 when the last step's position iterations did not reach their tolerance and ended at
+        their least violating iterate (no point deeper than :data:`UNSETTLED_DEPTH`), else 0.
     """
 
     def __init__(self, model: Model, planes: Any = None) -> None:
@@ -759,6 +787,9 @@ class HardBodies:
         self.iterations = 0
         self.sweeps = 0
         self.held_friction = 0
+        self.newton_solves = 0
+        self.unsettled = 0
+        self._exact = True
         #: the points found at the end of the last step (touching at the start of the next; the
         #: position correction's friction acts on these only): plane points by key, pair points by
         #: their shape pair and place in body B's frame (:meth:`_touched`)
@@ -1021,11 +1052,11 @@ class HardBodies:
         self.iterations = 0
         self.sweeps = 0
         self.held_friction = 0
+        self.newton_solves = 0
+        self.unsettled = 0
         pl = self.planes
         if pl is not None:
             pl.clear()
-        set_keys = np.zeros(0, dtype=np.int64)
-        nu_keys, nu_vals = np.zeros(0, dtype=np.int64), np.zeros((0, 3))
         self._fixed = None
         # the early-out: nothing touches after the smooth step (compiled queries only)
         smallest, near = self._smallest_gap(q)
@@ -1034,61 +1065,12 @@ class HardBodies:
             self._touching = _NO_TOUCHING
             return
         con = self._contacts(q, q_start, fix=True)
-        if not np.any(con.gap <= 0.0):
+        if not np.any(con.gap <= SET_GAP):
             self._fixed = None
             self.last = empty_record()
             self._remember_touching(con, q)
             return
-        minv = self._inverse_mass(stops)
-        frozen = strict = False
-        previous, stalled = np.inf, 0
-        for it in range(MAX_BODY_ITERATIONS + 1):
-            if it > 0:
-                con = self._contacts(q, q_start)
-            inc = (con.gap <= 0.0) | np.isin(con.key, set_keys)
-            cur = con.take(inc)
-            set_keys = np.sort(cur.key)
-            nu = _lookup(nu_keys, nu_vals, cur.key)
-            if it > 0:
-                pushing = nu[:, 0] > 0.0
-                if np.all(cur.gap >= -GAP_TOLERANCE) and np.all(np.abs(cur.gap[pushing]) <= GAP_TOLERANCE):
-                    break
-                # iterations that did not halve the worst violation: the sweeps may have stopped short
-                # of Signorini's law (Λ drifting along a singular Delassus matrix), so from then on
-                # they must also meet BLOCK_RESIDUAL, else the exact normal solve finishes them
-                worst = max(float(np.max(-cur.gap, initial=0.0)), float(np.max(np.abs(cur.gap[pushing]), initial=0.0)))
-                stalled = stalled + 1 if worst > 0.5 * previous else 0
-                strict = strict or stalled >= STALLED_ITERATIONS
-                previous = worst
-            if it == MAX_BODY_ITERATIONS:
-                pairs = np.column_stack([cur.shape_a, cur.shape_b]).tolist()
-                raise stops.convergence_error(
-                    f"the position correction of the hard contacts did not converge in {MAX_BODY_ITERATIONS} "
-                    f"iterations (gaps {cur.gap.tolist()} [m] of shape pairs {pairs}; a plane's point: its shape "
-                    "and plane)"
-                )
-            ja = -jacobian_rows(cur.frame, cur.arm_a)
-            jb = jacobian_rows(cur.frame, cur.arm_b, cur.apart)
-            y0 = self._response(minv, cur.na, cur.nb, ja, jb, nu)
-            free = np.column_stack([cur.gap, cur.slip]) - self._rates(cur.na, cur.nb, ja, jb, y0)
-            lam = nu.copy()
-            # friction at position level only where the point touched at the start of the step
-            mu = np.where(self._touched(cur, q_start), cur.mu, 0.0)
-            lam[mu == 0.0, 1:] = 0.0
-            held = self.held_friction
-            y, _ = self._solve(
-                stops, cur.na, cur.nb, ja, jb, minv, free, mu, lam, "position correction", cur.frame, _groups(cur),
-                frozen, strict,
-            )  # fmt: skip
-            # once the sweeps had to be finished with the friction held, the friction stays as it is
-            # for the rest of this correction: its iterations then only bring the gaps to zero
-            frozen = frozen or self.held_friction > held
-            u = (y - y0)[stops.dof_node, stops.dof_component]
-            stops._apply_position(u)
-            stops._refresh()
-            self.iterations = it + 1
-            nu_keys, nu_vals = set_keys, lam[np.argsort(cur.key)]
-            minv = self._inverse_mass(stops)
+        con, cur, nu_keys, nu_vals, minv = self._position(stops, q_start, con)
         self._fixed = None
         # the velocity jump at the corrected q
         nu = _lookup(nu_keys, nu_vals, cur.key)
@@ -1123,10 +1105,94 @@ class HardBodies:
         stops._refresh()
 
     # ------------------------------------------------------------ pieces
+    def _position(
+        self, stops: Any, q_start: np.ndarray, con: _Contacts
+    ) -> tuple[_Contacts, _Contacts, np.ndarray, np.ndarray, np.ndarray]:
+        """The position correction's Newton iterations (:meth:`correct`) from the contacts ``con`` at
+        the present state, the state updated.  Returns the last query's contacts, the set's, the
+        multipliers by key and the inverse mass blocks at the corrected state.
+
+        Iterations that do not reach the tolerance in :data:`MAX_BODY_ITERATIONS` end at their
+        least violating iterate when no point penetrates there by more than
+        :data:`UNSETTLED_DEPTH` (:attr:`unsettled` counts these).
+
+        Raises
+        ------
+        ConvergenceError
+            No iterate within :data:`UNSETTLED_DEPTH`.
+        """
+        q = stops.sim.state.q
+        set_keys = np.zeros(0, dtype=np.int64)
+        nu_keys, nu_vals = np.zeros(0, dtype=np.int64), np.zeros((0, 3))
+        minv = self._inverse_mass(stops)
+        frozen = strict = False
+        inexact = 0
+        previous, stalled = np.inf, 0
+        best: tuple = (np.inf, np.inf)
+        for it in range(MAX_BODY_ITERATIONS + 1):
+            if it > 0:
+                con = self._contacts(q, q_start)
+            inc = (con.gap <= SET_GAP) | np.isin(con.key, set_keys)
+            cur = con.take(inc)
+            set_keys = np.sort(cur.key)
+            nu = _lookup(nu_keys, nu_vals, cur.key)
+            if it > 0:
+                pushing = nu[:, 0] > 0.0
+                closed_ok = np.all(cur.gap >= -GAP_TOLERANCE) and np.all(np.abs(cur.gap[pushing]) <= GAP_TOLERANCE)
+                # a solve left inexact (its problem linearized far from the solution) is solved again
+                if closed_ok and self._exact:
+                    break
+                # iterations that did not halve the worst violation: the sweeps may have stopped short
+                # of Signorini's law (Λ drifting along a singular Delassus matrix), so from then on
+                # they must also meet BLOCK_RESIDUAL, else the exact normal solve finishes them
+                worst = max(float(np.max(-cur.gap, initial=0.0)), float(np.max(np.abs(cur.gap[pushing]), initial=0.0)))
+                stalled = stalled + 1 if worst > 0.5 * previous else 0
+                strict = strict or stalled >= STALLED_ITERATIONS
+                previous = worst
+                if worst < best[0]:
+                    best = (worst, float(np.max(-cur.gap, initial=0.0)), q.copy(), con, cur, nu_keys, nu_vals)
+            if it == MAX_BODY_ITERATIONS and best[1] <= UNSETTLED_DEPTH:
+                # the least violating iterate
+                q[...] = best[2]
+                stops._refresh()
+                self.unsettled += 1
+                return best[3], best[4], best[5], best[6], self._inverse_mass(stops)
+            if it == MAX_BODY_ITERATIONS:
+                pairs = np.column_stack([cur.shape_a, cur.shape_b]).tolist()
+                raise stops.convergence_error(
+                    f"the position correction of the hard contacts did not converge in {MAX_BODY_ITERATIONS} "
+                    f"iterations (gaps {cur.gap.tolist()} [m] of shape pairs {pairs}; a plane's point: its shape "
+                    "and plane)"
+                )
+            ja = -jacobian_rows(cur.frame, cur.arm_a)
+            jb = jacobian_rows(cur.frame, cur.arm_b, cur.apart)
+            y0 = self._response(minv, cur.na, cur.nb, ja, jb, nu)
+            free = np.column_stack([cur.gap, cur.slip]) - self._rates(cur.na, cur.nb, ja, jb, y0)
+            lam = nu.copy()
+            # friction at position level only where the point touched at the start of the step
+            mu = np.where(self._touched(cur, q_start), cur.mu, 0.0)
+            lam[mu == 0.0, 1:] = 0.0
+            held = self.held_friction
+            y, _ = self._solve(
+                stops, cur.na, cur.nb, ja, jb, minv, free, mu, lam, "position correction", cur.frame, _groups(cur),
+                frozen, strict, inexact < INEXACT_ITERATIONS, it == 0,
+            )  # fmt: skip
+            # once the sweeps had to be finished with the friction held, the friction stays as it is
+            # for the rest of this correction: its iterations then only bring the gaps to zero
+            frozen = frozen or self.held_friction > held
+            inexact += 0 if self._exact else 1
+            u = (y - y0)[stops.dof_node, stops.dof_component]
+            stops._apply_position(u)
+            stops._refresh()
+            self.iterations = it + 1
+            nu_keys, nu_vals = set_keys, lam[np.argsort(cur.key)]
+            minv = self._inverse_mass(stops)
+        return con, cur, nu_keys, nu_vals, minv
+
     def _solve(
         self, stops: Any, na: np.ndarray, nb: np.ndarray, ja: np.ndarray, jb: np.ndarray, minv: np.ndarray,
         free: np.ndarray, mu: np.ndarray, lam: np.ndarray, what: str, frame: np.ndarray, group: np.ndarray,
-        frozen: bool = False, strict: bool = False,
+        frozen: bool = False, strict: bool = False, loose: bool = False, first: bool = True,
     ) -> tuple[np.ndarray, int]:  # fmt: skip
         """The frictional problem of :func:`solve_blocks` (Λ in ``lam``, updated); returns
         ``y = M⁻¹ Gᵀ Λ`` (N, 6) and the sweeps.
@@ -1144,6 +1210,25 @@ class HardBodies:
         c = na.size
         sweeps = 0
         scratch = self._block_scratch(c)
+        self._exact = True
+        if first and not frozen and np.any(mu > 0.0):
+            # friction may not be needed: where the frictionless solution leaves no point slipping
+            # (bodies at rest, moved by the smooth step all alike), it is an exact solution of the
+            # frictional problem (sticking with Λ_T = 0), and the one to take: the frictional sweeps
+            # on redundant rows can end at another (friction on the disks' rims, the bodies turned)
+            smooth = lam.copy()
+            smooth[:, 1:] = 0.0
+            y = np.zeros((self.n_nodes, 6))
+            done = int(
+                solve_blocks(
+                    na, nb, ja, jb, minv, free, np.zeros_like(mu), smooth, y, scratch, BLOCK_TOLERANCE,
+                    BLOCK_RESIDUAL, FRICTION_SWEEPS,
+                )
+            )  # fmt: skip
+            scale = float(np.max(np.abs(free), initial=0.0))
+            if done >= 0 and np.max(np.abs(scratch[4][mu > 0.0, 1:]), initial=0.0) <= STICK_TOLERANCE * scale:
+                lam[...] = smooth
+                return y, done
         if not frozen:
             y = np.zeros((self.n_nodes, 6))
             sweeps = int(
@@ -1165,6 +1250,12 @@ class HardBodies:
             )
             if sweeps >= 0:
                 return y, sweeps
+            # the sweeps stalled: the islands by nonsmooth Newton from where they stopped
+            exact = self._newton(na, nb, ja, jb, minv, free, mu, lam, loose)
+            if exact is not None:
+                self.newton_solves += 1
+                self._exact = exact
+                return self._response(minv, na, nb, ja, jb, lam), -sweeps
             self.held_friction += 1
         chol = np.zeros_like(minv)
         for node in np.unique(np.concatenate([na, nb])):
@@ -1203,6 +1294,39 @@ class HardBodies:
             _clip_groups(lam, mu, frame, group)
         return self._response(minv, na, nb, ja, jb, lam), -sweeps
 
+    def _newton(
+        self, na: np.ndarray, nb: np.ndarray, ja: np.ndarray, jb: np.ndarray, minv: np.ndarray, free: np.ndarray,
+        mu: np.ndarray, lam: np.ndarray, loose: bool = False,
+    ) -> bool | None:  # fmt: skip
+        """The frictional problem island by island by :func:`newton_contacts` from Λ in ``lam``.
+
+        Returns True when every island met :data:`NEWTON_TOLERANCE` (``lam`` then holds the
+        solution); with ``loose``, False when some island stopped short of it but within
+        :data:`NEWTON_LOOSE` (``lam`` then holds the best iterates: a position iteration's problem,
+        linearized at a state whose friction cannot stick exactly by first-order motions, solved
+        again at the next iteration); else None (``lam`` left as given)."""
+        island = _islands(na, nb)
+        exact = True
+        out = lam.copy()
+        order = np.argsort(island, kind="stable")
+        bounds = np.flatnonzero(np.diff(island[order])) + 1
+        for idx in np.split(order, bounds):
+            if idx.size > NEWTON_LARGEST:
+                return None  # too large for the dense solve: finished as before
+            k = idx.size
+            part = out[idx]
+            done, residual = newton_contacts(
+                na[idx], nb[idx], ja[idx], jb[idx], minv, free[idx], mu[idx], part, np.empty((3, 3 * k, 3 * k)),
+                np.empty((9, 3 * k)), np.empty((2, k, 6, 3)), NEWTON_TOLERANCE, NEWTON_ITERATIONS,
+            )  # fmt: skip
+            if done < 0:
+                if not loose or residual > NEWTON_LOOSE * float(np.max(np.abs(free[idx]))):
+                    return None
+                exact = False
+            out[idx] = part
+        lam[...] = out
+        return exact
+
     def _inverse_mass(self, stops: Any) -> np.ndarray:
         """Each node's inverse mass block (N, 6, 6) at the state (zero for nodes without shapes)."""
         asm = stops.assembler
@@ -1219,12 +1343,17 @@ class HardBodies:
             raise ModelError("hard body contact: the mass matrix couples two nodes (free bodies only)")
         out = np.zeros_like(blocks)
         dofs = np.asarray(stops.sim.model.node_dofs)
-        for node in np.unique(self.node):
-            d = int(dofs[node])
-            block = blocks[node, :d, :d]
-            if not np.all(np.isfinite(block)) or np.linalg.cond(block) > 1e14:
-                raise ModelError(f"hard body contact: node {int(node)} carries a shape but has no (invertible) mass")
-            out[node, :d, :d] = np.linalg.inv(block)
+        nodes = np.unique(self.node)
+        # the nodes with the same number of DOFs in one batched call each (rigid bodies 6, points 3)
+        for d in np.unique(dofs[nodes]):
+            same = nodes[dofs[nodes] == d]
+            block = blocks[same, :d, :d]
+            bad = ~np.all(np.isfinite(block), axis=(1, 2))
+            bad[~bad] = np.linalg.cond(block[~bad]) > 1e14
+            if np.any(bad):
+                node = int(same[np.flatnonzero(bad)[0]])
+                raise ModelError(f"hard body contact: node {node} carries a shape but has no (invertible) mass")
+            out[same, :d, :d] = np.linalg.inv(block)
         return out
 
     @staticmethod

@@ -197,6 +197,10 @@ def _hard_contact() -> None:
     scratch = (np.zeros((1, 6, 3)), np.zeros((1, 6, 3)), np.zeros((1, 3, 3)), np.zeros(1), np.zeros((1, 3)))
     hard_bodies.friction_sweeps(none, one, rows, rows, np.zeros((1, 3)), np.ones(1), np.zeros((1, 3)), y, scratch,
                                 1e-14, 1)  # fmt: skip
+    from kynemapy.run.contact_newton import newton_contacts
+
+    newton_contacts(none, one, rows, rows, np.zeros((1, 6, 6)), np.zeros((1, 3)), np.ones(1), np.zeros((1, 3)),
+                    np.zeros((3, 3, 3)), np.zeros((9, 3)), np.zeros((2, 1, 6, 3)), 1e-10, 1)  # fmt: skip
 
 
 class _Bar:
