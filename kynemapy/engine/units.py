@@ -246,14 +246,20 @@ def _split(cold: list[int]) -> tuple[list[int], list[int]]:
 
 
 def _start_helper(indices: list[int]) -> subprocess.Popen[bytes] | None:
-    """A second process that compiles the units ``indices`` into the cache, or None (also in a
-    frozen application, whose executable is not a Python interpreter)."""
+    """A second process that compiles the units ``indices`` into the cache, or None."""
+    return start_python(f"from kynemapy.engine.helper_process import compile_here; compile_here({indices!r})")
+
+
+def start_python(code: str) -> subprocess.Popen[bytes] | None:
+    """A second Python process that runs ``code`` (``python -c``) with this process's module path
+    and numba cache, its output discarded; None where one cannot be started (also in a frozen
+    application, whose executable is not a Python interpreter).  The second process of a first
+    compilation and of ``kynemapy compile`` (:mod:`kynemapy.run.precompile`)."""
     if getattr(sys, "frozen", False):
         return None
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
     if numba.config.CACHE_DIR:
         env["NUMBA_CACHE_DIR"] = str(numba.config.CACHE_DIR)
-    code = f"from kynemapy.engine.helper_process import compile_here; compile_here({indices!r})"
     try:
         return subprocess.Popen(
             [sys.executable, "-c", code], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
@@ -263,4 +269,14 @@ def _start_helper(indices: list[int]) -> subprocess.Popen[bytes] | None:
         return None
 
 
-__all__ = ["COST", "KERNELS", "address", "compile_units", "damped_beams", "fill_units", "need_exact_beams", "needed"]
+__all__ = [
+    "COST",
+    "KERNELS",
+    "address",
+    "compile_units",
+    "damped_beams",
+    "fill_units",
+    "need_exact_beams",
+    "needed",
+    "start_python",
+]

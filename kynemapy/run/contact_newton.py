@@ -37,6 +37,35 @@ ARMIJO = 1.0e-4
 
 
 @njit
+def response_columns(na, nb, ja, jb, minv, wa, wb):
+    """``M_A⁻¹ J_Aᵀ`` and ``M_B⁻¹ J_Bᵀ`` of C contacts (a body −1, the ground: zero).
+
+    Parameters
+    ----------
+    na, nb : (C,) ndarray of int64
+        The nodes of each contact's bodies A and B (−1: none, the ground).
+    ja, jb : (C, 3, 6) ndarray of float
+        The rows over A's and B's six DOFs.
+    minv : (N, 6, 6) ndarray of float
+        Each node's inverse mass block.
+    wa, wb : (C, 6, 3) ndarray of float
+        Out: the columns.
+    """
+    for c in range(na.shape[0]):
+        for r in range(6):
+            for s in range(3):
+                va = 0.0
+                vb = 0.0
+                for t in range(6):
+                    if na[c] >= 0:
+                        va += minv[na[c], r, t] * ja[c, s, t]
+                    if nb[c] >= 0:
+                        vb += minv[nb[c], r, t] * jb[c, s, t]
+                wa[c, r, s] = va
+                wb[c, r, s] = vb
+
+
+@njit
 def delassus_dense(
     na: np.ndarray, nb: np.ndarray, ja: np.ndarray, jb: np.ndarray, minv: np.ndarray, wa: np.ndarray,
     wb: np.ndarray, w: np.ndarray,
@@ -57,38 +86,24 @@ def delassus_dense(
         Out: W.
     """
     nc = na.shape[0]
-    for c in range(nc):
-        for r in range(6):
-            for s in range(3):
-                va = 0.0
-                vb = 0.0
-                for t in range(6):
-                    if na[c] >= 0:
-                        va += minv[na[c], r, t] * ja[c, s, t]
-                    if nb[c] >= 0:
-                        vb += minv[nb[c], r, t] * jb[c, s, t]
-                wa[c, r, s] = va
-                wb[c, r, s] = vb
+    response_columns(na, nb, ja, jb, minv, wa, wb)
     for c in range(nc):
         for d in range(nc):
             for s in range(3):
                 for t in range(3):
                     v = 0.0
                     # row s of contact c through each body of c, against column t of contact d
-                    if na[c] >= 0:
-                        if na[d] == na[c]:
+                    for side in range(2):
+                        node = na[c] if side == 0 else nb[c]
+                        if node < 0:
+                            continue
+                        j = ja if side == 0 else jb
+                        if na[d] == node:
                             for r in range(6):
-                                v += ja[c, s, r] * wa[d, r, t]
-                        if nb[d] == na[c]:
+                                v += j[c, s, r] * wa[d, r, t]
+                        if nb[d] == node:
                             for r in range(6):
-                                v += ja[c, s, r] * wb[d, r, t]
-                    if nb[c] >= 0:
-                        if na[d] == nb[c]:
-                            for r in range(6):
-                                v += jb[c, s, r] * wa[d, r, t]
-                        if nb[d] == nb[c]:
-                            for r in range(6):
-                                v += jb[c, s, r] * wb[d, r, t]
+                                v += j[c, s, r] * wb[d, r, t]
                     w[3 * c + s, 3 * d + t] = v
 
 

@@ -43,7 +43,7 @@ from kynemapy.collision.narrow import BOX, ROW, collide
 from kynemapy.collision.shapes import world_poses
 from kynemapy.model import Model
 from kynemapy.model.errors import ModelError
-from kynemapy.run.contact_newton import NEWTON_ITERATIONS, newton_contacts
+from kynemapy.run.contact_newton import NEWTON_ITERATIONS, newton_contacts, response_columns
 from kynemapy.run.hard_contact import GAP_TOLERANCE, contact_geometry
 
 #: the narrow phase's points with a gap up to this are returned [m] (the set's candidates)
@@ -295,18 +295,8 @@ def solve_blocks(
             for s in range(3):
                 lam[c, s] = 0.0
         return 0
+    response_columns(na, nb, ja, jb, minv, wa, wb)
     for c in range(nc):
-        for r in range(6):
-            for s in range(3):
-                va = 0.0
-                vb = 0.0
-                for t in range(6):
-                    if na[c] >= 0:
-                        va += minv[na[c], r, t] * ja[c, s, t]
-                    if nb[c] >= 0:
-                        vb += minv[nb[c], r, t] * jb[c, s, t]
-                wa[c, r, s] = va
-                wb[c, r, s] = vb
         for s in range(3):
             for t in range(3):
                 v = 0.0

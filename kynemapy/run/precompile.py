@@ -272,24 +272,12 @@ SECOND_PROCESS_STAGES = {"hard contact": "_hard_contact"}
 def _start_second(stage: str) -> subprocess.Popen[bytes] | None:
     """A second Python process that runs the stage ``stage`` of :data:`SECOND_PROCESS_STAGES`
     (compiling its kernels into the cache), or None where one cannot be started."""
-    if getattr(sys, "frozen", False):
-        return None
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-    import numba
+    from kynemapy.engine.units import start_python
 
-    if numba.config.CACHE_DIR:
-        env["NUMBA_CACHE_DIR"] = str(numba.config.CACHE_DIR)
-    code = (
+    return start_python(
         "from kynemapy.engine.notice import ANNOUNCE; ANNOUNCE.on = False; "
         f"from kynemapy.run.precompile import {SECOND_PROCESS_STAGES[stage]} as run; run()"
     )
-    try:
-        return subprocess.Popen(
-            [sys.executable, "-c", code], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL, env=env,
-        )  # fmt: skip
-    except OSError:
-        return None
 
 
 def _units_cost() -> float:

@@ -100,19 +100,27 @@ def test_fourth_order_on_the_heavy_top(rho_inf: float) -> None:
     assert errors[-1] < 2e-3 * float(np.linalg.norm(plain.state.q[top, :3] - u_ref))
 
 
+def _pendulum_errors(params) -> list[float]:
+    """The extrapolated double pendulum of hinges over 1 s from rest at 1 and 0.5 rad, with the
+    step parameters ``params(h)`` for h = 20, 10, 5 ms: the larger of the two bodies' position
+    errors [m] against DOP853 of the pendulum's Lagrange equations (tests/references.py)."""
+    model, n1, n2 = hinge_pendulum()
+    x1, x2 = hinge_pendulum_reference(1.0)
+    x0 = np.asarray(model.x0)
+    errors = []
+    for h in (2e-2, 1e-2, 5e-3):
+        run = extrapolation.extrapolate(kp.Simulation(model, params(h)), 1.0, h)
+        p1 = (x0[n1, :3] + run.q[-1, n1, :3])[[0, 2]]
+        p2 = (x0[n2, :3] + run.q[-1, n2, :3])[[0, 2]]
+        errors.append(max(float(np.linalg.norm(p1 - x1)), float(np.linalg.norm(p2 - x2))))
+    return errors
+
+
 def test_fourth_order_on_a_double_pendulum_of_hinges() -> None:
     """Two hinges (10 constraint rows), 1 s from rest at 1 and 0.5 rad: both bodies' position
     errors against DOP853 of the pendulum's Lagrange equations, h = 20, 10, 5 ms: slopes 4
     (measured 4.07, 3.92; 5e-3 s: 8.1e-10 m, where generalized-α at h = 1.25 ms is 1.7e-5 m off)."""
-    model, n1, n2 = hinge_pendulum()
-    x1, x2 = hinge_pendulum_reference(1.0)
-    errors = []
-    for h in (2e-2, 1e-2, 5e-3):
-        run = extrapolation.extrapolate(kp.Simulation(model, _params(h)), 1.0, h)
-        x0 = np.asarray(model.x0)
-        p1 = (x0[n1, :3] + run.q[-1, n1, :3])[[0, 2]]
-        p2 = (x0[n2, :3] + run.q[-1, n2, :3])[[0, 2]]
-        errors.append(max(float(np.linalg.norm(p1 - x1)), float(np.linalg.norm(p2 - x2))))
+    errors = _pendulum_errors(_params)
     assert errors[0] > 1e-7  # the errors are the scheme's, far above the reference's
     assert np.all(np.abs(_slopes(errors) - 4.0) < 0.3), (errors, _slopes(errors))
 
@@ -161,15 +169,7 @@ def test_fourth_order_with_the_fast_newton_settings() -> None:
         errors.append(float(np.linalg.norm(run.q[-1, top, :3] - u_ref)))
     assert np.all(np.abs(_slopes(errors) - 4.0) < 0.3), (errors, _slopes(errors))
     assert errors[-1] < 1e-6
-    model, n1, n2 = hinge_pendulum()
-    x1, x2 = hinge_pendulum_reference(1.0)
-    errors = []
-    for h in (2e-2, 1e-2, 5e-3):
-        run = extrapolation.extrapolate(kp.Simulation(model, _fast(h)), 1.0, h)
-        x0 = np.asarray(model.x0)
-        p1 = (x0[n1, :3] + run.q[-1, n1, :3])[[0, 2]]
-        p2 = (x0[n2, :3] + run.q[-1, n2, :3])[[0, 2]]
-        errors.append(max(float(np.linalg.norm(p1 - x1)), float(np.linalg.norm(p2 - x2))))
+    errors = _pendulum_errors(_fast)
     assert np.all(np.abs(_slopes(errors) - 4.0) < 0.3), (errors, _slopes(errors))
 
 

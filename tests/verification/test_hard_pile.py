@@ -37,18 +37,23 @@ def _cube(b: kp.ModelBuilder, centre: tuple[float, float, float], axes: np.ndarr
     return node
 
 
+def _cubes_on_the_floor(centres: list[tuple[float, float, float]]) -> kp.Simulation:
+    """Upright cubes at ``centres`` [m] over a hard floor, the hard body law between them, μ = 0.5."""
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, -G))
+    for centre in centres:
+        _cube(b, centre)
+    b.add_ground_plane(law="hard", friction=0.5)
+    b.set_body_contact(law="hard", friction=0.5)
+    return kp.Simulation(b.build(), _params())
+
+
 def test_a_cube_on_its_four_corners_with_friction_carries_m_g_h_and_never_moves() -> None:
     """A cube resting face down on a hard floor, μ = 0.5, under the hard body law (a second cube
     rests apart, so that the floor's points are solved with the body contacts): every step the
     normal impulses of each cube's corners sum to m g h (1e-12 relative) with no friction needed
     (|Λ_T| <= 1e-12 m g h), and over 2 s neither cube moves by more than 1e-12 m or turns by more
     than 1e-12 rad."""
-    b = kp.ModelBuilder(gravity=(0.0, 0.0, -G))
-    _cube(b, (0.0, 0.0, A))
-    _cube(b, (1.0, 0.3, A))
-    b.add_ground_plane(law="hard", friction=0.5)
-    b.set_body_contact(law="hard", friction=0.5)
-    sim = kp.Simulation(b.build(), _params())
+    sim = _cubes_on_the_floor([(0.0, 0.0, A), (1.0, 0.3, A)])
     q0 = sim.state.q.copy()
     for _ in range(2000):
         assert sim.step().converged
@@ -68,13 +73,7 @@ def test_a_cube_bridging_two_cubes_rests_and_shares_its_weight() -> None:
     to 3 m g h, and each lower cube's floor points to m g h plus what the upper cube puts on it
     (each body's balance, 1e-9 relative); over 2 s no cube moves by more than 1e-12 m; no gap
     below −1e-12 m."""
-    b = kp.ModelBuilder(gravity=(0.0, 0.0, -G))
-    _cube(b, (-0.15, 0.0, A))
-    _cube(b, (0.15, 0.0, A))
-    _cube(b, (0.0, 0.0, 3 * A))
-    b.add_ground_plane(law="hard", friction=0.5)
-    b.set_body_contact(law="hard", friction=0.5)
-    sim = kp.Simulation(b.build(), _params())
+    sim = _cubes_on_the_floor([(-0.15, 0.0, A), (0.15, 0.0, A), (0.0, 0.0, 3 * A)])
     q0 = sim.state.q.copy()
     for _ in range(2000):
         assert sim.step().converged
