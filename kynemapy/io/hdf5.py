@@ -6,7 +6,11 @@ File layout (N = n_nodes, C = n_constraints, n = committed rows; SI units):
     ``kynemapy_version``, ``created`` (ISO 8601, UTC), ``units`` (JSON object
     dataset → unit), ``writer_pid`` and ``writer_host`` (the writing process),
     ``output_every`` (the spacing of the recorded steps, written by the run driver; a resumed
-    run keeps it) and the user's ``attrs``.
+    run keeps it) and the user's ``attrs``.  Text attributes, here and below, are fixed-length
+    UTF-8 strings (h5py reads them as ``bytes``), kept in the checksummed object headers;
+    earlier files hold variable-length strings, in HDF5's unchecksummed global heap, which
+    :func:`read` reads in a child process first (:mod:`kynemapy.io.heap_guard`), so that a
+    damaged heap raises :class:`ResultFileError` instead of hanging.
 ``/model``
     every field of :class:`kynemapy.Model`: arrays as datasets (exact dtype and
     shape; attribute ``crc32``: CRC-32 of the array's bytes), integer counts as attributes.

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import h5py
 import numpy as np
 
 from kynemapy.engine.data import Inputs, State
@@ -263,6 +264,22 @@ def attr_value(value: Any) -> Any:
     return value
 
 
+def set_attr(attrs: h5py.AttributeManager, key: str, value: Any) -> None:
+    """Store ``value`` as attribute ``key``; text as a fixed-length UTF-8 string.
+
+    Fixed length keeps the text inside the object's header, which the file format checksums;
+    variable-length strings (what h5py writes for ``str``, and earlier kynemapy files hold) live in
+    the file's global heap, which carries no checksum: HDF5 reads a damaged one as other text,
+    or never returns (:mod:`kynemapy.io.heap_guard`).
+    """
+    if isinstance(value, str):
+        data = value.encode("utf-8")
+        n = max(len(data), 1)
+        attrs.create(key, np.array(data, dtype=f"S{n}"), dtype=h5py.string_dtype("utf-8", n))
+    else:
+        attrs[key] = value
+
+
 def decode(value: Any) -> Any:
     if isinstance(value, bytes):
         return value.decode("utf-8")
@@ -304,4 +321,5 @@ __all__ = [
     "model_difference",
     "restart_shapes",
     "row_shapes",
+    "set_attr",
 ]

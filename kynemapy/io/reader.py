@@ -27,6 +27,7 @@ from kynemapy.io.errors import (
     ResultFileError,
     ResultFileWarning,
 )
+from kynemapy.io.heap_guard import check_text_attributes
 from kynemapy.io.layout import (
     NO_BEAMS,
     RESTART_INPUTS,
@@ -237,6 +238,7 @@ def _open(path: str, *, salvage: bool = False) -> tuple[h5py.File, str | None]:
             try:
                 f = open_patched(path, sb, size)
                 try:
+                    check_text_attributes(f, path)
                     _check_kynemapy(f, path)
                 except BaseException:
                     f.close()
@@ -258,6 +260,7 @@ def _open(path: str, *, salvage: bool = False) -> tuple[h5py.File, str | None]:
         try:
             f = open_patched(path, sb, size)
             try:
+                check_text_attributes(f, path)
                 _check_kynemapy(f, path)
                 if "checksums" not in f:  # an older file: rows read as zeros cannot be told from data
                     raise ResultFileError(message + "; written without checksums: the intact rows are unknown", path)
@@ -286,6 +289,7 @@ def _open(path: str, *, salvage: bool = False) -> tuple[h5py.File, str | None]:
         try:
             with open_patched(path, sb, size) as f:
                 _check_kynemapy(f, path, layout=False)
+                check_text_attributes(f, path)
                 alive = _writer_alive(f)
         except ResultFileError:
             raise
@@ -300,6 +304,7 @@ def _open(path: str, *, salvage: bool = False) -> tuple[h5py.File, str | None]:
                 ) from None
             try:
                 _check_kynemapy(f, path)
+                check_text_attributes(f, path)
             except BaseException:
                 f.close()
                 raise
@@ -325,6 +330,7 @@ def _open(path: str, *, salvage: bool = False) -> tuple[h5py.File, str | None]:
         raise ResultFileError(f"{path}: not a readable HDF5 file ({exc})", path) from None
     try:
         _check_kynemapy(f, path)
+        check_text_attributes(f, path)
     except BaseException as exc:
         f.close()
         if isinstance(exc, (OSError, RuntimeError, KeyError)) and not isinstance(exc, ResultFileError):

@@ -43,6 +43,7 @@ from kynemapy.io.layout import (
     model_difference,
     restart_shapes,
     row_shapes,
+    set_attr,
 )
 from kynemapy.io.lock import WriterLock
 from kynemapy.io.paths import file_path
@@ -199,19 +200,19 @@ class ResultWriter:
         self._laid_out = True
 
     def _create_attrs(self, f: h5py.File, attrs: Mapping[str, Any] | None) -> None:
-        f.attrs["kynemapy_version"] = kynemapy.__version__
-        f.attrs["created"] = datetime.datetime.now(datetime.UTC).isoformat()
+        set_attr(f.attrs, "kynemapy_version", kynemapy.__version__)
+        set_attr(f.attrs, "created", datetime.datetime.now(datetime.UTC).isoformat())
         units = {k: u for k, u in UNITS.items() if self.restart or not k.startswith("restart/")}
         units |= {name: EXTRA_GROUPS[name.split("/")[0]][name.split("/")[1]][1] for name in self._extra_shapes}
-        f.attrs["units"] = json.dumps(units, ensure_ascii=False)
+        set_attr(f.attrs, "units", json.dumps(units, ensure_ascii=False))
         # who writes the file: a reader that finds it still marked "open for writing" clears the
         # marks only when this process no longer runs
         f.attrs["writer_pid"] = os.getpid()
-        f.attrs["writer_host"] = socket.gethostname()
+        set_attr(f.attrs, "writer_host", socket.gethostname())
         for key, value in (attrs or {}).items():
             if key in RESERVED:
                 raise ValueError(f"ResultWriter: attribute {key!r} is reserved")
-            f.attrs[key] = attr_value(value)
+            set_attr(f.attrs, key, attr_value(value))
 
     def _create_layout(self, f: h5py.File) -> None:
         gm = f.create_group("model")
@@ -226,7 +227,7 @@ class ResultWriter:
                 gm.attrs[name] = int(value)
         gp = f.create_group("params")
         for fld in dataclasses.fields(StepParameters):
-            gp.attrs[fld.name] = getattr(self.params, fld.name)
+            set_attr(gp.attrs, fld.name, getattr(self.params, fld.name))
         gd = gp.create_group("derived")
         for name in ("alpha_m", "alpha_f", "gamma", "beta"):
             gd.attrs[name] = float(getattr(self.params, name))
@@ -240,8 +241,8 @@ class ResultWriter:
         extra = list(self._extra_shapes)
         width = 2 + len(ROW_NAMES) + len(extra)
         ck = f.create_dataset("checksums", shape=(0, width), maxshape=(None, width), chunks=(64, width), dtype=np.int64)
-        ck.attrs["columns"] = json.dumps(["first_row", "stop_row", *ROW_NAMES, *extra])
-        ck.attrs["algorithm"] = DIGEST_ALGORITHM
+        set_attr(ck.attrs, "columns", json.dumps(["first_row", "stop_row", *ROW_NAMES, *extra]))
+        set_attr(ck.attrs, "algorithm", DIGEST_ALGORITHM)
         f.create_dataset("committed", shape=(1,), dtype=np.int64, data=np.zeros(1, dtype=np.int64))
         f.create_dataset("closed", shape=(1,), dtype=np.int64, data=np.zeros(1, dtype=np.int64))
         if self.restart:
@@ -250,7 +251,7 @@ class ResultWriter:
                 gr.create_dataset(name, shape=(2, *shape), dtype=dtype, fillvalue=0)
             gr.create_dataset("slot_info", data=self._slot_info)
             sc = gr.create_dataset("slot_crc", shape=(2,), dtype=np.int64, data=np.full(2, -1, dtype=np.int64))
-            sc.attrs["algorithm"] = SLOT_ALGORITHM
+            set_attr(sc.attrs, "algorithm", SLOT_ALGORITHM)
 
     # ---------------------------------------------------------------- context
     def __enter__(self) -> ResultWriter:

@@ -194,7 +194,7 @@ def test_the_checksums_are_the_documented_xxh3_digests(whole: Path) -> None:
     of its arrays run together (State's fields, then Inputs'): what another reader would compute."""
     with h5py.File(whole, "r") as f:
         ck = f["checksums"]
-        assert ck.attrs["algorithm"].startswith("XXH3-64")
+        assert ck.attrs["algorithm"].decode().startswith("XXH3-64")
         columns = json.loads(ck.attrs["columns"])
         records = ck[()]
         committed = int(f["committed"][0])
@@ -205,7 +205,7 @@ def test_the_checksums_are_the_documented_xxh3_digests(whole: Path) -> None:
             for k, name in enumerate(columns[2:]):
                 assert int(rec[2 + k]) == xxh3_int64(f[name][a:b]), (name, a, b)
         gr = f["restart"]
-        assert gr["slot_crc"].attrs["algorithm"].startswith("XXH3-64")
+        assert gr["slot_crc"].attrs["algorithm"].decode().startswith("XXH3-64")
         slot = int(np.argmax(gr["slot_info"][:, 1]))
         names = [*kp.State._fields, *kp.Inputs._fields]
         joined = b"".join(np.ascontiguousarray(gr[name][slot]).tobytes() for name in names)
@@ -324,7 +324,7 @@ def test_a_killed_writers_file_opens_in_any_hdf5_reader_after_kynemapy_touched_i
         r = read(killed)
     assert r.committed == 0 and not r.closed_cleanly
     with h5py.File(killed, "r") as f:  # a plain HDF5 reader, no h5clear
-        assert int(f["committed"][0]) == 0 and f.attrs["kynemapy_version"] == kp.__version__
+        assert int(f["committed"][0]) == 0 and f.attrs["kynemapy_version"].decode() == kp.__version__
     again = read(killed)  # no warning the second time, still not a clean close
     assert not again.closed_cleanly
     assert read(done).closed_cleanly and read(done).committed == 201
