@@ -11,8 +11,7 @@ import numpy as np
 import pytest
 
 import kynemapy as kp
-from kynemapy.io import ResultFileError, read
-from kynemapy.io import heap_guard
+from kynemapy.io import ResultFileError, heap_guard, read
 
 
 @pytest.fixture(scope="module")
