@@ -58,7 +58,7 @@ def quat_to_matrix(q, out):
     out[2, 2] = w * w - x * x - y * y + z * z
 
 
-@njit(inline=True)
+@njit
 def rot(q, v):
     """``R(q) v`` as a 3-tuple, for a quaternion ``q`` (4,) and a 3-vector ``v`` (a (3,) array or a 3-tuple).
 

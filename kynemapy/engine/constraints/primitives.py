@@ -47,7 +47,7 @@ def joint_points(X0, geom, qb, qt):
     return ra, rb, d
 
 
-@njit(inline=True)
+@njit
 def add_skew(k, a, b, r0, c0, s, u):
     """``k[a, b, r0:r0+3, c0:c0+3] += s ũ``."""
     for i in range(3):
@@ -55,7 +55,7 @@ def add_skew(k, a, b, r0, c0, s, u):
             k[a, b, r0 + i, c0 + j] += s * tilde_entry(u, i, j)
 
 
-@njit(inline=True)
+@njit
 def add_skew_skew(k, a, b, r0, c0, s, u, v):
     """``k[a, b, r0:r0+3, c0:c0+3] += s ũ ṽ`` (``ũ ṽ = v uᵀ − (u·v) I``)."""
     uv = dot(u, v)
