@@ -44,9 +44,9 @@ ANNOUNCED: dict[str, tuple[str, float]] = {
 #: lazily typed kernels whose first compilation takes long enough to announce: module and
 #: qualified name -> what the user is told, and its CPU time measured on a 2-core machine [s]
 LAZY_ANNOUNCED: dict[str, tuple[str, float]] = {
-    "kynemapy.run.hard_bodies.scene_contacts": ("the scene query of hard contact between bodies", 13.0),
-    "kynemapy.run.hard_bodies.solve_blocks": ("the hard body contact solver", 2.0),
-    "kynemapy.run.hard_bodies.friction_sweeps": ("the hard body friction sweeps", 1.0),
+    "kynemapy.run.body_query.scene_contacts": ("the scene query of hard contact between bodies", 13.0),
+    "kynemapy.run.body_blocks.solve_blocks": ("the hard body contact solver", 2.0),
+    "kynemapy.run.body_blocks.friction_sweeps": ("the hard body friction sweeps", 1.0),
     "kynemapy.run.contact_newton.newton_contacts": ("the hard body contacts' Newton solver", 4.0),
     "kynemapy.run.hard_contact.position_step": ("the hard contact correction", 4.0),
     "kynemapy.run.hard_contact.velocity_jump": ("the hard contact velocity jump", 1.0),

@@ -1,7 +1,7 @@
 """A nonsmooth Newton solver of the frictional contact problem on one island of contacts
 (docs/contact.md, "Hard contact between bodies").
 
-The problem of :func:`kynemapy.run.hard_bodies.solve_blocks`: C contacts, each with a normal row
+The problem of :func:`kynemapy.run.body_blocks.solve_blocks`: C contacts, each with a normal row
 and two tangential rows of ``G``, ``u = W Λ + b`` with ``W = G M⁻¹ Gᵀ`` (the Delassus matrix,
 symmetric positive semi-definite and singular where rows are redundant: a box on four corners),
 Signorini's law in the normal row and Coulomb's disk ``|Λ_T| <= μ Λ_N`` in the tangential pair.

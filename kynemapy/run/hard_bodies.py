@@ -12,12 +12,14 @@ points against hard ground planes (:mod:`kynemapy.run.hard_contact`).  This modu
   sphere and capsule pairs by their axes' closest points, sphere– and capsule–box, box–box by
   the separating axes and face clipping or edge–edge), and the last step's contacts and
   impulses;
-* :func:`scene_contacts`: that query, compiled (``kynemapy._jit.njit``), allocation-free;
-* :func:`solve_blocks`: the frictional contact problem by projected Gauss–Seidel over the
-  contacts' 3×3 blocks with the bodies' inverse mass blocks (the Delassus matrix is never
-  formed: each sweep costs linear time in the contacts);
-* :func:`normal_lcp`: the normal problem solved exactly (a least-distance program), which
-  finishes the sweeps where they stall (:meth:`HardBodies._solve`).
+* the position correction and the velocity jump of each step (:meth:`HardBodies._solve`): the
+  frictional contact problem by the sweeps of :mod:`kynemapy.run.body_blocks`, the
+  frictionless solution where nothing slips, the nonsmooth Newton finisher of
+  :mod:`kynemapy.run.contact_newton` and the exact normal solve where the sweeps stall.
+
+The query itself, compiled and allocation-free, and the contacts' Jacobian rows are in
+:mod:`kynemapy.run.body_query`; the sweeps and the exact normal solve in
+:mod:`kynemapy.run.body_blocks`.
 
 The columns of ``Model.hard_shapes`` (S, 16): node, kind code (0 sphere, 1 capsule, 2 box), the
 centre's offset from the node at the reference configuration (3) [m], the local axes' quaternion
@@ -36,20 +38,23 @@ from typing import Any
 
 import numpy as np
 
-from kynemapy._jit import njit
-from kynemapy.collision.broad import aabbs, insertion_sort
-from kynemapy.collision.broad import sweep as sweep_pairs
-from kynemapy.collision.narrow import BOX, ROW, collide
-from kynemapy.collision.shapes import world_poses
+from kynemapy.collision.narrow import BOX, ROW
 from kynemapy.model import Model
 from kynemapy.model.errors import ModelError
-from kynemapy.run.contact_newton import NEWTON_ITERATIONS, newton_contacts, response_columns
+from kynemapy.run.body_blocks import (
+    clip_groups,
+    contact_islands,
+    friction_sweeps,
+    node_blocks,
+    normal_lcp,
+    solve_blocks,
+)
+from kynemapy.run.body_query import MAX_POINTS, jacobian_rows, rotation_matrices, scene_contacts, tangent_frames
+from kynemapy.run.contact_newton import NEWTON_ITERATIONS, newton_contacts
 from kynemapy.run.hard_contact import GAP_TOLERANCE, contact_geometry
 
 #: the narrow phase's points with a gap up to this are returned [m] (the set's candidates)
 QUERY_MARGIN = 1.0e-6
-#: the most points one pair of shapes gives (box–box face clipping: 8)
-MAX_POINTS = 8
 #: the most iterations of the position correction (its friction held after a stalled solve, the
 #: iterations converge linearly: 10 for a 100-box pile's landing)
 MAX_BODY_ITERATIONS = 50
@@ -71,8 +76,6 @@ BLOCK_RESIDUAL = 1.0e-14
 STALLED_ITERATIONS = 3
 #: up to this many contacts, :func:`normal_lcp` solves them as one problem (islands apart above)
 ONE_ISLAND = 300
-#: the least-squares refinements of :func:`normal_lcp`'s active multipliers
-REFINE_STEPS = 2
 #: the most rounds of "normal impulses exactly with the friction held, then the friction by
 #: sweeps with the normal impulses held" (:meth:`HardBodies._solve`)
 STAGGER_ROUNDS = 10
@@ -82,12 +85,6 @@ BLOCK_TOLERANCE = 1.0e-14
 #: the most sweeps of :func:`solve_blocks` before the normal problem is solved exactly with the
 #: friction held (:meth:`HardBodies._solve`)
 FRICTION_SWEEPS = 500
-#: the sweeps also end when the change of u has not halved for this many sweeps and is below
-#: ``FLOOR_TOLERANCE`` times the largest |b| (the round-off floor of the incremental updates of
-#: y, or Λ drifting along the null space of a singular Delassus matrix, a box on four corners,
-#: while u stays put); the solve is then finished as after ``FRICTION_SWEEPS``
-STALL_SWEEPS = 50
-FLOOR_TOLERANCE = 1.0e-9
 #: a point joins the position correction's set when its gap is at most this [m] (a point left open
 #: by a few 1e-11 m at the end of a step, as a redundant support can be, is still a support: left
 #: out, its body would fall through the smooth step's h² g and be caught one iteration late)
@@ -117,502 +114,6 @@ def has_hard_bodies(model: Model) -> bool:
     return table is not None and np.asarray(table).shape[0] > 0
 
 
-@njit
-def scene_contacts(
-    x0: np.ndarray,
-    q: np.ndarray,
-    node: np.ndarray,
-    kind: np.ndarray,
-    offset: np.ndarray,
-    frame: np.ndarray,
-    dims: np.ndarray,
-    group: np.ndarray,
-    mask: np.ndarray,
-    excluded: np.ndarray,
-    margin: float,
-    scratch: tuple,
-    pairs: np.ndarray,
-    out: np.ndarray,
-    owner: np.ndarray,
-) -> int:
-    """Every contact point between two shapes with a gap up to ``margin`` at node states q.
-
-    Broad phase: the shapes' world AABBs grown by ``margin``, sorted along the axis of their
-    lower corners' largest spread (insertion sort on the previous order, nearly linear while
-    the scene moves little), swept once; pairs on the same node, refused by the filter
-    (``group & mask`` both ways) or excluded are skipped.  Narrow phase:
-    :func:`kynemapy.collision.narrow.collide` on each candidate pair, lower shape id as A.
-
-    Parameters
-    ----------
-    x0 : (N, 7) ndarray of float
-        The nodes' reference positions [m] (columns 0:3 used).
-    q : (N, 7) ndarray of float
-        Node displacements [m] and rotation quaternions (w, x, y, z).
-    node, kind : (S,) ndarray of int64
-        Each shape's node and kind code.
-    offset : (S, 3) ndarray of float
-        The centre's offset from the node at the reference configuration [m].
-    frame : (S, 4) ndarray of float
-        The local axes' quaternion at the reference configuration.
-    dims : (S, 3) ndarray of float
-        The shape table's dimensions [m].
-    group, mask : (S,) ndarray of int64
-        The filter's bit masks.
-    excluded : (E,) ndarray of int64
-        Excluded shape pairs as sorted keys ``a S + b`` (a < b).
-    margin : float
-        Points with a larger gap are left out [m].
-    scratch : tuple
-        ``(positions (N, 3), rotations (N, 4), pos (S, 3), quat (S, 4), lo (S, 3), hi (S, 3),
-        order (S,) int64, key (S,), poly (2, 16, 3))``; ``order`` keeps the last sort.
-    pairs : (P, 2) ndarray of int64
-        Out: the candidate pairs.
-    out : (R, 10) ndarray of float
-        Out: the contact rows (:mod:`kynemapy.collision.narrow`), R >= 8 P.
-    owner : (R,) ndarray of int64
-        Out: each row's pair.
-
-    Returns
-    -------
-    int
-        The rows written; ``−(candidate pairs)`` when ``pairs`` is too small (nothing written
-        then: call again with P at least that).
-    """
-    positions, rotations, pos, quat, lo, hi, order, key, poly = scratch
-    for i in range(q.shape[0]):
-        for c in range(3):
-            positions[i, c] = x0[i, c] + q[i, c]
-        for c in range(4):
-            rotations[i, c] = q[i, 3 + c]
-    s = node.shape[0]
-    world_poses(node, offset, frame, positions, rotations, pos, quat)
-    aabbs(kind, dims, pos, quat, margin, lo, hi)
-    best, axis_ = -1.0, 0
-    for c in range(3):
-        mean = 0.0
-        for i in range(s):
-            mean += lo[i, c]
-        mean /= max(s, 1)
-        var = 0.0
-        for i in range(s):
-            var += (lo[i, c] - mean) ** 2
-        if var > best:
-            best, axis_ = var, c
-    for i in range(s):
-        key[i] = lo[i, axis_]
-    insertion_sort(key, order)
-    # no joints in a model under the hard body law: no joined node pairs (an empty key list)
-    count = sweep_pairs(lo, hi, order, axis_, node, group, mask, excluded, excluded[:0], 1, pairs)
-    if count > pairs.shape[0] or MAX_POINTS * count > out.shape[0]:
-        return -count
-    rows = 0
-    for p in range(count):
-        a, b = pairs[p, 0], pairs[p, 1]
-        k = collide(kind[a], pos[a], quat[a], dims[a], kind[b], pos[b], quat[b], dims[b], margin,
-                    out[rows : rows + MAX_POINTS], poly)  # fmt: skip
-        for r in range(rows, rows + k):
-            owner[r] = p
-        rows += k
-    return rows
-
-
-@njit
-def solve_blocks(
-    na: np.ndarray,
-    nb: np.ndarray,
-    ja: np.ndarray,
-    jb: np.ndarray,
-    minv: np.ndarray,
-    b: np.ndarray,
-    mu: np.ndarray,
-    lam: np.ndarray,
-    y: np.ndarray,
-    scratch: tuple,
-    tolerance: float,
-    residual: float,
-    max_sweeps: int,
-) -> int:
-    """The frictional contact problem ``u = G M⁻¹ Gᵀ Λ + b`` of C contacts by projected
-    Gauss–Seidel over their 3×3 blocks, with ``y = M⁻¹ Gᵀ Λ`` kept per node.
-
-    For each contact c (rows 3c .. 3c + 2 of G: normal, two tangents): ``u_N >= 0``,
-    ``Λ_N >= 0``, ``u_N Λ_N = 0`` (Signorini) and ``|Λ_T| <= μ_c Λ_N``,
-    ``Λ_T = −μ_c Λ_N u_T/|u_T|`` where ``u_T != 0`` (Coulomb), as
-    :func:`kynemapy.run.hard_contact.solve_cone` (the same steps: the normal by its diagonal,
-    the tangential pair by the largest eigenvalue of its 2×2 block, projected on the disk), but
-    each block's u from the nodes' ``y`` (``u_c = b_c + J_A,c y_A + J_B,c y_B``) and each update
-    added to ``y``: a sweep costs O(C), the Delassus matrix is never formed.  Stops when a sweep
-    changes no component of u by more than ``tolerance`` times the largest |b|.  Frictional
-    projected Gauss–Seidel need not converge (it cycles, or creeps at a rate near 1, where a
-    body tumbles on several corners or rows are nearly redundant): the caller finishes such a
-    solve (:meth:`HardBodies._solve`).
-
-    Parameters
-    ----------
-    na, nb : (C,) ndarray of int64
-        The nodes of each contact's bodies A and B (−1: none, the ground).
-    ja, jb : (C, 3, 6) ndarray of float
-        The rows over A's and B's six DOFs (translations, rotations).
-    minv : (N, 6, 6) ndarray of float
-        Each node's inverse mass block (zero rows and columns past its DOFs).
-    b : (C, 3) ndarray of float
-        The free term.
-    mu : (C,) ndarray of float
-        Coulomb coefficients.
-    lam : (C, 3) ndarray of float
-        In: the start; out: the solution Λ (the last sweep's where not converged).
-    y : (N, 6) ndarray of float
-        Out: ``M⁻¹ Gᵀ Λ`` per node.
-    scratch : tuple
-        ``(wa (C, 6, 3), wb (C, 6, 3), dd (C, 3, 3), rho (C,), u (C, 3))``.
-    tolerance : float
-        The relative tolerance on u.
-    residual : float
-        Converged also needs every ``u_N >= −residual`` and ``|u_N| <= residual`` where
-        ``Λ_N > 0`` [m or m/s].
-    max_sweeps : int
-        The most sweeps.
-
-    Returns
-    -------
-    int
-        The sweeps done; their count negated when the tolerance was not reached (the change
-        of u stalled, see :data:`STALL_SWEEPS`, or ``max_sweeps`` were done); 0 when b = 0.
-    """
-    wa, wb, dd, rho, u = scratch
-    nc = na.shape[0]
-    for i in range(y.shape[0]):
-        for r in range(6):
-            y[i, r] = 0.0
-    scale = 0.0
-    for c in range(nc):
-        for s in range(3):
-            if abs(b[c, s]) > scale:
-                scale = abs(b[c, s])
-    if scale == 0.0:
-        for c in range(nc):
-            for s in range(3):
-                lam[c, s] = 0.0
-        return 0
-    response_columns(na, nb, ja, jb, minv, wa, wb)
-    for c in range(nc):
-        for s in range(3):
-            for t in range(3):
-                v = 0.0
-                for r in range(6):
-                    v += ja[c, s, r] * wa[c, r, t] + jb[c, s, r] * wb[c, r, t]
-                dd[c, s, t] = v
-        p, o, m = dd[c, 1, 1], dd[c, 1, 2], dd[c, 2, 2]
-        rho[c] = 0.5 * (p + m) + np.sqrt(0.25 * (p - m) * (p - m) + o * o)
-        for r in range(6):
-            for s in range(3):
-                if na[c] >= 0:
-                    y[na[c], r] += wa[c, r, s] * lam[c, s]
-                if nb[c] >= 0:
-                    y[nb[c], r] += wb[c, r, s] * lam[c, s]
-    _rates(na, nb, ja, jb, b, y, u)
-    done, status = _sweeps(na, nb, ja, jb, b, mu, lam, y, wa, wb, dd, rho, u, tolerance, residual, max_sweeps)
-    return done if status == 0 else -done
-
-
-@njit
-def _sweeps(na, nb, ja, jb, b, mu, lam, y, wa, wb, dd, rho, u, tolerance, residual, max_sweeps, tangential=False):
-    """Projected Gauss–Seidel sweeps of :func:`solve_blocks`; returns the sweeps and how they
-    ended: 0 the tolerance met, 1 stalled at the floor (:data:`STALL_SWEEPS`), 2 ``max_sweeps``
-    reached."""
-    nc = na.shape[0]
-    scale = 0.0
-    for c in range(nc):
-        for s in range(3):
-            if abs(b[c, s]) > scale:
-                scale = abs(b[c, s])
-    if scale == 0.0:
-        scale = 1.0
-    best, best_sweep = np.inf, 0
-    for sweep in range(max_sweeps):
-        for c in range(nc):
-            a_, b_ = na[c], nb[c]
-            un = b[c, 0]
-            for r in range(6):
-                if a_ >= 0:
-                    un += ja[c, 0, r] * y[a_, r]
-                if b_ >= 0:
-                    un += jb[c, 0, r] * y[b_, r]
-            dnn = dd[c, 0, 0]
-            if dnn <= 0.0:
-                continue
-            new = lam[c, 0] - un / dnn
-            if new < 0.0:
-                new = 0.0
-            if tangential:
-                new = lam[c, 0]  # the normal impulses held
-            dl = new - lam[c, 0]
-            lam[c, 0] = new
-            if dl != 0.0:
-                for r in range(6):
-                    if a_ >= 0:
-                        y[a_, r] += wa[c, r, 0] * dl
-                    if b_ >= 0:
-                        y[b_, r] += wb[c, r, 0] * dl
-            if mu[c] <= 0.0 or rho[c] <= 0.0:
-                if lam[c, 1] != 0.0 or lam[c, 2] != 0.0:
-                    for r in range(6):
-                        for s in (1, 2):
-                            if a_ >= 0:
-                                y[a_, r] -= wa[c, r, s] * lam[c, s]
-                            if b_ >= 0:
-                                y[b_, r] -= wb[c, r, s] * lam[c, s]
-                    lam[c, 1] = 0.0
-                    lam[c, 2] = 0.0
-                continue
-            u1 = b[c, 1]
-            u2 = b[c, 2]
-            for r in range(6):
-                if a_ >= 0:
-                    u1 += ja[c, 1, r] * y[a_, r]
-                    u2 += ja[c, 2, r] * y[a_, r]
-                if b_ >= 0:
-                    u1 += jb[c, 1, r] * y[b_, r]
-                    u2 += jb[c, 2, r] * y[b_, r]
-            t1 = lam[c, 1] - u1 / rho[c]
-            t2 = lam[c, 2] - u2 / rho[c]
-            radius = mu[c] * new
-            norm = np.sqrt(t1 * t1 + t2 * t2)
-            if norm > radius:
-                if norm > 0.0:
-                    t1 *= radius / norm
-                    t2 *= radius / norm
-                else:
-                    t1 = 0.0
-                    t2 = 0.0
-            d1 = t1 - lam[c, 1]
-            d2 = t2 - lam[c, 2]
-            lam[c, 1] = t1
-            lam[c, 2] = t2
-            for r in range(6):
-                if a_ >= 0:
-                    y[a_, r] += wa[c, r, 1] * d1 + wa[c, r, 2] * d2
-                if b_ >= 0:
-                    y[b_, r] += wb[c, r, 1] * d1 + wb[c, r, 2] * d2
-        change = 0.0
-        for c in range(nc):
-            for s in range(3):
-                v = b[c, s]
-                for r in range(6):
-                    if na[c] >= 0:
-                        v += ja[c, s, r] * y[na[c], r]
-                    if nb[c] >= 0:
-                        v += jb[c, s, r] * y[nb[c], r]
-                if abs(v - u[c, s]) > change:
-                    change = abs(v - u[c, s])
-                u[c, s] = v
-        if change <= tolerance * scale:
-            # u no longer changes; where Λ drifts along a singular Delassus matrix's null space
-            # u can stop short of Signorini's law: then not converged
-            for c in range(nc):
-                if tangential:
-                    break
-                if u[c, 0] < -residual or (lam[c, 0] > 0.0 and u[c, 0] > residual):
-                    return sweep + 1, 1
-            return sweep + 1, 0
-        if change < 0.5 * best:
-            best, best_sweep = change, sweep
-        elif sweep - best_sweep >= STALL_SWEEPS and best <= FLOOR_TOLERANCE * scale:
-            return sweep + 1, 1  # at the round-off floor of the updates of y
-    return max_sweeps + 1, 2
-
-
-@njit
-def friction_sweeps(
-    na: np.ndarray, nb: np.ndarray, ja: np.ndarray, jb: np.ndarray, b: np.ndarray, mu: np.ndarray, lam: np.ndarray,
-    y: np.ndarray, scratch: tuple, tolerance: float, max_sweeps: int,
-) -> int:  # fmt: skip
-    """Projected Gauss–Seidel sweeps of the tangential rows alone, the normal impulses Λ_N held:
-    each point's Λ_T on its disk ``|Λ_T| <= μ Λ_N`` (a convex problem, where the sweeps converge).
-    ``scratch`` as :func:`solve_blocks` left it (its blocks), ``y = M⁻¹ Gᵀ Λ`` on entry; returns
-    the sweeps (negated when ``max_sweeps`` were done without meeting ``tolerance``)."""
-    wa, wb, dd, rho, u = scratch
-    _rates(na, nb, ja, jb, b, y, u)
-    done, status = _sweeps(na, nb, ja, jb, b, mu, lam, y, wa, wb, dd, rho, u, tolerance, np.inf, max_sweeps, True)
-    return done if status != 2 else -done
-
-
-@njit
-def _rates(na, nb, ja, jb, b, y, u):
-    """``u_c = b_c + J_A,c y_A + J_B,c y_B`` of every contact."""
-    for c in range(na.shape[0]):
-        for s in range(3):
-            v = b[c, s]
-            for r in range(6):
-                if na[c] >= 0:
-                    v += ja[c, s, r] * y[na[c], r]
-                if nb[c] >= 0:
-                    v += jb[c, s, r] * y[nb[c], r]
-            u[c, s] = v
-
-
-@njit
-def node_blocks(
-    indptr: np.ndarray, indices: np.ndarray, vals: np.ndarray, dof_node: np.ndarray, dof_component: np.ndarray,
-    out: np.ndarray,
-) -> float:  # fmt: skip
-    """Each node's diagonal block of a matrix in CSC form (the mass matrix).
-
-    Parameters
-    ----------
-    indptr, indices, vals : ndarray
-        The matrix (n, n) in CSC form.
-    dof_node, dof_component : (n,) ndarray of int64
-        Each DOF's node and component.
-    out : (N, 6, 6) ndarray of float
-        Out: the blocks (zero past a node's DOFs).
-
-    Returns
-    -------
-    float
-        The largest |entry| coupling two different nodes (0 for a block-diagonal matrix).
-    """
-    out[...] = 0.0
-    off = 0.0
-    n = dof_node.shape[0]
-    for j in range(n):
-        nj, cj = dof_node[j], dof_component[j]
-        for k in range(indptr[j], indptr[j + 1]):
-            i = indices[k]
-            if i >= n:
-                continue
-            if dof_node[i] == nj:
-                out[nj, dof_component[i], cj] = vals[k]
-            elif abs(vals[k]) > off:
-                off = abs(vals[k])
-    return off
-
-
-def _clip_groups(lam: np.ndarray, mu: np.ndarray, frame: np.ndarray, group: np.ndarray) -> bool:
-    """Bring each group's friction into its cone, ``|Σ Λ_T| <= μ Σ Λ_N`` over the group's points
-    (the points of one shape pair, or of a shape on a plane: the split of a face's normal load
-    among its corners is not unique, their resultant is), scaling the group's Λ_T (C, 3) in place;
-    whether any group was more than 1e-12 of the largest Λ_N outside its cone."""
-    n_groups = int(group.max(initial=-1)) + 1
-    if n_groups == 0:
-        return False
-    world = lam[:, 1:2] * frame[:, 1] + lam[:, 2:3] * frame[:, 2]
-    force = np.zeros((n_groups, 3))
-    normal = np.zeros(n_groups)
-    mu_g = np.zeros(n_groups)
-    np.add.at(force, group, world)
-    np.add.at(normal, group, lam[:, 0])
-    np.maximum.at(mu_g, group, mu)
-    size = np.linalg.norm(force, axis=1)
-    radius = mu_g * normal
-    big = float(np.max(lam[:, 0], initial=0.0))
-    over = size > radius + 1e-12 * big
-    factor = np.where(size > radius, radius / np.where(size > 0.0, size, 1.0), 1.0)
-    lam[:, 1:] *= factor[group][:, None]
-    return bool(np.any(over))
-
-
-def _islands(na: np.ndarray, nb: np.ndarray) -> np.ndarray:
-    """Each contact's island (C,) int: contacts that share a body (not the ground) are in one."""
-    import scipy.sparse
-    import scipy.sparse.csgraph
-
-    c = na.size
-    if c == 0:
-        return np.zeros(0, dtype=np.int64)
-    n = int(max(na.max(initial=-1), nb.max(initial=-1))) + 1
-    rows, cols = [], []
-    for nodes in (na, nb):
-        has = nodes >= 0
-        rows.append(np.flatnonzero(has))
-        cols.append(c + nodes[has])
-    rows_, cols_ = np.concatenate(rows), np.concatenate(cols)
-    graph = scipy.sparse.coo_matrix((np.ones(rows_.size), (rows_, cols_)), shape=(c + n, c + n))
-    return scipy.sparse.csgraph.connected_components(graph, directed=False)[1][:c].astype(np.int64)
-
-
-def normal_lcp(
-    na: np.ndarray, nb: np.ndarray, jna: np.ndarray, jnb: np.ndarray, chol: np.ndarray, b: np.ndarray,
-    island: np.ndarray | None = None,
-) -> np.ndarray | None:  # fmt: skip
-    """The normal contact problem ``u = G_N M⁻¹ G_Nᵀ λ + b >= 0``, ``λ >= 0``, ``λᵀ u = 0``,
-    solved exactly, island by island, as Lawson and Hanson's least-distance program.
-
-    With ``M⁻¹ = C Cᵀ`` (each body's block) and ``A = Cᵀ G_Nᵀ``, the problem is the optimality
-    condition of ``min ½ |w|²`` subject to ``Aᵀ w >= −b`` (w = C⁻¹ U, U the bodies' motion, unique
-    even where the rows are redundant: a face's corners on a face), which is the non-negative
-    least-squares problem ``min |E z − e|``, ``z >= 0``, ``E = [A; −bᵀ]``, e the last unit vector
-    (Lawson & Hanson, Solving Least Squares Problems, 1974, ch. 23): ``λ = z / (−r_last)`` with
-    r = E z − e (scipy.optimize.nnls, an active-set method that handles the degenerate rows).
-
-    Parameters
-    ----------
-    na, nb : (C,) ndarray of int64
-        The nodes of each contact's bodies (−1: the ground).
-    jna, jnb : (C, 6) ndarray of float
-        The normal rows over each body's DOFs.
-    chol : (N, 6, 6) ndarray of float
-        Each node's lower Cholesky factor C of its inverse mass block (zero for nodes without
-        shapes).
-    b : (C,) ndarray of float
-        The free term.
-    island : (C,) ndarray of int64, optional
-        Each contact's island (:func:`_islands`; computed when not given).
-
-    Returns
-    -------
-    (C,) ndarray of float or None
-        λ; None when an island has no solution (its rows cannot all be met).
-    """
-    import scipy.optimize
-
-    out = np.zeros(b.size)
-    if island is None:
-        island = _islands(na, nb)
-    # each contact's columns of A = Cᵀ G_Nᵀ: (C, 6) for body A and for body B
-    cols_a = np.einsum("cji,cj->ci", chol[np.maximum(na, 0)], jna)
-    cols_b = np.einsum("cji,cj->ci", chol[np.maximum(nb, 0)], jnb)
-    order = np.argsort(island, kind="stable")
-    bounds = np.flatnonzero(np.diff(island[order])) + 1
-    for idx in np.split(order, bounds):
-        if not np.any(b[idx] < 0.0):
-            continue  # nothing pushes: λ = 0
-        nodes, local = np.unique(np.concatenate([na[idx], nb[idx]]), return_inverse=True)
-        k = idx.size
-        a = np.zeros((6 * nodes.size + 1, k))
-        col = np.arange(k)
-        for which, cols, node in ((0, cols_a, na), (1, cols_b, nb)):
-            place = local[which * k : (which + 1) * k]
-            has = node[idx] >= 0
-            rows = 6 * place[has][:, None] + np.arange(6)
-            np.add.at(a, (rows, col[has][:, None]), cols[idx][has])
-        # λ is linear in b: solved for b / |b|_max (the last row on the scale of the others)
-        scale = float(np.max(np.abs(b[idx])))
-        a[-1] = -b[idx] / scale
-        e = np.zeros(a.shape[0])
-        e[-1] = 1.0
-        z, _ = scipy.optimize.nnls(a, e, maxiter=50 * max(idx.size, 10))
-        last = float(a[-1] @ z - 1.0)
-        if last >= 0.0:
-            return None
-        lam = scale * z / -last
-        # refinement on the active rows: the program's precision is relative to |b|, which in the
-        # position correction holds the whole correction (1e-4 m): u there to a few 1e-11 m,
-        # brought to round-off by a least-squares correction of the active multipliers
-        body = a[:-1]
-        for _ in range(REFINE_STEPS):
-            act = np.flatnonzero(lam > 0.0)
-            if act.size == 0:
-                break
-            u = body.T @ (body @ lam) + b[idx]
-            d_aa = body[:, act].T @ body[:, act]
-            step = np.linalg.lstsq(d_aa, -u[act], rcond=1e-13)[0]
-            lam[act] = np.maximum(lam[act] + step, 0.0)
-        out[idx] = lam
-    return out
-
-
 def empty_record() -> dict[str, np.ndarray]:
     """:attr:`HardBodies.last` without contacts (empty arrays of the right shapes)."""
     i, f = np.zeros(0, dtype=np.int64), np.zeros(0)
@@ -621,46 +122,6 @@ def empty_record() -> dict[str, np.ndarray]:
         "normal": np.zeros((0, 3)), "tangents": np.zeros((0, 2, 3)), "gap": f, "normal_impulse": f.copy(),
         "friction_impulse": np.zeros((0, 2)), "position_impulse": f.copy(),
     }  # fmt: skip
-
-
-def rotation_matrices(quat: np.ndarray) -> np.ndarray:
-    """The rotation matrices (C, 3, 3) of unit quaternions (C, 4) ``(w, x, y, z)``."""
-    w, x, y, z = quat[:, 0], quat[:, 1], quat[:, 2], quat[:, 3]
-    out = np.empty((quat.shape[0], 3, 3))
-    out[:, 0, 0] = 1.0 - 2.0 * (y * y + z * z)
-    out[:, 0, 1] = 2.0 * (x * y - w * z)
-    out[:, 0, 2] = 2.0 * (x * z + w * y)
-    out[:, 1, 0] = 2.0 * (x * y + w * z)
-    out[:, 1, 1] = 1.0 - 2.0 * (x * x + z * z)
-    out[:, 1, 2] = 2.0 * (y * z - w * x)
-    out[:, 2, 0] = 2.0 * (x * z - w * y)
-    out[:, 2, 1] = 2.0 * (y * z + w * x)
-    out[:, 2, 2] = 1.0 - 2.0 * (x * x + y * y)
-    return out
-
-
-def tangent_frames(normal: np.ndarray) -> np.ndarray:
-    """Two unit tangents (C, 2, 3) of unit normals (C, 3), as
-    :func:`kynemapy.run.hard_contact.tangents` row by row: ``t₁ = e × n / |e × n|`` with e the
-    axis least aligned with n (x, y, z in that order on a tie), ``t₂ = n × t₁``."""
-    e = np.zeros_like(normal)
-    e[np.arange(normal.shape[0]), np.argmin(np.abs(normal), axis=1)] = 1.0
-    t1 = np.cross(e, normal)
-    t1 /= np.linalg.norm(t1, axis=1)[:, None]
-    return np.stack([t1, np.cross(normal, t1)], axis=1)
-
-
-def jacobian_rows(frames: np.ndarray, arm: np.ndarray, apart: np.ndarray | None = None) -> np.ndarray:
-    """``[n; t₁; t₂] [I, −arm~]`` (C, 3, 6) of frames (C, 3, 3) (rows n, t₁, t₂) and arms (C, 3) [m]:
-    row s is ``(s, arm × s)`` (``(arm × s) · ω = s · (ω × arm)``).  With ``apart`` (C, 3) [m], the
-    body whose frame turns the normal (body B of a pair): its normal row's rotation part gains
-    ``n × apart``, the derivative of ``n · apart`` as n turns (zero where ``apart`` is along n)."""
-    out = np.empty((frames.shape[0], 3, 6))
-    out[:, :, :3] = frames
-    out[:, :, 3:] = np.cross(arm[:, None, :], frames)
-    if apart is not None:
-        out[:, 0, 3:] += np.cross(frames[:, 0], apart)
-    return out
 
 
 def _lookup(keys: np.ndarray, values: np.ndarray, wanted: np.ndarray) -> np.ndarray:
@@ -1190,7 +651,7 @@ class HardBodies:
         Where the sweeps do not converge (:data:`FRICTION_SWEEPS`; :attr:`held_friction` counts
         these), the problem is finished in rounds (at most :data:`STAGGER_ROUNDS`): the normal
         impulses exactly with the friction held (:func:`normal_lcp`, island by island), each
-        group's friction resultant clipped to the cone of its normal load (:func:`_clip_groups`),
+        group's friction resultant clipped to the cone of its normal load (:func:`clip_groups`),
         then the friction alone by sweeps on its disks with the normal impulses held
         (:func:`friction_sweeps`, a convex problem), until the normal impulses no longer change;
         a last exact normal solve makes non-penetration exact, and Coulomb's law holds as an
@@ -1252,7 +713,7 @@ class HardBodies:
             if node >= 0:
                 chol[node] = np.linalg.cholesky(0.5 * (minv[node] + minv[node].T))
         # islands of contacts that share a body, solved apart where there are many contacts
-        island = _islands(na, nb) if na.size > ONE_ISLAND else np.zeros(na.size, dtype=np.int64)
+        island = contact_islands(na, nb) if na.size > ONE_ISLAND else np.zeros(na.size, dtype=np.int64)
         for _ in range(STAGGER_ROUNDS):
             # the normal impulses exactly, the friction held; then the friction on the new disks
             tangential = lam.copy()
@@ -1266,7 +727,7 @@ class HardBodies:
                 )
             change = float(np.max(np.abs(solved - lam[:, 0]), initial=0.0))
             lam[:, 0] = solved
-            _clip_groups(lam, mu, frame, group)
+            clip_groups(lam, mu, frame, group)
             if frozen or not np.any(mu > 0.0):
                 break
             y = self._response(minv, na, nb, ja, jb, lam)
@@ -1281,7 +742,7 @@ class HardBodies:
         solved = normal_lcp(na, nb, ja[:, 0], jb[:, 0], chol, b_n, island)
         if solved is not None:
             lam[:, 0] = solved
-            _clip_groups(lam, mu, frame, group)
+            clip_groups(lam, mu, frame, group)
         return self._response(minv, na, nb, ja, jb, lam), -sweeps
 
     def _newton(
@@ -1295,7 +756,7 @@ class HardBodies:
         :data:`NEWTON_LOOSE` (``lam`` then holds the best iterates: a position iteration's problem,
         linearized at a state whose friction cannot stick exactly by first-order motions, solved
         again at the next iteration); else None (``lam`` left as given)."""
-        island = _islands(na, nb)
+        island = contact_islands(na, nb)
         exact = True
         out = lam.copy()
         order = np.argsort(island, kind="stable")

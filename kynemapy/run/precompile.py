@@ -181,7 +181,7 @@ def _hard_contact() -> None:
     # hard contact between bodies (kynemapy.run.hard_bodies): a tilted box dropped on a box
     import numpy as np
 
-    from kynemapy.run import hard_bodies
+    from kynemapy.run import body_blocks
 
     b = kp.ModelBuilder(gravity=(0.0, 0.0, -9.81))
     c, s = np.cos(0.1), np.sin(0.1)
@@ -195,7 +195,7 @@ def _hard_contact() -> None:
     one, none = np.zeros(1, dtype=np.int64), np.full(1, -1, dtype=np.int64)
     rows, y = np.zeros((1, 3, 6)), np.zeros((1, 6))
     scratch = (np.zeros((1, 6, 3)), np.zeros((1, 6, 3)), np.zeros((1, 3, 3)), np.zeros(1), np.zeros((1, 3)))
-    hard_bodies.friction_sweeps(none, one, rows, rows, np.zeros((1, 3)), np.ones(1), np.zeros((1, 3)), y, scratch,
+    body_blocks.friction_sweeps(none, one, rows, rows, np.zeros((1, 3)), np.ones(1), np.zeros((1, 3)), y, scratch,
                                 1e-14, 1)  # fmt: skip
     from kynemapy.run.contact_newton import newton_contacts
 
