@@ -158,8 +158,9 @@ def need_exact_beams(d: Data, p: np.ndarray) -> None:
 
 #: expected CPU time of each unit's first compilation on a 2-core machine [s] (with the small
 #: kernels it alone calls), by position in ``Data.units``: the split between two processes
-COST = {BEAMS: 22.0, BODY_JOINTS: 15.0, SPARSE: 8.0, ENGINE: 12.0, CONTACTS: 10.0, ELEMENTS: 9.0,
-        CONSTRAINTS: 11.0, ASSEMBLY: 4.0, BEAMS_FULL: 35.0}  # fmt: skip
+#: (measured 2026-11-29, each unit alone from an empty cache on the AMD EPYC 2-core machine)
+COST = {BEAMS: 16.0, BODY_JOINTS: 11.0, SPARSE: 6.0, ENGINE: 11.5, CONTACTS: 12.0, ELEMENTS: 6.5,
+        CONSTRAINTS: 7.5, ASSEMBLY: 3.0, BEAMS_FULL: 31.0}  # fmt: skip
 
 #: set to 1 to compile in this process only (``KYNEMAPY_COMPILE_JOBS``; default: 2 where two
 #: cores are free)
