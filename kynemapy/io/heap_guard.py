@@ -25,8 +25,12 @@ from kynemapy.io.errors import ResultFileError
 #: (it takes about 0.2 s: starting Python and importing h5py).
 TIME_LIMIT = 20.0
 
-#: The objects whose attributes kynemapy reads as text.
-TEXT_OBJECTS = ("/", "checksums", "params", "restart/slot_crc")
+#: The objects whose attribute types tell a file with variable-length text: the root and the step
+#: parameters, written once at creation by every kynemapy writer (an earlier version's file has
+#: variable-length text there; the child then reads every object's).  Not the growing datasets
+#: (``/checksums``): loading their headers before ``/committed`` is read would show a SWMR
+#: reader of a live file an extent older than the committed rows.
+TEXT_OBJECTS = ("/", "params")
 
 # The child: open the file (a killed writer's file only opens as a SWMR reader) and read every
 # variable-length attribute of every object; exit 3 when the file does not open at all (the
@@ -58,7 +62,7 @@ _checked: set[tuple[str, int, int]] = set()
 
 
 def has_variable_text(f: h5py.File) -> bool:
-    """Whether any object of :data:`TEXT_OBJECTS` in ``f`` holds variable-length attributes.
+    """Whether an object of :data:`TEXT_OBJECTS` in ``f`` holds variable-length attributes.
 
     Only the attributes' types are read (from the checksummed object headers), never their values.
     """

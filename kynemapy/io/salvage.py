@@ -108,6 +108,8 @@ def verify(
         problems.append(("committed", None, None))
         committed = max(0, min(committed, short))
     checked = "checksums" in f
+    if checked and f.swmr_mode:  # a live file: the records' extent as of now, not as first loaded
+        f["checksums"].refresh()
     bad_from: int | None = None
     records = np.zeros((0, 2 + len(ROW_NAMES)), dtype=np.int64)
     if checked:
