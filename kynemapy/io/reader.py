@@ -173,6 +173,21 @@ class Result:
         (n, N, 3, 3) matrices whose columns are the bodies' axes in world coordinates."""
         return world_pose(self.model.x0, self.q)[1]
 
+    @property
+    def body_contact_forces(self) -> np.ndarray | None:
+        """(n, N, 6) the hard body law's mean force [N] and moment about the node [N m] (world
+        frame) on every node in every row, from the other bodies' contacts: the row's recorded
+        ``hard_contact["body_impulse"]`` (summed over the steps since the row before) over the
+        time since that row (0 at the first row); as :func:`kynemapy.run.hard_rows.plane_forces`
+        for the ground planes.  None when the file holds no body impulses (no hard contact
+        between bodies)."""
+        if self.hard_contact is None or "body_impulse" not in self.hard_contact:
+            return None
+        time = np.asarray(self.time, dtype=np.float64)
+        elapsed = np.diff(time, prepend=time[:1])
+        span = np.where(elapsed > 0.0, elapsed, np.inf)[:, None, None]  # [s]
+        return np.asarray(self.hard_contact["body_impulse"], dtype=np.float64) / span
+
     def restart_state(self) -> tuple[State, Inputs]:
         """Fresh, writable :class:`State` and :class:`Inputs` built from :attr:`restart`."""
         if self.restart is None:

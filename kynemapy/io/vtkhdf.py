@@ -31,8 +31,11 @@ contacts (``contacts``; ``kynemapy export`` gives them for a model with point–
 there (normal plus friction, :func:`kynemapy.run.contact_rows.contact_rows` at the row's state;
 for hard ground planes the mean force since the row before, its recorded impulse over the time
 between the rows, :func:`kynemapy.run.hard_rows.plane_forces`; zero apart and elsewhere;
-ParaView's Glyph filter with it as orientation and scale draws the active contacts' arrows).
-Body–body pairs are not drawn.
+ParaView's Glyph filter with it as orientation and scale draws the active contacts' arrows),
+and for a model with hard contact between bodies ``body_contact_force`` (3) [N] and
+``body_contact_moment`` (3) [N m]: at each node, the mean force and moment (about the node) the
+other bodies' contacts apply since the row before (the recorded ``/hard_contact/body_impulse``
+over the time between the rows, :attr:`kynemapy.io.Result.body_contact_forces`; zero elsewhere).
 Cell data: ``kind`` (0 node, 1 spring, 2 link between two constrained nodes, 3 joint arm,
 4 body face, 5 beam, 6 collision shape, 7 ground plane), ``item`` (node, spring, constraint,
 mass, beam, shape or plane index).
@@ -187,6 +190,17 @@ def _contact_forces(
     return out
 
 
+def _body_forces(result: Any, rows: np.ndarray, n_points: int) -> np.ndarray | None:
+    """The hard body law's force and moment (R, n_points, 6) [N, N m] on the node points (0 .. N−1)
+    in the result's rows ``rows``, zero on the other points; None without body impulses."""
+    forces = getattr(result, "body_contact_forces", None)
+    if forces is None:
+        return None
+    out = np.zeros((rows.size, n_points, 6))
+    out[:, : forces.shape[1]] = forces[rows]
+    return out
+
+
 def write_vtkhdf(
     result: Any,
     path: str | os.PathLike[str] | None = None,
@@ -282,6 +296,7 @@ def write_vtkhdf(
     angular = np.where(held, v[:, safe, 3:6], 0.0)
 
     contact_force = _contact_forces(result, contacts, rows_a, sc, nn + 2 * nj + 8 * nb, n_points)
+    body = _body_forces(result, rows_a, n_points)
 
     topo = _topology(sc, nn)
     cell_counts = [len(topo[name]) for name in ("Vertices", "Lines", "Polygons", "Strips")]
@@ -313,6 +328,9 @@ def write_vtkhdf(
         pd.create_dataset("radius", data=np.tile(radius, n_steps))
         if contact_force is not None:
             pd.create_dataset("contact_force", data=contact_force.reshape(-1, 3))
+        if body is not None:
+            pd.create_dataset("body_contact_force", data=body[:, :, :3].reshape(-1, 3))
+            pd.create_dataset("body_contact_moment", data=body[:, :, 3:].reshape(-1, 3))
         cd = g.create_group("CellData")
         cd.create_dataset("kind", data=np.tile(topo["kind"], n_steps))
         cd.create_dataset("item", data=np.tile(topo["item"], n_steps))
@@ -326,8 +344,10 @@ def write_vtkhdf(
         st.create_dataset("CellOffsets", data=k[:, None] * np.array(cell_counts, dtype=np.int64)[None, :])
         st.create_dataset("ConnectivityIdOffsets", data=k[:, None] * np.array(conn_counts, dtype=np.int64)[None, :])
         pdo = st.create_group("PointDataOffsets")
-        point_arrays = ("displacement", "velocity", "angular_velocity", "node", "radius")
-        for name in (*point_arrays, "contact_force") if contact_force is not None else point_arrays:
+        point_arrays = ["displacement", "velocity", "angular_velocity", "node", "radius"]
+        point_arrays += ["contact_force"] if contact_force is not None else []
+        point_arrays += ["body_contact_force", "body_contact_moment"] if body is not None else []
+        for name in point_arrays:
             pdo.create_dataset(name, data=k * n_points)
         cdo = st.create_group("CellDataOffsets")
         for name in ("kind", "item"):

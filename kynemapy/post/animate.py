@@ -9,7 +9,9 @@ with the body), capsules (their end spheres and axis) and boxes, in place of the
 and ground planes as grey squares across the view (:mod:`kynemapy.post.geometry`).  Given
 the contacts of the rows (``contacts``, :func:`kynemapy.run.contact_rows`; ``kynemapy animate``
 computes them for a model with point–plane contact), each ground plane's force on a shape's
-point is a red arrow from the point's surface towards the body (:func:`contact_arrows`).  The view
+point is a red arrow from the point's surface towards the body (:func:`contact_arrows`); under
+the hard body law, the force of the other bodies' contacts on each node, recorded in the result
+file, is an orange arrow from the node (:func:`body_force_arrows`).  The view
 is fixed for the whole animation: chosen elevation and azimuth [deg], the axes' limits covering
 every frame with equal scales.
 Every frame carries its time stamp.  ``magnify`` enlarges the motion from the first frame
@@ -30,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["animate", "contact_arrows", "ffmpeg_available", "frame_rows"]
+__all__ = ["animate", "body_force_arrows", "contact_arrows", "ffmpeg_available", "frame_rows"]
 
 
 def ffmpeg_available() -> bool:
@@ -149,6 +151,39 @@ def contact_arrows(model: Any, q: np.ndarray, contacts: Any, rows: np.ndarray, l
     return out
 
 
+def body_force_arrows(positions: np.ndarray, forces: np.ndarray, rows: np.ndarray, length: float) -> np.ndarray:
+    """Arrows of the hard body law's forces on the nodes, for drawing.
+
+    Node i's arrow starts at the node and points along the mean force the other bodies' contacts
+    apply to it (:attr:`kynemapy.io.Result.body_contact_forces`), scaled so that the largest
+    force of all the rows is ``length`` long.
+
+    Parameters
+    ----------
+    positions : (F, N, 3) ndarray of float
+        The nodes' positions in the drawn frames [m].
+    forces : (R, N, 6) ndarray of float
+        Force [N] and moment [N m] on every node in every row of the result (the moments are not
+        drawn).
+    rows : (F,) ndarray of int
+        The result's row of each frame.
+    length : float
+        The drawn length of the largest force [m].
+
+    Returns
+    -------
+    (F, N, 2, 3) ndarray of float
+        Each arrow's start and end [m]; a node without force has both at its position.
+    """
+    force = np.asarray(forces, dtype=np.float64)[:, :, :3]
+    largest = float(np.max(np.linalg.norm(force, axis=2))) if force.size else 0.0
+    scale = length / largest if largest > 0.0 else 0.0
+    out = np.empty((positions.shape[0], positions.shape[1], 2, 3))
+    out[:, :, 0] = positions
+    out[:, :, 1] = positions + scale * force[rows]
+    return out
+
+
 def animate(
     result: Any,
     output: str | os.PathLike[str],
@@ -195,7 +230,8 @@ def animate(
         The point–plane contacts of all the result's rows (``contact_rows(sim, result)["points"]``,
         or for hard ground planes ``kynemapy.run.hard_rows.plane_forces(result)``): their forces
         are drawn as red arrows, the largest a quarter of the view long (:func:`contact_arrows`).
-        None: no arrows.
+        None: no arrows.  (The hard body law's forces between bodies, which the result file
+        holds, are drawn as orange arrows from the nodes, :func:`body_force_arrows`.)
 
     Returns
     -------
@@ -253,6 +289,9 @@ def animate(
     centre = 0.5 * (lo + hi)
     half = 0.5 * max(float(np.max(hi - lo)), 1e-3) * 1.05
     arrows = None if contacts is None else contact_arrows(model, q, contacts, rows, 0.5 * half)
+    body_forces = getattr(result, "body_contact_forces", None)
+    pushed = [] if body_forces is None else np.flatnonzero(np.any(body_forces[:, :, :3] != 0.0, axis=(0, 2)))
+    body_arrows = None if body_forces is None else body_force_arrows(pos, body_forces, rows, 0.5 * half)
 
     fig = plt.figure(figsize=size, dpi=dpi)
     ax = fig.add_subplot(projection="3d")
@@ -292,6 +331,7 @@ def animate(
         if arrows is None
         else [ax.plot([], [], [], "-", color="C3", linewidth=2.0)[0] for _ in range(arrows.shape[1])]
     )
+    body_lines = [ax.plot([], [], [], "-", color="C1", linewidth=2.0)[0] for _ in pushed]
     ring = np.linspace(0.0, 2.0 * math.pi, 25)
     shaped = {sh.node for sh in sc.shapes}
     shape_lines: list[list[Any]] = []
@@ -359,6 +399,9 @@ def animate(
         if arrows is not None:
             for e, line in enumerate(arrow_lines):
                 set_line(line, arrows[f, e])
+        if body_arrows is not None:
+            for node, line in zip(pushed, body_lines, strict=True):
+                set_line(line, body_arrows[f, node])
         text = f"t = {times[f]:.4f} s"
         if magnify != 1.0:
             text += f"   motion ×{magnify:g}"

@@ -368,9 +368,56 @@ def test_the_hard_planes_forces_are_drawn_and_exported(tmp_path: Path, capsys: p
     with h5py.File(out, "r") as f:
         n_points = int(f["VTKHDF/NumberOfPoints"][0])
         force = f["VTKHDF/PointData/contact_force"][...].reshape(3, n_points, 3)
+        assert "body_contact_force" not in f["VTKHDF/PointData"]  # no hard contact between bodies
     corners = slice(first, first + 8)
     np.testing.assert_allclose(force[-1, corners].sum(axis=0), [0.0, 0.0, weight], rtol=0, atol=1e-9 * weight)
     assert np.all(force[-1, :first] == 0.0) and np.all(force[-1, first + 8 :] == 0.0)
+
+
+def test_the_body_contacts_forces_are_drawn_and_exported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The stack of two boxes (B, 1 kg, on A, 2 kg, shifted 0.03 m along x), into a file with a row
+    every 6 steps: ``Result.body_contact_forces`` is each row's impulse over the row's 6 h, B's
+    (0, 0, m_B g) with no moment and A's (0, 0, −m_B g) with the moment (0, 0.03 m · m_B g, 0)
+    (1e-9 relative), zero at the first row; the animation's body arrows start at the nodes, B's
+    pointing up and as long as asked (the largest force), A's down; ``kynemapy export`` writes
+    ``body_contact_force`` and ``body_contact_moment`` at the two node points (zero at the other
+    points), read back with h5py; a GIF of the stack draws."""
+    from kynemapy.model.geometry import node_positions
+    from kynemapy.post.animate import animate, body_force_arrows
+
+    offset = 0.03
+    sim, _, mb = stack(offset)
+    path = tmp_path / "stack.h5"
+    sim.run(n_steps=60, output=path, every=6)
+    r = read(path)
+    forces = r.body_contact_forces
+    weight = mb * G
+    tol = 1e-9 * weight
+    assert forces is not None and forces.shape == (11, 2, 6) and np.all(forces[0] == 0.0)
+    np.testing.assert_allclose(forces[1:, 1, :3], np.broadcast_to([0.0, 0.0, weight], (10, 3)), rtol=0, atol=tol)
+    np.testing.assert_allclose(forces[1:, 1, 3:], 0.0, rtol=0, atol=tol)
+    np.testing.assert_allclose(forces[1:, 0, :3], np.broadcast_to([0.0, 0.0, -weight], (10, 3)), rtol=0, atol=tol)
+    np.testing.assert_allclose(forces[1:, 0, 3:], np.broadcast_to([0.0, offset * weight, 0.0], (10, 3)), atol=tol)
+    rows = np.arange(r.committed)
+    pos = node_positions(r.model, np.asarray(r.q))
+    arrows = body_force_arrows(pos, forces, rows, 0.5)
+    np.testing.assert_array_equal(arrows[:, :, 0], pos)
+    up = arrows[1:, :, 1] - arrows[1:, :, 0]
+    np.testing.assert_allclose(up[:, 1], np.broadcast_to([0.0, 0.0, 0.5], (10, 3)), rtol=0, atol=1e-9)
+    assert np.all(up[:, 0, 2] < 0.0) and np.all(arrows[0, :, 1] == arrows[0, :, 0])
+    assert main(["export", str(path)]) == 0
+    out = path.with_suffix(".vtkhdf")
+    assert capsys.readouterr().out.strip() == str(out)
+    with h5py.File(out, "r") as f:
+        n_points = int(f["VTKHDF/NumberOfPoints"][0])
+        force = f["VTKHDF/PointData/body_contact_force"][...].reshape(11, n_points, 3)
+        moment = f["VTKHDF/PointData/body_contact_moment"][...].reshape(11, n_points, 3)
+        assert f["VTKHDF/Steps/PointDataOffsets/body_contact_force"].shape == (11,)
+    np.testing.assert_allclose(force[-1, :2], [[0.0, 0.0, -weight], [0.0, 0.0, weight]], rtol=0, atol=tol)
+    np.testing.assert_allclose(moment[-1, 0], [0.0, offset * weight, 0.0], rtol=0, atol=tol)
+    assert np.all(force[:, 2:] == 0.0) and np.all(moment[:, 2:] == 0.0)
+    gif = animate(r, tmp_path / "stack.gif", max_frames=3)
+    assert gif.stat().st_size > 0
 
 
 def test_the_drawn_scene_holds_the_hard_laws_shapes_and_planes() -> None:
