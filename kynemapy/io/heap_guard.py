@@ -6,9 +6,9 @@ collection* of the file. Unlike the object headers of a ``libver="latest"`` file
 carry no checksum, and HDF5 does not return from reading one whose objects were overwritten
 (zeros written over the second half of a collection hang ``attrs["columns"]`` forever). Files
 written by this kynemapy hold fixed-length text only (:func:`kynemapy.io.layout.set_attr`),
-stored in the checksummed headers; files of earlier versions, and files other programs added text to, hold
-variable-length text: :func:`check_text_attributes` reads it once in a child Python process
-with a time limit before this process touches it.
+stored in the checksummed headers; files of earlier versions (and files other programs added
+text to) hold variable-length text: :func:`check_text_attributes` reads it once in a child
+Python process with a time limit before this process touches it.
 """
 
 from __future__ import annotations

@@ -268,9 +268,9 @@ def set_attr(attrs: h5py.AttributeManager, key: str, value: Any) -> None:
     """Store ``value`` as attribute ``key``; text as a fixed-length UTF-8 string.
 
     Fixed length keeps the text inside the object's header, which the file format checksums;
-    variable-length strings (what h5py writes for ``str``, and earlier kynemapy files hold) live in
-    the file's global heap, which carries no checksum: HDF5 reads a damaged one as other text,
-    or never returns (:mod:`kynemapy.io.heap_guard`).
+    variable-length strings (what h5py writes for ``str``, and earlier kynemapy files hold) live
+    in the file's global heap, which carries no checksum: HDF5 reads a damaged one as other
+    text, or never returns (:mod:`kynemapy.io.heap_guard`).
     """
     if isinstance(value, str):
         data = value.encode("utf-8")
