@@ -34,10 +34,13 @@ TEXT_OBJECTS = ("/", "params")
 
 # The child: open the file (a killed writer's file only opens as a SWMR reader) and read every
 # variable-length attribute of every object; exit 3 when the file does not open at all (the
-# caller's own open says why, or its patched open reads it).
+# caller's own open says why, or its patched open reads it), 4 when h5py does not import.
 _CHILD = r"""
 import sys
-import h5py
+try:
+    import h5py
+except Exception:
+    sys.exit(4)
 
 def variable(attrs, name):
     return attrs.get_id(name).dtype.kind == "O"
@@ -79,7 +82,9 @@ def check_text_attributes(f: h5py.File, path: str) -> None:
     """Raise :class:`ResultFileError` when the variable-length text of ``path`` cannot be read.
 
     Files without such text (every file this kynemapy writes) cost one look at a few attribute
-    types; others one child process per file state (path, size, modification time).
+    types; others one child process per file state (path, size, modification time).  Where no
+    child can be started (a frozen application, no processes left) or the child finds no h5py,
+    the text is read as before, unguarded.
 
     Parameters
     ----------
@@ -94,7 +99,7 @@ def check_text_attributes(f: h5py.File, path: str) -> None:
         The child did not finish within :data:`TIME_LIMIT` seconds, or died (HDF5 crashed on
         the heap).
     """
-    if not has_variable_text(f):
+    if not has_variable_text(f) or getattr(sys, "frozen", False):  # frozen: its executable is no Python
         return
     st = os.stat(path)
     key = (os.path.abspath(path), st.st_size, st.st_mtime_ns)
@@ -103,6 +108,7 @@ def check_text_attributes(f: h5py.File, path: str) -> None:
     try:
         done = subprocess.run(
             [sys.executable, "-c", _CHILD, path],
+            env=dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p)),  # this process's h5py
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
@@ -110,7 +116,9 @@ def check_text_attributes(f: h5py.File, path: str) -> None:
         )
     except subprocess.TimeoutExpired:
         raise _damaged(path, f"HDF5 did not return from reading them within {TIME_LIMIT:g} s") from None
-    if done.returncode == 3:  # does not open as it is: the caller's open decides
+    except OSError:  # no child process to be had
+        return
+    if done.returncode in (3, 4):  # does not open as it is (the caller's open decides), or no h5py there
         return
     if done.returncode != 0:
         last = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or [f"exit {done.returncode}"]

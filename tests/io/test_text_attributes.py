@@ -95,3 +95,21 @@ def test_a_damaged_global_heap_is_named_instead_of_hanging(
     with pytest.raises(ResultFileError, match=r"damaged\.h5: damaged: the text attributes in its global heap"):
         read(damaged)
     assert time.monotonic() - t0 < 30.0
+
+
+def test_no_child_where_none_can_start(written: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A frozen application (its executable is no Python) reads an earlier file without a child
+    process; a child without h5py is no verdict on the file."""
+    old = tmp_path / "old.h5"
+    with_variable_text(written, old)
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("no child process expected")
+
+    with monkeypatch.context() as m:
+        m.setattr(heap_guard.sys, "frozen", True, raising=False)
+        m.setattr(heap_guard.subprocess, "run", refuse)
+        assert read(old).attrs == read(written).attrs
+    monkeypatch.setattr(heap_guard, "_CHILD", "import sys; sys.exit(4)")
+    heap_guard._checked.clear()
+    assert read(old).attrs == read(written).attrs  # exit 4: no h5py in the child, the file read as usual
