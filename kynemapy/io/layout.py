@@ -156,6 +156,21 @@ HARD_CONTACT_FIELDS: dict[str, tuple[type, str]] = {
 }
 
 
+def impulse_spans(time: np.ndarray) -> np.ndarray:
+    """The time [s] (n,) each row's ``/hard_contact`` impulses are summed over: since the row
+    before; inf at the first row (whose impulses are zero), so that impulse / span is each row's
+    mean force, 0 at the first.
+
+    Parameters
+    ----------
+    time : (n,) ndarray of float
+        The rows' times [s].
+    """
+    time = np.asarray(time, dtype=np.float64)
+    elapsed = np.diff(time, prepend=time[:1])
+    return np.where(elapsed > 0.0, elapsed, np.inf)
+
+
 def hard_contact_shapes(model: Model) -> dict[str, tuple[tuple[int, ...], type]]:
     """Trailing shape and dtype of each ``/hard_contact`` column of ``model`` (:data:`HARD_CONTACT_FIELDS`).
 
@@ -318,6 +333,7 @@ __all__ = [
     "extra_columns",
     "extra_shapes",
     "hard_contact_shapes",
+    "impulse_spans",
     "model_difference",
     "restart_shapes",
     "row_shapes",

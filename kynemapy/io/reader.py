@@ -34,6 +34,7 @@ from kynemapy.io.layout import (
     RESTART_STATE,
     convert,
     decode,
+    impulse_spans,
     restart_shapes,
 )
 from kynemapy.io.paths import file_path
@@ -183,9 +184,7 @@ class Result:
         between bodies)."""
         if self.hard_contact is None or "body_impulse" not in self.hard_contact:
             return None
-        time = np.asarray(self.time, dtype=np.float64)
-        elapsed = np.diff(time, prepend=time[:1])
-        span = np.where(elapsed > 0.0, elapsed, np.inf)[:, None, None]  # [s]
+        span = impulse_spans(self.time)[:, None, None]  # [s]
         return np.asarray(self.hard_contact["body_impulse"], dtype=np.float64) / span
 
     def restart_state(self) -> tuple[State, Inputs]:

@@ -144,6 +144,12 @@ def contact_arrows(model: Any, q: np.ndarray, contacts: Any, rows: np.ndarray, l
     centre = pos + np.einsum("nkij,kj->nki", rot, np.asarray(offset, dtype=np.float64))
     start = centre - np.asarray(radius, dtype=np.float64)[None, :, None] * np.asarray(normal, dtype=np.float64)[None]
     force = normal_force[:, :, None] * normal[None] + friction  # (R, K, 3)
+    return _arrows(start, force, rows, length, out)
+
+
+def _arrows(start: np.ndarray, force: np.ndarray, rows: np.ndarray, length: float, out: np.ndarray) -> np.ndarray:
+    """``out`` (F, K, 2, 3): arrows from ``start`` (F, K, 3) [m] along ``force[rows]`` (R, K, 3)
+    [N], scaled so that the largest force of all the rows is ``length`` [m] long."""
     largest = float(np.max(np.linalg.norm(force, axis=2))) if force.size else 0.0
     scale = length / largest if largest > 0.0 else 0.0
     out[:, :, 0] = start
@@ -175,13 +181,8 @@ def body_force_arrows(positions: np.ndarray, forces: np.ndarray, rows: np.ndarra
     (F, N, 2, 3) ndarray of float
         Each arrow's start and end [m]; a node without force has both at its position.
     """
-    force = np.asarray(forces, dtype=np.float64)[:, :, :3]
-    largest = float(np.max(np.linalg.norm(force, axis=2))) if force.size else 0.0
-    scale = length / largest if largest > 0.0 else 0.0
     out = np.empty((positions.shape[0], positions.shape[1], 2, 3))
-    out[:, :, 0] = positions
-    out[:, :, 1] = positions + scale * force[rows]
-    return out
+    return _arrows(positions, np.asarray(forces, dtype=np.float64)[:, :, :3], rows, length, out)
 
 
 def animate(

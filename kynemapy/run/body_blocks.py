@@ -17,6 +17,7 @@ import numpy as np
 
 from kynemapy._jit import njit
 from kynemapy.run.contact_newton import response_columns
+from kynemapy.run.hard_contact import disk_projection
 
 #: the sweeps also end when the change of u has not halved for this many sweeps and is below
 #: ``FLOOR_TOLERANCE`` times the largest |b| (the round-off floor of the incremental updates of
@@ -144,12 +145,7 @@ def _sweeps(na, nb, ja, jb, b, mu, lam, y, wa, wb, dd, rho, u, tolerance, residu
     for sweep in range(max_sweeps):
         for c in range(nc):
             a_, b_ = na[c], nb[c]
-            un = b[c, 0]
-            for r in range(6):
-                if a_ >= 0:
-                    un += ja[c, 0, r] * y[a_, r]
-                if b_ >= 0:
-                    un += jb[c, 0, r] * y[b_, r]
+            un = _rate(na, nb, ja, jb, b, y, c, 0)
             dnn = dd[c, 0, 0]
             if dnn <= 0.0:
                 continue
@@ -177,26 +173,9 @@ def _sweeps(na, nb, ja, jb, b, mu, lam, y, wa, wb, dd, rho, u, tolerance, residu
                     lam[c, 1] = 0.0
                     lam[c, 2] = 0.0
                 continue
-            u1 = b[c, 1]
-            u2 = b[c, 2]
-            for r in range(6):
-                if a_ >= 0:
-                    u1 += ja[c, 1, r] * y[a_, r]
-                    u2 += ja[c, 2, r] * y[a_, r]
-                if b_ >= 0:
-                    u1 += jb[c, 1, r] * y[b_, r]
-                    u2 += jb[c, 2, r] * y[b_, r]
-            t1 = lam[c, 1] - u1 / rho[c]
-            t2 = lam[c, 2] - u2 / rho[c]
-            radius = mu[c] * new
-            norm = np.sqrt(t1 * t1 + t2 * t2)
-            if norm > radius:
-                if norm > 0.0:
-                    t1 *= radius / norm
-                    t2 *= radius / norm
-                else:
-                    t1 = 0.0
-                    t2 = 0.0
+            u1 = _rate(na, nb, ja, jb, b, y, c, 1)
+            u2 = _rate(na, nb, ja, jb, b, y, c, 2)
+            t1, t2 = disk_projection(lam[c, 1] - u1 / rho[c], lam[c, 2] - u2 / rho[c], mu[c] * new)
             d1 = t1 - lam[c, 1]
             d2 = t2 - lam[c, 2]
             lam[c, 1] = t1
@@ -209,12 +188,7 @@ def _sweeps(na, nb, ja, jb, b, mu, lam, y, wa, wb, dd, rho, u, tolerance, residu
         change = 0.0
         for c in range(nc):
             for s in range(3):
-                v = b[c, s]
-                for r in range(6):
-                    if na[c] >= 0:
-                        v += ja[c, s, r] * y[na[c], r]
-                    if nb[c] >= 0:
-                        v += jb[c, s, r] * y[nb[c], r]
+                v = _rate(na, nb, ja, jb, b, y, c, s)
                 if abs(v - u[c, s]) > change:
                     change = abs(v - u[c, s])
                 u[c, s] = v
@@ -250,17 +224,24 @@ def friction_sweeps(
 
 
 @njit
+def _rate(na, nb, ja, jb, b, y, c, s):
+    """Component s of ``u_c = b_c + J_A,c y_A + J_B,c y_B`` (contact c's relative velocity or gap
+    rate along n, t₁, t₂)."""
+    v = b[c, s]
+    for r in range(6):
+        if na[c] >= 0:
+            v += ja[c, s, r] * y[na[c], r]
+        if nb[c] >= 0:
+            v += jb[c, s, r] * y[nb[c], r]
+    return v
+
+
+@njit
 def _rates(na, nb, ja, jb, b, y, u):
     """``u_c = b_c + J_A,c y_A + J_B,c y_B`` of every contact."""
     for c in range(na.shape[0]):
         for s in range(3):
-            v = b[c, s]
-            for r in range(6):
-                if na[c] >= 0:
-                    v += ja[c, s, r] * y[na[c], r]
-                if nb[c] >= 0:
-                    v += jb[c, s, r] * y[nb[c], r]
-            u[c, s] = v
+            u[c, s] = _rate(na, nb, ja, jb, b, y, c, s)
 
 
 @njit

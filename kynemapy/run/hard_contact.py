@@ -38,6 +38,19 @@ def has_hard_contacts(model: Model) -> bool:
 
 
 @njit
+def disk_projection(t1: float, t2: float, radius: float) -> tuple[float, float]:
+    """The tangential impulse ``(t1, t2)`` [N s] brought onto Coulomb's disk ``|t| <= radius``
+    (scaled along itself; zero when ``radius`` is 0), the projection of every projected
+    Gauss–Seidel sweep here and in :mod:`kynemapy.run.body_blocks`."""
+    norm = np.sqrt(t1 * t1 + t2 * t2)
+    if norm > radius:
+        if norm > 0.0:
+            return t1 * (radius / norm), t2 * (radius / norm)
+        return 0.0, 0.0
+    return t1, t2
+
+
+@njit
 def solve_cone(
     d: np.ndarray,
     b: np.ndarray,
@@ -131,17 +144,7 @@ def solve_cone(
             for j in range(m):
                 u1 += d[r + 1, j] * lam[j]
                 u2 += d[r + 2, j] * lam[j]
-            t1 = lam[r + 1] - u1 / rho[i]
-            t2 = lam[r + 2] - u2 / rho[i]
-            radius = mu[i] * new
-            norm = np.sqrt(t1 * t1 + t2 * t2)
-            if norm > radius:
-                if norm > 0.0:
-                    t1 *= radius / norm
-                    t2 *= radius / norm
-                else:
-                    t1 = 0.0
-                    t2 = 0.0
+            t1, t2 = disk_projection(lam[r + 1] - u1 / rho[i], lam[r + 2] - u2 / rho[i], mu[i] * new)
             lam[r + 1] = t1
             lam[r + 2] = t2
         change = 0.0

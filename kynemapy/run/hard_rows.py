@@ -132,16 +132,17 @@ def plane_forces(result: Any) -> HardPlaneForces | None:
     HardPlaneForces or None
         None when the model has no such points or the file holds no ``/hard_contact`` impulses
         (written before they existed).  A row's force is its impulse (summed over the steps since
-        the row before) over those steps' time, ``Δstep · h`` (``result.params.h``): the contact
-        force where it rests, the mean force over the interval at an impact; 0 at the first row.
+        the row before) over the time since that row (:func:`kynemapy.io.layout.impulse_spans`):
+        the contact force where it rests, the mean force over the interval at an impact; 0 at the
+        first row.
     """
     table = np.asarray(getattr(result.model, "hard_contacts", np.zeros((0, 13))), dtype=np.float64)
     columns = result.hard_contact
     if table.shape[0] == 0 or columns is None or "normal_impulse" not in columns:
         return None
-    # the steps each row's sums cover (those since the row before; none at the first row)
-    steps = np.diff(np.asarray(result.step, dtype=np.float64), prepend=float(np.asarray(result.step)[0]))
-    span = np.where(steps > 0.0, steps * float(result.params.h), np.inf)[:, None]  # [s]
+    from kynemapy.io.layout import impulse_spans  # (here: the io package imports h5py)
+
+    span = impulse_spans(result.time)[:, None]  # [s] since the row before (inf at the first)
     return HardPlaneForces(
         node=table[:, 0].astype(np.int64),
         shape=table[:, 1].astype(np.int64),

@@ -76,7 +76,8 @@ def test_variable_length_text_of_an_earlier_file_reads_the_same(written: Path, t
     with_variable_text(written, old)
     assert text_attributes(old)["/:units"][0] == "O" and len(heap_collections(old)) >= 1
     new, earlier = read(written), read(old)
-    assert earlier.attrs == new.attrs and earlier.params == new.params
+    assert earlier.attrs["note"] == "Grüße, 1 m/s" and earlier.attrs["empty"] == ""  # the values given
+    assert earlier.params == kp.StepParameters(h=0.001) and earlier.attrs == new.attrs
     np.testing.assert_array_equal(earlier.q, new.q)
 
 
