@@ -23,7 +23,10 @@ Methods:
   (weights (−1, 4)/3 remove the h² term: order 3, three steps per h instead of seven).
 * ``extrapolated, step control``: ``advance_to(1, StepControl(rtol=tol, atol=tol,
   scheme="extrapolated"))``: the same, h chosen from the tolerance (a call whose estimate
-  exceeds it is redone).
+  exceeds it is redone), the first h 10 ms; the levels' Newton settings chosen from the
+  tolerance (``newton="auto"``, the default: from 1e-4 up, Newton atol = tol,
+  rtol = min(0.1, 10 tol), the last step's predictor).  ``..., newton=params``: the same with
+  the simulation's ``StepParameters`` as they are (Kynema's Newton tolerances).
 * ``... predictor last``, ``... fast Newton``: the same with other ``StepParameters`` (set by the
   user, labelled here): ``predictor="last"`` (the last step's v̇ and λ start each Newton
   iteration instead of Kynema's zeros), and "fast Newton" = that predictor, the exact tangent
@@ -198,10 +201,10 @@ def extrapolated_two_levels(
 
 
 def extrapolated_control(
-    model: kp.Model, top: int, tol: float, reference: np.ndarray, **settings: Any
+    model: kp.Model, top: int, tol: float, reference: np.ndarray, newton: str = "auto", **settings: Any
 ) -> tuple[float, float]:
     sim = kp.Simulation(model, _params(1e-2, **settings))  # the first h: 10 ms
-    control = kp.StepControl(rtol=tol, atol=tol, scheme="extrapolated")
+    control = kp.StepControl(rtol=tol, atol=tol, scheme="extrapolated", newton=newton)
 
     def go() -> np.ndarray:
         sim.advance_to(T_END, control)
@@ -313,6 +316,11 @@ def main() -> None:
         ),
         "extrapolated, step control": (
             lambda tol: extrapolated_control(model, top, tol, reference),
+            (1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7),
+            "tol",
+        ),
+        "extrapolated, step control, newton=params": (
+            lambda tol: extrapolated_control(model, top, tol, reference, newton="params"),
             (1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7),
             "tol",
         ),

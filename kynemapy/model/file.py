@@ -171,8 +171,8 @@ nodes follow the ``[[node]]`` nodes, named ``"<name>.0"`` (root) ... in span ord
 ``[step_control]`` (optional; needs ``[run] t_end``)
     Run with step-size control (:class:`~kynemapy.StepControl`, ``Simulation.run(...,
     control=...)``): ``rtol``, ``atol``, ``scheme`` ("generalized-alpha" or "extrapolated"),
-    ``scope`` ("step" or "run"), ``h_min``, ``h_max``, ``h_initial`` [s], ``safety``,
-    ``fac_min``, ``fac_max``, ``max_attempts``.  The rows stay on the grid of ``every``
+    ``scope`` ("step" or "run"), ``newton`` ("auto" or "params"), ``h_min``, ``h_max``,
+    ``h_initial`` [s], ``safety``, ``fac_min``, ``fac_max``, ``max_attempts``.  The rows stay on the grid of ``every``
     steps of ``[step] h``, interpolated by the scheme.
 
 Errors
@@ -1009,7 +1009,7 @@ _CONSTRAINT_REQUIRED: dict[str, tuple[str, ...]] = {
 }
 #: the keys of ``[step_control]``: the numbers, then the strings (StepControl's fields)
 _STEP_CONTROL_NUMBERS = ("rtol", "atol", "h_min", "h_max", "h_initial", "safety", "fac_min", "fac_max")
-_STEP_CONTROL_KEYS = (*_STEP_CONTROL_NUMBERS, "max_attempts", "scheme", "scope")
+_STEP_CONTROL_KEYS = (*_STEP_CONTROL_NUMBERS, "max_attempts", "scheme", "scope", "newton")
 _TABLE_KEYS: dict[str, tuple[str, ...]] = {
     "model": ("gravity",),
     "node": _NODE_KEYS,
@@ -1554,7 +1554,7 @@ class _Reader:
                 kwargs[key] = item.number(key, unit="s" if key.startswith("h_") else "")
         if "max_attempts" in item.data:
             kwargs["max_attempts"] = item.integer("max_attempts")
-        for key in ("scheme", "scope"):
+        for key in ("scheme", "scope", "newton"):
             if key in item.data:
                 kwargs[key] = item.string(key)
         return kwargs

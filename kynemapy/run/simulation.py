@@ -35,7 +35,7 @@ from kynemapy.engine.initial_velocity import (
     velocity_residual,
 )
 from kynemapy.engine.lookup import entry
-from kynemapy.engine.params import ACCELERATION_COEFFICIENTS, StepParameters
+from kynemapy.engine.params import ACCELERATION_COEFFICIENTS, P_ASSEMBLE_K, P_MAX_ITER, P_SIZE, StepParameters
 from kynemapy.engine.rows import split_rows
 from kynemapy.engine.step import CONVERGED, NEEDS_MEMORY
 from kynemapy.engine.stored_call import StoredCall
@@ -494,6 +494,35 @@ class Simulation:
             int(status),
         )
 
+    def check_coefficients(self, coefficients: np.ndarray) -> None:
+        """Raise ``ValueError`` when this simulation cannot step with ``coefficients``.
+
+        Parameters
+        ----------
+        coefficients : (P,) ndarray of float
+            A coefficient vector (``StepParameters.coefficients``), e.g. another h's.
+
+        Raises
+        ------
+        ValueError
+            Not a vector of the engine's length, more Newton iterations than the simulation's
+            ``max_iter`` holds, or the exact tangent (``geometric_stiffness=True``) where the
+            simulation was made without it (its Newton matrix has no K^Φ slots).
+        """
+        p = np.asarray(coefficients)
+        if p.shape != (P_SIZE,):
+            raise ValueError(f"coefficients must be a ({P_SIZE},) vector (StepParameters.coefficients), got {p.shape}")
+        if p[P_MAX_ITER] > self._params.max_iter:
+            raise ValueError(
+                f"coefficients allow {int(p[P_MAX_ITER])} Newton iterations, the simulation holds "
+                f"{self._params.max_iter} (its StepParameters.max_iter)"
+            )
+        if p[P_ASSEMBLE_K] and not self._workspace.has_k:
+            raise ValueError(
+                "coefficients with the exact tangent (geometric_stiffness=True) need a simulation made with "
+                "StepParameters(geometric_stiffness=True): this one's Newton matrix has no K^Φ slots"
+            )
+
     def step_with(self, coefficients: np.ndarray | None = None) -> tuple[int, int]:
         """One step with a given coefficient vector, for run drivers (sub-steps of another h).
 
@@ -512,7 +541,14 @@ class Simulation:
             The engine's status code (``CONVERGED`` = 0 on success).
         n_iter : int
             The Newton iterations of the step.
+
+        Raises
+        ------
+        ValueError
+            ``coefficients`` this simulation cannot step with (:meth:`check_coefficients`).
         """
+        if coefficients is not None:
+            self.check_coefficients(coefficients)
         while True:
             if coefficients is None:
                 status = self._step_status()

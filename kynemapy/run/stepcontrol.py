@@ -93,6 +93,14 @@ class StepControl:
         and ``velocity_error`` do not apply to it; a ``loads`` function is called with the time
         at the end of each step (:func:`kynemapy.run.extrapolation.extrapolate`; the steps then
         run one at a time from Python).
+    newton : {"auto", "params"}, default "auto"
+        The Newton settings of the extrapolated scheme's levels.  ``"auto"``: from a tolerance
+        of 1e-4 up (the smaller of ``atol`` and ``rtol``), each Newton iteration starts from
+        the last step's v̇ and λ (``predictor="last"``: fewer iterations, the same error);
+        below it, and for the Newton tolerances and the tangent always, the simulation's
+        ``StepParameters`` (:func:`kynemapy.run.extrapolation.newton_parameters`).
+        ``"params"``: the simulation's ``StepParameters`` as they are.  The generalized-α
+        scheme always steps with the simulation's own settings.
 
     Raises
     ------
@@ -112,6 +120,7 @@ class StepControl:
     scope: str = "step"
     velocity_error: bool = False
     scheme: str = "generalized-alpha"
+    newton: str = "auto"
 
     def __post_init__(self) -> None:
         for name in ("rtol", "atol"):
@@ -141,6 +150,10 @@ class StepControl:
             raise ValueError(
                 f"StepControl: scheme must be one of {', '.join(map(repr, STEP_SCHEMES))}, got {self.scheme!r}"
             )
+        if self.newton not in NEWTON_MODES:
+            raise ValueError(
+                f"StepControl: newton must be one of {', '.join(map(repr, NEWTON_MODES))}, got {self.newton!r}"
+            )
         if self.scheme == "extrapolated" and self.velocity_error:
             raise ValueError("StepControl: velocity_error applies to scheme='generalized-alpha' only")
         if isinstance(self.max_attempts, bool) or not isinstance(self.max_attempts, int) or self.max_attempts < 1:
@@ -155,6 +168,8 @@ HOLD_FACTOR = 1.5
 SCOPES = ("step", "run")
 #: the schemes of :attr:`StepControl.scheme`
 STEP_SCHEMES = ("generalized-alpha", "extrapolated")
+#: the Newton settings of the extrapolated scheme's levels (:attr:`StepControl.newton`)
+NEWTON_MODES = ("auto", "params")
 
 
 def _real(value: object) -> bool:

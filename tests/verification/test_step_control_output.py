@@ -167,7 +167,7 @@ def test_the_command_line_runs_a_model_file_with_step_control(tmp_path, capsys) 
     """examples/heavy_top.toml with ``[run] t_end = 0.5`` and a ``[step_control]`` table
     (extrapolated, 1e-6), ``[output] every = 10`` of h = 2 ms: ``kynemapy run`` writes 26 rows on
     the 20 ms grid, within 8× the tolerance of DOP853 (the bound of the test above); a bad value
-    is a message naming the table, not a traceback."""
+    (a negative rtol, an unknown ``newton`` mode) is a message naming the table, not a traceback."""
     from pathlib import Path
 
     from kynemapy.cli import main
@@ -191,6 +191,9 @@ def test_the_command_line_runs_a_model_file_with_step_control(tmp_path, capsys) 
     model_file.write_text(text + "\n[step_control]\nrtol = -1\n")
     assert main(["run", str(model_file), "-o", str(tmp_path / "bad.h5"), "--no-progress"]) != 0
     assert "[step_control]: rtol must be" in capsys.readouterr().err
+    model_file.write_text(text + '\n[step_control]\nscheme = "extrapolated"\nnewton = "fast"\n')
+    assert main(["run", str(model_file), "-o", str(tmp_path / "bad.h5"), "--no-progress"]) != 0
+    assert "[step_control]: newton must be one of 'auto', 'params'" in capsys.readouterr().err
 
 
 def test_consistent_accelerations_through_the_stored_call_are_the_workspace_paths() -> None:
