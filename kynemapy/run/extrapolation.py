@@ -65,6 +65,11 @@ NEWTON_FAILURE_FACTOR = 0.5
 #: the smallest estimate is kept (ControlledRun.fallback says so)
 STALL_FACTOR = 0.5
 MAX_STALLS = 2
+#: the first h of a controlled call (h_initial None): the pilot's coarse steps, the share of the
+#: interval they may cover at most (1/PILOT_SHARE), and the largest growth of h it may give
+PILOT_STEPS = 4
+PILOT_SHARE = 8
+PILOT_MAX_GROWTH = 8.0
 #: StepControl(newton="auto"): from this tolerance up the levels start each Newton iteration
 #: from the last step's v̇ and λ (predictor="last"); below it the Newton error that the start
 #: leaves is amplified by the extrapolation (docs/step-control.md)
@@ -614,6 +619,61 @@ def dense_output(run: ExtrapolatedRun, outputs: np.ndarray) -> tuple[np.ndarray,
     return q_out, v_out
 
 
+def pilot_step(
+    sim: Any,
+    control: StepControl,
+    node_dofs: np.ndarray,
+    h: float,
+    t_end: float,
+    params: Any,
+    loads: Callable[[Any, float], None] | None = None,
+) -> float:
+    """The first h of a controlled call whose ``h_initial`` the user left to the control.
+
+    A first h far below what the tolerance needs is never grown by the control (a call within
+    the tolerance is accepted): a pilot of :data:`PILOT_STEPS` coarse steps of ``h`` from the
+    current state, when they cover at most 1/:data:`PILOT_SHARE` of the interval, estimates the
+    error there; grown linearly in time to the interval's end, it predicts the factor
+    ``safety · err^(−1/4)`` by which h could grow, and h grows by half that factor, at most
+    :data:`PILOT_MAX_GROWTH`, where that is at least 2 (else h is kept: the pilot cost at most
+    1/PILOT_SHARE of the call).  A pilot that fails keeps h.  The state is left changed (the
+    caller restores it).
+
+    Parameters
+    ----------
+    sim : Simulation
+        The simulation, at the start of the call.
+    control : StepControl
+        Tolerances and ``safety``.
+    node_dofs : (N,) ndarray of int
+        Each node's degrees of freedom (the estimate's norm).
+    h : float
+        The first h [s] (the simulation's ``params.h``).
+    t_end : float
+        The end of the call [s].
+    params : StepParameters
+        The levels' settings (:func:`newton_parameters`).
+    loads : callable or None, default None
+        As for :func:`extrapolate`.
+
+    Returns
+    -------
+    float
+        The first h [s]: ``h`` or larger.
+    """
+    span = t_end - float(sim.time)
+    if span < PILOT_SHARE * PILOT_STEPS * h:
+        return h
+    try:
+        pilot = extrapolate(sim, float(sim.time) + PILOT_STEPS * h, h, loads=loads, params=params)
+    except ConvergenceError:
+        return h
+    err = float(estimate_norms(control, node_dofs, pilot).max()) * span / (PILOT_STEPS * h)
+    factor = control.safety * err ** (-1.0 / ESTIMATE_ORDER) if err > 0.0 else math.inf
+    growth = min(PILOT_MAX_GROWTH, 0.5 * factor)
+    return h * growth if growth >= 2.0 else h
+
+
 def advance_to(
     sim: Any,
     t_end: float,
@@ -684,13 +744,17 @@ def advance_extrapolated(
         )
     h = float(control.h_initial if control.h_initial is not None else sim.params.h)
     h_min = float(control.h_min if control.h_min is not None else 1e-10 * h)
-    h = min(max(h, h_min), control.h_max if control.h_max is not None else math.inf, span)
+    h_max = min(control.h_max if control.h_max is not None else math.inf, span)
     if np.any((outputs > t0 + 1e-9 * span) & (outputs < t_end - 1e-9 * span)):
-        h = min(h, span / 3.0)  # outputs inside: 3 coarse steps at least, for the interpolation estimate
+        h_max = min(h_max, span / 3.0)  # outputs inside: 3 coarse steps at least, for the interpolation estimate
+    h = min(max(h, h_min), h_max)
     node_dofs = np.asarray(sim.model.node_dofs)
     level_params = newton_parameters(sim.params, control)
-    rejected = newton_failures = 0
     start = sim.save_state()
+    if control.h_initial is None:
+        h = min(pilot_step(sim, control, node_dofs, h, t_end, level_params, loads), h_max)
+        sim.restore_state(start)
+    rejected = newton_failures = 0
     previous: float | None = None  # the estimate of the last call that converged
     stalls = 0
     best: tuple[ExtrapolatedRun, np.ndarray, float] | None = None  # the call with the smallest estimate

@@ -56,7 +56,9 @@ class StepControl:
     h_max : float or None, default None
         The largest step size [s] (None: no limit but the end time).
     h_initial : float or None, default None
-        The first step size [s] (None: the simulation's ``params.h``).
+        The first step size [s] (None: the simulation's ``params.h``; with
+        ``scheme="extrapolated"`` grown up to 8× where a pilot of 4 coarse steps shows it far
+        below what the tolerance needs: :func:`kynemapy.run.extrapolation.pilot_step`).
     safety : float, default 0.9
         The safety factor of the controller, in (0, 1].
     fac_min : float, default 0.2

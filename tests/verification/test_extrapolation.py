@@ -272,6 +272,27 @@ def test_newton_settings_from_the_tolerance() -> None:
         kp.StepControl(newton="fast")
 
 
+def test_a_first_h_far_too_small_grows_by_the_pilot() -> None:
+    """``h_initial`` left to the control and the simulation's h = 1 ms, far below what tol 1e-3
+    needs on the heavy top: the pilot (4 coarse steps) grows the first h (measured 8 ms, the
+    most it may: 8×) and the outputs every 0.05 s stay within 2× of the tolerance of DOP853
+    (measured 0.15 ×), in fewer coarse steps than a quarter of the 1000 the call keeps when
+    ``h_initial=1e-3`` is given (no pilot then) or when the call is too short for a pilot."""
+    model, top = heavy_top()
+    grid = np.linspace(0.0, 1.0, 21) + np.r_[0.0, np.full(19, 1.3e-3), 0.0]
+    u_ref, _ = heavy_top_reference(grid)
+    control = kp.StepControl(rtol=1e-3, atol=1e-3, scheme="extrapolated")
+    sim = kp.Simulation(model, _params(1e-3))
+    run = sim.advance_to(1.0, control, output_times=grid)
+    assert run.h[0] >= 4e-3 and run.accepted <= 250, (run.h[0], run.accepted)
+    error = np.linalg.norm(run.q[:, top, :3] - u_ref, axis=1)
+    assert error.max() <= 2e-3, error.max()
+    given = kp.Simulation(model, _params(1e-3)).advance_to(1.0, dataclasses.replace(control, h_initial=1e-3))
+    assert given.accepted == 1000 and given.h[0] == pytest.approx(1e-3)
+    short = kp.Simulation(model, _params(1e-3)).advance_to(0.03, control)  # 30 steps: under 8 pilots' worth
+    assert short.accepted == 30
+
+
 def test_coefficients_the_simulation_cannot_step_with_are_refused() -> None:
     """The exact tangent's coefficients on a simulation made without it (its Newton matrix has
     no K^Φ slots: the iteration diverged, found when the extrapolated levels tried it), more
