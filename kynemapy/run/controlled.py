@@ -258,8 +258,8 @@ def run(
     progress : bool, default False
         Draw a progress bar (per call).
     loads : callable or None, default None
-        ``loads(sim, t)``: generalized-α calls it before each attempt with the time at its start,
-        the extrapolated scheme before each step with the time at its end.
+        ``loads(sim, t)``: called before each step (generalized-α: each attempt) with the time at
+        its end, where generalized-α evaluates its equilibrium.
     throw : bool, default True
         Raise :class:`~kynemapy.ConvergenceError` when the control stops; False: return with
         ``converged=False`` (the rows of the calls before are in the file; the state is that of

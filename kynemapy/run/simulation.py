@@ -673,6 +673,7 @@ class Simulation:
         loads : callable or None, default None
             ``loads(sim, t)``, called before every step with the time at its start [s]; it
             writes ``sim.inputs``.  Without it the steps run in compiled calls of about 0.25 s.
+            (With ``control``: with the time at each step's end, :meth:`advance_to`.)
         adaptive : bool, default False
             Retry a failed step as two half steps, recursively up to ``max_halvings`` times
             and never below ``min_step``.  The main grid stays ``t = n h``; sub-steps lie on
@@ -795,10 +796,10 @@ class Simulation:
         output_times : (T,) array_like of float or None, default None
             Increasing times in [current time, ``t_end``] [s] at which to return the state.
         loads : callable or None, default None
-            ``loads(sim, t)``, called before every attempt with the time at its start [s]
-            (``scheme="extrapolated"``: before every step of each level with the time at the
-            step's end, where generalized-α evaluates its equilibrium; that keeps its fourth
-            order for loads that vary in time).
+            ``loads(sim, t)``, called before every attempt with the time at its end [s], where
+            generalized-α evaluates its equilibrium (``scheme="extrapolated"``: before every
+            step of each level, likewise; that keeps the estimate true and the extrapolation's
+            fourth order for loads that vary in time).
 
         Returns
         -------

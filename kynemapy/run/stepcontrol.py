@@ -724,7 +724,7 @@ def advance_to(
                 state.a[...] = saved.a + (delta * (step - h_last) / (h_prev or h_last)) * (saved.a - a_prev)
             a_start = state.a.copy()
             if loads is not None:
-                loads(sim, t)
+                loads(sim, t + step)  # the step's end, where generalized-α's equilibrium is evaluated
             status, _ = sim.step_with(dataclasses.replace(params, h=step).coefficients)
             if status != CONVERGED:
                 failure = status
