@@ -172,8 +172,8 @@ nodes follow the ``[[node]]`` nodes, named ``"<name>.0"`` (root) ... in span ord
     Run with step-size control (:class:`~kynemapy.StepControl`, ``Simulation.run(...,
     control=...)``): ``rtol``, ``atol``, ``scheme`` ("generalized-alpha" or "extrapolated"),
     ``scope`` ("step" or "run"), ``newton`` ("auto" or "params"), ``h_min``, ``h_max``,
-    ``h_initial`` [s], ``safety``, ``fac_min``, ``fac_max``, ``max_attempts``.  The rows stay on the grid of ``every``
-    steps of ``[step] h``, interpolated by the scheme.
+    ``h_initial`` [s], ``safety``, ``fac_min``, ``fac_max``, ``max_attempts``.  The rows stay
+    on the grid of ``every`` steps of ``[step] h``, interpolated by the scheme.
 
 Errors
 ------
