@@ -541,8 +541,10 @@ class ModelBuilder:
             penetration (gaps >= −1e-12 m after each step), impacts by Newton's law with
             coefficient ``restitution``, exact Coulomb friction; every pair of shapes on two
             bodies (spheres, capsules and boxes, box edges against box edges included) found by a
-            broad and a narrow phase at each step, no candidate table.  For models of free
-            bodies: :meth:`build` refuses it with joints, constraints or beams.
+            broad and a narrow phase at each step, no candidate table.  For rigid bodies, free
+            or joined (joints and other constraints: the contacts' response through them, a
+            dense solve meant for mechanisms of a few tens of bodies); :meth:`build` refuses it
+            with beams or hard joint limits.
         restitution : float [-], default 0 with ``law="hard"``
             Newton's coefficient ``0 <= e <= 1``; refused with ``law="compliant"``.
 
@@ -2234,11 +2236,12 @@ class ModelBuilder:
         law = self._hard_body_law
         if law is None or not self._shapes:
             return {"hard_shapes": no_hard_shapes(), "hard_excluded": no_hard_excluded()}
-        if self._constraints or self._beams:
-            what = "joints or constraints" if self._constraints else "beams"
+        stops = self._joint_stops()
+        if self._beams or stops.shape[0]:
+            what = "beams" if self._beams else "hard joint limits (limit_restitution)"
             raise ModelError(
-                f"body contact law='hard' is built for models of free bodies; this model has {what} "
-                "(use the compliant law, set_body_contact(stiffness=...), for them)"
+                f"body contact law='hard' is built for rigid bodies, free or joined; this model has {what} "
+                "(use the compliant law, set_body_contact(stiffness=...), or compliant joint limits with it)"
             )
         t = contact.shape_table(self._shapes)
         laws = np.tile(np.array(law, dtype=np.float64), (len(t), 1))

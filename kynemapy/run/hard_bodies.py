@@ -1,8 +1,8 @@
 """Hard (nonsmooth) contact between bodies: spheres, capsules and boxes touching each other
 (docs/contact.md, "Hard contact between bodies").
 
-With ``ModelBuilder.set_body_contact(law="hard", ...)`` the shapes of a model of free bodies
-(rigid bodies and point masses, no joints or constraints) touch each other as unilateral
+With ``ModelBuilder.set_body_contact(law="hard", ...)`` the shapes of a model of rigid bodies
+and point masses, free or joined (no beams, no hard joint limits), touch each other as unilateral
 constraints enforced after each smooth step by the decoupled nonsmooth generalized-α scheme of
 :mod:`kynemapy.run.joint_stops` (Brüls, Acary & Cardona, CMAME 2014), in one set with the
 points against hard ground planes (:mod:`kynemapy.run.hard_contact`).  This module holds:
@@ -15,7 +15,10 @@ points against hard ground planes (:mod:`kynemapy.run.hard_contact`).  This modu
 * the position correction and the velocity jump of each step (:meth:`HardBodies._solve`): the
   frictional contact problem by the sweeps of :mod:`kynemapy.run.body_blocks`, the
   frictionless solution where nothing slips, the nonsmooth Newton finisher of
-  :mod:`kynemapy.run.contact_newton` and the exact normal solve where the sweeps stall.
+  :mod:`kynemapy.run.contact_newton` and the exact normal solve where the sweeps stall.  With
+  joints (:attr:`HardBodies.coupled`) the problems are solved through them instead, on the dense
+  Delassus matrix of :mod:`kynemapy.run.body_coupled`, each position iteration with the
+  bilateral projection that keeps Φ and the velocity jump with ``B v = 0`` at the corrected q.
 
 The query itself, compiled and allocation-free, and the contacts' Jacobian rows are in
 :mod:`kynemapy.run.body_query`; the sweeps and the exact normal solve in
@@ -49,9 +52,14 @@ from kynemapy.run.body_blocks import (
     normal_lcp,
     solve_blocks,
 )
+from kynemapy.run.body_coupled import CoupledResponse
 from kynemapy.run.body_query import MAX_POINTS, jacobian_rows, rotation_matrices, scene_contacts, tangent_frames
 from kynemapy.run.contact_newton import NEWTON_ITERATIONS, newton_contacts
 from kynemapy.run.hard_contact import GAP_TOLERANCE, contact_geometry
+
+#: the bilateral constraints after a correction of a model with joints [m, rad]: no worse than
+#: after the smooth step, or this
+PHI_TOLERANCE = 1.0e-12
 
 #: the narrow phase's points with a gap up to this are returned [m] (the set's candidates)
 QUERY_MARGIN = 1.0e-6
@@ -178,8 +186,9 @@ class HardBodies:
     Parameters
     ----------
     model : kynemapy.Model
-        A model with ``hard_shapes`` rows (:func:`has_hard_bodies`): free bodies only (no
-        constraints, no beams, no joint stops; the builder refuses the others).
+        A model with ``hard_shapes`` rows (:func:`has_hard_bodies`): rigid bodies, free or with
+        joints and other bilateral constraints (:attr:`coupled`; no beams, no joint stops: the
+        builder refuses those).
     planes : kynemapy.run.hard_contact.HardContacts or None
         The model's points against hard ground planes, solved in the same problems.
 
@@ -223,6 +232,9 @@ class HardBodies:
         exc = np.asarray(getattr(model, "hard_excluded", np.zeros((0, 2))), dtype=np.int64).reshape(-1, 2)
         self.excluded = np.unique(np.minimum(exc[:, 0], exc[:, 1]) * s + np.maximum(exc[:, 0], exc[:, 1]))
         self.planes = planes
+        #: joints or other bilateral constraints couple the bodies: the contacts' response through
+        #: them (:class:`~kynemapy.run.body_coupled.CoupledResponse`) instead of each body's own
+        self.coupled = int(model.n_constraints) > 0
         self.x0 = np.ascontiguousarray(np.asarray(model.x0, dtype=np.float64))
         n_nodes = int(model.n_nodes)
         self.n_nodes = n_nodes
@@ -537,6 +549,8 @@ class HardBodies:
         ja = -jacobian_rows(closed.frame, closed.arm_a)
         jb = jacobian_rows(closed.frame, closed.arm_b, closed.apart)
         v = state.v
+        if self.coupled:  # ṽ met B v = 0 at q̃: projected onto it at the corrected q first
+            v[...] += minv.projection(-minv.velocity_defect(v))[:, : v.shape[1]]
         free = self._rates(closed.na, closed.nb, ja, jb, v)
         approach = self._rates(closed.na, closed.nb, ja, jb, v_start)[:, 0]
         free[:, 0] += closed.e * np.minimum(approach, 0.0)  # a point leaving at the start has no impact
@@ -576,6 +590,8 @@ class HardBodies:
         set_keys = np.zeros(0, dtype=np.int64)
         nu_keys, nu_vals = np.zeros(0, dtype=np.int64), np.zeros((0, 3))
         minv = self._inverse_mass(stops)
+        # with joints: Φ no worse than after the smooth step (or round-off)
+        phi_allowed = max(float(np.max(np.abs(minv.phi), initial=0.0)), PHI_TOLERANCE) if self.coupled else 0.0
         frozen = strict = False
         inexact = 0
         previous, stalled = np.inf, 0
@@ -591,6 +607,8 @@ class HardBodies:
                 pushing = nu[:, 0] > 0.0
                 closed_ok = np.all(cur.gap >= -GAP_TOLERANCE) and np.all(np.abs(cur.gap[pushing]) <= GAP_TOLERANCE)
                 # a solve left inexact (its problem linearized far from the solution) is solved again
+                if self.coupled:
+                    closed_ok = closed_ok and float(np.max(np.abs(minv.phi), initial=0.0)) <= phi_allowed
                 if closed_ok and self._exact:
                     break
                 # iterations that did not halve the worst violation: the sweeps may have stopped short
@@ -619,6 +637,10 @@ class HardBodies:
             jb = jacobian_rows(cur.frame, cur.arm_b, cur.apart)
             y0 = self._response(minv, cur.na, cur.nb, ja, jb, nu)
             free = np.column_stack([cur.gap, cur.slip]) - self._rates(cur.na, cur.nb, ja, jb, y0)
+            # with joints, the bilateral projection U₀ (M U₀ = Bᵀμ, B U₀ = −Φ) moves the points too
+            base = minv.projection(-minv.phi) if self.coupled else None
+            if base is not None:
+                free += self._rates(cur.na, cur.nb, ja, jb, base)
             lam = nu.copy()
             # friction at position level only where the point touched at the start of the step
             mu = np.where(self._touched(cur, q_start), cur.mu, 0.0)
@@ -632,7 +654,7 @@ class HardBodies:
             # for the rest of this correction: its iterations then only bring the gaps to zero
             frozen = frozen or self.held_friction > held
             inexact += 0 if self._exact else 1
-            u = (y - y0)[stops.dof_node, stops.dof_component]
+            u = (y - y0 if base is None else y - y0 + base)[stops.dof_node, stops.dof_component]
             stops._apply_position(u)
             stops._refresh()
             self.iterations = it + 1
@@ -658,6 +680,9 @@ class HardBodies:
         inequality per group.  ``frozen``: no sweeps, Λ_T as given (held).  ``strict``: the
         sweeps must also meet :data:`BLOCK_RESIDUAL` (else only their change of u is tested).
         """
+        if isinstance(minv, CoupledResponse):  # the dense problem through the joints
+            self._exact = True
+            return minv.solve(stops, na, nb, ja, jb, free, mu, lam, what)
         c = na.size
         sweeps = 0
         scratch = self._block_scratch(c)
@@ -778,8 +803,11 @@ class HardBodies:
         lam[...] = out
         return exact
 
-    def _inverse_mass(self, stops: Any) -> np.ndarray:
-        """Each node's inverse mass block (N, 6, 6) at the state (zero for nodes without shapes)."""
+    def _inverse_mass(self, stops: Any) -> Any:
+        """Each node's inverse mass block (N, 6, 6) at the state (zero for nodes without shapes);
+        with bilateral constraints (:attr:`coupled`) their factored system instead."""
+        if self.coupled:
+            return CoupledResponse(stops)
         asm = stops.assembler
         asm.state.assign(stops.sim.state)
         asm.state.q_delta[...] = 0.0
@@ -817,7 +845,9 @@ class HardBodies:
     def _response(
         self, minv: np.ndarray, na: np.ndarray, nb: np.ndarray, ja: np.ndarray, jb: np.ndarray, lam: np.ndarray
     ) -> np.ndarray:
-        """``M⁻¹ Gᵀ Λ`` (N, 6) per node."""
+        """``M⁻¹ Gᵀ Λ`` (N, 6) per node (``S Gᵀ Λ`` through the bilateral constraints when coupled)."""
+        if isinstance(minv, CoupledResponse):
+            return minv.response(na, nb, ja, jb, lam)
         out = np.zeros((self.n_nodes + 1, 6))
         pad = np.concatenate([minv, np.zeros((1, 6, 6))])
         np.add.at(out, na, np.einsum("crt,cst,cs->cr", pad[na], ja, lam))

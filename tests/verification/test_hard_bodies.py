@@ -181,8 +181,9 @@ def test_a_tumbling_box_never_enters_the_floor_nor_gains_energy() -> None:
 
 def test_refusals_name_what_is_wrong() -> None:
     """The hard body law refuses the compliant law's parameters, a restitution outside [0, 1],
-    joints (free bodies only) and a start with two shapes overlapping; the compliant law refuses a
-    restitution and needs a stiffness."""
+    hard joint limits and beams in the model (joints are taken: test_hard_joined_bodies.py) and a
+    start with two shapes overlapping; the compliant law refuses a restitution and needs a
+    stiffness."""
     b = kp.ModelBuilder()
     with pytest.raises(ModelError, match="body contact: stiffness is a parameter of the compliant law"):
         b.set_body_contact(law="hard", stiffness=1e6)
@@ -199,9 +200,17 @@ def test_refusals_name_what_is_wrong() -> None:
     for n in (n1, n2):
         b.add_mass(n, mass=1.0, inertia=(0.01, 0.01, 0.01))
         b.add_sphere(n, 0.1)
-    b.add_hinge_joint(n1, n2, (0.15, 0, 0), (0, 0, 1))
+    b.add_hinge_joint(n1, n2, (0.15, 0, 0), (0, 0, 1), limits=(-0.5, 0.5), limit_restitution=0.0)
     b.set_body_contact(law="hard")
-    with pytest.raises(ModelError, match="built for models of free bodies; this model has joints"):
+    with pytest.raises(ModelError, match=r"built for rigid bodies, free or joined; this model has hard joint limits"):
+        b.build()
+    b = kp.ModelBuilder()
+    b.add_beam([[0, 0, 0], [1, 0, 0]], [0.0, 1.0], [np.eye(6)] * 2, [1e6 * np.eye(6)] * 2, order=2)
+    ball = b.add_node(position=(0, 1, 0))
+    b.add_mass(ball, mass=1.0, inertia=(0.01, 0.01, 0.01))
+    b.add_sphere(ball, 0.1)
+    b.set_body_contact(law="hard")
+    with pytest.raises(ModelError, match="this model has beams"):
         b.build()
     with pytest.raises(ModelError, match=r"shapes 0 \(node 0\) and 1 \(node 1\) start overlapping by 0.01 m"):
         row_of_balls(2, -0.01, 0.0, 0.0)

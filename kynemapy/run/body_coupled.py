@@ -1,0 +1,135 @@
+"""The hard body law on models with joints: the contacts' response through the bilateral constraints.
+
+For free bodies :class:`kynemapy.run.hard_bodies.HardBodies` solves its contact problems with each
+body's inverse mass block (``y = M⁻¹ Gᵀ Λ`` per node).  Where joints or other bilateral constraints
+``Φ(q) = 0`` (gradient B) couple the bodies, an impulse on one body moves the others: the response
+to contact multipliers is ``U = S Gᵀ Λ`` with the constrained inverse
+``S = M⁻¹ − M⁻¹Bᵀ(B M⁻¹Bᵀ)⁻¹B M⁻¹``, from one factorization of ``[[M, Bᵀ], [B, 0]]`` at the
+state (as the hard ground planes' general path, :meth:`kynemapy.run.joint_stops.JointStops._responses`).
+:class:`CoupledResponse` holds that factorization and gives what ``HardBodies`` needs: the
+response per node, the bilateral projection that keeps ``Φ`` (positions) and ``B v = 0``
+(velocities) at the corrected state, and the frictional problem on the dense Delassus matrix
+``D = G S Gᵀ`` by :func:`kynemapy.run.hard_contact.solve_cone` (projected Gauss–Seidel over the
+points' 3×3 blocks).  Meant for mechanisms of a few tens of bodies: D is dense (3C × 3C) and the
+factorization (n + m)³.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import scipy.linalg
+
+from kynemapy.run.hard_contact import MAX_SWEEPS, SWEEP_TOLERANCE, solve_cone
+
+
+class CoupledResponse:
+    """``[[M, Bᵀ], [B, 0]]`` of a model with bilateral constraints, factored at the present state.
+
+    Parameters
+    ----------
+    stops : kynemapy.run.joint_stops.JointStops
+        The simulation's correction: its state, the engine's M, B, Φ (``_system``) and the
+        map from DOFs to (node, component).
+
+    Attributes
+    ----------
+    n, m : int
+        The DOFs and the bilateral constraint rows.
+    phi : (m,) ndarray of float
+        Φ at the state [m, rad].
+    bmat : (m, n) ndarray of float
+        B at the state.
+    """
+
+    def __init__(self, stops: Any) -> None:
+        mass, bmat, phi, _ = stops._system(np.zeros(0, dtype=np.int64), np.zeros(0))
+        self.n, self.m = mass.shape[0], bmat.shape[0]
+        self.phi, self.bmat = phi, bmat
+        self.dof_node, self.dof_component = stops.dof_node, stops.dof_component
+        self.first = np.asarray(stops.sim.model.node_map, dtype=np.int64)
+        self.dofs = np.asarray(stops.sim.model.node_dofs, dtype=np.int64)
+        self.n_nodes = int(stops.sim.model.n_nodes)
+        kkt = np.zeros((self.n + self.m, self.n + self.m))
+        kkt[: self.n, : self.n] = mass
+        kkt[self.n :, : self.n] = bmat
+        kkt[: self.n, self.n :] = bmat.T
+        self._lu = scipy.linalg.lu_factor(kkt, check_finite=False)
+
+    def _solve(self, force: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+        """x (n, ...) with ``M x = force + Bᵀμ``, ``B x = rhs``."""
+        stacked = np.concatenate([force, rhs], axis=0)
+        return scipy.linalg.lu_solve(self._lu, stacked, check_finite=False)[: self.n]
+
+    def per_node(self, x: np.ndarray) -> np.ndarray:
+        """The DOF vector x (n,) as (N, 6) per node (zeros where a node has fewer DOFs)."""
+        y = np.zeros((self.n_nodes, 6))
+        y[self.dof_node, self.dof_component] = x
+        return y
+
+    def rows(self, na: np.ndarray, nb: np.ndarray, ja: np.ndarray, jb: np.ndarray) -> np.ndarray:
+        """The contacts' rows G (3C, n) over the DOFs from their blocks on nodes A and B (a node
+        −1, a ground plane, adds nothing)."""
+        c = na.size
+        g = np.zeros((3 * c, self.n))
+        for node, block in ((na, ja), (nb, jb)):
+            for i in np.flatnonzero(node >= 0):
+                first, d = self.first[node[i]], self.dofs[node[i]]
+                g[3 * i : 3 * i + 3, first : first + d] += block[i, :, :d]
+        return g
+
+    def response(self, na: np.ndarray, nb: np.ndarray, ja: np.ndarray, jb: np.ndarray, lam: np.ndarray) -> np.ndarray:
+        """``S Gᵀ Λ`` (N, 6) per node: the motion of every node under the contacts' multipliers."""
+        if na.size == 0:
+            return np.zeros((self.n_nodes, 6))
+        force = self.rows(na, nb, ja, jb).T @ np.asarray(lam).reshape(-1)
+        return self.per_node(self._solve(force, np.zeros(self.m)))
+
+    def projection(self, rhs: np.ndarray) -> np.ndarray:
+        """``x`` (N, 6) with ``M x = Bᵀμ`` and ``B x = rhs``: the mass-weighted bilateral projection
+        (positions: rhs = −Φ; velocities: rhs = −B ṽ)."""
+        return self.per_node(self._solve(np.zeros(self.n), np.asarray(rhs, dtype=np.float64)))
+
+    def velocity_defect(self, v: np.ndarray) -> np.ndarray:
+        """``B v`` (m,) for node velocities v (N, 6)."""
+        return self.bmat @ v[self.dof_node, self.dof_component]
+
+    def solve(
+        self,
+        stops: Any,
+        na: np.ndarray,
+        nb: np.ndarray,
+        ja: np.ndarray,
+        jb: np.ndarray,
+        free: np.ndarray,
+        mu: np.ndarray,
+        lam: np.ndarray,
+        what: str,
+    ) -> tuple[np.ndarray, int]:
+        """The frictional problem ``u = D Λ + free`` (Signorini and Coulomb per point, as
+        :func:`kynemapy.run.hard_contact.solve_cone`) with ``D = G S Gᵀ``; Λ (C, 3) in ``lam``,
+        updated from its value as the warm start.  Returns ``S Gᵀ Λ`` (N, 6) and the sweeps.
+
+        Raises
+        ------
+        ConvergenceError
+            The sweeps do not reach their tolerance (:data:`~kynemapy.run.hard_contact.MAX_SWEEPS`).
+        """
+        g = self.rows(na, nb, ja, jb)
+        columns = self._solve(g.T, np.zeros((self.m, g.shape[0])))  # S Gᵀ (n, 3C)
+        delassus = g @ columns
+        flat = lam.reshape(-1).copy()
+        sweeps = int(
+            solve_cone(
+                delassus, np.asarray(free, dtype=np.float64).reshape(-1), np.asarray(mu, dtype=np.float64), flat,
+                np.zeros(mu.size), np.zeros(flat.size), SWEEP_TOLERANCE, MAX_SWEEPS,
+            )
+        )  # fmt: skip
+        if sweeps > MAX_SWEEPS:
+            raise stops.convergence_error(
+                f"the frictional contact problem of the hard contacts' {what} between bodies with joints "
+                f"(projected Gauss–Seidel) did not reach {SWEEP_TOLERANCE:g} relative in {MAX_SWEEPS} sweeps"
+            )
+        lam[...] = flat.reshape(lam.shape)
+        return self.per_node(columns @ flat), sweeps
