@@ -13,6 +13,9 @@ closed forms: the contacts' response through the joints (kynemapy.run.body_coupl
   velocities (the first stops, the second leaves at the first's speed v* = √(2 g L (cos θ_hit −
   cos θ₀)), θ_hit = −asin(1 mm / L) where the balls meet), and the second rises to the height
   the first fell from, ``L (1 − cos θ₀)``, less the 1 mm offset's share.
+* A gripper: a cube between two fingers on sliders, each pushed on by 20 N.  With μ = 0.5 the
+  friction carries the cube's weight (it sticks: friction m g h, normals F h a step, no
+  motion); with μ = 0.2 and round fingertips it slides down at g − 2 μ F / m.
 """
 
 from __future__ import annotations
@@ -91,3 +94,71 @@ def test_newtons_cradle_of_two_pendulums(h: float) -> None:
     assert abs(np.linalg.norm(after[1]) / v_star - 1.0) <= 1e-4, (after, v_star)  # measured 5e-6
     rise = highest + L
     assert abs(rise / (L * (1.0 - math.cos(theta0))) - 1.0) <= 1e-4, rise  # measured −1.1e-5
+
+
+def gripper(mu: float, finger: str, h: float = 1e-3) -> tuple[kp.Simulation, int, list[int]]:
+    """A 1 kg cube (0.1 m) between two fingers (0.5 kg each) on sliders from the ground along x,
+    each pushed onto the cube by 20 N; no ground under the cube; finger boxes (4 cm wide: a face
+    on each face of the cube) or spheres (2 cm radius: one point each)."""
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, -G))
+    half, width = 0.05, 0.02
+    cube = b.add_node(position=(0.0, 0.0, 0.0))
+    b.add_mass(cube, mass=1.0, inertia=((2 * half) ** 2 / 6,) * 3)
+    b.add_box(cube, (half, half, half))
+    fingers = []
+    for side in (-1.0, 1.0):
+        f = b.add_node(position=(side * (half + width), 0.0, 0.0))
+        b.add_mass(f, mass=0.5, inertia=(1e-3, 1e-3, 1e-3))
+        if finger == "box":
+            b.add_box(f, (width, 0.03, 0.03))
+        else:
+            b.add_sphere(f, width)
+        b.add_slider_joint(kp.GROUND, f, (side * (half + width), 0.0, 0.0), (1.0, 0.0, 0.0), force=-side * SQUEEZE)
+        fingers.append(f)
+    b.set_body_contact(law="hard", friction=mu)
+    return kp.Simulation(b.build(), kp.StepParameters(h=h, rho_inf=0.9, max_iter=20)), cube, fingers
+
+
+SQUEEZE = 20.0  # N, each finger
+
+
+def _impulses_on(c: dict, node: int) -> tuple[float, np.ndarray]:
+    """The normal impulses' sum at ``node``'s contacts and the friction impulse on ``node`` (3,)."""
+    on_b = c["node_b"] == node
+    on_a = c["node_a"] == node
+    friction = np.einsum("ck,ckj->cj", c["friction_impulse"], c["tangents"])
+    return float(c["normal_impulse"][on_b | on_a].sum()), friction[on_b].sum(axis=0) - friction[on_a].sum(axis=0)
+
+
+def test_a_gripper_holds_a_cube_by_friction() -> None:
+    """μ = 0.5: the fingers' friction, up to 2 μ F = 20 N, carries the cube's 9.81 N: it sticks.
+    Each finger's normal impulses sum to F h, the friction on the cube to m g h upwards (each
+    exact to 1e-12 relative), and the cube does not move (1e-12 m) over 0.3 s."""
+    h = 1e-3
+    sim, cube, fingers = gripper(0.5, "box", h)
+    q0 = sim.state.q.copy()
+    for _ in range(300):
+        sim.step()
+    c = sim.body_impulses()
+    assert c["normal_impulse"].size == 8  # four corners of each finger's face
+    for f in fingers:
+        assert _impulses_on(c, f)[0] == pytest.approx(SQUEEZE * h, rel=1e-12)
+    np.testing.assert_allclose(_impulses_on(c, cube)[1], (0.0, 0.0, 1.0 * G * h), rtol=0.0, atol=1e-12 * G * h)
+    assert np.abs(sim.state.q[cube] - q0[cube]).max() <= 1e-12
+
+
+def test_a_cube_slides_down_between_two_round_fingers() -> None:
+    """μ = 0.2: 2 μ F = 8 N < m g, the cube slides down between two spherical fingertips with
+    a = g − 2 μ F / m = 1.81 m/s²: after 0.2 s its drop ``a t²/2`` and its speed ``a t``
+    (measured to 1e-15), the friction impulse a step 2 μ F h."""
+    h = 1e-3
+    sim, cube, fingers = gripper(0.2, "sphere", h)
+    for _ in range(200):
+        sim.step()
+    a, t = G - 2 * 0.2 * SQUEEZE, sim.time
+    assert -sim.state.q[cube, 2] == pytest.approx(0.5 * a * t * t, rel=1e-9)
+    assert -sim.state.v[cube, 2] == pytest.approx(a * t, rel=1e-9)
+    c = sim.body_impulses()
+    assert _impulses_on(c, cube)[1][2] == pytest.approx(2 * 0.2 * SQUEEZE * h, rel=1e-9)
+    for f in fingers:
+        assert _impulses_on(c, f)[0] == pytest.approx(SQUEEZE * h, rel=1e-9)
