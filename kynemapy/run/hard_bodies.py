@@ -52,6 +52,7 @@ from kynemapy.run.body_blocks import (
 from kynemapy.run.body_query import MAX_POINTS, jacobian_rows, rotation_matrices, scene_contacts, tangent_frames
 from kynemapy.run.contact_newton import NEWTON_ITERATIONS, newton_contacts
 from kynemapy.run.hard_contact import GAP_TOLERANCE, contact_geometry
+from kynemapy.run.pyramid_lcp import pyramid_lcp
 
 #: the narrow phase's points with a gap up to this are returned [m] (the set's candidates)
 QUERY_MARGIN = 1.0e-6
@@ -96,8 +97,11 @@ UNSETTLED_DEPTH = 1.0e-7
 #: the largest |b| (:meth:`HardBodies._solve`)
 STICK_TOLERANCE = 1.0e-12
 #: the most contacts of an island that :func:`newton_contacts` solves (dense: its cost grows as
-#: the cube of the contacts); a larger island is finished as before
+#: the cube of the contacts); a larger island is solved with sparse linear algebra
+#: (:func:`kynemapy.run.sparse_newton.newton_sparse`, SPARSE_ITERATIONS at most)
 NEWTON_LARGEST = 32
+SPARSE_NEWTON = True
+SPARSE_ITERATIONS = 50
 #: :func:`newton_contacts` converged when its residual (in u's units) is at most this times the
 #: largest |b| (u computed in floating point from Λ is no closer where W is singular)
 NEWTON_TOLERANCE = 1.0e-10
@@ -203,6 +207,10 @@ class HardBodies:
     newton_solves : int
         The solves of the last step whose stalled sweeps were finished by nonsmooth Newton
         (:func:`kynemapy.run.contact_newton.newton_contacts`).
+    sticking_solves : int
+        The solves of the last step whose stalled sweeps were finished by the exact solution on
+        friction pyramids, where it sticks everywhere
+        (:func:`kynemapy.run.pyramid_lcp.pyramid_lcp`).
     unsettled : int
         1 when the last step's position iterations did not reach their tolerance and ended at
         their least violating iterate (no point deeper than :data:`UNSETTLED_DEPTH`), else 0.
@@ -239,6 +247,7 @@ class HardBodies:
         self.sweeps = 0
         self.held_friction = 0
         self.newton_solves = 0
+        self.sticking_solves = 0
         self.unsettled = 0
         self._exact = True
         #: the points found at the end of the last step (touching at the start of the next; the
@@ -504,6 +513,7 @@ class HardBodies:
         self.sweeps = 0
         self.held_friction = 0
         self.newton_solves = 0
+        self.sticking_solves = 0
         self.unsettled = 0
         pl = self.planes
         if pl is not None:
@@ -701,19 +711,24 @@ class HardBodies:
             )
             if sweeps >= 0:
                 return y, sweeps
-            # the sweeps stalled: the islands by nonsmooth Newton from where they stopped
-            exact = self._newton(na, nb, ja, jb, minv, free, mu, lam, loose)
-            if exact is not None:
-                self.newton_solves += 1
-                self._exact = exact
-                return self._response(minv, na, nb, ja, jb, lam), -sweeps
-            self.held_friction += 1
         chol = np.zeros_like(minv)
         for node in np.unique(np.concatenate([na, nb])):
             if node >= 0:
                 chol[node] = np.linalg.cholesky(0.5 * (minv[node] + minv[node].T))
         # islands of contacts that share a body, solved apart where there are many contacts
         island = contact_islands(na, nb) if na.size > ONE_ISLAND else np.zeros(na.size, dtype=np.int64)
+        if not frozen:
+            # the sweeps stalled: the islands by nonsmooth Newton from where they stopped
+            exact = self._newton(na, nb, ja, jb, minv, free, mu, lam, loose)
+            if exact is not None:
+                self.newton_solves += 1
+                self._exact = exact
+                return self._response(minv, na, nb, ja, jb, lam), -sweeps
+            # bodies at rest: a solution that sticks everywhere, found exactly where there is one
+            if np.any(mu > 0.0) and self._sticking(na, nb, ja, jb, minv, chol, free, mu, lam, island):
+                self.sticking_solves += 1
+                return self._response(minv, na, nb, ja, jb, lam), -sweeps
+            self.held_friction += 1
         for _ in range(STAGGER_ROUNDS):
             # the normal impulses exactly, the friction held; then the friction on the new disks
             tangential = lam.copy()
@@ -745,6 +760,24 @@ class HardBodies:
             clip_groups(lam, mu, frame, group)
         return self._response(minv, na, nb, ja, jb, lam), -sweeps
 
+    def _sticking(
+        self, na: np.ndarray, nb: np.ndarray, ja: np.ndarray, jb: np.ndarray, minv: np.ndarray, chol: np.ndarray,
+        free: np.ndarray, mu: np.ndarray, lam: np.ndarray, island: np.ndarray,
+    ) -> bool:  # fmt: skip
+        """The frictional problem on inner friction pyramids (:func:`pyramid_lcp`); True, with Λ in
+        ``lam``, when its solution sticks at every loaded point with friction (``|u_T|`` at most
+        :data:`STICK_TOLERANCE` times the largest |b|: then it is an exact solution of the problem
+        with Coulomb's cones), else False (``lam`` left as given)."""
+        solved = pyramid_lcp(na, nb, ja, jb, chol, free, mu, island)
+        if solved is None:
+            return False
+        u = free + self._rates(na, nb, ja, jb, self._response(minv, na, nb, ja, jb, solved))
+        loaded = (solved[:, 0] > 0.0) & (mu > 0.0)
+        if np.max(np.abs(u[loaded, 1:]), initial=0.0) > STICK_TOLERANCE * float(np.max(np.abs(free), initial=0.0)):
+            return False
+        lam[...] = solved
+        return True
+
     def _newton(
         self, na: np.ndarray, nb: np.ndarray, ja: np.ndarray, jb: np.ndarray, minv: np.ndarray, free: np.ndarray,
         mu: np.ndarray, lam: np.ndarray, loose: bool = False,
@@ -762,14 +795,23 @@ class HardBodies:
         order = np.argsort(island, kind="stable")
         bounds = np.flatnonzero(np.diff(island[order])) + 1
         for idx in np.split(order, bounds):
-            if idx.size > NEWTON_LARGEST:
-                return None  # too large for the dense solve: finished as before
             k = idx.size
             part = out[idx]
-            done, residual = newton_contacts(
-                na[idx], nb[idx], ja[idx], jb[idx], minv, free[idx], mu[idx], part, np.empty((3, 3 * k, 3 * k)),
-                np.empty((9, 3 * k)), np.empty((2, k, 6, 3)), NEWTON_TOLERANCE, NEWTON_ITERATIONS,
-            )  # fmt: skip
+            if k > NEWTON_LARGEST and not SPARSE_NEWTON:
+                return None
+            if k > NEWTON_LARGEST:
+                # too large for the dense solve: the same iteration with sparse linear algebra
+                from kynemapy.run.sparse_newton import newton_sparse
+
+                done, residual = newton_sparse(
+                    na[idx], nb[idx], ja[idx], jb[idx], minv, free[idx], mu[idx], part, NEWTON_TOLERANCE,
+                    SPARSE_ITERATIONS,
+                )  # fmt: skip
+            else:
+                done, residual = newton_contacts(
+                    na[idx], nb[idx], ja[idx], jb[idx], minv, free[idx], mu[idx], part, np.empty((3, 3 * k, 3 * k)),
+                    np.empty((9, 3 * k)), np.empty((2, k, 6, 3)), NEWTON_TOLERANCE, NEWTON_ITERATIONS,
+                )  # fmt: skip
             if done < 0:
                 if not loose or residual > NEWTON_LOOSE * float(np.max(np.abs(free[idx]))):
                     return None
