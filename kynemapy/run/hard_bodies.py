@@ -100,7 +100,7 @@ STICK_TOLERANCE = 1.0e-12
 #: the cube of the contacts); a larger island is solved with sparse linear algebra
 #: (:func:`kynemapy.run.sparse_newton.newton_sparse`, SPARSE_ITERATIONS at most)
 NEWTON_LARGEST = 32
-SPARSE_NEWTON = True
+SPARSE_NEWTON = False
 SPARSE_ITERATIONS = 50
 #: :func:`newton_contacts` converged when its residual (in u's units) is at most this times the
 #: largest |b| (u computed in floating point from Λ is no closer where W is singular)
@@ -724,11 +724,37 @@ class HardBodies:
                 self.newton_solves += 1
                 self._exact = exact
                 return self._response(minv, na, nb, ja, jb, lam), -sweeps
-            # bodies at rest: a solution that sticks everywhere, found exactly where there is one
-            if np.any(mu > 0.0) and self._sticking(na, nb, ja, jb, minv, chol, free, mu, lam, island):
+            # bodies at rest: the islands with a solution that sticks everywhere, found exactly
+            stuck = np.zeros(na.size, dtype=bool)
+            if np.any(mu > 0.0):
+                stuck = self._sticking(na, nb, ja, jb, minv, chol, free, mu, lam, contact_islands(na, nb))
+            if np.any(stuck):
                 self.sticking_solves += 1
+            if np.all(stuck):
                 return self._response(minv, na, nb, ja, jb, lam), -sweeps
             self.held_friction += 1
+            if np.any(stuck):
+                # the other islands (no body shared with these) by the rounds below
+                rest = np.flatnonzero(~stuck)
+                part = lam[rest]
+                self._held_rounds(
+                    stops, na[rest], nb[rest], ja[rest], jb[rest], minv, free[rest], mu[rest], part, what,
+                    frame[rest], group[rest], frozen, chol, island[rest], tuple(a[rest] for a in scratch),
+                )  # fmt: skip
+                lam[rest] = part
+                return self._response(minv, na, nb, ja, jb, lam), -sweeps
+        self._held_rounds(stops, na, nb, ja, jb, minv, free, mu, lam, what, frame, group, frozen, chol, island, scratch)
+        return self._response(minv, na, nb, ja, jb, lam), -sweeps
+
+    def _held_rounds(
+        self, stops: Any, na: np.ndarray, nb: np.ndarray, ja: np.ndarray, jb: np.ndarray, minv: np.ndarray,
+        free: np.ndarray, mu: np.ndarray, lam: np.ndarray, what: str, frame: np.ndarray, group: np.ndarray,
+        frozen: bool, chol: np.ndarray, island: np.ndarray, scratch: tuple,
+    ) -> None:  # fmt: skip
+        """The rounds of :meth:`_solve` (normal impulses exactly with the friction held, then the
+        friction by sweeps with the normal impulses held), Λ in ``lam`` updated; ``chol`` the
+        nodes' Cholesky factors of their inverse mass blocks, ``island`` the contacts' problems
+        for :func:`normal_lcp`, ``scratch`` the sweeps' blocks of these contacts."""
         for _ in range(STAGGER_ROUNDS):
             # the normal impulses exactly, the friction held; then the friction on the new disks
             tangential = lam.copy()
@@ -758,25 +784,29 @@ class HardBodies:
         if solved is not None:
             lam[:, 0] = solved
             clip_groups(lam, mu, frame, group)
-        return self._response(minv, na, nb, ja, jb, lam), -sweeps
 
     def _sticking(
         self, na: np.ndarray, nb: np.ndarray, ja: np.ndarray, jb: np.ndarray, minv: np.ndarray, chol: np.ndarray,
         free: np.ndarray, mu: np.ndarray, lam: np.ndarray, island: np.ndarray,
-    ) -> bool:  # fmt: skip
-        """The frictional problem on inner friction pyramids (:func:`pyramid_lcp`); True, with Λ in
-        ``lam``, when its solution sticks at every loaded point with friction (``|u_T|`` at most
-        :data:`STICK_TOLERANCE` times the largest |b|: then it is an exact solution of the problem
-        with Coulomb's cones), else False (``lam`` left as given)."""
+    ) -> np.ndarray:  # fmt: skip
+        """The frictional problem on inner friction pyramids (:func:`pyramid_lcp`), island by
+        island; which contacts (C,) bool are in an island whose solution sticks at every loaded
+        point with friction (``|u_T|`` at most :data:`STICK_TOLERANCE` times the island's largest
+        |b|: then it is an exact solution of the island's problem with Coulomb's cones), their Λ
+        put in ``lam`` (the others' left as given)."""
         solved = pyramid_lcp(na, nb, ja, jb, chol, free, mu, island)
         if solved is None:
-            return False
+            return np.zeros(na.size, dtype=bool)
         u = free + self._rates(na, nb, ja, jb, self._response(minv, na, nb, ja, jb, solved))
         loaded = (solved[:, 0] > 0.0) & (mu > 0.0)
-        if np.max(np.abs(u[loaded, 1:]), initial=0.0) > STICK_TOLERANCE * float(np.max(np.abs(free), initial=0.0)):
-            return False
-        lam[...] = solved
-        return True
+        n = int(island.max(initial=-1)) + 1
+        slip = np.zeros(n)
+        size = np.zeros(n)
+        np.maximum.at(slip, island, np.where(loaded, np.max(np.abs(u[:, 1:]), axis=1), 0.0))
+        np.maximum.at(size, island, np.max(np.abs(free), axis=1))
+        stuck = (slip <= STICK_TOLERANCE * size)[island]
+        lam[stuck] = solved[stuck]
+        return stuck
 
     def _newton(
         self, na: np.ndarray, nb: np.ndarray, ja: np.ndarray, jb: np.ndarray, minv: np.ndarray, free: np.ndarray,
