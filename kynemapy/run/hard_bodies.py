@@ -667,6 +667,8 @@ class HardBodies:
         a last exact normal solve makes non-penetration exact, and Coulomb's law holds as an
         inequality per group.  ``frozen``: no sweeps, Λ_T as given (held).  ``strict``: the
         sweeps must also meet :data:`BLOCK_RESIDUAL` (else only their change of u is tested).
+        Where Newton does not converge, the islands whose problem sticks everywhere are solved
+        exactly on friction pyramids (:meth:`_sticking`) and the others go to the rounds.
         """
         c = na.size
         sweeps = 0
