@@ -636,7 +636,7 @@ class HardBodies:
             held = self.held_friction
             y, _ = self._solve(
                 stops, cur.na, cur.nb, ja, jb, minv, free, mu, lam, "position correction", cur.frame, _groups(cur),
-                frozen, strict, inexact < INEXACT_ITERATIONS, it == 0,
+                frozen, strict, inexact < INEXACT_ITERATIONS, it == 0, GAP_TOLERANCE,
             )  # fmt: skip
             # once the sweeps had to be finished with the friction held, the friction stays as it is
             # for the rest of this correction: its iterations then only bring the gaps to zero
@@ -653,7 +653,7 @@ class HardBodies:
     def _solve(
         self, stops: Any, na: np.ndarray, nb: np.ndarray, ja: np.ndarray, jb: np.ndarray, minv: np.ndarray,
         free: np.ndarray, mu: np.ndarray, lam: np.ndarray, what: str, frame: np.ndarray, group: np.ndarray,
-        frozen: bool = False, strict: bool = False, loose: bool = False, first: bool = True,
+        frozen: bool = False, strict: bool = False, loose: bool = False, first: bool = True, slip_floor: float = 0.0,
     ) -> tuple[np.ndarray, int]:  # fmt: skip
         """The frictional problem of :func:`solve_blocks` (Λ in ``lam``, updated); returns
         ``y = M⁻¹ Gᵀ Λ`` (N, 6) and the sweeps.
@@ -726,25 +726,27 @@ class HardBodies:
                 self.newton_solves += 1
                 self._exact = exact
                 return self._response(minv, na, nb, ja, jb, lam), -sweeps
-            # bodies at rest: the islands with a solution that sticks everywhere, found exactly
-            stuck = np.zeros(na.size, dtype=bool)
-            if np.any(mu > 0.0):
-                stuck = self._sticking(na, nb, ja, jb, minv, chol, free, mu, lam, contact_islands(na, nb))
-            if np.any(stuck):
-                self.sticking_solves += 1
-            if np.all(stuck):
-                return self._response(minv, na, nb, ja, jb, lam), -sweeps
+        # bodies at rest: the islands with a solution that sticks everywhere, found exactly (also
+        # once the friction is held)
+        stuck = np.zeros(na.size, dtype=bool)
+        if np.any(mu > 0.0):
+            stuck = self._sticking(na, nb, ja, jb, minv, chol, free, mu, lam, contact_islands(na, nb), slip_floor)
+        if np.any(stuck):
+            self.sticking_solves += 1
+        if np.all(stuck):
+            return self._response(minv, na, nb, ja, jb, lam), -sweeps
+        if not frozen:
             self.held_friction += 1
-            if np.any(stuck):
-                # the other islands (no body shared with these) by the rounds below
-                rest = np.flatnonzero(~stuck)
-                part = lam[rest]
-                self._held_rounds(
-                    stops, na[rest], nb[rest], ja[rest], jb[rest], minv, free[rest], mu[rest], part, what,
-                    frame[rest], group[rest], frozen, chol, island[rest], tuple(a[rest] for a in scratch),
-                )  # fmt: skip
-                lam[rest] = part
-                return self._response(minv, na, nb, ja, jb, lam), -sweeps
+        if np.any(stuck):
+            # the other islands (no body shared with these) by the rounds below
+            rest = np.flatnonzero(~stuck)
+            part = lam[rest]
+            self._held_rounds(
+                stops, na[rest], nb[rest], ja[rest], jb[rest], minv, free[rest], mu[rest], part, what, frame[rest],
+                group[rest], frozen, chol, island[rest], tuple(a[rest] for a in scratch),
+            )  # fmt: skip
+            lam[rest] = part
+            return self._response(minv, na, nb, ja, jb, lam), -sweeps
         self._held_rounds(stops, na, nb, ja, jb, minv, free, mu, lam, what, frame, group, frozen, chol, island, scratch)
         return self._response(minv, na, nb, ja, jb, lam), -sweeps
 
@@ -789,7 +791,7 @@ class HardBodies:
 
     def _sticking(
         self, na: np.ndarray, nb: np.ndarray, ja: np.ndarray, jb: np.ndarray, minv: np.ndarray, chol: np.ndarray,
-        free: np.ndarray, mu: np.ndarray, lam: np.ndarray, island: np.ndarray,
+        free: np.ndarray, mu: np.ndarray, lam: np.ndarray, island: np.ndarray, slip_floor: float = 0.0,
     ) -> np.ndarray:  # fmt: skip
         """The frictional problem on inner friction pyramids (:func:`pyramid_lcp`), island by
         island; which contacts (C,) bool are in an island whose solution sticks at every loaded
@@ -806,7 +808,7 @@ class HardBodies:
         size = np.zeros(n)
         np.maximum.at(slip, island, np.where(loaded, np.max(np.abs(u[:, 1:]), axis=1), 0.0))
         np.maximum.at(size, island, np.max(np.abs(free), axis=1))
-        stuck = (slip <= STICK_TOLERANCE * size)[island]
+        stuck = (slip <= np.maximum(STICK_TOLERANCE * size, slip_floor))[island]
         lam[stuck] = solved[stuck]
         return stuck
 
