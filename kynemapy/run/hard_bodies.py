@@ -667,8 +667,10 @@ class HardBodies:
         a last exact normal solve makes non-penetration exact, and Coulomb's law holds as an
         inequality per group.  ``frozen``: no sweeps, Λ_T as given (held).  ``strict``: the
         sweeps must also meet :data:`BLOCK_RESIDUAL` (else only their change of u is tested).
-        Where Newton does not converge, the islands whose problem sticks everywhere are solved
-        exactly on friction pyramids (:meth:`_sticking`) and the others go to the rounds.
+        Where Newton does not converge, and at every solve once the friction is held, the islands
+        whose problem sticks everywhere are solved exactly on friction pyramids (:meth:`_sticking`,
+        with ``slip_floor``: the position correction's :data:`GAP_TOLERANCE`) and only the
+        others go to the rounds.
         """
         c = na.size
         sweeps = 0
@@ -797,7 +799,11 @@ class HardBodies:
         island; which contacts (C,) bool are in an island whose solution sticks at every loaded
         point with friction (``|u_T|`` at most :data:`STICK_TOLERANCE` times the island's largest
         |b|: then it is an exact solution of the island's problem with Coulomb's cones), their Λ
-        put in ``lam`` (the others' left as given)."""
+        put in ``lam`` (the others' left as given).  ``slip_floor`` [the units of b]: a slip up
+        to it passes too (the position correction's :data:`GAP_TOLERANCE`, its own tolerance on
+        the gaps: measured on the 100-box pile at rest, its islands' solutions slip by up to
+        5e-14 m, the size of the gaps the step before left, where 1e-12 of the free term is
+        5e-18 m)."""
         solved = pyramid_lcp(na, nb, ja, jb, chol, free, mu, island)
         if solved is None:
             return np.zeros(na.size, dtype=bool)
