@@ -10,7 +10,8 @@ with the hard body law between them (``set_body_contact(law="hard")``), h = 1 ms
   the largest speed at the end; the time to rest: the end of the last step in which some box
   moved by more than 1e-9 m;
 * how the frictional problems were solved: the steps whose solves needed the nonsmooth Newton
-  finisher, and those finished by the exact normal solve with the friction held;
+  finisher, those with an island solved exactly on friction pyramids (sticking), and those
+  finished by the exact normal solve with the friction held;
 * cost: CPU time per body-step (``time.process_time`` around the steps; the model is built
   before the clock), and per step over the whole run and over the last second;
 * MuJoCo (optional, ``pip install mujoco``) on the same pile (the same boxes, poses, floor and
@@ -135,7 +136,7 @@ def main() -> None:
     costs = []
     q_rest = None
     moving_until = 0.0
-    newton = held = 0
+    newton = stick = held = 0
     for k in range(steps):
         q_before = sim.state.q[:, :3].copy()
         t = time.process_time()
@@ -145,6 +146,7 @@ def main() -> None:
         if np.abs(sim.state.q[:, :3] - q_before).max() > 1e-9:
             moving_until = (k + 1) * H
         newton += sim.joint_stops.bodies.newton_solves > 0
+        stick += sim.joint_stops.bodies.sticking_solves > 0
         held += sim.joint_stops.bodies.held_friction > 0
         if k + 1 == rest_from:
             q_rest = sim.state.q.copy()
@@ -161,7 +163,10 @@ def main() -> None:
         f"  drift over the last {args.rest:g} s {drift:.3e} m; largest speed at the end {np.abs(sim.state.v).max():.3e}"
     )
     print(f"  at rest from t = {moving_until:.3f} s (no box moving by more than 1e-9 m in a step after it)")
-    print(f"  steps with a Newton finish {newton}, with the friction held {held} (of {steps})")
+    print(
+        f"  steps with a Newton finish {newton}, with an island solved on the pyramids {stick}, "
+        f"with the friction held {held} (of {steps})"
+    )
     print(
         f"  cost {1e6 * float(np.mean(costs)) / n:.1f} µs per body-step over the run, "
         f"{1e6 * float(np.mean(last)) / n:.1f} over the last second ({1e3 * float(np.mean(costs)):.2f} ms/step)"

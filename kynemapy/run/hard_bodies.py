@@ -56,6 +56,7 @@ from kynemapy.run.body_coupled import CoupledResponse
 from kynemapy.run.body_query import MAX_POINTS, jacobian_rows, rotation_matrices, scene_contacts, tangent_frames
 from kynemapy.run.contact_newton import NEWTON_ITERATIONS, newton_contacts
 from kynemapy.run.hard_contact import GAP_TOLERANCE, contact_geometry
+from kynemapy.run.pyramid_lcp import pyramid_lcp
 
 #: the bilateral constraints after a correction of a model with joints [m, rad]: no worse than
 #: after the smooth step, or this
@@ -104,8 +105,11 @@ UNSETTLED_DEPTH = 1.0e-7
 #: the largest |b| (:meth:`HardBodies._solve`)
 STICK_TOLERANCE = 1.0e-12
 #: the most contacts of an island that :func:`newton_contacts` solves (dense: its cost grows as
-#: the cube of the contacts); a larger island is finished as before
+#: the cube of the contacts); a larger island is solved with sparse linear algebra
+#: (:func:`kynemapy.run.sparse_newton.newton_sparse`, SPARSE_ITERATIONS at most)
 NEWTON_LARGEST = 32
+SPARSE_NEWTON = False
+SPARSE_ITERATIONS = 50
 #: :func:`newton_contacts` converged when its residual (in u's units) is at most this times the
 #: largest |b| (u computed in floating point from Λ is no closer where W is singular)
 NEWTON_TOLERANCE = 1.0e-10
@@ -212,6 +216,10 @@ class HardBodies:
     newton_solves : int
         The solves of the last step whose stalled sweeps were finished by nonsmooth Newton
         (:func:`kynemapy.run.contact_newton.newton_contacts`).
+    sticking_solves : int
+        The solves of the last step whose stalled sweeps were finished by the exact solution on
+        friction pyramids, where it sticks everywhere
+        (:func:`kynemapy.run.pyramid_lcp.pyramid_lcp`).
     unsettled : int
         1 when the last step's position iterations did not reach their tolerance and ended at
         their least violating iterate (no point deeper than :data:`UNSETTLED_DEPTH`), else 0.
@@ -251,6 +259,7 @@ class HardBodies:
         self.sweeps = 0
         self.held_friction = 0
         self.newton_solves = 0
+        self.sticking_solves = 0
         self.unsettled = 0
         self._exact = True
         #: the points found at the end of the last step (touching at the start of the next; the
@@ -516,6 +525,7 @@ class HardBodies:
         self.sweeps = 0
         self.held_friction = 0
         self.newton_solves = 0
+        self.sticking_solves = 0
         self.unsettled = 0
         pl = self.planes
         if pl is not None:
@@ -648,7 +658,7 @@ class HardBodies:
             held = self.held_friction
             y, _ = self._solve(
                 stops, cur.na, cur.nb, ja, jb, minv, free, mu, lam, "position correction", cur.frame, _groups(cur),
-                frozen, strict, inexact < INEXACT_ITERATIONS, it == 0,
+                frozen, strict, inexact < INEXACT_ITERATIONS, it == 0, GAP_TOLERANCE,
             )  # fmt: skip
             # once the sweeps had to be finished with the friction held, the friction stays as it is
             # for the rest of this correction: its iterations then only bring the gaps to zero
@@ -665,7 +675,7 @@ class HardBodies:
     def _solve(
         self, stops: Any, na: np.ndarray, nb: np.ndarray, ja: np.ndarray, jb: np.ndarray, minv: np.ndarray,
         free: np.ndarray, mu: np.ndarray, lam: np.ndarray, what: str, frame: np.ndarray, group: np.ndarray,
-        frozen: bool = False, strict: bool = False, loose: bool = False, first: bool = True,
+        frozen: bool = False, strict: bool = False, loose: bool = False, first: bool = True, slip_floor: float = 0.0,
     ) -> tuple[np.ndarray, int]:  # fmt: skip
         """The frictional problem of :func:`solve_blocks` (Λ in ``lam``, updated); returns
         ``y = M⁻¹ Gᵀ Λ`` (N, 6) and the sweeps.
@@ -679,6 +689,10 @@ class HardBodies:
         a last exact normal solve makes non-penetration exact, and Coulomb's law holds as an
         inequality per group.  ``frozen``: no sweeps, Λ_T as given (held).  ``strict``: the
         sweeps must also meet :data:`BLOCK_RESIDUAL` (else only their change of u is tested).
+        Where Newton does not converge, and at every solve once the friction is held, the islands
+        whose problem sticks everywhere are solved exactly on friction pyramids (:meth:`_sticking`,
+        with ``slip_floor``: the position correction's :data:`GAP_TOLERANCE`) and only the
+        others go to the rounds.
         """
         if isinstance(minv, CoupledResponse):  # the dense problem through the joints
             self._exact = True
@@ -726,19 +740,52 @@ class HardBodies:
             )
             if sweeps >= 0:
                 return y, sweeps
-            # the sweeps stalled: the islands by nonsmooth Newton from where they stopped
-            exact = self._newton(na, nb, ja, jb, minv, free, mu, lam, loose)
-            if exact is not None:
-                self.newton_solves += 1
-                self._exact = exact
-                return self._response(minv, na, nb, ja, jb, lam), -sweeps
-            self.held_friction += 1
         chol = np.zeros_like(minv)
         for node in np.unique(np.concatenate([na, nb])):
             if node >= 0:
                 chol[node] = np.linalg.cholesky(0.5 * (minv[node] + minv[node].T))
         # islands of contacts that share a body, solved apart where there are many contacts
         island = contact_islands(na, nb) if na.size > ONE_ISLAND else np.zeros(na.size, dtype=np.int64)
+        if not frozen:
+            # the sweeps stalled: the islands by nonsmooth Newton from where they stopped
+            exact = self._newton(na, nb, ja, jb, minv, free, mu, lam, loose)
+            if exact is not None:
+                self.newton_solves += 1
+                self._exact = exact
+                return self._response(minv, na, nb, ja, jb, lam), -sweeps
+        # bodies at rest: the islands with a solution that sticks everywhere, found exactly (also
+        # once the friction is held)
+        stuck = np.zeros(na.size, dtype=bool)
+        if np.any(mu > 0.0):
+            stuck = self._sticking(na, nb, ja, jb, minv, chol, free, mu, lam, contact_islands(na, nb), slip_floor)
+        if np.any(stuck):
+            self.sticking_solves += 1
+        if np.all(stuck):
+            return self._response(minv, na, nb, ja, jb, lam), -sweeps
+        if not frozen:
+            self.held_friction += 1
+        if np.any(stuck):
+            # the other islands (no body shared with these) by the rounds below
+            rest = np.flatnonzero(~stuck)
+            part = lam[rest]
+            self._held_rounds(
+                stops, na[rest], nb[rest], ja[rest], jb[rest], minv, free[rest], mu[rest], part, what, frame[rest],
+                group[rest], frozen, chol, island[rest], tuple(a[rest] for a in scratch),
+            )  # fmt: skip
+            lam[rest] = part
+            return self._response(minv, na, nb, ja, jb, lam), -sweeps
+        self._held_rounds(stops, na, nb, ja, jb, minv, free, mu, lam, what, frame, group, frozen, chol, island, scratch)
+        return self._response(minv, na, nb, ja, jb, lam), -sweeps
+
+    def _held_rounds(
+        self, stops: Any, na: np.ndarray, nb: np.ndarray, ja: np.ndarray, jb: np.ndarray, minv: np.ndarray,
+        free: np.ndarray, mu: np.ndarray, lam: np.ndarray, what: str, frame: np.ndarray, group: np.ndarray,
+        frozen: bool, chol: np.ndarray, island: np.ndarray, scratch: tuple,
+    ) -> None:  # fmt: skip
+        """The rounds of :meth:`_solve` (normal impulses exactly with the friction held, then the
+        friction by sweeps with the normal impulses held), Λ in ``lam`` updated; ``chol`` the
+        nodes' Cholesky factors of their inverse mass blocks, ``island`` the contacts' problems
+        for :func:`normal_lcp`, ``scratch`` the sweeps' blocks of these contacts."""
         for _ in range(STAGGER_ROUNDS):
             # the normal impulses exactly, the friction held; then the friction on the new disks
             tangential = lam.copy()
@@ -768,7 +815,33 @@ class HardBodies:
         if solved is not None:
             lam[:, 0] = solved
             clip_groups(lam, mu, frame, group)
-        return self._response(minv, na, nb, ja, jb, lam), -sweeps
+
+    def _sticking(
+        self, na: np.ndarray, nb: np.ndarray, ja: np.ndarray, jb: np.ndarray, minv: np.ndarray, chol: np.ndarray,
+        free: np.ndarray, mu: np.ndarray, lam: np.ndarray, island: np.ndarray, slip_floor: float = 0.0,
+    ) -> np.ndarray:  # fmt: skip
+        """The frictional problem on inner friction pyramids (:func:`pyramid_lcp`), island by
+        island; which contacts (C,) bool are in an island whose solution sticks at every loaded
+        point with friction (``|u_T|`` at most :data:`STICK_TOLERANCE` times the island's largest
+        |b|: then it is an exact solution of the island's problem with Coulomb's cones), their Λ
+        put in ``lam`` (the others' left as given).  ``slip_floor`` [the units of b]: a slip up
+        to it passes too (the position correction's :data:`GAP_TOLERANCE`, its own tolerance on
+        the gaps: measured on the 100-box pile at rest, its islands' solutions slip by up to
+        5e-14 m, the size of the gaps the step before left, where 1e-12 of the free term is
+        5e-18 m)."""
+        solved = pyramid_lcp(na, nb, ja, jb, chol, free, mu, island)
+        if solved is None:
+            return np.zeros(na.size, dtype=bool)
+        u = free + self._rates(na, nb, ja, jb, self._response(minv, na, nb, ja, jb, solved))
+        loaded = (solved[:, 0] > 0.0) & (mu > 0.0)
+        n = int(island.max(initial=-1)) + 1
+        slip = np.zeros(n)
+        size = np.zeros(n)
+        np.maximum.at(slip, island, np.where(loaded, np.max(np.abs(u[:, 1:]), axis=1), 0.0))
+        np.maximum.at(size, island, np.max(np.abs(free), axis=1))
+        stuck = (slip <= np.maximum(STICK_TOLERANCE * size, slip_floor))[island]
+        lam[stuck] = solved[stuck]
+        return stuck
 
     def _newton(
         self, na: np.ndarray, nb: np.ndarray, ja: np.ndarray, jb: np.ndarray, minv: np.ndarray, free: np.ndarray,
@@ -787,14 +860,23 @@ class HardBodies:
         order = np.argsort(island, kind="stable")
         bounds = np.flatnonzero(np.diff(island[order])) + 1
         for idx in np.split(order, bounds):
-            if idx.size > NEWTON_LARGEST:
-                return None  # too large for the dense solve: finished as before
             k = idx.size
             part = out[idx]
-            done, residual = newton_contacts(
-                na[idx], nb[idx], ja[idx], jb[idx], minv, free[idx], mu[idx], part, np.empty((3, 3 * k, 3 * k)),
-                np.empty((9, 3 * k)), np.empty((2, k, 6, 3)), NEWTON_TOLERANCE, NEWTON_ITERATIONS,
-            )  # fmt: skip
+            if k > NEWTON_LARGEST and not SPARSE_NEWTON:
+                return None
+            if k > NEWTON_LARGEST:
+                # too large for the dense solve: the same iteration with sparse linear algebra
+                from kynemapy.run.sparse_newton import newton_sparse
+
+                done, residual = newton_sparse(
+                    na[idx], nb[idx], ja[idx], jb[idx], minv, free[idx], mu[idx], part, NEWTON_TOLERANCE,
+                    SPARSE_ITERATIONS,
+                )  # fmt: skip
+            else:
+                done, residual = newton_contacts(
+                    na[idx], nb[idx], ja[idx], jb[idx], minv, free[idx], mu[idx], part, np.empty((3, 3 * k, 3 * k)),
+                    np.empty((9, 3 * k)), np.empty((2, k, 6, 3)), NEWTON_TOLERANCE, NEWTON_ITERATIONS,
+                )  # fmt: skip
             if done < 0:
                 if not loose or residual > NEWTON_LOOSE * float(np.max(np.abs(free[idx]))):
                     return None

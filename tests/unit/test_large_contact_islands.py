@@ -1,0 +1,151 @@
+"""The solvers of large contact islands on a stack of cubes (docs/contact.md, "Hard contact between
+bodies"): the sparse nonsmooth Newton solver (kynemapy.run.sparse_newton) and the exact solve on
+friction pyramids (kynemapy.run.pyramid_lcp).
+
+A column of upright cubes (0.2 m, 1 kg) on the ground, each on the one below through its four
+corners (redundant rows: a singular Delassus matrix), pushed down by one step of gravity
+(``u = W Λ + b``, b the contact points' velocities after ``v = −g h``), the top cube moving along
+x at s [m/s], μ = 0.5.  Closed forms of the velocity jump: where s > μ g h the top cube keeps
+sliding at ``s − μ g h`` and its friction impulses sum to ``μ m g h`` against its sliding; where
+s < μ g h it stops, its friction impulses summing to ``m s``; every other cube ends at rest; the
+normal impulses under each cube sum to the weight it carries, ``k m g h`` (k the cubes from it
+up).  The Delassus matrix is checked against the dense kernel's.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kynemapy.run.body_blocks import contact_islands, solve_blocks
+from kynemapy.run.body_query import jacobian_rows
+from kynemapy.run.contact_newton import delassus_dense, newton_contacts
+from kynemapy.run.pyramid_lcp import pyramid_lcp
+from kynemapy.run.sparse_newton import delassus_sparse, newton_sparse
+
+G = 9.81
+H = 1e-3  # s
+A = 0.1  # m
+MASS = 1.0  # kg
+INERTIA = MASS * (2 * A) ** 2 / 6
+MU = 0.5
+SLIDE = 1.0  # m/s
+
+
+def _stack(n: int, slide: float = SLIDE) -> tuple[np.ndarray, ...]:
+    """The velocity-jump problem of ``n`` stacked cubes: na, nb, ja, jb, minv, b, mu, v (N, 6)."""
+    corners = np.array([[sx * A, sy * A] for sx in (-1, 1) for sy in (-1, 1)])
+    na, nb, arm_a, arm_b = [], [], [], []
+    for k in range(n):
+        for x, y in corners:
+            na.append(k - 1)  # −1: the ground under the first cube
+            nb.append(k)
+            arm_a.append((x, y, A))  # the corner seen from the cube below (its top face)
+            arm_b.append((x, y, -A))
+    c = len(na)
+    frame = np.broadcast_to(np.eye(3)[[2, 0, 1]], (c, 3, 3)).copy()  # n = z, t1 = x, t2 = y
+    na_, nb_ = np.array(na, dtype=np.int64), np.array(nb, dtype=np.int64)
+    ja = -jacobian_rows(frame, np.array(arm_a))
+    ja[na_ < 0] = 0.0
+    jb = jacobian_rows(frame, np.array(arm_b))
+    minv = np.zeros((n, 6, 6))
+    minv[:, :3, :3] = np.eye(3) / MASS
+    minv[:, 3:, 3:] = np.eye(3) / INERTIA
+    v = np.zeros((n, 6))
+    v[:, 2] = -G * H
+    v[-1, 0] = slide
+    pad = np.vstack([v, np.zeros((1, 6))])
+    b = np.einsum("csr,cr->cs", ja, pad[na_]) + np.einsum("csr,cr->cs", jb, pad[nb_])
+    return na_, nb_, ja, jb, minv, b, np.full(c, MU), v
+
+
+def _after(na, nb, ja, jb, minv, lam, v) -> np.ndarray:
+    """The velocities (N, 6) after the impulses Λ: ``v + M⁻¹ Gᵀ Λ``."""
+    out = v.copy()
+    for c in range(na.size):
+        for node, j in ((na[c], ja[c]), (nb[c], jb[c])):
+            if node >= 0:
+                out[node] += minv[node] @ (j.T @ lam[c])
+    return out
+
+
+def _check_closed_forms(n: int, na, nb, ja, jb, minv, lam, v, slide: float = SLIDE) -> None:
+    weight = MASS * G * H
+    after = _after(na, nb, ja, jb, minv, lam, v)
+    expected = np.zeros((n, 6))
+    expected[-1, 0] = max(slide - MU * G * H, 0.0)
+    assert np.abs(after - expected).max() <= 1e-12
+    for k in range(n):
+        under = nb == k
+        assert lam[under, 0].sum() == pytest.approx((n - k) * weight, rel=1e-12)
+        assert np.all(lam[under, 0] >= -1e-12 * weight)
+    assert np.all(np.hypot(lam[:, 1], lam[:, 2]) <= MU * lam[:, 0] + 1e-12 * weight)
+    top = nb == n - 1
+    assert lam[top, 1].sum() == pytest.approx(-min(MU * weight, MASS * slide), rel=1e-12)
+    assert np.abs(lam[top, 2].sum()) <= 1e-12 * weight
+
+
+def test_the_sparse_delassus_matrix_is_the_dense_kernels() -> None:
+    na, nb, ja, jb, minv, *_ = _stack(5)
+    c = na.size
+    dense = np.zeros((3 * c, 3 * c))
+    delassus_dense(na, nb, ja, jb, minv, np.zeros((c, 6, 3)), np.zeros((c, 6, 3)), dense)
+    sparse = delassus_sparse(na, nb, ja, jb, minv).toarray()
+    assert np.abs(sparse - dense).max() <= 1e-15 * np.abs(dense).max()
+
+
+def _swept(na, nb, ja, jb, minv, b, mu, sweeps: int) -> np.ndarray:
+    """Λ after ``sweeps`` projected Gauss–Seidel sweeps from zero (the solvers' start in the engine)."""
+    c = na.size
+    lam = np.zeros((c, 3))
+    scratch = (np.zeros((c, 6, 3)), np.zeros((c, 6, 3)), np.zeros((c, 3, 3)), np.zeros(c), np.zeros((c, 3)))
+    solve_blocks(na, nb, ja, jb, minv, b, mu, lam, np.zeros((minv.shape[0], 6)), scratch, 1e-14, np.inf, sweeps)
+    return lam
+
+
+def test_newton_on_a_stack_with_a_sliding_top_cube_meets_the_closed_forms() -> None:
+    """3 cubes (12 contacts) from 100 sweeps: the sparse solver and the dense one to the same
+    closed forms."""
+    n = 3
+    na, nb, ja, jb, minv, b, mu, v = _stack(n)
+    lam = _swept(na, nb, ja, jb, minv, b, mu, 100)
+    dense = lam.copy()
+    done, residual = newton_sparse(na, nb, ja, jb, minv, b, mu, lam, 1e-12, 50)
+    assert done > 0
+    assert residual <= 1e-12 * np.abs(b).max()
+    _check_closed_forms(n, na, nb, ja, jb, minv, lam, v)
+    c = na.size
+    done, _ = newton_contacts(
+        na, nb, ja, jb, minv, b, mu, dense, np.empty((3, 3 * c, 3 * c)), np.empty((9, 3 * c)),
+        np.empty((2, c, 6, 3)), 1e-12, 50,
+    )  # fmt: skip
+    assert done > 0
+    _check_closed_forms(n, na, nb, ja, jb, minv, dense, v)
+
+
+@pytest.mark.parametrize("n", [3, 30])
+@pytest.mark.parametrize("slide", [0.0, 1e-3])
+def test_the_pyramid_solve_stops_a_stack_exactly(n: int, slide: float) -> None:
+    """3 cubes (12 contacts) and 30 cubes (120 contacts), the top one at rest or pushed by less
+    than friction can stop in one step (1e-3 m/s < μ g h): the solution on the pyramids sticks
+    everywhere and meets the closed forms."""
+    na, nb, ja, jb, minv, b, mu, v = _stack(n, slide)
+    lam = pyramid_lcp(na, nb, ja, jb, np.linalg.cholesky(minv), b, mu, contact_islands(na, nb))
+    _check_closed_forms(n, na, nb, ja, jb, minv, lam, v, slide)
+
+
+def test_the_pyramid_solve_of_a_sliding_cube_is_not_coulombs() -> None:
+    """The top cube sliding at 1 m/s: the convex program's relaxation (a slipping point lifts off
+    by μ |u_T|) throws the cubes upwards, which Coulomb's law never does (it keeps them on the
+    ground, sliding): the solution does not stick, and the caller solves on."""
+    na, nb, ja, jb, minv, b, mu, v = _stack(3, SLIDE)
+    lam = pyramid_lcp(na, nb, ja, jb, np.linalg.cholesky(minv), b, mu, contact_islands(na, nb))
+    after = _after(na, nb, ja, jb, minv, lam, v)
+    assert np.all(after[:, 2] > 0.01)  # m/s, upwards
+
+
+def test_nothing_pushing_gives_no_impulse() -> None:
+    na, nb, ja, jb, minv, b, mu, _ = _stack(4)
+    lam = np.ones((na.size, 3))
+    assert newton_sparse(na, nb, ja, jb, minv, np.zeros_like(b), mu, lam, 1e-12, 50) == (0, 0.0)
+    assert np.all(lam == 0.0)
