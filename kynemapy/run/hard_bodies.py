@@ -105,11 +105,9 @@ UNSETTLED_DEPTH = 1.0e-7
 #: the largest |b| (:meth:`HardBodies._solve`)
 STICK_TOLERANCE = 1.0e-12
 #: the most contacts of an island that :func:`newton_contacts` solves (dense: its cost grows as
-#: the cube of the contacts); a larger island is solved with sparse linear algebra
-#: (:func:`kynemapy.run.sparse_newton.newton_sparse`, SPARSE_ITERATIONS at most)
+#: the cube of the contacts); a larger island is finished as before (the same iteration with
+#: sparse linear algebra stalled on the 100-box pile's islands: docs/contact.md)
 NEWTON_LARGEST = 32
-SPARSE_NEWTON = False
-SPARSE_ITERATIONS = 50
 #: :func:`newton_contacts` converged when its residual (in u's units) is at most this times the
 #: largest |b| (u computed in floating point from Λ is no closer where W is singular)
 NEWTON_TOLERANCE = 1.0e-10
@@ -862,21 +860,12 @@ class HardBodies:
         for idx in np.split(order, bounds):
             k = idx.size
             part = out[idx]
-            if k > NEWTON_LARGEST and not SPARSE_NEWTON:
-                return None
             if k > NEWTON_LARGEST:
-                # too large for the dense solve: the same iteration with sparse linear algebra
-                from kynemapy.run.sparse_newton import newton_sparse
-
-                done, residual = newton_sparse(
-                    na[idx], nb[idx], ja[idx], jb[idx], minv, free[idx], mu[idx], part, NEWTON_TOLERANCE,
-                    SPARSE_ITERATIONS,
-                )  # fmt: skip
-            else:
-                done, residual = newton_contacts(
-                    na[idx], nb[idx], ja[idx], jb[idx], minv, free[idx], mu[idx], part, np.empty((3, 3 * k, 3 * k)),
-                    np.empty((9, 3 * k)), np.empty((2, k, 6, 3)), NEWTON_TOLERANCE, NEWTON_ITERATIONS,
-                )  # fmt: skip
+                return None  # too large for the dense solve: finished as before
+            done, residual = newton_contacts(
+                na[idx], nb[idx], ja[idx], jb[idx], minv, free[idx], mu[idx], part, np.empty((3, 3 * k, 3 * k)),
+                np.empty((9, 3 * k)), np.empty((2, k, 6, 3)), NEWTON_TOLERANCE, NEWTON_ITERATIONS,
+            )  # fmt: skip
             if done < 0:
                 if not loose or residual > NEWTON_LOOSE * float(np.max(np.abs(free[idx]))):
                     return None

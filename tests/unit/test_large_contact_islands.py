@@ -1,6 +1,6 @@
 """The solvers of large contact islands on a stack of cubes (docs/contact.md, "Hard contact between
-bodies"): the sparse nonsmooth Newton solver (kynemapy.run.sparse_newton) and the exact solve on
-friction pyramids (kynemapy.run.pyramid_lcp).
+bodies"): the dense nonsmooth Newton finisher (kynemapy.run.contact_newton) and the exact solve
+on friction pyramids (kynemapy.run.pyramid_lcp).
 
 A column of upright cubes (0.2 m, 1 kg) on the ground, each on the one below through its four
 corners (redundant rows: a singular Delassus matrix), pushed down by one step of gravity
@@ -9,7 +9,7 @@ x at s [m/s], μ = 0.5.  Closed forms of the velocity jump: where s > μ g h the
 sliding at ``s − μ g h`` and its friction impulses sum to ``μ m g h`` against its sliding; where
 s < μ g h it stops, its friction impulses summing to ``m s``; every other cube ends at rest; the
 normal impulses under each cube sum to the weight it carries, ``k m g h`` (k the cubes from it
-up).  The Delassus matrix is checked against the dense kernel's.
+up).
 """
 
 from __future__ import annotations
@@ -19,9 +19,8 @@ import pytest
 
 from kynemapy.run.body_blocks import contact_islands, solve_blocks
 from kynemapy.run.body_query import jacobian_rows
-from kynemapy.run.contact_newton import delassus_dense, newton_contacts
+from kynemapy.run.contact_newton import newton_contacts
 from kynemapy.run.pyramid_lcp import pyramid_lcp
-from kynemapy.run.sparse_newton import delassus_sparse, newton_sparse
 
 G = 9.81
 H = 1e-3  # s
@@ -85,15 +84,6 @@ def _check_closed_forms(n: int, na, nb, ja, jb, minv, lam, v, slide: float = SLI
     assert np.abs(lam[top, 2].sum()) <= 1e-12 * weight
 
 
-def test_the_sparse_delassus_matrix_is_the_dense_kernels() -> None:
-    na, nb, ja, jb, minv, *_ = _stack(5)
-    c = na.size
-    dense = np.zeros((3 * c, 3 * c))
-    delassus_dense(na, nb, ja, jb, minv, np.zeros((c, 6, 3)), np.zeros((c, 6, 3)), dense)
-    sparse = delassus_sparse(na, nb, ja, jb, minv).toarray()
-    assert np.abs(sparse - dense).max() <= 1e-15 * np.abs(dense).max()
-
-
 def _swept(na, nb, ja, jb, minv, b, mu, sweeps: int) -> np.ndarray:
     """Λ after ``sweeps`` projected Gauss–Seidel sweeps from zero (the solvers' start in the engine)."""
     c = na.size
@@ -104,23 +94,18 @@ def _swept(na, nb, ja, jb, minv, b, mu, sweeps: int) -> np.ndarray:
 
 
 def test_newton_on_a_stack_with_a_sliding_top_cube_meets_the_closed_forms() -> None:
-    """3 cubes (12 contacts) from 100 sweeps: the sparse solver and the dense one to the same
-    closed forms."""
+    """3 cubes (12 contacts) from 100 sweeps: the dense Newton finisher to the closed forms."""
     n = 3
     na, nb, ja, jb, minv, b, mu, v = _stack(n)
     lam = _swept(na, nb, ja, jb, minv, b, mu, 100)
-    dense = lam.copy()
-    done, residual = newton_sparse(na, nb, ja, jb, minv, b, mu, lam, 1e-12, 50)
-    assert done > 0
-    assert residual <= 1e-12 * np.abs(b).max()
-    _check_closed_forms(n, na, nb, ja, jb, minv, lam, v)
     c = na.size
-    done, _ = newton_contacts(
-        na, nb, ja, jb, minv, b, mu, dense, np.empty((3, 3 * c, 3 * c)), np.empty((9, 3 * c)),
+    done, residual = newton_contacts(
+        na, nb, ja, jb, minv, b, mu, lam, np.empty((3, 3 * c, 3 * c)), np.empty((9, 3 * c)),
         np.empty((2, c, 6, 3)), 1e-12, 50,
     )  # fmt: skip
     assert done > 0
-    _check_closed_forms(n, na, nb, ja, jb, minv, dense, v)
+    assert residual <= 1e-12 * np.abs(b).max()
+    _check_closed_forms(n, na, nb, ja, jb, minv, lam, v)
 
 
 @pytest.mark.parametrize("n", [3, 30])
@@ -147,5 +132,10 @@ def test_the_pyramid_solve_of_a_sliding_cube_is_not_coulombs() -> None:
 def test_nothing_pushing_gives_no_impulse() -> None:
     na, nb, ja, jb, minv, b, mu, _ = _stack(4)
     lam = np.ones((na.size, 3))
-    assert newton_sparse(na, nb, ja, jb, minv, np.zeros_like(b), mu, lam, 1e-12, 50) == (0, 0.0)
+    c = na.size
+    done = newton_contacts(
+        na, nb, ja, jb, minv, np.zeros_like(b), mu, lam, np.empty((3, 3 * c, 3 * c)), np.empty((9, 3 * c)),
+        np.empty((2, c, 6, 3)), 1e-12, 50,
+    )  # fmt: skip
+    assert done == (0, 0.0)
     assert np.all(lam == 0.0)
