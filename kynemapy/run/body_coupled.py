@@ -25,74 +25,6 @@ from kynemapy.run.hard_contact import MAX_SWEEPS, SWEEP_TOLERANCE, solve_cone
 #: the frictionless solution is taken where no point with friction slips by more than this times
 #: the largest |b| (as :data:`kynemapy.run.hard_bodies.STICK_TOLERANCE` for free bodies)
 STICK_TOLERANCE = 1.0e-12
-#: the most sweeps of the frictional problem before the staggered rounds (:func:`staggered`)
-FRICTION_SWEEPS = 2000
-#: the most staggered rounds
-STAGGER_ROUNDS = 20
-
-
-def staggered(delassus: np.ndarray, b: np.ndarray, mu: np.ndarray, lam: np.ndarray) -> int:
-    """Finish a frictional problem whose sweeps stalled (redundant points with friction) in
-    rounds: the normal impulses with the friction held (the frictionless problem, by the same
-    sweeps: a convex problem, converged in u), then the friction on the disks ``|Λ_T| <= μ Λ_N``
-    with the normal impulses held (sweeps over the points' tangential pairs: convex too), until
-    the normal impulses stop changing; a last normal solve makes non-penetration exact, and
-    Coulomb's law holds as an inequality.
-
-    Parameters
-    ----------
-    delassus : (3k, 3k) ndarray of float
-        D.
-    b : (3k,) ndarray of float
-        The free term.
-    mu : (k,) ndarray of float
-        Coulomb coefficients.
-    lam : (3k,) ndarray of float
-        In: the stalled sweeps' Λ; out: the rounds' Λ.
-
-    Returns
-    -------
-    int
-        The sweeps of the last normal solve (> MAX_SWEEPS: not converged).
-    """
-    k = mu.size
-    normal = 3 * np.arange(k)
-    d_n = np.zeros_like(delassus)
-    d_n[np.ix_(normal, normal)] = delassus[np.ix_(normal, normal)]
-    zero_mu = np.zeros(k)
-    scale = max(float(np.max(np.abs(b), initial=0.0)), 1e-300)
-    sweeps = 0
-    for round_ in range(STAGGER_ROUNDS + 1):
-        held = lam.copy()
-        held[normal] = 0.0
-        b_n = b + delassus @ held
-        b_n[normal + 1] = 0.0
-        b_n[normal + 2] = 0.0
-        solved = lam.copy()
-        solved[normal + 1] = 0.0
-        solved[normal + 2] = 0.0
-        sweeps = int(solve_cone(d_n, b_n, zero_mu, solved, np.zeros(k), np.zeros(3 * k), SWEEP_TOLERANCE, MAX_SWEEPS))
-        change = float(np.max(np.abs(solved[normal] - lam[normal]), initial=0.0))
-        lam[normal] = solved[normal]
-        if round_ > 0 and change <= 1e-12 * max(float(np.max(lam[normal], initial=0.0)), 1e-300):
-            break  # the normal impulses settled (the first round's change is from the stalled sweeps)
-        # the friction with the normal impulses held
-        for _sweep in range(FRICTION_SWEEPS):
-            before = lam.copy()
-            for i in np.flatnonzero(mu > 0.0):
-                t = slice(3 * i + 1, 3 * i + 3)
-                block = delassus[t, t]
-                rho = float(np.linalg.eigvalsh(block)[-1])
-                if rho <= 0.0:
-                    continue
-                u_t = delassus[t] @ lam + b[t]
-                trial = lam[t] - u_t / rho
-                radius = mu[i] * lam[3 * i]
-                norm = float(np.linalg.norm(trial))
-                lam[t] = trial if norm <= radius else trial * (radius / norm if norm > 0.0 else 0.0)
-            if np.max(np.abs(delassus @ (lam - before)), initial=0.0) <= SWEEP_TOLERANCE * scale:
-                break
-    return sweeps
 
 
 class CoupledResponse:
@@ -215,15 +147,16 @@ class CoupledResponse:
         flat = lam.reshape(-1).copy()
         sweeps = int(
             solve_cone(
-                delassus, b, mu, flat, np.zeros(mu.size), np.zeros(flat.size), SWEEP_TOLERANCE, FRICTION_SWEEPS,
+                delassus, b, mu, flat, np.zeros(mu.size), np.zeros(flat.size), SWEEP_TOLERANCE, MAX_SWEEPS,
             )
         )  # fmt: skip
-        if sweeps > FRICTION_SWEEPS:  # stalled: staggered rounds from where the sweeps stopped
-            sweeps = staggered(delassus, b, mu, flat)
         if sweeps > MAX_SWEEPS:
             raise stops.convergence_error(
                 f"the frictional contact problem of the hard contacts' {what} between bodies with joints "
-                f"(projected Gauss–Seidel) did not reach {SWEEP_TOLERANCE:g} relative in {MAX_SWEEPS} sweeps"
+                f"(projected Gauss–Seidel) did not reach {SWEEP_TOLERANCE:g} relative in {MAX_SWEEPS} sweeps "
+                "(redundant points with friction, such as a box held on the ground by fingers, can stall it; the "
+                "free bodies' finishers are not used through joints: the compliant law, "
+                "set_body_contact(stiffness=...), handles them)"
             )
         lam[...] = flat.reshape(lam.shape)
         return self.per_node(columns @ flat), sweeps

@@ -30,7 +30,7 @@ import kynemapy as kp
 M, L, R, G = 2.0, 1.0, 0.1, 9.81
 
 
-def pendulum_on_wall(theta: float, h: float) -> tuple[kp.Simulation, int]:
+def pendulum_on_wall(theta: float, h: float, mu: float = 0.0) -> tuple[kp.Simulation, int]:
     b = kp.ModelBuilder(gravity=(0.0, 0.0, -G))
     x, z = L * math.sin(theta), -L * math.cos(theta)
     bob = b.add_node(position=(x, 0.0, z))
@@ -42,15 +42,19 @@ def pendulum_on_wall(theta: float, h: float) -> tuple[kp.Simulation, int]:
     b.add_mass(wall, mass=5.0, inertia=(0.1, 0.1, 0.1))
     b.add_box(wall, (half, 0.3, 0.3))
     b.add_fixed_bc(wall)
-    b.set_body_contact(law="hard")
+    b.set_body_contact(law="hard", friction=mu)
     return kp.Simulation(b.build(), kp.StepParameters(h=h, rho_inf=0.9, max_iter=20)), bob
 
 
-def test_a_pendulum_held_by_a_wall() -> None:
+@pytest.mark.parametrize("mu", [0.0, 0.5])
+def test_a_pendulum_held_by_a_wall(mu: float) -> None:
+    """With friction on the wall (μ = 0.5) the same numbers and no friction impulse: the hinge
+    leaves the bob one motion, which the normal impulse stops, so the frictionless solution
+    slips nowhere and is the one taken."""
     theta = 0.3
     errors = []
     for h in (2e-3, 1e-3):
-        sim, bob = pendulum_on_wall(theta, h)
+        sim, bob = pendulum_on_wall(theta, h, mu)
         q0 = sim.state.q.copy()
         for _ in range(round(0.2 / h)):
             sim.step()
@@ -59,6 +63,7 @@ def test_a_pendulum_held_by_a_wall() -> None:
         assert np.abs(sim.state.q[bob] - q0[bob]).max() <= 1e-12
         np.testing.assert_allclose(c["normal"][0], (-1.0, 0.0, 0.0), atol=1e-12)  # from A (the bob) to the wall
         errors.append(c["normal_impulse"][0] / (M * G * math.tan(theta) * h) - 1.0)
+        assert np.all(c["friction_impulse"] == 0.0)
     assert abs(errors[1]) <= 1e-5, errors
     assert 3.5 <= errors[0] / errors[1] <= 4.5, errors  # second order in h
 
