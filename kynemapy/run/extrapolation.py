@@ -70,7 +70,7 @@ MAX_STALLS = 2
 PILOT_STEPS = 4
 PILOT_SHARE = 8
 PILOT_MAX_GROWTH = 8.0
-#: StepControl(newton="auto"): from this tolerance up the levels start each Newton iteration
+#: ``StepControl(newton="auto")``: from this tolerance up the levels start each Newton iteration
 #: from the last step's v̇ and λ (predictor="last"); below it the Newton error that the start
 #: leaves is amplified by the extrapolation (docs/step-control.md)
 LAST_PREDICTOR_FROM = 1e-4
@@ -92,7 +92,7 @@ def newton_parameters(params: Any, control: StepControl) -> Any:
     ----------
     params : StepParameters
         The simulation's settings.
-    control : StepControl
+    control : kynemapy.StepControl
         The tolerances and the ``newton`` mode.
 
     Returns
@@ -643,7 +643,7 @@ def pilot_step(
     ----------
     sim : Simulation
         The simulation, at the start of the call.
-    control : StepControl
+    control : kynemapy.StepControl
         Tolerances and ``safety``.
     node_dofs : (N,) ndarray of int
         Each node's degrees of freedom (the estimate's norm).
