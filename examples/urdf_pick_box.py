@@ -95,9 +95,10 @@ URDF = f"""<?xml version="1.0"?>
 """
 
 
-def build() -> tuple[kp.Model, dict[str, int], dict[str, int]]:
+def build(law: str = "compliant") -> tuple[kp.Model, dict[str, int], dict[str, int]]:
     """The arm from URDF, the box and the ground; the joints' constraint ids and the nodes of the
-    fingers and the box."""
+    fingers and the box.  ``law="hard"``: the ground and the fingertips touch by the hard laws
+    (no penetration, exact Coulomb friction; tests/verification/test_hard_joined_bodies.py)."""
     # fingertip spheres at z = 0.04 (the box's middle) with the lift at 0; fingers open by 6 cm
     robot = load_urdf(URDF, collision_shapes=True, initial_positions={"lift": 0.1, "left": 0.06, "right": -0.06})
     b = robot.builder
@@ -106,8 +107,12 @@ def build() -> tuple[kp.Model, dict[str, int], dict[str, int]]:
     b.add_mass(box, mass=M_BOX, inertia=(M_BOX * (w * w + h * h) / 12, M_BOX * (a * a + h * h) / 12,
                                           M_BOX * (a * a + w * w) / 12))  # fmt: skip
     b.add_box(box, BOX)
-    b.add_ground_plane(stiffness=2e4, damping=60.0, friction=0.6, slip_velocity=5e-3)
-    b.set_body_contact(stiffness=2e4, damping=20.0, friction=MU, slip_velocity=5e-3)
+    if law == "hard":
+        b.add_ground_plane(law="hard", friction=0.6)
+        b.set_body_contact(law="hard", friction=MU)
+    else:
+        b.add_ground_plane(stiffness=2e4, damping=60.0, friction=0.6, slip_velocity=5e-3)
+        b.set_body_contact(stiffness=2e4, damping=20.0, friction=MU, slip_velocity=5e-3)
     joints = {name: robot.joint_id[name] for name in ("yaw", "lift", "left", "right")}
     b.set_servo(joints["yaw"], kp=400.0, kd=80.0, position=0.0)
     # the lift's servo carries the carriage and fingers (1.2 kg) by feed-forward

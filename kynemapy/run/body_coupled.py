@@ -21,10 +21,13 @@ from typing import Any
 import numpy as np
 
 from kynemapy.run.hard_contact import MAX_SWEEPS, SWEEP_TOLERANCE, solve_cone
+from kynemapy.run.pyramid_lcp import PYRAMID_EDGES
 
 #: the frictionless solution is taken where no point with friction slips by more than this times
 #: the largest |b| (as :data:`kynemapy.run.hard_bodies.STICK_TOLERANCE` for free bodies)
 STICK_TOLERANCE = 1.0e-12
+#: the frictional sweeps before the exact solve on the friction pyramids (:meth:`CoupledResponse.sticking`)
+FRICTION_SWEEPS = 2000
 
 
 class CoupledResponse:
@@ -54,6 +57,8 @@ class CoupledResponse:
         self.first = np.asarray(stops.sim.model.node_map, dtype=np.int64)
         self.dofs = np.asarray(stops.sim.model.node_dofs, dtype=np.int64)
         self.n_nodes = int(stops.sim.model.n_nodes)
+        #: the solves finished exactly on the friction pyramids (:meth:`sticking`)
+        self.sticking_solves = 0
         kkt = np.zeros((self.n + self.m, self.n + self.m))
         kkt[: self.n, : self.n] = mass
         kkt[self.n :, : self.n] = bmat
@@ -98,6 +103,69 @@ class CoupledResponse:
         (positions: rhs = −Φ; velocities: rhs = −B ṽ)."""
         return self.per_node(self._solve(np.zeros(self.n), np.asarray(rhs, dtype=np.float64)))
 
+    def sticking(
+        self, g: np.ndarray, columns: np.ndarray, b: np.ndarray, mu: np.ndarray, slip_floor: float = 0.0
+    ) -> np.ndarray | None:
+        """The frictional problem on inner friction pyramids, exactly, where its solution sticks
+        at every loaded point with friction: Λ (3C,), else None.
+
+        As :func:`kynemapy.run.pyramid_lcp.pyramid_lcp` for free bodies: each contact's impulse a
+        non-negative combination of the :data:`~kynemapy.run.pyramid_lcp.PYRAMID_EDGES` edges of
+        an inner pyramid of its cone, the problem then Lawson and Hanson's least-distance
+        program ``min ½ |w|²``, ``Aᵀ w >= −b_e`` with ``A = Rᵀ G_eᵀ`` (``S = R Rᵀ``, the
+        constrained inverse's factor from its eigenvalues; G_e the edges' rows), solved by
+        non-negative least squares.  Where that solution sticks (every loaded point's tangential
+        u within :data:`STICK_TOLERANCE` of the largest |b|, or ``slip_floor``), it is an exact
+        Coulomb solution.
+
+        Parameters
+        ----------
+        g : (3C, n) ndarray of float
+            The contacts' rows.
+        columns : (n, 3C) ndarray of float
+            ``S Gᵀ``.
+        b : (3C,) ndarray of float
+            The free term.
+        mu : (C,) ndarray of float
+            Coulomb coefficients.
+        slip_floor : float, default 0.0
+            A slip that passes too [the units of b].
+        """
+        import scipy.optimize
+
+        scale = float(np.max(np.abs(b), initial=0.0))
+        if scale == 0.0:
+            return np.zeros_like(b)
+        k = PYRAMID_EDGES
+        theta = 2.0 * np.pi * np.arange(k) / k
+        count = np.where(mu > 0.0, k, 1)
+        owner = np.repeat(np.arange(mu.size), count)
+        which = np.arange(owner.size) - np.repeat(np.cumsum(count) - count, count)
+        edge = np.zeros((owner.size, 3))
+        edge[:, 0] = 1.0
+        edge[:, 1] = mu[owner] * np.cos(theta[which])
+        edge[:, 2] = mu[owner] * np.sin(theta[which])
+        rows = g.reshape(mu.size, 3, -1)
+        g_e = np.einsum("es,esn->en", edge, rows[owner])  # (E, n)
+        b_e = np.einsum("es,es->e", edge, b.reshape(-1, 3)[owner])
+        w, v = np.linalg.eigh(0.5 * (self._rows[:, : self.n] + self._rows[:, : self.n].T))
+        factor = v * np.sqrt(np.maximum(w, 0.0))  # S = R Rᵀ
+        a = np.vstack([factor.T @ g_e.T, -b_e / scale])
+        e = np.zeros(a.shape[0])
+        e[-1] = 1.0
+        z, _ = scipy.optimize.nnls(a, e, maxiter=50 * max(owner.size, 10))
+        residual = a @ z - e
+        if residual[-1] >= 0.0:
+            return None  # no solution (the rows cannot all be met)
+        beta = z / (-residual[-1]) * scale
+        lam = np.zeros((mu.size, 3))
+        np.add.at(lam, owner, beta[:, None] * edge)
+        flat = lam.reshape(-1)
+        u = (g @ (columns @ flat) + b).reshape(-1, 3)
+        loaded = (lam[:, 0] > 0.0) & (mu > 0.0)
+        slip = float(np.max(np.abs(u[loaded, 1:]), initial=0.0))
+        return flat if slip <= max(STICK_TOLERANCE * scale, slip_floor) else None
+
     def velocity_defect(self, v: np.ndarray) -> np.ndarray:
         """``B v`` (m,) for node velocities v (N, 6)."""
         return self.bmat @ v[self.dof_node, self.dof_component]
@@ -113,10 +181,16 @@ class CoupledResponse:
         mu: np.ndarray,
         lam: np.ndarray,
         what: str,
+        slip_floor: float = 0.0,
     ) -> tuple[np.ndarray, int]:
         """The frictional problem ``u = D Λ + free`` (Signorini and Coulomb per point, as
         :func:`kynemapy.run.hard_contact.solve_cone`) with ``D = G S Gᵀ``; Λ (C, 3) in ``lam``,
         updated from its value as the warm start.  Returns ``S Gᵀ Λ`` (N, 6) and the sweeps.
+
+        Where no point with friction slips under the frictionless solution, that one is taken;
+        where the frictional sweeps stall (:data:`FRICTION_SWEEPS`), the exact solution on the
+        friction pyramids (:meth:`sticking`) where it sticks everywhere (up to ``slip_floor``
+        [the units of free]: the position correction's gap tolerance), else the sweeps go on.
 
         Raises
         ------
@@ -147,9 +221,23 @@ class CoupledResponse:
         flat = lam.reshape(-1).copy()
         sweeps = int(
             solve_cone(
-                delassus, b, mu, flat, np.zeros(mu.size), np.zeros(flat.size), SWEEP_TOLERANCE, MAX_SWEEPS,
+                delassus, b, mu, flat, np.zeros(mu.size), np.zeros(flat.size), SWEEP_TOLERANCE, FRICTION_SWEEPS,
             )
         )  # fmt: skip
+        if sweeps > FRICTION_SWEEPS:
+            # stalled (redundant points with friction): bodies at rest have a solution on the friction
+            # pyramids that sticks everywhere, found exactly; else the sweeps go on
+            stuck = self.sticking(g, columns, b, mu, slip_floor)
+            self.sticking_solves += stuck is not None
+            if stuck is not None:
+                lam[...] = stuck.reshape(lam.shape)
+                return self.per_node(columns @ stuck), sweeps
+            sweeps = FRICTION_SWEEPS + int(
+                solve_cone(
+                    delassus, b, mu, flat, np.zeros(mu.size), np.zeros(flat.size), SWEEP_TOLERANCE,
+                    MAX_SWEEPS - FRICTION_SWEEPS,
+                )
+            )  # fmt: skip
         if sweeps > MAX_SWEEPS:
             raise stops.convergence_error(
                 f"the frictional contact problem of the hard contacts' {what} between bodies with joints "

@@ -694,7 +694,10 @@ class HardBodies:
         """
         if isinstance(minv, CoupledResponse):  # the dense problem through the joints
             self._exact = True
-            return minv.solve(stops, na, nb, ja, jb, free, mu, lam, what)
+            before = minv.sticking_solves
+            out = minv.solve(stops, na, nb, ja, jb, free, mu, lam, what, slip_floor)
+            self.sticking_solves += minv.sticking_solves - before
+            return out
         c = na.size
         sweeps = 0
         scratch = self._block_scratch(c)

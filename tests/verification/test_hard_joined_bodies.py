@@ -167,3 +167,58 @@ def test_a_cube_slides_down_between_two_round_fingers() -> None:
     assert _impulses_on(c, cube)[1][2] == pytest.approx(2 * 0.2 * SQUEEZE * h, rel=1e-9)
     for f in fingers:
         assert _impulses_on(c, f)[0] == pytest.approx(SQUEEZE * h, rel=1e-9)
+
+
+def test_the_urdf_arm_closes_its_hard_fingers_on_a_box_on_hard_ground() -> None:
+    """examples/urdf_pick_box.py's arm and box with both hard laws (``build(law="hard")``): the
+    gripper lowered around the box on the ground and closed on it, then held.  Over the hold the
+    box does not move (1e-9 m), its weight is carried by the ground and the fingertips' friction
+    together (their vertical impulses sum to m g h to 1e-9), and the two fingers push it alike.
+    (Each finger's impulse is not its servo's 15 N times h but 10.64 N ms: the servo's damper,
+    kd = 40 N s/m on a 0.1 kg finger, acts within the smooth step against the finger's motion into
+    the box that the correction then undoes, a factor 1/(1 + O(kd h / m)); docs/contact.md.)
+    The box on four corners pressed by four fingertip spheres stalls the projected Gauss–Seidel
+    sweeps; the exact solve on the friction pyramids finishes them (``sticking_solves``)."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
+    import urdf_pick_box as ex
+
+    model, joints, nodes = ex.build(law="hard")
+    box = nodes["box"]
+    sim = kp.Simulation(model, kp.StepParameters(h=1e-3, rho_inf=0.8))
+    target = {"yaw": 0.0, "lift": 0.1, "left": 0.06, "right": -0.06}
+    solves = 0
+
+    def move(seconds: float, **goal: float) -> None:  # the example's smooth ramps
+        nonlocal solves
+        start = dict(target)
+        n = round(seconds / 0.01)
+        for i in range(1, n + 1):
+            s = i / n
+            blend, rate = s * s * (3.0 - 2.0 * s), 6.0 * s * (1.0 - s) / seconds
+            for name, end in goal.items():
+                target[name] = start[name] + (end - start[name]) * blend
+                sim.set_servo_target(
+                    joints[name], target[name], rate=(end - start[name]) * rate,
+                    feedforward=1.2 * G if name == "lift" else 0.0,
+                )  # fmt: skip
+            for _ in range(10):
+                sim.step()
+                solves += sim._stops.bodies.sticking_solves
+
+    move(0.8, lift=0.0)
+    closed = ex.BOX[1] + ex.R_TIP - ex.SQUEEZE
+    move(0.3, left=closed, right=-closed)
+    move(0.2)  # settle
+    q_hold = sim.state.q[box].copy()
+    move(0.2)  # hold
+    assert np.abs(sim.state.q[box] - q_hold).max() <= 1e-9
+    assert solves > 0
+    h = sim.params.h
+    c, ground = sim.body_impulses(), sim.contact_impulses()
+    vertical = float(ground.normal_impulse[ground.node == box].sum()) + _impulses_on(c, box)[1][2]
+    assert vertical == pytest.approx(ex.M_BOX * G * h, rel=1e-9)
+    left, right = (_impulses_on(c, nodes[side])[0] for side in ("left", "right"))
+    assert left > 0.0 and right == pytest.approx(left, rel=1e-9)  # the box between them, at rest
