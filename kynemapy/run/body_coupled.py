@@ -10,8 +10,11 @@ state (as the hard ground planes' general path, :meth:`kynemapy.run.joint_stops.
 response per node, the bilateral projection that keeps ``Φ`` (positions) and ``B v = 0``
 (velocities) at the corrected state, and the frictional problem on the dense Delassus matrix
 ``D = G S Gᵀ`` by :func:`kynemapy.run.hard_contact.solve_cone` (projected Gauss–Seidel over the
-points' 3×3 blocks).  Meant for mechanisms of a few tens of bodies: D is dense (3C × 3C) and the
-factorization (n + m)³.
+points' 3×3 blocks), with two of the free bodies' finishers in dense form: the frictionless
+solution where no point slips under it, and where the sweeps stall the exact solution on
+friction pyramids where it sticks everywhere (:meth:`CoupledResponse.sticking`).  A stall that
+neither finishes (an island that slips) is a ConvergenceError.  Meant for mechanisms of a few
+tens of bodies: D is dense (3C × 3C) and the inverse (n + m)³.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ FRICTION_SWEEPS = 2000
 
 
 class CoupledResponse:
-    """``[[M, Bᵀ], [B, 0]]`` of a model with bilateral constraints, factored at the present state.
+    """``[[M, Bᵀ], [B, 0]]`` of a model with bilateral constraints, inverted at the present state.
 
     Parameters
     ----------
