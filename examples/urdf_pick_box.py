@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Callable
 
 import numpy as np
 
@@ -123,6 +124,35 @@ def build(law: str = "compliant") -> tuple[kp.Model, dict[str, int], dict[str, i
     return b.build(), joints, nodes
 
 
+def ramp(
+    sim: kp.Simulation,
+    joints: dict[str, int],
+    target: dict[str, float],
+    carried: dict[str, float],
+    seconds: float,
+    goal: dict[str, float],
+    advance: Callable[[], None] | None = None,
+) -> None:
+    """Move the servo targets (``target``, updated) to ``goal`` along smooth ramps (zero rate at
+    both ends) over ``seconds`` [s], a target every 10 ms, as a controller would; ``carried``: the
+    servos' feed-forward [N] by joint name.  ``advance``: the 10 ms between two targets (default
+    ``sim.advance(10)``)."""
+    start = dict(target)
+    n = max(1, round(seconds / 0.01))
+    for i in range(1, n + 1):
+        s = i / n
+        blend, rate = s * s * (3.0 - 2.0 * s), 6.0 * s * (1.0 - s) / seconds
+        for name, end in goal.items():
+            target[name] = start[name] + (end - start[name]) * blend
+            sim.set_servo_target(
+                joints[name], target[name], rate=(end - start[name]) * rate, feedforward=carried.get(name, 0.0)
+            )
+        if advance is None:
+            sim.advance(10)
+        else:
+            advance()
+
+
 def main() -> int:
     model, joints, nodes = build()
     box = nodes["box"]
@@ -132,19 +162,7 @@ def main() -> int:
     ok = True
 
     def move(seconds: float, **goal: float) -> None:
-        """Move the servo targets to ``goal`` along smooth ramps (zero rate at both ends), a target
-        every 10 ms, as a controller would; then hold them."""
-        start = dict(target)
-        n = max(1, round(seconds / 0.01))
-        for i in range(1, n + 1):
-            s = i / n
-            blend, rate = s * s * (3.0 - 2.0 * s), 6.0 * s * (1.0 - s) / seconds
-            for name, end in goal.items():
-                target[name] = start[name] + (end - start[name]) * blend
-                sim.set_servo_target(
-                    joints[name], target[name], rate=(end - start[name]) * rate, feedforward=carried.get(name, 0.0)
-                )
-            sim.advance(10)
+        ramp(sim, joints, target, carried, seconds, goal)
 
     def hold(seconds: float) -> None:
         sim.advance(round(seconds / sim.params.h))

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from kynemapy.run.hard_contact import MAX_SWEEPS, SWEEP_TOLERANCE, solve_cone
-from kynemapy.run.pyramid_lcp import PYRAMID_EDGES
+from kynemapy.run.pyramid_lcp import pyramid_edges
 
 #: the frictionless solution is taken where no point with friction slips by more than this times
 #: the largest |b| (as :data:`kynemapy.run.hard_bodies.STICK_TOLERANCE` for free bodies)
@@ -113,7 +113,7 @@ class CoupledResponse:
         at every loaded point with friction: Λ (3C,), else None.
 
         As :func:`kynemapy.run.pyramid_lcp.pyramid_lcp` for free bodies: each contact's impulse a
-        non-negative combination of the :data:`~kynemapy.run.pyramid_lcp.PYRAMID_EDGES` edges of
+        non-negative combination of the edges (:func:`~kynemapy.run.pyramid_lcp.pyramid_edges`) of
         an inner pyramid of its cone, the problem then Lawson and Hanson's least-distance
         program ``min ½ |w|²``, ``Aᵀ w >= −b_e`` with ``A = Rᵀ G_eᵀ`` (``S = R Rᵀ``, the
         constrained inverse's factor from its eigenvalues; G_e the edges' rows), solved by
@@ -139,15 +139,7 @@ class CoupledResponse:
         scale = float(np.max(np.abs(b), initial=0.0))
         if scale == 0.0:
             return np.zeros_like(b)
-        k = PYRAMID_EDGES
-        theta = 2.0 * np.pi * np.arange(k) / k
-        count = np.where(mu > 0.0, k, 1)
-        owner = np.repeat(np.arange(mu.size), count)
-        which = np.arange(owner.size) - np.repeat(np.cumsum(count) - count, count)
-        edge = np.zeros((owner.size, 3))
-        edge[:, 0] = 1.0
-        edge[:, 1] = mu[owner] * np.cos(theta[which])
-        edge[:, 2] = mu[owner] * np.sin(theta[which])
+        owner, edge = pyramid_edges(mu)
         rows = g.reshape(mu.size, 3, -1)
         g_e = np.einsum("es,esn->en", edge, rows[owner])  # (E, n)
         b_e = np.einsum("es,es->e", edge, b.reshape(-1, 3)[owner])

@@ -32,6 +32,34 @@ from kynemapy.run.body_blocks import normal_lcp
 PYRAMID_EDGES = 16
 
 
+def pyramid_edges(mu: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The edges of the contacts' inner friction pyramids: :data:`PYRAMID_EDGES` per contact with
+    friction, the normal alone for a frictionless one.
+
+    Parameters
+    ----------
+    mu : (C,) ndarray of float
+        Coulomb coefficients.
+
+    Returns
+    -------
+    owner : (E,) ndarray of int64
+        Each edge's contact.
+    edge : (E, 3) ndarray of float
+        ``(1, μ cos θ_k, μ sin θ_k)`` in the contact's (normal, tangent, tangent) frame.
+    """
+    k = PYRAMID_EDGES
+    theta = 2.0 * np.pi * np.arange(k) / k
+    count = np.where(mu > 0.0, k, 1)
+    owner = np.repeat(np.arange(mu.size), count)
+    which = np.arange(owner.size) - np.repeat(np.cumsum(count) - count, count)
+    edge = np.zeros((owner.size, 3))
+    edge[:, 0] = 1.0
+    edge[:, 1] = mu[owner] * np.cos(theta[which])
+    edge[:, 2] = mu[owner] * np.sin(theta[which])
+    return owner, edge
+
+
 def pyramid_lcp(
     na: np.ndarray, nb: np.ndarray, ja: np.ndarray, jb: np.ndarray, chol: np.ndarray, b: np.ndarray, mu: np.ndarray,
     island: np.ndarray,
@@ -59,16 +87,7 @@ def pyramid_lcp(
         Λ (normal, two tangents) [the units of b times those of W⁻¹]; None when the program has
         no solution.
     """
-    k = PYRAMID_EDGES
-    theta = 2.0 * np.pi * np.arange(k) / k
-    # the edges: k per contact with friction, the normal alone for a frictionless one
-    count = np.where(mu > 0.0, k, 1)
-    owner = np.repeat(np.arange(na.size), count)
-    which = np.arange(owner.size) - np.repeat(np.cumsum(count) - count, count)
-    edge = np.zeros((owner.size, 3))
-    edge[:, 0] = 1.0
-    edge[:, 1] = mu[owner] * np.cos(theta[which])
-    edge[:, 2] = mu[owner] * np.sin(theta[which])
+    owner, edge = pyramid_edges(mu)
     beta = normal_lcp(
         na[owner], nb[owner], np.einsum("es,esr->er", edge, ja[owner]), np.einsum("es,esr->er", edge, jb[owner]),
         chol, np.einsum("es,es->e", edge, b[owner]), island[owner],

@@ -191,22 +191,14 @@ def test_the_urdf_arm_closes_its_hard_fingers_on_a_box_on_hard_ground() -> None:
     target = {"yaw": 0.0, "lift": 0.1, "left": 0.06, "right": -0.06}
     solves = 0
 
-    def move(seconds: float, **goal: float) -> None:  # the example's smooth ramps
+    def ten_steps() -> None:
         nonlocal solves
-        start = dict(target)
-        n = round(seconds / 0.01)
-        for i in range(1, n + 1):
-            s = i / n
-            blend, rate = s * s * (3.0 - 2.0 * s), 6.0 * s * (1.0 - s) / seconds
-            for name, end in goal.items():
-                target[name] = start[name] + (end - start[name]) * blend
-                sim.set_servo_target(
-                    joints[name], target[name], rate=(end - start[name]) * rate,
-                    feedforward=1.2 * G if name == "lift" else 0.0,
-                )  # fmt: skip
-            for _ in range(10):
-                sim.step()
-                solves += sim._stops.bodies.sticking_solves
+        for _ in range(10):
+            sim.step()
+            solves += sim._stops.bodies.sticking_solves
+
+    def move(seconds: float, **goal: float) -> None:  # the example's ramps
+        ex.ramp(sim, joints, target, {"lift": 1.2 * G}, seconds, goal, ten_steps)
 
     move(0.8, lift=0.0)
     closed = ex.BOX[1] + ex.R_TIP - ex.SQUEEZE
