@@ -40,6 +40,9 @@ import numpy as np
 
 from kynemapy._jit import njit
 from kynemapy.engine.constraints.primitives import (
+    I0,
+    I1,
+    I3,
     add_skew,
     distance_bias,
     distance_row,
@@ -168,8 +171,8 @@ def input_stiffness(kind, geom, value, qb, ra, rb, d, k):
     n = rot(qb[3:7], geom[0, 1])
     if kind == HINGE_JOINT:
         # residual −τ n on b, +τ n on a, n = R_a a₁:  ∂/∂θ_a
-        add_skew(k, 1, 0, 3, 3, value, n)
-        add_skew(k, 0, 0, 3, 3, -value, n)
+        add_skew(k, I1, I0, I3, I3, value, n)
+        add_skew(k, I0, I0, I3, I3, -value, n)
     elif kind == SLIDER_JOINT:
         w = (d[0] + ra[0], d[1] + ra[1], d[2] + ra[2])
         line_force_stiffness(n, rb, w, -value, k)
@@ -464,10 +467,10 @@ def drive_load(kind, X0, axes, geom, inputs, qb, qt, vb, vt, last, with_k, exact
             nw = cross(n, wr)
             vtt = solve_tangent(tt, n)
             zero = (0.0, 0.0, 0.0)
-            add_drive_block(k, 1, load, zero, (tx * g[0] + tr * gp * vtt[0], tx * g[1] + tr * gp * vtt[1],
+            add_drive_block(k, I1, load, zero, (tx * g[0] + tr * gp * vtt[0], tx * g[1] + tr * gp * vtt[1],
                                                tx * g[2] + tr * gp * vtt[2]))  # fmt: skip
             vtb = solve_tangent(tb, n)
-            add_drive_block(k, 0, load, zero, (-tx * g[0] + tr * (nw[0] - gp * vtb[0]),
+            add_drive_block(k, I0, load, zero, (-tx * g[0] + tr * (nw[0] - gp * vtb[0]),
                                                -tx * g[1] + tr * (nw[1] - gp * vtb[1]),
                                                -tx * g[2] + tr * (nw[2] - gp * vtb[2])))  # fmt: skip
         else:
@@ -485,7 +488,7 @@ def drive_load(kind, X0, axes, geom, inputs, qb, qt, vb, vt, last, with_k, exact
                            ub[2] - ua[2] + wbr[2] + ww[2]))  # fmt: skip
             vtt = solve_tangent(tt, rn)
             add_drive_block(
-                k, 1, load,
+                k, I1, load,
                 ((tx + tr * gp) * n[0] + tr * wan[0], (tx + tr * gp) * n[1] + tr * wan[1],
                  (tx + tr * gp) * n[2] + tr * wan[2]),
                 (tx * rn[0] + tr * (rq[0] + gp * vtt[0]), tx * rn[1] + tr * (rq[1] + gp * vtt[1]),
@@ -493,7 +496,7 @@ def drive_load(kind, X0, axes, geom, inputs, qb, qt, vb, vt, last, with_k, exact
             )  # fmt: skip
             vtb = solve_tangent(tb, nwv)
             add_drive_block(
-                k, 0, load,
+                k, I0, load,
                 (-(tx + tr * gp) * n[0] - tr * wan[0], -(tx + tr * gp) * n[1] - tr * wan[1],
                  -(tx + tr * gp) * n[2] - tr * wan[2]),
                 (tx * nwv[0] + tr * (aq[0] + gp * vtb[0]), tx * nwv[1] + tr * (aq[1] + gp * vtb[1]),
@@ -553,11 +556,11 @@ def cone_load(axes, geom, qb, qt, vb, vt, with_k, tb, tt, gp, load, k):
               (c * wr[2] - a[2] * bw - c * e[2] * ew) / s)  # fmt: skip
         zero = (0.0, 0.0, 0.0)
         vtt = solve_tangent(tt, e)
-        add_drive_block(k, 1, load, zero, (tx * e[0] + tr * (gb[0] + gp * vtt[0]),
+        add_drive_block(k, I1, load, zero, (tx * e[0] + tr * (gb[0] + gp * vtt[0]),
                                            tx * e[1] + tr * (gb[1] + gp * vtt[1]),
                                            tx * e[2] + tr * (gb[2] + gp * vtt[2])))  # fmt: skip
         vtb = solve_tangent(tb, e)
-        add_drive_block(k, 0, load, zero, (-tx * e[0] + tr * (ga[0] - gp * vtb[0]),
+        add_drive_block(k, I0, load, zero, (-tx * e[0] + tr * (ga[0] - gp * vtb[0]),
                                            -tx * e[1] + tr * (ga[1] - gp * vtb[1]),
                                            -tx * e[2] + tr * (ga[2] - gp * vtb[2])))  # fmt: skip
         # τ ∂L/∂q: L_a = e, L_b = −e

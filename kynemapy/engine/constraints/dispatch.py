@@ -13,7 +13,7 @@ from kynemapy._jit import njit
 from kynemapy.engine.constraints.body_joints import body_joint, body_joint_bias, body_joint_output
 from kynemapy.engine.constraints.body_joints import input_load as body_joint_load
 from kynemapy.engine.constraints.boundary_conditions import boundary_condition
-from kynemapy.engine.constraints.primitives import add_skew
+from kynemapy.engine.constraints.primitives import I1, I3, add_skew
 from kynemapy.engine.constraints.revolute_joint import revolute_joint, revolute_output, revolute_torque
 from kynemapy.engine.constraints.rigid_joint import rigid_joint
 from kynemapy.math.quaternion import quat_compose, quat_inverse, quat_to_matrix, rot, rotate_vector, rotvec_to_quat
@@ -99,7 +99,7 @@ def evaluate_kynema(kind, X0, axes, geom, param, inputs, qb, qt, lam, with_k, ph
         revolute_joint(X0, axes, qb, qt, lam, with_k, phi, bb, bt, k_rot, s3, s33[0])
         if with_k and inputs[0] != 0.0:
             # the brake torque's residual τ R(r_t) a0 turns with the target: ∂/∂θ_t = −τ (R(r_t) a0)~
-            add_skew(k, 1, 1, 3, 3, -inputs[0], rot(qt[3:7], axes[0]))
+            add_skew(k, I1, I1, I3, I3, -inputs[0], rot(qt[3:7], axes[0]))
 
 
 @njit

@@ -29,9 +29,16 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from kynemapy._jit import njit
 from kynemapy.math.quaternion import rot
 from kynemapy.math.vectors import cross, dot, spin2, tilde_entry
+
+#: K^Φ block sides and row/column offsets as int64 values, not int literals: numba compiles a
+#: callee once for each distinct literal argument (add_skew was compiled 7 times, 0.7 s of a
+#: first compilation), while LLVM inlines it, constants and all, either way
+I0, I1, I3 = np.int64(0), np.int64(1), np.int64(3)
 
 
 @njit
@@ -79,8 +86,8 @@ def point_rows(row, ra, rb, d, lam, with_k, phi, bb, bt, k):
             bb[row + i, 3 + j] = tilde_entry(ra, i, j)
     if with_k:
         lv = (lam[row], lam[row + 1], lam[row + 2])
-        add_skew_skew(k, 1, 1, 3, 3, 1.0, lv, rb)
-        add_skew_skew(k, 0, 0, 3, 3, -1.0, lv, ra)
+        add_skew_skew(k, I1, I1, I3, I3, 1.0, lv, rb)
+        add_skew_skew(k, I0, I0, I3, I3, -1.0, lv, ra)
 
 
 @njit
@@ -93,10 +100,10 @@ def perpendicular_row(row, x, y, lam, with_k, phi, bb, bt, k):
         bt[row, 3 + i] = -c[i]
     if with_k:
         lr = lam[row]
-        add_skew_skew(k, 0, 0, 3, 3, lr, y, x)
-        add_skew_skew(k, 0, 1, 3, 3, -lr, x, y)
-        add_skew_skew(k, 1, 0, 3, 3, -lr, y, x)
-        add_skew_skew(k, 1, 1, 3, 3, lr, x, y)
+        add_skew_skew(k, I0, I0, I3, I3, lr, y, x)
+        add_skew_skew(k, I0, I1, I3, I3, -lr, x, y)
+        add_skew_skew(k, I1, I0, I3, I3, -lr, y, x)
+        add_skew_skew(k, I1, I1, I3, I3, lr, x, y)
 
 
 @njit
@@ -104,14 +111,14 @@ def line_force_stiffness(n, rb, w, lr, k):
     """K^Φ of the generalized force pair of a line row: force ``λ n`` (n fixed in a) on b at p_b,
     ``−λ n`` on a at the same point (``w = p_b − x_a``), as derivatives of
     ``F_b = [f; ρ_b × f]``, ``F_a = [−f; −w × f]``, ``f = λ n``."""
-    add_skew_skew(k, 1, 1, 3, 3, lr, n, rb)
-    add_skew(k, 1, 0, 0, 3, -lr, n)
-    add_skew_skew(k, 1, 0, 3, 3, -lr, rb, n)
-    add_skew(k, 0, 0, 0, 3, lr, n)
-    add_skew(k, 0, 0, 3, 0, -lr, n)
-    add_skew_skew(k, 0, 0, 3, 3, lr, w, n)
-    add_skew(k, 0, 1, 3, 0, lr, n)
-    add_skew_skew(k, 0, 1, 3, 3, -lr, n, rb)
+    add_skew_skew(k, I1, I1, I3, I3, lr, n, rb)
+    add_skew(k, I1, I0, I0, I3, -lr, n)
+    add_skew_skew(k, I1, I0, I3, I3, -lr, rb, n)
+    add_skew(k, I0, I0, I0, I3, lr, n)
+    add_skew(k, I0, I0, I3, I0, -lr, n)
+    add_skew_skew(k, I0, I0, I3, I3, lr, w, n)
+    add_skew(k, I0, I1, I3, I0, lr, n)
+    add_skew_skew(k, I0, I1, I3, I3, -lr, n, rb)
 
 
 @njit
@@ -176,8 +183,8 @@ def distance_row(row, length, ra, rb, d, lam, with_k, phi, bb, bt, k):
                             gmn = (1.0 if m == n else 0.0) - e[m] * e[n]
                             acc += pim * gmn * pjn
                     k[x, y, i, j] += s * acc
-    add_skew_skew(k, 1, 1, 3, 3, lr, e, rb)
-    add_skew_skew(k, 0, 0, 3, 3, -lr, e, ra)
+    add_skew_skew(k, I1, I1, I3, I3, lr, e, rb)
+    add_skew_skew(k, I0, I0, I3, I3, -lr, e, ra)
 
 
 # ---------------------------------------------------------------- velocity terms of Φ̈

@@ -43,7 +43,7 @@ from __future__ import annotations
 import math
 
 from kynemapy._jit import njit
-from kynemapy.engine.elements.beams.interpolate import interp_vector, interp_vector_deriv
+from kynemapy.engine.elements.beams.interpolate import ROTATION, TRANSLATION, interp_vector, interp_vector_deriv
 from kynemapy.math.quaternion import rot
 from kynemapy.math.so3 import tilde
 
@@ -274,15 +274,15 @@ def exact_point_columns(
     u_dot_prime = s3[9]
     r = s4[0]
     r_prime = s4[1]
-    interp_vector_deriv(shape_deriv, qp, jacobian, node_u, 0, u_prime)
-    interp_vector(shape_interp, qp, node_u, 3, r)
+    interp_vector_deriv(shape_deriv, qp, jacobian, node_u, TRANSLATION, u_prime)
+    interp_vector(shape_interp, qp, node_u, ROTATION, r)
     norm_s = math.sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3])
     for k in range(4):
         r[k] /= norm_s
-    interp_vector_deriv(shape_deriv, qp, jacobian, node_u, 3, r_prime)
-    interp_vector(shape_interp, qp, node_v, 3, omega)
-    interp_vector_deriv(shape_deriv, qp, jacobian, node_v, 0, u_dot_prime)
-    interp_vector_deriv(shape_deriv, qp, jacobian, node_v, 3, omega_prime)
+    interp_vector_deriv(shape_deriv, qp, jacobian, node_u, ROTATION, r_prime)
+    interp_vector(shape_interp, qp, node_v, ROTATION, omega)
+    interp_vector_deriv(shape_deriv, qp, jacobian, node_v, TRANSLATION, u_dot_prime)
+    interp_vector_deriv(shape_deriv, qp, jacobian, node_v, ROTATION, omega_prime)
     qp_force_gradients(
         x0_prime, u_prime, r, r_prime, omega, omega_prime, u_dot_prime,
         cuu, duu, fc, fd1, ki, muu, gravity, damped, s3, s33, grad,

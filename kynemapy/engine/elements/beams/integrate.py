@@ -117,7 +117,7 @@ def integrate_residual(weight, jacobian, shape_interp, shape_deriv, node_fx, fe1
     Parameters
     ----------
     weight, jacobian : (qps,) quadrature weights and Jacobians J [m].
-    shape_interp, shape_deriv : (>= nodes, qps) φ and dφ/dξ.
+    shape_interp, shape_deriv : (>= nodes, >= qps) φ and dφ/dξ.
     node_fx : (nodes, 6) node loads.
     fe1, fe2, fd1, fd2, fi, fe, fg : (qps, 6) F_C, F_D, F_D1, F_D2, F_I, external and gravity
         forces per unit length at the points.
@@ -283,7 +283,7 @@ def integrate_system(
     Parameters
     ----------
     weight, jacobian : (qps,) quadrature weights and Jacobians J [m].
-    shape_interp, shape_deriv : (>= nodes, qps) φ and dφ/dξ.
+    shape_interp, shape_deriv : (>= nodes, >= qps) φ and dφ/dξ.
     qm : (15, >= qps, 6, 6) the point matrices (rows ``M_*`` of :class:`ElementScratch`'s ``qp_mat``).
     beta_prime [1/s²], gamma_prime [1/s], kappa : the weights of mass, damping-gyroscopic and
         stiffness terms.
@@ -498,7 +498,9 @@ def beam_element_terms(
     gravity : (3,) [m/s²].
     beta_prime, gamma_prime : β′ [1/s²], γ′ [1/s]; kappa : weight κ of the stiffness.
     mu : (6,) structural damping coefficients [s].
-    qp_weight, qp_jacobian : (qps,); shape_interp, shape_deriv : (>= nodes, qps).
+    qp_weight, qp_jacobian : (qps,); shape_interp, shape_deriv : (>= nodes, >= qps), C-contiguous
+        (the table's padded rows, not a slice: the interpolations are then compiled for one
+        layout, the set-up's).
     qp_r0 : (qps, 4) reference orientation; qp_x0_prime : (qps, 3) unit reference tangent.
     qp_m_star, qp_c_star : (qps, 6, 6) sectional mass and stiffness, material frame.
     node_fx : (nodes, 6) node loads [N, N m]; qp_fe : (qps, 6) distributed loads [N/m, N].

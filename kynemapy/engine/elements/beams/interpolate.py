@@ -15,7 +15,15 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from kynemapy._jit import njit
+
+#: the first column of a node value's translation and rotation parts, as int64 values rather
+#: than int literals: numba compiles a callee once per distinct literal argument (the
+#: interpolations were compiled 8 times, 2.5 s of a first compilation), while LLVM inlines it,
+#: constants and all, either way
+TRANSLATION, ROTATION = np.int64(0), np.int64(3)
 
 
 @njit(inline=True)
@@ -51,7 +59,7 @@ def interp_vector(shape, qp, node_v, c0, out):
 
     Parameters
     ----------
-    shape : (>= nodes, qps) shape-function values.
+    shape : (>= nodes, >= qps) shape-function values.
     qp : quadrature point index.
     node_v : (nodes, >= c0 + len(out)) node values.
     c0 : first component read.
@@ -64,7 +72,7 @@ def interp_vector(shape, qp, node_v, c0, out):
 def interp_vector_deriv(shape_deriv, qp, jacobian, node_v, c0, out):
     """Arc-length derivative ``out[k] = Σ_j node_v[j, c0 + k] (shape_deriv[j, qp] / J)`` [1/m].
 
-    ``jacobian`` J = |dx0/dξ| [m] at the point; ``shape_deriv`` (>= nodes, qps) holds dφ/dξ.
+    ``jacobian`` J = |dx0/dξ| [m] at the point; ``shape_deriv`` (>= nodes, >= qps) holds dφ/dξ.
     """
     _weighted_sum(shape_deriv, qp, jacobian, True, node_v, c0, out)
 
@@ -83,7 +91,7 @@ def normalize_quaternion(q):
 @njit
 def interp_rotation(shape, qp, node_u, out):
     """Interpolated, normalised quaternion (4,) of ``node_u[:, 3:7]`` at quadrature point ``qp``."""
-    interp_vector(shape, qp, node_u, 3, out)
+    interp_vector(shape, qp, node_u, ROTATION, out)
     normalize_quaternion(out)
 
 
@@ -95,7 +103,7 @@ def reference_geometry(shape_interp, shape_deriv, node_x0, qp_x0, qp_r0, qp_x0_p
 
     Parameters
     ----------
-    shape_interp, shape_deriv : (>= nodes, qps) φ and dφ/dξ.
+    shape_interp, shape_deriv : (>= nodes, >= qps) φ and dφ/dξ.
     node_x0 : (nodes, 7) reference position [m] and orientation quaternion of each node.
     qp_x0 : (qps, 3) out, reference position [m].
     qp_r0 : (qps, 4) out, reference orientation (interpolated node quaternions, normalised).
@@ -103,10 +111,10 @@ def reference_geometry(shape_interp, shape_deriv, node_x0, qp_x0, qp_r0, qp_x0_p
     qp_jacobian : (qps,) out, J = |dx0/dξ| [m].
     """
     for qp in range(qp_jacobian.shape[0]):
-        interp_vector(shape_interp, qp, node_x0, 0, qp_x0[qp])
+        interp_vector(shape_interp, qp, node_x0, TRANSLATION, qp_x0[qp])
         interp_rotation(shape_interp, qp, node_x0, qp_r0[qp])
         t = qp_x0_prime[qp]
-        interp_vector(shape_deriv, qp, node_x0, 0, t)
+        interp_vector(shape_deriv, qp, node_x0, TRANSLATION, t)
         jacobian = math.sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2])
         qp_jacobian[qp] = jacobian
         for k in range(3):

@@ -27,7 +27,13 @@ in (``s3`` (k, 3), ``s33`` (k, 3, 3), ``s4`` (k, 4), ``s6`` (k, 6), ``s66`` (k, 
 from __future__ import annotations
 
 from kynemapy._jit import njit
-from kynemapy.engine.elements.beams.interpolate import interp_rotation, interp_vector, interp_vector_deriv
+from kynemapy.engine.elements.beams.interpolate import (
+    ROTATION,
+    TRANSLATION,
+    interp_rotation,
+    interp_vector,
+    interp_vector_deriv,
+)
 from kynemapy.engine.elements.masses import rigid_inertia, rotate_by_matrix_call, rotate_section_matrix_call
 from kynemapy.math.quaternion import quat_compose, quat_to_matrix, rot
 from kynemapy.math.so3 import matmul3, tilde
@@ -351,7 +357,7 @@ def qp_inertial_values(
 
     Parameters
     ----------
-    shape_interp : (>= nodes, qps) φ; ``qp`` the point.
+    shape_interp : (>= nodes, >= qps) φ; ``qp`` the point.
     r0 : (4,) reference orientation of the point.
     m_star : (6, 6) sectional mass matrix per unit length, material frame [kg/m, kg, kg m].
     node_u, node_v, node_vd : (nodes, 7), (nodes, 6), (nodes, 6) node displacement, velocity,
@@ -379,9 +385,9 @@ def qp_inertial_at(shape_interp, qp, rr, m_star, node_v, node_vd, gravity, s3, s
     u_ddot = s3[0]
     omega = s3[1]
     omega_dot = s3[2]
-    interp_vector(shape_interp, qp, node_vd, 0, u_ddot)
-    interp_vector(shape_interp, qp, node_v, 3, omega)
-    interp_vector(shape_interp, qp, node_vd, 3, omega_dot)
+    interp_vector(shape_interp, qp, node_vd, TRANSLATION, u_ddot)
+    interp_vector(shape_interp, qp, node_v, ROTATION, omega)
+    interp_vector(shape_interp, qp, node_vd, ROTATION, omega_dot)
     rotate_by_matrix_call(rr, m_star, s66[0], muu)
     for i in range(6):  # G and K vanish in the left column blocks
         for j in range(3):
@@ -403,7 +409,7 @@ def qp_stiffness_values(
     Parameters
     ----------
     jacobian : J = |dx0/dξ| [m] at the point.
-    shape_interp, shape_deriv : (>= nodes, qps) φ and dφ/dξ; ``qp`` the point.
+    shape_interp, shape_deriv : (>= nodes, >= qps) φ and dφ/dξ; ``qp`` the point.
     r0 : (4,) reference orientation; x0_prime : (3,) unit reference tangent.
     c_star : (6, 6) sectional stiffness, material frame [N, N m, N m²].
     node_u : (nodes, 7) node displacement and rotation.
@@ -433,8 +439,8 @@ def qp_stiffness_at(
     u_prime = s3[0]
     r_prime = s4[1]
     e = s6[0]
-    interp_vector_deriv(shape_deriv, qp, jacobian, node_u, 0, u_prime)
-    interp_vector_deriv(shape_deriv, qp, jacobian, node_u, 3, r_prime)
+    interp_vector_deriv(shape_deriv, qp, jacobian, node_u, TRANSLATION, u_prime)
+    interp_vector_deriv(shape_deriv, qp, jacobian, node_u, ROTATION, r_prime)
     rotate_by_matrix_call(rr, c_star, s66[0], cuu)
     strain(x0_prime, u_prime, r, r_prime, e)
     elastic_force_fc(cuu, e, fc)
@@ -531,12 +537,12 @@ def qp_damping_values(
     xr = s4[2]
     e = s6[0]
     e_dot = s6[1]
-    interp_vector_deriv(shape_deriv, qp, jacobian, node_u, 0, u_prime)
+    interp_vector_deriv(shape_deriv, qp, jacobian, node_u, TRANSLATION, u_prime)
     interp_rotation(shape_interp, qp, node_u, r)
-    interp_vector_deriv(shape_deriv, qp, jacobian, node_u, 3, r_prime)
-    interp_vector(shape_interp, qp, node_v, 3, omega)
-    interp_vector_deriv(shape_deriv, qp, jacobian, node_v, 0, u_dot_prime)
-    interp_vector_deriv(shape_deriv, qp, jacobian, node_v, 3, omega_prime)
+    interp_vector_deriv(shape_deriv, qp, jacobian, node_u, ROTATION, r_prime)
+    interp_vector(shape_interp, qp, node_v, ROTATION, omega)
+    interp_vector_deriv(shape_deriv, qp, jacobian, node_v, TRANSLATION, u_dot_prime)
+    interp_vector_deriv(shape_deriv, qp, jacobian, node_v, ROTATION, omega_prime)
     quat_compose(r, r0, xr)
     rotate_section_matrix_call(xr, c_star, s33[0], s66[0], cuu)
     rotate_section_matrix_call(xr, d_star, s33[0], s66[0], duu)

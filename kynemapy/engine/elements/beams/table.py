@@ -155,7 +155,7 @@ def beam_elements(t, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, val
         m = 6 * nn
         beam_element_terms(
             t.nodes[e, :nn], q, v, vd, tangent, gravity, beta_prime, gamma_prime, kappa, t.mu[e],
-            t.qp_weight[e, :nq], t.qp_jacobian[e, :nq], t.shape_interp[e, :nn, :nq], t.shape_deriv[e, :nn, :nq],
+            t.qp_weight[e, :nq], t.qp_jacobian[e, :nq], t.shape_interp[e], t.shape_deriv[e],
             t.qp_r0[e, :nq], t.qp_x0_prime[e, :nq], t.qp_m_star[e, :nq], t.qp_c_star[e, :nq],
             t.w_node_fx[:nn], t.qp_fe[e, :nq], w, t.res[e, :m], t.mat[e], exact,
         )  # fmt: skip
