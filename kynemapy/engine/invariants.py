@@ -22,7 +22,13 @@ import numpy as np
 
 from kynemapy._jit import njit
 from kynemapy.engine.elements import BEAMS, CONTACTS, MASSES, PAIRS, SPRINGS
-from kynemapy.engine.elements.beams.interpolate import interp_rotation, interp_vector, interp_vector_deriv
+from kynemapy.engine.elements.beams.interpolate import (
+    ROTATION,
+    TRANSLATION,
+    interp_rotation,
+    interp_vector,
+    interp_vector_deriv,
+)
 from kynemapy.engine.elements.beams.qp import elastic_force_fc, strain
 from kynemapy.engine.elements.contacts import PARAM_EXPONENT, PARAM_K
 from kynemapy.engine.elements.masses import rotate_section_matrix_call
@@ -186,10 +192,10 @@ def beam_invariants(t, gravity, q, v, w, out):
         deriv = t.shape_deriv[el]
         for k in range(t.n_qps[el]):
             weight = t.qp_weight[el, k] * t.qp_jacobian[el, k]
-            interp_vector(shape, k, node_u, 0, u)
+            interp_vector(shape, k, node_u, TRANSLATION, u)
             interp_rotation(shape, k, node_u, r)
-            interp_vector(shape, k, node_v, 0, ud)
-            interp_vector(shape, k, node_v, 3, om)
+            interp_vector(shape, k, node_v, TRANSLATION, ud)
+            interp_vector(shape, k, node_v, ROTATION, om)
             quat_compose(r, t.qp_r0[el, k], xr)
             quat_to_matrix(xr, rr)
             x0 = t.qp_x0[el, k]
@@ -197,8 +203,8 @@ def beam_invariants(t, gravity, q, v, w, out):
                 t.qp_m_star[el, k], rr, x0[0] + u[0], x0[1] + u[1], x0[2] + u[2],
                 ud[0], ud[1], ud[2], om[0], om[1], om[2], gravity, weight, out,
             )  # fmt: skip
-            interp_vector_deriv(deriv, k, t.qp_jacobian[el, k], node_u, 0, u_prime)
-            interp_vector_deriv(deriv, k, t.qp_jacobian[el, k], node_u, 3, r_prime)
+            interp_vector_deriv(deriv, k, t.qp_jacobian[el, k], node_u, TRANSLATION, u_prime)
+            interp_vector_deriv(deriv, k, t.qp_jacobian[el, k], node_u, ROTATION, r_prime)
             rotate_section_matrix_call(xr, t.qp_c_star[el, k], w.s33[1], w.s66[1], cuu)
             strain(t.qp_x0_prime[el, k], u_prime, r, r_prime, e)
             elastic_force_fc(cuu, e, fc)
