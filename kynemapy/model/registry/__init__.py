@@ -1,0 +1,115 @@
+"""The kinds of elements and constraints that declare themselves (:mod:`.kind`): one module (or
+folder) per kind, and :data:`KINDS`, the one line that lists them (docs/engine.md, "Adding a kind").
+
+Every layer above the model loops over :func:`kinds` instead of naming a kind: the model file
+(:mod:`kynemapy.model.file`), the result files (:mod:`kynemapy.io.layout`, ``writer``, ``reader``),
+the energies (:mod:`kynemapy.engine.energies`), ParaView (:mod:`kynemapy.io.vtkhdf`), the
+animation (:mod:`kynemapy.post.animate`) and ``kynemapy info``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from kynemapy.model.registry import contact
+from kynemapy.model.registry.kind import Columns, Kind, ModelTable
+
+__all__ = ["KINDS", "column_groups", "kinds", "model_tables", "register", "registered", "unregister"]
+
+#: the kinds, in the order their model-file tables are read and their columns written
+KINDS: tuple[Kind, ...] = (contact.KIND,)
+
+_added: list[Kind] = []
+
+
+def kinds() -> tuple[Kind, ...]:
+    """Every kind: :data:`KINDS`, then those added by :func:`register`.
+
+    Returns
+    -------
+    tuple of Kind
+        The kinds, in order.
+    """
+    return (*KINDS, *_added)
+
+
+def register(kind: Kind) -> None:
+    """Add a kind declared outside this package (a plug-in's, a test's) after :data:`KINDS`.
+
+    Parameters
+    ----------
+    kind : Kind
+        The kind; its name, tables, column group and keyword must be new.
+
+    Raises
+    ------
+    ValueError
+        A name already taken.
+    """
+    taken = {
+        *(k.name for k in kinds()),
+        *(t.name for t in model_tables()),
+        *column_groups(),
+        *(k.derived_keyword for k in kinds() if k.derive),
+    }
+    names = {kind.name, *(t.name for t in kind.tables)}
+    names |= {kind.columns.name} if kind.columns else set()
+    names |= {kind.derived_keyword} if kind.derive else set()
+    if names & taken:
+        raise ValueError(f"register: kind {kind.name!r}: {sorted(names & taken)} taken already")
+    _added.append(kind)
+
+
+def unregister(kind: Kind) -> None:
+    """Remove a kind added by :func:`register`.
+
+    Parameters
+    ----------
+    kind : Kind
+        The kind.
+    """
+    _added.remove(kind)
+
+
+@contextmanager
+def registered(kind: Kind) -> Iterator[Kind]:
+    """``with registered(kind):`` the kind is registered inside the block (:func:`register`).
+
+    Parameters
+    ----------
+    kind : Kind
+        The kind.
+
+    Yields
+    ------
+    Kind
+        The kind.
+    """
+    register(kind)
+    try:
+        yield kind
+    finally:
+        unregister(kind)
+
+
+def model_tables() -> tuple[ModelTable, ...]:
+    """Every kind's model-file tables, in reading order.
+
+    Returns
+    -------
+    tuple of ModelTable
+        The tables.
+    """
+    return tuple(t for k in kinds() for t in k.tables)
+
+
+def column_groups() -> dict[str, Columns]:
+    """Every kind's group of result-file columns, by the group's name.
+
+    Returns
+    -------
+    dict of str to Columns
+        The groups, in order.
+    """
+    return {k.columns.name: k.columns for k in kinds() if k.columns is not None}
