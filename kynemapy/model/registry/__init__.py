@@ -9,13 +9,23 @@ animation (:mod:`kynemapy.post.animate`) and ``kynemapy info``.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from typing import Any
 
 from kynemapy.model.registry import contact
 from kynemapy.model.registry.kind import Columns, Kind, ModelTable
 
-__all__ = ["KINDS", "column_groups", "kinds", "model_tables", "register", "registered", "unregister"]
+__all__ = [
+    "KINDS",
+    "column_groups",
+    "derived_data",
+    "kinds",
+    "model_tables",
+    "register",
+    "registered",
+    "unregister",
+]
 
 #: the kinds, in the order their model-file tables are read and their columns written
 KINDS: tuple[Kind, ...] = (contact.KIND,)
@@ -113,3 +123,31 @@ def column_groups() -> dict[str, Columns]:
         The groups, in order.
     """
     return {k.columns.name: k.columns for k in kinds() if k.columns is not None}
+
+
+def derived_data(given: Mapping[str, Any], caller: str) -> dict[str, Any]:
+    """The kinds' derived rows passed to a drawing or an export by their keywords
+    (:attr:`~kynemapy.model.registry.kind.Kind.derived_keyword`), checked.
+
+    Parameters
+    ----------
+    given : mapping of str to Any
+        The keyword arguments (``contacts=...``).
+    caller : str
+        The function's name, for the message.
+
+    Returns
+    -------
+    dict of str to Any
+        The derived rows by keyword.
+
+    Raises
+    ------
+    TypeError
+        A keyword no kind takes.
+    """
+    keywords = [k.derived_keyword for k in kinds() if k.derive]
+    for name in given:
+        if name not in keywords:
+            raise TypeError(f"{caller}() got an unexpected keyword argument {name!r} (kinds' data: {keywords})")
+    return dict(given)

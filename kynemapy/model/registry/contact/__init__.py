@@ -25,9 +25,14 @@ KIND = Kind(
             message_prefix=r"(?:sphere|capsule|box) \(shape \d+\)",
         ),
         ModelTable("ground", tables.GROUND_KEYS, tables.read_ground, message_prefix=r"ground plane \d+"),
-        ModelTable("body_contact", tables.BODY_CONTACT_KEYS, tables.read_body_contact, array=False,
-                   message_prefix="body contact"),
-    ),  # fmt: skip
+        ModelTable(
+            "body_contact",
+            tables.BODY_CONTACT_KEYS,
+            tables.read_body_contact,
+            array=False,
+            message_prefix="body contact",
+        ),
+    ),
     model_defaults=rows.model_defaults,
     upgrade=rows.upgrade,
     energy=Energy(
