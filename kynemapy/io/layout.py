@@ -5,6 +5,7 @@ restart shapes, the root attributes the writer owns, and the conversions of attr
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 import h5py
@@ -141,6 +142,12 @@ def extra_groups() -> dict[str, dict[str, tuple[type, str]]]:
     return {"step_control": STEP_CONTROL_FIELDS} | {name: g.fields() for name, g in column_groups().items()}
 
 
+def extra_units(shapes: dict[str, tuple[tuple[int, ...], type]]) -> dict[str, str]:
+    """The unit of every extra column ``"<group>/<name>"`` of ``shapes`` (:func:`extra_shapes`)."""
+    fields = extra_groups()
+    return {name: fields[name.split("/")[0]][name.split("/")[1]][1] for name in shapes}
+
+
 def extra_shapes(
     step_control: tuple[str, ...], groups: dict[str, dict[str, tuple[tuple[int, ...], type]]]
 ) -> dict[str, tuple[tuple[int, ...], type]]:
@@ -151,6 +158,45 @@ def extra_shapes(
     for group, shapes in groups.items():
         out |= {f"{group}/{name}": spec for name, spec in shapes.items()}
     return out
+
+
+def group_shapes(model: Model, requested: Mapping[str, bool]) -> dict[str, dict[str, tuple[tuple[int, ...], type]]]:
+    """Each kind's group of a writer (``<group>=True``, :func:`kynemapy.model.registry.column_groups`):
+    its columns' trailing shapes and dtypes in a file of ``model``, empty when not requested.
+
+    Raises
+    ------
+    TypeError
+        A keyword that names no group.
+    """
+    known = column_groups()
+    unknown = sorted(set(requested) - set(known))
+    if unknown:
+        raise TypeError(f"ResultWriter: unexpected keyword {unknown[0]!r} (column groups: {', '.join(known)})")
+    return {name: group.shapes(model) if requested.get(name) else {} for name, group in known.items()}
+
+
+def group_columns(
+    path: str, shapes: dict[str, tuple[tuple[int, ...], type]], given: Mapping[str, Any], n: int
+) -> dict[str, np.ndarray]:
+    """The kinds' groups' columns of one block of ``n`` rows (``given``: the group's name -> its
+    columns, as :meth:`ResultWriter.append` takes them), checked (:func:`extra_columns`)."""
+    known = column_groups()
+    unknown = sorted(set(given) - set(known))
+    if unknown:
+        raise TypeError(f"ResultWriter.append: unexpected keyword {unknown[0]!r}")
+    out: dict[str, np.ndarray] = {}
+    for group in known:
+        out |= extra_columns(path, group, shapes, given.get(group), n)
+    return out
+
+
+def group_attribute(owner: object, name: str) -> Any:
+    """``owner.groups[name]``: a kind's group as an attribute of a writer (``writer.hard_contact``)."""
+    groups = owner.__dict__.get("groups")
+    if groups is None or name not in groups:
+        raise AttributeError(f"{type(owner).__name__!r} object has no attribute {name!r}")
+    return groups[name]
 
 
 def extra_columns(
@@ -275,6 +321,10 @@ __all__ = [
     "extra_columns",
     "extra_groups",
     "extra_shapes",
+    "extra_units",
+    "group_attribute",
+    "group_columns",
+    "group_shapes",
     "hard_contact_shapes",
     "impulse_spans",
     "missing_model_fields",

@@ -21,13 +21,7 @@ from kynemapy.engine.data import Inputs, State
 from kynemapy.engine.energies import row_invariants
 from kynemapy.engine.params import StepParameters
 from kynemapy.engine.rows import DERIVED, ROW_NAMES
-from kynemapy.io.checksums import (
-    DIGEST_ALGORITHM,
-    SLOT_ALGORITHM,
-    crc32_of,
-    digest,
-    slot_digest,
-)
+from kynemapy.io.checksums import DIGEST_ALGORITHM, SLOT_ALGORITHM, crc32_of, digest, slot_digest
 from kynemapy.io.layout import (
     REQUIRED,
     RESERVED,
@@ -37,8 +31,11 @@ from kynemapy.io.layout import (
     UNITS,
     attr_value,
     extra_columns,
-    extra_groups,
     extra_shapes,
+    extra_units,
+    group_attribute,
+    group_columns,
+    group_shapes,
     model_difference,
     restart_shapes,
     row_shapes,
@@ -46,9 +43,7 @@ from kynemapy.io.layout import (
 )
 from kynemapy.io.lock import WriterLock
 from kynemapy.io.paths import file_path
-from kynemapy.io.reader import (
-    read,
-)
+from kynemapy.io.reader import read
 from kynemapy.model import HARD_DEFAULTS, Model
 from kynemapy.model.registry import column_groups
 
@@ -99,12 +94,10 @@ class ResultWriter:
         ``rejected``, ``estimated_error``); every :meth:`append` must then pass them, and they
         are checksummed with the rows.
     **groups : bool
-        ``<group>=True`` adds a kind's group ``/<group>`` of per-row columns
-        (:class:`kynemapy.model.registry.kind.Columns`, :func:`kynemapy.model.registry.column_groups`):
-        the columns the model has (none: no group); every :meth:`append` must then pass them,
-        checksummed with the rows.  Contact's: ``hard_contact=True``, the per-row impulses of a
-        model with hard contact (:data:`kynemapy.io.layout.HARD_CONTACT_FIELDS`, shapes by
-        :func:`kynemapy.io.layout.hard_contact_shapes`).
+        ``<group>=True`` adds a kind's group ``/<group>`` of per-row columns, those the model has
+        (:func:`kynemapy.model.registry.column_groups`; contact's ``hard_contact=True``: the per-row
+        impulses of a model with hard contact, :data:`kynemapy.io.layout.HARD_CONTACT_FIELDS`);
+        every :meth:`append` must then pass them, checksummed with the rows.
 
     Raises
     ------
@@ -150,15 +143,9 @@ class ResultWriter:
         self._shapes = row_shapes(model)
         #: the columns of ``/step_control`` (empty: none)
         self.step_control: tuple[str, ...] = tuple(STEP_CONTROL_FIELDS) if step_control else ()
-        known = column_groups()
-        unknown = sorted(set(groups) - set(known))
-        if unknown:
-            raise TypeError(f"ResultWriter: unexpected keyword {unknown[0]!r} (column groups: {', '.join(known)})")
         #: each kind's group: its columns' trailing shapes and dtypes (empty: none); also an
         #: attribute by the group's name (``writer.hard_contact``)
-        self.groups: dict[str, dict[str, tuple[tuple[int, ...], type]]] = {
-            name: group.shapes(model) if groups.get(name) else {} for name, group in known.items()
-        }
+        self.groups: dict[str, dict[str, tuple[tuple[int, ...], type]]] = group_shapes(model, groups)
         #: every extra column, ``"<group>/<name>"`` -> (trailing shape, dtype), in the checksum records' order
         self._extra_shapes = extra_shapes(self.step_control, self.groups)
         self._committed = 0
@@ -212,8 +199,7 @@ class ResultWriter:
         set_attr(f.attrs, "kynemapy_version", kynemapy.__version__)
         set_attr(f.attrs, "created", datetime.datetime.now(datetime.UTC).isoformat())
         units = {k: u for k, u in UNITS.items() if self.restart or not k.startswith("restart/")}
-        fields = extra_groups()
-        units |= {name: fields[name.split("/")[0]][name.split("/")[1]][1] for name in self._extra_shapes}
+        units |= extra_units(self._extra_shapes)
         set_attr(f.attrs, "units", json.dumps(units, ensure_ascii=False))
         # who writes the file: a reader that finds it still marked "open for writing" clears the
         # marks only when this process no longer runs
@@ -263,12 +249,7 @@ class ResultWriter:
             sc = gr.create_dataset("slot_crc", shape=(2,), dtype=np.int64, data=np.full(2, -1, dtype=np.int64))
             set_attr(sc.attrs, "algorithm", SLOT_ALGORITHM)
 
-    def __getattr__(self, name: str) -> dict[str, tuple[tuple[int, ...], type]]:
-        """A kind's group by its name (``writer.hard_contact``): :attr:`groups`' entry."""
-        groups = self.__dict__.get("groups")
-        if groups is None or name not in groups:
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        return groups[name]
+    __getattr__ = group_attribute  # a kind's group by its name (``writer.hard_contact``): :attr:`groups`' entry
 
     # ---------------------------------------------------------------- context
     def __enter__(self) -> ResultWriter:
@@ -450,9 +431,8 @@ class ResultWriter:
             The ``/step_control`` columns of the block, (n,) each (required when the file was
             created with ``step_control=True``, refused otherwise).
         **groups : Mapping[str, Any], optional
-            ``<group>=`` the columns of a kind's group ``/<group>`` of the block, (n, ...) each as
-            :attr:`groups` gives their trailing shapes (required when the file has them, refused
-            otherwise); contact's: ``hard_contact=``.
+            ``<group>=`` the block's columns of a kind's group (``hard_contact=``), (n, ...) each as
+            :attr:`groups` gives them (required when the file has them, refused otherwise).
 
         Notes
         -----
@@ -465,11 +445,7 @@ class ResultWriter:
             raise ValueError("ResultWriter.append: give both state and inputs, or neither")
         n, data = self._check_rows(rows)
         extra = extra_columns(self.path, "step_control", self._extra_shapes, step_control, n)
-        unknown = sorted(set(groups) - set(self.groups))
-        if unknown:
-            raise TypeError(f"ResultWriter.append: unexpected keyword {unknown[0]!r}")
-        for group in self.groups:
-            extra |= extra_columns(self.path, group, self._extra_shapes, groups.get(group), n)
+        extra |= group_columns(self.path, self._extra_shapes, groups, n)
         if state is not None and self._restart is not None and n:
             if int(np.asarray(state.step)[0]) != int(data["step"][-1]):
                 raise ValueError(
