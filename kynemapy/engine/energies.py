@@ -90,9 +90,9 @@ def row_invariants(model: Model, q: np.ndarray, v: np.ndarray) -> dict[str, np.n
     vv = np.ascontiguousarray(v.reshape(-1, nn, 6))
     n = qq.shape[0]
     out = np.zeros((n, 9))  # ke, pe, p (3), L (3), strain
-    # the kinds whose energy the row kernel computes from a workspace's tables (contact's springs)
+    # the kinds whose energy the row kernel computes from a workspace's tables (springs, contact)
     kind_terms = any(kind.energy.present(model) for kind in kinds() if kind.energy is not None)
-    if n and (model.n_beams or model.n_springs or kind_terms):
+    if n and (model.n_beams or kind_terms):
         # the writer's kernel on rows of a workspace's layout (beams, springs and contacts need its tables)
         from kynemapy.engine.api import fill_rows, initial_state  # the engine on first use only
         from kynemapy.engine.data import new_workspace

@@ -208,7 +208,6 @@ from kynemapy.engine.params import StepParameters
 from kynemapy.model import Model
 from kynemapy.model.builder import GROUND, ModelBuilder, ModelError
 from kynemapy.model.registry import model_tables
-from kynemapy.model.registry.kind import ModelTable
 
 __all__ = ["Expression", "Load", "ModelFile", "ModelFileError", "load_model_file", "parse_model_file"]
 
@@ -681,14 +680,17 @@ class _Lines:
 
 # ------------------------------------------------------------------------------------------------
 # checked access to one table
-_CORE_TABLES = ("model", "node", "beam", "mass", "spring", "constraint", "load")
+_CORE_TABLES = ("model", "node", "beam", "mass", "constraint", "load")
 _RUN_TABLES = ("step", "run", "output", "step_control")
-_CORE_ARRAY_TABLES = frozenset({"node", "beam", "mass", "spring", "constraint", "load"})
+_CORE_ARRAY_TABLES = frozenset({"node", "beam", "mass", "constraint", "load"})
 
 
 def _tables() -> tuple[str, ...]:
-    """The allowed top-level tables: the core's, the kinds' (:mod:`kynemapy.model.registry`), the run's."""
-    return (*_CORE_TABLES, *(t.name for t in model_tables()), *_RUN_TABLES)
+    """The allowed top-level tables: the core's, each followed by the kinds' tables read after it
+    (:mod:`kynemapy.model.registry`), then the run's."""
+    kinds = model_tables()
+    listed = (name for core in _CORE_TABLES for name in (core, *(t.name for t in kinds if t.after == core)))
+    return (*listed, *_RUN_TABLES)
 
 
 def _is_array_table(name: str) -> bool:
@@ -912,7 +914,6 @@ _BEAM_KEYS = (
     "quadrature", "quadrature_style", "section_refinement", "mu", "root_position", "root_orientation",
     "root_velocity", "root_acceleration",
 )  # fmt: skip
-_SPRING_KEYS = ("nodes", "stiffness", "undeformed_length")
 _LOAD_KEYS = ("node", "force", "moment")
 _STEP_KEYS = (
     "h", "rho_inf", "max_iter", "atol", "rtol", "geometric_stiffness", "dynamic", "static_load_retries", "convergence",
@@ -979,7 +980,6 @@ _TABLE_KEYS: dict[str, tuple[str, ...]] = {
     "node": _NODE_KEYS,
     "beam": _BEAM_KEYS,
     "mass": _MASS_KEYS,
-    "spring": _SPRING_KEYS,
     "constraint": tuple(dict.fromkeys(("kind", "name", *(k for keys in _CONSTRAINT_KEYS.values() for k in keys)))),
     "load": _LOAD_KEYS,
     "step": _STEP_KEYS,
@@ -1069,7 +1069,6 @@ class _Reader:
         node_items = self.array("node")
         beam_items = self.array("beam")
         mass_items = self.array("mass")
-        spring_items = self.array("spring")
         constraint_items = self.array("constraint")
         load_items = self.array("load")
         kind_items = {t.name: self.array(t.name) if t.array else self.data.get(t.name) for t in model_tables()}
@@ -1085,19 +1084,18 @@ class _Reader:
             raise ModelFileError(
                 "the model has no nodes (add at least one [[node]] or [[beam]] table)", self.source, None
             )
-        for i, data in enumerate(node_items):
-            self.read_node(builder, i, data)
-        for i, data in enumerate(beam_items):
-            self.read_beam(builder, i, data)
-        for i, data in enumerate(mass_items):
-            self.read_mass(builder, i, data)
-        for i, data in enumerate(spring_items):
-            self.read_spring(builder, i, data)
-        for i, data in enumerate(constraint_items):
-            self.read_constraint(builder, i, data)
-        for table in model_tables():  # the kinds' tables (kynemapy.model.registry)
-            self.read_kind_table(builder, table, kind_items[table.name])
+        stages: tuple[tuple[str, list[dict[str, Any]], Callable[..., None]], ...] = (
+            ("node", node_items, self.read_node),
+            ("beam", beam_items, self.read_beam),
+            ("mass", mass_items, self.read_mass),
+            ("constraint", constraint_items, self.read_constraint),
+        )
+        for stage, items, read in stages:
+            for i, data in enumerate(items):
+                read(builder, i, data)
+            self.read_kind_tables(builder, stage, kind_items)  # the kinds' tables (kynemapy.model.registry)
         loads = tuple(self.read_load(i, data) for i, data in enumerate(load_items))
+        self.read_kind_tables(builder, "load", kind_items)
         params = self.read_step()
         t_end, n_steps = self.read_run(params)
         output = self.read_output()
@@ -1207,36 +1205,19 @@ class _Reader:
             mass_matrix=item.matrix("mass_matrix", 6, "kg, kg m, kg m²"),
         )
 
-    def read_spring(self, builder: ModelBuilder, i: int, data: dict[str, Any]) -> None:
-        nodes = data.get("nodes")
-        label = f"spring #{i + 1}"
-        if isinstance(nodes, list) and all(isinstance(n, str) for n in nodes):
-            label += f" (nodes {', '.join(repr(n) for n in nodes)})"
-        item = _Table(self, "spring", i, data, label)
-        item.check_keys(_SPRING_KEYS)
-        item.require(*_SPRING_KEYS)
-        if not (isinstance(nodes, list) and len(nodes) == 2 and all(isinstance(n, str) for n in nodes)):
-            raise item.wrong_type("nodes", "an array of 2 node names")
-        a, b = (item.node_ref("nodes", n) for n in nodes)
-        item.build(
-            builder.add_spring,
-            a,
-            b,
-            stiffness=item.number("stiffness", unit="N/m"),
-            undeformed_length=item.number("undeformed_length", unit="m"),
-        )
-
-    def read_kind_table(self, builder: ModelBuilder, table: ModelTable, items: Any) -> None:
-        """A kind's table (:class:`~kynemapy.model.registry.kind.ModelTable`): each item of an array
-        of tables in file order, or the single table when the file has it."""
-        if not table.array:
-            item = self.table(table.name)
-            if item is not None:
-                table.read(item, builder)
-            return
-        for i, data in enumerate(items):
-            label = table.label(i, data) if table.label is not None else f"{table.name} #{i + 1}"
-            table.read(_Table(self, table.name, i, data, label), builder)
+    def read_kind_tables(self, builder: ModelBuilder, after: str, items: dict[str, Any]) -> None:
+        """The kinds' tables read after the core table ``after``
+        (:attr:`~kynemapy.model.registry.kind.ModelTable.after`): each item of an array of tables
+        in file order (``items``: the table's items), or the single table when the file has it."""
+        for table in (t for t in model_tables() if t.after == after):
+            if not table.array:
+                item = self.table(table.name)
+                if item is not None:
+                    table.read(item, builder)
+                continue
+            for i, data in enumerate(items[table.name]):
+                label = table.label(i, data) if table.label is not None else f"{table.name} #{i + 1}"
+                table.read(_Table(self, table.name, i, data, label), builder)
 
     def read_constraint(self, builder: ModelBuilder, i: int, data: dict[str, Any]) -> None:
         kind = data.get("kind")

@@ -95,12 +95,12 @@ h = 0.01
 """
 
 
-def test_the_registry_lists_contact() -> None:
-    assert [k.name for k in KINDS] == ["contact"]
+def test_the_registry_lists_springs_and_contact() -> None:
+    assert [k.name for k in KINDS] == ["springs", "contact"]
     assert kinds() == KINDS
-    assert [t.name for t in model_tables()] == ["shape", "ground", "body_contact"]
+    assert [t.name for t in model_tables()] == ["spring", "shape", "ground", "body_contact"]
     assert list(column_groups()) == ["hard_contact"]
-    contact = KINDS[0]
+    contact = KINDS[1]
     assert [a.name for a in contact.point_arrays] == ["contact_force", "body_contact_force", "body_contact_moment"]
     assert contact.derived_keyword == "contacts" and contact.energy is not None
 

@@ -13,7 +13,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from kynemapy.model.registry import contact
+from kynemapy.model.registry import contact, springs
 from kynemapy.model.registry.kind import Columns, Kind, ModelTable
 
 __all__ = [
@@ -28,7 +28,7 @@ __all__ = [
 ]
 
 #: the kinds, in the order their model-file tables are read and their columns written
-KINDS: tuple[Kind, ...] = (contact.KIND,)
+KINDS: tuple[Kind, ...] = (springs.KIND, contact.KIND)
 
 _added: list[Kind] = []
 

@@ -77,6 +77,8 @@ class ModelTable:
     message_prefix : str, default ""
         A regular expression of the builder's own prefix of its errors about such an item (the
         reader removes it and names the item and line instead).
+    after : {"node", "beam", "mass", "constraint", "load"}, default "load"
+        The model file's own table after which it is read and listed.
     """
 
     name: str
@@ -85,6 +87,7 @@ class ModelTable:
     array: bool = True
     label: Callable[[int, Mapping[str, Any]], str] | None = None
     message_prefix: str = ""
+    after: str = "load"
 
 
 @dataclass(frozen=True)
@@ -239,7 +242,7 @@ class Kind:
     name : str
         The kind's name.
     tables : tuple of ModelTable
-        Its model-file tables, read in this order after the constraints.
+        Its model-file tables, read in this order (each after its :attr:`ModelTable.after`).
     model_defaults : callable, optional
         ``model_defaults()``: its :class:`~kynemapy.Model` fields and their values in a model
         without the kind (what a result file written before the kind existed lacks).
