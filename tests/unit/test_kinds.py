@@ -171,3 +171,25 @@ def test_a_toy_kind_is_read_written_exported_drawn_and_summarized(tmp_path: Path
         parse_model_file(MODEL, "toy.toml")
     with pytest.raises(TypeError, match="tether"):
         ResultWriter(tmp_path / "again.h5", mf.model, mf.params, tether=True)
+
+
+def test_engine_md_shows_the_declarations_as_they_are() -> None:
+    """docs/engine.md's "Adding a kind" shows the registry's code: each of its Python blocks is a run
+    of lines of a module of kynemapy/model/registry (dedented)."""
+    import re
+    import textwrap
+
+    root = Path(__file__).resolve().parents[2]
+    text = (root / "docs" / "engine.md").read_text(encoding="utf-8")
+    section = text[text.index("## Adding a kind") : text.index("## Constraints")]
+    blocks = [m.group(1) for m in re.finditer(r"^```python\n(.*?)^```$", section, flags=re.S | re.M)]
+    sources = [p.read_text(encoding="utf-8").splitlines() for p in (root / "kynemapy/model/registry").rglob("*.py")]
+    assert len(blocks) == 4
+    for block in blocks:
+        n = len(block.splitlines())
+        found = any(
+            textwrap.dedent("\n".join(lines[i : i + n]) + "\n") == block
+            for lines in sources
+            for i in range(len(lines) - n + 1)
+        )
+        assert found, block
