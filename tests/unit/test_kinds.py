@@ -16,7 +16,7 @@ import pytest
 from kynemapy.cli import main
 from kynemapy.engine.rows import ROW_NAMES
 from kynemapy.io import ResultWriter, read
-from kynemapy.io.vtkhdf import write_vtkhdf
+from kynemapy.io.vtkhdf import CELL_KINDS, write_vtkhdf
 from kynemapy.model.file import ModelFileError, parse_model_file
 from kynemapy.model.geometry import node_positions
 from kynemapy.model.registry import KINDS, column_groups, kinds, model_tables, register, registered
@@ -29,6 +29,7 @@ from kynemapy.model.registry.kind import (
     Kind,
     ModelTable,
     PointArray,
+    Shape,
 )
 from kynemapy.post.animate import animate
 
@@ -71,6 +72,8 @@ TOY = Kind(
     point_arrays=(PointArray("tether_tension", "N", tension_array),),
     drawing=(Arrows("the tether", "C5", tension_arrows),),
     info=lambda r: [("tether", f"tension up to {float(np.max(r.tether['tension'])):g} N")],
+    shapes=lambda m: [Shape(shape=0, kind="sphere", node=1, offsets=np.zeros((1, 3)), radius=0.1)],
+    planes=lambda m: np.array([[0.0, 0.0, 1.0, -1.0]]),
 )
 
 MODEL = """
@@ -154,6 +157,11 @@ def test_a_toy_kind_is_read_written_exported_drawn_and_summarized(tmp_path: Path
             data = f["VTKHDF/PointData/tether_tension"][()].reshape(5, -1)
             np.testing.assert_array_equal(data[:, 0], tension)
             assert "tether_tension" in f["VTKHDF/Steps/PointDataOffsets"]
+            # its shape (a sphere on node b: a vertex cell with its radius) and its plane (a square)
+            cells = f["VTKHDF/CellData/kind"][()]
+            counts = [np.count_nonzero(cells == CELL_KINDS[kind]) for kind in ("shape", "ground")]
+            assert counts == [5, 5]
+            assert np.count_nonzero(f["VTKHDF/PointData/radius"][()] == 0.1) == 5
         np.testing.assert_allclose(CALLS["array"][-1].derived, 1.5 + 0.1 * np.arange(5))
         # its arrows in the animation
         gif = animate(r, tmp_path / "toy.gif", max_frames=3)

@@ -17,7 +17,9 @@ A :class:`Kind` names
   a result by a function of a higher layer, named by its import path), which ``kynemapy animate``
   and ``kynemapy export`` compute and pass on by the kind's :attr:`Kind.keyword`;
 * its **ParaView arrays** (:class:`PointArray`), written by :mod:`kynemapy.io.vtkhdf`;
-* its **drawing** in ``kynemapy animate`` (:class:`Arrows`), drawn by :mod:`kynemapy.post.animate`;
+* its **drawing**: arrows in ``kynemapy animate`` (:class:`Arrows`), drawn by
+  :mod:`kynemapy.post.animate`, and shapes and planes drawn with the model (:class:`Shape`,
+  :attr:`Kind.shapes`, :attr:`Kind.planes`), in the scene of :mod:`kynemapy.model.geometry`;
 * its lines of ``kynemapy info`` (:attr:`Kind.info`).
 
 The functions receive duck-typed results (:class:`kynemapy.io.Result`) and models: a kind module
@@ -42,6 +44,7 @@ __all__ = [
     "Kind",
     "ModelTable",
     "PointArray",
+    "Shape",
     "plural",
 ]
 
@@ -51,6 +54,36 @@ def plural(n: int, word: str) -> str:
     if n == 1:
         return f"{n} {word}"
     return f"{n} {word}es" if word.endswith(("s", "x", "ch", "sh")) else f"{n} {word}s"
+
+
+@dataclass(frozen=True)
+class Shape:
+    """A shape drawn as its points moving with a node (a kind's :attr:`Kind.shapes`): in the
+    animation as wire spheres, a capsule or a box, in ParaView as a vertex, a line or six faces
+    (cell kind ``shape``) with the points' ``radius`` (:mod:`kynemapy.model.geometry`).  Contact's
+    are the collision shapes its pairs use.
+
+    Attributes
+    ----------
+    shape : int
+        The shape id (contact's: ``Model.contact_shape`` / ``pair_shape``).
+    kind : {"sphere", "capsule", "box"}
+        What the points make: one sphere, a capsule's two end spheres, or a box's eight
+        corners (ordered so that corner i has the signs of the bits (x, y, z) of i along the
+        box's axes, as :data:`kynemapy.model.geometry.BOX_FACES` expects).
+    node : int
+        The node of its body.
+    offsets : numpy.ndarray
+        (k, 3) the points' offsets from the node at the reference configuration, world frame [m].
+    radius : float
+        The points' radius [m] (0 for a box's corners).
+    """
+
+    shape: int
+    kind: str
+    node: int
+    offsets: np.ndarray
+    radius: float
 
 
 @dataclass(frozen=True)
@@ -268,6 +301,12 @@ class Kind:
         Its arrows in the animation.
     info : callable, optional
         ``info(result)``: its lines of ``kynemapy info`` (label and text), none when empty.
+    shapes : callable, optional
+        ``shapes(model)``: its shapes drawn with the model (a list of :class:`Shape`, in order).
+    planes : callable, optional
+        ``planes(model)``: its planes drawn with the model, (P, 4) unit normal n and offset d [m]
+        of each ``n · y = d`` (a square on each, grey in the animation, cell kind ``ground`` in
+        ParaView).
     """
 
     name: str
@@ -282,6 +321,8 @@ class Kind:
     point_arrays: tuple[PointArray, ...] = ()
     drawing: tuple[Arrows, ...] = ()
     info: Callable[[Any], list[tuple[str, str]]] | None = None
+    shapes: Callable[[Any], list[Shape]] | None = None
+    planes: Callable[[Any], np.ndarray] | None = None
 
     @property
     def derived_keyword(self) -> str:

@@ -8,7 +8,7 @@ table (:mod:`kynemapy.engine.elements.contacts`, ``pairs``), the hard laws (``ky
 
 from __future__ import annotations
 
-from kynemapy.model.registry.contact import drawing, rows, tables
+from kynemapy.model.registry.contact import drawing, rows, shapes, tables
 from kynemapy.model.registry.kind import Arrows, Energy, Kind, ModelTable, PointArray
 
 __all__ = ["KIND"]
@@ -54,4 +54,6 @@ KIND = Kind(
         Arrows("the hard body law's forces on the nodes", "C1", drawing.body_arrows),
     ),
     info=rows.info,
+    shapes=shapes.contact_shapes,
+    planes=shapes.contact_planes,
 )

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from kynemapy.model.geometry import node_positions, quaternion_matrices
+from kynemapy.math.rotations import rotation_matrices
 from kynemapy.model.registry.contact.rows import body_contact_forces
 from kynemapy.model.registry.kind import DrawContext, ExportContext
 
@@ -145,8 +145,8 @@ def contact_arrows(model: Any, q: np.ndarray, contacts: Any, rows: np.ndarray, l
         return out
     normal = np.asarray(normal, dtype=np.float64)
     nodes = np.asarray(nodes)
-    pos = node_positions(model, q)[:, nodes]  # (n, K, 3)
-    rot = quaternion_matrices(q[:, :, 3:7])[:, nodes]  # (n, K, 3, 3)
+    pos = np.asarray(model.x0)[None, nodes, :3] + q[:, nodes, :3]  # (n, K, 3): X + u
+    rot = rotation_matrices(q[:, nodes, 3:7])  # (n, K, 3, 3)
     centre = pos + np.einsum("nkij,kj->nki", rot, np.asarray(offset, dtype=np.float64))
     start = centre - np.asarray(radius, dtype=np.float64)[None, :, None] * normal[None]
     force = normal_force[:, :, None] * normal[None] + friction  # (R, K, 3)
