@@ -50,7 +50,20 @@ __all__ = [
 
 
 def plural(n: int, word: str) -> str:
-    """``1 mass``, ``2 masses``, ``0 nodes``: a count and its noun (``kynemapy info``'s lines)."""
+    """``1 mass``, ``2 masses``, ``0 nodes``: a count and its noun (``kynemapy info``'s lines).
+
+    Parameters
+    ----------
+    n : int
+        The count.
+    word : str
+        The noun, singular.
+
+    Returns
+    -------
+    str
+        The count and the noun, plural unless ``n`` is 1.
+    """
     if n == 1:
         return f"{n} {word}"
     return f"{n} {word}es" if word.endswith(("s", "x", "ch", "sh")) else f"{n} {word}s"
@@ -170,11 +183,28 @@ class Columns:
     columns: tuple[Column, ...]
 
     def fields(self) -> dict[str, tuple[type, str]]:
-        """Name -> (dtype, unit) of every column."""
+        """Every column's dtype and unit.
+
+        Returns
+        -------
+        dict of str to (type, str)
+            Name -> (dtype, unit), in order.
+        """
         return {c.name: (c.dtype, c.unit) for c in self.columns}
 
     def shapes(self, model: Any) -> dict[str, tuple[tuple[int, ...], type]]:
-        """Name -> (trailing shape, dtype) of the columns a file of ``model`` has (empty: none)."""
+        """The columns a file of ``model`` has (:attr:`Column.shape`).
+
+        Parameters
+        ----------
+        model : Model
+            The model.
+
+        Returns
+        -------
+        dict of str to (tuple of int, type)
+            Name -> (trailing shape, dtype), in order; empty: the file has no such group.
+        """
         out = {}
         for c in self.columns:
             shape = c.shape(model)
