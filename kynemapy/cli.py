@@ -331,22 +331,6 @@ def _sweep(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def _derived(result: Any) -> dict[str, Any]:
-    """Each kind's derived rows of ``result`` (:attr:`kynemapy.model.registry.kind.Kind.derive`: for a
-    model with contact, the ground planes' forces at the shapes' points), by the kind's keyword, for
-    drawing and export."""
-    import importlib
-
-    from kynemapy.model.registry import kinds
-
-    out = {}
-    for kind in kinds():
-        if kind.derive is not None:
-            module, function = kind.derive.split(":")
-            out[kind.derived_keyword] = getattr(importlib.import_module(module), function)(result)
-    return out
-
-
 def _animate(args: argparse.Namespace) -> int:
     try:
         import matplotlib  # noqa: F401
@@ -367,9 +351,10 @@ def _animate(args: argparse.Namespace) -> int:
     derived: dict[str, Any] = {}
     if args.mode is None:
         from kynemapy.io import read
+        from kynemapy.run.hooks import derived as kinds_derived
 
         source = read(args.result)
-        derived = _derived(source)
+        derived = kinds_derived(source)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         path = animate(
@@ -511,9 +496,10 @@ def _export(args: argparse.Namespace) -> int:
         print(write_vtkhdf(_mode_view(args), output))
         return 0
     from kynemapy.io import read
+    from kynemapy.run.hooks import derived
 
     result = read(args.result)
-    print(write_vtkhdf(result, args.output, every=args.every, **_derived(result)))
+    print(write_vtkhdf(result, args.output, every=args.every, **derived(result)))
     return 0
 
 

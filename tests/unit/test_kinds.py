@@ -13,6 +13,7 @@ import h5py
 import numpy as np
 import pytest
 
+import kynemapy as kp
 from kynemapy.cli import main
 from kynemapy.engine.rows import ROW_NAMES
 from kynemapy.io import ResultWriter, read
@@ -45,6 +46,17 @@ def read_tether(item: Any, builder: Any) -> None:
     item.build(builder.add_spring, a, b, stiffness=item.number("stiffness", unit="N/m"), undeformed_length=1.0)
 
 
+class TensionRecorder:
+    """The toy's recorder: each row's tension [N] of the tether, k (l − 1 m), from the simulation's state."""
+
+    def __init__(self, sim: Any) -> None:
+        self.sim = sim
+
+    def __call__(self, columns: dict[str, np.ndarray], row: int) -> None:
+        x = node_positions(self.sim.model, np.asarray(self.sim.state.q)[None])[0]
+        columns["tension"][row] = 10.0 * (np.linalg.norm(x[1] - x[0]) - 1.0)
+
+
 def tether_rows(result: Any) -> np.ndarray:
     """The toy's derived rows: (n,) the distance between the tethered nodes [m]."""
     x = node_positions(result.model, np.asarray(result.q))
@@ -68,6 +80,7 @@ TOY = Kind(
     tables=(ModelTable("tether", ("nodes", "stiffness"), read_tether),),
     columns=Columns("tether", (Column("tension", np.float64, "N", lambda m: () if m.n_springs else None),)),
     derive=f"{__name__}:tether_rows",
+    recorder=f"{__name__}:TensionRecorder",
     keyword="tether_length",
     point_arrays=(PointArray("tether_tension", "N", tension_array),),
     drawing=(Arrows("the tether", "C5", tension_arrows),),
@@ -173,6 +186,13 @@ def test_a_toy_kind_is_read_written_exported_drawn_and_summarized(tmp_path: Path
         np.testing.assert_allclose(CALLS["array"][-1].derived, 1.5 + 0.1 * np.arange(5))
         assert main(["animate", str(path), "-o", str(tmp_path / "cli.gif"), "--no-progress"]) == 0
         np.testing.assert_allclose(CALLS["arrows"][-1].derived, 1.5 + 0.1 * np.arange(5))
+        # a run records its columns row by row through its recorder: k (l − 1 m) at each row's state
+        # (stepped from Python, with loads: a recorder needs the rows back in Python, as the hard laws have them)
+        sim = kp.Simulation(mf.model, mf.params)
+        sim.run(n_steps=20, output=tmp_path / "run.h5", every=5, loads=lambda sim, t: None)
+        run = read(tmp_path / "run.h5")
+        assert run.committed == 5 and run.tether["tension"].shape == (5,)
+        np.testing.assert_allclose(run.tether["tension"], 10.0 * (tether_rows(run) - 1.0), rtol=1e-12)
     # unregistered: the table and the group are unknown again
     assert kinds() == KINDS
     with pytest.raises(ModelFileError, match="unknown top-level table 'tether'"):

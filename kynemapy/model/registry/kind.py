@@ -321,7 +321,15 @@ class Kind:
     derive : str, optional
         ``"module:function"``, a function ``f(result)`` of a higher layer (the run's) giving the
         kind's per-row data that the file does not hold, or None; ``kynemapy animate`` and
-        ``kynemapy export`` call it and pass its value as ``keyword=`` to the drawing and export.
+        ``kynemapy export`` call it (:func:`kynemapy.run.hooks.derived`) and pass its value as
+        ``keyword=`` to the drawing and export.
+    recorder : str, optional
+        ``"module:callable"`` of the run's layer: ``make(sim)`` gives ``recorder(columns, row)``,
+        which writes the kind's :attr:`columns` of the row just recorded (``columns``: name ->
+        (rows, ...) array of a buffer) in a run's result file (:func:`kynemapy.run.hooks.recorders`);
+        None: a run's file does not get them.  It is called for each row the run records in
+        Python: with ``loads``, or for a model whose steps are one compiled call each (hard joint
+        limits or hard contact; ``Simulation.advance_rows(..., on_row=...)`` refuses others).
     keyword : str, optional
         The keyword of :func:`~kynemapy.post.animate.animate` and
         :func:`~kynemapy.io.vtkhdf.write_vtkhdf` that takes the derived rows (default: the name).
@@ -347,6 +355,7 @@ class Kind:
     columns: Columns | None = None
     attributes: Mapping[str, Callable[[Any], Any]] = field(default_factory=dict)
     derive: str | None = None
+    recorder: str | None = None
     keyword: str | None = None
     point_arrays: tuple[PointArray, ...] = ()
     drawing: tuple[Arrows, ...] = ()

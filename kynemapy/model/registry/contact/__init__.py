@@ -43,6 +43,7 @@ KIND = Kind(
     columns=rows.HARD_CONTACT,
     attributes={"body_contact_forces": rows.body_contact_forces},
     derive="kynemapy.run.contact_rows:plane_contacts",
+    recorder="kynemapy.run.hard_rows:HardRowRecorder",
     keyword="contacts",
     point_arrays=(
         PointArray("contact_force", "N", drawing.contact_force),
