@@ -208,6 +208,7 @@ from kynemapy.engine.params import StepParameters
 from kynemapy.model import Model
 from kynemapy.model.builder import GROUND, ModelBuilder, ModelError
 from kynemapy.model.registry import model_tables
+from kynemapy.model.registry.kind import READ_AFTER
 
 __all__ = ["Expression", "Load", "ModelFile", "ModelFileError", "load_model_file", "parse_model_file"]
 
@@ -1084,18 +1085,21 @@ class _Reader:
             raise ModelFileError(
                 "the model has no nodes (add at least one [[node]] or [[beam]] table)", self.source, None
             )
-        stages: tuple[tuple[str, list[dict[str, Any]], Callable[..., None]], ...] = (
-            ("node", node_items, self.read_node),
-            ("beam", beam_items, self.read_beam),
-            ("mass", mass_items, self.read_mass),
-            ("constraint", constraint_items, self.read_constraint),
-        )
-        for stage, items, read in stages:
-            for i, data in enumerate(items):
-                read(builder, i, data)
-            self.read_kind_tables(builder, stage, kind_items)  # the kinds' tables (kynemapy.model.registry)
-        loads = tuple(self.read_load(i, data) for i, data in enumerate(load_items))
-        self.read_kind_tables(builder, "load", kind_items)
+        stages: dict[str, tuple[list[dict[str, Any]], Callable[..., None]]] = {
+            "node": (node_items, self.read_node),
+            "beam": (beam_items, self.read_beam),
+            "mass": (mass_items, self.read_mass),
+            "constraint": (constraint_items, self.read_constraint),
+        }
+        loads: tuple[Load, ...] = ()
+        for stage in READ_AFTER:  # the file's own tables, each followed by the kinds' tables read after it
+            if stage == "load":
+                loads = tuple(self.read_load(i, data) for i, data in enumerate(load_items))
+            else:
+                items, read = stages[stage]
+                for i, data in enumerate(items):
+                    read(builder, i, data)
+            self.read_kind_tables(builder, stage, kind_items)  # (kynemapy.model.registry)
         params = self.read_step()
         t_end, n_steps = self.read_run(params)
         output = self.read_output()

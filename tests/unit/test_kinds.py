@@ -121,9 +121,11 @@ def test_the_registry_lists_springs_and_contact() -> None:
     assert contact.derived_keyword == "contacts" and contact.energy is not None
 
 
-def test_a_name_is_registered_once() -> None:
+def test_a_name_is_registered_once_and_a_table_read_in_place() -> None:
     with pytest.raises(ValueError, match="taken already"):
         register(Kind(name="x", tables=(ModelTable("ground", (), read_tether),)))
+    with pytest.raises(ValueError, match=r"table \[x\] after 'step'"):
+        register(Kind(name="x", tables=(ModelTable("x", (), read_tether, after="step"),)))
     assert kinds() == KINDS
 
 

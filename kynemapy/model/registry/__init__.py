@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from kynemapy.model.registry import contact, springs
-from kynemapy.model.registry.kind import Columns, Kind, ModelTable
+from kynemapy.model.registry.kind import READ_AFTER, Columns, Kind, ModelTable
 
 __all__ = [
     "KINDS",
@@ -55,7 +55,7 @@ def register(kind: Kind) -> None:
     Raises
     ------
     ValueError
-        A name already taken.
+        A name already taken, or a table read after none of the model file's own tables.
     """
     taken = {
         *(k.name for k in kinds()),
@@ -68,6 +68,9 @@ def register(kind: Kind) -> None:
     names |= {kind.derived_keyword} if kind.derive else set()
     if names & taken:
         raise ValueError(f"register: kind {kind.name!r}: {sorted(names & taken)} taken already")
+    for table in kind.tables:
+        if table.after not in READ_AFTER:
+            raise ValueError(f"register: table [{table.name}] after {table.after!r}: one of {READ_AFTER}")
     _added.append(kind)
 
 

@@ -35,6 +35,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 __all__ = [
+    "READ_AFTER",
     "Arrows",
     "Column",
     "Columns",
@@ -47,6 +48,10 @@ __all__ = [
     "Shape",
     "plural",
 ]
+
+#: the model file's own tables a kind's table may be read after (:attr:`ModelTable.after`), in
+#: reading order
+READ_AFTER = ("node", "beam", "mass", "constraint", "load")
 
 
 def plural(n: int, word: str) -> str:
@@ -124,7 +129,7 @@ class ModelTable:
         A regular expression of the builder's own prefix of its errors about such an item (the
         reader removes it and names the item and line instead).
     after : {"node", "beam", "mass", "constraint", "load"}, default "load"
-        The model file's own table after which it is read and listed.
+        The model file's own table after which it is read and listed (:data:`READ_AFTER`).
     """
 
     name: str
