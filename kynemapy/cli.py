@@ -61,10 +61,10 @@ def _sigterm_stops_the_run() -> Iterator[None]:
 
 
 def _plural(n: int, word: str) -> str:
-    """``1 mass``, ``2 masses``, ``0 nodes``."""
-    if n == 1:
-        return f"{n} {word}"
-    return f"{n} {word}es" if word.endswith(("s", "x", "ch", "sh")) else f"{n} {word}s"
+    """``1 mass``, ``2 masses``, ``0 nodes`` (:func:`kynemapy.model.registry.kind.plural`)."""
+    from kynemapy.model.registry.kind import plural
+
+    return plural(n, word)
 
 
 def _rows_in(output: str) -> str:
@@ -257,46 +257,11 @@ def _info(args: argparse.Namespace) -> int:
         else:  # a model starting from rest at the origin of the potential: no scale to divide by
             drift = f"max change {change:.3g} J"
         print(f"energy            {energy[0]:.9g} J at start, {energy[-1]:.9g} J at end ({drift})")
-    n_points, n_pairs = int(getattr(m, "n_contacts", 0)), int(getattr(m, "n_pairs", 0))
-    if n_points or n_pairs:  # per row from q and v: kynemapy.run.contact_rows
-        print(
-            f"contact           {_plural(n_points, 'point')} on ground planes, {_plural(n_pairs, 'body pair')}; "
-            "per row (kynemapy.run.contact_rows): gap [m], normal_force [N], friction_force (3) [N], "
-            "slip_speed [m/s], contact_energy [J] (in the strain energy above)"
-        )
-    hard = getattr(m, "hard_contacts", None)
-    n_hard = 0 if hard is None else int(np.asarray(hard).shape[0])
-    hc = r.hard_contact  # the hard laws' impulses, recorded with the rows (not functions of the state)
-    if n_hard:
-        if hc is not None and "normal_impulse" in hc:
-            total = hc["normal_impulse"].sum(axis=1)
-            print(
-                f"hard contact      {_plural(n_hard, 'point')} on hard ground planes (law='hard'); per row "
-                "(/hard_contact): normal_impulse [N s], friction_impulse (3) [N s], active"
-                + (
-                    f"; largest total normal impulse {total.max():.6g} N s, a point active in "
-                    f"{int(np.count_nonzero(hc['active'].any(axis=1)))} of {r.committed} rows"
-                    if r.committed
-                    else ""
-                )
-            )
-        else:
-            print(
-                f"hard contact      {_plural(n_hard, 'point')} on hard ground planes (law='hard'); no impulses in "
-                "the rows (a file written before /hard_contact)"
-            )
-    if hc is not None and "body_impulse" in hc:
-        count = hc["body_contacts"]
-        print(
-            "body contact      hard law; per row (/hard_contact): body_impulse (6) [N s, N m s] per node, "
-            "body_contacts"
-            + (
-                f"; up to {_plural(int(count.max()), 'contact')} in a step, largest force impulse on a body "
-                f"{float(np.linalg.norm(hc['body_impulse'][:, :, :3], axis=2).max()):.6g} N s"
-                if r.committed
-                else ""
-            )
-        )
+    from kynemapy.model.registry import kinds
+
+    for kind in kinds():  # each kind's lines (kynemapy.model.registry)
+        for label, text in kind.info(r) if kind.info is not None else ():
+            print(f"{label:<18}{text}")
     print(f"restart data      {'yes' if r.restart is not None else 'no'}")
     return 0
 
@@ -366,21 +331,6 @@ def _sweep(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def _plane_contacts(result: Any) -> Any:
-    """The ground planes' forces at the shapes' points over the rows of ``result``, for drawing: the
-    compliant law's from each row's state (:func:`kynemapy.run.contact_rows.contact_rows`), else the
-    hard planes' recorded impulses over h (:func:`kynemapy.run.hard_rows.plane_forces`); None
-    without either."""
-    if int(getattr(result.model, "n_contacts", 0)):
-        from kynemapy.run.contact_rows import contact_rows
-        from kynemapy.run.simulation import Simulation
-
-        return contact_rows(Simulation(result.model, result.params), result)["points"]
-    from kynemapy.run.hard_rows import plane_forces
-
-    return plane_forces(result)
-
-
 def _animate(args: argparse.Namespace) -> int:
     try:
         import matplotlib  # noqa: F401
@@ -398,12 +348,13 @@ def _animate(args: argparse.Namespace) -> int:
         raise ValueError(f"--max-frames must be >= 1, got {args.max_frames}")
     output = args.output or str(Path(args.result).with_suffix(".gif" if args.mode is None else f".mode{args.mode}.gif"))
     source: Any = args.result if args.mode is None else _mode_view(args)
-    contacts = None
+    derived: dict[str, Any] = {}
     if args.mode is None:
         from kynemapy.io import read
+        from kynemapy.run.hooks import derived as kinds_derived
 
         source = read(args.result)
-        contacts = _plane_contacts(source)
+        derived = kinds_derived(source)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         path = animate(
@@ -416,7 +367,7 @@ def _animate(args: argparse.Namespace) -> int:
             every=args.every if args.mode is None else 1,
             magnify=args.magnify,
             progress=not args.no_progress,
-            contacts=contacts,
+            **derived,
         )
     for w in caught:
         print(f"kynemapy animate: {w.message}", file=sys.stderr)
@@ -545,9 +496,10 @@ def _export(args: argparse.Namespace) -> int:
         print(write_vtkhdf(_mode_view(args), output))
         return 0
     from kynemapy.io import read
+    from kynemapy.run.hooks import derived
 
     result = read(args.result)
-    print(write_vtkhdf(result, args.output, every=args.every, contacts=_plane_contacts(result)))
+    print(write_vtkhdf(result, args.output, every=args.every, **derived(result)))
     return 0
 
 

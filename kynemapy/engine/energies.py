@@ -11,6 +11,7 @@ import numpy as np
 from kynemapy.engine.invariants import system_invariants
 from kynemapy.engine.lookup import entry
 from kynemapy.model import Model
+from kynemapy.model.registry import kinds
 
 
 def energy_and_momentum(
@@ -89,7 +90,9 @@ def row_invariants(model: Model, q: np.ndarray, v: np.ndarray) -> dict[str, np.n
     vv = np.ascontiguousarray(v.reshape(-1, nn, 6))
     n = qq.shape[0]
     out = np.zeros((n, 9))  # ke, pe, p (3), L (3), strain
-    if n and (model.n_beams or model.n_springs or model.n_contacts or model.n_pairs):
+    # the kinds whose energy the row kernel computes from a workspace's tables (springs, contact)
+    kind_terms = any(kind.energy.present(model) for kind in kinds() if kind.energy is not None)
+    if n and (model.n_beams or kind_terms):
         # the writer's kernel on rows of a workspace's layout (beams, springs and contacts need its tables)
         from kynemapy.engine.api import fill_rows, initial_state  # the engine on first use only
         from kynemapy.engine.data import new_workspace

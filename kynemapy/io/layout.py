@@ -5,6 +5,7 @@ restart shapes, the root attributes the writer owns, and the conversions of attr
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 import h5py
@@ -12,7 +13,9 @@ import numpy as np
 
 from kynemapy.engine.data import Inputs, State
 from kynemapy.engine.rows import DERIVED, ROW_FIELDS, ROW_NAMES, row_layout
-from kynemapy.model import HARD_DEFAULTS, Model, no_beams, no_contacts, no_hard_contacts, no_joint_stops
+from kynemapy.model import HARD_DEFAULTS, Model, no_beams, no_joint_stops
+from kynemapy.model.registry import column_groups, kinds
+from kynemapy.model.registry.contact.rows import HARD_CONTACT, impulse_spans
 
 #: Per-row fields the caller must pass to :meth:`ResultWriter.append` (the others, ``DERIVED``,
 #: are computed from ``q`` and ``v`` when left out).
@@ -125,95 +128,75 @@ STEP_CONTROL_FIELDS: dict[str, tuple[type, str]] = {
 }
 
 
-#: the per-row columns of a model with hard contact (:mod:`kynemapy.run.hard_rows`), in
-#: the group ``/hard_contact`` of its file: name -> (dtype, unit).  The hard laws' impulses are not
-#: functions of the state (unlike the compliant law's forces, :mod:`kynemapy.run.contact_rows`), so
-#: they are recorded with each row: the impulses summed over the steps since the row before (zeros
-#: at a new file's first row), the contacts closed at the end of the row's last step.  With K
-#: points against hard ground planes (``model.hard_contacts``' rows) and N nodes:
-#:
-#: * ``normal_impulse`` (n, K), ``friction_impulse`` (n, K, 3), ``active`` (n, K): the planes'
-#:   points (when K > 0);
-#: * ``body_impulse`` (n, N, 6), ``body_contacts`` (n,): the hard body law's contacts summed per
-#:   body (with ``set_body_contact(law="hard")``).
-HARD_CONTACT_FIELDS: dict[str, tuple[type, str]] = {
-    "normal_impulse": (
-        np.float64,
-        "N s (per point against a hard ground plane: the normal impulse summed over the steps since the row before)",
-    ),
-    "friction_impulse": (
-        np.float64,
-        "N s (per point against a hard ground plane: the friction impulse on the body, world frame, summed over "
-        "the steps since the row before)",
-    ),
-    "active": (np.int8, "1 (per point against a hard ground plane: 1 when closed at the end of the step)"),
-    "body_impulse": (
-        np.float64,
-        "N s (columns 0-2: force), N m s (columns 3-5: moment about the node) (per node: the impulse of the "
-        "hard contacts between bodies on it, world frame, summed over the steps since the row before)",
-    ),
-    "body_contacts": (np.int64, "1 (hard contacts between bodies closed at the end of the step)"),
-}
+#: the hard contact's columns, ``/hard_contact`` (declared by the contact kind,
+#: :data:`kynemapy.model.registry.contact.rows.HARD_CONTACT`): name -> (dtype, unit)
+HARD_CONTACT_FIELDS: dict[str, tuple[type, str]] = HARD_CONTACT.fields()
+
+#: trailing shape and dtype of each ``/hard_contact`` column of a model (empty without hard contact)
+hard_contact_shapes = HARD_CONTACT.shapes
 
 
-def impulse_spans(time: np.ndarray) -> np.ndarray:
-    """The time [s] (n,) each row's ``/hard_contact`` impulses are summed over: since the row
-    before; inf at the first row (whose impulses are zero), so that impulse / span is each row's
-    mean force, 0 at the first.
-
-    Parameters
-    ----------
-    time : (n,) ndarray of float
-        The rows' times [s].
-    """
-    time = np.asarray(time, dtype=np.float64)
-    elapsed = np.diff(time, prepend=time[:1])
-    return np.where(elapsed > 0.0, elapsed, np.inf)
+def extra_groups() -> dict[str, dict[str, tuple[type, str]]]:
+    """The groups of extra per-row columns, checked with the rows: ``step_control``, then each
+    kind's (:func:`kynemapy.model.registry.column_groups`); the group's name -> name -> (dtype, unit)."""
+    return {"step_control": STEP_CONTROL_FIELDS} | {name: g.fields() for name, g in column_groups().items()}
 
 
-def hard_contact_shapes(model: Model) -> dict[str, tuple[tuple[int, ...], type]]:
-    """Trailing shape and dtype of each ``/hard_contact`` column of ``model`` (:data:`HARD_CONTACT_FIELDS`).
-
-    Parameters
-    ----------
-    model : Model
-        The model.
-
-    Returns
-    -------
-    dict of str to (tuple of int, type)
-        The planes' columns when the model has points against hard ground planes
-        (``model.hard_contacts`` with rows), the bodies' when it has shapes under the hard body
-        law (``model.hard_shapes`` with rows); empty for a model without hard contact.
-    """
-    points = getattr(model, "hard_contacts", None)
-    shapes = getattr(model, "hard_shapes", None)
-    k = 0 if points is None else int(np.asarray(points).shape[0])
-    out: dict[str, tuple[tuple[int, ...], type]] = {}
-    if k:
-        out["normal_impulse"] = ((k,), HARD_CONTACT_FIELDS["normal_impulse"][0])
-        out["friction_impulse"] = ((k, 3), HARD_CONTACT_FIELDS["friction_impulse"][0])
-        out["active"] = ((k,), HARD_CONTACT_FIELDS["active"][0])
-    if shapes is not None and np.asarray(shapes).shape[0]:
-        out["body_impulse"] = ((int(model.n_nodes), 6), HARD_CONTACT_FIELDS["body_impulse"][0])
-        out["body_contacts"] = ((), HARD_CONTACT_FIELDS["body_contacts"][0])
-    return out
-
-
-#: the groups of extra per-row columns (the group's name -> its fields), checked with the rows
-EXTRA_GROUPS: dict[str, dict[str, tuple[type, str]]] = {
-    "step_control": STEP_CONTROL_FIELDS,
-    "hard_contact": HARD_CONTACT_FIELDS,
-}
+def extra_units(shapes: dict[str, tuple[tuple[int, ...], type]]) -> dict[str, str]:
+    """The unit of every extra column ``"<group>/<name>"`` of ``shapes`` (:func:`extra_shapes`)."""
+    fields = extra_groups()
+    return {name: fields[name.split("/")[0]][name.split("/")[1]][1] for name in shapes}
 
 
 def extra_shapes(
-    step_control: tuple[str, ...], hard_contact: dict[str, tuple[tuple[int, ...], type]]
+    step_control: tuple[str, ...], groups: dict[str, dict[str, tuple[tuple[int, ...], type]]]
 ) -> dict[str, tuple[tuple[int, ...], type]]:
     """Every extra column of a file, ``"<group>/<name>"`` -> (trailing shape, dtype), in the order of
-    its checksum records: the ``/step_control`` columns named, then the ``/hard_contact`` ones."""
+    its checksum records: the ``/step_control`` columns named, then each kind group's (``groups``:
+    the group's name -> its columns' shapes, in :func:`extra_groups` order)."""
     out = {f"step_control/{name}": ((), STEP_CONTROL_FIELDS[name][0]) for name in step_control}
-    return out | {f"hard_contact/{name}": spec for name, spec in hard_contact.items()}
+    for group, shapes in groups.items():
+        out |= {f"{group}/{name}": spec for name, spec in shapes.items()}
+    return out
+
+
+def group_shapes(model: Model, requested: Mapping[str, bool]) -> dict[str, dict[str, tuple[tuple[int, ...], type]]]:
+    """Each kind's group of a writer (``<group>=True``, :func:`kynemapy.model.registry.column_groups`):
+    its columns' trailing shapes and dtypes in a file of ``model``, empty when not requested.
+
+    Raises
+    ------
+    TypeError
+        A keyword that names no group.
+    """
+    known = column_groups()
+    unknown = sorted(set(requested) - set(known))
+    if unknown:
+        raise TypeError(f"ResultWriter: unexpected keyword {unknown[0]!r} (column groups: {', '.join(known)})")
+    return {name: group.shapes(model) if requested.get(name) else {} for name, group in known.items()}
+
+
+def group_columns(
+    path: str, shapes: dict[str, tuple[tuple[int, ...], type]], given: Mapping[str, Any], n: int
+) -> dict[str, np.ndarray]:
+    """The kinds' groups' columns of one block of ``n`` rows (``given``: the group's name -> its
+    columns, as :meth:`ResultWriter.append` takes them), checked (:func:`extra_columns`)."""
+    known = column_groups()
+    unknown = sorted(set(given) - set(known))
+    if unknown:
+        raise TypeError(f"ResultWriter.append: unexpected keyword {unknown[0]!r}")
+    out: dict[str, np.ndarray] = {}
+    for group in known:
+        out |= extra_columns(path, group, shapes, given.get(group), n)
+    return out
+
+
+def group_attribute(owner: object, name: str) -> Any:
+    """``owner.groups[name]``: a kind's group as an attribute of a writer (``writer.hard_contact``)."""
+    groups = owner.__dict__.get("groups")
+    if groups is None or name not in groups:
+        raise AttributeError(f"{type(owner).__name__!r} object has no attribute {name!r}")
+    return groups[name]
 
 
 def extra_columns(
@@ -247,17 +230,23 @@ def extra_columns(
 ADDED_LATER = frozenset({"strain_energy"})
 
 
-#: the model fields of a file written before beams, contact (or hard joint limits) existed
+#: the model fields of a file written before beams (or hard joint limits) existed
 NO_BEAMS: dict[str, Any] = {
     "n_beams": 0,
     **no_beams(),
-    "n_contacts": 0,
-    "n_pairs": 0,
-    **no_contacts(),
     "joint_stops": no_joint_stops(),
-    "hard_contacts": no_hard_contacts(),
-    **{name: make() for name, make in HARD_DEFAULTS.items() if name not in ("joint_stops", "hard_contacts")},
 }
+
+
+def missing_model_fields() -> dict[str, Any]:
+    """The model fields of a file written before beams, hard joint limits or a kind existed, and
+    their values there: :data:`NO_BEAMS`, each kind's ``model_defaults()`` and the hard fields'
+    defaults (:data:`kynemapy.model.HARD_DEFAULTS`) none of them names."""
+    out = dict(NO_BEAMS)
+    for kind in kinds():
+        if kind.model_defaults is not None:
+            out |= kind.model_defaults()
+    return out | {name: make() for name, make in HARD_DEFAULTS.items() if name not in out}
 
 
 #: root attributes the writer sets (not the user's)
@@ -318,7 +307,6 @@ def convert(value: Any, type_name: Any) -> Any:
 
 __all__ = [
     "ADDED_LATER",
-    "EXTRA_GROUPS",
     "HARD_CONTACT_FIELDS",
     "NO_BEAMS",
     "REQUIRED",
@@ -331,9 +319,15 @@ __all__ = [
     "convert",
     "decode",
     "extra_columns",
+    "extra_groups",
     "extra_shapes",
+    "extra_units",
+    "group_attribute",
+    "group_columns",
+    "group_shapes",
     "hard_contact_shapes",
     "impulse_spans",
+    "missing_model_fields",
     "model_difference",
     "restart_shapes",
     "row_shapes",

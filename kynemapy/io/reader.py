@@ -7,7 +7,7 @@ import json
 import os
 import socket
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import h5py
@@ -29,12 +29,11 @@ from kynemapy.io.errors import (
 )
 from kynemapy.io.heap_guard import check_text_attributes
 from kynemapy.io.layout import (
-    NO_BEAMS,
     RESTART_INPUTS,
     RESTART_STATE,
     convert,
     decode,
-    impulse_spans,
+    missing_model_fields,
     restart_shapes,
 )
 from kynemapy.io.paths import file_path
@@ -53,6 +52,7 @@ from kynemapy.io.superblock import (
 )
 from kynemapy.math.rotations import world_pose
 from kynemapy.model import Model, freeze
+from kynemapy.model.registry import column_groups, kinds
 
 
 @dataclass
@@ -115,8 +115,15 @@ class Result:
         ``control``; the group ``/step_control``), (n,) each: ``step_size`` [s], ``accepted``,
         ``rejected`` (counts since the row before), ``estimated_error`` [-]; None for a file of
         fixed steps.
+    groups : dict[str, dict[str, ndarray]]
+        Each kind's per-row columns that the file holds (:func:`kynemapy.model.registry.column_groups`),
+        by the group's name, then by the column's; each group is also an attribute of the result by
+        its name (None when the file has none of its columns), and so is each of the kinds'
+        further attributes (:attr:`kynemapy.model.registry.kind.Kind.attributes`): contact's are
+        ``hard_contact`` and ``body_contact_forces``.
     hard_contact : dict[str, ndarray] or None
-        The per-row columns of a model with hard contact (the group ``/hard_contact``,
+        (contact's group, ``groups["hard_contact"]``) The per-row columns of a model with hard
+        contact (the group ``/hard_contact``,
         :data:`kynemapy.io.layout.HARD_CONTACT_FIELDS`): the impulses summed over the steps since
         the row before (all ``output_every`` of them; zeros at a new file's first row), the
         contacts closed at the end of the row's last step.  With K points against hard ground
@@ -129,6 +136,12 @@ class Result:
         between bodies on it (:meth:`~kynemapy.Simulation.body_impulses` summed per body), and
         ``body_contacts`` (n,) int64, the number of those contacts.  None for a model without
         hard contact, and for files written before these columns existed.
+    body_contact_forces : (n, N, 6) ndarray or None
+        (contact's attribute) The hard body law's mean force [N] and moment about the node [N m]
+        (world frame) on every node in every row, from the other bodies' contacts: the row's
+        recorded ``hard_contact["body_impulse"]`` (summed over the steps since the row before) over
+        the time since that row (0 at the first row); as :func:`kynemapy.run.hard_rows.plane_forces`
+        for the ground planes.  None when the file holds no body impulses.
     missing_rows : tuple[tuple[int, int], ...]
         ``(first_row, stop_row)`` ranges of the file's committed rows left out by
         ``read(path, salvage=True)`` because they fail their checksums (empty otherwise); then
@@ -160,7 +173,18 @@ class Result:
     path: str
     missing_rows: tuple[tuple[int, int], ...] = ()
     step_control: dict[str, np.ndarray] | None = None
-    hard_contact: dict[str, np.ndarray] | None = None
+    groups: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)
+
+    def __getattr__(self, name: str) -> Any:
+        """A kind's group of columns by its name (None: not in the file), or a kind's attribute."""
+        if name.startswith("__") or name == "groups":
+            raise AttributeError(name)
+        if name in column_groups():
+            return self.groups.get(name)
+        for kind in kinds():
+            if name in kind.attributes:
+                return kind.attributes[name](self)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     @property
     def position(self) -> np.ndarray:
@@ -173,19 +197,6 @@ class Result:
         (w, x, y, z) (MuJoCo's ``xquat``); :func:`kynemapy.rotation_matrices` turns them into
         (n, N, 3, 3) matrices whose columns are the bodies' axes in world coordinates."""
         return world_pose(self.model.x0, self.q)[1]
-
-    @property
-    def body_contact_forces(self) -> np.ndarray | None:
-        """(n, N, 6) the hard body law's mean force [N] and moment about the node [N m] (world
-        frame) on every node in every row, from the other bodies' contacts: the row's recorded
-        ``hard_contact["body_impulse"]`` (summed over the steps since the row before) over the
-        time since that row (0 at the first row); as :func:`kynemapy.run.hard_rows.plane_forces`
-        for the ground planes.  None when the file holds no body impulses (no hard contact
-        between bodies)."""
-        if self.hard_contact is None or "body_impulse" not in self.hard_contact:
-            return None
-        span = impulse_spans(self.time)[:, None, None]  # [s]
-        return np.asarray(self.hard_contact["body_impulse"], dtype=np.float64) / span
 
     def restart_state(self) -> tuple[State, Inputs]:
         """Fresh, writable :class:`State` and :class:`Inputs` built from :attr:`restart`."""
@@ -397,6 +408,7 @@ def read(path: str | os.PathLike[str], *, salvage: bool = False) -> Result:
             lost = complement(kept, committed)
             gm = f["model"]
             fields: dict[str, Any] = {}
+            missing_fields = missing_model_fields()
             for name in Model._fields:
                 if name in gm:
                     ds = gm[name]
@@ -412,14 +424,13 @@ def read(path: str | os.PathLike[str], *, salvage: bool = False) -> Result:
                     fields[name] = freeze(value, ds.dtype.type)
                 elif name in gm.attrs:
                     fields[name] = int(gm.attrs[name])
-                elif name in NO_BEAMS:  # written before beams (or hard joint limits) existed: none
-                    fields[name] = NO_BEAMS[name]
+                elif name in missing_fields:  # written before beams, hard joint limits or a kind existed
+                    fields[name] = missing_fields[name]
                 else:
                     raise ResultFileError(f"{path}: /model lacks {name}", path, [(f"model/{name}", None, None)])
-            offset = fields.get("pair_offset")
-            if offset is not None and offset.ndim == 3 and offset.shape[1] == 3:
-                # written before capsule–capsule pairs: body 1's point again as its second end (row 3)
-                fields["pair_offset"] = freeze(np.concatenate([offset, offset[:, :1]], axis=1), offset.dtype.type)
+            for kind in kinds():  # a kind's fields of an older layout brought to the current one
+                if kind.upgrade is not None:
+                    kind.upgrade(fields)
             model = Model(**fields)
             gp = f["params"]
             params = StepParameters(
@@ -463,15 +474,18 @@ def read(path: str | os.PathLike[str], *, salvage: bool = False) -> Result:
         path=path,
         missing_rows=tuple(lost),
         step_control=_group(rows, "step_control"),
-        hard_contact=_group(rows, "hard_contact"),
+        groups={name: group for name in column_groups() if (group := _group(rows, name)) is not None},
     )
 
 
 def _group(rows: dict[str, np.ndarray], group: str) -> dict[str, np.ndarray] | None:
-    """The extra columns ``/<group>/*`` of the rows read, by their names in the group (None: none)."""
+    """The extra columns ``/<group>/*`` of the rows read, by their names in the group, each as its
+    kind declares it is read (:attr:`kynemapy.model.registry.kind.Column.read_as`); None: none."""
     out = {name.split("/", 1)[1]: rows[name] for name in rows if name.startswith(group + "/")}
-    if "active" in out and group == "hard_contact":
-        out["active"] = out["active"].astype(bool)
+    declared = column_groups().get(group)
+    for column in () if declared is None else declared.columns:
+        if column.name in out and column.read_as is not None:
+            out[column.name] = out[column.name].astype(column.read_as)
     return out or None
 
 

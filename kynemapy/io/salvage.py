@@ -21,8 +21,8 @@ from kynemapy.io.errors import (
 )
 from kynemapy.io.layout import (
     ADDED_LATER,
-    EXTRA_GROUPS,
     decode,
+    extra_groups,
 )
 
 
@@ -120,9 +120,10 @@ def verify(
     bad: list[tuple[int, int]] = [] if bad_from is None else [(bad_from, committed)]
     # the records' columns by name (a file of an earlier version lacks the fields added since)
     columns = json.loads(f["checksums"].attrs["columns"]) if checked else ["first_row", "stop_row", *ROW_NAMES]
-    # the extra columns (a step-controlled run's /step_control, a hard-contact model's /hard_contact)
-    # are checked with the rows (rows["step_control/..."], rows["hard_contact/..."])
-    names = [*ROW_NAMES, *(c for c in columns if c.split("/")[0] in EXTRA_GROUPS and c in f)]
+    # the extra columns (a step-controlled run's /step_control, the kinds' groups such as a
+    # hard-contact model's /hard_contact) are checked with the rows (rows["step_control/..."], ...)
+    groups = extra_groups()
+    names = [*ROW_NAMES, *(c for c in columns if c.split("/")[0] in groups and c in f)]
     check = crc32_of
     if checked:
         algorithm = decode(f["checksums"].attrs.get("algorithm", CRC_ALGORITHM))

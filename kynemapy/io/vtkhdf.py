@@ -150,54 +150,21 @@ def _plane_squares(sc: Any, q: np.ndarray) -> np.ndarray:
     return sc.plane_squares(0.5 * (lo + hi), half).reshape(1, -1, 3)
 
 
-def _contact_forces(
-    result: Any, contacts: Any, rows: np.ndarray, sc: Any, first: int, n_points: int
-) -> np.ndarray | None:
-    """(n, n_points, 3) the ground planes' forces [N] at the collision shapes' points (which start
-    at point ``first``) in the result's rows ``rows``; None without ``contacts``."""
-    if contacts is None:
-        return None
-    model = result.model
-    hard = hasattr(contacts, "offset")  # the hard planes' points (kynemapy.run.hard_rows.plane_forces)
-    k = int(np.shape(contacts.node)[0]) if hard else int(getattr(model, "n_contacts", 0))
-    normal = np.asarray(contacts.normal_force, dtype=np.float64)
-    friction = np.asarray(contacts.friction_force, dtype=np.float64)
-    if normal.shape != (result.committed, k) or friction.shape != (result.committed, k, 3):
-        raise ValueError(
-            f"write_vtkhdf: contacts must hold the result's {result.committed} rows of its {k} contact points "
-            f"(normal_force ({result.committed}, {k}), friction_force ({result.committed}, {k}, 3)), "
-            f"got {normal.shape} and {friction.shape}"
-        )
-    if hard:
-        plane_normal, shapes, offsets = contacts.normal, contacts.shape, contacts.offset
-    else:
-        plane_normal, shapes, offsets = (
-            np.asarray(model.contact_plane)[:, :3],
-            model.contact_shape,
-            model.contact_offset,
-        )
-    force = normal[rows, :, None] * np.asarray(plane_normal, dtype=np.float64)[None] + friction[rows]
-    points: dict[int, tuple[int, np.ndarray]] = {}  # shape -> (its first point, its points' offsets)
-    start = first
-    for sh in sc.shapes:
-        points[int(sh.shape)] = (start, np.asarray(sh.offsets, dtype=float).reshape(-1, 3))
-        start += len(sh.offsets)
-    out = np.zeros((len(rows), n_points, 3))
-    for e in range(k):  # the shape's point with this offset (the same numbers, up to rounding)
-        begin, own = points[int(shapes[e])]
-        j = int(np.argmin(np.linalg.norm(own - np.asarray(offsets[e], dtype=float), axis=1)))
-        out[:, begin + j] += force[:, e]
-    return out
+def _kind_arrays(
+    result: Any, rows: np.ndarray, sc: Any, n_points: int, shape_start: int, derived: dict[str, Any]
+) -> dict[str, np.ndarray]:
+    """Every kind's point arrays (:class:`kynemapy.model.registry.kind.PointArray`), (R, n_points, k)
+    each, those a kind gives for this result, in the kinds' order."""
+    from kynemapy.model.registry import kinds
+    from kynemapy.model.registry.kind import ExportContext
 
-
-def _body_forces(result: Any, rows: np.ndarray, n_points: int) -> np.ndarray | None:
-    """The hard body law's force and moment (R, n_points, 6) [N, N m] on the node points (0 .. N−1)
-    in the result's rows ``rows``, zero on the other points; None without body impulses."""
-    forces = getattr(result, "body_contact_forces", None)
-    if forces is None:
-        return None
-    out = np.zeros((rows.size, n_points, 6))
-    out[:, : forces.shape[1]] = forces[rows]
+    out = {}
+    for kind in kinds():
+        context = ExportContext(result, rows, sc, n_points, shape_start, derived.get(kind.derived_keyword))
+        for array in kind.point_arrays:
+            values = array.values(context)
+            if values is not None:
+                out[array.name] = values
     return out
 
 
@@ -206,7 +173,7 @@ def write_vtkhdf(
     path: str | os.PathLike[str] | None = None,
     *,
     every: int = 1,
-    contacts: Any | None = None,
+    **derived: Any,
 ) -> Path:
     """Write a result as a transient VTKHDF PolyData file for ParaView (see the module docstring).
 
@@ -219,13 +186,15 @@ def write_vtkhdf(
         file is replaced.
     every : int
         Write every ``every``-th row (and always the last).
-    contacts : ContactRows or HardPlaneForces or None, default None
-        (:class:`kynemapy.run.contact_rows.ContactRows`, :class:`kynemapy.run.hard_rows.HardPlaneForces`)
-        The point–plane contacts of all the result's rows (``contact_rows(sim, result)["points"]``,
+    **derived : Any
+        Each kind's derived rows (:attr:`kynemapy.model.registry.kind.Kind.derive`) by its keyword
+        (``kynemapy export`` passes them for a model that has them), for its point arrays.
+        Contact's: ``contacts`` (ContactRows or HardPlaneForces or None, default None;
+        :class:`kynemapy.run.contact_rows.ContactRows`, :class:`kynemapy.run.hard_rows.HardPlaneForces`),
+        the point–plane contacts of all the result's rows (``contact_rows(sim, result)["points"]``,
         :func:`kynemapy.run.contact_rows.contact_rows`, or for hard ground planes
-        :func:`kynemapy.run.hard_rows.plane_forces`; ``kynemapy export`` passes them for a
-        model with contact): the file gets the point array ``contact_force`` (3) [N].  None: no
-        contact forces.
+        :func:`kynemapy.run.hard_rows.plane_forces`): the file gets the point array
+        ``contact_force`` (3) [N].  None: no contact forces.
 
     Returns
     -------
@@ -235,7 +204,9 @@ def write_vtkhdf(
     from kynemapy.io.hdf5 import read
     from kynemapy.io.paths import output_file
     from kynemapy.model.geometry import node_positions, scene
+    from kynemapy.model.registry import derived_data
 
+    given = derived_data(derived, "write_vtkhdf")
     if isinstance(result, (str, os.PathLike)):
         result = read(result)
     if isinstance(every, bool) or not isinstance(every, (int, np.integer)) or every < 1:
@@ -295,8 +266,7 @@ def write_vtkhdf(
     velocity = np.where(held, v[:, safe, 0:3], 0.0)
     angular = np.where(held, v[:, safe, 3:6], 0.0)
 
-    contact_force = _contact_forces(result, contacts, rows_a, sc, nn + 2 * nj + 8 * nb, n_points)
-    body = _body_forces(result, rows_a, n_points)
+    kind_arrays = _kind_arrays(result, rows_a, sc, n_points, nn + 2 * nj + 8 * nb, given)
 
     topo = _topology(sc, nn)
     cell_counts = [len(topo[name]) for name in ("Vertices", "Lines", "Polygons", "Strips")]
@@ -326,11 +296,8 @@ def write_vtkhdf(
         pd.create_dataset("angular_velocity", data=angular.reshape(-1, 3))
         pd.create_dataset("node", data=np.tile(owner, n_steps))
         pd.create_dataset("radius", data=np.tile(radius, n_steps))
-        if contact_force is not None:
-            pd.create_dataset("contact_force", data=contact_force.reshape(-1, 3))
-        if body is not None:
-            pd.create_dataset("body_contact_force", data=body[:, :, :3].reshape(-1, 3))
-            pd.create_dataset("body_contact_moment", data=body[:, :, 3:].reshape(-1, 3))
+        for name, values in kind_arrays.items():
+            pd.create_dataset(name, data=values.reshape(n_steps * n_points, *values.shape[2:]))
         cd = g.create_group("CellData")
         cd.create_dataset("kind", data=np.tile(topo["kind"], n_steps))
         cd.create_dataset("item", data=np.tile(topo["item"], n_steps))
@@ -345,8 +312,7 @@ def write_vtkhdf(
         st.create_dataset("ConnectivityIdOffsets", data=k[:, None] * np.array(conn_counts, dtype=np.int64)[None, :])
         pdo = st.create_group("PointDataOffsets")
         point_arrays = ["displacement", "velocity", "angular_velocity", "node", "radius"]
-        point_arrays += ["contact_force"] if contact_force is not None else []
-        point_arrays += ["body_contact_force", "body_contact_moment"] if body is not None else []
+        point_arrays += list(kind_arrays)
         for name in point_arrays:
             pdo.create_dataset(name, data=k * n_points)
         cdo = st.create_group("CellDataOffsets")

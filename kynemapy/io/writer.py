@@ -21,15 +21,8 @@ from kynemapy.engine.data import Inputs, State
 from kynemapy.engine.energies import row_invariants
 from kynemapy.engine.params import StepParameters
 from kynemapy.engine.rows import DERIVED, ROW_NAMES
-from kynemapy.io.checksums import (
-    DIGEST_ALGORITHM,
-    SLOT_ALGORITHM,
-    crc32_of,
-    digest,
-    slot_digest,
-)
+from kynemapy.io.checksums import DIGEST_ALGORITHM, SLOT_ALGORITHM, crc32_of, digest, slot_digest
 from kynemapy.io.layout import (
-    EXTRA_GROUPS,
     REQUIRED,
     RESERVED,
     RESTART_INPUTS,
@@ -39,7 +32,10 @@ from kynemapy.io.layout import (
     attr_value,
     extra_columns,
     extra_shapes,
-    hard_contact_shapes,
+    extra_units,
+    group_attribute,
+    group_columns,
+    group_shapes,
     model_difference,
     restart_shapes,
     row_shapes,
@@ -47,10 +43,9 @@ from kynemapy.io.layout import (
 )
 from kynemapy.io.lock import WriterLock
 from kynemapy.io.paths import file_path
-from kynemapy.io.reader import (
-    read,
-)
+from kynemapy.io.reader import read
 from kynemapy.model import HARD_DEFAULTS, Model
+from kynemapy.model.registry import column_groups
 
 
 def _write_at(dsid: h5py.h5d.DatasetID, offset: tuple[int, ...], arr: np.ndarray) -> None:
@@ -98,10 +93,10 @@ class ResultWriter:
         (:data:`kynemapy.io.layout.STEP_CONTROL_FIELDS`: ``step_size`` [s], ``accepted``,
         ``rejected``, ``estimated_error``); every :meth:`append` must then pass them, and they
         are checksummed with the rows.
-    hard_contact : bool, default False
-        Add the group ``/hard_contact`` of per-row impulses of a model with hard contact
-        (:data:`kynemapy.io.layout.HARD_CONTACT_FIELDS`, shapes by
-        :func:`kynemapy.io.layout.hard_contact_shapes`; none for a model without hard contact);
+    **groups : bool
+        ``<group>=True`` adds a kind's group ``/<group>`` of per-row columns, those the model has
+        (:func:`kynemapy.model.registry.column_groups`; contact's ``hard_contact=True``: the per-row
+        impulses of a model with hard contact, :data:`kynemapy.io.layout.HARD_CONTACT_FIELDS`);
         every :meth:`append` must then pass them, checksummed with the rows.
 
     Raises
@@ -134,7 +129,7 @@ class ResultWriter:
         every: int | None = None,
         lock: WriterLock | None = None,
         step_control: bool = False,
-        hard_contact: bool = False,
+        **groups: bool,
     ) -> None:
         if isinstance(block, bool) or not isinstance(block, (int, np.integer)) or block < 1:
             raise ValueError(f"ResultWriter: block must be an integer >= 1, got {block!r}")
@@ -148,10 +143,11 @@ class ResultWriter:
         self._shapes = row_shapes(model)
         #: the columns of ``/step_control`` (empty: none)
         self.step_control: tuple[str, ...] = tuple(STEP_CONTROL_FIELDS) if step_control else ()
-        #: the columns of ``/hard_contact`` and their trailing shapes and dtypes (empty: none)
-        self.hard_contact: dict[str, tuple[tuple[int, ...], type]] = hard_contact_shapes(model) if hard_contact else {}
+        #: each kind's group: its columns' trailing shapes and dtypes (empty: none); also an
+        #: attribute by the group's name (``writer.hard_contact``)
+        self.groups: dict[str, dict[str, tuple[tuple[int, ...], type]]] = group_shapes(model, groups)
         #: every extra column, ``"<group>/<name>"`` -> (trailing shape, dtype), in the checksum records' order
-        self._extra_shapes = extra_shapes(self.step_control, self.hard_contact)
+        self._extra_shapes = extra_shapes(self.step_control, self.groups)
         self._committed = 0
         self._last_step: int | None = None
         self._slot_info = np.full((2, 2), -1, dtype=np.int64)  # (rows, generation) per slot
@@ -203,7 +199,7 @@ class ResultWriter:
         set_attr(f.attrs, "kynemapy_version", kynemapy.__version__)
         set_attr(f.attrs, "created", datetime.datetime.now(datetime.UTC).isoformat())
         units = {k: u for k, u in UNITS.items() if self.restart or not k.startswith("restart/")}
-        units |= {name: EXTRA_GROUPS[name.split("/")[0]][name.split("/")[1]][1] for name in self._extra_shapes}
+        units |= extra_units(self._extra_shapes)
         set_attr(f.attrs, "units", json.dumps(units, ensure_ascii=False))
         # who writes the file: a reader that finds it still marked "open for writing" clears the
         # marks only when this process no longer runs
@@ -252,6 +248,8 @@ class ResultWriter:
             gr.create_dataset("slot_info", data=self._slot_info)
             sc = gr.create_dataset("slot_crc", shape=(2,), dtype=np.int64, data=np.full(2, -1, dtype=np.int64))
             set_attr(sc.attrs, "algorithm", SLOT_ALGORITHM)
+
+    __getattr__ = group_attribute  # a kind's group by its name (``writer.hard_contact``): :attr:`groups`' entry
 
     # ---------------------------------------------------------------- context
     def __enter__(self) -> ResultWriter:
@@ -413,7 +411,7 @@ class ResultWriter:
         state: State | None = None,
         inputs: Inputs | None = None,
         step_control: Mapping[str, Any] | None = None,
-        hard_contact: Mapping[str, Any] | None = None,
+        **groups: Mapping[str, Any] | None,
     ) -> int:
         """Append one block of rows, commit it and flush; return the committed row count.
 
@@ -432,9 +430,9 @@ class ResultWriter:
         step_control : Mapping[str, Any], optional
             The ``/step_control`` columns of the block, (n,) each (required when the file was
             created with ``step_control=True``, refused otherwise).
-        hard_contact : Mapping[str, Any], optional
-            The ``/hard_contact`` columns of the block, (n, ...) each as :attr:`hard_contact`
-            gives their trailing shapes (required when the file has them, refused otherwise).
+        **groups : Mapping[str, Any], optional
+            ``<group>=`` the block's columns of a kind's group (``hard_contact=``), (n, ...) each as
+            :attr:`groups` gives them (required when the file has them, refused otherwise).
 
         Notes
         -----
@@ -447,7 +445,7 @@ class ResultWriter:
             raise ValueError("ResultWriter.append: give both state and inputs, or neither")
         n, data = self._check_rows(rows)
         extra = extra_columns(self.path, "step_control", self._extra_shapes, step_control, n)
-        extra |= extra_columns(self.path, "hard_contact", self._extra_shapes, hard_contact, n)
+        extra |= group_columns(self.path, self._extra_shapes, groups, n)
         if state is not None and self._restart is not None and n:
             if int(np.asarray(state.step)[0]) != int(data["step"][-1]):
                 raise ValueError(
@@ -538,14 +536,14 @@ class ResultWriter:
             every=None if every is None else int(every),
             lock=lock,
             step_control=old.step_control is not None,
-            hard_contact=old.hard_contact is not None,
+            **{group: group in old.groups for group in column_groups()},
         )
         try:
             n = old.committed
             for start in range(0, n, writer.block):
                 stop = min(start + writer.block, n)
                 rows = {name: getattr(old, name)[start:stop] for name in ROW_NAMES}
-                groups = {group: getattr(old, group) for group in EXTRA_GROUPS}  # /step_control, /hard_contact
+                groups = {"step_control": old.step_control, **old.groups}  # /step_control, the kinds' groups
                 extra = {g: None if c is None else {k: a[start:stop] for k, a in c.items()} for g, c in groups.items()}
                 if stop == n and old.restart is not None:
                     state, inputs = old.restart_state()

@@ -207,7 +207,8 @@ except ModuleNotFoundError:  # pragma: no cover - Python 3.10
 from kynemapy.engine.params import StepParameters
 from kynemapy.model import Model
 from kynemapy.model.builder import GROUND, ModelBuilder, ModelError
-from kynemapy.model.contact import COMPLIANT_DEFAULTS
+from kynemapy.model.registry import model_tables
+from kynemapy.model.registry.kind import READ_AFTER
 
 __all__ = ["Expression", "Load", "ModelFile", "ModelFileError", "load_model_file", "parse_model_file"]
 
@@ -680,11 +681,21 @@ class _Lines:
 
 # ------------------------------------------------------------------------------------------------
 # checked access to one table
-_TABLES = (
-    "model", "node", "beam", "mass", "spring", "constraint", "load", "shape", "ground", "body_contact", "step", "run",
-    "output", "step_control",
-)  # fmt: skip
-_ARRAY_TABLES = frozenset({"node", "beam", "mass", "spring", "constraint", "load", "shape", "ground"})
+_CORE_TABLES = ("model", "node", "beam", "mass", "constraint", "load")
+_RUN_TABLES = ("step", "run", "output", "step_control")
+_CORE_ARRAY_TABLES = frozenset({"node", "beam", "mass", "constraint", "load"})
+
+
+def _tables() -> tuple[str, ...]:
+    """The allowed top-level tables: the core's, each followed by the kinds' tables read after it
+    (:mod:`kynemapy.model.registry`), then the run's."""
+    kinds = model_tables()
+    listed = (name for core in _CORE_TABLES for name in (core, *(t.name for t in kinds if t.after == core)))
+    return (*listed, *_RUN_TABLES)
+
+
+def _is_array_table(name: str) -> bool:
+    return name in _CORE_ARRAY_TABLES or any(t.name == name and t.array for t in model_tables())
 
 
 def _toml_type(value: Any) -> str:
@@ -714,37 +725,6 @@ def _show(value: Any) -> str:
     return f"{text} ({_toml_type(value)})"
 
 
-def _contact_law(item: _Table) -> dict[str, Any]:
-    """The contact law's keywords of a ``[[ground]]`` or ``[body_contact]`` table: the hard law's
-    restitution and friction (the compliant law's keys passed on, for the builder to refuse by
-    name), or the compliant law's (stiffness required; a restitution passed on to be refused)."""
-    kind = item.string("law", "compliant")
-    if kind == "hard":
-        law: dict[str, Any] = {
-            "law": "hard",
-            "restitution": item.number("restitution", 0.0),
-            "friction": item.number("friction", 0.0),
-        }
-        for key in COMPLIANT_DEFAULTS:
-            if key in item.data:
-                law[key] = item.data[key]
-        return law
-    if kind == "compliant":  # another law: the builder names the laws
-        item.require("stiffness")
-    law = {
-        "stiffness": item.number("stiffness", unit="N/m^exponent"),
-        "damping": item.number("damping", 0.0, "N s/m"),
-        "friction": item.number("friction", 0.0),
-        "exponent": item.number("exponent", 1.0),
-        "damping_model": item.string("damping_model", "linear"),
-        "slip_velocity": item.number("slip_velocity", 1e-3, "m/s"),
-        "law": kind,
-    }
-    if "restitution" in item.data:
-        law["restitution"] = item.number("restitution")
-    return law
-
-
 class _Table:
     """One table of the file with the checks and messages of its keys."""
 
@@ -757,7 +737,7 @@ class _Table:
 
     @property
     def header(self) -> str:
-        return f"[[{self.table}]]" if self.table in _ARRAY_TABLES else f"[{self.table}]"
+        return f"[[{self.table}]]" if _is_array_table(self.table) else f"[{self.table}]"
 
     def line(self, key: str | None = None) -> int | None:
         return self.reader.lines.line((self.table, self.index), key)
@@ -911,16 +891,19 @@ class _Table:
         try:
             return fn(*args, **kwargs)
         except ModelError as exc:
-            message = _BUILDER_PREFIX.sub("", str(exc), count=1)
+            message = _builder_prefix().sub("", str(exc), count=1)
             first = re.match(r"[A-Za-z_]+", message)
             key = first.group() if first and first.group() in self.data else None
             raise self.error(message, key) from exc
 
 
-_BUILDER_PREFIX = re.compile(
-    r"^(?:add_[a-z0-9_]+: )?(?:(?:node|mass|spring|constraint) \d+(?: \([a-z0-9_]+\))?|beam '[^']*'"
-    r"|(?:sphere|capsule|box) \(shape \d+\)|ground plane \d+|body contact)(?::\s*|\s+)"
-)
+def _builder_prefix() -> re.Pattern[str]:
+    """The builder's own prefix of an error about an item (the core's, and each kind's table's)."""
+    kinds = "".join(f"|{t.message_prefix}" for t in model_tables() if t.message_prefix)
+    return re.compile(
+        r"^(?:add_[a-z0-9_]+: )?(?:(?:node|mass|spring|constraint) \d+(?: \([a-z0-9_]+\))?|beam '[^']*'"
+        rf"{kinds})(?::\s*|\s+)"
+    )
 
 
 # ------------------------------------------------------------------------------------------------
@@ -931,23 +914,6 @@ _BEAM_KEYS = (
     "name", "points", "point_s", "section_s", "m_star", "c_star", "twist", "twist_s", "order", "n_elements",
     "quadrature", "quadrature_style", "section_refinement", "mu", "root_position", "root_orientation",
     "root_velocity", "root_acceleration",
-)  # fmt: skip
-_SPRING_KEYS = ("nodes", "stiffness", "undeformed_length")
-#: [[shape]] keys by kind (docs/contact.md), and the keys every kind has
-_SHAPE_KEYS = {
-    "sphere": ("radius", "center"),
-    "capsule": ("radius", "point_a", "point_b"),
-    "box": ("half_extents", "center", "axes"),
-}
-_SHAPE_COMMON = ("kind", "node", "group", "mask")
-#: [[ground]] keys: the plane and its contact law (ModelBuilder.add_ground_plane)
-_GROUND_KEYS = (
-    "normal", "offset", "stiffness", "damping", "friction", "exponent", "damping_model", "slip_velocity",
-    "group", "mask", "law", "restitution",
-)  # fmt: skip
-#: [body_contact] keys: the law of sphere pairs on two bodies (ModelBuilder.set_body_contact)
-_BODY_CONTACT_KEYS = (
-    "stiffness", "damping", "friction", "exponent", "damping_model", "slip_velocity", "law", "restitution",
 )  # fmt: skip
 _LOAD_KEYS = ("node", "force", "moment")
 _STEP_KEYS = (
@@ -1015,12 +981,8 @@ _TABLE_KEYS: dict[str, tuple[str, ...]] = {
     "node": _NODE_KEYS,
     "beam": _BEAM_KEYS,
     "mass": _MASS_KEYS,
-    "spring": _SPRING_KEYS,
     "constraint": tuple(dict.fromkeys(("kind", "name", *(k for keys in _CONSTRAINT_KEYS.values() for k in keys)))),
     "load": _LOAD_KEYS,
-    "shape": tuple(dict.fromkeys((*_SHAPE_COMMON, *(k for keys in _SHAPE_KEYS.values() for k in keys)))),
-    "ground": _GROUND_KEYS,
-    "body_contact": _BODY_CONTACT_KEYS,
     "step": _STEP_KEYS,
     "run": ("t_end", "n_steps"),
     "output": ("path", "every", "block"),
@@ -1086,17 +1048,18 @@ class _Reader:
 
     def check_top_level(self) -> None:
         for key, value in self.data.items():
-            if key not in _TABLES:
+            if key not in _tables():
                 is_table = isinstance(value, dict) or (
                     isinstance(value, list) and bool(value) and all(isinstance(v, dict) for v in value)
                 )
                 hint = ""
                 if not is_table:
-                    owners = [f"[{t}]" for t, keys in _TABLE_KEYS.items() if key in keys]
+                    table_keys = _TABLE_KEYS | {t.name: t.keys for t in model_tables()}
+                    owners = [f"[{t}]" for t, keys in table_keys.items() if key in keys]
                     hint = f"; '{key}' belongs in {' or '.join(owners)}" if owners else ""
                 raise ModelFileError(
                     f"unknown top-level {'table' if is_table else 'key'} '{key}' "
-                    f"(allowed tables: {', '.join(_TABLES)}{hint})",
+                    f"(allowed tables: {', '.join(_tables())}{hint})",
                     self.source,
                     self.lines.line((key, None)),
                 )
@@ -1107,11 +1070,9 @@ class _Reader:
         node_items = self.array("node")
         beam_items = self.array("beam")
         mass_items = self.array("mass")
-        spring_items = self.array("spring")
         constraint_items = self.array("constraint")
         load_items = self.array("load")
-        shape_items = self.array("shape")
-        ground_items = self.array("ground")
+        kind_items = {t.name: self.array(t.name) if t.array else self.data.get(t.name) for t in model_tables()}
 
         model_table = self.table("model")
         gravity = [0.0, 0.0, 0.0]
@@ -1124,22 +1085,21 @@ class _Reader:
             raise ModelFileError(
                 "the model has no nodes (add at least one [[node]] or [[beam]] table)", self.source, None
             )
-        for i, data in enumerate(node_items):
-            self.read_node(builder, i, data)
-        for i, data in enumerate(beam_items):
-            self.read_beam(builder, i, data)
-        for i, data in enumerate(mass_items):
-            self.read_mass(builder, i, data)
-        for i, data in enumerate(spring_items):
-            self.read_spring(builder, i, data)
-        for i, data in enumerate(constraint_items):
-            self.read_constraint(builder, i, data)
-        for i, data in enumerate(shape_items):
-            self.read_shape(builder, i, data)
-        for i, data in enumerate(ground_items):
-            self.read_ground(builder, i, data)
-        self.read_body_contact(builder)
-        loads = tuple(self.read_load(i, data) for i, data in enumerate(load_items))
+        stages: dict[str, tuple[list[dict[str, Any]], Callable[..., None]]] = {
+            "node": (node_items, self.read_node),
+            "beam": (beam_items, self.read_beam),
+            "mass": (mass_items, self.read_mass),
+            "constraint": (constraint_items, self.read_constraint),
+        }
+        loads: tuple[Load, ...] = ()
+        for stage in READ_AFTER:  # the file's own tables, each followed by the kinds' tables read after it
+            if stage == "load":
+                loads = tuple(self.read_load(i, data) for i, data in enumerate(load_items))
+            else:
+                items, read = stages[stage]
+                for i, data in enumerate(items):
+                    read(builder, i, data)
+            self.read_kind_tables(builder, stage, kind_items)  # (kynemapy.model.registry)
         params = self.read_step()
         t_end, n_steps = self.read_run(params)
         output = self.read_output()
@@ -1249,69 +1209,19 @@ class _Reader:
             mass_matrix=item.matrix("mass_matrix", 6, "kg, kg m, kg m²"),
         )
 
-    def read_spring(self, builder: ModelBuilder, i: int, data: dict[str, Any]) -> None:
-        nodes = data.get("nodes")
-        label = f"spring #{i + 1}"
-        if isinstance(nodes, list) and all(isinstance(n, str) for n in nodes):
-            label += f" (nodes {', '.join(repr(n) for n in nodes)})"
-        item = _Table(self, "spring", i, data, label)
-        item.check_keys(_SPRING_KEYS)
-        item.require(*_SPRING_KEYS)
-        if not (isinstance(nodes, list) and len(nodes) == 2 and all(isinstance(n, str) for n in nodes)):
-            raise item.wrong_type("nodes", "an array of 2 node names")
-        a, b = (item.node_ref("nodes", n) for n in nodes)
-        item.build(
-            builder.add_spring,
-            a,
-            b,
-            stiffness=item.number("stiffness", unit="N/m"),
-            undeformed_length=item.number("undeformed_length", unit="m"),
-        )
-
-    def read_shape(self, builder: ModelBuilder, i: int, data: dict[str, Any]) -> None:
-        """A collision shape (docs/contact.md): ``kind``, ``node`` and the kind's keys."""
-        kind = data.get("kind")
-        item = _Table(self, "shape", i, data, f"shape #{i + 1}" + (f" ({kind})" if isinstance(kind, str) else ""))
-        item.require("kind", "node")
-        kind = item.string("kind")
-        if kind not in _SHAPE_KEYS:
-            raise item.error(f"unknown shape kind {kind!r} (kinds: {', '.join(_SHAPE_KEYS)})", "kind")
-        item.check_keys((*_SHAPE_COMMON, *_SHAPE_KEYS[kind]), f"a {kind} [[shape]]")
-        node = item.node_ref("node")
-        bits = {"group": item.integer("group", 1), "mask": item.integer("mask", -1)}
-        if kind == "sphere":
-            item.require("radius")
-            item.build(builder.add_sphere, node, item.number("radius", unit="m"), item.vector("center", 3, "m"), **bits)
-        elif kind == "capsule":
-            item.require("radius", "point_a", "point_b")
-            item.build(
-                builder.add_capsule, node, item.number("radius", unit="m"), item.vector("point_a", 3, "m"),
-                item.vector("point_b", 3, "m"), **bits,
-            )  # fmt: skip
-        else:
-            item.require("half_extents")
-            item.build(
-                builder.add_box, node, item.vector("half_extents", 3, "m"), item.vector("center", 3, "m"),
-                item.matrix("axes", 3), **bits,
-            )  # fmt: skip
-
-    def read_ground(self, builder: ModelBuilder, i: int, data: dict[str, Any]) -> None:
-        """A ground plane with its contact law (docs/contact.md)."""
-        item = _Table(self, "ground", i, data, f"ground #{i + 1}")
-        item.check_keys(_GROUND_KEYS)
-        law = {**_contact_law(item), "group": item.integer("group", 1), "mask": item.integer("mask", -1)}
-        item.build(
-            builder.add_ground_plane, item.vector("normal", 3, default=[0.0, 0.0, 1.0]),
-            item.number("offset", 0.0, "m"), **law,
-        )  # fmt: skip
-
-    def read_body_contact(self, builder: ModelBuilder) -> None:
-        """The law of sphere pairs on two bodies, ``[body_contact]`` (docs/contact.md)."""
-        item = self.table("body_contact")
-        if item is None:
-            return
-        item.check_keys(_BODY_CONTACT_KEYS)
-        item.build(builder.set_body_contact, **_contact_law(item))
+    def read_kind_tables(self, builder: ModelBuilder, after: str, items: dict[str, Any]) -> None:
+        """The kinds' tables read after the core table ``after``
+        (:attr:`~kynemapy.model.registry.kind.ModelTable.after`): each item of an array of tables
+        in file order (``items``: the table's items), or the single table when the file has it."""
+        for table in (t for t in model_tables() if t.after == after):
+            if not table.array:
+                item = self.table(table.name)
+                if item is not None:
+                    table.read(item, builder)
+                continue
+            for i, data in enumerate(items[table.name]):
+                label = table.label(i, data) if table.label is not None else f"{table.name} #{i + 1}"
+                table.read(_Table(self, table.name, i, data, label), builder)
 
     def read_constraint(self, builder: ModelBuilder, i: int, data: dict[str, Any]) -> None:
         kind = data.get("kind")

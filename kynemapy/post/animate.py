@@ -32,6 +32,8 @@ from typing import Any
 
 import numpy as np
 
+from kynemapy.model.registry.contact.drawing import body_force_arrows, contact_arrows
+
 __all__ = ["animate", "body_force_arrows", "contact_arrows", "ffmpeg_available", "frame_rows"]
 
 
@@ -85,104 +87,23 @@ def frame_rows(n_rows: int, max_frames: int | None = 200, every: int | None = No
     return np.array(rows, dtype=np.int64)
 
 
-def contact_arrows(model: Any, q: np.ndarray, contacts: Any, rows: np.ndarray, length: float) -> np.ndarray:
-    """Arrows of the ground planes' forces on the collision shapes' points, for drawing.
+def _kind_arrows(
+    result: Any, q: np.ndarray, rows: np.ndarray, positions: np.ndarray, length: float, derived: dict[str, Any]
+) -> list[tuple[str, np.ndarray, np.ndarray]]:
+    """Every kind's arrows (:class:`kynemapy.model.registry.kind.Arrows`) in the frames: (colour,
+    arrows (F, K, 2, 3) [m], the arrows not of zero length in every frame)."""
+    from kynemapy.model.registry import kinds
+    from kynemapy.model.registry.kind import DrawContext
 
-    Point e's arrow starts on its sphere's surface towards its plane, ``c − r n`` (c = x + R(r)
-    s₀ the sphere's centre [m], r its radius, n the plane's normal), and points along its force
-    ``f_n n + f_t`` [N], scaled so that the largest force of all the rows is ``length`` long.
-
-    Parameters
-    ----------
-    model : Model
-        The result's model (its ``contact_node``, ``contact_offset``, ``contact_radius``,
-        ``contact_plane``).
-    q : (n, N, 7) ndarray of float
-        The drawn rows' node displacements [m] and rotation quaternions.
-    contacts : ContactRows or HardPlaneForces
-        (:class:`kynemapy.run.contact_rows.ContactRows`, :class:`kynemapy.run.hard_rows.HardPlaneForces`)
-        The point–plane contacts of all the result's rows (``normal_force`` (R, K) [N],
-        ``friction_force`` (R, K, 3) [N]): the compliant law's (the model's ``contact_*``
-        points), or the hard planes' mean forces over each row's step, with their points.
-    rows : (n,) ndarray of int
-        The result's rows that ``q`` holds.
-    length : float
-        The drawn length of the largest force [m].
-
-    Returns
-    -------
-    (n, K, 2, 3) ndarray of float
-        Each arrow's start and end [m]; a point without force has both at its start.
-
-    Raises
-    ------
-    ValueError
-        ``contacts`` not of the model's K points.
-    """
-    from kynemapy.model.geometry import node_positions, quaternion_matrices
-
-    hard = hasattr(contacts, "offset")  # the hard planes' points (kynemapy.run.hard_rows.plane_forces)
-    k = int(np.shape(contacts.node)[0]) if hard else int(getattr(model, "n_contacts", 0))
-    normal_force = np.asarray(contacts.normal_force, dtype=np.float64)
-    friction = np.asarray(contacts.friction_force, dtype=np.float64)
-    if normal_force.ndim != 2 or normal_force.shape[1] != k or friction.shape != (*normal_force.shape, 3):
-        raise ValueError(
-            f"animate: contacts must hold the model's {k} contact points (normal_force (R, {k}), friction_force "
-            f"(R, {k}, 3)), got {normal_force.shape} and {friction.shape}"
-        )
-    out = np.zeros((q.shape[0], k, 2, 3))
-    if k == 0:
-        return out
-    if hard:
-        normal, nodes, offset, radius = contacts.normal, contacts.node, contacts.offset, contacts.radius
-    else:
-        normal = np.asarray(model.contact_plane, dtype=np.float64)[:, :3]
-        nodes, offset, radius = model.contact_node, model.contact_offset, model.contact_radius
-    nodes = np.asarray(nodes)
-    pos = node_positions(model, q)[:, nodes]  # (n, K, 3)
-    rot = quaternion_matrices(q[:, :, 3:7])[:, nodes]  # (n, K, 3, 3)
-    centre = pos + np.einsum("nkij,kj->nki", rot, np.asarray(offset, dtype=np.float64))
-    start = centre - np.asarray(radius, dtype=np.float64)[None, :, None] * np.asarray(normal, dtype=np.float64)[None]
-    force = normal_force[:, :, None] * normal[None] + friction  # (R, K, 3)
-    return _arrows(start, force, rows, length, out)
-
-
-def _arrows(start: np.ndarray, force: np.ndarray, rows: np.ndarray, length: float, out: np.ndarray) -> np.ndarray:
-    """``out`` (F, K, 2, 3): arrows from ``start`` (F, K, 3) [m] along ``force[rows]`` (R, K, 3)
-    [N], scaled so that the largest force of all the rows is ``length`` [m] long."""
-    largest = float(np.max(np.linalg.norm(force, axis=2))) if force.size else 0.0
-    scale = length / largest if largest > 0.0 else 0.0
-    out[:, :, 0] = start
-    out[:, :, 1] = start + scale * force[rows]
+    out = []
+    for kind in kinds():
+        context = DrawContext(result, result.model, q, rows, positions, length, derived.get(kind.derived_keyword))
+        for drawing in kind.drawing:
+            arrows = drawing.arrows(context)
+            if arrows is not None:
+                drawn = np.flatnonzero(np.any(arrows[:, :, 1] != arrows[:, :, 0], axis=(0, 2)))
+                out.append((drawing.colour, arrows, drawn))
     return out
-
-
-def body_force_arrows(positions: np.ndarray, forces: np.ndarray, rows: np.ndarray, length: float) -> np.ndarray:
-    """Arrows of the hard body law's forces on the nodes, for drawing.
-
-    Node i's arrow starts at the node and points along the mean force the other bodies' contacts
-    apply to it (:attr:`kynemapy.io.Result.body_contact_forces`), scaled so that the largest
-    force of all the rows is ``length`` long.
-
-    Parameters
-    ----------
-    positions : (F, N, 3) ndarray of float
-        The nodes' positions in the drawn frames [m].
-    forces : (R, N, 6) ndarray of float
-        Force [N] and moment [N m] on every node in every row of the result (the moments are not
-        drawn).
-    rows : (F,) ndarray of int
-        The result's row of each frame.
-    length : float
-        The drawn length of the largest force [m].
-
-    Returns
-    -------
-    (F, N, 2, 3) ndarray of float
-        Each arrow's start and end [m]; a node without force has both at its position.
-    """
-    out = np.empty((positions.shape[0], positions.shape[1], 2, 3))
-    return _arrows(positions, np.asarray(forces, dtype=np.float64)[:, :, :3], rows, length, out)
 
 
 def animate(
@@ -198,7 +119,7 @@ def animate(
     size: tuple[float, float] = (6.4, 5.4),
     dpi: int = 80,
     progress: bool = False,
-    contacts: Any | None = None,
+    **derived: Any,
 ) -> Path:
     """Write an animation of a result as an MP4 (ffmpeg) or a GIF.
 
@@ -226,13 +147,16 @@ def animate(
         Resolution [dots per inch].
     progress : bool
         Report the frames written on stderr.
-    contacts : ContactRows or HardPlaneForces, optional
-        (:class:`kynemapy.run.contact_rows.ContactRows`, :class:`kynemapy.run.hard_rows.HardPlaneForces`)
-        The point–plane contacts of all the result's rows (``contact_rows(sim, result)["points"]``,
+    **derived : Any
+        Each kind's derived rows (:attr:`kynemapy.model.registry.kind.Kind.derive`) by its keyword,
+        for its arrows (:class:`kynemapy.model.registry.kind.Arrows`, the largest a quarter of the
+        view long).  Contact's: ``contacts`` (ContactRows or HardPlaneForces, optional;
+        :class:`kynemapy.run.contact_rows.ContactRows`, :class:`kynemapy.run.hard_rows.HardPlaneForces`),
+        the point–plane contacts of all the result's rows (``contact_rows(sim, result)["points"]``,
         or for hard ground planes ``kynemapy.run.hard_rows.plane_forces(result)``): their forces
-        are drawn as red arrows, the largest a quarter of the view long (:func:`contact_arrows`).
-        None: no arrows.  (The hard body law's forces between bodies, which the result file
-        holds, are drawn as orange arrows from the nodes, :func:`body_force_arrows`.)
+        are drawn as red arrows (:func:`contact_arrows`); None: no such arrows.  (The hard body law's
+        forces between bodies, which the result file holds, are drawn as orange arrows from the
+        nodes, :func:`body_force_arrows`.)
 
     Returns
     -------
@@ -247,6 +171,9 @@ def animate(
     from mpl_toolkits.mplot3d.art3d import Poly3DCollection
 
     from kynemapy.model.geometry import BOX_FACES, magnified, node_positions, quaternion_matrices, scene
+    from kynemapy.model.registry import derived_data
+
+    given = derived_data(derived, "animate")
 
     if style not in ("box", "frame"):
         raise ValueError(f"animate: style must be 'box' or 'frame', got {style!r}")
@@ -289,10 +216,7 @@ def animate(
     lo, hi = sc.extent(q)
     centre = 0.5 * (lo + hi)
     half = 0.5 * max(float(np.max(hi - lo)), 1e-3) * 1.05
-    arrows = None if contacts is None else contact_arrows(model, q, contacts, rows, 0.5 * half)
-    body_forces = getattr(result, "body_contact_forces", None)
-    pushed = [] if body_forces is None else np.flatnonzero(np.any(body_forces[:, :, :3] != 0.0, axis=(0, 2)))
-    body_arrows = None if body_forces is None else body_force_arrows(pos, body_forces, rows, 0.5 * half)
+    kind_arrows = _kind_arrows(result, q, rows, pos, 0.5 * half, given)
 
     fig = plt.figure(figsize=size, dpi=dpi)
     ax = fig.add_subplot(projection="3d")
@@ -327,12 +251,10 @@ def animate(
             axes_lines.append([ax.plot([], [], [], "-", color=c, linewidth=2.0)[0] for c in ("r", "g", "b")])
     for square in sc.plane_squares(centre, half):  # a square of the view's size on each ground plane
         ax.add_collection3d(Poly3DCollection([square], facecolor="0.6", edgecolor="0.4", linewidth=0.5, alpha=0.25))
-    arrow_lines = (
-        []
-        if arrows is None
-        else [ax.plot([], [], [], "-", color="C3", linewidth=2.0)[0] for _ in range(arrows.shape[1])]
-    )
-    body_lines = [ax.plot([], [], [], "-", color="C1", linewidth=2.0)[0] for _ in pushed]
+    arrow_lines = [  # each kind's arrows, those not of zero length in every frame
+        (arrows, [(e, ax.plot([], [], [], "-", color=colour, linewidth=2.0)[0]) for e in drawn])
+        for colour, arrows, drawn in kind_arrows
+    ]
     ring = np.linspace(0.0, 2.0 * math.pi, 25)
     shaped = {sh.node for sh in sc.shapes}
     shape_lines: list[list[Any]] = []
@@ -397,12 +319,9 @@ def animate(
                         set_line(lines[3 * i + j], circle)
             if len(pts) > 1:
                 set_line(lines[-1], pts)
-        if arrows is not None:
-            for e, line in enumerate(arrow_lines):
+        for arrows, lines in arrow_lines:
+            for e, line in lines:
                 set_line(line, arrows[f, e])
-        if body_arrows is not None:
-            for node, line in zip(pushed, body_lines, strict=True):
-                set_line(line, body_arrows[f, node])
         text = f"t = {times[f]:.4f} s"
         if magnify != 1.0:
             text += f"   motion ×{magnify:g}"

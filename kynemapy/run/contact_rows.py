@@ -11,7 +11,7 @@ evaluates them (the same compiled kernels, the same numbers).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -165,4 +165,30 @@ def contact_rows(sim: Simulation, rows: Mapping[str, np.ndarray] | Result) -> di
     return out
 
 
-__all__ = ["ContactRows", "contact_energy", "contact_rows"]
+def plane_contacts(result: Result) -> ContactRows | Any | None:
+    """The ground planes' forces at the shapes' points over the rows of a result, for drawing: the
+    contact kind's derived rows (:mod:`kynemapy.model.registry.contact`, which ``kynemapy animate``
+    and ``kynemapy export`` pass as ``contacts``).
+
+    Parameters
+    ----------
+    result : kynemapy.io.Result
+        A result file's contents (:func:`kynemapy.io.read`).
+
+    Returns
+    -------
+    ContactRows or HardPlaneForces or None
+        The compliant law's points from each row's state (:func:`contact_rows`), else the hard
+        planes' recorded impulses over the time between the rows
+        (:func:`kynemapy.run.hard_rows.plane_forces`); None without either.
+    """
+    if int(getattr(result.model, "n_contacts", 0)):
+        from kynemapy.run.simulation import Simulation
+
+        return contact_rows(Simulation(result.model, result.params), result)["points"]
+    from kynemapy.run.hard_rows import plane_forces
+
+    return plane_forces(result)
+
+
+__all__ = ["ContactRows", "contact_energy", "contact_rows", "plane_contacts"]

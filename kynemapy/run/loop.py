@@ -27,7 +27,7 @@ from kynemapy.engine.api import ConvergenceError, task
 from kynemapy.engine.entry import RECORD
 from kynemapy.engine.step import CONVERGED, NEEDS_MEMORY
 from kynemapy.run.failure import failure_text
-from kynemapy.run.hard_rows import HardRowRecorder
+from kynemapy.run.hooks import recorded_groups, recorders
 from kynemapy.run.progress import ProgressBar
 from kynemapy.run.writer import BackgroundWriter, unit_rows
 
@@ -221,9 +221,9 @@ def open_writer(
 ) -> Any:
     """The :class:`kynemapy.io.hdf5.ResultWriter` of a run (new, or the continued file), its lock taken.
 
-    A new file of a model with hard contact gets the ``/hard_contact`` columns
-    (:mod:`kynemapy.run.hard_rows`); a continued file keeps what it has (a file written before
-    those columns existed goes on without them).
+    A new file gets the kinds' recorded columns its model has (:func:`kynemapy.run.hooks.recorded_groups`:
+    a model with hard contact the ``/hard_contact`` columns, :mod:`kynemapy.run.hard_rows`); a
+    continued file keeps what it has (a file written before those columns existed goes on without them).
 
     Raises ``ValueError`` for a continued file with another spacing or another kind of rows
     (fixed steps or step control), ``FileExistsError`` for an existing file not continued
@@ -279,7 +279,7 @@ def open_writer(
             every=every,
             lock=lock,
             step_control=step_control,
-            hard_contact=not step_control,  # a model without hard contact gets no group
+            **recorded_groups(step_control),  # the kinds' columns (a model without them gets no group)
         )
     except FileExistsError:
         lock.release()
@@ -335,9 +335,8 @@ def run(
         unit = unit_rows(block)
         writer = open_writer(sim, output, every, unit, resuming, overwrite, attrs, defer_layout=block >= 2)
         try:
-            recorder = HardRowRecorder(sim) if writer.hard_contact else None
             out = BackgroundWriter(
-                writer, sim.data, sim.workspace.row_layout, unit, threaded=block >= 2, recorder=recorder
+                writer, sim.data, sim.workspace.row_layout, unit, threaded=block >= 2, recorders=recorders(sim, writer)
             )
         except BaseException:
             writer.close()

@@ -36,7 +36,7 @@ import os
 import queue
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -137,10 +137,11 @@ class BackgroundWriter:
     layout : the output row layout (``workspace.row_layout``).
     unit : rows per buffer.
     threaded : write in a background thread (two buffers) or in the caller's thread (one buffer).
-    recorder : ``recorder(columns, row)``, optional: writes the writer's ``/hard_contact`` columns
-        (:attr:`ResultWriter.hard_contact`) of the last step into row ``row`` of ``columns`` (a
-        dict of arrays, ``unit`` rows each; :class:`kynemapy.run.hard_rows.HardRowRecorder`);
-        required when the file has them.
+    recorders : group -> ``recorder(columns, row)``, optional: each writes the writer's columns
+        of a kind's group (:attr:`ResultWriter.groups`; contact's ``/hard_contact``,
+        :class:`kynemapy.run.hard_rows.HardRowRecorder`) of the last step into row ``row`` of
+        ``columns`` (a dict of arrays, ``unit`` rows each); required for each group the file has
+        (:func:`kynemapy.run.hooks.recorders`).
 
     The driver fills :meth:`view` (rows from :attr:`fill` on), calls :meth:`record_columns` for
     each row it records there, reports them with :meth:`added`, and calls :meth:`submit` when
@@ -155,7 +156,7 @@ class BackgroundWriter:
         unit: int,
         *,
         threaded: bool = True,
-        recorder: Callable[[dict[str, np.ndarray], int], None] | None = None,
+        recorders: Mapping[str, Callable[[dict[str, np.ndarray], int], None]] | None = None,
     ) -> None:
         self.writer = writer
         self.unit = int(unit)
@@ -163,13 +164,17 @@ class BackgroundWriter:
         self._data = data
         self._layout = layout
         self._buffers = [np.zeros((self.unit, layout.width)) for _ in range(2 if self.threaded else 1)]
-        # the /hard_contact columns of each buffer's rows (none: the file has none)
-        shapes = dict(getattr(writer, "hard_contact", {}))
-        if shapes and recorder is None:
-            raise ValueError(f"BackgroundWriter: {writer.path} has /hard_contact columns: give their recorder")
-        self._recorder = recorder if shapes else None
-        self._columns: list[dict[str, np.ndarray]] = [
-            {name: np.zeros((self.unit, *shape), dtype=dtype) for name, (shape, dtype) in shapes.items()}
+        # the kinds' columns of each buffer's rows, by group (none: the file has none)
+        groups = {group: shapes for group, shapes in getattr(writer, "groups", {}).items() if shapes}
+        for group in groups:
+            if group not in (recorders or {}):
+                raise ValueError(f"BackgroundWriter: {writer.path} has /{group} columns: give their recorder")
+        self._recorders = {group: (recorders or {})[group] for group in groups}
+        self._columns: list[dict[str, dict[str, np.ndarray]]] = [
+            {
+                group: {name: np.zeros((self.unit, *shape), dtype=dtype) for name, (shape, dtype) in shapes.items()}
+                for group, shapes in groups.items()
+            }
             for _ in self._buffers
         ]
         # the writer thread's own: the block packed field-major (each dataset's rows contiguous,
@@ -224,14 +229,14 @@ class BackgroundWriter:
 
     @property
     def records_columns(self) -> bool:
-        """True when the file has ``/hard_contact`` columns, to be recorded with each row."""
-        return self._recorder is not None
+        """True when the file has kinds' columns (``/hard_contact``), to be recorded with each row."""
+        return bool(self._recorders)
 
     def record_columns(self, i: int) -> None:
-        """Record the ``/hard_contact`` columns of row :attr:`fill` ``+ i`` of the current buffer
-        (the row just recorded as row ``i`` of :meth:`view`; nothing when the file has none)."""
-        if self._recorder is not None:
-            self._recorder(self._columns[self._current], self.fill + i)
+        """Record the kinds' columns (``/hard_contact``) of row :attr:`fill` ``+ i`` of the current
+        buffer (the row just recorded as row ``i`` of :meth:`view`; nothing when the file has none)."""
+        for group, recorder in self._recorders.items():
+            recorder(self._columns[self._current][group], self.fill + i)
 
     def added(self, n: int) -> None:
         """``n`` rows were recorded at :attr:`fill` and after."""
@@ -289,12 +294,9 @@ class BackgroundWriter:
             fields, ints, scratch = self._fields, self._ints, self._scratch
             self._pack(at.data_at, at.data_type, buf, n, self.unit, fields, ints, scratch, self._parts)
             rows = field_views(self._layout, self._fields, self._ints, self.unit, n)
-            columns = self._columns[index]
-            if columns:  # the /hard_contact columns of these rows
-                hard = {name: arr[:n] for name, arr in columns.items()}
-                self.writer.append(rows, state=state, inputs=inputs, hard_contact=hard)
-            else:
-                self.writer.append(rows, state=state, inputs=inputs)
+            # the kinds' columns of these rows (/hard_contact), by group
+            groups = {group: {name: arr[:n] for name, arr in c.items()} for group, c in self._columns[index].items()}
+            self.writer.append(rows, state=state, inputs=inputs, **groups)
         except BaseException as exc:  # reported to the driver at its next submit or at close
             self._error = exc
 
