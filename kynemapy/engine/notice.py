@@ -23,7 +23,7 @@ from typing import Any
 import numba
 import numba.core.event
 
-from kynemapy._jit import cache_dir
+from kynemapy._jit import cache_dir, relaxed_collector
 
 #: kernels whose first compilation takes long enough to announce: qualified name -> what the
 #: user is told, and its CPU time measured on a 2-core machine [s]
@@ -87,7 +87,13 @@ def _line_start() -> str:
 def compile_announced(kernel: Any, signature: tuple[Any, ...]) -> Any:
     """``kernel.compile(signature)``; when the kernel is one of :data:`ANNOUNCED` and was never
     compiled into this cache for ``signature``, one line on stderr says so before, and how long
-    it took after.  Loading from the cache prints nothing."""
+    it took after.  Loading from the cache prints nothing.  Either way with Python's garbage
+    collector relaxed (:mod:`kynemapy._jit`: a cache load unpickles many objects too)."""
+    with relaxed_collector():
+        return _compile_announced(kernel, signature)
+
+
+def _compile_announced(kernel: Any, signature: tuple[Any, ...]) -> Any:
     announced = ANNOUNCED.get(kernel.py_func.__qualname__)
     marker = _marker(kernel, signature) if announced is not None else None
     if marker is None or marker.exists() or signature in kernel.overloads:
