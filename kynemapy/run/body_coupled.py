@@ -31,6 +31,175 @@ from kynemapy.run.pyramid_lcp import pyramid_edges
 STICK_TOLERANCE = 1.0e-12
 #: the frictional sweeps before the exact solve on the friction pyramids (:meth:`CoupledResponse.sticking`)
 FRICTION_SWEEPS = 2000
+#: the most rounds of :func:`held_rounds`
+HELD_ROUNDS = 50
+#: :func:`held_rounds`' solution holds Signorini's and Coulomb's laws to this, relative to the
+#: largest |b| (u's residuals) and to the largest Λ_N (the cones, Λ_N >= 0)
+HELD_TOLERANCE = 1.0e-10
+#: :func:`held_rounds` hands over to :func:`newton_polish` once a round changes the normal impulses
+#: by less than this (relative), or by more than half the change of the round before
+ROUNDS_SETTLED = 1.0e-9
+#: the most Newton steps of :func:`newton_polish`
+NEWTON_STEPS = 10
+#: :func:`newton_polish` takes a point as slipping where its slip is more than this times the
+#: largest |b| (or on its disk's rim and slipping by more than :data:`HELD_TOLERANCE` of it)
+SLIPPING = 1.0e-6
+
+
+def least_norm_normal(dnn: np.ndarray, c: np.ndarray, loaded: np.ndarray) -> np.ndarray | None:
+    """The normal problem ``u = D_NN λ + c >= 0``, ``λ >= 0``, ``λᵀ u = 0`` solved exactly with the
+    least-norm λ (C,): a primal active-set method from the points ``loaded`` (C,) bool, each set's
+    rows ``u = 0`` solved by least squares of least norm (numpy's lstsq: where points are redundant,
+    a face on a face, a symmetric configuration gets a symmetric split); None when the sets do not
+    settle (:data:`HELD_ROUNDS`)."""
+    scale = float(np.max(np.abs(c), initial=0.0))
+    lam = np.zeros(c.size)
+    if scale == 0.0:
+        return lam
+    active = loaded | (c < 0.0) if not np.any(loaded) else loaded.copy()
+    for _ in range(HELD_ROUNDS):
+        at = np.flatnonzero(active)
+        lam[:] = 0.0
+        if at.size:
+            lam[at] = np.linalg.lstsq(dnn[np.ix_(at, at)], -c[at], rcond=1e-13)[0]
+        u = dnn @ lam + c
+        big = float(np.max(lam, initial=0.0))
+        leave = active & (lam < -HELD_TOLERANCE * big)
+        join = ~active & (u < -HELD_TOLERANCE * scale)
+        if not np.any(leave) and not np.any(join):
+            return np.maximum(lam, 0.0)
+        # the most negative multiplier leaves (one at a time), every penetrating point joins
+        if np.any(leave):
+            active[at[np.argmin(lam[at])]] = False
+        active |= join
+    return None
+
+
+def held_rounds(delassus: np.ndarray, b: np.ndarray, mu: np.ndarray, lam: np.ndarray) -> np.ndarray | None:
+    """The frictional problem ``u = D Λ + b`` finished in rounds from an approximate solution Λ
+    (3C,) (the sweeps'): Λ (3C,) where every law holds to :data:`HELD_TOLERANCE`, else None.
+
+    Where points are redundant (a face on a face, two fingertips on one face) the impulses are not
+    unique, and with friction neither is the motion: the split of the normal load among the points
+    sets their friction bounds and the friction's moment.  Projected Gauss–Seidel, whose split
+    depends on the order of its sweeps, can end at a solution in which a lightly loaded point
+    slips (a held box sliding in its fingers) or a sliding body turns, or stall.  Each round here
+    solves the normal problem exactly with the friction held, taking the least-norm split
+    (:func:`least_norm_normal`), then the friction alone on the disks of those normal impulses by
+    the sweeps (:func:`~kynemapy.run.hard_contact.solve_cone` with ``hold_normal``: a convex
+    problem, whose motion is unique), until the normal impulses no longer change; a last normal
+    solve makes Signorini's law exact (the free bodies' held-friction rounds,
+    :meth:`kynemapy.run.hard_bodies.HardBodies._held_rounds`, in dense form with the least-norm
+    split).  A symmetric configuration keeps a symmetric split, so that its friction has no
+    moment.
+    """
+    c = mu.size
+    scale = float(np.max(np.abs(b), initial=0.0))
+    if scale == 0.0:
+        return np.zeros_like(b)
+    out = lam.copy().reshape(c, 3)
+    dnn = delassus[0::3, 0::3]
+    rho, work = np.zeros(c), np.zeros(b.size)
+    flat = out.reshape(-1)
+    previous = np.inf
+    for _ in range(HELD_ROUNDS):
+        held = flat.copy()
+        held[0::3] = 0.0
+        # the points that carry load or touch (u_N = 0): the least-norm split spreads it over all
+        touching = (out[:, 0] > 0.0) | ((delassus @ flat + b)[0::3] <= HELD_TOLERANCE * scale)
+        normal = least_norm_normal(dnn, (delassus @ held + b)[0::3], touching)
+        if normal is None:
+            return None
+        change = float(np.max(np.abs(normal - out[:, 0]), initial=0.0)) / max(float(np.max(normal)), 1e-300)
+        out[:, 0] = normal
+        if coulomb_residual(delassus, b, mu, flat) <= HELD_TOLERANCE:
+            return flat
+        if change <= ROUNDS_SETTLED or change > 0.5 * previous:
+            break  # settled, or converging slowly: Newton finishes
+        previous = change
+        # the friction of each point brought into its new disk, then swept with the normals held
+        size = np.linalg.norm(out[:, 1:], axis=1)
+        over = size > mu * normal
+        out[over, 1:] *= (mu[over] * normal[over] / size[over])[:, None]
+        if solve_cone(delassus, b, mu, flat, rho, work, SWEEP_TOLERANCE, FRICTION_SWEEPS, True) > FRICTION_SWEEPS:
+            return None
+    return newton_polish(delassus, b, mu, flat)
+
+
+def newton_polish(delassus: np.ndarray, b: np.ndarray, mu: np.ndarray, lam: np.ndarray) -> np.ndarray | None:
+    """Newton iterations on the laws of the frictional problem ``u = D Λ + b`` with the sets of Λ
+    (3C,) held (each loaded point's ``u_N = 0``; inside its disk ``u_T = 0``, on its rim
+    ``Λ_T + μ Λ_N u_T / |u_T| = 0``; an unloaded point's ``Λ = 0``), each step the least-norm
+    solution of the linearized equations (numpy's lstsq; a symmetric start stays symmetric): Λ
+    (3C,) where :func:`coulomb_residual` reaches :data:`HELD_TOLERANCE`, else None."""
+    c = mu.size
+    scale = float(np.max(np.abs(b), initial=0.0))
+    x = lam.copy()
+    eye = np.eye(3 * c)
+    pt = x.reshape(c, 3)
+    size = np.linalg.norm(pt[:, 1:], axis=1)
+    slip = np.linalg.norm((delassus @ x + b).reshape(c, 3)[:, 1:], axis=1)
+    loaded = pt[:, 0] > 0.0
+    # the sets, held: slipping where the slip is more than round-off, or on the rim and slipping at all
+    near = size >= (1.0 - 1e-6) * mu * pt[:, 0]
+    rim = loaded & (mu > 0.0) & ((slip > SLIPPING * scale) | (near & (slip > HELD_TOLERANCE * scale)))
+    for _ in range(NEWTON_STEPS):
+        pt = x.reshape(c, 3)
+        u = delassus @ x + b
+        ut = u.reshape(c, 3)[:, 1:]
+        slip = np.linalg.norm(ut, axis=1)
+        if np.any(slip[rim] == 0.0):
+            return None
+        f = x.copy()
+        jac = eye.copy()
+        for i in np.flatnonzero(loaded):
+            r = 3 * i
+            f[r], jac[r] = u[r], delassus[r]
+            if mu[i] <= 0.0:
+                continue
+            if not rim[i]:
+                f[r + 1 : r + 3], jac[r + 1 : r + 3] = ut[i], delassus[r + 1 : r + 3]
+                continue
+            hat = ut[i] / slip[i]
+            f[r + 1 : r + 3] = pt[i, 1:] + mu[i] * pt[i, 0] * hat
+            jac[r + 1 : r + 3] = mu[i] * pt[i, 0] / slip[i] * (np.eye(2) - np.outer(hat, hat)) @ delassus[r + 1 : r + 3]
+            jac[r + 1 : r + 3, r + 1 : r + 3] += np.eye(2)
+            jac[r + 1 : r + 3, r] += mu[i] * hat
+        x = x + np.linalg.lstsq(jac, -f, rcond=1e-13)[0]
+        if coulomb_residual(delassus, b, mu, x) <= HELD_TOLERANCE:
+            return x
+    return None
+
+
+def coulomb_residual(delassus: np.ndarray, b: np.ndarray, mu: np.ndarray, lam: np.ndarray) -> float:
+    """How far Λ (3C,) is from solving ``u = D Λ + b`` with Signorini's and Coulomb's laws, relative
+    to the largest |b| (u's rows) and to the largest Λ_N (the impulses' conditions): the largest of
+    −u_N, |u_N| where Λ_N > 0, −Λ_N, ``|Λ_T| − μ Λ_N``, and the tangential u's component not
+    opposite to Λ_T (all of u_T where the point sticks inside its disk)."""
+    c = mu.size
+    scale = float(np.max(np.abs(b), initial=0.0))
+    pt = lam.reshape(c, 3)
+    big = max(float(np.max(pt[:, 0], initial=0.0)), 1e-300)
+    if scale == 0.0:
+        return 0.0
+    u = (delassus @ lam + b).reshape(c, 3)
+    size = np.linalg.norm(pt[:, 1:], axis=1)
+    rim = (mu > 0.0) & (size >= (1.0 - 1e-9) * mu * pt[:, 0]) & (size > 0.0)
+    # on the rim: u_T = −s Λ_T / |Λ_T| with s >= 0; inside: u_T = 0
+    direction = np.zeros((c, 2))
+    direction[rim] = pt[rim, 1:] / size[rim, None]
+    along = np.einsum("ck,ck->c", u[:, 1:], direction)
+    across = u[:, 1:] - along[:, None] * direction
+    slip_wrong = np.where(rim, np.maximum(along, 0.0), 0.0)
+    loaded = pt[:, 0] > 0.0
+    return max(
+        float(np.max(-u[:, 0], initial=0.0)) / scale,
+        float(np.max(np.abs(u[loaded, 0]), initial=0.0)) / scale,
+        float(np.max(np.linalg.norm(across, axis=1)[loaded & (mu > 0.0)], initial=0.0)) / scale,
+        float(np.max(slip_wrong, initial=0.0)) / scale,
+        float(np.max(-pt[:, 0], initial=0.0)) / big,
+        float(np.max(size - mu * pt[:, 0], initial=0.0)) / big,
+    )
 
 
 class CoupledResponse:
@@ -62,6 +231,8 @@ class CoupledResponse:
         self.n_nodes = int(stops.sim.model.n_nodes)
         #: the solves finished exactly on the friction pyramids (:meth:`sticking`)
         self.sticking_solves = 0
+        #: the solves finished by :func:`held_rounds`
+        self.held_solves = 0
         kkt = np.zeros((self.n + self.m, self.n + self.m))
         kkt[: self.n, : self.n] = mass
         kkt[self.n :, : self.n] = bmat
@@ -219,6 +390,17 @@ class CoupledResponse:
                 delassus, b, mu, flat, np.zeros(mu.size), np.zeros(flat.size), SWEEP_TOLERANCE, FRICTION_SWEEPS,
             )
         )  # fmt: skip
+        scale = float(np.max(np.abs(b), initial=0.0))
+        u = (delassus @ flat + b).reshape(-1, 3)
+        loaded = (flat.reshape(-1, 3)[:, 0] > 0.0) & (mu > 0.0)
+        if sweeps > FRICTION_SWEEPS or np.max(np.abs(u[loaded, 1:]), initial=0.0) > HELD_TOLERANCE * scale:
+            # stalled, or a point slips: the exact solution with the least-norm split from the
+            # sweeps' sets (redundant points: the sweeps' split can make a lightly loaded point slip)
+            exact = held_rounds(delassus, b, mu, flat)
+            if exact is not None:
+                self.held_solves += 1
+                lam[...] = exact.reshape(lam.shape)
+                return self.per_node(columns @ exact), sweeps
         if sweeps > FRICTION_SWEEPS:
             # stalled (redundant points with friction): bodies at rest have a solution on the friction
             # pyramids that sticks everywhere, found exactly; else the sweeps go on
