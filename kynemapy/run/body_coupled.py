@@ -45,7 +45,12 @@ ROUNDS_SETTLED = 1.0e-9
 NULL_MODE = 1.0e-8
 #: ... where that part is at most this times the largest |b| (else the free term is kept whole)
 NULL_PART = 1.0e-3
-#: the Newton finisher of :func:`held_rounds` (:func:`~kynemapy.run.contact_newton.newton_delassus`)
+#: the most Newton steps of :func:`newton_polish`
+NEWTON_STEPS = 10
+#: :func:`newton_polish` takes a point as slipping where its slip is more than this times the
+#: largest |b| (or on its disk's rim and slipping by more than :data:`HELD_TOLERANCE` of it)
+SLIPPING = 1.0e-6
+#: the nonsmooth Newton finisher of :func:`held_rounds` (:func:`~kynemapy.run.contact_newton.newton_delassus`)
 #: converged when its residual is at most this times the largest |b|
 NEWTON_TOLERANCE = 1.0e-11
 
@@ -138,14 +143,63 @@ def held_rounds(delassus: np.ndarray, b: np.ndarray, mu: np.ndarray, lam: np.nda
         out[over, 1:] *= (mu[over] * normal[over] / size[over])[:, None]
         if solve_cone(delassus, b, mu, flat, rho, work, SWEEP_TOLERANCE, FRICTION_SWEEPS, True) > FRICTION_SWEEPS:
             return None
-    # Newton finishes (nonsmooth, Levenberg–Marquardt steps: from a symmetric start, a symmetric
-    # end), from the rounds' iterate, else from the start (the sweeps' iterate, which may already
-    # solve the problem where the sweeps only crept on: Λ drifting along D's null space)
+    # Newton finishes: with the rounds' sets held and least-norm steps (a symmetric start stays
+    # symmetric), else nonsmooth Newton (Levenberg–Marquardt steps) from the rounds' iterate, else
+    # from the start (the sweeps' iterate, which may already solve the problem where the sweeps
+    # only crept on: Λ drifting along D's null space)
+    polished = newton_polish(delassus, b, mu, flat)
+    if polished is not None:
+        return polished
     mats, vecs = np.empty((3, b.size, b.size)), np.empty((9, b.size))
     for x in (flat, lam.copy()):
         mats[0] = delassus
         done, _ = newton_delassus(b, mu, x, mats, vecs, np.empty((2, c)), NEWTON_TOLERANCE, NEWTON_ITERATIONS)
         if done >= 0 and coulomb_residual(delassus, b, mu, x) <= HELD_TOLERANCE:
+            return x
+    return None
+
+
+def newton_polish(delassus: np.ndarray, b: np.ndarray, mu: np.ndarray, lam: np.ndarray) -> np.ndarray | None:
+    """Newton iterations on the laws of the frictional problem ``u = D Λ + b`` with the sets of Λ
+    (3C,) held (each loaded point's ``u_N = 0``; inside its disk ``u_T = 0``, on its rim
+    ``Λ_T + μ Λ_N u_T / |u_T| = 0``; an unloaded point's ``Λ = 0``), each step the least-norm
+    solution of the linearized equations (numpy's lstsq; a symmetric start stays symmetric): Λ
+    (3C,) where :func:`coulomb_residual` reaches :data:`HELD_TOLERANCE`, else None."""
+    c = mu.size
+    scale = float(np.max(np.abs(b), initial=0.0))
+    x = lam.copy()
+    eye = np.eye(3 * c)
+    pt = x.reshape(c, 3)
+    size = np.linalg.norm(pt[:, 1:], axis=1)
+    slip = np.linalg.norm((delassus @ x + b).reshape(c, 3)[:, 1:], axis=1)
+    loaded = pt[:, 0] > 0.0
+    # the sets, held: slipping where the slip is more than round-off, or on the rim and slipping at all
+    near = size >= (1.0 - 1e-6) * mu * pt[:, 0]
+    rim = loaded & (mu > 0.0) & ((slip > SLIPPING * scale) | (near & (slip > HELD_TOLERANCE * scale)))
+    for _ in range(NEWTON_STEPS):
+        pt = x.reshape(c, 3)
+        u = delassus @ x + b
+        ut = u.reshape(c, 3)[:, 1:]
+        slip = np.linalg.norm(ut, axis=1)
+        if np.any(slip[rim] == 0.0):
+            return None
+        f = x.copy()
+        jac = eye.copy()
+        for i in np.flatnonzero(loaded):
+            r = 3 * i
+            f[r], jac[r] = u[r], delassus[r]
+            if mu[i] <= 0.0:
+                continue
+            if not rim[i]:
+                f[r + 1 : r + 3], jac[r + 1 : r + 3] = ut[i], delassus[r + 1 : r + 3]
+                continue
+            hat = ut[i] / slip[i]
+            f[r + 1 : r + 3] = pt[i, 1:] + mu[i] * pt[i, 0] * hat
+            jac[r + 1 : r + 3] = mu[i] * pt[i, 0] / slip[i] * (np.eye(2) - np.outer(hat, hat)) @ delassus[r + 1 : r + 3]
+            jac[r + 1 : r + 3, r + 1 : r + 3] += np.eye(2)
+            jac[r + 1 : r + 3, r] += mu[i] * hat
+        x = x + np.linalg.lstsq(jac, -f, rcond=1e-13)[0]
+        if coulomb_residual(delassus, b, mu, x) <= HELD_TOLERANCE:
             return x
     return None
 
