@@ -84,9 +84,13 @@ def least_norm_normal(dnn: np.ndarray, c: np.ndarray, loaded: np.ndarray) -> np.
     return None
 
 
-def held_rounds(delassus: np.ndarray, b: np.ndarray, mu: np.ndarray, lam: np.ndarray) -> np.ndarray | None:
+def held_rounds(
+    delassus: np.ndarray, b: np.ndarray, mu: np.ndarray, lam: np.ndarray, loose: float = 0.0
+) -> tuple[np.ndarray | None, bool]:
     """The frictional problem ``u = D Λ + b`` finished in rounds from an approximate solution Λ
-    (3C,) (the sweeps'): Λ (3C,) where every law holds to :data:`HELD_TOLERANCE`, else None.
+    (3C,) (the sweeps'): Λ (3C,) and True where every law holds to :data:`HELD_TOLERANCE`, else
+    the least violating iterate and False where its :func:`coulomb_residual` is at most
+    ``loose``, else None and False.
 
     Where points are redundant (a face on a face, two fingertips on one face) the impulses are not
     unique, and with friction neither is the motion: the split of the normal load among the points
@@ -116,7 +120,7 @@ def held_rounds(delassus: np.ndarray, b: np.ndarray, mu: np.ndarray, lam: np.nda
         b[rows] -= part
     scale = float(np.max(np.abs(b), initial=0.0))
     if scale == 0.0:
-        return np.zeros_like(b)
+        return np.zeros_like(b), True
     out = lam.copy().reshape(c, 3)
     dnn = delassus[0::3, 0::3]
     rho, work = np.zeros(c), np.zeros(b.size)
@@ -129,11 +133,11 @@ def held_rounds(delassus: np.ndarray, b: np.ndarray, mu: np.ndarray, lam: np.nda
         touching = (out[:, 0] > 0.0) | ((delassus @ flat + b)[0::3] <= HELD_TOLERANCE * scale)
         normal = least_norm_normal(dnn, (delassus @ held + b)[0::3], touching)
         if normal is None:
-            return None
+            break  # the sets did not settle: Newton from here
         change = float(np.max(np.abs(normal - out[:, 0]), initial=0.0)) / max(float(np.max(normal)), 1e-300)
         out[:, 0] = normal
         if coulomb_residual(delassus, b, mu, flat) <= HELD_TOLERANCE:
-            return flat
+            return flat, True
         if change <= ROUNDS_SETTLED or change > 0.5 * previous:
             break  # settled, or converging slowly: Newton finishes
         previous = change
@@ -142,21 +146,25 @@ def held_rounds(delassus: np.ndarray, b: np.ndarray, mu: np.ndarray, lam: np.nda
         over = size > mu * normal
         out[over, 1:] *= (mu[over] * normal[over] / size[over])[:, None]
         if solve_cone(delassus, b, mu, flat, rho, work, SWEEP_TOLERANCE, FRICTION_SWEEPS, True) > FRICTION_SWEEPS:
-            return None
+            break  # the friction's sweeps stalled: Newton from here
     # Newton finishes: with the rounds' sets held and least-norm steps (a symmetric start stays
     # symmetric), else nonsmooth Newton (Levenberg–Marquardt steps) from the rounds' iterate, else
     # from the start (the sweeps' iterate, which may already solve the problem where the sweeps
     # only crept on: Λ drifting along D's null space)
     polished = newton_polish(delassus, b, mu, flat)
     if polished is not None:
-        return polished
+        return polished, True
     mats, vecs = np.empty((3, b.size, b.size)), np.empty((9, b.size))
+    best = (coulomb_residual(delassus, b, mu, flat), flat.copy())
     for x in (flat, lam.copy()):
         mats[0] = delassus
         done, _ = newton_delassus(b, mu, x, mats, vecs, np.empty((2, c)), NEWTON_TOLERANCE, NEWTON_ITERATIONS)
-        if done >= 0 and coulomb_residual(delassus, b, mu, x) <= HELD_TOLERANCE:
-            return x
-    return None
+        residual = coulomb_residual(delassus, b, mu, x)
+        if done >= 0 and residual <= HELD_TOLERANCE:
+            return x, True
+        best = min(best, (residual, x), key=lambda pair: pair[0])
+    # no exact solution found: the least violating iterate where ``loose`` allows it
+    return (best[1], False) if best[0] <= loose else (None, False)
 
 
 def newton_polish(delassus: np.ndarray, b: np.ndarray, mu: np.ndarray, lam: np.ndarray) -> np.ndarray | None:
@@ -207,8 +215,8 @@ def newton_polish(delassus: np.ndarray, b: np.ndarray, mu: np.ndarray, lam: np.n
 def coulomb_residual(delassus: np.ndarray, b: np.ndarray, mu: np.ndarray, lam: np.ndarray) -> float:
     """How far Λ (3C,) is from solving ``u = D Λ + b`` with Signorini's and Coulomb's laws, relative
     to the largest |b| (u's rows) and to the largest Λ_N (the impulses' conditions): the largest of
-    −u_N, |u_N| where Λ_N > 0, −Λ_N, ``|Λ_T| − μ Λ_N``, and the tangential u's component not
-    opposite to Λ_T (all of u_T where the point sticks inside its disk)."""
+    −u_N, min(|u_N|, Λ_N) (complementarity), −Λ_N, ``|Λ_T| − μ Λ_N``, and the tangential u's
+    component not opposite to Λ_T (all of u_T where the point sticks inside its disk)."""
     c = mu.size
     scale = float(np.max(np.abs(b), initial=0.0))
     pt = lam.reshape(c, 3)
@@ -223,13 +231,14 @@ def coulomb_residual(delassus: np.ndarray, b: np.ndarray, mu: np.ndarray, lam: n
     direction[rim] = pt[rim, 1:] / size[rim, None]
     along = np.einsum("ck,ck->c", u[:, 1:], direction)
     across = u[:, 1:] - along[:, None] * direction
-    slip_wrong = np.where(rim, np.maximum(along, 0.0), 0.0)
-    loaded = pt[:, 0] > 0.0
+    # a point's slip counts as far as it carries load (one with Λ_N at round-off slips freely)
+    load = np.where(mu > 0.0, np.maximum(pt[:, 0], 0.0) / big, 0.0)
+    slip_wrong = np.where(rim, np.maximum(along, 0.0), 0.0) / scale
     return max(
         float(np.max(-u[:, 0], initial=0.0)) / scale,
-        float(np.max(np.abs(u[loaded, 0]), initial=0.0)) / scale,
-        float(np.max(np.linalg.norm(across, axis=1)[loaded & (mu > 0.0)], initial=0.0)) / scale,
-        float(np.max(slip_wrong, initial=0.0)) / scale,
+        float(np.max(np.minimum(np.abs(u[:, 0]) / scale, np.maximum(pt[:, 0], 0.0) / big), initial=0.0)),
+        float(np.max(np.minimum(np.linalg.norm(across, axis=1) / scale, load), initial=0.0)),
+        float(np.max(np.minimum(slip_wrong, load), initial=0.0)),
         float(np.max(-pt[:, 0], initial=0.0)) / big,
         float(np.max(size - mu * pt[:, 0], initial=0.0)) / big,
     )
@@ -266,6 +275,9 @@ class CoupledResponse:
         self.sticking_solves = 0
         #: the solves finished by :func:`held_rounds`
         self.held_solves = 0
+        #: whether the last :meth:`solve` was exact (else its ``loose`` allowed the least violating
+        #: iterate of :func:`held_rounds`)
+        self.exact = True
         kkt = np.zeros((self.n + self.m, self.n + self.m))
         kkt[: self.n, : self.n] = mass
         kkt[self.n :, : self.n] = bmat
@@ -381,6 +393,7 @@ class CoupledResponse:
         lam: np.ndarray,
         what: str,
         slip_floor: float = 0.0,
+        loose: float = 0.0,
     ) -> tuple[np.ndarray, int]:
         """The frictional problem ``u = D Λ + free`` (Signorini and Coulomb per point, as
         :func:`kynemapy.run.hard_contact.solve_cone`) with ``D = G S Gᵀ``; Λ (C, 3) in ``lam``,
@@ -390,12 +403,16 @@ class CoupledResponse:
         where the frictional sweeps stall (:data:`FRICTION_SWEEPS`), the exact solution on the
         friction pyramids (:meth:`sticking`) where it sticks everywhere (up to ``slip_floor``
         [the units of free]: the position correction's gap tolerance), else the sweeps go on.
+        ``loose``: where nothing is exact, :func:`held_rounds`' least violating iterate is taken
+        if its residual is at most this (relative; :attr:`exact` then False: the position
+        correction solves again at its next iterate).
 
         Raises
         ------
         ConvergenceError
             The sweeps do not reach their tolerance (:data:`~kynemapy.run.hard_contact.MAX_SWEEPS`).
         """
+        self.exact = True
         g = self.rows(na, nb, ja, jb)
         columns = self._solve(g.T, np.zeros((self.m, g.shape[0])))  # S Gᵀ (n, 3C)
         delassus = g @ columns
@@ -426,22 +443,24 @@ class CoupledResponse:
         scale = float(np.max(np.abs(b), initial=0.0))
         u = (delassus @ flat + b).reshape(-1, 3)
         loaded = (flat.reshape(-1, 3)[:, 0] > 0.0) & (mu > 0.0)
-        if sweeps > FRICTION_SWEEPS or np.max(np.abs(u[loaded, 1:]), initial=0.0) > HELD_TOLERANCE * scale:
-            # stalled, or a point slips: the exact solution with the least-norm split from the
-            # sweeps' sets (redundant points: the sweeps' split can make a lightly loaded point slip)
-            exact = held_rounds(delassus, b, mu, flat)
-            if exact is not None:
-                self.held_solves += 1
-                lam[...] = exact.reshape(lam.shape)
-                return self.per_node(columns @ exact), sweeps
-        if sweeps > FRICTION_SWEEPS:
+        stalled = sweeps > FRICTION_SWEEPS
+        if stalled:
             # stalled (redundant points with friction): bodies at rest have a solution on the friction
-            # pyramids that sticks everywhere, found exactly; else the sweeps go on
+            # pyramids that sticks everywhere, found exactly
             stuck = self.sticking(g, columns, b, mu, slip_floor)
             self.sticking_solves += stuck is not None
             if stuck is not None:
                 lam[...] = stuck.reshape(lam.shape)
                 return self.per_node(columns @ stuck), sweeps
+        if stalled or np.max(np.abs(u[loaded, 1:]), initial=0.0) > HELD_TOLERANCE * scale:
+            # stalled, or a point slips: the exact solution with the least-norm split from the
+            # sweeps' sets (redundant points: the sweeps' split can make a lightly loaded point slip)
+            exact, _ = held_rounds(delassus, b, mu, flat)
+            if exact is not None:
+                self.held_solves += 1
+                lam[...] = exact.reshape(lam.shape)
+                return self.per_node(columns @ exact), sweeps
+        if stalled:  # else the sweeps go on
             sweeps = FRICTION_SWEEPS + int(
                 solve_cone(
                     delassus, b, mu, flat, np.zeros(mu.size), np.zeros(flat.size), SWEEP_TOLERANCE,
@@ -451,6 +470,11 @@ class CoupledResponse:
         if sweeps > MAX_SWEEPS and coulomb_residual(delassus, b, mu, flat) > HELD_TOLERANCE:
             # (an iterate that meets the laws is taken: the sweeps' test is on the change of u, which
             # Λ creeping along D's null space can keep above its tolerance)
+            near, _ = held_rounds(delassus, b, mu, flat, loose) if loose > 0.0 else (None, False)
+            if near is not None:
+                self.exact = False
+                lam[...] = near.reshape(lam.shape)
+                return self.per_node(columns @ near), sweeps
             raise stops.convergence_error(
                 f"the frictional contact problem of the hard contacts' {what} between bodies with joints "
                 f"(projected Gauss–Seidel) did not reach {SWEEP_TOLERANCE:g} relative in {MAX_SWEEPS} sweeps "

@@ -703,9 +703,9 @@ class HardBodies:
         others go to the rounds.
         """
         if isinstance(minv, CoupledResponse):  # the dense problem through the joints
-            self._exact = True
             before = minv.sticking_solves
-            out = minv.solve(stops, na, nb, ja, jb, free, mu, lam, what, slip_floor)
+            out = minv.solve(stops, na, nb, ja, jb, free, mu, lam, what, slip_floor, NEWTON_LOOSE if loose else 0.0)
+            self._exact = minv.exact
             self.sticking_solves += minv.sticking_solves - before
             return out
         c = na.size
