@@ -10,11 +10,14 @@ state (as the hard ground planes' general path, :meth:`kynemapy.run.joint_stops.
 response per node, the bilateral projection that keeps ``Φ`` (positions) and ``B v = 0``
 (velocities) at the corrected state, and the frictional problem on the dense Delassus matrix
 ``D = G S Gᵀ`` by :func:`kynemapy.run.hard_contact.solve_cone` (projected Gauss–Seidel over the
-points' 3×3 blocks), with two of the free bodies' finishers in dense form: the frictionless
-solution where no point slips under it, and where the sweeps stall the exact solution on
-friction pyramids where it sticks everywhere (:meth:`CoupledResponse.sticking`).  A stall that
-neither finishes (an island that slips) is a ConvergenceError.  Meant for mechanisms of a few
-tens of bodies: D is dense (3C × 3C) and the inverse (n + m)³.
+points' 3×3 blocks), with the free bodies' finishers in dense form: the frictionless solution
+where no point slips under it; where the sweeps stall, the exact solution on friction pyramids
+where it sticks everywhere (:meth:`CoupledResponse.sticking`); and where they stall or leave a
+point slipping, the held-friction rounds with the least-norm split of the normal load and a
+Newton finish (:func:`held_rounds`: redundant points, whose split the sweeps choose by their
+order, get the symmetric one, so that friction has no spurious moment).  A stall that none
+finishes is a ConvergenceError.  Meant for mechanisms of a few tens of bodies: D is dense
+(3C × 3C) and the inverse (n + m)³.
 """
 
 from __future__ import annotations
@@ -402,7 +405,9 @@ class CoupledResponse:
         Where no point with friction slips under the frictionless solution, that one is taken;
         where the frictional sweeps stall (:data:`FRICTION_SWEEPS`), the exact solution on the
         friction pyramids (:meth:`sticking`) where it sticks everywhere (up to ``slip_floor``
-        [the units of free]: the position correction's gap tolerance), else the sweeps go on.
+        [the units of free]: the position correction's gap tolerance); where they stall or end
+        with a loaded point slipping, :func:`held_rounds` (the least-norm split); else the sweeps
+        go on, and an iterate that meets the laws (:func:`coulomb_residual`) is taken.
         ``loose``: where nothing is exact, :func:`held_rounds`' least violating iterate is taken
         if its residual is at most this (relative; :attr:`exact` then False: the position
         correction solves again at its next iterate).

@@ -180,7 +180,7 @@ def test_a_cube_slides_straight_down_between_two_box_fingers(h: float) -> None:
     """μ = 0.2 with box fingers: each finger's face (6 × 6 cm) on the cube's face, four corners
     each, the same closed form as with round fingertips: after 0.2 s (the cube's top edge passes
     the fingers' upper corners at 0.149 s: the contact points then lie on the cube's edge) its
-    drop ``a t²/2`` and speed ``a t`` (a = g − 2 μ F / m, measured to 4e-15), no rotation and no
+    drop ``a t²/2`` and speed ``a t`` (a = g − 2 μ F / m, measured to 3e-14), no rotation and no
     sideways motion (1e-12), the friction impulse 2 μ F h a step, each finger's normal impulses
     F h, spread F h / 4 over its four corners (the least-norm split; the sweeps' split turned the
     cube by 0.35 rad in 0.2 s, then stalled)."""
