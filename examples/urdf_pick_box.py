@@ -99,7 +99,11 @@ URDF = f"""<?xml version="1.0"?>
 def build(law: str = "compliant") -> tuple[kp.Model, dict[str, int], dict[str, int]]:
     """The arm from URDF, the box and the ground; the joints' constraint ids and the nodes of the
     fingers and the box.  ``law="hard"``: the ground and the fingertips touch by the hard laws
-    (no penetration, exact Coulomb friction; tests/verification/test_hard_joined_bodies.py)."""
+    (no penetration, exact Coulomb friction; tests/verification/test_hard_joined_bodies.py): the
+    pick, the lift and the turn run with the box held still in the fingers (the fingertips'
+    redundant loads split evenly: docs/contact.md, "Bodies with joints"), but the set-down, the
+    box pressed onto the hard ground by the gripping fingers (5.16 s), stops with a
+    ConvergenceError; ``main`` uses the compliant law."""
     # fingertip spheres at z = 0.04 (the box's middle) with the lift at 0; fingers open by 6 cm
     robot = load_urdf(URDF, collision_shapes=True, initial_positions={"lift": 0.1, "left": 0.06, "right": -0.06})
     b = robot.builder

@@ -10,11 +10,14 @@ state (as the hard ground planes' general path, :meth:`kynemapy.run.joint_stops.
 response per node, the bilateral projection that keeps ``Φ`` (positions) and ``B v = 0``
 (velocities) at the corrected state, and the frictional problem on the dense Delassus matrix
 ``D = G S Gᵀ`` by :func:`kynemapy.run.hard_contact.solve_cone` (projected Gauss–Seidel over the
-points' 3×3 blocks), with two of the free bodies' finishers in dense form: the frictionless
-solution where no point slips under it, and where the sweeps stall the exact solution on
-friction pyramids where it sticks everywhere (:meth:`CoupledResponse.sticking`).  A stall that
-neither finishes (an island that slips) is a ConvergenceError.  Meant for mechanisms of a few
-tens of bodies: D is dense (3C × 3C) and the inverse (n + m)³.
+points' 3×3 blocks), with the free bodies' finishers in dense form: the frictionless solution
+where no point slips under it; where the sweeps stall, the exact solution on friction pyramids
+where it sticks everywhere (:meth:`CoupledResponse.sticking`); and where they stall or leave a
+point slipping, the held-friction rounds with the least-norm split of the normal load and a
+Newton finish (:func:`held_rounds`: redundant points, whose split the sweeps choose by their
+order, get the symmetric one, so that friction has no spurious moment).  A stall that none
+finishes is a ConvergenceError.  Meant for mechanisms of a few tens of bodies: D is dense
+(3C × 3C) and the inverse (n + m)³.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from kynemapy.run.contact_newton import NEWTON_ITERATIONS, newton_delassus
 from kynemapy.run.hard_contact import MAX_SWEEPS, SWEEP_TOLERANCE, solve_cone
 from kynemapy.run.pyramid_lcp import pyramid_edges
 
@@ -31,6 +35,216 @@ from kynemapy.run.pyramid_lcp import pyramid_edges
 STICK_TOLERANCE = 1.0e-12
 #: the frictional sweeps before the exact solve on the friction pyramids (:meth:`CoupledResponse.sticking`)
 FRICTION_SWEEPS = 2000
+#: the most rounds of :func:`held_rounds`
+HELD_ROUNDS = 50
+#: :func:`held_rounds`' solution holds Signorini's and Coulomb's laws to this, relative to the
+#: largest |b| (u's residuals) and to the largest Λ_N (the cones, Λ_N >= 0)
+HELD_TOLERANCE = 1.0e-10
+#: :func:`held_rounds` hands over to :func:`newton_delassus` once a round changes the normal impulses
+#: by less than this (relative), or by more than half the change of the round before
+ROUNDS_SETTLED = 1.0e-9
+#: :func:`held_rounds` leaves the free term's part along the eigenvectors of D with eigenvalues
+#: up to this times the largest (D's null space: redundant rows, and nearly null directions)
+NULL_MODE = 1.0e-8
+#: ... where that part is at most this times the largest |b| (else the free term is kept whole)
+NULL_PART = 1.0e-3
+#: the most Newton steps of :func:`newton_polish`
+NEWTON_STEPS = 10
+#: :func:`newton_polish` takes a point as slipping where its slip is more than this times the
+#: largest |b| (or on its disk's rim and slipping by more than :data:`HELD_TOLERANCE` of it)
+SLIPPING = 1.0e-6
+#: the nonsmooth Newton finisher of :func:`held_rounds` (:func:`~kynemapy.run.contact_newton.newton_delassus`)
+#: converged when its residual is at most this times the largest |b|
+NEWTON_TOLERANCE = 1.0e-11
+
+
+def least_norm_normal(dnn: np.ndarray, c: np.ndarray, loaded: np.ndarray) -> np.ndarray | None:
+    """The normal problem ``u = D_NN λ + c >= 0``, ``λ >= 0``, ``λᵀ u = 0`` solved exactly with the
+    least-norm λ (C,): a primal active-set method from the points ``loaded`` (C,) bool, each set's
+    rows ``u = 0`` solved by least squares of least norm (numpy's lstsq: where points are redundant,
+    a face on a face, a symmetric configuration gets a symmetric split); None when the sets do not
+    settle (:data:`HELD_ROUNDS`)."""
+    scale = float(np.max(np.abs(c), initial=0.0))
+    lam = np.zeros(c.size)
+    if scale == 0.0:
+        return lam
+    active = loaded | (c < 0.0) if not np.any(loaded) else loaded.copy()
+    for _ in range(HELD_ROUNDS):
+        at = np.flatnonzero(active)
+        lam[:] = 0.0
+        if at.size:
+            lam[at] = np.linalg.lstsq(dnn[np.ix_(at, at)], -c[at], rcond=1e-13)[0]
+        u = dnn @ lam + c
+        big = float(np.max(lam, initial=0.0))
+        leave = active & (lam < -HELD_TOLERANCE * big)
+        join = ~active & (u < -HELD_TOLERANCE * scale)
+        if not np.any(leave) and not np.any(join):
+            return np.maximum(lam, 0.0)
+        # the most negative multiplier leaves (one at a time), every penetrating point joins
+        if np.any(leave):
+            active[at[np.argmin(lam[at])]] = False
+        active |= join
+    return None
+
+
+def held_rounds(
+    delassus: np.ndarray, b: np.ndarray, mu: np.ndarray, lam: np.ndarray, loose: float = 0.0
+) -> tuple[np.ndarray | None, bool]:
+    """The frictional problem ``u = D Λ + b`` finished in rounds from an approximate solution Λ
+    (3C,) (the sweeps'): Λ (3C,) and True where every law holds to :data:`HELD_TOLERANCE`, else
+    the least violating iterate and False where its :func:`coulomb_residual` is at most
+    ``loose``, else None and False.
+
+    Where points are redundant (a face on a face, two fingertips on one face) the impulses are not
+    unique, and with friction neither is the motion: the split of the normal load among the points
+    sets their friction bounds and the friction's moment.  Projected Gauss–Seidel, whose split
+    depends on the order of its sweeps, can end at a solution in which a lightly loaded point
+    slips (a held box sliding in its fingers) or a sliding body turns, or stall.  Each round here
+    solves the normal problem exactly with the friction held, taking the least-norm split
+    (:func:`least_norm_normal`), then the friction alone on the disks of those normal impulses by
+    the sweeps (:func:`~kynemapy.run.hard_contact.solve_cone` with ``hold_normal``: a convex
+    problem, whose motion is unique), until the normal impulses no longer change; a last normal
+    solve makes Signorini's law exact (the free bodies' held-friction rounds,
+    :meth:`kynemapy.run.hard_bodies.HardBodies._held_rounds`, in dense form with the least-norm
+    split).  A symmetric configuration keeps a symmetric split, so that its friction has no
+    moment.
+    """
+    c = mu.size
+    # the free term's part along D's (nearly) null directions is left as it is: no bounded impulse
+    # moves the points there (the joints' round-off, Φ ~ 1e-12, can put 1e-6 of |b| on a direction
+    # with 1e-10 of D's largest eigenvalue: the fingers twisted against each other)
+    # (over the rows that the laws constrain: the normals, the tangents of points with friction)
+    rows = np.flatnonzero(np.repeat(mu > 0.0, 3) | (np.arange(b.size) % 3 == 0))
+    w, v = np.linalg.eigh(0.5 * (delassus[np.ix_(rows, rows)] + delassus[np.ix_(rows, rows)].T))
+    null = v[:, w <= NULL_MODE * max(float(w[-1]), 0.0)]
+    part = null @ (null.T @ b[rows])
+    if np.max(np.abs(part), initial=0.0) <= NULL_PART * float(np.max(np.abs(b), initial=0.0)):
+        b = b.copy()
+        b[rows] -= part
+    scale = float(np.max(np.abs(b), initial=0.0))
+    if scale == 0.0:
+        return np.zeros_like(b), True
+    out = lam.copy().reshape(c, 3)
+    dnn = delassus[0::3, 0::3]
+    rho, work = np.zeros(c), np.zeros(b.size)
+    flat = out.reshape(-1)
+    previous = np.inf
+    for _ in range(HELD_ROUNDS):
+        held = flat.copy()
+        held[0::3] = 0.0
+        # the points that carry load or touch (u_N = 0): the least-norm split spreads it over all
+        touching = (out[:, 0] > 0.0) | ((delassus @ flat + b)[0::3] <= HELD_TOLERANCE * scale)
+        normal = least_norm_normal(dnn, (delassus @ held + b)[0::3], touching)
+        if normal is None:
+            break  # the sets did not settle: Newton from here
+        change = float(np.max(np.abs(normal - out[:, 0]), initial=0.0)) / max(float(np.max(normal)), 1e-300)
+        out[:, 0] = normal
+        if coulomb_residual(delassus, b, mu, flat) <= HELD_TOLERANCE:
+            return flat, True
+        if change <= ROUNDS_SETTLED or change > 0.5 * previous:
+            break  # settled, or converging slowly: Newton finishes
+        previous = change
+        # the friction of each point brought into its new disk, then swept with the normals held
+        size = np.linalg.norm(out[:, 1:], axis=1)
+        over = size > mu * normal
+        out[over, 1:] *= (mu[over] * normal[over] / size[over])[:, None]
+        if solve_cone(delassus, b, mu, flat, rho, work, SWEEP_TOLERANCE, FRICTION_SWEEPS, True) > FRICTION_SWEEPS:
+            break  # the friction's sweeps stalled: Newton from here
+    # Newton finishes: with the rounds' sets held and least-norm steps (a symmetric start stays
+    # symmetric), else nonsmooth Newton (Levenberg–Marquardt steps) from the rounds' iterate, else
+    # from the start (the sweeps' iterate, which may already solve the problem where the sweeps
+    # only crept on: Λ drifting along D's null space)
+    polished = newton_polish(delassus, b, mu, flat)
+    if polished is not None:
+        return polished, True
+    mats, vecs = np.empty((3, b.size, b.size)), np.empty((9, b.size))
+    best = (coulomb_residual(delassus, b, mu, flat), flat.copy())
+    for x in (flat, lam.copy()):
+        mats[0] = delassus
+        done, _ = newton_delassus(b, mu, x, mats, vecs, np.empty((2, c)), NEWTON_TOLERANCE, NEWTON_ITERATIONS)
+        residual = coulomb_residual(delassus, b, mu, x)
+        if done >= 0 and residual <= HELD_TOLERANCE:
+            return x, True
+        best = min(best, (residual, x), key=lambda pair: pair[0])
+    # no exact solution found: the least violating iterate where ``loose`` allows it
+    return (best[1], False) if best[0] <= loose else (None, False)
+
+
+def newton_polish(delassus: np.ndarray, b: np.ndarray, mu: np.ndarray, lam: np.ndarray) -> np.ndarray | None:
+    """Newton iterations on the laws of the frictional problem ``u = D Λ + b`` with the sets of Λ
+    (3C,) held (each loaded point's ``u_N = 0``; inside its disk ``u_T = 0``, on its rim
+    ``Λ_T + μ Λ_N u_T / |u_T| = 0``; an unloaded point's ``Λ = 0``), each step the least-norm
+    solution of the linearized equations (numpy's lstsq; a symmetric start stays symmetric): Λ
+    (3C,) where :func:`coulomb_residual` reaches :data:`HELD_TOLERANCE`, else None."""
+    c = mu.size
+    scale = float(np.max(np.abs(b), initial=0.0))
+    x = lam.copy()
+    eye = np.eye(3 * c)
+    pt = x.reshape(c, 3)
+    size = np.linalg.norm(pt[:, 1:], axis=1)
+    slip = np.linalg.norm((delassus @ x + b).reshape(c, 3)[:, 1:], axis=1)
+    loaded = pt[:, 0] > 0.0
+    # the sets, held: slipping where the slip is more than round-off, or on the rim and slipping at all
+    near = size >= (1.0 - 1e-6) * mu * pt[:, 0]
+    rim = loaded & (mu > 0.0) & ((slip > SLIPPING * scale) | (near & (slip > HELD_TOLERANCE * scale)))
+    for _ in range(NEWTON_STEPS):
+        pt = x.reshape(c, 3)
+        u = delassus @ x + b
+        ut = u.reshape(c, 3)[:, 1:]
+        slip = np.linalg.norm(ut, axis=1)
+        if np.any(slip[rim] == 0.0):
+            return None
+        f = x.copy()
+        jac = eye.copy()
+        for i in np.flatnonzero(loaded):
+            r = 3 * i
+            f[r], jac[r] = u[r], delassus[r]
+            if mu[i] <= 0.0:
+                continue
+            if not rim[i]:
+                f[r + 1 : r + 3], jac[r + 1 : r + 3] = ut[i], delassus[r + 1 : r + 3]
+                continue
+            hat = ut[i] / slip[i]
+            f[r + 1 : r + 3] = pt[i, 1:] + mu[i] * pt[i, 0] * hat
+            jac[r + 1 : r + 3] = mu[i] * pt[i, 0] / slip[i] * (np.eye(2) - np.outer(hat, hat)) @ delassus[r + 1 : r + 3]
+            jac[r + 1 : r + 3, r + 1 : r + 3] += np.eye(2)
+            jac[r + 1 : r + 3, r] += mu[i] * hat
+        x = x + np.linalg.lstsq(jac, -f, rcond=1e-13)[0]
+        if coulomb_residual(delassus, b, mu, x) <= HELD_TOLERANCE:
+            return x
+    return None
+
+
+def coulomb_residual(delassus: np.ndarray, b: np.ndarray, mu: np.ndarray, lam: np.ndarray) -> float:
+    """How far Λ (3C,) is from solving ``u = D Λ + b`` with Signorini's and Coulomb's laws, relative
+    to the largest |b| (u's rows) and to the largest Λ_N (the impulses' conditions): the largest of
+    −u_N, min(|u_N|, Λ_N) (complementarity), −Λ_N, ``|Λ_T| − μ Λ_N``, and the tangential u's
+    component not opposite to Λ_T (all of u_T where the point sticks inside its disk)."""
+    c = mu.size
+    scale = float(np.max(np.abs(b), initial=0.0))
+    pt = lam.reshape(c, 3)
+    big = max(float(np.max(pt[:, 0], initial=0.0)), 1e-300)
+    if scale == 0.0:
+        return 0.0
+    u = (delassus @ lam + b).reshape(c, 3)
+    size = np.linalg.norm(pt[:, 1:], axis=1)
+    rim = (mu > 0.0) & (size >= (1.0 - 1e-9) * mu * pt[:, 0]) & (size > 0.0)
+    # on the rim: u_T = −s Λ_T / |Λ_T| with s >= 0; inside: u_T = 0
+    direction = np.zeros((c, 2))
+    direction[rim] = pt[rim, 1:] / size[rim, None]
+    along = np.einsum("ck,ck->c", u[:, 1:], direction)
+    across = u[:, 1:] - along[:, None] * direction
+    # a point's slip counts as far as it carries load (one with Λ_N at round-off slips freely)
+    load = np.where(mu > 0.0, np.maximum(pt[:, 0], 0.0) / big, 0.0)
+    slip_wrong = np.where(rim, np.maximum(along, 0.0), 0.0) / scale
+    return max(
+        float(np.max(-u[:, 0], initial=0.0)) / scale,
+        float(np.max(np.minimum(np.abs(u[:, 0]) / scale, np.maximum(pt[:, 0], 0.0) / big), initial=0.0)),
+        float(np.max(np.minimum(np.linalg.norm(across, axis=1) / scale, load), initial=0.0)),
+        float(np.max(np.minimum(slip_wrong, load), initial=0.0)),
+        float(np.max(-pt[:, 0], initial=0.0)) / big,
+        float(np.max(size - mu * pt[:, 0], initial=0.0)) / big,
+    )
 
 
 class CoupledResponse:
@@ -62,6 +276,11 @@ class CoupledResponse:
         self.n_nodes = int(stops.sim.model.n_nodes)
         #: the solves finished exactly on the friction pyramids (:meth:`sticking`)
         self.sticking_solves = 0
+        #: the solves finished by :func:`held_rounds`
+        self.held_solves = 0
+        #: whether the last :meth:`solve` was exact (else its ``loose`` allowed the least violating
+        #: iterate of :func:`held_rounds`)
+        self.exact = True
         kkt = np.zeros((self.n + self.m, self.n + self.m))
         kkt[: self.n, : self.n] = mass
         kkt[self.n :, : self.n] = bmat
@@ -177,6 +396,7 @@ class CoupledResponse:
         lam: np.ndarray,
         what: str,
         slip_floor: float = 0.0,
+        loose: float = 0.0,
     ) -> tuple[np.ndarray, int]:
         """The frictional problem ``u = D Λ + free`` (Signorini and Coulomb per point, as
         :func:`kynemapy.run.hard_contact.solve_cone`) with ``D = G S Gᵀ``; Λ (C, 3) in ``lam``,
@@ -185,13 +405,19 @@ class CoupledResponse:
         Where no point with friction slips under the frictionless solution, that one is taken;
         where the frictional sweeps stall (:data:`FRICTION_SWEEPS`), the exact solution on the
         friction pyramids (:meth:`sticking`) where it sticks everywhere (up to ``slip_floor``
-        [the units of free]: the position correction's gap tolerance), else the sweeps go on.
+        [the units of free]: the position correction's gap tolerance); where they stall or end
+        with a loaded point slipping, :func:`held_rounds` (the least-norm split); else the sweeps
+        go on, and an iterate that meets the laws (:func:`coulomb_residual`) is taken.
+        ``loose``: where nothing is exact, :func:`held_rounds`' least violating iterate is taken
+        if its residual is at most this (relative; :attr:`exact` then False: the position
+        correction solves again at its next iterate).
 
         Raises
         ------
         ConvergenceError
             The sweeps do not reach their tolerance (:data:`~kynemapy.run.hard_contact.MAX_SWEEPS`).
         """
+        self.exact = True
         g = self.rows(na, nb, ja, jb)
         columns = self._solve(g.T, np.zeros((self.m, g.shape[0])))  # S Gᵀ (n, 3C)
         delassus = g @ columns
@@ -219,21 +445,41 @@ class CoupledResponse:
                 delassus, b, mu, flat, np.zeros(mu.size), np.zeros(flat.size), SWEEP_TOLERANCE, FRICTION_SWEEPS,
             )
         )  # fmt: skip
-        if sweeps > FRICTION_SWEEPS:
+        scale = float(np.max(np.abs(b), initial=0.0))
+        u = (delassus @ flat + b).reshape(-1, 3)
+        loaded = (flat.reshape(-1, 3)[:, 0] > 0.0) & (mu > 0.0)
+        stalled = sweeps > FRICTION_SWEEPS
+        if stalled:
             # stalled (redundant points with friction): bodies at rest have a solution on the friction
-            # pyramids that sticks everywhere, found exactly; else the sweeps go on
+            # pyramids that sticks everywhere, found exactly
             stuck = self.sticking(g, columns, b, mu, slip_floor)
             self.sticking_solves += stuck is not None
             if stuck is not None:
                 lam[...] = stuck.reshape(lam.shape)
                 return self.per_node(columns @ stuck), sweeps
+        if stalled or np.max(np.abs(u[loaded, 1:]), initial=0.0) > HELD_TOLERANCE * scale:
+            # stalled, or a point slips: the exact solution with the least-norm split from the
+            # sweeps' sets (redundant points: the sweeps' split can make a lightly loaded point slip)
+            exact, _ = held_rounds(delassus, b, mu, flat)
+            if exact is not None:
+                self.held_solves += 1
+                lam[...] = exact.reshape(lam.shape)
+                return self.per_node(columns @ exact), sweeps
+        if stalled:  # else the sweeps go on
             sweeps = FRICTION_SWEEPS + int(
                 solve_cone(
                     delassus, b, mu, flat, np.zeros(mu.size), np.zeros(flat.size), SWEEP_TOLERANCE,
                     MAX_SWEEPS - FRICTION_SWEEPS,
                 )
             )  # fmt: skip
-        if sweeps > MAX_SWEEPS:
+        if sweeps > MAX_SWEEPS and coulomb_residual(delassus, b, mu, flat) > HELD_TOLERANCE:
+            # (an iterate that meets the laws is taken: the sweeps' test is on the change of u, which
+            # Λ creeping along D's null space can keep above its tolerance)
+            near, _ = held_rounds(delassus, b, mu, flat, loose) if loose > 0.0 else (None, False)
+            if near is not None:
+                self.exact = False
+                lam[...] = near.reshape(lam.shape)
+                return self.per_node(columns @ near), sweeps
             raise stops.convergence_error(
                 f"the frictional contact problem of the hard contacts' {what} between bodies with joints "
                 f"(projected Gauss–Seidel) did not reach {SWEEP_TOLERANCE:g} relative in {MAX_SWEEPS} sweeps "

@@ -276,28 +276,39 @@ def newton_contacts(
     residual : float
         The largest residual in u's units at the returned Λ (0 at an exact solution).
     """
-    nc = na.shape[0]
+    delassus_dense(na, nb, ja, jb, minv, blocks[0], blocks[1], mats[0])
+    # the scalar parameters r_N, r_T per contact in M⁻¹ Jᵀ's room (spent once W is formed)
+    r = blocks[0, :, 0, :2].T
+    return newton_delassus(b.reshape(-1), mu, lam.reshape(-1), mats, vecs, r, tolerance, max_iterations)
+
+
+@njit
+def newton_delassus(
+    b: np.ndarray, mu: np.ndarray, lam: np.ndarray, mats: np.ndarray, vecs: np.ndarray, r: np.ndarray,
+    tolerance: float, max_iterations: int,
+) -> tuple:  # fmt: skip
+    """:func:`newton_contacts` on a given Delassus matrix W (``mats[0]``): the frictional problem
+    ``u = W Λ + b`` (b and Λ (3C,), Λ in: the start, out: the solution or the best iterate; r
+    (2, C) scratch for r_N, r_T); the same returns.  Used with W through joints by
+    :mod:`kynemapy.run.body_coupled`."""
+    nc = mu.shape[0]
     n = 3 * nc
     w, h, k = mats[0], mats[1], mats[2]
     x, u, f, g, step, trial, u_try, f_try, bvec = (
         vecs[0], vecs[1], vecs[2], vecs[3], vecs[4], vecs[5], vecs[6], vecs[7], vecs[8],
     )  # fmt: skip
-    delassus_dense(na, nb, ja, jb, minv, blocks[0], blocks[1], w)
     scale = 0.0
-    for c in range(nc):
-        for s in range(3):
-            x[3 * c + s] = lam[c, s]
-            bvec[3 * c + s] = b[c, s]
-            if abs(b[c, s]) > scale:
-                scale = abs(b[c, s])
+    for i in range(n):
+        x[i] = lam[i]
+        bvec[i] = b[i]
+        if abs(b[i]) > scale:
+            scale = abs(b[i])
     if scale == 0.0:
-        for c in range(nc):
-            for s in range(3):
-                lam[c, s] = 0.0
+        for i in range(n):
+            lam[i] = 0.0
         return 0, 0.0
-    # the scalar parameters r_N, r_T per contact (M⁻¹ Jᵀ is spent once W is formed)
-    rn = blocks[0, :, 0, 0]
-    rt = blocks[0, :, 0, 1]
+    rn = r[0]
+    rt = r[1]
     for c in range(nc):
         i = 3 * c
         rn[c] = 1.0 / w[i, i] if w[i, i] > 0.0 else 1.0
@@ -351,9 +362,8 @@ def newton_contacts(
             u[i] = u_try[i]
             f[i] = f_try[i]
         merit, worst = m_try, w_try
-    for c in range(nc):
-        for s in range(3):
-            lam[c, s] = x[3 * c + s]
+    for i in range(n):
+        lam[i] = x[i]
     if worst <= target:
         return it, worst
     return -max(it, 1), worst

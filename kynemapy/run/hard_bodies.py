@@ -146,7 +146,12 @@ def _lookup(keys: np.ndarray, values: np.ndarray, wanted: np.ndarray) -> np.ndar
 
 
 #: no point touching (:attr:`HardBodies._touching`)
-_NO_TOUCHING = {"keys": np.zeros(0, dtype=np.int64), "pair": np.zeros(0, dtype=np.int64), "local": np.zeros((0, 3))}
+_NO_TOUCHING = {
+    "keys": np.zeros(0, dtype=np.int64),
+    "pair": np.zeros(0, dtype=np.int64),
+    "local": np.zeros((0, 3)),
+    "local_a": np.zeros((0, 3)),
+}
 
 
 def _groups(con: _Contacts) -> np.ndarray:
@@ -263,11 +268,7 @@ class HardBodies:
         #: the points found at the end of the last step (touching at the start of the next; the
         #: position correction's friction acts on these only): plane points by key, pair points by
         #: their shape pair and place in body B's frame (:meth:`_touched`)
-        self._touching: dict[str, np.ndarray] = {
-            "keys": np.zeros(0, dtype=np.int64),
-            "pair": np.zeros(0, dtype=np.int64),
-            "local": np.zeros((0, 3)),
-        }
+        self._touching: dict[str, np.ndarray] = dict(_NO_TOUCHING)
         #: the box pairs' material points of the present correction (:meth:`_contacts`), None between
         self._fixed: dict[str, Any] | None = None
         self.last: dict[str, np.ndarray] = empty_record()
@@ -409,9 +410,10 @@ class HardBodies:
             self._out = np.zeros((MAX_POINTS * self._pairs.shape[0], ROW))
             self._owner = np.zeros(self._out.shape[0], dtype=np.int64)
 
-    def _local_b(self, con: _Contacts, q: np.ndarray) -> np.ndarray:
-        """The contacts' points (C, 3) in their body B's frame at node states q [m]."""
-        nb = con.nb
+    def _local_b(self, con: _Contacts, q: np.ndarray, side: str = "nb") -> np.ndarray:
+        """The contacts' points (C, 3) in their body B's frame at node states q [m] (``side="na"``:
+        body A's)."""
+        nb = getattr(con, side)
         return np.einsum("cji,cj->ci", rotation_matrices(q[nb, 3:7]), con.point - (self.x0[nb, :3] + q[nb, :3]))
 
     def _remember_touching(self, con: _Contacts, q: np.ndarray) -> None:
@@ -422,24 +424,32 @@ class HardBodies:
             "keys": np.sort(con.key[plane]),
             "pair": con.shape_a[pair] * self.node.size + con.shape_b[pair],
             "local": self._local_b(con.take(pair), q),
+            "local_a": self._local_b(con.take(pair), q, "na"),
         }
 
-    def _touched(self, con: _Contacts, q_start: np.ndarray) -> np.ndarray:
+    def _touched(self, con: _Contacts, q_start: np.ndarray, q: np.ndarray) -> np.ndarray:
         """Which contacts (C,) bool touched at the start of the step: a plane point by its key, a
         point of a shape pair when the pair had a point within :data:`TOUCH_DISTANCE` of it in
         body B's frame (the points of a face or an edge are found again in another order, or
-        one more or fewer, from one step to the next)."""
+        one more or fewer, from one step to the next), or in body A's at the present state q (an
+        edge of A sliding along B's face: its points move in B's frame, not in A's)."""
         out = np.isin(con.key, self._touching["keys"]) & (con.na < 0)
         pair = np.flatnonzero(con.na >= 0)
         if pair.size == 0 or self._touching["pair"].size == 0:
             return out
-        local = self._local_b(con.take(pair), q_start)
+        # in either body's frame (body A's at q: its points, an edge or a corner sliding along B's
+        # face, are material points of A)
+        local = self._local_b(con.take(pair), q_start), self._local_b(con.take(pair), q, "na")
         keys = con.shape_a[pair] * self.node.size + con.shape_b[pair]
         for key in np.unique(keys):
             mine = np.flatnonzero(keys == key)
-            before = self._touching["local"][self._touching["pair"] == key]
-            if before.size:
-                near = np.min(np.linalg.norm(local[mine][:, None, :] - before[None, :, :], axis=2), axis=1)
+            same = self._touching["pair"] == key
+            if np.any(same):
+                near = np.inf
+                for now, name in zip(local, ("local", "local_a"), strict=True):
+                    before = self._touching[name][same]
+                    gaps = np.linalg.norm(now[mine][:, None, :] - before[None, :, :], axis=2)
+                    near = np.minimum(near, np.min(gaps, axis=1))
                 out[pair[mine]] = near <= TOUCH_DISTANCE
         return out
 
@@ -651,7 +661,7 @@ class HardBodies:
                 free += self._rates(cur.na, cur.nb, ja, jb, base)
             lam = nu.copy()
             # friction at position level only where the point touched at the start of the step
-            mu = np.where(self._touched(cur, q_start), cur.mu, 0.0)
+            mu = np.where(self._touched(cur, q_start, q), cur.mu, 0.0)
             lam[mu == 0.0, 1:] = 0.0
             held = self.held_friction
             y, _ = self._solve(
@@ -693,9 +703,9 @@ class HardBodies:
         others go to the rounds.
         """
         if isinstance(minv, CoupledResponse):  # the dense problem through the joints
-            self._exact = True
             before = minv.sticking_solves
-            out = minv.solve(stops, na, nb, ja, jb, free, mu, lam, what, slip_floor)
+            out = minv.solve(stops, na, nb, ja, jb, free, mu, lam, what, slip_floor, NEWTON_LOOSE if loose else 0.0)
+            self._exact = minv.exact
             self.sticking_solves += minv.sticking_solves - before
             return out
         c = na.size

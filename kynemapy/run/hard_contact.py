@@ -60,6 +60,7 @@ def solve_cone(
     work: np.ndarray,
     tolerance: float,
     max_sweeps: int,
+    hold_normal: bool = False,
 ) -> int:
     """Solve the frictional contact problem of k points by projected Gauss–Seidel over 3×3 blocks.
 
@@ -96,6 +97,9 @@ def solve_cone(
         |b| (or when b is 0).
     max_sweeps : int
         The most sweeps.
+    hold_normal : bool, default False
+        Keep Λ_N as given and sweep the tangential pairs alone (the friction on the disks of
+        given normal impulses: a convex problem, :func:`kynemapy.run.body_coupled.held_rounds`).
 
     Returns
     -------
@@ -128,13 +132,13 @@ def solve_cone(
                 lam[r + 1] = 0.0
                 lam[r + 2] = 0.0
                 continue
-            un = b[r]
-            for j in range(m):
-                un += d[r, j] * lam[j]
-            new = lam[r] - un / dnn
-            if new < 0.0:
-                new = 0.0
-            lam[r] = new
+            new = lam[r]
+            if not hold_normal:
+                un = b[r]
+                for j in range(m):
+                    un += d[r, j] * lam[j]
+                new = max(lam[r] - un / dnn, 0.0)
+                lam[r] = new
             if mu[i] <= 0.0 or rho[i] <= 0.0:
                 lam[r + 1] = 0.0
                 lam[r + 2] = 0.0

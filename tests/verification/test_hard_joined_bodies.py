@@ -15,7 +15,13 @@ closed forms: the contacts' response through the joints (kynemapy.run.body_coupl
   the first fell from, ``L (1 − cos θ₀)``, less the 1 mm offset's share.
 * A gripper: a cube between two fingers on sliders, each pushed on by 20 N.  With μ = 0.5 the
   friction carries the cube's weight (it sticks: friction m g h, normals F h a step, no
-  motion); with μ = 0.2 and round fingertips it slides down at g − 2 μ F / m.
+  motion); with μ = 0.2 it slides down at g − 2 μ F / m, between round fingertips (one point
+  each) and between box fingers (a face on a face: four redundant points each, whose normal
+  split is not unique; the least-norm split, F h / 4 a corner by symmetry, gives the friction no
+  moment: the cube slides straight down without turning).
+* examples/urdf_pick_box.py with both hard laws picks the box up and holds it through the lift:
+  the box rises with the fingers, and at the end it moves with them and its weight is carried
+  by their friction.
 """
 
 from __future__ import annotations
@@ -167,6 +173,87 @@ def test_a_cube_slides_down_between_two_round_fingers() -> None:
     assert _impulses_on(c, cube)[1][2] == pytest.approx(2 * 0.2 * SQUEEZE * h, rel=1e-9)
     for f in fingers:
         assert _impulses_on(c, f)[0] == pytest.approx(SQUEEZE * h, rel=1e-9)
+
+
+@pytest.mark.parametrize("h", [1e-3, 5e-4])
+def test_a_cube_slides_straight_down_between_two_box_fingers(h: float) -> None:
+    """μ = 0.2 with box fingers: each finger's face (6 × 6 cm) on the cube's face, four corners
+    each, the same closed form as with round fingertips: after 0.2 s (the cube's top edge passes
+    the fingers' upper corners at 0.149 s: the contact points then lie on the cube's edge) its
+    drop ``a t²/2`` and speed ``a t`` (a = g − 2 μ F / m, measured to 3e-14), no rotation and no
+    sideways motion (1e-12), the friction impulse 2 μ F h a step, each finger's normal impulses
+    F h, spread F h / 4 over its four corners (the least-norm split; the sweeps' split turned the
+    cube by 0.35 rad in 0.2 s, then stalled)."""
+    sim, cube, fingers = gripper(0.2, "box", h)
+    for _ in range(round(0.2 / h)):
+        sim.step()
+    a, t = G - 2 * 0.2 * SQUEEZE, sim.time
+    assert -sim.state.q[cube, 2] == pytest.approx(0.5 * a * t * t, rel=1e-12)
+    assert -sim.state.v[cube, 2] == pytest.approx(a * t, rel=1e-12)
+    assert np.abs(sim.state.q[cube, :2]).max() <= 1e-12
+    assert np.abs(sim.state.q[cube, 4:7]).max() <= 1e-12  # the quaternion's vector part: no turn
+    assert np.abs(sim.state.v[cube, 3:6]).max() <= 1e-12
+    c = sim.body_impulses()
+    assert c["normal_impulse"].size == 8
+    np.testing.assert_allclose(_impulses_on(c, cube)[1], (0.0, 0.0, 2 * 0.2 * SQUEEZE * h), rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(c["normal_impulse"], SQUEEZE * h / 4, rtol=1e-9)
+    for f in fingers:
+        assert _impulses_on(c, f)[0] == pytest.approx(SQUEEZE * h, rel=1e-12)
+
+
+def test_the_urdf_arm_picks_up_and_lifts_a_box_with_hard_contacts() -> None:
+    """examples/urdf_pick_box.py's pick and lift with both hard laws (``build(law="hard")``),
+    the example's first 2.7 s: lower, close, hold, lift by 0.15 m, hold.  From the grip on, the box
+    moves with the fingers (their height difference constant to 1e-12 m through the lift: the
+    least-norm split of the fingertips' loads, 5.32 N ms on each of the four, where the sweeps'
+    split loaded one tip of each finger with 9.4 and let the other, at 1.24, slip: the box lagged
+    2.2 cm behind the lift, then the sweeps stalled at 2.4 s).  At the end the box moves with the
+    hand (its vertical speed the fingers', to 1e-9 of the hand's 6e-5 m/s) and the fingers'
+    friction alone carries it: the vertical impulses on it are ``m (g h + Δv)`` (Newton's law
+    over the last step, to 1e-9), within 1e-3 of ``m g h`` (the lift's servo still settling,
+    measured 9e-5)."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
+    import urdf_pick_box as ex
+
+    model, joints, nodes = ex.build(law="hard")
+    box, left = nodes["box"], nodes["left"]
+    sim = kp.Simulation(model, kp.StepParameters(h=1e-3, rho_inf=0.8))
+    target = {"yaw": 0.0, "lift": 0.1, "left": 0.06, "right": -0.06}
+    carried = {"lift": 1.2 * G}
+    apart: list[float] = []
+
+    def ten_steps() -> None:
+        for _ in range(10):
+            sim.step()
+        apart.append(float(sim.state.q[box, 2] - sim.state.q[left, 2]))
+
+    def move(seconds: float, **goal: float) -> None:  # the example's ramps
+        ex.ramp(sim, joints, target, carried, seconds, goal, ten_steps)
+
+    move(0.8, lift=0.0)
+    closed = ex.BOX[1] + ex.R_TIP - ex.SQUEEZE
+    move(0.3, left=closed, right=-closed)
+    move(0.3)
+    held, z0 = len(apart), float(sim.state.q[box, 2])
+    carried["lift"] = (1.2 + ex.M_BOX) * G
+    move(1.0, lift=ex.LIFT)
+    move(0.3)
+    assert np.abs(np.array(apart[held:]) - apart[held - 1]).max() <= 1e-12
+    assert float(sim.state.q[box, 2]) - z0 == pytest.approx(ex.LIFT, abs=1e-3)  # the lift's servo
+    v_before = float(sim.state.v[box, 2])
+    sim.step()
+    h = sim.params.h
+    hand = float(sim.state.v[left, 2])
+    assert float(sim.state.v[box, 2]) == pytest.approx(hand, rel=1e-9)
+    assert sim.state.v[nodes["right"], 2] == pytest.approx(hand, rel=1e-9)
+    c, ground = sim.body_impulses(), sim.contact_impulses()
+    assert float(ground.normal_impulse[ground.node == box].sum()) == 0.0
+    lifted = _impulses_on(c, box)[1][2]
+    assert lifted == pytest.approx(ex.M_BOX * (G * h + float(sim.state.v[box, 2]) - v_before), rel=1e-9)
+    assert lifted == pytest.approx(ex.M_BOX * G * h, rel=1e-3)
 
 
 def test_the_urdf_arm_closes_its_hard_fingers_on_a_box_on_hard_ground() -> None:
