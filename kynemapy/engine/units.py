@@ -158,9 +158,11 @@ def need_exact_beams(d: Data, p: np.ndarray) -> None:
 
 #: expected CPU time of each unit's first compilation on a 2-core machine [s] (with the small
 #: kernels it alone calls), by position in ``Data.units``: the split between two processes
-#: (measured 2026-11-29, each unit alone from an empty cache on the AMD EPYC 2-core machine)
-COST = {BEAMS: 16.0, BODY_JOINTS: 11.0, SPARSE: 6.0, ENGINE: 11.5, CONTACTS: 12.0, ELEMENTS: 6.5,
-        CONSTRAINTS: 7.5, ASSEMBLY: 3.0, BEAMS_FULL: 31.0}  # fmt: skip
+#: (measured 2026-11-29, each unit alone from an empty cache on the AMD EPYC 2-core machine,
+#: times 0.83 since: the garbage collector's share, removed later that day, measured on the
+#: whole every-kind process, docs/performance.md "third session"; not re-measured unit by unit)
+COST = {BEAMS: 13.3, BODY_JOINTS: 9.1, SPARSE: 5.0, ENGINE: 9.5, CONTACTS: 10.0, ELEMENTS: 5.4,
+        CONSTRAINTS: 6.2, ASSEMBLY: 2.5, BEAMS_FULL: 25.7}  # fmt: skip
 
 #: set to 1 to compile in this process only (``KYNEMAPY_COMPILE_JOBS``; default: 2 where two
 #: cores are free)
