@@ -22,13 +22,14 @@ finishes is a ConvergenceError.  Meant for mechanisms of a few tens of bodies: D
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import numpy as np
 
 from kynemapy.run.contact_newton import NEWTON_ITERATIONS, newton_delassus
 from kynemapy.run.hard_contact import MAX_SWEEPS, SWEEP_TOLERANCE, solve_cone
-from kynemapy.run.pyramid_lcp import pyramid_edges
+from kynemapy.run.pyramid_lcp import pyramid_coulomb, pyramid_edges
 
 #: the frictionless solution is taken where no point with friction slips by more than this times
 #: the largest |b| (as :data:`kynemapy.run.hard_bodies.STICK_TOLERANCE` for free bodies)
@@ -53,6 +54,8 @@ NEWTON_STEPS = 10
 #: :func:`newton_polish` takes a point as slipping where its slip is more than this times the
 #: largest |b| (or on its disk's rim and slipping by more than :data:`HELD_TOLERANCE` of it)
 SLIPPING = 1.0e-6
+#: the most points whose modes :func:`mode_search` enumerates (3^C sets)
+MODES_SEARCHED = 6
 #: the nonsmooth Newton finisher of :func:`held_rounds` (:func:`~kynemapy.run.contact_newton.newton_delassus`)
 #: converged when its residual is at most this times the largest |b|
 NEWTON_TOLERANCE = 1.0e-11
@@ -166,27 +169,47 @@ def held_rounds(
         if done >= 0 and residual <= HELD_TOLERANCE:
             return x, True
         best = min(best, (residual, x), key=lambda pair: pair[0])
+    # Coulomb's law on the friction pyramids by Lemke's method, whose LCP has a solution (the
+    # gripped box set down on one corner: the sweeps, the rounds and Newton from their iterates all
+    # stalled at 2e-7), and Newton on the disks from its sets
+    pyramid = pyramid_coulomb(delassus, b, mu)
+    if pyramid is not None:
+        polished = newton_polish(delassus, b, mu, pyramid)
+        if polished is not None:
+            return polished, True
+        best = min(best, (coulomb_residual(delassus, b, mu, pyramid), pyramid), key=lambda pair: pair[0])
+    # a few points: every set of modes, the nearest to the best iterate's first
+    found = mode_search(delassus, b, mu, best[1])
+    if found is not None:
+        return found, True
     # no exact solution found: the least violating iterate where ``loose`` allows it
     return (best[1], False) if best[0] <= loose else (None, False)
 
 
-def newton_polish(delassus: np.ndarray, b: np.ndarray, mu: np.ndarray, lam: np.ndarray) -> np.ndarray | None:
+def newton_polish(
+    delassus: np.ndarray, b: np.ndarray, mu: np.ndarray, lam: np.ndarray,
+    sets: tuple[np.ndarray, np.ndarray] | None = None,
+) -> np.ndarray | None:  # fmt: skip
     """Newton iterations on the laws of the frictional problem ``u = D Λ + b`` with the sets of Λ
     (3C,) held (each loaded point's ``u_N = 0``; inside its disk ``u_T = 0``, on its rim
     ``Λ_T + μ Λ_N u_T / |u_T| = 0``; an unloaded point's ``Λ = 0``), each step the least-norm
     solution of the linearized equations (numpy's lstsq; a symmetric start stays symmetric): Λ
-    (3C,) where :func:`coulomb_residual` reaches :data:`HELD_TOLERANCE`, else None."""
+    (3C,) where :func:`coulomb_residual` reaches :data:`HELD_TOLERANCE`, else None.  ``sets``:
+    the loaded points and those on their rims (C,) bool, else read from Λ."""
     c = mu.size
     scale = float(np.max(np.abs(b), initial=0.0))
     x = lam.copy()
     eye = np.eye(3 * c)
-    pt = x.reshape(c, 3)
-    size = np.linalg.norm(pt[:, 1:], axis=1)
-    slip = np.linalg.norm((delassus @ x + b).reshape(c, 3)[:, 1:], axis=1)
-    loaded = pt[:, 0] > 0.0
-    # the sets, held: slipping where the slip is more than round-off, or on the rim and slipping at all
-    near = size >= (1.0 - 1e-6) * mu * pt[:, 0]
-    rim = loaded & (mu > 0.0) & ((slip > SLIPPING * scale) | (near & (slip > HELD_TOLERANCE * scale)))
+    if sets is not None:
+        loaded, rim = sets
+    else:
+        pt = x.reshape(c, 3)
+        size = np.linalg.norm(pt[:, 1:], axis=1)
+        slip = np.linalg.norm((delassus @ x + b).reshape(c, 3)[:, 1:], axis=1)
+        loaded = pt[:, 0] > 0.0
+        # the sets, held: slipping where the slip is more than round-off, or on the rim and slipping at all
+        near = size >= (1.0 - 1e-6) * mu * pt[:, 0]
+        rim = loaded & (mu > 0.0) & ((slip > SLIPPING * scale) | (near & (slip > HELD_TOLERANCE * scale)))
     for _ in range(NEWTON_STEPS):
         pt = x.reshape(c, 3)
         u = delassus @ x + b
@@ -212,6 +235,48 @@ def newton_polish(delassus: np.ndarray, b: np.ndarray, mu: np.ndarray, lam: np.n
         x = x + np.linalg.lstsq(jac, -f, rcond=1e-13)[0]
         if coulomb_residual(delassus, b, mu, x) <= HELD_TOLERANCE:
             return x
+    return None
+
+
+def mode_search(delassus: np.ndarray, b: np.ndarray, mu: np.ndarray, lam: np.ndarray) -> np.ndarray | None:
+    """The frictional problem ``u = D Λ + b`` of at most :data:`MODES_SEARCHED` points solved by
+    enumerating their modes: each point open (Λ = 0), sticking (``u = 0``) or, with friction,
+    slipping on its disk's rim; each set of modes solved by :func:`newton_polish` with the sets
+    held, in the order of how many points' modes differ from those of Λ (3C,) (open where Λ_N = 0,
+    slipping where its slip is more than :data:`SLIPPING` of the largest |b|), from Λ with each
+    new rim's friction against the point's slip (or its free term's tangential part).  The first
+    Λ (3C,) that meets every law (:func:`coulomb_residual` to :data:`HELD_TOLERANCE`), else None.
+
+    Where D is singular and the problem has several solutions, the iterative solvers can stall
+    between them (the gripped box set down on one corner: a solution with two diagonal
+    fingertips sticking and the other two opening, that the sweeps, the rounds, Newton and the
+    pyramids' sets all missed); this finds one when there is one, at up to 3^C Newton solves."""
+    c = mu.size
+    if c > MODES_SEARCHED:
+        return None
+    scale = float(np.max(np.abs(b), initial=0.0))
+    pt = lam.reshape(c, 3)
+    u = (delassus @ lam + b).reshape(c, 3)
+    slip = np.linalg.norm(u[:, 1:], axis=1)
+    reference = np.where(pt[:, 0] > 0.0, np.where((mu > 0.0) & (slip > SLIPPING * scale), 2, 1), 0)
+    modes = np.array(list(itertools.product(range(3), repeat=c)), dtype=np.int64).reshape(-1, c)
+    modes = modes[~np.any((modes == 2) & (mu <= 0.0), axis=1)]  # no rim without friction
+    # the directions of a new rim's friction (against the slip, else against the free term's)
+    toward = np.where((slip > 0.0)[:, None], u[:, 1:], b.reshape(c, 3)[:, 1:])
+    length = np.linalg.norm(toward, axis=1)
+    toward = np.divide(toward, length[:, None], out=np.zeros_like(toward), where=length[:, None] > 0.0)
+    diagonal = np.diag(delassus)[0::3]
+    guess = np.divide(np.abs(b[0::3]), diagonal, out=np.zeros(c), where=diagonal > 0.0)
+    for mode in modes[np.argsort(np.sum(modes != reference, axis=1), kind="stable")]:
+        loaded, rim = mode > 0, mode == 2
+        x = pt.copy()
+        x[~loaded] = 0.0
+        fresh = loaded & (x[:, 0] <= 0.0)
+        x[fresh, 0] = guess[fresh]
+        x[rim, 1:] = -(mu[rim] * x[rim, 0])[:, None] * toward[rim]
+        found = newton_polish(delassus, b, mu, x.reshape(-1), (loaded, rim))
+        if found is not None:
+            return found
     return None
 
 
