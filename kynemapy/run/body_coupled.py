@@ -162,22 +162,23 @@ def held_rounds(
         return polished, True
     mats, vecs = np.empty((3, b.size, b.size)), np.empty((9, b.size))
     best = (coulomb_residual(delassus, b, mu, flat), flat.copy())
-    for x in (flat, lam.copy()):
+    for x in (flat, lam.copy(), None):
+        if x is None:
+            # last, Coulomb's law on the friction pyramids by Lemke's method, whose LCP has a
+            # solution (the gripped box set down on one corner: the sweeps, the rounds and Newton
+            # from their iterates all stalled at 2e-7), and Newton on the disks from its sets
+            x = pyramid_coulomb(delassus, b, mu)
+            if x is None:
+                break
+            polished = newton_polish(delassus, b, mu, x)
+            if polished is not None:
+                return polished, True
         mats[0] = delassus
         done, _ = newton_delassus(b, mu, x, mats, vecs, np.empty((2, c)), NEWTON_TOLERANCE, NEWTON_ITERATIONS)
         residual = coulomb_residual(delassus, b, mu, x)
         if done >= 0 and residual <= HELD_TOLERANCE:
             return x, True
         best = min(best, (residual, x), key=lambda pair: pair[0])
-    # Coulomb's law on the friction pyramids by Lemke's method, whose LCP has a solution (the
-    # gripped box set down on one corner: the sweeps, the rounds and Newton from their iterates all
-    # stalled at 2e-7), and Newton on the disks from its sets
-    pyramid = pyramid_coulomb(delassus, b, mu)
-    if pyramid is not None:
-        polished = newton_polish(delassus, b, mu, pyramid)
-        if polished is not None:
-            return polished, True
-        best = min(best, (coulomb_residual(delassus, b, mu, pyramid), pyramid), key=lambda pair: pair[0])
     # a few points: every set of modes, the nearest to the best iterate's first
     found = mode_search(delassus, b, mu, best[1])
     if found is not None:
@@ -346,6 +347,8 @@ class CoupledResponse:
         #: whether the last :meth:`solve` was exact (else its ``loose`` allowed the least violating
         #: iterate of :func:`held_rounds`)
         self.exact = True
+        #: the :func:`coulomb_residual` of the last :meth:`solve` where it was not exact, else 0
+        self.violation = 0.0
         kkt = np.zeros((self.n + self.m, self.n + self.m))
         kkt[: self.n, : self.n] = mass
         kkt[self.n :, : self.n] = bmat
@@ -482,7 +485,7 @@ class CoupledResponse:
         ConvergenceError
             The sweeps do not reach their tolerance (:data:`~kynemapy.run.hard_contact.MAX_SWEEPS`).
         """
-        self.exact = True
+        self.exact, self.violation = True, 0.0
         g = self.rows(na, nb, ja, jb)
         columns = self._solve(g.T, np.zeros((self.m, g.shape[0])))  # S Gᵀ (n, 3C)
         delassus = g @ columns
@@ -543,6 +546,7 @@ class CoupledResponse:
             near, _ = held_rounds(delassus, b, mu, flat, loose) if loose > 0.0 else (None, False)
             if near is not None:
                 self.exact = False
+                self.violation = coulomb_residual(delassus, b, mu, near)
                 lam[...] = near.reshape(lam.shape)
                 return self.per_node(columns @ near), sweeps
             raise stops.convergence_error(
