@@ -15,9 +15,13 @@ where no point slips under it; where the sweeps stall, the exact solution on fri
 where it sticks everywhere (:meth:`CoupledResponse.sticking`); and where they stall or leave a
 point slipping, the held-friction rounds with the least-norm split of the normal load and a
 Newton finish (:func:`held_rounds`: redundant points, whose split the sweeps choose by their
-order, get the symmetric one, so that friction has no spurious moment).  A stall that none
-finishes is a ConvergenceError.  Meant for mechanisms of a few tens of bodies: D is dense
-(3C × 3C) and the inverse (n + m)³.
+order, get the symmetric one, so that friction has no spurious moment); last, Coulomb's law on
+friction pyramids by Lemke's method (:func:`kynemapy.run.pyramid_lcp.pyramid_coulomb`) with Newton
+on the disks from its sets, and for a few points an enumeration of their modes
+(:func:`mode_search`).  A stall that none finishes is a ConvergenceError, or, where the caller
+allows it (``loose``: the velocity jump's :data:`kynemapy.run.hard_bodies.JUMP_LOOSE`), the least
+violating impulse, its residual in :attr:`CoupledResponse.violation`.  Meant for mechanisms of
+a few tens of bodies: D is dense (3C × 3C) and the inverse (n + m)³.
 """
 
 from __future__ import annotations

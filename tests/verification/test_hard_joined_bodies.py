@@ -21,7 +21,8 @@ closed forms: the contacts' response through the joints (kynemapy.run.body_coupl
   moment: the cube slides straight down without turning).
 * examples/urdf_pick_box.py with both hard laws picks the box up and holds it through the lift:
   the box rises with the fingers, and at the end it moves with them and its weight is carried
-  by their friction.
+  by their friction; its whole schedule (turn, set-down, release) runs to its end, and the box
+  rests upright on the ground, half its height up, its weight on the ground, at the turned place.
 """
 
 from __future__ import annotations
