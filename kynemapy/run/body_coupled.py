@@ -183,6 +183,8 @@ def held_rounds(
         if done >= 0 and residual <= HELD_TOLERANCE:
             return x, True
         best = min(best, (residual, x), key=lambda pair: pair[0])
+    if best[0] <= HELD_TOLERANCE:
+        return best[1], True  # a Newton iterate that stopped short of its own test but meets the laws
     # a few points: every set of modes, the nearest to the best iterate's first
     found = mode_search(delassus, b, mu, best[1])
     if found is not None:
@@ -547,10 +549,10 @@ class CoupledResponse:
         if sweeps > MAX_SWEEPS and coulomb_residual(delassus, b, mu, flat) > HELD_TOLERANCE:
             # (an iterate that meets the laws is taken: the sweeps' test is on the change of u, which
             # Λ creeping along D's null space can keep above its tolerance)
-            near, _ = held_rounds(delassus, b, mu, flat, loose) if loose > 0.0 else (None, False)
+            near, met = held_rounds(delassus, b, mu, flat, loose) if loose > 0.0 else (None, False)
             if near is not None:
                 self.exact = False
-                self.violation = coulomb_residual(delassus, b, mu, near)
+                self.violation = 0.0 if met else coulomb_residual(delassus, b, mu, near)
                 lam[...] = near.reshape(lam.shape)
                 return self.per_node(columns @ near), sweeps
             raise stops.convergence_error(
