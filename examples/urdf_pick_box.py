@@ -100,7 +100,7 @@ def build(law: str = "compliant") -> tuple[kp.Model, dict[str, int], dict[str, i
     """The arm from URDF, the box and the ground; the joints' constraint ids and the nodes of the
     fingers and the box.  ``law="hard"``: the ground and the fingertips touch by the hard laws
     (no penetration, exact Coulomb friction; tests/verification/test_hard_joined_bodies.py): the
-    whole schedule runs, the fingertips' redundant loads split evenly through the lift, and the
+    whole schedule runs (the box held in the fingers through the lift and the turn), and the
     set-down's velocity jumps (the box pressed onto the hard ground by the gripping fingers, from
     5.16 s) solved by the pyramid LCP and an enumeration of contact modes, or within 1e-6 by their
     least violating impulse (docs/contact.md, "Bodies with joints"); ``main`` uses the compliant
