@@ -15,20 +15,25 @@ where no point slips under it; where the sweeps stall, the exact solution on fri
 where it sticks everywhere (:meth:`CoupledResponse.sticking`); and where they stall or leave a
 point slipping, the held-friction rounds with the least-norm split of the normal load and a
 Newton finish (:func:`held_rounds`: redundant points, whose split the sweeps choose by their
-order, get the symmetric one, so that friction has no spurious moment).  A stall that none
-finishes is a ConvergenceError.  Meant for mechanisms of a few tens of bodies: D is dense
-(3C × 3C) and the inverse (n + m)³.
+order, get the symmetric one, so that friction has no spurious moment); last, Coulomb's law on
+friction pyramids by Lemke's method (:func:`kynemapy.run.pyramid_lcp.pyramid_coulomb`) with Newton
+on the disks from its sets, and for a few points an enumeration of their modes
+(:func:`mode_search`).  A stall that none finishes is a ConvergenceError, or, where the caller
+allows it (``loose``: the velocity jump's :data:`kynemapy.run.hard_bodies.JUMP_LOOSE`), the least
+violating impulse, its residual in :attr:`CoupledResponse.violation`.  Meant for mechanisms of
+a few tens of bodies: D is dense (3C × 3C) and the inverse (n + m)³.
 """
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import numpy as np
 
 from kynemapy.run.contact_newton import NEWTON_ITERATIONS, newton_delassus
 from kynemapy.run.hard_contact import MAX_SWEEPS, SWEEP_TOLERANCE, solve_cone
-from kynemapy.run.pyramid_lcp import pyramid_edges
+from kynemapy.run.pyramid_lcp import pyramid_coulomb, pyramid_edges
 
 #: the frictionless solution is taken where no point with friction slips by more than this times
 #: the largest |b| (as :data:`kynemapy.run.hard_bodies.STICK_TOLERANCE` for free bodies)
@@ -53,6 +58,8 @@ NEWTON_STEPS = 10
 #: :func:`newton_polish` takes a point as slipping where its slip is more than this times the
 #: largest |b| (or on its disk's rim and slipping by more than :data:`HELD_TOLERANCE` of it)
 SLIPPING = 1.0e-6
+#: the most points whose modes :func:`mode_search` enumerates (3^C sets)
+MODES_SEARCHED = 6
 #: the nonsmooth Newton finisher of :func:`held_rounds` (:func:`~kynemapy.run.contact_newton.newton_delassus`)
 #: converged when its residual is at most this times the largest |b|
 NEWTON_TOLERANCE = 1.0e-11
@@ -159,34 +166,57 @@ def held_rounds(
         return polished, True
     mats, vecs = np.empty((3, b.size, b.size)), np.empty((9, b.size))
     best = (coulomb_residual(delassus, b, mu, flat), flat.copy())
-    for x in (flat, lam.copy()):
+    for x in (flat, lam.copy(), None):
+        if x is None:
+            # last, Coulomb's law on the friction pyramids by Lemke's method, whose LCP has a
+            # solution (the gripped box set down on one corner: the sweeps, the rounds and Newton
+            # from their iterates all stalled at 2e-7), and Newton on the disks from its sets
+            x = pyramid_coulomb(delassus, b, mu)
+            if x is None:
+                break
+            polished = newton_polish(delassus, b, mu, x)
+            if polished is not None:
+                return polished, True
         mats[0] = delassus
         done, _ = newton_delassus(b, mu, x, mats, vecs, np.empty((2, c)), NEWTON_TOLERANCE, NEWTON_ITERATIONS)
         residual = coulomb_residual(delassus, b, mu, x)
         if done >= 0 and residual <= HELD_TOLERANCE:
             return x, True
         best = min(best, (residual, x), key=lambda pair: pair[0])
+    if best[0] <= HELD_TOLERANCE:
+        return best[1], True  # a Newton iterate that stopped short of its own test but meets the laws
+    # a few points: every set of modes, the nearest to the best iterate's first
+    found = mode_search(delassus, b, mu, best[1])
+    if found is not None:
+        return found, True
     # no exact solution found: the least violating iterate where ``loose`` allows it
     return (best[1], False) if best[0] <= loose else (None, False)
 
 
-def newton_polish(delassus: np.ndarray, b: np.ndarray, mu: np.ndarray, lam: np.ndarray) -> np.ndarray | None:
+def newton_polish(
+    delassus: np.ndarray, b: np.ndarray, mu: np.ndarray, lam: np.ndarray,
+    sets: tuple[np.ndarray, np.ndarray] | None = None,
+) -> np.ndarray | None:  # fmt: skip
     """Newton iterations on the laws of the frictional problem ``u = D Λ + b`` with the sets of Λ
     (3C,) held (each loaded point's ``u_N = 0``; inside its disk ``u_T = 0``, on its rim
     ``Λ_T + μ Λ_N u_T / |u_T| = 0``; an unloaded point's ``Λ = 0``), each step the least-norm
     solution of the linearized equations (numpy's lstsq; a symmetric start stays symmetric): Λ
-    (3C,) where :func:`coulomb_residual` reaches :data:`HELD_TOLERANCE`, else None."""
+    (3C,) where :func:`coulomb_residual` reaches :data:`HELD_TOLERANCE`, else None.  ``sets``:
+    the loaded points and those on their rims (C,) bool, else read from Λ."""
     c = mu.size
     scale = float(np.max(np.abs(b), initial=0.0))
     x = lam.copy()
     eye = np.eye(3 * c)
-    pt = x.reshape(c, 3)
-    size = np.linalg.norm(pt[:, 1:], axis=1)
-    slip = np.linalg.norm((delassus @ x + b).reshape(c, 3)[:, 1:], axis=1)
-    loaded = pt[:, 0] > 0.0
-    # the sets, held: slipping where the slip is more than round-off, or on the rim and slipping at all
-    near = size >= (1.0 - 1e-6) * mu * pt[:, 0]
-    rim = loaded & (mu > 0.0) & ((slip > SLIPPING * scale) | (near & (slip > HELD_TOLERANCE * scale)))
+    if sets is not None:
+        loaded, rim = sets
+    else:
+        pt = x.reshape(c, 3)
+        size = np.linalg.norm(pt[:, 1:], axis=1)
+        slip = np.linalg.norm((delassus @ x + b).reshape(c, 3)[:, 1:], axis=1)
+        loaded = pt[:, 0] > 0.0
+        # the sets, held: slipping where the slip is more than round-off, or on the rim and slipping at all
+        near = size >= (1.0 - 1e-6) * mu * pt[:, 0]
+        rim = loaded & (mu > 0.0) & ((slip > SLIPPING * scale) | (near & (slip > HELD_TOLERANCE * scale)))
     for _ in range(NEWTON_STEPS):
         pt = x.reshape(c, 3)
         u = delassus @ x + b
@@ -212,6 +242,48 @@ def newton_polish(delassus: np.ndarray, b: np.ndarray, mu: np.ndarray, lam: np.n
         x = x + np.linalg.lstsq(jac, -f, rcond=1e-13)[0]
         if coulomb_residual(delassus, b, mu, x) <= HELD_TOLERANCE:
             return x
+    return None
+
+
+def mode_search(delassus: np.ndarray, b: np.ndarray, mu: np.ndarray, lam: np.ndarray) -> np.ndarray | None:
+    """The frictional problem ``u = D Λ + b`` of at most :data:`MODES_SEARCHED` points solved by
+    enumerating their modes: each point open (Λ = 0), sticking (``u = 0``) or, with friction,
+    slipping on its disk's rim; each set of modes solved by :func:`newton_polish` with the sets
+    held, in the order of how many points' modes differ from those of Λ (3C,) (open where Λ_N = 0,
+    slipping where its slip is more than :data:`SLIPPING` of the largest |b|), from Λ with each
+    new rim's friction against the point's slip (or its free term's tangential part).  The first
+    Λ (3C,) that meets every law (:func:`coulomb_residual` to :data:`HELD_TOLERANCE`), else None.
+
+    Where D is singular and the problem has several solutions, the iterative solvers can stall
+    between them (the gripped box set down on one corner: a solution with two diagonal
+    fingertips sticking and the other two opening, that the sweeps, the rounds, Newton and the
+    pyramids' sets all missed); this finds one when there is one, at up to 3^C Newton solves."""
+    c = mu.size
+    if c > MODES_SEARCHED:
+        return None
+    scale = float(np.max(np.abs(b), initial=0.0))
+    pt = lam.reshape(c, 3)
+    u = (delassus @ lam + b).reshape(c, 3)
+    slip = np.linalg.norm(u[:, 1:], axis=1)
+    reference = np.where(pt[:, 0] > 0.0, np.where((mu > 0.0) & (slip > SLIPPING * scale), 2, 1), 0)
+    modes = np.array(list(itertools.product(range(3), repeat=c)), dtype=np.int64).reshape(-1, c)
+    modes = modes[~np.any((modes == 2) & (mu <= 0.0), axis=1)]  # no rim without friction
+    # the directions of a new rim's friction (against the slip, else against the free term's)
+    toward = np.where((slip > 0.0)[:, None], u[:, 1:], b.reshape(c, 3)[:, 1:])
+    length = np.linalg.norm(toward, axis=1)
+    toward = np.divide(toward, length[:, None], out=np.zeros_like(toward), where=length[:, None] > 0.0)
+    diagonal = np.diag(delassus)[0::3]
+    guess = np.divide(np.abs(b[0::3]), diagonal, out=np.zeros(c), where=diagonal > 0.0)
+    for mode in modes[np.argsort(np.sum(modes != reference, axis=1), kind="stable")]:
+        loaded, rim = mode > 0, mode == 2
+        x = pt.copy()
+        x[~loaded] = 0.0
+        fresh = loaded & (x[:, 0] <= 0.0)
+        x[fresh, 0] = guess[fresh]
+        x[rim, 1:] = -(mu[rim] * x[rim, 0])[:, None] * toward[rim]
+        found = newton_polish(delassus, b, mu, x.reshape(-1), (loaded, rim))
+        if found is not None:
+            return found
     return None
 
 
@@ -281,6 +353,8 @@ class CoupledResponse:
         #: whether the last :meth:`solve` was exact (else its ``loose`` allowed the least violating
         #: iterate of :func:`held_rounds`)
         self.exact = True
+        #: the :func:`coulomb_residual` of the last :meth:`solve` where it was not exact, else 0
+        self.violation = 0.0
         kkt = np.zeros((self.n + self.m, self.n + self.m))
         kkt[: self.n, : self.n] = mass
         kkt[self.n :, : self.n] = bmat
@@ -417,7 +491,7 @@ class CoupledResponse:
         ConvergenceError
             The sweeps do not reach their tolerance (:data:`~kynemapy.run.hard_contact.MAX_SWEEPS`).
         """
-        self.exact = True
+        self.exact, self.violation = True, 0.0
         g = self.rows(na, nb, ja, jb)
         columns = self._solve(g.T, np.zeros((self.m, g.shape[0])))  # S Gᵀ (n, 3C)
         delassus = g @ columns
@@ -475,9 +549,10 @@ class CoupledResponse:
         if sweeps > MAX_SWEEPS and coulomb_residual(delassus, b, mu, flat) > HELD_TOLERANCE:
             # (an iterate that meets the laws is taken: the sweeps' test is on the change of u, which
             # Λ creeping along D's null space can keep above its tolerance)
-            near, _ = held_rounds(delassus, b, mu, flat, loose) if loose > 0.0 else (None, False)
+            near, met = held_rounds(delassus, b, mu, flat, loose) if loose > 0.0 else (None, False)
             if near is not None:
                 self.exact = False
+                self.violation = 0.0 if met else coulomb_residual(delassus, b, mu, near)
                 lam[...] = near.reshape(lam.shape)
                 return self.per_node(columns @ near), sweeps
             raise stops.convergence_error(

@@ -116,6 +116,11 @@ NEWTON_TOLERANCE = 1.0e-10
 #: solves in one correction; then the held-friction rounds finish as before)
 NEWTON_LOOSE = 1.0e-4
 INEXACT_ITERATIONS = 5
+#: with joints, a velocity jump with no solution found that meets every law to
+#: :data:`kynemapy.run.body_coupled.HELD_TOLERANCE` takes the least violating impulse where its
+#: residual (:func:`kynemapy.run.body_coupled.coulomb_residual`, relative) is at most this
+#: (:attr:`HardBodies.violation`), else a ConvergenceError
+JUMP_LOOSE = 1.0e-6
 
 
 def has_hard_bodies(model: Model) -> bool:
@@ -226,6 +231,11 @@ class HardBodies:
     unsettled : int
         1 when the last step's position iterations did not reach their tolerance and ended at
         their least violating iterate (no point deeper than :data:`UNSETTLED_DEPTH`), else 0.
+    violation : float
+        With joints: the residual of Signorini's and Coulomb's laws (relative to the largest
+        free velocity, :func:`kynemapy.run.body_coupled.coulomb_residual`) of the last step's
+        velocity jump where no exact solution was found and its least violating impulse was taken
+        (at most :data:`JUMP_LOOSE`), else 0.
     """
 
     def __init__(self, model: Model, planes: Any = None) -> None:
@@ -264,6 +274,7 @@ class HardBodies:
         self.newton_solves = 0
         self.sticking_solves = 0
         self.unsettled = 0
+        self.violation = 0.0
         self._exact = True
         #: the points found at the end of the last step (touching at the start of the next; the
         #: position correction's friction acts on these only): plane points by key, pair points by
@@ -535,6 +546,7 @@ class HardBodies:
         self.newton_solves = 0
         self.sticking_solves = 0
         self.unsettled = 0
+        self.violation = 0.0
         pl = self.planes
         if pl is not None:
             pl.clear()
@@ -575,8 +587,10 @@ class HardBodies:
         lam = np.zeros((closed.gap.size, 3))
         y, self.sweeps = self._solve(
             stops, closed.na, closed.nb, ja, jb, minv, free, closed.mu, lam, "velocity jump", closed.frame,
-            _groups(closed),
+            _groups(closed), tolerated=JUMP_LOOSE,
         )  # fmt: skip
+        if isinstance(minv, CoupledResponse):
+            self.violation = minv.violation
         v[...] += y[:, : v.shape[1]]
         if pl is not None:
             at_plane = closed.na < 0
@@ -684,6 +698,7 @@ class HardBodies:
         self, stops: Any, na: np.ndarray, nb: np.ndarray, ja: np.ndarray, jb: np.ndarray, minv: np.ndarray,
         free: np.ndarray, mu: np.ndarray, lam: np.ndarray, what: str, frame: np.ndarray, group: np.ndarray,
         frozen: bool = False, strict: bool = False, loose: bool = False, first: bool = True, slip_floor: float = 0.0,
+        tolerated: float = 0.0,
     ) -> tuple[np.ndarray, int]:  # fmt: skip
         """The frictional problem of :func:`solve_blocks` (Λ in ``lam``, updated); returns
         ``y = M⁻¹ Gᵀ Λ`` (N, 6) and the sweeps.
@@ -700,11 +715,14 @@ class HardBodies:
         Where Newton does not converge, and at every solve once the friction is held, the islands
         whose problem sticks everywhere are solved exactly on friction pyramids (:meth:`_sticking`,
         with ``slip_floor``: the position correction's :data:`GAP_TOLERANCE`) and only the
-        others go to the rounds.
+        others go to the rounds.  ``tolerated``: with joints, where nothing exact is found, the
+        least violating solution is taken up to this residual (the velocity jump's
+        :data:`JUMP_LOOSE`).
         """
         if isinstance(minv, CoupledResponse):  # the dense problem through the joints
             before = minv.sticking_solves
-            out = minv.solve(stops, na, nb, ja, jb, free, mu, lam, what, slip_floor, NEWTON_LOOSE if loose else 0.0)
+            loosest = NEWTON_LOOSE if loose else tolerated
+            out = minv.solve(stops, na, nb, ja, jb, free, mu, lam, what, slip_floor, loosest)
             self._exact = minv.exact
             self.sticking_solves += minv.sticking_solves - before
             return out

@@ -97,3 +97,88 @@ def pyramid_lcp(
     out = np.zeros((na.size, 3))
     np.add.at(out, owner, beta[:, None] * edge)
     return out
+
+
+#: the most pivots of :func:`lemke`, times the LCP's size
+LEMKE_PIVOTS = 10
+
+
+def lemke(m: np.ndarray, q: np.ndarray) -> np.ndarray | None:
+    """Lemke's complementary pivoting (covering vector of ones) on the LCP ``w = M z + q >= 0``,
+    ``z >= 0``, ``wᵀ z = 0``: z (n,), or None on a secondary ray or after ``LEMKE_PIVOTS · n``
+    pivots.  Where M is copositive-plus (as :func:`pyramid_coulomb`'s), it ends at a solution
+    whenever the LCP is feasible (Cottle, Pang & Stone, The Linear Complementarity Problem,
+    1992, §4.4); q scaled to 1 at most; ties in the ratio test go to the artificial variable."""
+    n = q.size
+    if np.all(q >= 0.0):
+        return np.zeros(n)
+    # the tableau [I, −M, −1 | q] over w (0..n−1), z (n..2n−1) and the artificial z₀ (2n)
+    table = np.hstack([np.eye(n), -m, -np.ones((n, 1)), q[:, None]])
+    basis = np.arange(n)
+
+    def pivot(row: int, col: int) -> int:
+        table[row] /= table[row, col]
+        column = table[:, col].copy()
+        column[row] = 0.0
+        table[...] -= np.outer(column, table[row])
+        out, basis[row] = int(basis[row]), col
+        return out
+
+    leaving = pivot(int(np.argmin(q)), 2 * n)
+    for _ in range(LEMKE_PIVOTS * n):
+        entering = leaving + n if leaving < n else leaving - n  # the complement of the one that left
+        col = table[:, entering]
+        rows = np.flatnonzero(col > 1e-12 * max(float(np.max(np.abs(col))), 1e-300))
+        if rows.size == 0:
+            return None  # a secondary ray
+        ratio = table[rows, -1] / col[rows]
+        # (absolute: q is scaled to 1, and the degenerate ties are at round-off of 0)
+        tied = rows[ratio <= ratio.min() + 1e-12 * max(1.0, abs(float(ratio.min())))]
+        artificial = tied[basis[tied] == 2 * n]
+        leaving = pivot(int(artificial[0] if artificial.size else tied[0]), entering)
+        if leaving == 2 * n:
+            z = np.zeros(2 * n + 1)
+            z[basis] = table[:, -1]
+            return np.maximum(z[n : 2 * n], 0.0)
+    return None
+
+
+def pyramid_coulomb(delassus: np.ndarray, b: np.ndarray, mu: np.ndarray) -> np.ndarray | None:
+    """The frictional problem ``u = D Λ + b`` (D dense, symmetric positive semi-definite) with
+    Coulomb's law on inner friction pyramids, maximal dissipation included: Λ (3C,), else None.
+
+    Stewart and Trinkle's LCP (IJNME 39, 1996; Anitescu and Potra, Nonlinear Dynamics 14, 1997):
+    each contact's friction ``Λ_T = Σ_k β_k d_k`` over the :data:`PYRAMID_EDGES` directions d_k
+    of :func:`pyramid_edges`, β >= 0, with a slip speed γ per contact::
+
+        u_N = n·(D Λ + b) >= 0            ⊥ Λ_N >= 0
+        d_k·(D Λ + b)_T + γ >= 0           ⊥ β_k >= 0
+        μ Λ_N − Σ_k β_k >= 0               ⊥ γ >= 0
+
+    Its matrix is copositive-plus (D positive semi-definite), so Lemke's method (:func:`lemke`)
+    solves it where it is feasible; unlike the program of :func:`pyramid_lcp` a slipping point
+    does not lift off.  Its solution is Coulomb's law on the polygon, not the disk: its sets
+    (which points separate, stick, slip and where to) are the start of a Newton solve on the
+    disks (:func:`kynemapy.run.body_coupled.newton_polish`)."""
+    c = mu.size
+    k = PYRAMID_EDGES
+    theta = 2.0 * np.pi * np.arange(k) / k
+    # Λ = A [Λ_N; β]: the normals, then each contact's k unit tangential directions (the frictionless
+    # contacts' directions have no rows: β there is held at 0 by μ Λ_N − Σ β = −Σ β >= 0)
+    a = np.zeros((3 * c, c + c * k))
+    a[0::3, :c] = np.eye(c)
+    for i in range(c):
+        a[3 * i + 1, c + i * k : c + (i + 1) * k] = np.cos(theta)
+        a[3 * i + 2, c + i * k : c + (i + 1) * k] = np.sin(theta)
+    e = np.kron(np.eye(c), np.ones((k, 1)))  # (c k, c)
+    size = 2 * c + c * k
+    m = np.zeros((size, size))
+    m[: c + c * k, : c + c * k] = a.T @ delassus @ a
+    m[c : c + c * k, c + c * k :] = e
+    m[c + c * k :, :c] = np.diag(mu)
+    m[c + c * k :, c : c + c * k] = -e.T
+    scale = float(np.max(np.abs(b), initial=0.0))
+    if scale == 0.0:
+        return np.zeros_like(b)
+    z = lemke(m, np.concatenate([a.T @ b, np.zeros(c)]) / scale)
+    return None if z is None else a @ z[: c + c * k] * scale

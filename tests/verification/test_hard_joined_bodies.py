@@ -21,7 +21,8 @@ closed forms: the contacts' response through the joints (kynemapy.run.body_coupl
   moment: the cube slides straight down without turning).
 * examples/urdf_pick_box.py with both hard laws picks the box up and holds it through the lift:
   the box rises with the fingers, and at the end it moves with them and its weight is carried
-  by their friction.
+  by their friction; its whole schedule (turn, set-down, release) runs to its end, and the box
+  rests upright on the ground, half its height up, its weight on the ground, at the turned place.
 """
 
 from __future__ import annotations
@@ -301,3 +302,64 @@ def test_the_urdf_arm_closes_its_hard_fingers_on_a_box_on_hard_ground() -> None:
     assert vertical == pytest.approx(ex.M_BOX * G * h, rel=1e-9)
     left, right = (_impulses_on(c, nodes[side])[0] for side in ("left", "right"))
     assert left > 0.0 and right == pytest.approx(left, rel=1e-9)  # the box between them, at rest
+
+
+def test_the_urdf_arm_runs_the_whole_pick_and_place_with_hard_contacts() -> None:
+    """examples/urdf_pick_box.py's whole schedule with both hard laws (``build(law="hard")``):
+    lower, close, hold, lift, hold, turn by 0.5 rad, lower, open, raise, hold (6.5 s).  The set-down
+    (5.16 s on, the gripped box pressed onto the hard ground) has velocity jumps whose projected
+    Gauss–Seidel sweeps stall; their solutions are found by the pyramid LCP and the enumeration of
+    contact modes (body_coupled.held_rounds), or at worst the least violating impulse within
+    JUMP_LOOSE.  The run reaches its end, and the box rests where it was put: on its face on the
+    ground (its centre half its height above it, its vertical axis upright), still, its weight
+    carried by the ground alone (the ground's normal impulses m g h over the last step, the fingers
+    no longer touching), at the place the turn took it to (the arm's reach at the turned angle, to
+    the example's 2 mm)."""
+    import sys
+    from pathlib import Path
+
+    from kynemapy.run.hard_bodies import JUMP_LOOSE
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
+    import urdf_pick_box as ex
+
+    model, joints, nodes = ex.build(law="hard")
+    box = nodes["box"]
+    sim = kp.Simulation(model, kp.StepParameters(h=1e-3, rho_inf=0.8))
+    bodies = sim._stops.bodies
+    target = {"yaw": 0.0, "lift": 0.1, "left": 0.06, "right": -0.06}
+    carried = {"lift": 1.2 * G}
+    worst = 0.0
+
+    def ten_steps() -> None:
+        nonlocal worst
+        for _ in range(10):
+            sim.step()
+            worst = max(worst, bodies.violation)
+
+    closed = ex.BOX[1] + ex.R_TIP - ex.SQUEEZE
+    # the example's schedule (main): seconds, goals, the lift servo's feed-forward [kg] from then on
+    schedule = [
+        (0.8, {"lift": 0.0}, 1.2), (0.3, {"left": closed, "right": -closed}, 1.2), (0.3, {}, 1.2),
+        (1.0, {"lift": ex.LIFT}, 1.2 + ex.M_BOX), (0.3, {}, 1.2 + ex.M_BOX), (1.5, {"yaw": ex.TURN}, 1.2 + ex.M_BOX),
+        (1.0, {"lift": 0.0}, 1.2 + ex.M_BOX), (0.3, {"left": 0.06, "right": -0.06}, 1.2 + ex.M_BOX),
+        (0.5, {"lift": 0.1}, 1.2), (0.5, {}, 1.2),
+    ]  # fmt: skip
+    for seconds, goal, kg in schedule:
+        carried["lift"] = kg * G
+        ex.ramp(sim, joints, target, carried, seconds, goal, ten_steps)
+    assert sim.state.time == pytest.approx(sum(s for s, _, _ in schedule), abs=1e-9)
+    assert worst <= JUMP_LOOSE
+    x = sim.state.q[box, :3] + model.x0[box, :3]
+    assert x[2] == pytest.approx(ex.BOX[2], abs=1e-9)  # on the ground, half its height up
+    _, qx, qy, _ = sim.state.q[box, 3:7]
+    upright = 1.0 - 2.0 * (qx * qx + qy * qy)  # the box's vertical axis along the world's
+    assert upright == pytest.approx(1.0, abs=1e-9)
+    assert np.abs(sim.state.v[box]).max() <= 1e-9  # at rest
+    h = sim.params.h
+    ground = sim.contact_impulses()
+    assert float(ground.normal_impulse[ground.node == box].sum()) == pytest.approx(ex.M_BOX * G * h, rel=1e-9)
+    c = sim.body_impulses()
+    assert not np.any((c["node_a"] == box) | (c["node_b"] == box))  # the fingers are off
+    place = ex.REACH * np.array([math.cos(ex.TURN), math.sin(ex.TURN)])
+    assert float(np.linalg.norm(x[:2] - place)) < 2e-3

@@ -1,0 +1,71 @@
+"""The last finishers of the frictional contact problem through joints (kynemapy.run.body_coupled,
+docs/contact.md "Bodies with joints", "The set-down"), against closed forms.
+
+* Lemke's method on small LCPs ``w = M z + q >= 0 ⊥ z >= 0`` with M positive definite: both
+  unknowns active (``z = −M⁻¹ q``) and one inactive.
+* Stewart and Trinkle's pyramid LCP (``pyramid_coulomb``) and the enumeration of contact modes
+  (``mode_search``) on one point with an isotropic Delassus matrix ``D = d I`` pushed into its
+  plane (``b_N < 0``): Signorini's law makes ``Λ_N = −b_N / d``; where ``|b_T| > μ |b_N|`` the point
+  slips, ``Λ_T = −μ Λ_N b_T / |b_T|`` (the pyramid has an edge along every axis, so its solution is
+  the disk's there), else it sticks, ``Λ_T = −b_T / d``; a point pulled off (``b_N > 0``) has Λ = 0.
+* Two points of a rod pushed onto the ground (3 DOFs, D of rank 3 in 6 rows): both stop, the
+  normals carry the push, ``Λ_N1 + Λ_N2 = m |v_N|``, split symmetrically (least-norm steps).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kynemapy.run.body_coupled import HELD_TOLERANCE, coulomb_residual, mode_search
+from kynemapy.run.pyramid_lcp import lemke, pyramid_coulomb
+
+
+def test_lemke_on_small_lcps() -> None:
+    m = np.array([[2.0, 1.0], [1.0, 2.0]])
+    z = lemke(m, np.array([-1.0, -1.0]))
+    assert z == pytest.approx([1.0 / 3.0, 1.0 / 3.0], abs=1e-15)
+    z = lemke(m, np.array([-1.0, 1.0]))  # the second stays off: w₂ = 1 + z₁ > 0
+    assert z == pytest.approx([0.5, 0.0], abs=1e-15)
+    assert lemke(m, np.array([1.0, 2.0])) == pytest.approx([0.0, 0.0])
+
+
+@pytest.mark.parametrize(
+    ("b", "mu", "expected"),
+    [
+        ((-1.0, 2.0, 0.0), 0.5, (0.5, -0.25, 0.0)),  # slips along t₁
+        ((-1.0, 0.0, -3.0), 0.5, (0.5, 0.0, 0.25)),  # slips along t₂
+        ((-1.0, 0.2, -0.1), 0.5, (0.5, -0.1, 0.05)),  # sticks: Λ_T = −b_T / d
+        ((1.0, 0.2, -0.1), 0.5, (0.0, 0.0, 0.0)),  # pulled off
+    ],
+)
+def test_one_point_by_the_pyramid_lcp_and_the_mode_search(b: tuple, mu: float, expected: tuple) -> None:
+    d = 2.0 * np.eye(3)  # D = d I, d = 2
+    b, mu = np.array(b), np.array([mu])
+    lam = pyramid_coulomb(d, b, mu)
+    assert lam == pytest.approx(expected, abs=1e-14)
+    found = mode_search(d, b, mu, np.zeros(3))
+    assert found == pytest.approx(expected, abs=1e-14)
+
+
+def test_two_points_of_a_rod_pushed_onto_the_ground_by_the_mode_search() -> None:
+    """A rod (mass m = 2, moment of inertia J = 0.5 about its middle) with points at ±a = ±0.5 on
+    the ground, moving down at 1 and sideways at 0.1 (rows: normal z, tangents x, y; DOFs: z, x
+    and its roll about y).  With μ = 0.5 both points stop (the friction needed, m 0.1 = 0.2, is
+    within μ m 1 = 1): the normal impulses sum to m = 2 and the friction impulses to −0.2; the
+    split between the points is not unique (D has rank 3), and Newton's least-norm steps from
+    Λ = 0 give the symmetric one, 1 and −0.1 each; every law holds."""
+    m, j, a = 2.0, 0.5, 0.5
+    g = np.zeros((6, 3))  # rows (normal, t_x, t_y) per point over (z, x, roll)
+    for i, x in enumerate((-a, a)):
+        g[3 * i] = (1.0, 0.0, -x)  # the point's vertical speed z − x θ̇
+        g[3 * i + 1] = (0.0, 1.0, 0.0)
+    d = g @ np.diag([1.0 / m, 1.0 / m, 1.0 / j]) @ g.T
+    b = g @ np.array([-1.0, 0.1, 0.0])
+    mu = np.array([0.5, 0.5])
+    lam = mode_search(d, b, mu, np.zeros(6))
+    assert lam is not None and coulomb_residual(d, b, mu, lam) <= HELD_TOLERANCE
+    pt = lam.reshape(2, 3)
+    assert pt[:, 0] == pytest.approx([m / 2, m / 2], rel=1e-12)  # the least-norm split: symmetric
+    assert pt[:, 1] == pytest.approx([-m * 0.1 / 2, -m * 0.1 / 2], rel=1e-12)
+    assert np.abs(d @ lam + b).max() <= 1e-12  # both stop
