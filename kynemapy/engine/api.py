@@ -25,19 +25,30 @@ from kynemapy.engine.fields import Data
 from kynemapy.engine.invariants import invariant_scratch, pack_rows, parts_of
 from kynemapy.engine.lookup import call
 from kynemapy.engine.params import ACCELERATION_COEFFICIENTS, StepParameters
-from kynemapy.engine.step import CONVERGED, NEEDS_MEMORY, NOT_CONVERGED, NOT_FINITE, RAISED, SINGULAR
+from kynemapy.engine.step import (
+    CONVERGED,
+    NEEDS_MEMORY,
+    NEEDS_UNIT,
+    NOT_CONVERGED,
+    NOT_FINITE,
+    RAISED,
+    RESUMABLE,
+    SINGULAR,
+)
 from kynemapy.engine.stored_call import StoredCall
-from kynemapy.engine.units import need_exact_beams
+from kynemapy.engine.units import fill_missing, need_exact_beams
 from kynemapy.linalg.dense import SOLVE_CAPACITY, SOLVE_OK, build_program
 from kynemapy.linalg.sparse_lu import LU_CAPACITY, grow_lu_workspace
 from kynemapy.model import Model
 from kynemapy.model.builder import no_unknowns
+from kynemapy.model.kinds import HINGE_JOINT, SLIDER_JOINT
 
 _STATUS_TEXT = {
     NOT_CONVERGED: "Newton iteration did not converge",
     NOT_FINITE: "the iteration produced NaN or inf",
     SINGULAR: "the iteration matrix is singular (redundant or conflicting constraints, or a node without mass)",
     NEEDS_MEMORY: "the sparse LU factors need larger arrays",
+    NEEDS_UNIT: "the two-body joints need their unit with drives (a servo given between steps)",
     RAISED: "the compiled step raised an error (reported on stderr); the state may be partly updated",
 }
 
@@ -112,7 +123,10 @@ def task(
     if out is None:
         out = np.zeros(6)
     need_exact_beams(data, p)
-    return stored(data).run(p, which, n, every, rows, max_rows, iterations, out)
+    result = stored(data).run(p, which, n, every, rows, max_rows, iterations, out)
+    if result[2] == NEEDS_UNIT and fill_missing(data):  # a servo given to a model built without drives
+        result = stored(data).run(p, which, n, every, rows, max_rows, iterations, out)
+    return result
 
 
 #: the stored calls of the Data most recently given to :func:`stored`, by their ids (each holds
@@ -271,18 +285,26 @@ def active_entries(workspace: Workspace, p: np.ndarray, probes: int = PROBES) ->
     displacement component, the ground has no DOFs).  The dense program takes the others as
     zeros and checks them at every solve (:func:`kynemapy.linalg.dense.build_program`).
     Contact blocks (plane contacts and sphere pairs) are active whole: they carry a force only
-    where shapes touch, which a random state need not make them do.
+    where shapes touch, which a random state need not make them do.  So are the K^Φ blocks of
+    the hinges and sliders built without a drive (where the exact tangent of a servo given
+    between steps goes): their servo inputs stay zero in the probes, which then need only the
+    two-body joint unit without drives (:func:`kynemapy.engine.units.fill_missing`).
     """
     model = workspace.model
     rng = np.random.default_rng(20261125)
     seen = np.zeros(workspace.vals.shape[0], dtype=bool)
     state, inputs = initial_state(model)
     data = workspace.data(state, inputs)  # one arenas tuple (typed once), refilled in place
+    kind = data.kinds.kind
+    late = (data.constraint_has_load == 1) & ((kind == HINGE_JOINT) | (kind == SLIDER_JOINT))
     for _ in range(probes):
         state.f[...] = rng.standard_normal(state.f.shape)
         inputs.data[...] = rng.standard_normal(inputs.data.shape)
+        inputs.constraint_input[late, 1:] = 0.0  # no servo (column 0, the input torque or force, stays)
         task(data, p, _entry.LINEARIZE)
         seen |= workspace.vals != 0.0  # NaN counts as non-zero
+    k_slots = data.con_k_slots[late]
+    seen[k_slots[k_slots >= 0]] = True
     for k in (CONTACTS, PAIRS):
         slots = data.tables[k].slots
         seen[slots[slots >= 0]] = True
@@ -362,8 +384,11 @@ def step(model: Model, state: State, inputs: Inputs, workspace: Workspace, param
         reference_factorization(workspace, params)
     made = _stored_step(workspace, state, inputs, params)
     status = made.status()
-    while status == NEEDS_MEMORY:
-        grow_fallback(workspace)
+    while status in RESUMABLE:
+        if status == NEEDS_UNIT:
+            fill_missing(made.call.arguments[0])
+        else:
+            grow_fallback(workspace)
         made = _stored_step(workspace, state, inputs, params)
         status = made.status()
     errors = made.read_errors[made.n_iter[0]](made.errors)
@@ -443,6 +468,7 @@ def _stored_step(workspace: Workspace, state: State, inputs: Inputs, params: Ste
 __all__ = [
     "CONVERGED",
     "NEEDS_MEMORY",
+    "NEEDS_UNIT",
     "NOT_CONVERGED",
     "NOT_FINITE",
     "SINGULAR",

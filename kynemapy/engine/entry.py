@@ -22,6 +22,7 @@ import math
 
 from kynemapy._jit import JIT_DISABLED, njit
 from kynemapy.engine.assemble import begin_system
+from kynemapy.engine.constraints.body_phase import drives_missing
 from kynemapy.engine.constraints.phase import constraint_outputs, constraint_reaction
 from kynemapy.engine.native import store_native
 from kynemapy.engine.params import (
@@ -46,6 +47,7 @@ from kynemapy.engine.step import (
     MODE_LINEARIZE,
     MODE_STEPS,
     NEEDS_MEMORY,
+    NEEDS_UNIT,
     NOT_CONVERGED,
     NOT_FINITE,
     SINGULAR,
@@ -223,6 +225,8 @@ def run_task_at(data_at, data_ref, p, task, n, every, rows, max_rows, iterations
         return 0, 0, 0
     if task == LU_FACTOR:
         return 0, 0, factor_reference(units, solver, vals)
+    if drives_missing(units, kinds.kind, has_load, axes, cin):  # a servo given to a model built without one
+        return 0, 0, NEEDS_UNIT
     if task == ADVANCE:
         mode = MODE_STEPS
     elif task == INITIAL_ACCELERATIONS:

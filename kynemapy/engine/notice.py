@@ -35,7 +35,8 @@ ANNOUNCED: dict[str, tuple[str, float]] = {
     "contact_phase": ("the contact kernels", 10.0),
     "beam_phase": ("the beam element kernels", 22.0),
     "beam_phase_full": ("the beam element kernels with damping and the exact tangent", 35.0),
-    "body_joint_phase": ("the two-body joint kernels", 15.0),
+    "body_joint_phase": ("the two-body joint kernels", 11.0),
+    "body_joint_phase_full": ("the two-body joint kernels with drives and cone limits", 15.0),
     "sparse_phase": ("the sparse solver", 8.0),
     "pack_rows": ("the result-file kernels", 12.0),
 }

@@ -57,6 +57,12 @@ NEEDS_MEMORY = 4
 #: the compiled step raised an error (numba's C-ABI wrapper reported it on stderr and returned
 #: zeros; a batch member's call says so with this status, engine.batch)
 RAISED = 5
+#: the model's two-body joints got a drive (a servo given between steps) while the simulation
+#: holds the joint unit without drives: nothing was done, the caller fills the full unit
+#: (:func:`kynemapy.engine.units.fill_missing`) and repeats the call
+NEEDS_UNIT = 6
+#: the statuses that ask Python for something and repeat the step (no step was lost)
+RESUMABLE = (NEEDS_MEMORY, NEEDS_UNIT)
 
 
 # ---------------------------------------------------------------- node kinematics

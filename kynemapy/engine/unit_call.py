@@ -36,7 +36,12 @@ ASSEMBLY = 7  #: the constraint assembly (:func:`kynemapy.engine.phases.assembly
 #: ``p`` asks for the exact tangent (``P_EXACT`` with ``P_STIFFNESS`` ≠ 0), else ``BEAMS``, which
 #: holds this same unit's address for a model with damped beams
 BEAMS_FULL = 8
-N_UNITS = 9
+#: the two-body joints with drives and cone limits
+#: (:func:`kynemapy.engine.constraints.body_phase.body_joint_phase_full`): ``BODY_JOINTS`` holds
+#: its address for a model with a drive, or once a servo is given between steps (the engine's
+#: ``NEEDS_UNIT`` status asks for it)
+BODY_JOINTS_FULL = 9
+N_UNITS = 10
 
 #: plain Python (``KYNEMAPY_DISABLE_JIT``): the unit functions themselves, by position, as
 #: :mod:`kynemapy.engine.units` registers them when imported (before any simulation exists)
@@ -69,6 +74,7 @@ __all__ = [
     "BEAMS",
     "BEAMS_FULL",
     "BODY_JOINTS",
+    "BODY_JOINTS_FULL",
     "CONSTRAINTS",
     "CONTACTS",
     "ELEMENTS",

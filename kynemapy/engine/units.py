@@ -19,7 +19,7 @@ import numba
 import numpy as np
 
 from kynemapy._jit import JIT_DISABLED
-from kynemapy.engine.constraints.body_phase import TERMS, body_joint_phase
+from kynemapy.engine.constraints.body_phase import TERMS, body_joint_phase, body_joint_phase_full
 from kynemapy.engine.elements import BEAMS as BEAM_TABLE
 from kynemapy.engine.elements import CONTACTS as CONTACT_TABLE
 from kynemapy.engine.elements import PAIRS as PAIR_TABLE
@@ -37,6 +37,7 @@ from kynemapy.engine.unit_call import (
     BEAMS,
     BEAMS_FULL,
     BODY_JOINTS,
+    BODY_JOINTS_FULL,
     CONSTRAINTS,
     CONTACTS,
     ELEMENTS,
@@ -45,16 +46,17 @@ from kynemapy.engine.unit_call import (
     PLAIN_KERNELS,
     SPARSE,
 )
-from kynemapy.model.kinds import BALL_JOINT
+from kynemapy.model.kinds import BALL_JOINT, DRIVEN_LOAD, driven
 
 #: the unit kernels by their position in ``Data.units``
 KERNELS = (
     beam_phase, body_joint_phase, sparse_phase, run_task_at, contact_phase, element_phase, constraint_phase,
-    assembly_phase, beam_phase_full,
+    assembly_phase, beam_phase_full, body_joint_phase_full,
 )  # fmt: skip
-# what plain Python (KYNEMAPY_DISABLE_JIT) calls: the full beam unit for every beam model
+# what plain Python (KYNEMAPY_DISABLE_JIT) calls: the full beam and joint units for every model
 PLAIN_KERNELS[:] = KERNELS
 PLAIN_KERNELS[BEAMS] = beam_phase_full
+PLAIN_KERNELS[BODY_JOINTS] = body_joint_phase_full
 
 #: addresses found, by unit and the identities of numba's (interned) argument types, kept with
 #: the types so that their ids stay theirs
@@ -71,7 +73,7 @@ def _arguments(index: int, d: Data) -> tuple[Any, ...]:
             *tables, d.x0, d.gravity, d.q, d.v, d.vd, d.tangent, d.s33, d.s3, d.s4, d.s66, p, 1.0,
             d.vals, d.b,
         )  # fmt: skip
-    if index == BODY_JOINTS:
+    if index in (BODY_JOINTS, BODY_JOINTS_FULL):
         return (
             TERMS, d.kinds.kind, d.constraint_has_load, d.constraint_has_output, d.constraint_node, d.constraint_X0,
             d.constraint_axes, d.constraint_geometry, d.constraint_param, d.constraint_input, d.q, d.v, d.vd, d.lam,
@@ -96,6 +98,14 @@ def damped_beams(d: Data) -> bool:
     return bool(np.any(d.tables[BEAM_TABLE].mu != 0.0))
 
 
+def driven_joints(d: Data) -> bool:
+    """Whether the model of ``d`` has a driven two-body joint (a drive or cone limit in the model,
+    ``constraint_has_load`` 2, or a servo in its present constraint inputs): the full joint unit's."""
+    if np.any(d.constraint_has_load == DRIVEN_LOAD):
+        return True
+    return bool(np.any(driven(d.kinds.kind, d.constraint_axes, d.constraint_input) & (d.constraint_has_load != 0)))
+
+
 def needed(d: Data, exact: bool = False) -> tuple[bool, ...]:
     """Which units the model of ``d`` uses, by position in ``Data.units``; ``exact``: the
     simulation may ask for the exact tangent (the full beam unit, for a model with beams)."""
@@ -103,6 +113,7 @@ def needed(d: Data, exact: bool = False) -> tuple[bool, ...]:
     use[BEAMS] = d.tables[BEAM_TABLE].nodes.shape[0] > 0
     use[BEAMS_FULL] = use[BEAMS] and (exact or damped_beams(d))
     use[BODY_JOINTS] = bool(np.any(d.kinds.kind >= BALL_JOINT))
+    use[BODY_JOINTS_FULL] = use[BODY_JOINTS] and driven_joints(d)
     use[SPARSE] = not d.solver.dense
     use[ENGINE] = use[ELEMENTS] = use[CONSTRAINTS] = use[ASSEMBLY] = True
     use[CONTACTS] = d.tables[CONTACT_TABLE].nodes.shape[0] > 0 or d.tables[PAIR_TABLE].nodes.shape[0] > 0
@@ -137,15 +148,34 @@ def fill_units(d: Data, exact: bool = False) -> None:
     use = needed(d, exact)
     if JIT_DISABLED:
         d.units[:] = use
+        d.units[BODY_JOINTS_FULL] = use[BODY_JOINTS]  # (the one joint function has the drives)
         return
     wanted = [index for index, used in enumerate(use) if used]
     if use[BEAMS] and damped_beams(d):
         wanted.remove(BEAMS)  # its address is the full unit's
+    if use[BODY_JOINTS_FULL]:
+        wanted.remove(BODY_JOINTS)  # likewise
     compile_units(wanted, d)
     for index, used in enumerate(use):
         d.units[index] = address(index, d) if used and index in wanted else 0
     if use[BEAMS] and not d.units[BEAMS]:
         d.units[BEAMS] = d.units[BEAMS_FULL]
+    if use[BODY_JOINTS] and not d.units[BODY_JOINTS]:
+        d.units[BODY_JOINTS] = d.units[BODY_JOINTS_FULL]
+
+
+def fill_missing(d: Data) -> bool:
+    """After the engine's ``NEEDS_UNIT`` status, or before a task whose status is not read: fill
+    the full two-body joint unit into ``d.units`` (as ``BODY_JOINTS`` and ``BODY_JOINTS_FULL``,
+    compiling it on first use, announced) where the simulation holds the unit without drives
+    and a joint now has one (a servo given between steps).  Returns whether it did; cheap when
+    nothing is missing (two reads of ``d.units``)."""
+    units = d.units
+    if units[BODY_JOINTS] == 0 or units[BODY_JOINTS_FULL] != 0 or not driven_joints(d):
+        return False
+    compile_units([BODY_JOINTS_FULL], d)
+    units[BODY_JOINTS_FULL] = units[BODY_JOINTS] = address(BODY_JOINTS_FULL, d)
+    return True
 
 
 def need_exact_beams(d: Data, p: np.ndarray) -> None:
@@ -162,7 +192,7 @@ def need_exact_beams(d: Data, p: np.ndarray) -> None:
 #: times 0.83 since: the garbage collector's share, removed later that day, measured on the
 #: whole every-kind process, docs/performance.md "third session"; not re-measured unit by unit)
 COST = {BEAMS: 13.3, BODY_JOINTS: 9.1, SPARSE: 5.0, ENGINE: 9.5, CONTACTS: 10.0, ELEMENTS: 5.4,
-        CONSTRAINTS: 6.2, ASSEMBLY: 2.5, BEAMS_FULL: 25.7}  # fmt: skip
+        CONSTRAINTS: 6.2, ASSEMBLY: 2.5, BEAMS_FULL: 25.7, BODY_JOINTS_FULL: 9.1}  # fmt: skip
 
 #: set to 1 to compile in this process only (``KYNEMAPY_COMPILE_JOBS``; default: 2 where two
 #: cores are free)
@@ -278,6 +308,8 @@ __all__ = [
     "address",
     "compile_units",
     "damped_beams",
+    "driven_joints",
+    "fill_missing",
     "fill_units",
     "need_exact_beams",
     "needed",

@@ -16,7 +16,7 @@ from kynemapy.engine.api import NO_ITERATIONS, NO_ROWS
 from kynemapy.engine.batch import advance_members
 from kynemapy.engine.entry import ADVANCE
 from kynemapy.engine.lookup import entry
-from kynemapy.engine.step import NEEDS_MEMORY
+from kynemapy.engine.step import RESUMABLE
 from kynemapy.run.simulation import NONSMOOTH, Simulation
 
 
@@ -150,11 +150,12 @@ class Batch:
                     future.result()
         steps = result[:, 0].copy()
         status = result[:, 2].copy()
-        # a member whose sparse fallback outgrew its arrays goes on alone, on grown arrays
-        for k in np.flatnonzero(status == NEEDS_MEMORY):
-            sim, code = members[k], NEEDS_MEMORY
-            while code == NEEDS_MEMORY:
-                sim.grow_solver()
+        # a member whose sparse fallback outgrew its arrays, or whose joints need their unit with
+        # drives, goes on alone once given them
+        for k in np.flatnonzero(np.isin(status, RESUMABLE)):
+            sim, code = members[k], int(status[k])
+            while code in RESUMABLE:
+                sim.provide(code)
                 done, _, code = sim.advance_rows(int(n_steps) - int(steps[k]), 0, NO_ROWS, 0, NO_ITERATIONS)
                 steps[k] += done
             status[k] = code

@@ -38,7 +38,7 @@ import numpy as np
 from kynemapy._jit import njit
 from kynemapy.engine.api import ConvergenceError
 from kynemapy.engine.entry import ADVANCE
-from kynemapy.engine.step import CONVERGED, NEEDS_MEMORY
+from kynemapy.engine.step import CONVERGED, RESUMABLE
 from kynemapy.math.quaternion import quat_exp
 from kynemapy.math.quaternion import quat_product as hamilton_product
 from kynemapy.run.failure import failure_text
@@ -332,9 +332,9 @@ def _level(
         )
         done += steps
         recorded += got
-        if status != NEEDS_MEMORY:
+        if status not in RESUMABLE:
             break
-        sim.grow_solver()
+        sim.provide(status)
     q, v = _fields(layout, rows[:recorded], n_nodes)
     return q, v, int(iters[:done].sum()), int(status)
 

@@ -25,7 +25,7 @@ import numpy as np
 
 from kynemapy.engine.api import ConvergenceError, task
 from kynemapy.engine.entry import RECORD
-from kynemapy.engine.step import CONVERGED, NEEDS_MEMORY
+from kynemapy.engine.step import CONVERGED, RESUMABLE
 from kynemapy.run.failure import failure_text
 from kynemapy.run.hooks import recorded_groups, recorders
 from kynemapy.run.progress import ProgressBar
@@ -398,8 +398,8 @@ def run(
                     out.added(n_rows)
                     if out.room() == 0:
                         out.submit(sim.state, sim.inputs)
-                if status == NEEDS_MEMORY:
-                    sim.grow_solver()  # the sparse factors outgrew their arrays; the step is redone next round
+                if status in RESUMABLE:
+                    sim.provide(status)  # larger sparse factors or the joint unit with drives: redone next round
                 elif status != CONVERGED:
                     at_boundary = False
                     status, n_iter = stepper.step(failed=status)

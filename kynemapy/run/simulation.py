@@ -37,8 +37,9 @@ from kynemapy.engine.initial_velocity import (
 from kynemapy.engine.lookup import entry
 from kynemapy.engine.params import ACCELERATION_COEFFICIENTS, P_ASSEMBLE_K, P_MAX_ITER, P_SIZE, StepParameters
 from kynemapy.engine.rows import split_rows
-from kynemapy.engine.step import CONVERGED, NEEDS_MEMORY
+from kynemapy.engine.step import CONVERGED, NEEDS_UNIT, RESUMABLE
 from kynemapy.engine.stored_call import StoredCall
+from kynemapy.engine.units import fill_missing
 from kynemapy.linalg.dense import SOLVE_CAPACITY
 from kynemapy.math.frames import node_frame, point_motion
 from kynemapy.math.rotations import rotation_matrices
@@ -430,9 +431,7 @@ class Simulation:
         """Solve the constrained equations of motion for ``vd`` and ``lam`` at the current q, v."""
         status = SOLVE_CAPACITY
         if self._step_status is self._stored.status:  # through the stored call: no new one to build
-            status = self._run(
-                ACCELERATION_COEFFICIENTS, INITIAL_ACCELERATIONS, 1, 0, NO_ROWS, 0, self._iters1, self._out
-            )[2]
+            status = self._task(INITIAL_ACCELERATIONS, 1)[2]
         if status == SOLVE_CAPACITY:  # the solver's arrays grow: through the workspace, then bound anew
             status = api.consistent_accelerations(self._workspace, self._state, self._inputs)
             self._bind()
@@ -474,7 +473,7 @@ class Simulation:
                 StepInfo,
                 (True, self._iters1_buffer[0], self._read_errors[self._n_iter_buffer[0]](self._errors_buffer), 0),
             )
-        if status == NEEDS_MEMORY:
+        if status in RESUMABLE:
             status, _ = self.step_with()
         errors = tuple(self._errors.tolist()[: self._n_iter.item()])
         if status != CONVERGED:
@@ -554,9 +553,9 @@ class Simulation:
                 status = self._step_status()
             else:
                 status = self._run(coefficients, ADVANCE, 1, 0, NO_ROWS, 0, self._iters1, self._out)[2]
-            if status != NEEDS_MEMORY:
+            if status not in RESUMABLE:
                 return int(status), self._iters1_buffer[0]
-            self.grow_solver()
+            self.provide(status)
 
     def advance_rows(
         self,
@@ -596,7 +595,8 @@ class Simulation:
         rows_recorded : int
             The rows written into ``rows``.
         status : int
-            The engine's status code: ``CONVERGED`` (0), a failure, or ``NEEDS_MEMORY``
+            The engine's status code: ``CONVERGED`` (0), a failure, or one of ``RESUMABLE``
+            (``NEEDS_MEMORY``, ``NEEDS_UNIT``: call :meth:`provide` with it, then go on).
             (call :meth:`grow_solver`, then go on).
         """
         n, e, m = int(n_steps), int(every), int(max_rows)
@@ -617,10 +617,37 @@ class Simulation:
         """False when the kernels run as plain Python (``KYNEMAPY_DISABLE_JIT=1``)."""
         return hasattr(run_task, "compile")
 
+    def _task(self, which: int, n: int = 0, out: np.ndarray | None = None) -> tuple[int, int, int]:
+        """Run the engine's task ``which`` (not a step) on this simulation's Data with the
+        acceleration coefficients (``out``: the stored call's buffer by default), providing the
+        joint unit with drives first where the engine asks for it."""
+        out = self._out if out is None else out
+        result = self._run(ACCELERATION_COEFFICIENTS, which, n, 0, NO_ROWS, 0, self._iters1, out)
+        if result[2] == NEEDS_UNIT:
+            self.provide(NEEDS_UNIT)
+            result = self._run(ACCELERATION_COEFFICIENTS, which, n, 0, NO_ROWS, 0, self._iters1, out)
+        return result
+
     def grow_solver(self) -> None:
         """Double the capacity of the fallback sparse LU (after a ``NEEDS_MEMORY`` status)."""
         api.grow_fallback(self._workspace)
         self._bind()
+
+    def provide(self, status: int) -> None:
+        """Give the engine what a status of ``RESUMABLE`` asked for, so that the call that returned
+        it can be repeated from the same step: after ``NEEDS_MEMORY`` larger arrays for the sparse
+        LU (:meth:`grow_solver`), after ``NEEDS_UNIT`` the two-body joint unit with drives
+        (compiled on first use: a servo was given to a model built without drives).
+
+        Parameters
+        ----------
+        status : int
+            The status a step or :meth:`advance_rows` returned, ``NEEDS_MEMORY`` or ``NEEDS_UNIT``.
+        """
+        if status == NEEDS_UNIT:
+            fill_missing(self._data)
+        else:
+            self.grow_solver()
 
     def run(
         self,
@@ -918,9 +945,9 @@ class Simulation:
         while done < int(n_steps):
             steps, _, status = self.advance_rows(int(n_steps) - done, 0, NO_ROWS, 0, iterations[done:])
             done += steps
-            if status != NEEDS_MEMORY:
+            if status not in RESUMABLE:
                 break
-            self.grow_solver()  # the sparse factors outgrew their arrays: grow, go on from the same step
+            self.provide(status)  # larger sparse factors or the joint unit with drives: go on from the same step
         if status != CONVERGED and throw:
             n_iter = self._workspace.n_iter
             raise self._failure(status, tuple(self._workspace.errors[:n_iter].tolist()))
@@ -973,9 +1000,9 @@ class Simulation:
             )
             done += steps
             recorded += got
-            if status != NEEDS_MEMORY:
+            if status not in RESUMABLE:
                 break
-            self.grow_solver()
+            self.provide(status)
         fill_rows(self._data, rows[:recorded])
         out = split_rows(layout, rows[:recorded])
         if status != CONVERGED and throw:
@@ -1191,7 +1218,7 @@ class Simulation:
             The torque [N m] or force [N].
         """
         cid = self._constraint(cid, "servo")
-        self._run(ACCELERATION_COEFFICIENTS, REACTION, cid, 0, NO_ROWS, 0, self._iters1, self._out)
+        self._task(REACTION, cid)
         load = self._workspace.views["con_load"][cid]
         geom = self._model.constraint_geometry[cid]
         base = int(self._model.constraint_node[cid, 0])
@@ -1326,7 +1353,7 @@ class Simulation:
         """
         cid = self._constraint_id(cid, "reaction")
         out = self._out  # the stored call's: a linearization with exact gradients, then the reaction
-        self._run(ACCELERATION_COEFFICIENTS, REACTION, cid, 0, NO_ROWS, 0, self._iters1, out)
+        self._task(REACTION, cid, out)
         return out[:3].copy(), out[3:].copy()
 
     def contacts(self) -> Contacts:
@@ -1416,7 +1443,7 @@ class Simulation:
     def _contact_table(self, which: int, node: np.ndarray, shape: np.ndarray) -> Contacts:
         table = self.data.tables[which]
         if table.nodes.shape[0] > 0:  # evaluate at the current state (one linearization)
-            self._run(ACCELERATION_COEFFICIENTS, LINEARIZE, 0, 0, NO_ROWS, 0, self._iters1, self._out)
+            self._task(LINEARIZE)
         out = np.array(table.out)
         normal = out[:, OUT_NORMAL]
         return Contacts(

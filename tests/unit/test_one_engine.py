@@ -281,6 +281,31 @@ def test_each_model_uses_exactly_the_units_it_needs() -> None:
             assert used == expected[name] | engine | ({SPARSE} if solver == "sparse" else set()), (name, solver)
 
 
+def test_the_joint_unit_with_drives_only_where_a_drive_needs_it() -> None:
+    """A hinge built with a spring (a drive) steps on the two-body joint unit with drives from the
+    start (``BODY_JOINTS`` holds ``BODY_JOINTS_FULL``'s address); one built without steps on the
+    unit without them (no drive code compiled), until a servo is given between steps."""
+    from kynemapy.engine.unit_call import BODY_JOINTS, BODY_JOINTS_FULL
+
+    def hinge(stiffness: float) -> kp.Model:
+        b = kp.ModelBuilder(gravity=(0.0, 0.0, -9.81))
+        n = b.add_node(position=(0.5, 0.0, 0.0))
+        b.add_mass(n, mass=1.0, inertia=(0.1, 0.1, 0.1))
+        b.add_hinge_joint(kp.GROUND, n, (0, 0, 0), (0, 1, 0), stiffness=stiffness)
+        return b.build()
+
+    sim = kp.Simulation(hinge(10.0), kp.StepParameters(h=1e-3))
+    assert sim.step().converged
+    assert sim._data.units[BODY_JOINTS] == sim._data.units[BODY_JOINTS_FULL] != 0
+    sim = kp.Simulation(hinge(0.0), kp.StepParameters(h=1e-3))
+    assert sim.step().converged
+    assert sim._data.units[BODY_JOINTS] != 0
+    assert sim._data.units[BODY_JOINTS_FULL] == 0 or not sim.jit_enabled
+    sim.set_servo(0, kp=5.0)
+    assert sim.step().converged
+    assert sim._data.units[BODY_JOINTS] == sim._data.units[BODY_JOINTS_FULL] != 0
+
+
 def _damped_beam() -> kp.Model:
     b = kp.ModelBuilder(gravity=(0.0, 0.0, -9.81))
     m = np.diag([1.0, 1.0, 1.0, 0.1, 0.05, 0.05])

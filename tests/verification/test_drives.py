@@ -429,3 +429,80 @@ def test_urdf_arm_with_servos_holds_a_pose_with_the_static_torques() -> None:
     # without joint_dynamics the URDF's damping and friction stay parsed only
     plain = load_urdf(URDF_ARM).builder.build()
     assert not plain.constraint_axes[ids].any()
+
+
+# ------------------------------------------------------------------------- a servo given later
+def bare_pendulum(exact: bool = True) -> tuple[kp.Simulation, int]:
+    """:func:`pendulum` built without any drive (no damper, no servo): the simulation holds the
+    two-body joint unit without drives."""
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, -G))
+    n = b.add_node(position=(0.0, 0.0, -0.8))
+    b.add_mass(n, mass=2.0, inertia=(1e-3, 1e-3, 1e-3))
+    j = b.add_hinge_joint(kp.GROUND, n, (0, 0, 0), (0, 1, 0))
+    return kp.Simulation(b.build(), _params(0.01, exact)), j
+
+
+def static_angle(kp_gain: float, target: float) -> float:
+    """θ of kp (θ_ref − θ) = m g l sin θ (the pendulum's static equation), by bisection."""
+    mgl = 2.0 * G * 0.8
+    lo, hi = 0.0, target
+    for _ in range(80):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if kp_gain * (target - mid) > mgl * math.sin(mid) else (lo, mid)
+    return lo
+
+
+@pytest.mark.parametrize("entry", ["step", "advance", "rollout", "run", "batch", "step_function"])
+@pytest.mark.parametrize("exact", [True, False])
+def test_a_servo_given_to_a_model_built_without_drives_holds_it(entry: str, exact: bool, tmp_path) -> None:
+    """A pendulum built without drives (the joint unit without drive code) swinging from rest
+    at 0; a servo (kp 80, kd 12, target 0.7) given between steps through every way of stepping:
+    the engine asks for the unit with drives (``NEEDS_UNIT``), gets it, and the pendulum comes
+    to rest at the static angle with the static torque as the joint's effort."""
+    from kynemapy.engine.unit_call import BODY_JOINTS, BODY_JOINTS_FULL
+
+    sim, j = bare_pendulum(exact)
+    assert sim.data.units[BODY_JOINTS] != 0
+    assert sim.data.units[BODY_JOINTS_FULL] == 0 or not sim.jit_enabled  # (plain Python: one function)
+    sim.advance(5)
+    sim.set_servo(j, kp=80.0, kd=12.0, position=0.7)
+    if entry == "step":
+        for _ in range(1500):
+            assert sim.step().converged
+    elif entry == "advance":
+        sim.advance(1500)
+    elif entry == "rollout":
+        rows = sim.rollout(1500, every=500)
+        assert rows["q"].shape[0] == 4
+    elif entry == "run":
+        sim.run(n_steps=1500, output=tmp_path / "servo.h5")
+        assert kp.io.read(tmp_path / "servo.h5").q.shape[0] >= 2
+    elif entry == "batch":
+        other, _ = bare_pendulum(exact)
+        other.advance(5)
+        kp.Batch([sim, other]).advance(1500)
+        assert abs(other.joint_output(j)[0]) < 1e-12  # the other member, undriven, hangs at rest
+    else:  # the functional step on the simulation's own state and workspace
+        for _ in range(1500):
+            assert kp.step(sim.model, sim.state, sim.inputs, sim.workspace, sim.params).converged
+    assert sim.data.units[BODY_JOINTS] == sim.data.units[BODY_JOINTS_FULL] != 0
+    theta, rate, _ = sim.joint_output(j)
+    assert abs(rate) < 1e-8
+    assert theta == pytest.approx(static_angle(80.0, 0.7), abs=1e-8)
+    assert sim.joint_effort(j) == pytest.approx(2.0 * G * 0.8 * math.sin(theta), rel=1e-7)
+
+
+def test_a_servo_given_before_anything_but_an_effort_or_a_linearization() -> None:
+    """The effort of a servo given to a model built without drives, read before any step, is
+    kp (θ_ref − θ) + kd (rate_ref − θ̇) at rest at 0; the linearization has its kp and kd."""
+    from kynemapy.analysis import linearize
+
+    sim, j = bare_pendulum()
+    sim.set_servo(j, kp=80.0, kd=12.0, position=0.7, rate=0.1)
+    assert sim.joint_effort(j) == pytest.approx(80.0 * 0.7 + 12.0 * 0.1, rel=1e-12)
+    sim, j = bare_pendulum()
+    sim.set_servo(j, kp=30.0, kd=4.0)
+    m_r, c_r, k_r = linearize(sim).reduced()
+    scale = 2.0 * 0.8**2 / m_r[0, 0]  # I about the hinge (the point mass; its 1e-3 inertia below)
+    assert c_r[0, 0] * scale == pytest.approx(4.0, rel=1e-2)
+    assert k_r[0, 0] * scale == pytest.approx(30.0 + 2.0 * G * 0.8, rel=1e-2)

@@ -21,6 +21,7 @@ from kynemapy.engine.constraints.body_joints import (
     input_load,
 )
 from kynemapy.engine.constraints.dispatch import clear
+from kynemapy.engine.unit_call import BODY_JOINTS, BODY_JOINTS_FULL
 from kynemapy.model.kinds import BALL_JOINT, DRIVEN_LOAD, HINGE_JOINT, SLIDER_JOINT
 
 #: what :func:`body_joint_phase` computes
@@ -38,10 +39,10 @@ def clear_k(k):
                     k[a, b, i, j] = 0.0
 
 
-@njit
-def body_joint_phase(
+@njit(inline=True)
+def body_joints(
     what, kind, has_load, has_output, cnode, cX0, axes, geom, param, cin, q, v, vd, lam, q_ground, v_ground,
-    phi, bb, bt, k, load, out, exact, with_bias, tangent, gp,
+    phi, bb, bt, k, load, out, exact, with_bias, tangent, gp, drives,
 ):  # fmt: skip
     """For every constraint of a two-body kind: with ``what`` :data:`TERMS`, Φ (``with_bias``:
     the bias γ of Φ̈ = B v̇ + γ), ``B_b``, ``B_t``, K^Φ (``exact``: the exact gradients too) and
@@ -52,7 +53,10 @@ def body_joint_phase(
     torque or force as its load (:func:`~.body_joints.drive_load`: the last outputs ``out``
     continue the hinge angle; ``tangent`` (N, 3, 3) the rotation blocks of 𝒯 and ``gp`` γ′ [1/s]
     give the damping part of its exact tangent), a ball joint with a cone limit the limit's
-    torque (:func:`~.body_joints.cone_load`).  Returns 0."""
+    torque (:func:`~.body_joints.cone_load`).  ``drives`` None: the variant without drives and
+    cone limits (pruned before typing: none of their code is compiled), where every load is the
+    joint's input alone; the engine's entry never runs it on a model with a drive
+    (:func:`drives_missing`).  Returns 0."""
     for ic in range(kind.shape[0]):
         kc = kind[ic]
         if kc < BALL_JOINT:
@@ -86,27 +90,74 @@ def body_joint_phase(
             k[ic],
         )
         if has_load[ic]:
-            # a driven joint (has_load 2) has its drive's tangent in k in both modes (Kynema's: k
-            # holds only that); a drive first given between steps, only with the exact tangent
-            tangent_k = exact or has_load[ic] == DRIVEN_LOAD
-            if not exact and has_load[ic] == DRIVEN_LOAD:
-                clear_k(k[ic])
-            if (kc == HINGE_JOINT or kc == SLIDER_JOINT) and has_drive(axes[ic], cin[ic]):
-                tb = tangent[nt] if g else tangent[nb]  # (the ground's block is never used)
-                drive_load(
-                    kc, cX0[ic], axes[ic], geom[ic], cin[ic], qb, q[nt], v_ground if g else v[nb], v[nt], out[ic, 0],
-                    tangent_k, exact, tb, tangent[nt], gp, load[ic], k[ic],
-                )  # fmt: skip
-            elif kc == BALL_JOINT and has_load[ic] == DRIVEN_LOAD:  # its cone limit
-                tb = tangent[nt] if g else tangent[nb]
-                cone_load(
-                    axes[ic], geom[ic], qb, q[nt], v_ground if g else v[nb], v[nt], tangent_k, tb, tangent[nt], gp,
-                    load[ic], k[ic],
-                )  # fmt: skip
-            else:
+            if drives is None:  # the variant without drives: an input load only (pruned before typing)
                 input_load(kc, cX0[ic], geom[ic], cin[ic, 0], qb, q[nt], load[ic])
+            else:
+                # a driven joint (has_load 2) has its drive's tangent in k in both modes (Kynema's: k
+                # holds only that); a drive first given between steps, only with the exact tangent
+                tangent_k = exact or has_load[ic] == DRIVEN_LOAD
+                if not exact and has_load[ic] == DRIVEN_LOAD:
+                    clear_k(k[ic])
+                if (kc == HINGE_JOINT or kc == SLIDER_JOINT) and has_drive(axes[ic], cin[ic]):
+                    tb = tangent[nt] if g else tangent[nb]  # (the ground's block is never used)
+                    drive_load(
+                        kc, cX0[ic], axes[ic], geom[ic], cin[ic], qb, q[nt], v_ground if g else v[nb], v[nt],
+                        out[ic, 0], tangent_k, exact, tb, tangent[nt], gp, load[ic], k[ic],
+                    )  # fmt: skip
+                elif kc == BALL_JOINT and has_load[ic] == DRIVEN_LOAD:  # its cone limit
+                    tb = tangent[nt] if g else tangent[nb]
+                    cone_load(
+                        axes[ic], geom[ic], qb, q[nt], v_ground if g else v[nb], v[nt], tangent_k, tb, tangent[nt],
+                        gp, load[ic], k[ic],
+                    )  # fmt: skip
+                else:
+                    input_load(kc, cX0[ic], geom[ic], cin[ic, 0], qb, q[nt], load[ic])
         if with_bias:
             body_joint_bias(
                 kc, cX0[ic], axes[ic], geom[ic], param[ic], qb, q[nt], v_ground if g else v[nb], v[nt], phi[ic]
             )
     return 0
+
+
+@njit
+def body_joint_phase(
+    what, kind, has_load, has_output, cnode, cX0, axes, geom, param, cin, q, v, vd, lam, q_ground, v_ground,
+    phi, bb, bt, k, load, out, exact, with_bias, tangent, gp,
+):  # fmt: skip
+    """The engine's two-body joint unit (``BODY_JOINTS``) for models without drives and cone
+    limits: :func:`body_joints` with neither compiled in (about 4 s less of first
+    compilation).  Returns 0."""
+    return body_joints(
+        what, kind, has_load, has_output, cnode, cX0, axes, geom, param, cin, q, v, vd, lam, q_ground, v_ground,
+        phi, bb, bt, k, load, out, exact, with_bias, tangent, gp, None,
+    )  # fmt: skip
+
+
+@njit
+def body_joint_phase_full(
+    what, kind, has_load, has_output, cnode, cX0, axes, geom, param, cin, q, v, vd, lam, q_ground, v_ground,
+    phi, bb, bt, k, load, out, exact, with_bias, tangent, gp,
+):  # fmt: skip
+    """:func:`body_joints` as the full two-body joint unit (``BODY_JOINTS_FULL``): drives
+    (spring, damper, friction, servo) and cone limits included; compiled only for a model that
+    has one, or when a servo is first given between steps.  Returns 0."""
+    return body_joints(
+        what, kind, has_load, has_output, cnode, cX0, axes, geom, param, cin, q, v, vd, lam, q_ground, v_ground,
+        phi, bb, bt, k, load, out, exact, with_bias, tangent, gp, True,
+    )  # fmt: skip
+
+
+@njit
+def drives_missing(units, kind, has_load, axes, cin):
+    """Whether the two-body joint unit in ``units`` (int64, (N_UNITS,)) is the variant without
+    drives (``BODY_JOINTS`` filled, ``BODY_JOINTS_FULL`` not) while a hinge or slider has a
+    drive (a servo given between steps through the constraint inputs ``cin`` (C, 7)) or a joint
+    is a driven one (``has_load`` 2): the engine then returns ``NEEDS_UNIT`` before any work."""
+    if units[BODY_JOINTS] == 0 or units[BODY_JOINTS_FULL] != 0:
+        return False
+    for ic in range(kind.shape[0]):
+        if has_load[ic] == DRIVEN_LOAD:
+            return True
+        if has_load[ic] != 0 and (kind[ic] == HINGE_JOINT or kind[ic] == SLIDER_JOINT) and has_drive(axes[ic], cin[ic]):
+            return True
+    return False
