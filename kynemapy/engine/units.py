@@ -190,8 +190,10 @@ def need_exact_beams(d: Data, p: np.ndarray) -> None:
 #: kernels it alone calls), by position in ``Data.units``: the split between two processes
 #: (measured 2026-11-29, each unit alone from an empty cache on the AMD EPYC 2-core machine,
 #: times 0.83 since: the garbage collector's share, removed later that day, measured on the
-#: whole every-kind process, docs/performance.md "third session"; not re-measured unit by unit)
-COST = {BEAMS: 13.3, BODY_JOINTS: 9.1, SPARSE: 5.0, ENGINE: 9.5, CONTACTS: 10.0, ELEMENTS: 5.4,
+#: whole every-kind process, docs/performance.md "third session"; not re-measured unit by unit;
+#: the joint unit without drives: the full one's times its share of the joints' compilation
+#: measured in the every-kind process, 5.1 of 7.6 s)
+COST = {BEAMS: 13.3, BODY_JOINTS: 6.1, SPARSE: 5.0, ENGINE: 9.5, CONTACTS: 10.0, ELEMENTS: 5.4,
         CONSTRAINTS: 6.2, ASSEMBLY: 2.5, BEAMS_FULL: 25.7, BODY_JOINTS_FULL: 9.1}  # fmt: skip
 
 #: set to 1 to compile in this process only (``KYNEMAPY_COMPILE_JOBS``; default: 2 where two
