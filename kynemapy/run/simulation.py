@@ -597,7 +597,6 @@ class Simulation:
         status : int
             The engine's status code: ``CONVERGED`` (0), a failure, or one of ``RESUMABLE``
             (``NEEDS_MEMORY``, ``NEEDS_UNIT``: call :meth:`provide` with it, then go on).
-            (call :meth:`grow_solver`, then go on).
         """
         n, e, m = int(n_steps), int(every), int(max_rows)
         if on_row is None:
