@@ -28,7 +28,7 @@ from kynemapy.engine.elements.pairs import contact_phase
 from kynemapy.engine.entry import run_task_at
 from kynemapy.engine.fields import Data
 from kynemapy.engine.lookup import argument_types, entry
-from kynemapy.engine.notice import announce, is_cached
+from kynemapy.engine.notice import ANNOUNCED, announce, is_cached
 from kynemapy.engine.params import P_EXACT, P_STIFFNESS
 from kynemapy.engine.phases import assembly_phase, constraint_phase, element_phase
 from kynemapy.engine.solvers import SOLVE, sparse_phase
@@ -248,6 +248,8 @@ def compile_units(indices: list[int], d: Data, jobs: int | None = None) -> None:
             address(index, d)
         return
     what = "the engine" if ENGINE in cold else "the engine's units"
+    if len(cold) == 1 and KERNELS[cold[0]].py_func.__name__ in ANNOUNCED:  # one unit: say which
+        what = ANNOUNCED[KERNELS[cold[0]].py_func.__name__][0]
     mine, theirs = _split(cold)
     jobs = _jobs() if jobs is None else jobs
     # the second process starts Python and compiles some small kernels again: about 2 s more
