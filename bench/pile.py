@@ -19,15 +19,26 @@ with the hard body law between them (``set_body_contact(law="hard")``), h = 1 ms
   its cost per body-step and its deepest penetration (MuJoCo's contact is soft: its boxes sink
   into each other by design).
 
+BLAS runs on one thread (``OPENBLAS_NUM_THREADS``, ``OMP_NUM_THREADS`` and ``MKL_NUM_THREADS`` set
+to 1 unless given): the contact solver's dense programs (scipy's ``nnls``, numpy's ``lstsq``) ran
+slower on two threads on the 2-core machine (100 boxes at rest: 1.35 s a step of wall time and
+1.82 s of CPU against 1.16 s and 1.16 s, 2026-11-29), and MuJoCo steps on one thread too.
+
 Run:  python bench/pile.py [--nx 5 --ny 5 --nz 4] [--seconds 2.0] [--rest 0.5]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
+
+# one BLAS thread (see above), before numpy loads its BLAS
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("MKL_NUM_THREADS", "1")
 
 import numpy as np
 
