@@ -142,7 +142,6 @@ def test_a_cube_on_an_incline_slides_at_g_sin_minus_mu_cos_under_the_body_law() 
     assert np.abs(sim.state.q[0, 4:7]).max() <= 1e-12
 
 
-@pytest.mark.slow
 def _tumbling_pile() -> kp.Model:
     """Eight cubes (2 × 2 × 2), each turned by a random rotation (seeded), in staggered layers
     over a hard floor, μ = 0.5, e = 0 (``bench/pile.py``'s pile)."""
@@ -181,6 +180,7 @@ def test_a_restarted_run_of_the_tumbling_pile_steps_bit_for_bit(tmp_path) -> Non
         assert np.array_equal(getattr(a, name), getattr(b, name)), name
 
 
+@pytest.mark.slow
 def test_a_pile_of_eight_tumbling_cubes_settles_without_penetration_or_drift() -> None:
     """The tumbling pile (:func:`_tumbling_pile`) dropped: no penetration above 1e-6 m after any
     step (the issue's bound), and at rest (the last 0.5 s of 2.5 s) no cube moves by more than
