@@ -276,10 +276,9 @@ class HardBodies:
         self.unsettled = 0
         self.violation = 0.0
         self._exact = True
-        #: the points touching at the start of the present step (the position correction's
-        #: friction acts on these only): plane points by key, pair points by their shape pair and
-        #: place in body B's frame (:meth:`_touched`); a function of the step's start state
-        #: (:meth:`_touching_at`), so that a run restarted from a file steps as the run did
+        #: the points found at the end of the last step (touching at the start of the next; the
+        #: position correction's friction acts on these only): plane points by key, pair points by
+        #: their shape pair and place in body B's frame (:meth:`_touched`)
         self._touching: dict[str, np.ndarray] = dict(_NO_TOUCHING)
         #: the box pairs' material points of the present correction (:meth:`_contacts`), None between
         self._fixed: dict[str, Any] | None = None
@@ -428,20 +427,11 @@ class HardBodies:
         nb = getattr(con, side)
         return np.einsum("cji,cj->ci", rotation_matrices(q[nb, 3:7]), con.point - (self.x0[nb, :3] + q[nb, :3]))
 
-    def _touching_at(self, q: np.ndarray) -> dict[str, np.ndarray]:
-        """The points touching at the node states q (N, 7), as :meth:`_touched` compares a step's
-        points with them: none where nothing is within the query's margin (the early-out of
-        :meth:`correct`), else every point against a hard plane and every point of a shape pair
-        the query finds at q (in body B's and body A's frames).  Only a function of q: a step
-        takes it at its start state, so a run restarted from a result file, whose state is that
-        of the row, steps bit for bit as the run it continues."""
-        smallest, near = self._smallest_gap(q)
-        if smallest > 0.0 and not near:
-            return _NO_TOUCHING
-        con = self._contacts(q, q)
+    def _remember_touching(self, con: _Contacts, q: np.ndarray) -> None:
+        """Keep the points of ``con`` at q as those touching at the start of the next step."""
         plane = con.na < 0
         pair = ~plane
-        return {
+        self._touching = {
             "keys": np.sort(con.key[plane]),
             "pair": con.shape_a[pair] * self.node.size + con.shape_b[pair],
             "local": self._local_b(con.take(pair), q),
@@ -511,6 +501,7 @@ class HardBodies:
     def check_start(self, q: np.ndarray) -> None:
         """Refuse a start with two shapes overlapping by more than 1e-12 m (``ModelError`` naming
         the shapes and the depth)."""
+        self._remember_touching(self._contacts(q, q), q)
         rows, pairs, _ = self.query(q)
         bad = np.flatnonzero(rows[:, 9] < -1.0e-12)
         if bad.size:
@@ -564,15 +555,14 @@ class HardBodies:
         smallest, near = self._smallest_gap(q)
         if smallest > 0.0 and not near:
             self.last = empty_record()
+            self._touching = _NO_TOUCHING
             return
         con = self._contacts(q, q_start, fix=True)
         if not np.any(con.gap <= SET_GAP):
             self._fixed = None
             self.last = empty_record()
+            self._remember_touching(con, q)
             return
-        fixed, self._fixed = self._fixed, None
-        self._touching = self._touching_at(q_start)  # (a query at q_start: the box pairs' own points)
-        self._fixed = fixed
         con, cur, nu_keys, nu_vals, minv = self._position(stops, q_start, con)
         self._fixed = None
         # the velocity jump at the corrected q
@@ -582,6 +572,7 @@ class HardBodies:
         if pl is not None:
             at_plane = cur.na < 0
             pl.position_impulse[cur.key[at_plane]] = nu[at_plane, 0]
+        self._remember_touching(con, q)
         if closed.gap.size == 0:
             self.last = empty_record()
             return
