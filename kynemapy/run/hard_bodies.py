@@ -280,9 +280,6 @@ class HardBodies:
         #: position correction's friction acts on these only): plane points by key, pair points by
         #: their shape pair and place in body B's frame (:meth:`_touched`)
         self._touching: dict[str, np.ndarray] = dict(_NO_TOUCHING)
-        #: the (problem, bodies) of the islands whose pyramid solution slipped in this step
-        #: (:meth:`_sticking`), emptied at each step's start
-        self._slipping: set[tuple[str, frozenset[int]]] = set()
         #: the box pairs' material points of the present correction (:meth:`_contacts`), None between
         self._fixed: dict[str, Any] | None = None
         self.last: dict[str, np.ndarray] = empty_record()
@@ -554,7 +551,6 @@ class HardBodies:
         if pl is not None:
             pl.clear()
         self._fixed = None
-        self._slipping = set()
         # the early-out: nothing touches after the smooth step (compiled queries only)
         smallest, near = self._smallest_gap(q)
         if smallest > 0.0 and not near:
@@ -790,9 +786,7 @@ class HardBodies:
         # once the friction is held)
         stuck = np.zeros(na.size, dtype=bool)
         if np.any(mu > 0.0):
-            stuck = self._sticking(
-                na, nb, ja, jb, minv, chol, free, mu, lam, contact_islands(na, nb), slip_floor, what
-            )  # fmt: skip
+            stuck = self._sticking(na, nb, ja, jb, minv, chol, free, mu, lam, contact_islands(na, nb), slip_floor)
         if np.any(stuck):
             self.sticking_solves += 1
         if np.all(stuck):
@@ -854,7 +848,6 @@ class HardBodies:
     def _sticking(
         self, na: np.ndarray, nb: np.ndarray, ja: np.ndarray, jb: np.ndarray, minv: np.ndarray, chol: np.ndarray,
         free: np.ndarray, mu: np.ndarray, lam: np.ndarray, island: np.ndarray, slip_floor: float = 0.0,
-        what: str = "",
     ) -> np.ndarray:  # fmt: skip
         """The frictional problem on inner friction pyramids (:func:`pyramid_lcp`), island by
         island; which contacts (C,) bool are in an island whose solution sticks at every loaded
@@ -864,33 +857,19 @@ class HardBodies:
         to it passes too (the position correction's :data:`GAP_TOLERANCE`, its own tolerance on
         the gaps: measured on the 100-box pile at rest, its islands' solutions slip by up to
         5e-14 m, the size of the gaps the step before left, where 1e-12 of the free term is
-        5e-18 m).  ``what``: the problem (position or velocity); an island of the same bodies whose
-        solution slipped earlier in the same step's problem of that kind is not tried again
-        (:attr:`_slipping`; a step's own memory: while a pile lands, its islands slip and their
-        programs were most of the step's cost)."""
-        stuck = np.zeros(na.size, dtype=bool)
-        n = int(island.max(initial=-1)) + 1
-        keys = [(what, frozenset(np.concatenate([na[island == i], nb[island == i]]).tolist()) - {-1}) for i in range(n)]
-        tried = np.array([key not in self._slipping for key in keys], dtype=bool)
-        sel = tried[island] if n else np.zeros(0, dtype=bool)
-        if not np.any(sel):
-            return stuck
-        na, nb, ja, jb, free, mu, part = na[sel], nb[sel], ja[sel], jb[sel], free[sel], mu[sel], island[sel]
-        solved = pyramid_lcp(na, nb, ja, jb, chol, free, mu, part)
+        5e-18 m)."""
+        solved = pyramid_lcp(na, nb, ja, jb, chol, free, mu, island)
         if solved is None:
-            return stuck
+            return np.zeros(na.size, dtype=bool)
         u = free + self._rates(na, nb, ja, jb, self._response(minv, na, nb, ja, jb, solved))
         loaded = (solved[:, 0] > 0.0) & (mu > 0.0)
+        n = int(island.max(initial=-1)) + 1
         slip = np.zeros(n)
         size = np.zeros(n)
-        np.maximum.at(slip, part, np.where(loaded, np.max(np.abs(u[:, 1:]), axis=1), 0.0))
-        np.maximum.at(size, part, np.max(np.abs(free), axis=1))
-        held = slip <= np.maximum(STICK_TOLERANCE * size, slip_floor)
-        self._slipping.update(keys[i] for i in np.flatnonzero(tried & ~held))
-        mine = held[part]
-        where = np.flatnonzero(sel)
-        stuck[where[mine]] = True
-        lam[where[mine]] = solved[mine]
+        np.maximum.at(slip, island, np.where(loaded, np.max(np.abs(u[:, 1:]), axis=1), 0.0))
+        np.maximum.at(size, island, np.max(np.abs(free), axis=1))
+        stuck = (slip <= np.maximum(STICK_TOLERANCE * size, slip_floor))[island]
+        lam[stuck] = solved[stuck]
         return stuck
 
     def _newton(
