@@ -76,6 +76,16 @@ def unknown_algorithm(f: h5py.File, path: str, dataset: str, algorithm: str) -> 
     )
 
 
+def memory_digest(rows: np.ndarray, arrays: list[np.ndarray]) -> int:
+    """Digest of one restart slot's memories (``/restart/memory_digest``): XXH3-64 of its row
+    counts ``rows`` (M,) int64 then each kept memory's rows (R, width) float64, as int64."""
+    h = xxhash.xxh3_64()
+    h.update(np.ascontiguousarray(rows, dtype=np.int64))
+    for arr in arrays:
+        h.update(np.ascontiguousarray(arr, dtype=np.float64))
+    return _signed(h.intdigest())
+
+
 def slot_digest(arrays: Mapping[str, np.ndarray], algorithm: str = SLOT_ALGORITHM) -> int:
     """Digest of one restart slot: its arrays in the order of State, then Inputs (XXH3-64 of
     their bytes run together as int64, or with ``algorithm`` "CRC-32" an earlier file's)."""
@@ -98,6 +108,7 @@ __all__ = [
     "block_check",
     "crc32_of",
     "digest",
+    "memory_digest",
     "slot_digest",
     "unknown_algorithm",
 ]

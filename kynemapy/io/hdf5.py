@@ -61,7 +61,10 @@ extra per-row columns (chunked ``block`` rows, unlimited first axis, checksummed
     the slot belongs to, write generation); ``/restart/slot_crc`` (2,) the digest of each
     slot's arrays (State's fields, then Inputs', in order; the XXH3-64 of their bytes run
     together, as int64, named by the attribute ``algorithm``; CRC-32 in files without it),
-    written with the slot.  A write always goes to the slot not holding the newest restart,
+    written with the slot; with a kind's memory of the run (contact's ``touching`` under the
+    hard body law) also ``/restart/memory/<name>`` (2, R, width), ``/restart/memory_rows``
+    (2, M) and ``/restart/memory_digest`` (2,), each slot's rows, counts and digest
+    (:mod:`kynemapy.io.memory`).  A write always goes to the slot not holding the newest restart,
     so a crash in the middle of one never damages the other; :func:`read` returns the newest
     slot whose row count equals ``committed``.
 

@@ -14,7 +14,7 @@ import numpy as np
 from kynemapy.engine.data import Inputs, State
 from kynemapy.engine.rows import DERIVED, ROW_FIELDS, ROW_NAMES, row_layout
 from kynemapy.model import HARD_DEFAULTS, Model, no_beams, no_joint_stops
-from kynemapy.model.registry import column_groups, kinds
+from kynemapy.model.registry import column_groups, kinds, memories
 from kynemapy.model.registry.contact.rows import HARD_CONTACT, impulse_spans
 
 #: Per-row fields the caller must pass to :meth:`ResultWriter.append` (the others, ``DERIVED``,
@@ -112,6 +112,24 @@ def restart_shapes(model: Model) -> dict[str, tuple[tuple[int, ...], type]]:
         "step": ((1,), np.int64),
         "f": ((nn, 6), np.float64),
         "constraint_input": ((nc, 7), np.float64),
+    }
+
+
+def memory_widths(model: Model) -> dict[str, int]:
+    """The kinds' memories of a run of ``model`` (:class:`kynemapy.model.registry.kind.Memory`),
+    kept with the restart data as ``/restart/memory/<name>``: name -> floats per row (empty: none)."""
+    return {name: int(memory.width) for name, memory in memories(model).items()}
+
+
+def memory_units(model: Model) -> dict[str, str]:
+    """The units of the restart memory's datasets of ``model`` (empty: none)."""
+    found = memories(model)
+    if not found:
+        return {}
+    return {f"restart/memory/{name}": memory.unit for name, memory in found.items()} | {
+        "restart/memory_rows": "1 (per slot: the rows of each memory, in the order of its attribute names; "
+        "-1 not kept)",
+        "restart/memory_digest": "1 (per slot: XXH3-64 of its memory_rows row and its memories' rows, as int64)",
     }
 
 
@@ -327,6 +345,8 @@ __all__ = [
     "group_shapes",
     "hard_contact_shapes",
     "impulse_spans",
+    "memory_units",
+    "memory_widths",
     "missing_model_fields",
     "model_difference",
     "restart_shapes",

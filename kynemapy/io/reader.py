@@ -36,6 +36,7 @@ from kynemapy.io.layout import (
     missing_model_fields,
     restart_shapes,
 )
+from kynemapy.io.memory import read_memory
 from kynemapy.io.paths import file_path
 from kynemapy.io.salvage import (
     complement,
@@ -98,7 +99,8 @@ class Result:
         ``attrs["units"]`` decoded (dataset → unit).
     restart : dict[str, ndarray], optional
         The newest restart slot matching ``committed`` (keys of State and Inputs,
-        plus ``committed``), or None (no restart group, or no restart written for the
+        ``committed``, and ``"memory/<name>"`` for each kind's memory of the run kept with it,
+        :meth:`restart_memory`), or None (no restart group, or no restart written for the
         committed rows).
     closed_cleanly : bool
         False when the writer is still running or was killed (the file still
@@ -197,6 +199,18 @@ class Result:
         (w, x, y, z) (MuJoCo's ``xquat``); :func:`kynemapy.rotation_matrices` turns them into
         (n, N, 3, 3) matrices whose columns are the bodies' axes in world coordinates."""
         return world_pose(self.model.x0, self.q)[1]
+
+    def restart_memory(self) -> dict[str, np.ndarray]:
+        """The kinds' memories of the run kept with :attr:`restart` (contact's ``touching``: the
+        points touching at the next step's start under the hard body law), by name.
+
+        Returns
+        -------
+        dict of str to ndarray
+            Name -> (R, width) float64 rows (copies); empty: none kept (or no restart data).
+        """
+        restart = self.restart or {}
+        return {k.split("/", 1)[1]: np.array(v) for k, v in restart.items() if k.startswith("memory/")}
 
     def restart_state(self) -> tuple[State, Inputs]:
         """Fresh, writable :class:`State` and :class:`Inputs` built from :attr:`restart`."""
@@ -515,6 +529,25 @@ def _restart_slot(f: h5py.File, path: str, model: Model, committed: int, salvage
                 [(f"restart[{slot}]", None, None)],
                 committed,
             )
+        memory = read_memory(gr, slot)
+        if memory is None:  # fails its digest
+            if salvage:
+                warnings.warn(
+                    f"{path}: damaged: restart slot {slot}'s memory (/restart/memory/*) fails its checksum; "
+                    "no restart data returned",
+                    ResultFileWarning,
+                    stacklevel=3,
+                )
+                continue
+            raise ResultFileError(
+                f"{path}: damaged: restart slot {slot}'s memory (/restart/memory/*[{slot}], what the contact "
+                f"remembers after row {committed - 1}) fails its checksum; the rows are intact, but no run can "
+                "continue from this file",
+                path,
+                [(f"restart/memory[{slot}]", None, None)],
+                committed,
+            )
+        arrays |= memory
         arrays["committed"] = np.array(committed, dtype=np.int64)
         return arrays
     return None

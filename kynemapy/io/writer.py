@@ -4,7 +4,6 @@ of its writes: :mod:`kynemapy.io.hdf5`).
 
 from __future__ import annotations
 
-import dataclasses
 import datetime
 import json
 import os
@@ -21,7 +20,7 @@ from kynemapy.engine.data import Inputs, State
 from kynemapy.engine.energies import row_invariants
 from kynemapy.engine.params import StepParameters
 from kynemapy.engine.rows import DERIVED, ROW_NAMES
-from kynemapy.io.checksums import DIGEST_ALGORITHM, SLOT_ALGORITHM, crc32_of, digest, slot_digest
+from kynemapy.io.checksums import DIGEST_ALGORITHM, SLOT_ALGORITHM, digest, slot_digest
 from kynemapy.io.layout import (
     REQUIRED,
     RESERVED,
@@ -36,15 +35,19 @@ from kynemapy.io.layout import (
     group_attribute,
     group_columns,
     group_shapes,
+    memory_units,
+    memory_widths,
     model_difference,
     restart_shapes,
     row_shapes,
     set_attr,
 )
 from kynemapy.io.lock import WriterLock
+from kynemapy.io.memory import SlotMemory
+from kynemapy.io.model_group import write_model_group
 from kynemapy.io.paths import file_path
 from kynemapy.io.reader import read
-from kynemapy.model import HARD_DEFAULTS, Model
+from kynemapy.model import Model
 from kynemapy.model.registry import column_groups
 
 
@@ -151,6 +154,8 @@ class ResultWriter:
         self._committed = 0
         self._last_step: int | None = None
         self._slot_info = np.full((2, 2), -1, dtype=np.int64)  # (rows, generation) per slot
+        #: the kinds' memories of a run kept with each restart slot (:mod:`kynemapy.io.memory`)
+        self._memory = SlotMemory(memory_widths(model) if self.restart else {})
         self._generation = 0
         self._laid_out = False
         self._n_records = 0
@@ -193,6 +198,8 @@ class ResultWriter:
             if self.restart
             else None
         )
+        if self.restart:
+            self._memory.open(f["restart"])
         self._laid_out = True
 
     def _create_attrs(self, f: h5py.File, attrs: Mapping[str, Any] | None) -> None:
@@ -200,6 +207,7 @@ class ResultWriter:
         set_attr(f.attrs, "created", datetime.datetime.now(datetime.UTC).isoformat())
         units = {k: u for k, u in UNITS.items() if self.restart or not k.startswith("restart/")}
         units |= extra_units(self._extra_shapes)
+        units |= memory_units(self.model) if self.restart else {}
         set_attr(f.attrs, "units", json.dumps(units, ensure_ascii=False))
         # who writes the file: a reader that finds it still marked "open for writing" clears the
         # marks only when this process no longer runs
@@ -211,22 +219,7 @@ class ResultWriter:
             set_attr(f.attrs, key, attr_value(value))
 
     def _create_layout(self, f: h5py.File) -> None:
-        gm = f.create_group("model")
-        for name in Model._fields:
-            value = getattr(self.model, name)
-            if value is None and name in HARD_DEFAULTS:  # a Model made by hand: none
-                value = HARD_DEFAULTS[name]()
-            if isinstance(value, np.ndarray):
-                ds = gm.create_dataset(name, data=np.ascontiguousarray(value))
-                ds.attrs["crc32"] = crc32_of(value)
-            else:
-                gm.attrs[name] = int(value)
-        gp = f.create_group("params")
-        for fld in dataclasses.fields(StepParameters):
-            set_attr(gp.attrs, fld.name, getattr(self.params, fld.name))
-        gd = gp.create_group("derived")
-        for name in ("alpha_m", "alpha_f", "gamma", "beta"):
-            gd.attrs[name] = float(getattr(self.params, name))
+        write_model_group(f, self.model, self.params)
         # the rows' datasets, then the extra columns' (their groups made with their first column)
         for name, (shape, dtype) in (self._shapes | self._extra_shapes).items():
             # A zero-length trailing axis (no constraints) cannot hold a chunk of extent >= 1
@@ -248,6 +241,7 @@ class ResultWriter:
             gr.create_dataset("slot_info", data=self._slot_info)
             sc = gr.create_dataset("slot_crc", shape=(2,), dtype=np.int64, data=np.full(2, -1, dtype=np.int64))
             set_attr(sc.attrs, "algorithm", SLOT_ALGORITHM)
+            self._memory.create(gr)  # the kinds' memories of a run (none: nothing)
 
     __getattr__ = group_attribute  # a kind's group by its name (``writer.hard_contact``): :attr:`groups`' entry
 
@@ -327,8 +321,9 @@ class ResultWriter:
             out.update({name: np.ascontiguousarray(computed[name], dtype=self._shapes[name][1]) for name in DERIVED})
         return n, out
 
-    def _write_restart_slot(self, state: State, inputs: Inputs) -> int:
-        """Write ``state`` and ``inputs`` into the spare slot (no flush); return the slot index."""
+    def _write_restart_slot(self, state: State, inputs: Inputs, memory: Mapping[str, Any] | None = None) -> int:
+        """Write ``state``, ``inputs`` and the kinds' ``memory`` into the spare slot (no flush);
+        return the slot index."""
         assert self._restart is not None
         shapes = restart_shapes(self.model)
         values = dict(zip(RESTART_STATE, state, strict=True)) | dict(zip(RESTART_INPUTS, inputs, strict=True))
@@ -345,6 +340,7 @@ class ResultWriter:
             if arr.size:
                 dsid, mspace, fspace = self._slot_spaces(name, slot, arr.shape)
                 dsid.write(mspace, fspace, arr)
+        self._memory.write(slot, memory)
         return slot
 
     def _slot_spaces(self, name: str, slot: int, shape: tuple[int, ...]) -> tuple[Any, Any, Any]:
@@ -411,6 +407,7 @@ class ResultWriter:
         state: State | None = None,
         inputs: Inputs | None = None,
         step_control: Mapping[str, Any] | None = None,
+        memory: Mapping[str, Any] | None = None,
         **groups: Mapping[str, Any] | None,
     ) -> int:
         """Append one block of rows, commit it and flush; return the committed row count.
@@ -430,6 +427,9 @@ class ResultWriter:
         step_control : Mapping[str, Any], optional
             The ``/step_control`` columns of the block, (n,) each (required when the file was
             created with ``step_control=True``, refused otherwise).
+        memory : Mapping[str, Any], optional
+            The kinds' memories of the run at ``state`` (name -> (R, width) rows, contact's
+            ``touching``: :mod:`kynemapy.io.memory`), kept with it; one left out: not kept.
         **groups : Mapping[str, Any], optional
             ``<group>=`` the block's columns of a kind's group (``hard_contact=``), (n, ...) each as
             :attr:`groups` gives them (required when the file has them, refused otherwise).
@@ -458,7 +458,7 @@ class ResultWriter:
         self._write_rows(data, start, extra)
         slot = None
         if state is not None and inputs is not None and self._restart is not None:
-            slot = self._write_restart_slot(state, inputs)
+            slot = self._write_restart_slot(state, inputs, memory)
         if slot is not None:
             # labelled with the row count it will belong to: ignored by readers until `committed` says so
             self._mark_slot(slot, stop)
@@ -547,7 +547,7 @@ class ResultWriter:
                 extra = {g: None if c is None else {k: a[start:stop] for k, a in c.items()} for g, c in groups.items()}
                 if stop == n and old.restart is not None:
                     state, inputs = old.restart_state()
-                    writer.append(rows, state=state, inputs=inputs, **extra)
+                    writer.append(rows, state=state, inputs=inputs, memory=old.restart_memory(), **extra)
                 else:
                     writer.append(rows, **extra)
             os.replace(tmp, path)
@@ -559,7 +559,7 @@ class ResultWriter:
         writer.path = path
         return writer
 
-    def write_restart(self, state: State, inputs: Inputs) -> None:
+    def write_restart(self, state: State, inputs: Inputs, memory: Mapping[str, Any] | None = None) -> None:
         """Store ``state`` and ``inputs`` as the restart data of the last committed row, and flush.
 
         Prefer passing ``state=``/``inputs=`` to :meth:`append`, which commits both together.
@@ -571,6 +571,8 @@ class ResultWriter:
             ``step``.
         inputs : Inputs
             The loads and constraint inputs held at that state.
+        memory : Mapping[str, Any], optional
+            The kinds' memories of the run at that state, as for :meth:`append`.
 
         Raises
         ------
@@ -586,7 +588,7 @@ class ResultWriter:
                 f"ResultWriter.write_restart: the state is at step {int(np.asarray(state.step)[0])}, "
                 f"the last committed row is step {self._last_step}"
             )
-        slot = self._write_restart_slot(state, inputs)
+        slot = self._write_restart_slot(state, inputs, memory)
         f.flush()
         self._mark_slot(slot, self._committed)
         f.flush()

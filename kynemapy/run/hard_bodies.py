@@ -123,12 +123,6 @@ INEXACT_ITERATIONS = 5
 JUMP_LOOSE = 1.0e-6
 
 
-def has_hard_bodies(model: Model) -> bool:
-    """Whether ``model`` has shapes under the hard body law (``Model.hard_shapes`` with rows)."""
-    table = getattr(model, "hard_shapes", None)
-    return table is not None and np.asarray(table).shape[0] > 0
-
-
 def empty_record() -> dict[str, np.ndarray]:
     """:attr:`HardBodies.last` without contacts (empty arrays of the right shapes)."""
     i, f = np.zeros(0, dtype=np.int64), np.zeros(0)
@@ -198,7 +192,7 @@ class HardBodies:
     Parameters
     ----------
     model : kynemapy.Model
-        A model with ``hard_shapes`` rows (:func:`has_hard_bodies`): rigid bodies, free or with
+        A model with ``hard_shapes`` rows (``has_hard_bodies``): rigid bodies, free or with
         joints and other bilateral constraints (:attr:`coupled`; no beams, no joint stops: the
         builder refuses those).
     planes : kynemapy.run.hard_contact.HardContacts or None
@@ -436,6 +430,57 @@ class HardBodies:
             "pair": con.shape_a[pair] * self.node.size + con.shape_b[pair],
             "local": self._local_b(con.take(pair), q),
             "local_a": self._local_b(con.take(pair), q, "na"),
+        }
+
+    def touching_rows(self) -> np.ndarray:
+        """The points touching at the next step's start (:meth:`_remember_touching`) as rows of
+        floats, the contact kind's run memory (:class:`TouchingKeeper`).
+
+        Returns
+        -------
+        (R, 8) ndarray of float
+            Per point: kind (0 a plane point, 1 a point between two shapes), key (the plane
+            point's key, or ``shape_a * shapes + shape_b``), the point in body B's frame (3)
+            and in body A's (3) [m] (zeros for a plane point); the plane points first.
+        """
+        t = self._touching
+        k, p = t["keys"].size, t["pair"].size
+        out = np.zeros((k + p, 8))
+        out[:k, 1] = t["keys"]
+        out[k:, 0] = 1.0
+        out[k:, 1] = t["pair"]
+        out[k:, 2:5] = t["local"]
+        out[k:, 5:8] = t["local_a"]
+        return out
+
+    def load_touching(self, rows: np.ndarray) -> None:
+        """Put back the points touching at the next step's start from :meth:`touching_rows`' rows.
+
+        Parameters
+        ----------
+        rows : (R, 8) array_like of float
+            The rows (integral kinds and keys).
+
+        Raises
+        ------
+        ValueError
+            Rows of another width, or a kind or key that is not an integer of its range.
+        """
+        rows = np.asarray(rows, dtype=np.float64)
+        if rows.ndim != 2 or rows.shape[1] != 8:
+            raise ValueError(f"the touching points must be rows of 8 floats, got shape {rows.shape}")
+        kind, key = rows[:, 0], rows[:, 1]
+        limit = self.node.size * self.node.size
+        if not (np.all((kind == 0.0) | (kind == 1.0)) and np.all(key == np.round(key)) and np.all(key >= 0)):
+            raise ValueError("the touching points' kinds must be 0 or 1 and their keys integers >= 0")
+        pair = kind == 1.0
+        if np.any(key[pair] >= limit):
+            raise ValueError(f"a touching point's shape pair key is {int(key[pair].max())}, past {limit - 1}")
+        self._touching = {
+            "keys": np.sort(key[~pair].astype(np.int64)),
+            "pair": key[pair].astype(np.int64),
+            "local": rows[pair, 2:5].copy(),
+            "local_a": rows[pair, 5:8].copy(),
         }
 
     def _touched(self, con: _Contacts, q_start: np.ndarray, q: np.ndarray) -> np.ndarray:
@@ -976,3 +1021,30 @@ class HardBodies:
             "friction_impulse": lam[pair, 1:] if lam.size else np.zeros((0, 2)),
             "position_impulse": nu[pair] if nu.size else np.zeros(0),
         }
+
+
+class TouchingKeeper:
+    """The contact kind's run memory (:class:`kynemapy.model.registry.kind.Memory`): the points
+    touching at the next step's start under the hard body law, saved with each restart slot and
+    loaded by :meth:`kynemapy.Simulation.restart`, so a restarted run of a hard-body model goes on
+    bit for bit.
+
+    Parameters
+    ----------
+    sim : Simulation
+        A simulation of a model with hard bodies.
+    """
+
+    def __init__(self, sim: Any) -> None:
+        bodies = sim.joint_stops.bodies if sim.joint_stops is not None else None
+        if bodies is None:
+            raise ValueError("TouchingKeeper: the simulation's model has no shapes under the hard body law")
+        self._bodies: HardBodies = bodies
+
+    def save(self) -> np.ndarray:
+        """(R, 8) float64: :meth:`HardBodies.touching_rows`."""
+        return self._bodies.touching_rows()
+
+    def load(self, rows: np.ndarray) -> None:
+        """:meth:`HardBodies.load_touching`."""
+        self._bodies.load_touching(rows)

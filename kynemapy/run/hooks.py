@@ -1,7 +1,8 @@
 """The kinds' hooks above the model layer (:mod:`kynemapy.model.registry`): a kind names, by import
 path, the functions of the run that compute what its declaration cannot (its derived rows,
-:attr:`~kynemapy.model.registry.kind.Kind.derive`, and the recorder of its result-file columns,
-:attr:`~kynemapy.model.registry.kind.Kind.recorder`); this module resolves and calls them.
+:attr:`~kynemapy.model.registry.kind.Kind.derive`, the recorder of its result-file columns,
+:attr:`~kynemapy.model.registry.kind.Kind.recorder`, and the keeper of its memory of a run,
+:attr:`~kynemapy.model.registry.kind.Memory.keeper`); this module resolves and calls them.
 """
 
 from __future__ import annotations
@@ -10,9 +11,9 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
-from kynemapy.model.registry import kinds
+from kynemapy.model.registry import kinds, memories
 
-__all__ = ["derived", "recorded_groups", "recorders", "resolve"]
+__all__ = ["derived", "keepers", "recorded_groups", "recorders", "resolve"]
 
 
 def resolve(path: str) -> Callable[..., Any]:
@@ -89,3 +90,21 @@ def recorders(sim: Any, writer: Any) -> dict[str, Callable[[dict[str, Any], int]
         if k.columns is not None and k.recorder is not None and writer.groups.get(k.columns.name):
             out[k.columns.name] = resolve(k.recorder)(sim)
     return out
+
+
+def keepers(sim: Any) -> dict[str, Any]:
+    """The keepers of the kinds' memories of a run (:attr:`~kynemapy.model.registry.kind.Kind.memory`)
+    that ``sim``'s model has, made for ``sim``.
+
+    Parameters
+    ----------
+    sim : Simulation
+        The simulation.
+
+    Returns
+    -------
+    dict of str to object
+        The memory's name -> its keeper, with ``save()`` ((R, width) float64) and ``load(rows)``
+        (contact's: :class:`kynemapy.run.hard_bodies.TouchingKeeper`); empty: none.
+    """
+    return {name: resolve(memory.keeper)(sim) for name, memory in memories(sim.model).items()}

@@ -45,7 +45,8 @@ from kynemapy.engine.params import coefficient_vector
 from kynemapy.math.quaternion import quat_exp, quat_product
 from kynemapy.model import Model, kinds
 from kynemapy.model.errors import ModelError
-from kynemapy.run.hard_bodies import HardBodies, has_hard_bodies
+from kynemapy.model.registry.contact.rows import has_hard_bodies
+from kynemapy.run.hard_bodies import HardBodies
 from kynemapy.run.hard_contact import (
     GAP_TOLERANCE,
     MAX_SWEEPS,

@@ -27,7 +27,7 @@ from kynemapy.engine.api import ConvergenceError, task
 from kynemapy.engine.entry import RECORD
 from kynemapy.engine.step import CONVERGED, RESUMABLE
 from kynemapy.run.failure import failure_text
-from kynemapy.run.hooks import recorded_groups, recorders
+from kynemapy.run.hooks import keepers, recorded_groups, recorders
 from kynemapy.run.progress import ProgressBar
 from kynemapy.run.writer import BackgroundWriter, unit_rows
 
@@ -336,7 +336,13 @@ def run(
         writer = open_writer(sim, output, every, unit, resuming, overwrite, attrs, defer_layout=block >= 2)
         try:
             out = BackgroundWriter(
-                writer, sim.data, sim.workspace.row_layout, unit, threaded=block >= 2, recorders=recorders(sim, writer)
+                writer,
+                sim.data,
+                sim.workspace.row_layout,
+                unit,
+                threaded=block >= 2,
+                recorders=recorders(sim, writer),
+                keepers=keepers(sim) if writer.restart else None,
             )
         except BaseException:
             writer.close()

@@ -47,6 +47,7 @@ from kynemapy.model import Model, kinds
 from kynemapy.model.builder import check_simulation, no_unknowns, real_number, servo_inputs
 from kynemapy.run import loop, stepcontrol
 from kynemapy.run.failure import failure_text, singular_cause
+from kynemapy.run.hooks import keepers
 from kynemapy.run.stepcontrol import ControlledRun, StepControl
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -861,7 +862,9 @@ class Simulation:
         """A simulation positioned at the last committed step of a result file.
 
         Continuing it (``run(..., output=path)`` appends to the same file) reproduces an
-        uninterrupted run bit for bit.
+        uninterrupted run bit for bit: the file's restart data holds the state, the inputs and
+        what the kinds remember of the run (the points touching under the hard body law); a
+        file written before kynemapy kept the touching points starts with those of its state.
 
         Parameters
         ----------
@@ -905,6 +908,10 @@ class Simulation:
         sim._state.assign(state)
         sim._inputs.f[...] = inputs.f
         sim._inputs.constraint_input[...] = inputs.constraint_input
+        kept = result.restart_memory()  # the kinds' memories of the run (contact's touching points)
+        for name, keeper in keepers(sim).items():
+            if name in kept:
+                keeper.load(kept[name])
         sim.resume_path = os.fspath(path)
         every = result.attrs.get("output_every")
         sim.resume_every = None if every is None else int(every)

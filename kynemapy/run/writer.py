@@ -37,7 +37,7 @@ import queue
 import re
 import threading
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -142,6 +142,9 @@ class BackgroundWriter:
         :class:`kynemapy.run.hard_rows.HardRowRecorder`) of the last step into row ``row`` of
         ``columns`` (a dict of arrays, ``unit`` rows each); required for each group the file has
         (:func:`kynemapy.run.hooks.recorders`).
+    keepers : name -> keeper, optional: the kinds' memories of the run (contact's ``touching``,
+        :class:`kynemapy.run.hard_bodies.TouchingKeeper`), saved (``save()``) at every hand-over
+        and stored with the restart data (:func:`kynemapy.run.hooks.keepers`).
 
     The driver fills :meth:`view` (rows from :attr:`fill` on), calls :meth:`record_columns` for
     each row it records there, reports them with :meth:`added`, and calls :meth:`submit` when
@@ -157,6 +160,7 @@ class BackgroundWriter:
         *,
         threaded: bool = True,
         recorders: Mapping[str, Callable[[dict[str, np.ndarray], int], None]] | None = None,
+        keepers: Mapping[str, Any] | None = None,
     ) -> None:
         self.writer = writer
         self.unit = int(unit)
@@ -170,6 +174,7 @@ class BackgroundWriter:
             if group not in (recorders or {}):
                 raise ValueError(f"BackgroundWriter: {writer.path} has /{group} columns: give their recorder")
         self._recorders = {group: (recorders or {})[group] for group in groups}
+        self._keepers = dict(keepers or {})
         self._columns: list[dict[str, dict[str, np.ndarray]]] = [
             {
                 group: {name: np.zeros((self.unit, *shape), dtype=dtype) for name, (shape, dtype) in shapes.items()}
@@ -201,7 +206,9 @@ class BackgroundWriter:
         self.last_step = -1
         self._error: BaseException | None = None
         self._free: queue.SimpleQueue[int] = queue.SimpleQueue()
-        self._todo: queue.SimpleQueue[tuple[int, int, State, Inputs, int | None] | None] = queue.SimpleQueue()
+        self._todo: queue.SimpleQueue[tuple[int, int, State, Inputs, dict[str, np.ndarray], int | None] | None] = (
+            queue.SimpleQueue()
+        )
         #: the writer thread's: CPUs it may be steered over, and the one it keeps off now
         self._cpus: frozenset[int] = frozenset()
         self._off: int | None = None
@@ -256,7 +263,8 @@ class BackgroundWriter:
             return
         # copies: the driver goes on (and a loads callback writes the inputs) while the thread writes
         cpu = current_cpu() if self._thread is not None else None
-        item = (self._current, self.fill, state.copy(), Inputs(*(np.array(a) for a in inputs)), cpu)
+        memory = {name: keeper.save() for name, keeper in self._keepers.items()}  # new arrays
+        item = (self._current, self.fill, state.copy(), Inputs(*(np.array(a) for a in inputs)), memory, cpu)
         self._start += self.fill
         self.fill = 0
         if self._thread is None:
@@ -282,8 +290,8 @@ class BackgroundWriter:
         except OSError:  # not allowed here: leave the scheduling alone
             self._cpus = frozenset()
 
-    def _write(self, item: tuple[int, int, State, Inputs, int | None]) -> None:
-        index, n, state, inputs, cpu = item
+    def _write(self, item: tuple[int, int, State, Inputs, dict[str, np.ndarray], int | None]) -> None:
+        index, n, state, inputs, memory, cpu = item
         if self._error is not None:
             return
         if self._thread is not None:
@@ -296,7 +304,8 @@ class BackgroundWriter:
             rows = field_views(self._layout, self._fields, self._ints, self.unit, n)
             # the kinds' columns of these rows (/hard_contact), by group
             groups = {group: {name: arr[:n] for name, arr in c.items()} for group, c in self._columns[index].items()}
-            self.writer.append(rows, state=state, inputs=inputs, **groups)
+            kept = {"memory": memory} if memory else {}  # the kinds' memories, where the model has one
+            self.writer.append(rows, state=state, inputs=inputs, **kept, **groups)
         except BaseException as exc:  # reported to the driver at its next submit or at close
             self._error = exc
 

@@ -25,7 +25,7 @@ import pytest
 import xxhash
 
 import kynemapy as kp
-from kynemapy.io import ResultFileError, ResultFileWarning, read
+from kynemapy.io import ResultFileError, ResultFileWarning, ResultWriter, read
 
 ROOT = Path(__file__).resolve().parents[2]
 HEAVY_TOP = (ROOT / "examples" / "heavy_top.toml").read_text()
@@ -503,3 +503,120 @@ def test_a_file_of_an_earlier_version_without_strain_energy_or_beams(tmp_path: P
     sim = kp.Simulation.restart(path)
     sim.run(n_steps=10, output=path)
     assert read(path).committed == old.committed + 10
+
+
+# ------------------------------------------------------------------------------ the kinds' memories
+# Contact's ``touching`` (the points touching at the next step's start under the hard body law):
+# stored with each restart slot, checked by its own digest, loaded by ``Simulation.restart``.
+MEMORY_G, MEMORY_A = 9.81, 0.1  # m/s², m (the cubes' half edge)
+MEMORY_PARAMS = kp.StepParameters(h=0.001, rho_inf=0.9, atol=1e-12, rtol=1e-12)
+
+
+def two_cubes() -> kp.Model:
+    """A cube resting on the hard floor and a second one 1 mm above it, μ = 0.5 (it lands at
+    about 14 ms and the two touch on a face)."""
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, -MEMORY_G))
+    for z in (MEMORY_A, 3 * MEMORY_A + 1e-3):
+        node = b.add_node(position=(0.0, 0.0, z))
+        b.add_mass(node, mass=1.0, inertia=(MEMORY_A * MEMORY_A / 1.5,) * 3)
+        b.add_box(node, (MEMORY_A, MEMORY_A, MEMORY_A), center=(0.0, 0.0, z), axes=np.eye(3))
+    b.add_ground_plane(law="hard", friction=0.5)
+    b.set_body_contact(law="hard", friction=0.5)
+    return b.build()
+
+
+@pytest.fixture(scope="module")
+def landed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, kp.Simulation]:
+    """The two cubes run for 40 steps to a file, and the simulation that wrote it."""
+    path = tmp_path_factory.mktemp("memory") / "cubes.h5"
+    sim = kp.Simulation(two_cubes(), MEMORY_PARAMS)
+    sim.run(n_steps=40, output=path, every=1)
+    return path, sim
+
+
+def test_the_touching_points_are_kept_with_the_restart_slot(landed: tuple[Path, kp.Simulation]) -> None:
+    """The file's newest slot holds the points the run remembers after its last step, in the
+    documented layout (the plane points first, then the 4 corners between the cubes, kinds and
+    keys integral), with the documented digest; a restart loads exactly these points."""
+    path, sim = landed
+    rows = sim.joint_stops.bodies.touching_rows()
+    plane = rows[:, 0] == 0.0
+    k = int(np.count_nonzero(plane))
+    assert rows.shape == (k + 4, 8) and np.all(plane[:k]) and np.all(rows[k:, 0] == 1.0)  # planes' first
+    keys = rows[:k, 1]
+    assert np.all(np.diff(keys) > 0) and np.array_equal(keys, np.round(keys))  # sorted integral point keys
+    assert np.array_equal(rows[k:, 1], np.full(4, 0 * 2 + 1))  # shape 0 below shape 1: key 0 * 2 + 1
+    # the upper cube (body B) landed on the lower one (A) face to face: B's four lower corners
+    # (± a in x and y, −a in z), A's four upper ones (+a in z)
+    np.testing.assert_allclose(np.abs(rows[k:, 2:8]), np.full((4, 6), MEMORY_A), atol=1e-9)
+    np.testing.assert_allclose(rows[k:, 4], np.full(4, -MEMORY_A), atol=1e-9)
+    np.testing.assert_allclose(rows[k:, 7], np.full(4, MEMORY_A), atol=1e-9)
+    kept = read(path).restart_memory()
+    assert list(kept) == ["touching"] and np.array_equal(kept["touching"], rows)
+    with h5py.File(path, "r") as f:
+        gr = f["restart"]
+        slot = int(np.argmax(gr["slot_info"][:, 1]))
+        count = gr["memory_rows"][slot]
+        names = gr["memory_rows"].attrs["names"]
+        assert json.loads(names.decode() if isinstance(names, bytes) else names) == ["touching"]
+        h = xxhash.xxh3_64()
+        h.update(np.ascontiguousarray(count, dtype=np.int64).tobytes())
+        h.update(np.ascontiguousarray(gr["memory/touching"][slot, : count[0]]).tobytes())
+        assert int(gr["memory_digest"][slot]) == int(np.array(h.intdigest(), dtype=np.uint64).view(np.int64))
+    again = kp.Simulation.restart(path)
+    assert np.array_equal(again.joint_stops.bodies.touching_rows(), rows)
+
+
+def test_memories_of_any_size_are_kept_in_either_slot(tmp_path: Path) -> None:
+    """Appends whose memories grow (3, 100 rows) and shrink (5, 0 rows, none) each read back as
+    written; the slot they do not touch keeps its rows through the dataset's growth."""
+    model = two_cubes()
+    sim = kp.Simulation(model, MEMORY_PARAMS)
+    rng = np.random.default_rng(3)
+    with ResultWriter(tmp_path / "grow.h5", model, MEMORY_PARAMS, block=4) as w:
+        for k, n in enumerate((3, 100, 5, 0, None)):
+            sim.step()
+            rows = {
+                "time": np.array([sim.time]),
+                "step": np.array([sim.step_count]),
+                "q": sim.state.q[None],
+                "v": sim.state.v[None],
+                "vd": sim.state.vd[None],
+                "a": sim.state.a[None],
+                "iterations": np.array([1]),
+                "error": np.array([0.0]),
+                "lam": sim.state.lam[None],
+                "constraint_output": sim.state.constraint_output[None],
+            }
+            memory = None if n is None else {"touching": rng.normal(size=(n, 8))}
+            w.append(rows, state=sim.save_state(), inputs=sim.inputs, memory=memory)
+            got = read(tmp_path / "grow.h5").restart_memory()
+            if n is None:
+                assert got == {}  # not kept: a restart starts from the state's own touching points
+            else:
+                assert np.array_equal(got["touching"], memory["touching"]), k
+            if k == 0:
+                first = memory["touching"]
+            if k == 1:  # slot 1 grew the dataset to 100 rows: slot 0 still holds the first append's 3
+                with h5py.File(tmp_path / "grow.h5", "r") as f:
+                    assert f["restart/memory/touching"].shape[1] >= 100
+                    assert np.array_equal(f["restart/memory_rows"][0], [3])
+                    assert np.array_equal(f["restart/memory/touching"][0, :3], first)
+    with pytest.raises(ValueError, match=r"memory touching must have shape \(R, 8\)"):
+        with ResultWriter(tmp_path / "bad.h5", model, MEMORY_PARAMS) as w:
+            w.append(rows, state=sim.save_state(), inputs=sim.inputs, memory={"touching": np.zeros((2, 7))})
+
+
+def test_a_damaged_memory_is_never_resumed_from(landed: tuple[Path, kp.Simulation], tmp_path: Path) -> None:
+    path = tmp_path / "memory.h5"
+    path.write_bytes(landed[0].read_bytes())
+    with h5py.File(path, "r") as f:
+        gr = f["restart"]
+        slot = int(np.argmax(gr["slot_info"][:, 1]))
+        ds = gr["memory/touching"]
+        offset = ds.id.get_chunk_info_by_coord((slot, 0, 0)).byte_offset  # chunks (1, 64, 8): the slot's rows
+    random_bytes_into(path, offset + 8 * 8, 8 * 8)  # its second row
+    refused_everywhere(path, rf"memory\.h5: damaged: restart slot {slot}'s memory .*fails its checksum")
+    with pytest.warns(ResultFileWarning, match="memory"):
+        r = read(path, salvage=True)
+    assert r.restart is None and r.committed == 41

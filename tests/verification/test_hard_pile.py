@@ -163,14 +163,6 @@ def _tumbling_pile() -> kp.Model:
     return b.build()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="measured: a restart at step 250, amid the landing, drifts from the uninterrupted run by "
-    "1.7e-4 m within 0.15 s: the points touching at a step's start (where the position correction's "
-    "friction acts) are remembered from the step before and are not in the restart data; found from "
-    "the start state instead, restarts were exact but the 100-box pile at rest slipped by 1e-7 to "
-    "1e-6 m on 10 of 364 steps (docs/contact.md)",
-)
 def test_a_restarted_run_of_the_tumbling_pile_steps_bit_for_bit(tmp_path) -> None:
     """A run of the tumbling pile killed while its second layer lands on the first (step 250) and
     restarted from its result file (``Simulation.restart``) gives, row by row, the states of the

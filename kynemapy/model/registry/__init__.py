@@ -14,13 +14,14 @@ from contextlib import contextmanager
 from typing import Any
 
 from kynemapy.model.registry import contact, springs
-from kynemapy.model.registry.kind import READ_AFTER, Columns, Kind, ModelTable
+from kynemapy.model.registry.kind import READ_AFTER, Columns, Kind, Memory, ModelTable
 
 __all__ = [
     "KINDS",
     "column_groups",
     "derived_data",
     "kinds",
+    "memories",
     "model_tables",
     "register",
     "registered",
@@ -62,10 +63,12 @@ def register(kind: Kind) -> None:
         *(t.name for t in model_tables()),
         *column_groups(),
         *(k.derived_keyword for k in kinds() if k.derive),
+        *(k.memory.name for k in kinds() if k.memory),
     }
     names = {kind.name, *(t.name for t in kind.tables)}
     names |= {kind.columns.name} if kind.columns else set()
     names |= {kind.derived_keyword} if kind.derive else set()
+    names |= {kind.memory.name} if kind.memory else set()
     if names & taken:
         raise ValueError(f"register: kind {kind.name!r}: {sorted(names & taken)} taken already")
     for table in kind.tables:
@@ -126,6 +129,23 @@ def column_groups() -> dict[str, Columns]:
         The groups, in order.
     """
     return {k.columns.name: k.columns for k in kinds() if k.columns is not None}
+
+
+def memories(model: Any) -> dict[str, Memory]:
+    """The kinds' memories of a run (:class:`~kynemapy.model.registry.kind.Memory`) that a run of
+    ``model`` has, by name.
+
+    Parameters
+    ----------
+    model : Model
+        The model.
+
+    Returns
+    -------
+    dict of str to Memory
+        The memories, in the kinds' order (empty: none).
+    """
+    return {k.memory.name: k.memory for k in kinds() if k.memory is not None and k.memory.present(model)}
 
 
 def derived_data(given: Mapping[str, Any], caller: str) -> dict[str, Any]:

@@ -20,7 +20,11 @@ A :class:`Kind` names
 * its **drawing**: arrows in ``kynemapy animate`` (:class:`Arrows`), drawn by
   :mod:`kynemapy.post.animate`, and shapes and planes drawn with the model (:class:`Shape`,
   :attr:`Kind.shapes`, :attr:`Kind.planes`), in the scene of :mod:`kynemapy.model.geometry`;
-* its lines of ``kynemapy info`` (:attr:`Kind.info`).
+* its lines of ``kynemapy info`` (:attr:`Kind.info`);
+* its **run memory** (:class:`Memory`: state of a run that is not the engine's ``State``, rows of
+  floats kept with each restart slot so that a continued run goes on bit for bit), written and
+  read by :mod:`kynemapy.io.writer` and :mod:`kynemapy.io.reader`, saved and loaded by a class of
+  the run's layer named by its import path.
 
 The functions receive duck-typed results (:class:`kynemapy.io.Result`) and models: a kind module
 lives in the model layer and imports nothing above it.
@@ -43,6 +47,7 @@ __all__ = [
     "Energy",
     "ExportContext",
     "Kind",
+    "Memory",
     "ModelTable",
     "PointArray",
     "Shape",
@@ -302,6 +307,39 @@ class Arrows:
 
 
 @dataclass(frozen=True)
+class Memory:
+    """A kind's memory of a run: what its next step depends on beside the engine's ``State``
+    (contact's: the points touching at the step's start), kept with each restart slot of a result
+    file as rows of floats, so that a run continued from the file goes on bit for bit.
+
+    In the file: ``/restart/memory/<name>`` (2, R, width) float64, the rows of each slot (R grows
+    as needed); ``/restart/memory_rows`` (2, M) int64, each slot's row count of each memory (-1:
+    not kept) and ``/restart/memory_digest`` (2,) int64, each slot's XXH3-64 of its rows.
+
+    Attributes
+    ----------
+    name : str
+        The dataset's name.
+    width : int
+        Floats per row (>= 1).
+    present : callable
+        ``present(model)``: whether a run of the model has it.
+    unit : str
+        What a row holds, with units (the file's ``units`` attribute).
+    keeper : str
+        ``"module:callable"`` of the run's layer: ``make(sim)`` gives an object with ``save()``,
+        the rows now ((R, width) float64, a new array), and ``load(rows)``, which puts them back
+        (:func:`kynemapy.run.hooks.keepers`).
+    """
+
+    name: str
+    width: int
+    present: Callable[[Any], bool]
+    unit: str
+    keeper: str
+
+
+@dataclass(frozen=True)
 class Kind:
     """The declaration of one kind of element or constraint (see the module docstring).
 
@@ -344,6 +382,8 @@ class Kind:
         Its arrows in the animation.
     info : callable, optional
         ``info(result)``: its lines of ``kynemapy info`` (label and text), none when empty.
+    memory : Memory, optional
+        Its memory of a run, kept with the restart data.
     shapes : callable, optional
         ``shapes(model)``: its shapes drawn with the model (a list of :class:`Shape`, in order).
     planes : callable, optional
@@ -365,6 +405,7 @@ class Kind:
     point_arrays: tuple[PointArray, ...] = ()
     drawing: tuple[Arrows, ...] = ()
     info: Callable[[Any], list[tuple[str, str]]] | None = None
+    memory: Memory | None = None
     shapes: Callable[[Any], list[Shape]] | None = None
     planes: Callable[[Any], np.ndarray] | None = None
 

@@ -9,7 +9,7 @@ table (:mod:`kynemapy.engine.elements.contacts`, ``pairs``), the hard laws (``ky
 from __future__ import annotations
 
 from kynemapy.model.registry.contact import drawing, rows, shapes, tables
-from kynemapy.model.registry.kind import Arrows, Energy, Kind, ModelTable, PointArray
+from kynemapy.model.registry.kind import Arrows, Energy, Kind, Memory, ModelTable, PointArray
 
 __all__ = ["KIND"]
 
@@ -55,6 +55,15 @@ KIND = Kind(
         Arrows("the hard body law's forces on the nodes", "C1", drawing.body_arrows),
     ),
     info=rows.info,
+    memory=Memory(
+        "touching",
+        8,
+        rows.has_hard_bodies,
+        "per point touching at the next step's start under the hard body law: kind (0 a point against a "
+        "plane, 1 a point between two shapes), key (the plane point's index, or shape_a * shapes + "
+        "shape_b), the point in body B's frame (3) and in body A's frame (3) [m] (zeros for a plane point)",
+        "kynemapy.run.hard_bodies:TouchingKeeper",
+    ),
     shapes=shapes.contact_shapes,
     planes=shapes.contact_planes,
 )

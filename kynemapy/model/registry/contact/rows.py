@@ -26,6 +26,7 @@ from kynemapy.model.registry.kind import Column, Columns, plural
 __all__ = [
     "HARD_CONTACT",
     "body_contact_forces",
+    "has_hard_bodies",
     "impulse_spans",
     "info",
     "model_defaults",
@@ -39,7 +40,7 @@ def _points(model: Any) -> int:
     return 0 if table is None else int(np.asarray(table).shape[0])
 
 
-def _bodies(model: Any) -> bool:
+def has_hard_bodies(model: Any) -> bool:
     """Whether the model has shapes under the hard body law (``model.hard_shapes`` with rows)."""
     table = getattr(model, "hard_shapes", None)
     return table is not None and bool(np.asarray(table).shape[0])
@@ -50,7 +51,7 @@ def _per_point(*trailing: int) -> Any:
 
 
 def _per_body(shape: Any) -> Any:
-    return lambda model: shape(model) if _bodies(model) else None
+    return lambda model: shape(model) if has_hard_bodies(model) else None
 
 
 #: the hard laws' per-row columns, the group ``/hard_contact`` (see the module docstring)
