@@ -24,10 +24,11 @@ to 1 unless given): the contact solver's dense programs (scipy's ``nnls``, numpy
 slower on two threads on the 2-core machine (100 boxes at rest: 1.35 s a step of wall time and
 1.82 s of CPU against 1.16 s and 1.16 s, 2026-11-29), and MuJoCo steps on one thread too.
 
-The 100-box run takes hours at this cost: ``--checkpoint FILE`` saves the pile's state, the points
-the hard body law holds as touching (``HardBodies._touching``, which a result file's restart data
-lacks: docs/contact.md) and the figures so far every 100 steps (``.npz``), and ``--resume FILE``
-goes on from such a file, bit for bit (the cost figures are then those of the steps run since).
+The 100-box run takes hours at this cost: ``--checkpoint FILE`` saves the pile's state, the
+points the hard body law holds as touching (``HardBodies.touching_rows``, the contact kind's
+memory, which a result file keeps with its restart data too: docs/contact.md) and the figures so
+far every 100 steps (``.npz``), and ``--resume FILE`` goes on from such a file, bit for bit (the
+cost figures are then those of the steps run since).
 
 Run:  python bench/pile.py [--nx 5 --ny 5 --nz 4] [--seconds 2.0] [--rest 0.5]
                            [--checkpoint pile.npz] [--resume pile.npz]
@@ -64,7 +65,8 @@ HALF = 0.1  # m
 MASS = 1.0  # kg
 MU = 0.5
 H = 1e-3  # s
-#: the hard body law's record of the points touching at a step's start (saved with a checkpoint)
+#: the hard body law's record of the points touching at a step's start in checkpoints written
+#: before ``HardBodies.touching_rows`` (read by ``--resume``)
 TOUCHING = ("keys", "pair", "local", "local_a")
 
 
@@ -164,7 +166,10 @@ def main() -> None:
         if saved["q"].shape != sim.state.q.shape:
             raise SystemExit(f"--resume: {args.resume} holds a pile of {saved['q'].shape[0]} boxes, not {n}")
         sim.state.assign(kp.State(*(saved[name] for name in kp.State._fields)))
-        sim.joint_stops.bodies._touching = {name: saved["touching_" + name] for name in TOUCHING}
+        if "touching" in saved:
+            sim.joint_stops.bodies.load_touching(saved["touching"])
+        else:  # an earlier checkpoint's four arrays
+            sim.joint_stops.bodies._touching = {name: saved["touching_" + name] for name in TOUCHING}
         first = int(saved["step"][0])
         worst, moving_until = float(saved["worst"]), float(saved["moving_until"])
         newton, stick, held = (int(saved[name]) for name in ("newton", "stick", "held"))
@@ -193,8 +198,8 @@ def main() -> None:
                 figures = {"worst": worst, "moving_until": moving_until, "newton": newton, "stick": stick, "held": held}
                 state = {name: getattr(sim.state, name) for name in kp.State._fields}
                 rest = q_rest if q_rest is not None else np.zeros(0)
-                touching = {"touching_" + k: v for k, v in sim.joint_stops.bodies._touching.items()}
-                np.savez(args.checkpoint + ".tmp.npz", q_rest=rest, **state, **figures, **touching)
+                touching = sim.joint_stops.bodies.touching_rows()
+                np.savez(args.checkpoint + ".tmp.npz", q_rest=rest, touching=touching, **state, **figures)
                 os.replace(args.checkpoint + ".tmp.npz", args.checkpoint)
     if not costs:
         raise SystemExit(f"nothing to run: the pile is at t = {first * H:.3f} s already (--seconds {args.seconds:g})")

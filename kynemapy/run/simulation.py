@@ -1595,6 +1595,14 @@ class Simulation:
         -------
         State
             An independent copy of :attr:`state`.
+
+        Notes
+        -----
+        Under the hard body law the next step also depends on the points touching at its start
+        (the contact kind's memory of the run, not part of :class:`State`): a result file keeps
+        them for :meth:`restart`, but :meth:`restore_state` leaves the simulation's own, so a
+        step from a restored state of such a model may differ from the first one by the
+        position correction's friction (docs/contact.md).
         """
         return self.state.copy()
 
