@@ -28,6 +28,7 @@ from kynemapy.model.registry.kind import (
     DrawContext,
     ExportContext,
     Kind,
+    Memory,
     ModelTable,
     PointArray,
     Shape,
@@ -35,7 +36,7 @@ from kynemapy.model.registry.kind import (
 from kynemapy.post.animate import animate
 
 #: the calls of the toy kind's hooks (what each got)
-CALLS: dict[str, list[Any]] = {"arrows": [], "array": []}
+CALLS: dict[str, list[Any]] = {"arrows": [], "array": [], "loaded": []}
 
 
 def read_tether(item: Any, builder: Any) -> None:
@@ -55,6 +56,19 @@ class TensionRecorder:
     def __call__(self, columns: dict[str, np.ndarray], row: int) -> None:
         x = node_positions(self.sim.model, np.asarray(self.sim.state.q)[None])[0]
         columns["tension"][row] = 10.0 * (np.linalg.norm(x[1] - x[0]) - 1.0)
+
+
+class TetherMemory:
+    """The toy's memory of a run: one row, (the step it was saved at, 42)."""
+
+    def __init__(self, sim: Any) -> None:
+        self.sim = sim
+
+    def save(self) -> np.ndarray:
+        return np.array([[float(self.sim.step_count), 42.0]])
+
+    def load(self, rows: np.ndarray) -> None:
+        CALLS["loaded"].append(rows)
 
 
 def tether_rows(result: Any) -> np.ndarray:
@@ -85,6 +99,7 @@ TOY = Kind(
     point_arrays=(PointArray("tether_tension", "N", tension_array),),
     drawing=(Arrows("the tether", "C5", tension_arrows),),
     info=lambda r: [("tether", f"tension up to {float(np.max(r.tether['tension'])):g} N")],
+    memory=Memory("tether_memory", 2, lambda m: bool(m.n_springs), "s (step), 1", f"{__name__}:TetherMemory"),
     shapes=lambda m: [Shape(shape=0, kind="sphere", node=1, offsets=np.zeros((1, 3)), radius=0.1)],
     planes=lambda m: np.array([[0.0, 0.0, 1.0, -1.0]]),
 )
@@ -124,6 +139,8 @@ def test_the_registry_lists_springs_and_contact() -> None:
 def test_a_name_is_registered_once_and_a_table_read_in_place() -> None:
     with pytest.raises(ValueError, match="taken already"):
         register(Kind(name="x", tables=(ModelTable("ground", (), read_tether),)))
+    with pytest.raises(ValueError, match="taken already"):
+        register(Kind(name="x", memory=Memory("touching", 1, bool, "1", "x:y")))  # contact's memory
     with pytest.raises(ValueError, match=r"table \[x\] after 'step'"):
         register(Kind(name="x", tables=(ModelTable("x", (), read_tether, after="step"),)))
     assert kinds() == KINDS
@@ -195,6 +212,11 @@ def test_a_toy_kind_is_read_written_exported_drawn_and_summarized(tmp_path: Path
         run = read(tmp_path / "run.h5")
         assert run.committed == 5 and run.tether["tension"].shape == (5,)
         np.testing.assert_allclose(run.tether["tension"], 10.0 * (tether_rows(run) - 1.0), rtol=1e-12)
+        # and keeps its memory with the restart data, loaded by a restart
+        assert np.array_equal(run.restart_memory()["tether_memory"], [[20.0, 42.0]])
+        assert run.units["restart/memory/tether_memory"] == "s (step), 1"
+        kp.Simulation.restart(tmp_path / "run.h5")
+        assert np.array_equal(CALLS["loaded"][-1], [[20.0, 42.0]])
     # unregistered: the table and the group are unknown again
     assert kinds() == KINDS
     with pytest.raises(ModelFileError, match="unknown top-level table 'tether'"):
