@@ -262,7 +262,9 @@ def _info(args: argparse.Namespace) -> int:
     for kind in kinds():  # each kind's lines (kynemapy.model.registry)
         for label, text in kind.info(r) if kind.info is not None else ():
             print(f"{label:<18}{text}")
-    print(f"restart data      {'yes' if r.restart is not None else 'no'}")
+    kept = r.restart_memory()  # the kinds' memories of the run kept with it
+    extra = "".join(f", with its memory {name} ({rows.shape[0]} rows)" for name, rows in kept.items())
+    print(f"restart data      {'yes' + extra if r.restart is not None else 'no'}")
     return 0
 
 
