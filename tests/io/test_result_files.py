@@ -620,3 +620,62 @@ def test_a_damaged_memory_is_never_resumed_from(landed: tuple[Path, kp.Simulatio
     with pytest.warns(ResultFileWarning, match="memory"):
         r = read(path, salvage=True)
     assert r.restart is None and r.committed == 41
+
+
+MEMORY_CHILD = textwrap.dedent(
+    """
+    import os, signal, sys
+    import numpy as np
+    import kynemapy as kp
+    import kynemapy.io.memory as memory
+
+    g, a = 9.81, 0.1
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, -g))
+    for z in (a, 3 * a + 1e-3):
+        node = b.add_node(position=(0.0, 0.0, z))
+        b.add_mass(node, mass=1.0, inertia=(a * a / 1.5,) * 3)
+        b.add_box(node, (a, a, a), center=(0.0, 0.0, z), axes=np.eye(3))
+    b.add_ground_plane(law="hard", friction=0.5)
+    b.set_body_contact(law="hard", friction=0.5)
+    write = memory.SlotMemory.write
+
+    def write_and_die(self, slot, kept):
+        # the first memory that outgrows its dataset (the upper cube has landed): grown, its rows
+        # written and flushed, then killed before the row counts, the digest and the slot's mark
+        rows, ds = kept["touching"], self._group["memory/touching"]
+        if 0 < ds.shape[1] < rows.shape[0]:
+            ds.resize((2, 2 * rows.shape[0], 8))
+            ds[slot, : rows.shape[0]] = rows
+            ds.file.flush()
+            os.kill(os.getpid(), signal.SIGKILL)
+        write(self, slot, kept)
+
+    memory.SlotMemory.write = write_and_die
+    params = kp.StepParameters(h=0.001, rho_inf=0.9, atol=1e-12, rtol=1e-12)
+    kp.Simulation(b.build(), params).run(n_steps=60, output=sys.argv[1], every=1, block=16)
+    """
+)
+
+
+def test_a_run_killed_while_its_memory_grows_resumes_bit_for_bit(tmp_path: Path) -> None:
+    """Killed while writing a restart slot's memory that outgrew its dataset (grown and written,
+    not yet counted, digested or marked): the file restarts from the slot before, with its own
+    memory, and the resumed run equals one never stopped, row by row."""
+    path, whole = tmp_path / "killed.h5", tmp_path / "whole.h5"
+    proc = subprocess.run([sys.executable, "-c", MEMORY_CHILD, str(path)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    with pytest.warns(ResultFileWarning, match="was killed"):
+        r = read(path)
+    assert 0 < r.committed < 61
+    kept = r.restart_memory()["touching"]
+    with h5py.File(path, "r") as f:
+        assert f["restart/memory/touching"].shape[1] > kept.shape[0]  # the killed write grew it
+    sim = kp.Simulation.restart(path)
+    assert np.array_equal(sim.joint_stops.bodies.touching_rows(), kept)
+    sim.run(n_steps=60 - sim.step_count, output=path, every=1)
+    kp.Simulation(two_cubes(), MEMORY_PARAMS).run(n_steps=60, output=whole, every=1)
+    a, b = read(whole), read(path)
+    assert b.committed == 61
+    for name in ("q", "v", "vd", "lam"):
+        assert np.array_equal(getattr(a, name), getattr(b, name)), name
+    assert np.array_equal(a.restart_memory()["touching"], b.restart_memory()["touching"])
