@@ -104,6 +104,11 @@ UNSETTLED_DEPTH = 1.0e-7
 #: the frictionless solution is taken where no point with friction slips by more than this times
 #: the largest |b| (:meth:`HardBodies._solve`)
 STICK_TOLERANCE = 1.0e-12
+#: an island whose points approach or slide at more than this at the step's start [m/s] is
+#: *moving*: once its friction-pyramid solution slipped, it is not tried on the pyramids again
+#: within the same step's problem (:meth:`HardBodies._sticking`); an island slower than this (a
+#: pile at rest, or settling at 1e-3 m/s) is tried at every iteration
+MOVING_SPEED = 1.0e-2
 #: the most contacts of an island that :func:`newton_contacts` solves (dense: its cost grows as
 #: the cube of the contacts); a larger island is finished as before (the same iteration with
 #: sparse linear algebra stalled on the 100-box pile's islands: docs/contact.md)
@@ -274,6 +279,10 @@ class HardBodies:
         #: position correction's friction acts on these only): plane points by key, pair points by
         #: their shape pair and place in body B's frame (:meth:`_touched`)
         self._touching: dict[str, np.ndarray] = dict(_NO_TOUCHING)
+        #: the (problem, bodies) of the moving islands whose pyramid solution slipped in this step
+        #: (:meth:`_sticking`), and the velocities at the step's start; both set at each step's start
+        self._slipping: set[tuple[str, frozenset[int]]] = set()
+        self._v_start: np.ndarray | None = None
         #: the box pairs' material points of the present correction (:meth:`_contacts`), None between
         self._fixed: dict[str, Any] | None = None
         self.last: dict[str, np.ndarray] = empty_record()
@@ -596,6 +605,8 @@ class HardBodies:
         if pl is not None:
             pl.clear()
         self._fixed = None
+        self._slipping = set()
+        self._v_start = v_start
         # the early-out: nothing touches after the smooth step (compiled queries only)
         smallest, near = self._smallest_gap(q)
         if smallest > 0.0 and not near:
@@ -831,7 +842,9 @@ class HardBodies:
         # once the friction is held)
         stuck = np.zeros(na.size, dtype=bool)
         if np.any(mu > 0.0):
-            stuck = self._sticking(na, nb, ja, jb, minv, chol, free, mu, lam, contact_islands(na, nb), slip_floor)
+            stuck = self._sticking(
+                na, nb, ja, jb, minv, chol, free, mu, lam, contact_islands(na, nb), slip_floor, what
+            )  # fmt: skip
         if np.any(stuck):
             self.sticking_solves += 1
         if np.all(stuck):
@@ -893,6 +906,7 @@ class HardBodies:
     def _sticking(
         self, na: np.ndarray, nb: np.ndarray, ja: np.ndarray, jb: np.ndarray, minv: np.ndarray, chol: np.ndarray,
         free: np.ndarray, mu: np.ndarray, lam: np.ndarray, island: np.ndarray, slip_floor: float = 0.0,
+        what: str = "",
     ) -> np.ndarray:  # fmt: skip
         """The frictional problem on inner friction pyramids (:func:`pyramid_lcp`), island by
         island; which contacts (C,) bool are in an island whose solution sticks at every loaded
@@ -902,19 +916,45 @@ class HardBodies:
         to it passes too (the position correction's :data:`GAP_TOLERANCE`, its own tolerance on
         the gaps: measured on the 100-box pile at rest, its islands' solutions slip by up to
         5e-14 m, the size of the gaps the step before left, where 1e-12 of the free term is
-        5e-18 m)."""
-        solved = pyramid_lcp(na, nb, ja, jb, chol, free, mu, island)
+        5e-18 m).  ``what``: the problem (position or velocity); a *moving* island (points
+        approaching or sliding faster than :data:`MOVING_SPEED` at the step's start) of the same
+        bodies whose solution slipped earlier in the same step's problem of that kind is not
+        tried again (:attr:`_slipping`: while a pile lands, its islands slip and these programs
+        were most of the step's cost; at rest every island is tried at every iteration)."""
+        stuck = np.zeros(na.size, dtype=bool)
+        n = int(island.max(initial=-1)) + 1
+        bodies = [frozenset(np.concatenate([na[island == i], nb[island == i]]).tolist()) - {-1} for i in range(n)]
+        keys = [(what, b) for b in bodies]
+        moving = np.zeros(n, dtype=bool)
+        if self._v_start is not None and n:
+            speed = np.max(np.abs(self._rates(na, nb, ja, jb, self._v_start)), axis=1)
+            fastest = np.zeros(n)
+            np.maximum.at(fastest, island, speed)
+            moving = fastest > MOVING_SPEED
+        tried = np.array([not (moving[i] and keys[i] in self._slipping) for i in range(n)], dtype=bool)
+        sel = tried[island] if n else np.zeros(0, dtype=bool)
+        if not np.any(sel):
+            return stuck
+        if np.all(sel):  # every island (as at rest): the arrays as they are
+            solved = pyramid_lcp(na, nb, ja, jb, chol, free, mu, island)
+            part = island
+        else:
+            na, nb, ja, jb, free, mu, part = na[sel], nb[sel], ja[sel], jb[sel], free[sel], mu[sel], island[sel]
+            solved = pyramid_lcp(na, nb, ja, jb, chol, free, mu, part)
         if solved is None:
-            return np.zeros(na.size, dtype=bool)
+            return stuck
         u = free + self._rates(na, nb, ja, jb, self._response(minv, na, nb, ja, jb, solved))
         loaded = (solved[:, 0] > 0.0) & (mu > 0.0)
-        n = int(island.max(initial=-1)) + 1
         slip = np.zeros(n)
         size = np.zeros(n)
-        np.maximum.at(slip, island, np.where(loaded, np.max(np.abs(u[:, 1:]), axis=1), 0.0))
-        np.maximum.at(size, island, np.max(np.abs(free), axis=1))
-        stuck = (slip <= np.maximum(STICK_TOLERANCE * size, slip_floor))[island]
-        lam[stuck] = solved[stuck]
+        np.maximum.at(slip, part, np.where(loaded, np.max(np.abs(u[:, 1:]), axis=1), 0.0))
+        np.maximum.at(size, part, np.max(np.abs(free), axis=1))
+        held = slip <= np.maximum(STICK_TOLERANCE * size, slip_floor)
+        self._slipping.update(keys[i] for i in np.flatnonzero(tried & moving & ~held))
+        mine = held[part]
+        where = np.flatnonzero(sel)
+        stuck[where[mine]] = True
+        lam[where[mine]] = solved[mine]
         return stuck
 
     def _newton(
