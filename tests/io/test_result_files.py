@@ -625,18 +625,12 @@ def test_a_damaged_memory_is_never_resumed_from(landed: tuple[Path, kp.Simulatio
 MEMORY_CHILD = textwrap.dedent(
     """
     import os, signal, sys
-    import numpy as np
     import kynemapy as kp
     import kynemapy.io.memory as memory
 
-    g, a = 9.81, 0.1
-    b = kp.ModelBuilder(gravity=(0.0, 0.0, -g))
-    for z in (a, 3 * a + 1e-3):
-        node = b.add_node(position=(0.0, 0.0, z))
-        b.add_mass(node, mass=1.0, inertia=(a * a / 1.5,) * 3)
-        b.add_box(node, (a, a, a), center=(0.0, 0.0, z), axes=np.eye(3))
-    b.add_ground_plane(law="hard", friction=0.5)
-    b.set_body_contact(law="hard", friction=0.5)
+    sys.path.insert(0, sys.argv[2])  # this test module's folder: its model and parameters
+    from test_result_files import MEMORY_PARAMS, two_cubes
+
     write = memory.SlotMemory.write
 
     def write_and_die(self, slot, kept):
@@ -651,8 +645,7 @@ MEMORY_CHILD = textwrap.dedent(
         write(self, slot, kept)
 
     memory.SlotMemory.write = write_and_die
-    params = kp.StepParameters(h=0.001, rho_inf=0.9, atol=1e-12, rtol=1e-12)
-    kp.Simulation(b.build(), params).run(n_steps=60, output=sys.argv[1], every=1, block=16)
+    kp.Simulation(two_cubes(), MEMORY_PARAMS).run(n_steps=60, output=sys.argv[1], every=1, block=16)
     """
 )
 
@@ -662,7 +655,8 @@ def test_a_run_killed_while_its_memory_grows_resumes_bit_for_bit(tmp_path: Path)
     not yet counted, digested or marked): the file restarts from the slot before, with its own
     memory, and the resumed run equals one never stopped, row by row."""
     path, whole = tmp_path / "killed.h5", tmp_path / "whole.h5"
-    proc = subprocess.run([sys.executable, "-c", MEMORY_CHILD, str(path)], capture_output=True, text=True, timeout=300)
+    child = [sys.executable, "-c", MEMORY_CHILD, str(path), str(Path(__file__).parent)]
+    proc = subprocess.run(child, capture_output=True, text=True, timeout=300)
     assert proc.returncode == -signal.SIGKILL, proc.stderr
     with pytest.warns(ResultFileWarning, match="was killed"):
         r = read(path)
