@@ -540,9 +540,9 @@ def _restart_slot(f: h5py.File, path: str, model: Model, committed: int, salvage
                 )
                 continue
             raise ResultFileError(
-                f"{path}: damaged: restart slot {slot}'s memory (/restart/memory/*[{slot}], what the contact "
-                f"remembers after row {committed - 1}) fails its checksum; the rows are intact, but no run can "
-                "continue from this file",
+                f"{path}: damaged: restart slot {slot}'s memory (/restart/memory/*[{slot}], what the run "
+                f"remembers beside its state after row {committed - 1}) fails its checksum; the rows are intact, "
+                "but no run can continue from this file",
                 path,
                 [(f"restart/memory[{slot}]", None, None)],
                 committed,
