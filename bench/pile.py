@@ -174,6 +174,8 @@ def main() -> None:
         worst, moving_until = float(saved["worst"]), float(saved["moving_until"])
         newton, stick, held = (int(saved[name]) for name in ("newton", "stick", "held"))
         q_rest = saved["q_rest"] if saved["q_rest"].size else None
+        if first == rest_from:  # resumed where the rest measured begins: the drift from here
+            q_rest = sim.state.q.copy()
         print(f"resumed from {args.resume} at t = {first * H:.3f} s")
     for k in range(first, steps):
         q_before = sim.state.q[:, :3].copy()
