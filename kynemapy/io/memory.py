@@ -38,7 +38,6 @@ class SlotMemory:
 
     def __init__(self, widths: Mapping[str, int]) -> None:
         self.widths = dict(widths)
-        self._rows = np.full((2, len(self.widths)), -1, dtype=np.int64)
         self._group: h5py.Group | None = None
 
     def create(self, gr: h5py.Group) -> None:
@@ -50,7 +49,7 @@ class SlotMemory:
             gm.create_dataset(
                 name, shape=(2, 0, width), maxshape=(2, None, width), chunks=(1, 64, width), dtype=np.float64
             )
-        mr = gr.create_dataset("memory_rows", data=self._rows)
+        mr = gr.create_dataset("memory_rows", data=np.full((2, len(self.widths)), -1, dtype=np.int64))
         set_attr(mr.attrs, "names", json.dumps(list(self.widths)))
         gr.create_dataset("memory_digest", data=np.full(2, -1, dtype=np.int64))
 
@@ -75,9 +74,9 @@ class SlotMemory:
         if unknown:
             raise ValueError(f"ResultWriter restart: no memory named {unknown} (the model's: {list(self.widths)})")
         kept = []
+        rows = np.full(len(self.widths), -1, dtype=np.int64)  # -1: not kept
         for i, (name, width) in enumerate(self.widths.items()):
             if memory.get(name) is None:
-                self._rows[slot, i] = -1
                 continue
             arr = np.ascontiguousarray(memory[name], dtype=np.float64)
             if arr.ndim != 2 or arr.shape[1] != width:
@@ -87,10 +86,10 @@ class SlotMemory:
                 ds.resize((2, max(arr.shape[0], 2 * ds.shape[1]), width))
             if arr.shape[0]:
                 ds[slot, : arr.shape[0]] = arr
-            self._rows[slot, i] = arr.shape[0]
+            rows[i] = arr.shape[0]
             kept.append(arr)
-        gr["memory_rows"][slot] = self._rows[slot]
-        gr["memory_digest"][slot] = memory_digest(self._rows[slot], kept)
+        gr["memory_rows"][slot] = rows
+        gr["memory_digest"][slot] = memory_digest(rows, kept)
 
 
 def read_memory(gr: h5py.Group, slot: int) -> dict[str, np.ndarray] | None:
