@@ -56,7 +56,7 @@ from kynemapy.run.body_coupled import CoupledResponse
 from kynemapy.run.body_query import MAX_POINTS, jacobian_rows, rotation_matrices, scene_contacts, tangent_frames
 from kynemapy.run.contact_newton import NEWTON_ITERATIONS, newton_contacts
 from kynemapy.run.hard_contact import GAP_TOLERANCE, contact_geometry
-from kynemapy.run.pyramid_lcp import pyramid_lcp
+from kynemapy.run.pyramid_lcp import FINE_PYRAMID_EDGES, PYRAMID_EDGES, pyramid_lcp
 
 #: the bilateral constraints after a correction of a model with joints [m, rad]: no worse than
 #: after the smooth step, or this
@@ -932,30 +932,51 @@ class HardBodies:
             np.maximum.at(fastest, island, speed)
             moving = fastest > MOVING_SPEED
         tried = np.array([not (moving[i] and keys[i] in self._slipping) for i in range(n)], dtype=bool)
+        held = self._pyramid_pass(na, nb, ja, jb, minv, chol, free, mu, lam, island, tried, slip_floor, stuck)
+        if held is None:  # no solution on the pyramids
+            return stuck
+        self._slipping.update(keys[i] for i in np.flatnonzero(tried & moving & ~held))
+        # islands at rest that slipped on the coarse pyramids: once more on the fine ones
+        again = tried & ~moving & ~held
+        if np.any(again):
+            self._pyramid_pass(
+                na, nb, ja, jb, minv, chol, free, mu, lam, island, again, slip_floor, stuck, FINE_PYRAMID_EDGES
+            )  # fmt: skip
+        return stuck
+
+    def _pyramid_pass(
+        self, na: np.ndarray, nb: np.ndarray, ja: np.ndarray, jb: np.ndarray, minv: np.ndarray, chol: np.ndarray,
+        free: np.ndarray, mu: np.ndarray, lam: np.ndarray, island: np.ndarray, tried: np.ndarray, slip_floor: float,
+        stuck: np.ndarray, edges: int = PYRAMID_EDGES,
+    ) -> np.ndarray | None:  # fmt: skip
+        """One pass of :meth:`_sticking` over the islands ``tried`` (n,) bool on pyramids of
+        ``edges`` edges: the islands whose solution sticks (n,) bool (None where the program has
+        no solution); their contacts marked in ``stuck`` and their Λ put in ``lam``."""
+        n = tried.size
+        held = np.zeros(n, dtype=bool)
         sel = tried[island] if n else np.zeros(0, dtype=bool)
         if not np.any(sel):
-            return stuck
+            return held
         if np.all(sel):  # every island (as at rest): the arrays as they are
-            solved = pyramid_lcp(na, nb, ja, jb, chol, free, mu, island)
+            solved = pyramid_lcp(na, nb, ja, jb, chol, free, mu, island, edges)
             part = island
         else:
             na, nb, ja, jb, free, mu, part = na[sel], nb[sel], ja[sel], jb[sel], free[sel], mu[sel], island[sel]
-            solved = pyramid_lcp(na, nb, ja, jb, chol, free, mu, part)
+            solved = pyramid_lcp(na, nb, ja, jb, chol, free, mu, part, edges)
         if solved is None:
-            return stuck
+            return None
         u = free + self._rates(na, nb, ja, jb, self._response(minv, na, nb, ja, jb, solved))
         loaded = (solved[:, 0] > 0.0) & (mu > 0.0)
         slip = np.zeros(n)
         size = np.zeros(n)
         np.maximum.at(slip, part, np.where(loaded, np.max(np.abs(u[:, 1:]), axis=1), 0.0))
         np.maximum.at(size, part, np.max(np.abs(free), axis=1))
-        held = slip <= np.maximum(STICK_TOLERANCE * size, slip_floor)
-        self._slipping.update(keys[i] for i in np.flatnonzero(tried & moving & ~held))
+        held = tried & (slip <= np.maximum(STICK_TOLERANCE * size, slip_floor))
         mine = held[part]
         where = np.flatnonzero(sel)
         stuck[where[mine]] = True
         lam[where[mine]] = solved[mine]
-        return stuck
+        return held
 
     def _newton(
         self, na: np.ndarray, nb: np.ndarray, ja: np.ndarray, jb: np.ndarray, minv: np.ndarray, free: np.ndarray,
