@@ -20,7 +20,7 @@ import pytest
 from kynemapy.run.body_blocks import contact_islands, solve_blocks
 from kynemapy.run.body_query import jacobian_rows
 from kynemapy.run.contact_newton import newton_contacts
-from kynemapy.run.pyramid_lcp import pyramid_lcp
+from kynemapy.run.pyramid_lcp import FINE_PYRAMID_EDGES, PYRAMID_EDGES, pyramid_lcp
 
 G = 9.81
 H = 1e-3  # s
@@ -31,8 +31,9 @@ MU = 0.5
 SLIDE = 1.0  # m/s
 
 
-def _stack(n: int, slide: float = SLIDE) -> tuple[np.ndarray, ...]:
-    """The velocity-jump problem of ``n`` stacked cubes: na, nb, ja, jb, minv, b, mu, v (N, 6)."""
+def _stack(n: int, slide: float = SLIDE, angle: float = 0.0) -> tuple[np.ndarray, ...]:
+    """The velocity-jump problem of ``n`` stacked cubes: na, nb, ja, jb, minv, b, mu, v (N, 6);
+    the top cube slides at ``slide`` [m/s] in the direction ``angle`` [rad] from x towards y."""
     corners = np.array([[sx * A, sy * A] for sx in (-1, 1) for sy in (-1, 1)])
     na, nb, arm_a, arm_b = [], [], [], []
     for k in range(n):
@@ -52,7 +53,7 @@ def _stack(n: int, slide: float = SLIDE) -> tuple[np.ndarray, ...]:
     minv[:, 3:, 3:] = np.eye(3) / INERTIA
     v = np.zeros((n, 6))
     v[:, 2] = -G * H
-    v[-1, 0] = slide
+    v[-1, :2] = slide * np.cos(angle), slide * np.sin(angle)
     pad = np.vstack([v, np.zeros((1, 6))])
     b = np.einsum("csr,cr->cs", ja, pad[na_]) + np.einsum("csr,cr->cs", jb, pad[nb_])
     return na_, nb_, ja, jb, minv, b, np.full(c, MU), v
@@ -117,6 +118,31 @@ def test_the_pyramid_solve_stops_a_stack_exactly(n: int, slide: float) -> None:
     na, nb, ja, jb, minv, b, mu, v = _stack(n, slide)
     lam = pyramid_lcp(na, nb, ja, jb, np.linalg.cholesky(minv), b, mu, contact_islands(na, nb))
     _check_closed_forms(n, na, nb, ja, jb, minv, lam, v, slide)
+
+
+def test_friction_near_the_cone_between_two_coarse_edges_sticks_on_the_fine_pyramid() -> None:
+    """The top cube of 30 (120 contacts) slides at 0.99 μ g h in a direction halfway between two
+    edges of the coarse pyramid (π/16 from x): Coulomb's law stops it in one step with friction
+    0.99 μ m g h.  The coarse pyramid allows only ``μ cos(π/16)`` = 0.981 μ there, so its
+    solution slips (the top cube still moving); on the fine pyramid (``μ cos(π/64)`` = 0.9988 μ)
+    the solution sticks and meets the closed forms: what the hard body law's second pass on an
+    island at rest relies on (kynemapy.run.hard_bodies, ``_sticking``)."""
+    n, angle = 30, np.pi / 16
+    slide = 0.99 * MU * G * H
+    na, nb, ja, jb, minv, b, mu, v = _stack(n, slide, angle)
+    chol, island = np.linalg.cholesky(minv), contact_islands(na, nb)
+    coarse = pyramid_lcp(na, nb, ja, jb, chol, b, mu, island, PYRAMID_EDGES)
+    assert np.linalg.norm(_after(na, nb, ja, jb, minv, coarse, v)[-1, :2]) > 1e-3 * slide
+    lam = pyramid_lcp(na, nb, ja, jb, chol, b, mu, island, FINE_PYRAMID_EDGES)
+    assert np.abs(_after(na, nb, ja, jb, minv, lam, v)).max() <= 1e-12
+    weight = MASS * G * H
+    for k in range(n):
+        assert lam[nb == k, 0].sum() == pytest.approx((n - k) * weight, rel=1e-12)
+    assert np.all(np.hypot(lam[:, 1], lam[:, 2]) <= MU * lam[:, 0] + 1e-12 * weight)
+    top = lam[nb == n - 1, 1:].sum(axis=0)
+    np.testing.assert_allclose(
+        top, -MASS * slide * np.array([np.cos(angle), np.sin(angle)]), rtol=0, atol=1e-12 * weight
+    )
 
 
 def test_the_pyramid_solve_of_a_sliding_cube_is_not_coulombs() -> None:
