@@ -109,6 +109,12 @@ STICK_TOLERANCE = 1.0e-12
 #: within the same step's problem (:meth:`HardBodies._sticking`); an island slower than this (a
 #: pile at rest, or settling at 1e-3 m/s) is tried at every iteration
 MOVING_SPEED = 1.0e-2
+#: an island whose points all approach and slide at most this at the step's start [m/s] rests:
+#: where its solution on the friction pyramids slipped, it is solved again on the fine pyramids
+#: (:data:`~kynemapy.run.pyramid_lcp.FINE_PYRAMID_EDGES`; :meth:`HardBodies._sticking`).  The
+#: 100-box pile at rest moves at 1e-16 m/s; while it lands, islands settling at 1e-4 to 1e-2 m/s
+#: slip on both pyramids, and the fine pass on them was 60 % of a step's cost (0.7 s)
+RESTING_SPEED = 1.0e-6
 #: the most contacts of an island that :func:`newton_contacts` solves (dense: its cost grows as
 #: the cube of the contacts); a larger island is finished as before (the same iteration with
 #: sparse linear algebra stalled on the 100-box pile's islands: docs/contact.md)
@@ -282,6 +288,8 @@ class HardBodies:
         #: the (problem, bodies) of the moving islands whose pyramid solution slipped in this step
         #: (:meth:`_sticking`), and the velocities at the step's start; both set at each step's start
         self._slipping: set[tuple[str, frozenset[int]]] = set()
+        #: the same for the resting islands whose solution slipped on the fine pyramids too
+        self._fine_slipped: set[tuple[str, frozenset[int]]] = set()
         self._v_start: np.ndarray | None = None
         #: the box pairs' material points of the present correction (:meth:`_contacts`), None between
         self._fixed: dict[str, Any] | None = None
@@ -606,6 +614,7 @@ class HardBodies:
             pl.clear()
         self._fixed = None
         self._slipping = set()
+        self._fine_slipped = set()
         self._v_start = v_start
         # the early-out: nothing touches after the smooth step (compiled queries only)
         smallest, near = self._smallest_gap(q)
@@ -926,22 +935,27 @@ class HardBodies:
         bodies = [frozenset(np.concatenate([na[island == i], nb[island == i]]).tolist()) - {-1} for i in range(n)]
         keys = [(what, b) for b in bodies]
         moving = np.zeros(n, dtype=bool)
+        resting = np.ones(n, dtype=bool)
         if self._v_start is not None and n:
             speed = np.max(np.abs(self._rates(na, nb, ja, jb, self._v_start)), axis=1)
             fastest = np.zeros(n)
             np.maximum.at(fastest, island, speed)
             moving = fastest > MOVING_SPEED
+            resting = fastest <= RESTING_SPEED
         tried = np.array([not (moving[i] and keys[i] in self._slipping) for i in range(n)], dtype=bool)
         held = self._pyramid_pass(na, nb, ja, jb, minv, chol, free, mu, lam, island, tried, slip_floor, stuck)
         if held is None:  # no solution on the pyramids
             return stuck
         self._slipping.update(keys[i] for i in np.flatnonzero(tried & moving & ~held))
-        # islands at rest that slipped on the coarse pyramids: once more on the fine ones
-        again = tried & ~moving & ~held
+        # islands at rest that slipped on the coarse pyramids: once more on the fine ones (not again
+        # within this step's problem once they slipped there too)
+        again = tried & resting & ~held & np.array([keys[i] not in self._fine_slipped for i in range(n)], dtype=bool)
         if np.any(again):
-            self._pyramid_pass(
+            fine = self._pyramid_pass(
                 na, nb, ja, jb, minv, chol, free, mu, lam, island, again, slip_floor, stuck, FINE_PYRAMID_EDGES
             )  # fmt: skip
+            if fine is not None:
+                self._fine_slipped.update(keys[i] for i in np.flatnonzero(again & ~fine))
         return stuck
 
     def _pyramid_pass(
