@@ -929,7 +929,11 @@ class HardBodies:
         approaching or sliding faster than :data:`MOVING_SPEED` at the step's start) of the same
         bodies whose solution slipped earlier in the same step's problem of that kind is not
         tried again (:attr:`_slipping`: while a pile lands, its islands slip and these programs
-        were most of the step's cost; at rest every island is tried at every iteration)."""
+        were most of the step's cost; at rest every island is tried at every iteration).  A
+        *resting* island (every point at most :data:`RESTING_SPEED` at the step's start) whose
+        solution slipped is solved once more on the fine pyramids
+        (:data:`~kynemapy.run.pyramid_lcp.FINE_PYRAMID_EDGES`), unless it slipped there earlier in
+        the same step's problem."""
         stuck = np.zeros(na.size, dtype=bool)
         n = int(island.max(initial=-1)) + 1
         bodies = [frozenset(np.concatenate([na[island == i], nb[island == i]]).tolist()) - {-1} for i in range(n)]
