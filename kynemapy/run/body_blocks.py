@@ -27,6 +27,14 @@ STALL_SWEEPS = 50
 FLOOR_TOLERANCE = 1.0e-9
 #: the least-squares refinements of :func:`normal_lcp`'s active multipliers
 REFINE_STEPS = 2
+#: the optimality test of :func:`normal_lcp`'s non-negative least squares: the rows ``u`` of its
+#: λ within this times the largest |b| of ``u >= 0`` (and of 0 where λ > 0); a program that ends
+#: outside it is solved again by bounded-variable least squares.  Lawson and Hanson's method
+#: (scipy.optimize.nnls) can stop with a basis of nearly dependent columns and no candidate left
+#: (the 100-box pile at rest, 2.127 s: its position problem on the friction pyramids, 3744 edges
+#: of 36 boxes, the free term 4.9e-6 m at the ground and round-off between the boxes: rows
+#: violated by 1.7 times |b|), where BVLS ends at the optimum to 1e-10 of |b|
+OPTIMALITY_TOLERANCE = 1.0e-8
 
 
 @njit
@@ -324,6 +332,31 @@ def contact_islands(na: np.ndarray, nb: np.ndarray) -> np.ndarray:
     return scipy.sparse.csgraph.connected_components(graph, directed=False)[1][:c].astype(np.int64)
 
 
+def least_distance(a: np.ndarray) -> np.ndarray:
+    """The non-negative least-squares problem ``min |a z − e|``, ``z >= 0`` of a least-distance
+    program (e the last unit vector; Lawson & Hanson 1974, ch. 23): z (k,) for a (m, k).
+
+    By Lawson and Hanson's active-set method (scipy.optimize.nnls); where it ends away from the
+    optimum (:data:`OPTIMALITY_TOLERANCE`), by bounded-variable least squares
+    (scipy.optimize.lsq_linear, ``method="bvls"``).  The gradient ``aᵀ (a z − e)`` is ``−r_last``
+    times the program's rows ``u / |b|`` (``r = a z − e``): at the optimum non-negative, and
+    zero where z > 0; where ``r_last >= 0`` the program has no solution and z is returned as
+    found.
+    """
+    import scipy.optimize
+
+    e = np.zeros(a.shape[0])
+    e[-1] = 1.0
+    z, _ = scipy.optimize.nnls(a, e, maxiter=50 * max(a.shape[1], 10))
+    r = a @ z - e
+    if r[-1] >= 0.0:
+        return z
+    g = (a.T @ r) / -r[-1]
+    if g.min(initial=0.0) >= -OPTIMALITY_TOLERANCE and np.all(np.abs(g[z > 0.0]) <= OPTIMALITY_TOLERANCE):
+        return z
+    return scipy.optimize.lsq_linear(a, e, bounds=(0.0, np.inf), method="bvls", tol=1e-14).x
+
+
 def normal_lcp(
     na: np.ndarray, nb: np.ndarray, jna: np.ndarray, jnb: np.ndarray, chol: np.ndarray, b: np.ndarray,
     island: np.ndarray | None = None,
@@ -336,7 +369,7 @@ def normal_lcp(
     even where the rows are redundant: a face's corners on a face), which is the non-negative
     least-squares problem ``min |E z − e|``, ``z >= 0``, ``E = [A; −bᵀ]``, e the last unit vector
     (Lawson & Hanson, Solving Least Squares Problems, 1974, ch. 23): ``λ = z / (−r_last)`` with
-    r = E z − e (scipy.optimize.nnls, an active-set method that handles the degenerate rows).
+    r = E z − e (:func:`least_distance`: active-set methods that handle the degenerate rows).
 
     Parameters
     ----------
@@ -357,7 +390,6 @@ def normal_lcp(
     (C,) ndarray of float or None
         λ; None when an island has no solution (its rows cannot all be met).
     """
-    import scipy.optimize
 
     out = np.zeros(b.size)
     if island is None:
@@ -382,9 +414,7 @@ def normal_lcp(
         # λ is linear in b: solved for b / |b|_max (the last row on the scale of the others)
         scale = float(np.max(np.abs(b[idx])))
         a[-1] = -b[idx] / scale
-        e = np.zeros(a.shape[0])
-        e[-1] = 1.0
-        z, _ = scipy.optimize.nnls(a, e, maxiter=50 * max(idx.size, 10))
+        z = least_distance(a)
         last = float(a[-1] @ z - 1.0)
         if last >= 0.0:
             return None

@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from kynemapy.run.body_blocks import least_distance
 from kynemapy.run.contact_newton import NEWTON_ITERATIONS, newton_delassus
 from kynemapy.run.hard_contact import MAX_SWEEPS, SWEEP_TOLERANCE, solve_cone
 from kynemapy.run.pyramid_lcp import pyramid_coulomb, pyramid_edges
@@ -410,9 +411,9 @@ class CoupledResponse:
         an inner pyramid of its cone, the problem then Lawson and Hanson's least-distance
         program ``min ½ |w|²``, ``Aᵀ w >= −b_e`` with ``A = Rᵀ G_eᵀ`` (``S = R Rᵀ``, the
         constrained inverse's factor from its eigenvalues; G_e the edges' rows), solved by
-        non-negative least squares.  Where that solution sticks (every loaded point's tangential
-        u within :data:`STICK_TOLERANCE` of the largest |b|, or ``slip_floor``), it is an exact
-        Coulomb solution.
+        non-negative least squares (:func:`~kynemapy.run.body_blocks.least_distance`).  Where
+        that solution sticks (every loaded point's tangential u within :data:`STICK_TOLERANCE`
+        of the largest |b|, or ``slip_floor``), it is an exact Coulomb solution.
 
         Parameters
         ----------
@@ -427,8 +428,6 @@ class CoupledResponse:
         slip_floor : float, default 0.0
             A slip that passes too [the units of b].
         """
-        import scipy.optimize
-
         scale = float(np.max(np.abs(b), initial=0.0))
         if scale == 0.0:
             return np.zeros_like(b)
@@ -439,13 +438,11 @@ class CoupledResponse:
         w, v = np.linalg.eigh(0.5 * (self._rows[:, : self.n] + self._rows[:, : self.n].T))
         factor = v * np.sqrt(np.maximum(w, 0.0))  # S = R Rᵀ
         a = np.vstack([factor.T @ g_e.T, -b_e / scale])
-        e = np.zeros(a.shape[0])
-        e[-1] = 1.0
-        z, _ = scipy.optimize.nnls(a, e, maxiter=50 * max(owner.size, 10))
-        residual = a @ z - e
-        if residual[-1] >= 0.0:
+        z = least_distance(a)
+        last = float(a[-1] @ z - 1.0)
+        if last >= 0.0:
             return None  # no solution (the rows cannot all be met)
-        beta = z / (-residual[-1]) * scale
+        beta = z / -last * scale
         lam = np.zeros((mu.size, 3))
         np.add.at(lam, owner, beta[:, None] * edge)
         flat = lam.reshape(-1)
