@@ -31,9 +31,8 @@ from kynemapy.run.body_blocks import normal_lcp
 #: is at least ``μ cos(π / K)`` in every direction, 0.981 μ for 16)
 PYRAMID_EDGES = 16
 #: the edges of the finer pyramid an island at rest is solved on again where its solution on
-#: :data:`PYRAMID_EDGES` slipped (0.9988 μ in every direction): a pile settled by sliding rests
-#: with some points' friction within a few per cent of the cone, outside the coarser pyramid
-#: (the 100-box pile at 2.522 s: slipping by 2.3e-9 m on 16 edges, sticking on 32 and on 64)
+#: :data:`PYRAMID_EDGES` slipped (0.9988 μ in every direction): bodies at rest whose friction is
+#: within a few per cent of the cone, outside the coarser pyramid (docs/contact.md)
 FINE_PYRAMID_EDGES = 64
 
 
