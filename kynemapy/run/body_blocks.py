@@ -340,8 +340,8 @@ def least_distance(a: np.ndarray) -> np.ndarray:
     optimum (:data:`OPTIMALITY_TOLERANCE`), by bounded-variable least squares
     (scipy.optimize.lsq_linear, ``method="bvls"``).  The gradient ``aᵀ (a z − e)`` is ``−r_last``
     times the program's rows ``u / |b|`` (``r = a z − e``): at the optimum non-negative, and
-    zero where z > 0; where ``r_last >= 0`` the program has no solution and z is returned as
-    found.
+    zero where z > 0 (where ``r_last >= 0``, the program having no solution, the gradient
+    itself).
     """
     import scipy.optimize
 
@@ -349,9 +349,9 @@ def least_distance(a: np.ndarray) -> np.ndarray:
     e[-1] = 1.0
     z, _ = scipy.optimize.nnls(a, e, maxiter=50 * max(a.shape[1], 10))
     r = a @ z - e
-    if r[-1] >= 0.0:
-        return z
-    g = (a.T @ r) / -r[-1]
+    # scaled to the rows u / |b| where r_last < 0; where not (no solution: then a z = e up to the
+    # residual, which the same conditions test), as it is
+    g = (a.T @ r) / (-r[-1] if r[-1] < 0.0 else 1.0)
     if g.min(initial=0.0) >= -OPTIMALITY_TOLERANCE and np.all(np.abs(g[z > 0.0]) <= OPTIMALITY_TOLERANCE):
         return z
     return scipy.optimize.lsq_linear(a, e, bounds=(0.0, np.inf), method="bvls", tol=1e-14).x

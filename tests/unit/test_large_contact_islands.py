@@ -230,3 +230,26 @@ def test_a_least_squares_solve_stopped_short_is_finished() -> None:
     assert np.all(z >= 0.0)
     assert grad.min() >= -body_blocks.OPTIMALITY_TOLERANCE
     assert np.abs(grad[z > 0.0]).max() <= body_blocks.OPTIMALITY_TOLERANCE
+
+
+def test_a_least_squares_solve_that_stops_short_claiming_no_solution_is_finished() -> None:
+    """A stop short of the optimum can also look like "no solution" (``r_last >= 0``: the
+    program's last row met by a z far from the optimum).  Here scipy's solver is made to return
+    such a z (one pyramid edge of a ground point, scaled past it): the column of 3 cubes, which
+    has a solution, is still solved and meets the closed forms."""
+    import scipy.optimize
+
+    n = 3
+    na, nb, ja, jb, minv, b, mu, v = _stack(n, 1e-3)
+
+    def stops_past_the_last_row(a: np.ndarray, e: np.ndarray, maxiter: int | None = None) -> tuple[np.ndarray, float]:
+        z = np.zeros(a.shape[1])
+        j = int(np.argmax(a[-1]))
+        z[j] = 2.0 / a[-1, j]
+        return z, float(np.linalg.norm(a @ z - e))
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(scipy.optimize, "nnls", stops_past_the_last_row)
+        lam = pyramid_lcp(na, nb, ja, jb, np.linalg.cholesky(minv), b, mu, contact_islands(na, nb))
+    assert lam is not None
+    _check_closed_forms(n, na, nb, ja, jb, minv, lam, v, 1e-3)
