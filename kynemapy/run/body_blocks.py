@@ -332,27 +332,43 @@ def contact_islands(na: np.ndarray, nb: np.ndarray) -> np.ndarray:
     return scipy.sparse.csgraph.connected_components(graph, directed=False)[1][:c].astype(np.int64)
 
 
+def _optimal(a: np.ndarray, z: np.ndarray) -> bool:
+    """Whether z (k,) meets the optimality conditions of :func:`least_distance`'s program to
+    :data:`OPTIMALITY_TOLERANCE` (that function's docstring)."""
+    r = a @ z
+    r[-1] -= 1.0
+    # scaled to the rows u / |b| where r_last < 0; where not (no solution: then a z = e up to the
+    # residual, which the same conditions test), as it is
+    g = (a.T @ r) / (-r[-1] if r[-1] < 0.0 else 1.0)
+    return bool(g.min(initial=0.0) >= -OPTIMALITY_TOLERANCE and np.all(np.abs(g[z > 0.0]) <= OPTIMALITY_TOLERANCE))
+
+
 def least_distance(a: np.ndarray) -> np.ndarray:
     """The non-negative least-squares problem ``min |a z − e|``, ``z >= 0`` of a least-distance
     program (e the last unit vector; Lawson & Hanson 1974, ch. 23): z (k,) for a (m, k).
 
     By Lawson and Hanson's active-set method (scipy.optimize.nnls); where it ends away from the
-    optimum (:data:`OPTIMALITY_TOLERANCE`), by bounded-variable least squares
-    (scipy.optimize.lsq_linear, ``method="bvls"``).  The gradient ``aᵀ (a z − e)`` is ``−r_last``
-    times the program's rows ``u / |b|`` (``r = a z − e``): at the optimum non-negative, and
-    zero where z > 0 (where ``r_last >= 0``, the program having no solution, the gradient
-    itself).
+    optimum (:data:`OPTIMALITY_TOLERANCE`), by the same method on the columns scaled to unit
+    length (its choice of the entering column and its test of dependence then by angle, not by
+    size), and where that fails too by bounded-variable least squares (scipy.optimize.lsq_linear,
+    ``method="bvls"``; slower: 0.3 to 16 s where the scaled columns took 0.02 to 0.4 s on the
+    100-box pile).  The gradient ``aᵀ (a z − e)`` is ``−r_last`` times the program's rows
+    ``u / |b|`` (``r = a z − e``): at the optimum non-negative, and zero where z > 0 (where
+    ``r_last >= 0``, the program having no solution, the gradient itself).
     """
     import scipy.optimize
 
     e = np.zeros(a.shape[0])
     e[-1] = 1.0
-    z, _ = scipy.optimize.nnls(a, e, maxiter=50 * max(a.shape[1], 10))
-    r = a @ z - e
-    # scaled to the rows u / |b| where r_last < 0; where not (no solution: then a z = e up to the
-    # residual, which the same conditions test), as it is
-    g = (a.T @ r) / (-r[-1] if r[-1] < 0.0 else 1.0)
-    if g.min(initial=0.0) >= -OPTIMALITY_TOLERANCE and np.all(np.abs(g[z > 0.0]) <= OPTIMALITY_TOLERANCE):
+    most = 50 * max(a.shape[1], 10)
+    z, _ = scipy.optimize.nnls(a, e, maxiter=most)
+    if _optimal(a, z):
+        return z
+    length = np.linalg.norm(a, axis=0)
+    length[length == 0.0] = 1.0
+    z, _ = scipy.optimize.nnls(a / length, e, maxiter=most)
+    z /= length
+    if _optimal(a, z):
         return z
     return scipy.optimize.lsq_linear(a, e, bounds=(0.0, np.inf), method="bvls", tol=1e-14).x
 
