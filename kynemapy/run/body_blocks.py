@@ -27,9 +27,10 @@ STALL_SWEEPS = 50
 FLOOR_TOLERANCE = 1.0e-9
 #: the least-squares refinements of :func:`normal_lcp`'s active multipliers
 REFINE_STEPS = 2
-#: the optimality test of :func:`normal_lcp`'s non-negative least squares: the rows ``u`` of its
-#: λ within this times the largest |b| of ``u >= 0`` (and of 0 where λ > 0); a program that ends
-#: outside it is solved again by bounded-variable least squares.  Lawson and Hanson's method
+#: the optimality test of :func:`least_distance`'s non-negative least squares: the rows ``u`` of
+#: its λ within this times the largest |b| of ``u >= 0`` (and of 0 where λ > 0); a program that
+#: ends outside it is solved again (scaled columns, then bounded-variable least squares; the 2.127 s
+#: program below needs the latter).  Lawson and Hanson's method
 #: (scipy.optimize.nnls) can stop with a basis of nearly dependent columns and no candidate left
 #: (the 100-box pile at rest, 2.127 s: its position problem on the friction pyramids, 3744 edges
 #: of 36 boxes, the free term 4.9e-6 m at the ground and round-off between the boxes: rows
@@ -406,7 +407,6 @@ def normal_lcp(
     (C,) ndarray of float or None
         λ; None when an island has no solution (its rows cannot all be met).
     """
-
     out = np.zeros(b.size)
     if island is None:
         island = contact_islands(na, nb)
