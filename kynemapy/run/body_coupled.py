@@ -411,7 +411,8 @@ class CoupledResponse:
         an inner pyramid of its cone, the problem then Lawson and Hanson's least-distance
         program ``min ½ |w|²``, ``Aᵀ w >= −b_e`` with ``A = Rᵀ G_eᵀ`` (``S = R Rᵀ``, the
         constrained inverse's factor from its eigenvalues; G_e the edges' rows), solved by
-        non-negative least squares (:func:`~kynemapy.run.body_blocks.least_distance`).  Where
+        non-negative least squares (:func:`~kynemapy.run.body_blocks.least_distance`, not
+        finished where it stops short).  Where
         that solution sticks (every loaded point's tangential u within :data:`STICK_TOLERANCE`
         of the largest |b|, or ``slip_floor``), it is an exact Coulomb solution.
 
@@ -438,7 +439,9 @@ class CoupledResponse:
         w, v = np.linalg.eigh(0.5 * (self._rows[:, : self.n] + self._rows[:, : self.n].T))
         factor = v * np.sqrt(np.maximum(w, 0.0))  # S = R Rᵀ
         a = np.vstack([factor.T @ g_e.T, -b_e / scale])
-        z = least_distance(a)
+        # nnls's answer as it is: finished where it stops short (as for free bodies), the pick
+        # example's trajectory changes and its set-down stalls at 5.311 s (docs/contact.md)
+        z = least_distance(a, finish=False)
         last = float(a[-1] @ z - 1.0)
         if last >= 0.0:
             return None  # no solution (the rows cannot all be met)
