@@ -412,9 +412,9 @@ class CoupledResponse:
         program ``min ½ |w|²``, ``Aᵀ w >= −b_e`` with ``A = Rᵀ G_eᵀ`` (``S = R Rᵀ``, the
         constrained inverse's factor from its eigenvalues; G_e the edges' rows), solved by
         non-negative least squares (:func:`~kynemapy.run.body_blocks.least_distance`, not
-        finished where it stops short).  Where
-        that solution sticks (every loaded point's tangential u within :data:`STICK_TOLERANCE`
-        of the largest |b|, or ``slip_floor``), it is an exact Coulomb solution.
+        finished where it stops short).  Where that solution sticks (every loaded point's
+        tangential u within :data:`STICK_TOLERANCE` of the largest |b|, or ``slip_floor``), it
+        is an exact Coulomb solution.
 
         Parameters
         ----------

@@ -203,8 +203,9 @@ def test_a_least_squares_solve_stopped_short_is_finished() -> None:
     """Lawson and Hanson's method can stop with a basis of nearly dependent columns and no
     candidate left, far from the optimum (the 100-box pile at rest, docs/contact.md); that stop
     is recognised and the program finished.  Here scipy's solver is made to stop at its start
-    (z = 0) on every call: the 30-cube stack's problem on the pyramids still meets the closed forms, and the
-    least-distance program's optimality conditions hold (checked here from its definition)."""
+    (z = 0) on every call: the 30-cube stack's problem on the pyramids still meets the closed
+    forms, and the least-distance program's optimality conditions hold (checked here from its
+    definition)."""
     import scipy.optimize
 
     n = 30
