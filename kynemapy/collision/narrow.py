@@ -14,7 +14,8 @@ the box's signed distance along the axis (convex: golden-section search) and the
 spheres; box–box by the separating-axis test over the 15 axes, then, on a face axis, the
 incident face clipped against the reference face's sides (up to 8 points), on an edge axis
 the closest points of the two edges; boxes apart (no overlap) whose closest features are not
-face to face: the one exact closest pair over corners against boxes and edges against edges.
+face to face: the one exact closest pair over corners against boxes and edges against edges
+(boxes closer than 1e-9 of their size, touching to round-off, as boxes that overlap).
 A shape against the ground half-space ``n · y <= d``: the sphere's centre, the capsule's end
 spheres, the box's eight corners.
 """
@@ -289,7 +290,10 @@ def box_box(pa, qa, ha, pb, qb, hb, margin, out, poly, flip):
         ax, ay, az, bx, by, bz, dist = _box_box_distance(pa, qa, ea, ha, pb, qb, eb, hb)
         if dist > margin:
             return 0
-        if best_axis >= 6 or dist > best + 1e-9 * scale:
+        # boxes touching to round-off (closer than the axes' tie tolerance): their closest points
+        # are one point, whose difference has no direction; the separating axis's features give
+        # the normal below, as for boxes that overlap
+        if dist > 1e-9 * scale and (best_axis >= 6 or dist > best + 1e-9 * scale):
             if out.shape[0] == 0:
                 return 0
             nx, ny, nz, _ = _unit_or(bx - ax, by - ay, bz - az, bnx, bny, bnz)

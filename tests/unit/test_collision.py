@@ -126,6 +126,27 @@ def test_box_edge_on_box_edge():
     np.testing.assert_allclose(rows[0, 6:9], [0, 0, -1], atol=1e-12)
 
 
+@pytest.mark.parametrize("s", [1e-3, 1e-9, 1e-12, 1e-15, 1e-16, 0.0, -1e-16, -1e-15, -1e-12, -1e-9])
+def test_box_edges_touching_keep_their_normal_at_round_off_gaps(s):
+    # the crossing edges of test_box_edge_on_box_edge a gap s apart, the pair moved rigidly to
+    # random poses: the normal is the edges' common perpendicular from A to B (the closest
+    # points of two edges that touch are one point up to round-off, and their difference has
+    # no direction: a normal taken from it pointed from B to A on the 100-box pile)
+    rng = np.random.default_rng(7)
+    s2 = math.sqrt(2)
+    for _ in range(40):
+        r = quat(rng.normal(size=3), rng.uniform(0, math.pi))
+        shift = rng.uniform(-2, 2, size=3)
+        rm = rotm(r)
+        qa = qmul(r, quat([1, 0, 0], math.pi / 4))
+        qb = qmul(r, quat([0, 1, 0], math.pi / 4))
+        pa = rm @ [0, 0, s2 + s] + shift
+        rows = run(BOX, pa, qa, [0.5] * 3, BOX, shift, qb, [0.5] * 3, margin=0.2)
+        assert rows.shape[0] == 1
+        assert rows[0, 6:9] @ (rm @ [0, 0, -1]) > 1 - 1e-9
+        assert abs(rows[0, 9] - s) <= 1e-14
+
+
 def test_capsules_crossing_and_parallel():
     qz = I  # axis along z
     qx = quat([0, 1, 0], math.pi / 2)  # local z to world x
