@@ -344,7 +344,7 @@ def _optimal(a: np.ndarray, z: np.ndarray) -> bool:
     return bool(g.min(initial=0.0) >= -OPTIMALITY_TOLERANCE and np.all(np.abs(g[z > 0.0]) <= OPTIMALITY_TOLERANCE))
 
 
-def least_distance(a: np.ndarray, finish: bool = True) -> np.ndarray:
+def least_distance(a: np.ndarray) -> np.ndarray:
     """The non-negative least-squares problem ``min |a z − e|``, ``z >= 0`` of a least-distance
     program (e the last unit vector; Lawson & Hanson 1974, ch. 23): z (k,) for a (m, k).
 
@@ -355,9 +355,7 @@ def least_distance(a: np.ndarray, finish: bool = True) -> np.ndarray:
     ``method="bvls"``; slower: 0.3 to 16 s where the scaled columns took 0.02 to 0.4 s on the
     100-box pile).  The gradient ``aᵀ (a z − e)`` is ``−r_last`` times the program's rows
     ``u / |b|`` (``r = a z − e``): at the optimum non-negative, and zero where z > 0 (where
-    ``r_last >= 0``, the program having no solution, the gradient itself).  ``finish=False``:
-    nnls's answer as it is (the coupled path's, :meth:`CoupledResponse.sticking
-    <kynemapy.run.body_coupled.CoupledResponse.sticking>`; docs/contact.md).
+    ``r_last >= 0``, the program having no solution, the gradient itself).
     """
     import scipy.optimize
 
@@ -365,7 +363,7 @@ def least_distance(a: np.ndarray, finish: bool = True) -> np.ndarray:
     e[-1] = 1.0
     most = 50 * max(a.shape[1], 10)
     z, _ = scipy.optimize.nnls(a, e, maxiter=most)
-    if not finish or _optimal(a, z):
+    if _optimal(a, z):
         return z
     length = np.linalg.norm(a, axis=0)
     length[length == 0.0] = 1.0

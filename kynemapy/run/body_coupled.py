@@ -288,11 +288,13 @@ def mode_search(delassus: np.ndarray, b: np.ndarray, mu: np.ndarray, lam: np.nda
     return None
 
 
-def coulomb_residual(delassus: np.ndarray, b: np.ndarray, mu: np.ndarray, lam: np.ndarray) -> float:
+def coulomb_residual(delassus: np.ndarray, b: np.ndarray, mu: np.ndarray, lam: np.ndarray, floor: float = 0.0) -> float:
     """How far Λ (3C,) is from solving ``u = D Λ + b`` with Signorini's and Coulomb's laws, relative
     to the largest |b| (u's rows) and to the largest Λ_N (the impulses' conditions): the largest of
     −u_N, min(|u_N|, Λ_N) (complementarity), −Λ_N, ``|Λ_T| − μ Λ_N``, and the tangential u's
-    component not opposite to Λ_T (all of u_T where the point sticks inside its disk)."""
+    component not opposite to Λ_T (all of u_T where the point sticks inside its disk).  ``floor``
+    [the units of b]: u's violations up to it count as none (the position correction's
+    :data:`~kynemapy.run.hard_bodies.GAP_TOLERANCE`, its own tolerance on the gaps)."""
     c = mu.size
     scale = float(np.max(np.abs(b), initial=0.0))
     pt = lam.reshape(c, 3)
@@ -309,11 +311,16 @@ def coulomb_residual(delassus: np.ndarray, b: np.ndarray, mu: np.ndarray, lam: n
     across = u[:, 1:] - along[:, None] * direction
     # a point's slip counts as far as it carries load (one with Λ_N at round-off slips freely)
     load = np.where(mu > 0.0, np.maximum(pt[:, 0], 0.0) / big, 0.0)
-    slip_wrong = np.where(rim, np.maximum(along, 0.0), 0.0) / scale
+    slip_wrong = np.maximum(np.where(rim, along, 0.0) - floor, 0.0) / scale
     return max(
-        float(np.max(-u[:, 0], initial=0.0)) / scale,
-        float(np.max(np.minimum(np.abs(u[:, 0]) / scale, np.maximum(pt[:, 0], 0.0) / big), initial=0.0)),
-        float(np.max(np.minimum(np.linalg.norm(across, axis=1) / scale, load), initial=0.0)),
+        float(np.max(-u[:, 0] - floor, initial=0.0)) / scale,
+        float(
+            np.max(
+                np.minimum(np.maximum(np.abs(u[:, 0]) - floor, 0.0) / scale, np.maximum(pt[:, 0], 0.0) / big),
+                initial=0.0,
+            )
+        ),
+        float(np.max(np.minimum(np.maximum(np.linalg.norm(across, axis=1) - floor, 0.0) / scale, load), initial=0.0)),
         float(np.max(np.minimum(slip_wrong, load), initial=0.0)),
         float(np.max(-pt[:, 0], initial=0.0)) / big,
         float(np.max(size - mu * pt[:, 0], initial=0.0)) / big,
@@ -411,10 +418,9 @@ class CoupledResponse:
         an inner pyramid of its cone, the problem then Lawson and Hanson's least-distance
         program ``min ½ |w|²``, ``Aᵀ w >= −b_e`` with ``A = Rᵀ G_eᵀ`` (``S = R Rᵀ``, the
         constrained inverse's factor from its eigenvalues; G_e the edges' rows), solved by
-        non-negative least squares (:func:`~kynemapy.run.body_blocks.least_distance`, not
-        finished where it stops short).  Where that solution sticks (every loaded point's
-        tangential u within :data:`STICK_TOLERANCE` of the largest |b|, or ``slip_floor``), it
-        is an exact Coulomb solution.
+        non-negative least squares (:func:`~kynemapy.run.body_blocks.least_distance`).  Where
+        that solution sticks (every loaded point's tangential u within :data:`STICK_TOLERANCE`
+        of the largest |b|, or ``slip_floor``), it is an exact Coulomb solution.
 
         Parameters
         ----------
@@ -439,9 +445,7 @@ class CoupledResponse:
         w, v = np.linalg.eigh(0.5 * (self._rows[:, : self.n] + self._rows[:, : self.n].T))
         factor = v * np.sqrt(np.maximum(w, 0.0))  # S = R Rᵀ
         a = np.vstack([factor.T @ g_e.T, -b_e / scale])
-        # nnls's answer as it is: finished where it stops short (as for free bodies), the pick
-        # example's trajectory changes and its set-down stalls at 5.311 s (docs/contact.md)
-        z = least_distance(a, finish=False)
+        z = least_distance(a)
         last = float(a[-1] @ z - 1.0)
         if last >= 0.0:
             return None  # no solution (the rows cannot all be met)
@@ -481,7 +485,9 @@ class CoupledResponse:
         friction pyramids (:meth:`sticking`) where it sticks everywhere (up to ``slip_floor``
         [the units of free]: the position correction's gap tolerance); where they stall or end
         with a loaded point slipping, :func:`held_rounds` (the least-norm split); else the sweeps
-        go on, and an iterate that meets the laws (:func:`coulomb_residual`) is taken.
+        go on, and an iterate that meets the laws (:func:`coulomb_residual`, u's violations up to
+        ``slip_floor`` passing: the gripped box pressed onto the ground, its points on their rims
+        at a slip of 1e-12 m, left the sweeps there at 3e-8 of |b| for 20000 sweeps) is taken.
         ``loose``: where nothing is exact, :func:`held_rounds`' least violating iterate is taken
         if its residual is at most this (relative; :attr:`exact` then False: the position
         correction solves again at its next iterate).
@@ -546,7 +552,7 @@ class CoupledResponse:
                     MAX_SWEEPS - FRICTION_SWEEPS,
                 )
             )  # fmt: skip
-        if sweeps > MAX_SWEEPS and coulomb_residual(delassus, b, mu, flat) > HELD_TOLERANCE:
+        if sweeps > MAX_SWEEPS and coulomb_residual(delassus, b, mu, flat, slip_floor) > HELD_TOLERANCE:
             # (an iterate that meets the laws is taken: the sweeps' test is on the change of u, which
             # Λ creeping along D's null space can keep above its tolerance)
             near, met = held_rounds(delassus, b, mu, flat, loose) if loose > 0.0 else (None, False)

@@ -10,6 +10,8 @@ docs/contact.md "Bodies with joints", "The set-down"), against closed forms.
   the disk's there), else it sticks, ``Λ_T = −b_T / d``; a point pulled off (``b_N > 0``) has Λ = 0.
 * Two points of a rod pushed onto the ground (3 DOFs, D of rank 3 in 6 rows): both stop, the
   normals carry the push, ``Λ_N1 + Λ_N2 = m |v_N|``, split symmetrically (least-norm steps).
+* ``coulomb_residual``'s floor: one point violating one law by 3e-13 in u, passed by a floor of
+  1e-12 and not by one of 2e-13.
 """
 
 from __future__ import annotations
@@ -69,3 +71,26 @@ def test_two_points_of_a_rod_pushed_onto_the_ground_by_the_mode_search() -> None
     assert pt[:, 0] == pytest.approx([m / 2, m / 2], rel=1e-12)  # the least-norm split: symmetric
     assert pt[:, 1] == pytest.approx([-m * 0.1 / 2, -m * 0.1 / 2], rel=1e-12)
     assert np.abs(d @ lam + b).max() <= 1e-12  # both stop
+
+
+@pytest.mark.parametrize(
+    ("lam", "u", "kind"),
+    [
+        ((0.5, 0.0, 0.0), (-3e-13, 0.0, 0.0), "penetrating"),
+        ((0.5, 0.0, 0.0), (3e-13, 0.0, 0.0), "pushing while open"),
+        ((0.5, 0.1, 0.0), (0.0, 0.0, 3e-13), "sticking inside its disk, slipping"),
+        ((0.5, 0.25, 0.0), (0.0, 3e-13, 0.0), "on its rim, slipping along its friction"),
+    ],
+)
+def test_the_residual_passes_u_violations_up_to_its_floor(lam: tuple, u: tuple, kind: str) -> None:
+    """One point, ``D = d I`` (d = 2), μ = 0.5, Λ as given and b = u − D Λ, so that the point's
+    u is the given one: each a violation of one law by 3e-13 in u (|b| = 1 near enough, so the
+    residual is 3e-13 of it).  With a floor of 1e-12 (the position correction's gap tolerance,
+    the units of b) it counts as none; with 2e-13 as the 1e-13 above it."""
+    d, mu = 2.0 * np.eye(3), np.array([0.5])
+    lam, u = np.array(lam), np.array(u)
+    b = u - d @ lam
+    scale = np.max(np.abs(b))
+    assert coulomb_residual(d, b, mu, lam) == pytest.approx(3e-13 / scale, rel=1e-3), kind
+    assert coulomb_residual(d, b, mu, lam, 1e-12) == 0.0, kind
+    assert coulomb_residual(d, b, mu, lam, 2e-13) == pytest.approx(1e-13 / scale, rel=1e-3), kind
