@@ -374,6 +374,12 @@ def least_distance(a: np.ndarray) -> np.ndarray:
     return scipy.optimize.lsq_linear(a, e, bounds=(0.0, np.inf), method="bvls", tol=1e-14).x
 
 
+def _violation(lam: np.ndarray, u: np.ndarray) -> tuple[float, np.ndarray]:
+    """How far λ (k,) with rows u (k,) is from Signorini's law (the largest of −u and of |u| where
+    λ > 0), and u."""
+    return max(float(np.max(-u, initial=0.0)), float(np.max(np.abs(u[lam > 0.0]), initial=0.0))), u
+
+
 def normal_lcp(
     na: np.ndarray, nb: np.ndarray, jna: np.ndarray, jnb: np.ndarray, chol: np.ndarray, b: np.ndarray,
     island: np.ndarray | None = None,
@@ -437,15 +443,22 @@ def normal_lcp(
         lam = scale * z / -last
         # refinement on the active rows: the program's precision is relative to |b|, which in the
         # position correction holds the whole correction (1e-4 m): u there to a few 1e-11 m,
-        # brought to round-off by a least-squares correction of the active multipliers
+        # brought to round-off by a least-squares correction of the active multipliers, kept only
+        # where it lessens the violation (on many nearly dependent rows, an island on 64-edge
+        # pyramids, the clipped step took a row from −6e-15 to −1.7e-4 m in two steps)
         body = a[:-1]
+        worst = _violation(lam, body.T @ (body @ lam) + b[idx])
         for _ in range(REFINE_STEPS):
             act = np.flatnonzero(lam > 0.0)
-            if act.size == 0:
+            if act.size == 0 or worst[0] == 0.0:
                 break
-            u = body.T @ (body @ lam) + b[idx]
             d_aa = body[:, act].T @ body[:, act]
-            step = np.linalg.lstsq(d_aa, -u[act], rcond=1e-13)[0]
-            lam[act] = np.maximum(lam[act] + step, 0.0)
+            step = np.linalg.lstsq(d_aa, -worst[1][act], rcond=1e-13)[0]
+            trial = lam.copy()
+            trial[act] = np.maximum(lam[act] + step, 0.0)
+            better = _violation(trial, body.T @ (body @ trial) + b[idx])
+            if not better[0] < worst[0]:
+                break
+            lam, worst = trial, better
         out[idx] = lam
     return out

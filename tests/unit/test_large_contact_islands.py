@@ -283,3 +283,25 @@ def test_a_least_squares_solve_stopped_short_is_first_finished_on_scaled_columns
         lam = pyramid_lcp(na, nb, ja, jb, np.linalg.cholesky(minv), b, mu, contact_islands(na, nb))
     assert calls == {"nnls": 2, "bvls": 0}
     _check_closed_forms(n, na, nb, ja, jb, minv, lam, v, 1e-3)
+
+
+def test_a_refinement_step_that_worsens_the_rows_is_not_taken(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The least-squares refinement of the normal solve's active multipliers made to overshoot
+    (its step times −50, as its clipped step on many nearly dependent rows did: an island of the
+    100-box pile on 64-edge pyramids went from rows at −6e-15 m to −1.7e-4 m in two steps): the
+    step is refused, and the 3-cube stack's pyramid solve still meets its closed forms."""
+    real = np.linalg.lstsq
+    calls = []
+
+    def overshoots(*args: object, **kwargs: object) -> tuple:
+        out = real(*args, **kwargs)
+        calls.append(1)
+        return (-50.0 * out[0], *out[1:])
+
+    monkeypatch.setattr(body_blocks.np.linalg, "lstsq", overshoots)
+    n = 3
+    na, nb, ja, jb, minv, b, mu, v = _stack(n, 1e-3)
+    lam = pyramid_lcp(na, nb, ja, jb, np.linalg.cholesky(minv), b, mu, contact_islands(na, nb))
+    monkeypatch.undo()
+    assert calls  # the refinement was tried
+    _check_closed_forms(n, na, nb, ja, jb, minv, lam, v, 1e-3)
