@@ -49,6 +49,7 @@ LAZY_ANNOUNCED: dict[str, tuple[str, float]] = {
     "kynemapy.run.body_blocks.solve_blocks": ("the hard body contact solver", 2.0),
     "kynemapy.run.body_blocks.friction_sweeps": ("the hard body friction sweeps", 1.0),
     "kynemapy.run.contact_newton.newton_contacts": ("the hard body contacts' Newton solver", 4.0),
+    "kynemapy.run.nnls.lawson_hanson": ("the hard body contacts' exact programs", 5.0),
     "kynemapy.run.hard_contact.position_step": ("the hard contact correction", 4.0),
     "kynemapy.run.hard_contact.velocity_jump": ("the hard contact velocity jump", 1.0),
 }

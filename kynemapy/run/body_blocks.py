@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from kynemapy._jit import njit
+from kynemapy.run import nnls
 from kynemapy.run.contact_newton import response_columns
 from kynemapy.run.hard_contact import disk_projection
 
@@ -27,6 +28,9 @@ STALL_SWEEPS = 50
 FLOOR_TOLERANCE = 1.0e-9
 #: the least-squares refinements of :func:`normal_lcp`'s active multipliers
 REFINE_STEPS = 2
+#: programs of at least this many columns start from the last solution's columns (the warm
+#: starts of :func:`normal_lcp`; smaller ones cost less than the lookup)
+WARM_COLUMNS = 64
 #: the optimality test of :func:`least_distance`'s non-negative least squares: the rows ``u`` of
 #: its λ within this times the largest |b| of ``u >= 0`` (and of 0 where λ > 0); a program that
 #: ends outside it is solved again (scaled columns, then bounded-variable least squares; the 2.127 s
@@ -344,14 +348,16 @@ def _optimal(a: np.ndarray, z: np.ndarray) -> bool:
     return bool(g.min(initial=0.0) >= -OPTIMALITY_TOLERANCE and np.all(np.abs(g[z > 0.0]) <= OPTIMALITY_TOLERANCE))
 
 
-def least_distance(a: np.ndarray) -> np.ndarray:
+def least_distance(a: np.ndarray, start: np.ndarray | None = None) -> np.ndarray:
     """The non-negative least-squares problem ``min |a z − e|``, ``z >= 0`` of a least-distance
     program (e the last unit vector; Lawson & Hanson 1974, ch. 23): z (k,) for a (m, k).
 
-    By Lawson and Hanson's active-set method (scipy.optimize.nnls); where it ends away from the
-    optimum (:data:`OPTIMALITY_TOLERANCE`), by the same method on the columns scaled to unit
-    length (its choice of the entering column and its test of dependence then by angle, not by
-    size), and where that fails too by bounded-variable least squares (scipy.optimize.lsq_linear,
+    By Lawson and Hanson's active-set method, compiled (:func:`kynemapy.run.nnls.lawson_hanson`),
+    from the values ``start`` (k,) when given (a warm start), then without; where it ends
+    away from the optimum (:data:`OPTIMALITY_TOLERANCE`), by the same method as scipy
+    implements it (scipy.optimize.nnls), then on the columns scaled to unit length (its choice
+    of the entering column and its test of dependence then by angle, not by size), and where
+    that fails too by bounded-variable least squares (scipy.optimize.lsq_linear,
     ``method="bvls"``; slower: 0.3 to 16 s where the scaled columns took 0.02 to 0.4 s on the
     100-box pile).  The gradient ``aᵀ (a z − e)`` is ``−r_last`` times the program's rows
     ``u / |b|`` (``r = a z − e``): at the optimum non-negative, and zero where z > 0 (where
@@ -359,6 +365,10 @@ def least_distance(a: np.ndarray) -> np.ndarray:
     """
     import scipy.optimize
 
+    for begin in (start, None) if start is not None and np.any(start > 0.0) else (None,):
+        z, ended = nnls.solve(a, begin)
+        if ended and _optimal(a, z):
+            return z
     e = np.zeros(a.shape[0])
     e[-1] = 1.0
     most = 50 * max(a.shape[1], 10)
@@ -382,7 +392,8 @@ def _violation(lam: np.ndarray, u: np.ndarray) -> tuple[float, np.ndarray]:
 
 def normal_lcp(
     na: np.ndarray, nb: np.ndarray, jna: np.ndarray, jnb: np.ndarray, chol: np.ndarray, b: np.ndarray,
-    island: np.ndarray | None = None,
+    island: np.ndarray | None = None, keys: np.ndarray | None = None, warm: nnls.WarmStarts | None = None,
+    kind: object = None,
 ) -> np.ndarray | None:  # fmt: skip
     """The normal contact problem ``u = G_N M⁻¹ G_Nᵀ λ + b >= 0``, ``λ >= 0``, ``λᵀ u = 0``,
     solved exactly, island by island, as Lawson and Hanson's least-distance program.
@@ -407,6 +418,11 @@ def normal_lcp(
         The free term.
     island : (C,) ndarray of int64, optional
         Each contact's island (:func:`contact_islands`; computed when not given).
+    keys, warm, kind : optional
+        Each contact's key (C,) int64 (the same contact, the same key) and the warm starts
+        (:class:`kynemapy.run.nnls.WarmStarts`) of programs of ``kind``: each island's program
+        starts from the last solution of that kind that had its columns, and its solution is
+        kept there.
 
     Returns
     -------
@@ -436,7 +452,10 @@ def normal_lcp(
         # λ is linear in b: solved for b / |b|_max (the last row on the scale of the others)
         scale = float(np.max(np.abs(b[idx])))
         a[-1] = -b[idx] / scale
-        z = least_distance(a)
+        many = warm is not None and k >= WARM_COLUMNS
+        z = least_distance(a, warm.start(kind, keys[idx]) if many else None)
+        if many:
+            warm.keep(kind, keys[idx], z)
         last = float(a[-1] @ z - 1.0)
         if last >= 0.0:
             return None

@@ -56,6 +56,7 @@ from kynemapy.run.body_coupled import CoupledResponse
 from kynemapy.run.body_query import MAX_POINTS, jacobian_rows, rotation_matrices, scene_contacts, tangent_frames
 from kynemapy.run.contact_newton import NEWTON_ITERATIONS, newton_contacts
 from kynemapy.run.hard_contact import GAP_TOLERANCE, contact_geometry
+from kynemapy.run.nnls import WarmStarts
 from kynemapy.run.pyramid_lcp import FINE_PYRAMID_EDGES, PYRAMID_EDGES, pyramid_lcp
 
 #: the bilateral constraints after a correction of a model with joints [m, rad]: no worse than
@@ -291,6 +292,8 @@ class HardBodies:
         #: the same for the resting islands whose solution slipped on the fine pyramids too
         self._fine_slipped: set[tuple[str, frozenset[int]]] = set()
         self._v_start: np.ndarray | None = None
+        #: the exact programs' warm starts within a step (:class:`kynemapy.run.nnls.WarmStarts`)
+        self._warm = WarmStarts()
         #: the box pairs' material points of the present correction (:meth:`_contacts`), None between
         self._fixed: dict[str, Any] | None = None
         self.last: dict[str, np.ndarray] = empty_record()
@@ -616,6 +619,7 @@ class HardBodies:
         self._slipping = set()
         self._fine_slipped = set()
         self._v_start = v_start
+        self._warm.clear()
         # the early-out: nothing touches after the smooth step (compiled queries only)
         smallest, near = self._smallest_gap(q)
         if smallest > 0.0 and not near:
@@ -652,7 +656,7 @@ class HardBodies:
         lam = np.zeros((closed.gap.size, 3))
         y, self.sweeps = self._solve(
             stops, closed.na, closed.nb, ja, jb, minv, free, closed.mu, lam, "velocity jump", closed.frame,
-            _groups(closed), tolerated=JUMP_LOOSE,
+            _groups(closed), tolerated=JUMP_LOOSE, keys=closed.key,
         )  # fmt: skip
         if isinstance(minv, CoupledResponse):
             self.violation = minv.violation
@@ -745,7 +749,7 @@ class HardBodies:
             held = self.held_friction
             y, _ = self._solve(
                 stops, cur.na, cur.nb, ja, jb, minv, free, mu, lam, "position correction", cur.frame, _groups(cur),
-                frozen, strict, inexact < INEXACT_ITERATIONS, it == 0, GAP_TOLERANCE,
+                frozen, strict, inexact < INEXACT_ITERATIONS, it == 0, GAP_TOLERANCE, keys=cur.key,
             )  # fmt: skip
             # once the sweeps had to be finished with the friction held, the friction stays as it is
             # for the rest of this correction: its iterations then only bring the gaps to zero
@@ -763,7 +767,7 @@ class HardBodies:
         self, stops: Any, na: np.ndarray, nb: np.ndarray, ja: np.ndarray, jb: np.ndarray, minv: np.ndarray,
         free: np.ndarray, mu: np.ndarray, lam: np.ndarray, what: str, frame: np.ndarray, group: np.ndarray,
         frozen: bool = False, strict: bool = False, loose: bool = False, first: bool = True, slip_floor: float = 0.0,
-        tolerated: float = 0.0,
+        tolerated: float = 0.0, keys: np.ndarray | None = None,
     ) -> tuple[np.ndarray, int]:  # fmt: skip
         """The frictional problem of :func:`solve_blocks` (Λ in ``lam``, updated); returns
         ``y = M⁻¹ Gᵀ Λ`` (N, 6) and the sweeps.
@@ -782,7 +786,8 @@ class HardBodies:
         with ``slip_floor``: the position correction's :data:`GAP_TOLERANCE`) and only the
         others go to the rounds.  ``tolerated``: with joints, where nothing exact is found, the
         least violating solution is taken up to this residual (the velocity jump's
-        :data:`JUMP_LOOSE`).
+        :data:`JUMP_LOOSE`).  ``keys`` (C,): the contacts' keys, for the warm starts of the exact
+        programs (:class:`kynemapy.run.nnls.WarmStarts`, kept within the step).
         """
         if isinstance(minv, CoupledResponse):  # the dense problem through the joints
             before = minv.sticking_solves
@@ -852,7 +857,7 @@ class HardBodies:
         stuck = np.zeros(na.size, dtype=bool)
         if np.any(mu > 0.0):
             stuck = self._sticking(
-                na, nb, ja, jb, minv, chol, free, mu, lam, contact_islands(na, nb), slip_floor, what
+                na, nb, ja, jb, minv, chol, free, mu, lam, contact_islands(na, nb), slip_floor, what, keys
             )  # fmt: skip
         if np.any(stuck):
             self.sticking_solves += 1
@@ -867,28 +872,34 @@ class HardBodies:
             self._held_rounds(
                 stops, na[rest], nb[rest], ja[rest], jb[rest], minv, free[rest], mu[rest], part, what, frame[rest],
                 group[rest], frozen, chol, island[rest], tuple(a[rest] for a in scratch),
+                None if keys is None else keys[rest], what,
             )  # fmt: skip
             lam[rest] = part
             return self._response(minv, na, nb, ja, jb, lam), -sweeps
-        self._held_rounds(stops, na, nb, ja, jb, minv, free, mu, lam, what, frame, group, frozen, chol, island, scratch)
+        self._held_rounds(
+            stops, na, nb, ja, jb, minv, free, mu, lam, what, frame, group, frozen, chol, island, scratch, keys, what
+        )  # fmt: skip
         return self._response(minv, na, nb, ja, jb, lam), -sweeps
 
     def _held_rounds(
         self, stops: Any, na: np.ndarray, nb: np.ndarray, ja: np.ndarray, jb: np.ndarray, minv: np.ndarray,
         free: np.ndarray, mu: np.ndarray, lam: np.ndarray, what: str, frame: np.ndarray, group: np.ndarray,
-        frozen: bool, chol: np.ndarray, island: np.ndarray, scratch: tuple,
+        frozen: bool, chol: np.ndarray, island: np.ndarray, scratch: tuple, keys: np.ndarray | None = None,
+        kind: str = "",
     ) -> None:  # fmt: skip
         """The rounds of :meth:`_solve` (normal impulses exactly with the friction held, then the
         friction by sweeps with the normal impulses held), Λ in ``lam`` updated; ``chol`` the
         nodes' Cholesky factors of their inverse mass blocks, ``island`` the contacts' problems
-        for :func:`normal_lcp`, ``scratch`` the sweeps' blocks of these contacts."""
+        for :func:`normal_lcp`, ``scratch`` the sweeps' blocks of these contacts, ``keys`` their
+        keys for the warm starts of the normal programs of ``kind``."""
+        warm = self._warm if keys is not None else None
         for _ in range(STAGGER_ROUNDS):
             # the normal impulses exactly, the friction held; then the friction on the new disks
             tangential = lam.copy()
             tangential[:, 0] = 0.0
             y_t = self._response(minv, na, nb, ja, jb, tangential)
             b_n = free[:, 0] + self._rates(na, nb, ja, jb, y_t)[:, 0]
-            solved = normal_lcp(na, nb, ja[:, 0], jb[:, 0], chol, b_n, island)
+            solved = normal_lcp(na, nb, ja[:, 0], jb[:, 0], chol, b_n, island, keys, warm, (kind, 0))
             if solved is None:
                 raise stops.convergence_error(
                     f"the normal problem of the hard contacts' {what} (friction held) has no solution"
@@ -907,7 +918,7 @@ class HardBodies:
         tangential[:, 0] = 0.0
         y_t = self._response(minv, na, nb, ja, jb, tangential)
         b_n = free[:, 0] + self._rates(na, nb, ja, jb, y_t)[:, 0]
-        solved = normal_lcp(na, nb, ja[:, 0], jb[:, 0], chol, b_n, island)
+        solved = normal_lcp(na, nb, ja[:, 0], jb[:, 0], chol, b_n, island, keys, warm, (kind, 0))
         if solved is not None:
             lam[:, 0] = solved
             clip_groups(lam, mu, frame, group)
@@ -915,7 +926,7 @@ class HardBodies:
     def _sticking(
         self, na: np.ndarray, nb: np.ndarray, ja: np.ndarray, jb: np.ndarray, minv: np.ndarray, chol: np.ndarray,
         free: np.ndarray, mu: np.ndarray, lam: np.ndarray, island: np.ndarray, slip_floor: float = 0.0,
-        what: str = "",
+        what: str = "", contact_keys: np.ndarray | None = None,
     ) -> np.ndarray:  # fmt: skip
         """The frictional problem on inner friction pyramids (:func:`pyramid_lcp`), island by
         island; which contacts (C,) bool are in an island whose solution sticks at every loaded
@@ -933,7 +944,8 @@ class HardBodies:
         *resting* island (every point at most :data:`RESTING_SPEED` at the step's start) whose
         solution slipped is solved once more on the fine pyramids
         (:data:`~kynemapy.run.pyramid_lcp.FINE_PYRAMID_EDGES`), unless it slipped there earlier in
-        the same step's problem."""
+        the same step's problem.  ``contact_keys`` (C,): the contacts' keys (the programs' warm
+        starts)."""
         stuck = np.zeros(na.size, dtype=bool)
         n = int(island.max(initial=-1)) + 1
         bodies = [frozenset(np.concatenate([na[island == i], nb[island == i]]).tolist()) - {-1} for i in range(n)]
@@ -947,7 +959,10 @@ class HardBodies:
             moving = fastest > MOVING_SPEED
             resting = fastest <= RESTING_SPEED
         tried = np.array([not (moving[i] and keys[i] in self._slipping) for i in range(n)], dtype=bool)
-        held = self._pyramid_pass(na, nb, ja, jb, minv, chol, free, mu, lam, island, tried, slip_floor, stuck)
+        held = self._pyramid_pass(
+            na, nb, ja, jb, minv, chol, free, mu, lam, island, tried, slip_floor, stuck, PYRAMID_EDGES, contact_keys,
+            what,
+        )  # fmt: skip
         if held is None:  # no solution on the pyramids
             return stuck
         self._slipping.update(keys[i] for i in np.flatnonzero(tried & moving & ~held))
@@ -956,7 +971,8 @@ class HardBodies:
         again = tried & resting & ~held & np.array([keys[i] not in self._fine_slipped for i in range(n)], dtype=bool)
         if np.any(again):
             fine = self._pyramid_pass(
-                na, nb, ja, jb, minv, chol, free, mu, lam, island, again, slip_floor, stuck, FINE_PYRAMID_EDGES
+                na, nb, ja, jb, minv, chol, free, mu, lam, island, again, slip_floor, stuck, FINE_PYRAMID_EDGES,
+                contact_keys, what,
             )  # fmt: skip
             if fine is not None:
                 self._fine_slipped.update(keys[i] for i in np.flatnonzero(again & ~fine))
@@ -965,22 +981,25 @@ class HardBodies:
     def _pyramid_pass(
         self, na: np.ndarray, nb: np.ndarray, ja: np.ndarray, jb: np.ndarray, minv: np.ndarray, chol: np.ndarray,
         free: np.ndarray, mu: np.ndarray, lam: np.ndarray, island: np.ndarray, tried: np.ndarray, slip_floor: float,
-        stuck: np.ndarray, edges: int = PYRAMID_EDGES,
+        stuck: np.ndarray, edges: int = PYRAMID_EDGES, keys: np.ndarray | None = None, what: str = "",
     ) -> np.ndarray | None:  # fmt: skip
         """One pass of :meth:`_sticking` over the islands ``tried`` (n,) bool on pyramids of
         ``edges`` edges: the islands whose solution sticks (n,) bool (None where the program has
-        no solution); their contacts marked in ``stuck`` and their Λ put in ``lam``."""
+        no solution); their contacts marked in ``stuck`` and their Λ put in ``lam``; ``keys``
+        the contacts' keys for the programs' warm starts (of the kind ``what`` and ``edges``)."""
         n = tried.size
         held = np.zeros(n, dtype=bool)
+        warm = self._warm if keys is not None else None
         sel = tried[island] if n else np.zeros(0, dtype=bool)
         if not np.any(sel):
             return held
         if np.all(sel):  # every island (as at rest): the arrays as they are
-            solved = pyramid_lcp(na, nb, ja, jb, chol, free, mu, island, edges)
+            solved = pyramid_lcp(na, nb, ja, jb, chol, free, mu, island, edges, keys, warm, (what, edges))
             part = island
         else:
             na, nb, ja, jb, free, mu, part = na[sel], nb[sel], ja[sel], jb[sel], free[sel], mu[sel], island[sel]
-            solved = pyramid_lcp(na, nb, ja, jb, chol, free, mu, part, edges)
+            keys = None if keys is None else keys[sel]
+            solved = pyramid_lcp(na, nb, ja, jb, chol, free, mu, part, edges, keys, warm, (what, edges))
         if solved is None:
             return None
         u = free + self._rates(na, nb, ja, jb, self._response(minv, na, nb, ja, jb, solved))

@@ -197,6 +197,9 @@ def _hard_contact() -> None:
     scratch = (np.zeros((1, 6, 3)), np.zeros((1, 6, 3)), np.zeros((1, 3, 3)), np.zeros(1), np.zeros((1, 3)))
     body_blocks.friction_sweeps(none, one, rows, rows, np.zeros((1, 3)), np.ones(1), np.zeros((1, 3)), y, scratch,
                                 1e-14, 1)  # fmt: skip
+    from kynemapy.run import nnls
+
+    nnls.solve(np.array([[1.0, 0.0], [-1.0, 1.0]]), np.array([1.0, 0.0]))
     from kynemapy.run.contact_newton import newton_contacts
 
     newton_contacts(none, one, rows, rows, np.zeros((1, 6, 6)), np.zeros((1, 3)), np.ones(1), np.zeros((1, 3)),

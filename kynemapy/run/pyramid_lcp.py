@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from kynemapy.run.body_blocks import normal_lcp
+from kynemapy.run.nnls import WarmStarts
 
 #: the edges of each contact's friction pyramid (inscribed in the cone: the friction it allows
 #: is at least ``μ cos(π / K)`` in every direction, 0.981 μ for 16)
@@ -68,7 +69,8 @@ def pyramid_edges(mu: np.ndarray, edges: int = PYRAMID_EDGES) -> tuple[np.ndarra
 
 def pyramid_lcp(
     na: np.ndarray, nb: np.ndarray, ja: np.ndarray, jb: np.ndarray, chol: np.ndarray, b: np.ndarray, mu: np.ndarray,
-    island: np.ndarray, edges: int = PYRAMID_EDGES,
+    island: np.ndarray, edges: int = PYRAMID_EDGES, keys: np.ndarray | None = None, warm: WarmStarts | None = None,
+    kind: object = None,
 ) -> np.ndarray | None:  # fmt: skip
     """The frictional problem on inner friction pyramids, exactly (this module's docstring).
 
@@ -88,6 +90,10 @@ def pyramid_lcp(
         Each contact's island (:func:`kynemapy.run.body_blocks.contact_islands`).
     edges : int, optional
         The edges of each contact's pyramid (default :data:`PYRAMID_EDGES`).
+    keys, warm, kind : optional
+        Each contact's key (C,) int64 and the warm starts of the programs of ``kind``
+        (:func:`~kynemapy.run.body_blocks.normal_lcp`; an edge's key: its contact's key times
+        ``edges + 1`` plus its place in the pyramid).
 
     Returns
     -------
@@ -96,9 +102,12 @@ def pyramid_lcp(
         no solution.
     """
     owner, edge = pyramid_edges(mu, edges)
+    edge_keys = None
+    if keys is not None:
+        edge_keys = keys[owner] * (edges + 1) + np.arange(owner.size) - np.searchsorted(owner, owner)
     beta = normal_lcp(
         na[owner], nb[owner], np.einsum("es,esr->er", edge, ja[owner]), np.einsum("es,esr->er", edge, jb[owner]),
-        chol, np.einsum("es,es->e", edge, b[owner]), island[owner],
+        chol, np.einsum("es,es->e", edge, b[owner]), island[owner], edge_keys, warm, kind,
     )  # fmt: skip
     if beta is None:
         return None

@@ -199,13 +199,28 @@ def test_nothing_pushing_gives_no_impulse() -> None:
     assert np.all(lam == 0.0)
 
 
+def _compiled_stops_at_start(mp: pytest.MonkeyPatch) -> dict[str, int]:
+    """The compiled solver (:mod:`kynemapy.run.nnls`) made to stop at its start (z = 0), claiming
+    an end: the fallbacks (scipy's solvers) are reached.  Returns its call count."""
+    from kynemapy.run import nnls
+
+    calls = {"compiled": 0}
+
+    def stops(a: np.ndarray, start: np.ndarray | None = None) -> tuple[np.ndarray, bool]:
+        calls["compiled"] += 1
+        return np.zeros(a.shape[1]), True
+
+    mp.setattr(nnls, "solve", stops)
+    return calls
+
+
 def test_a_least_squares_solve_stopped_short_is_finished() -> None:
     """Lawson and Hanson's method can stop with a basis of nearly dependent columns and no
     candidate left, far from the optimum (the 100-box pile at rest, docs/contact.md); that stop
-    is recognised and the program finished.  Here scipy's solver is made to stop at its start
-    (z = 0) on every call: the 30-cube stack's problem on the pyramids still meets the closed
-    forms, and the least-distance program's optimality conditions hold (checked here from its
-    definition)."""
+    is recognised and the program finished.  Here the compiled solver and scipy's are made to
+    stop at their start (z = 0) on every call: the 30-cube stack's problem on the pyramids still
+    meets the closed forms, and the least-distance program's optimality conditions hold (checked
+    here from its definition)."""
     import scipy.optimize
 
     n = 30
@@ -218,6 +233,7 @@ def test_a_least_squares_solve_stopped_short_is_finished() -> None:
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(scipy.optimize, "nnls", stops_at_start)
+        _compiled_stops_at_start(mp)
         lam = pyramid_lcp(na, nb, ja, jb, np.linalg.cholesky(minv), b, mu, contact_islands(na, nb))
         rng = np.random.default_rng(7)
         a = np.vstack([rng.normal(size=(12, 40)), -rng.uniform(-0.2, 1.0, size=40)])
@@ -237,7 +253,8 @@ def test_a_least_squares_solve_that_stops_short_claiming_no_solution_is_finished
     """A stop short of the optimum can also look like "no solution" (``r_last >= 0``: the
     program's last row met by a z far from the optimum).  Here scipy's solver is made to return
     such a z (one pyramid edge of a ground point, scaled past it): the column of 3 cubes, which
-    has a solution, is still solved and meets the closed forms."""
+    has a solution, is still solved and meets the closed forms (the compiled solver stopped at
+    its start first)."""
     import scipy.optimize
 
     n = 3
@@ -251,15 +268,17 @@ def test_a_least_squares_solve_that_stops_short_claiming_no_solution_is_finished
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(scipy.optimize, "nnls", stops_past_the_last_row)
+        compiled = _compiled_stops_at_start(mp)
         lam = pyramid_lcp(na, nb, ja, jb, np.linalg.cholesky(minv), b, mu, contact_islands(na, nb))
+    assert compiled["compiled"] >= 1
     assert lam is not None
     _check_closed_forms(n, na, nb, ja, jb, minv, lam, v, 1e-3)
 
 
 def test_a_least_squares_solve_stopped_short_is_first_finished_on_scaled_columns() -> None:
-    """Where only the first solve stops short, the second, on the columns scaled to unit length,
-    finishes the program (the slower bounded-variable solve not called): the 30-cube stack still
-    meets its closed forms."""
+    """Where the compiled solve and scipy's first stop short, scipy's second, on the columns
+    scaled to unit length, finishes the program (the slower bounded-variable solve not called):
+    the 30-cube stack still meets its closed forms."""
     import scipy.optimize
 
     n = 30
@@ -280,8 +299,10 @@ def test_a_least_squares_solve_stopped_short_is_first_finished_on_scaled_columns
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(scipy.optimize, "nnls", first_stops_at_start)
         mp.setattr(scipy.optimize, "lsq_linear", no_bvls)
+        compiled = _compiled_stops_at_start(mp)
         lam = pyramid_lcp(na, nb, ja, jb, np.linalg.cholesky(minv), b, mu, contact_islands(na, nb))
     assert calls == {"nnls": 2, "bvls": 0}
+    assert compiled == {"compiled": 1}
     _check_closed_forms(n, na, nb, ja, jb, minv, lam, v, 1e-3)
 
 
