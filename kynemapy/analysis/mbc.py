@@ -158,6 +158,61 @@ def _blade_dofs(lin: Linearization, nodes: Sequence[int]) -> np.ndarray:
     return np.asarray(out, dtype=np.int64)
 
 
+def _harmonic_eigen(
+    k_f: np.ndarray, c_f: np.ndarray, m_f: np.ndarray, nb: int, r: int, rate: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """The fixed-frame eigenproblem of an isotropic rotor, harmonic by harmonic: s (k,) and the
+    shapes (N r, k) as :func:`quadratic_eigen` gives them for the whole.
+
+    The multi-blade equations of an isotropic rotor couple only the components of one harmonic
+    (the collective, each cyclic pair's cosine and sine, the differential); each group is solved
+    alone, so that every mode is of one harmonic exactly.  Where several modes share a frequency
+    (the three of a rotating-frame mode at Ω = 0) the solver's vectors for the whole could come
+    out nearly parallel, mixing harmonics (mode tracking by MAC then failed with one LAPACK and
+    not another).  Where a cyclic pair's cosine and sine components are uncoupled (at Ω = 0) the
+    cosine's problem is solved once and its modes given in both components.  Where the groups
+    are coupled by more than :data:`SYMMETRY_TOLERANCE` (not an isotropic rotor's matrices) the
+    whole is solved at once.
+    """
+    n_cyc = (nb - 1) // 2
+    groups = [[0]] + [[2 * k - 1, 2 * k] for k in range(1, n_cyc + 1)] + ([[nb - 1]] if nb % 2 == 0 else [])
+    scale = [max(float(np.abs(mat).max(initial=0.0)), 1e-300) for mat in (k_f, c_f, m_f)]
+    scale[1] = max(scale[1], np.sqrt(scale[0] * scale[2]))
+
+    def rows(comps: list[int]) -> np.ndarray:
+        return np.concatenate([np.arange(c * r, (c + 1) * r) for c in comps])
+
+    def coupled(a: np.ndarray, b: np.ndarray) -> bool:
+        return any(
+            float(np.abs(mat[np.ix_(a, b)]).max(initial=0.0)) > SYMMETRY_TOLERANCE * sc
+            or float(np.abs(mat[np.ix_(b, a)]).max(initial=0.0)) > SYMMETRY_TOLERANCE * sc
+            for mat, sc in zip((k_f, c_f, m_f), scale, strict=True)
+        )
+
+    index = [rows(g) for g in groups]
+    if any(coupled(index[i], index[j]) for i in range(len(groups)) for j in range(i + 1, len(groups))):
+        return quadratic_eigen(k_f, c_f, m_f)
+    out_s, out_phi = [], []
+    n = nb * r
+    for comps, at in zip(groups, index, strict=True):
+        if len(comps) == 2 and rate == 0.0:
+            cos, sin = rows([comps[0]]), rows([comps[1]])
+            if not coupled(cos, sin):
+                s_g, phi_g = quadratic_eigen(k_f[np.ix_(cos, cos)], c_f[np.ix_(cos, cos)], m_f[np.ix_(cos, cos)])
+                for part in (cos, sin):
+                    full = np.zeros((n, s_g.size), dtype=complex)
+                    full[part] = phi_g
+                    out_s.append(s_g)
+                    out_phi.append(full)
+                continue
+        s_g, phi_g = quadratic_eigen(k_f[np.ix_(at, at)], c_f[np.ix_(at, at)], m_f[np.ix_(at, at)])
+        full = np.zeros((n, s_g.size), dtype=complex)
+        full[at] = phi_g
+        out_s.append(s_g)
+        out_phi.append(full)
+    return np.concatenate(out_s), np.hstack(out_phi)
+
+
 def mbc_modes(
     system: Any,
     blades: Sequence[Sequence[int]],
@@ -302,7 +357,7 @@ def mbc_modes(
     m_f = t1_inv @ m_b @ t1
     c_f = t1_inv @ (2.0 * rate * m_b @ t2 + c_b @ t1)
     k_f = t1_inv @ (rate * rate * m_b @ t3 + rate * c_b @ t2 + k_b @ t1)
-    s, phi = quadratic_eigen(k_f, c_f, m_f)
+    s, phi = _harmonic_eigen(k_f, c_f, m_f, nb, r, rate)
     rot_s, _ = quadratic_eigen(k_b, c_b, m_b)
     rot_omega = np.sort(np.abs(rot_s))
     w = np.abs(s)

@@ -159,3 +159,38 @@ def test_fixed_frame_campbell_diagram(tmp_path) -> None:
     assert c.mac[1:].min() > 0.9
     rows = c.write_csv(tmp_path / "fixed.csv").read_text().splitlines()
     assert rows[0].endswith("mode6_kind") and rows[1].split(",")[-6:] == list(c.labels[0])
+
+
+@pytest.mark.parametrize("omega", [0.0, 4.0])
+def test_each_fixed_frame_mode_is_of_one_harmonic(omega: float) -> None:
+    """The Coleman transform of an isotropic rotor decouples the harmonics: every mode is
+    collective, cyclic or differential alone (its shape zero in the other groups' coordinates),
+    also at Ω = 0 where the N modes of each rotating-frame mode share one frequency (a solver's
+    vectors for the whole degenerate space mixed harmonics there, and tracked Campbell diagrams
+    then jumped between modes); four flap-and-lag cantilevers, three of their modes a blade."""
+    length, ei, mass, hub = 1.0, 1.0, 1.0, 0.5
+    ga = 1e6 * ei / length**2
+    m_star, c_star = isotropic_section(ga, ga, 1.0, ei, 2.0 * ei, m=mass, j=(0.0, 0.0, 0.0))
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, 0.0))
+    blades = []
+    for k in range(4):
+        rot = turn(2.0 * np.pi * k / 4)
+        beam = straight_beam(
+            b, length, m_star, c_star, n_elements=1, order=4, origin=rot @ [hub, 0.0, 0.0], direction=rot[:, 0],
+            acceleration=True,
+        )  # fmt: skip
+        b.add_prescribed_bc(beam.root)
+        blades.append(beam.nodes)
+    axis = (0.0, 0.0, 1.0)
+    st = kp.analysis.steady_rotation(b.build(), (0.0, 0.0, omega))
+    rm = kp.analysis.mbc_modes(st, blades, axis=axis, n_modes=12)
+    r = rm.blade_basis.shape[1]
+    energy = np.abs(rm.shapes.reshape(4, r, -1)) ** 2
+    groups = np.stack([energy[0].sum(0), energy[1:3].sum((0, 1)), energy[3].sum(0)])  # collective, cyclic, differential
+    share = groups.max(axis=0) / groups.sum(axis=0)
+    np.testing.assert_allclose(share, 1.0, rtol=0.0, atol=1e-12)
+    # the frequencies: the rotating frame's, and those ± Ω for the cyclic modes
+    rot_w = rm.rotating_omega
+    for w, h in zip(rm.omega, groups.argmax(axis=0), strict=True):
+        candidates = rot_w if h != 1 else np.concatenate([rot_w + omega, np.abs(rot_w - omega)])
+        assert np.min(np.abs(candidates / w - 1.0)) < 1e-8
