@@ -24,11 +24,12 @@ to 1 unless given): the contact solver's dense programs (scipy's ``nnls``, numpy
 slower on two threads on the 2-core machine (100 boxes at rest: 1.35 s a step of wall time and
 1.82 s of CPU against 1.16 s and 1.16 s, 2026-11-29), and MuJoCo steps on one thread too.
 
-The 100-box run takes hours at this cost: ``--checkpoint FILE`` saves the pile's state, the
-points the hard body law holds as touching (``HardBodies.touching_rows``, the contact kind's
-memory, which a result file keeps with its restart data too: docs/contact.md) and the figures so
-far every 100 steps (``.npz``), and ``--resume FILE`` goes on from such a file, bit for bit (the
-cost figures are then those of the steps run since).
+The 100-box run takes about an hour (3 s: 64 minutes of one core, 2026-11-30): ``--checkpoint
+FILE`` saves the pile's state, the points the hard body law holds as touching
+(``HardBodies.touching_rows``, the contact kind's memory, which a result file keeps with its
+restart data too: docs/contact.md) and the figures so far every 100 steps (``.npz``), and
+``--resume FILE`` goes on from such a file, bit for bit (the cost figures are then those of the
+steps run since).
 
 Run:  python bench/pile.py [--nx 5 --ny 5 --nz 4] [--seconds 2.0] [--rest 0.5]
                            [--checkpoint pile.npz] [--resume pile.npz]
