@@ -73,21 +73,29 @@ def test_hinged_blades_collective_and_whirl_frequencies(n_blades: int) -> None:
     assert abs(fwd[0]) < 1e-9 and abs(abs(fwd[2] / fwd[1]) - 1.0) < 1e-9  # a circular whirl: η_s = ∓i η_c
 
 
-def test_three_cantilevers_flap_collective_and_cyclic_against_the_reference() -> None:
-    length, ei, mass, hub, omega = 1.0, 1.0, 1.0, 0.5, 6.0  # ΩL²√(m/EI) = 6
+def cantilever_rotor(
+    n_blades: int, length: float, ei: float, mass: float, hub: float, n_elements: int, order: int
+) -> tuple[kp.Model, list[list[int]]]:
+    """Uniform cantilevers (lag stiffness 2 EI, shear and axial stiff) on a held hub at radius ``hub``."""
     ga = 1e6 * ei / length**2
     m_star, c_star = isotropic_section(ga, ga, 1.0, ei, 2.0 * ei, m=mass, j=(0.0, 0.0, 0.0))
     b = kp.ModelBuilder(gravity=(0.0, 0.0, 0.0))
     blades = []
-    for k in range(3):
-        rot = turn(2.0 * np.pi * k / 3)
+    for k in range(n_blades):
+        rot = turn(2.0 * np.pi * k / n_blades)
         beam = straight_beam(
-            b, length, m_star, c_star, n_elements=2, order=6, origin=rot @ [hub, 0.0, 0.0], direction=rot[:, 0],
-            acceleration=True,
+            b, length, m_star, c_star, n_elements=n_elements, order=order, origin=rot @ [hub, 0.0, 0.0],
+            direction=rot[:, 0], acceleration=True,
         )  # fmt: skip
         b.add_prescribed_bc(beam.root)
         blades.append(beam.nodes)
-    st = kp.analysis.steady_rotation(b.build(), (0.0, 0.0, omega))
+    return b.build(), blades
+
+
+def test_three_cantilevers_flap_collective_and_cyclic_against_the_reference() -> None:
+    length, ei, mass, hub, omega = 1.0, 1.0, 1.0, 0.5, 6.0  # ΩL²√(m/EI) = 6
+    model, blades = cantilever_rotor(3, length, ei, mass, hub, n_elements=2, order=6)
+    st = kp.analysis.steady_rotation(model, (0.0, 0.0, omega))
     rm = kp.analysis.mbc_modes(st, blades, n_modes=12)
     flap = rotating_cantilever_frequencies(length, ei, mass, omega, hub_radius=hub, n_modes=1)[0]
     labels = rm.labels()
@@ -168,21 +176,9 @@ def test_each_fixed_frame_mode_is_of_one_harmonic(omega: float) -> None:
     also at Ω = 0 where the N modes of each rotating-frame mode share one frequency (a solver's
     vectors for the whole degenerate space mixed harmonics there, and tracked Campbell diagrams
     then jumped between modes); four flap-and-lag cantilevers, three of their modes a blade."""
-    length, ei, mass, hub = 1.0, 1.0, 1.0, 0.5
-    ga = 1e6 * ei / length**2
-    m_star, c_star = isotropic_section(ga, ga, 1.0, ei, 2.0 * ei, m=mass, j=(0.0, 0.0, 0.0))
-    b = kp.ModelBuilder(gravity=(0.0, 0.0, 0.0))
-    blades = []
-    for k in range(4):
-        rot = turn(2.0 * np.pi * k / 4)
-        beam = straight_beam(
-            b, length, m_star, c_star, n_elements=1, order=4, origin=rot @ [hub, 0.0, 0.0], direction=rot[:, 0],
-            acceleration=True,
-        )  # fmt: skip
-        b.add_prescribed_bc(beam.root)
-        blades.append(beam.nodes)
+    model, blades = cantilever_rotor(4, 1.0, 1.0, 1.0, 0.5, n_elements=1, order=4)
     axis = (0.0, 0.0, 1.0)
-    st = kp.analysis.steady_rotation(b.build(), (0.0, 0.0, omega))
+    st = kp.analysis.steady_rotation(model, (0.0, 0.0, omega))
     rm = kp.analysis.mbc_modes(st, blades, axis=axis, n_modes=12)
     r = rm.blade_basis.shape[1]
     energy = np.abs(rm.shapes.reshape(4, r, -1)) ** 2
