@@ -193,23 +193,22 @@ def _harmonic_eigen(
     if any(coupled(index[i], index[j]) for i in range(len(groups)) for j in range(i + 1, len(groups))):
         return quadratic_eigen(k_f, c_f, m_f)
     out_s, out_phi = [], []
-    n = nb * r
+
+    def put(at: np.ndarray, solved: tuple[np.ndarray, np.ndarray]) -> None:
+        full = np.zeros((nb * r, solved[0].size), dtype=complex)
+        full[at] = solved[1]
+        out_s.append(solved[0])
+        out_phi.append(full)
+
     for comps, at in zip(groups, index, strict=True):
         if len(comps) == 2 and rate == 0.0:
             cos, sin = rows([comps[0]]), rows([comps[1]])
             if not coupled(cos, sin):
-                s_g, phi_g = quadratic_eigen(k_f[np.ix_(cos, cos)], c_f[np.ix_(cos, cos)], m_f[np.ix_(cos, cos)])
-                for part in (cos, sin):
-                    full = np.zeros((n, s_g.size), dtype=complex)
-                    full[part] = phi_g
-                    out_s.append(s_g)
-                    out_phi.append(full)
+                solved = quadratic_eigen(k_f[np.ix_(cos, cos)], c_f[np.ix_(cos, cos)], m_f[np.ix_(cos, cos)])
+                put(cos, solved)
+                put(sin, solved)
                 continue
-        s_g, phi_g = quadratic_eigen(k_f[np.ix_(at, at)], c_f[np.ix_(at, at)], m_f[np.ix_(at, at)])
-        full = np.zeros((n, s_g.size), dtype=complex)
-        full[at] = phi_g
-        out_s.append(s_g)
-        out_phi.append(full)
+        put(at, quadratic_eigen(k_f[np.ix_(at, at)], c_f[np.ix_(at, at)], m_f[np.ix_(at, at)]))
     return np.concatenate(out_s), np.hstack(out_phi)
 
 

@@ -872,12 +872,12 @@ class HardBodies:
             self._held_rounds(
                 stops, na[rest], nb[rest], ja[rest], jb[rest], minv, free[rest], mu[rest], part, what, frame[rest],
                 group[rest], frozen, chol, island[rest], tuple(a[rest] for a in scratch),
-                None if keys is None else keys[rest], what,
+                None if keys is None else keys[rest],
             )  # fmt: skip
             lam[rest] = part
             return self._response(minv, na, nb, ja, jb, lam), -sweeps
         self._held_rounds(
-            stops, na, nb, ja, jb, minv, free, mu, lam, what, frame, group, frozen, chol, island, scratch, keys, what
+            stops, na, nb, ja, jb, minv, free, mu, lam, what, frame, group, frozen, chol, island, scratch, keys
         )  # fmt: skip
         return self._response(minv, na, nb, ja, jb, lam), -sweeps
 
@@ -885,13 +885,12 @@ class HardBodies:
         self, stops: Any, na: np.ndarray, nb: np.ndarray, ja: np.ndarray, jb: np.ndarray, minv: np.ndarray,
         free: np.ndarray, mu: np.ndarray, lam: np.ndarray, what: str, frame: np.ndarray, group: np.ndarray,
         frozen: bool, chol: np.ndarray, island: np.ndarray, scratch: tuple, keys: np.ndarray | None = None,
-        kind: str = "",
     ) -> None:  # fmt: skip
         """The rounds of :meth:`_solve` (normal impulses exactly with the friction held, then the
         friction by sweeps with the normal impulses held), Λ in ``lam`` updated; ``chol`` the
         nodes' Cholesky factors of their inverse mass blocks, ``island`` the contacts' problems
         for :func:`normal_lcp`, ``scratch`` the sweeps' blocks of these contacts, ``keys`` their
-        keys for the warm starts of the normal programs of ``kind``."""
+        keys for the warm starts of the normal programs (of the kind ``what``)."""
         warm = self._warm if keys is not None else None
         for _ in range(STAGGER_ROUNDS):
             # the normal impulses exactly, the friction held; then the friction on the new disks
@@ -899,7 +898,7 @@ class HardBodies:
             tangential[:, 0] = 0.0
             y_t = self._response(minv, na, nb, ja, jb, tangential)
             b_n = free[:, 0] + self._rates(na, nb, ja, jb, y_t)[:, 0]
-            solved = normal_lcp(na, nb, ja[:, 0], jb[:, 0], chol, b_n, island, keys, warm, (kind, 0))
+            solved = normal_lcp(na, nb, ja[:, 0], jb[:, 0], chol, b_n, island, keys, warm, (what, 0))
             if solved is None:
                 raise stops.convergence_error(
                     f"the normal problem of the hard contacts' {what} (friction held) has no solution"
@@ -918,7 +917,7 @@ class HardBodies:
         tangential[:, 0] = 0.0
         y_t = self._response(minv, na, nb, ja, jb, tangential)
         b_n = free[:, 0] + self._rates(na, nb, ja, jb, y_t)[:, 0]
-        solved = normal_lcp(na, nb, ja[:, 0], jb[:, 0], chol, b_n, island, keys, warm, (kind, 0))
+        solved = normal_lcp(na, nb, ja[:, 0], jb[:, 0], chol, b_n, island, keys, warm, (what, 0))
         if solved is not None:
             lam[:, 0] = solved
             clip_groups(lam, mu, frame, group)
