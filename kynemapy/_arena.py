@@ -108,15 +108,15 @@ class HeaderBuilder:
 
     def __init__(self, spec: HeaderSpec, counts: Mapping[str, int]) -> None:
         self.spec = spec
-        self.header = np.zeros(spec.size, dtype=np.int64)
+        header = [0] * spec.size  # Python ints: a numpy write per word cost more than the layout
         sizes = {"i": spec.size, "f": 0}
         for f in spec.fields:
             shape = resolve(f.shape, counts)
             start = sizes[f.arena]
-            sizes[f.arena] = start + int(np.prod(shape))
-            self.header[f.word] = start
-            self.header[f.word + 1 : f.word + FIELD_WORDS] = 1
-            self.header[f.word + 1 : f.word + 1 + len(shape)] = shape
+            sizes[f.arena] = start + math.prod(shape)
+            header[f.word] = start
+            header[f.word + 1 : f.word + FIELD_WORDS] = (*shape, *(1,) * (FIELD_WORDS - 1 - len(shape)))
+        self.header = np.array(header, dtype=np.int64)
         self.i = np.zeros(sizes["i"], dtype=np.int64)
         self.f = np.zeros(max(sizes["f"], 1))
         self.i[: spec.size] = self.header
@@ -124,12 +124,10 @@ class HeaderBuilder:
 
 def field_view(arena: np.ndarray, header: np.ndarray, word: int) -> np.ndarray:
     """Python: the view of the field whose description starts at ``header[word]``."""
-    start = int(header[word])
-    dims = [int(d) for d in header[word + 1 : word + FIELD_WORDS]]
+    start, *dims = header[word : word + FIELD_WORDS].tolist()
     while len(dims) > 1 and dims[-1] == 1:
         dims.pop()
-    size = int(np.prod(dims))
-    return arena[start : start + size].reshape(dims)
+    return arena[start : start + math.prod(dims)].reshape(dims)
 
 
 @njit(inline=True)

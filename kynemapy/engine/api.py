@@ -153,6 +153,16 @@ def stored(data: Data) -> StoredCall:
     return made
 
 
+def keep_stored(call: StoredCall) -> None:
+    """Let :func:`stored` answer with ``call`` for its Data (a :class:`~kynemapy.Simulation`'s
+    own stored call, whose ``run`` takes arguments of the same types): the simulation's tasks on
+    its Data then store no second copy of it (about 0.2 ms each at set-up)."""
+    with _STORED_LOCK:
+        while len(_STORED) >= _STORED_KEPT:
+            _STORED.pop(next(iter(_STORED)))
+        _STORED[id(call.arguments[0])] = call
+
+
 #: the stored calls' own (unused) coefficients and reaction buffer: ``run`` is given its own
 _P0 = np.zeros(1)
 _OUT0 = np.zeros(6)

@@ -70,35 +70,35 @@ def _words(value: Any) -> list[int]:
 
 #: the words of the last few trees stored, by the tree's identity (with the tree, so that its id
 #: stays its own): a simulation's set-up stores one Data in two or three calls, and walking a
-#: Data's ~140 leaves costs about 0.4 ms (a tuple and its arrays never change: the words stay valid)
+#: Data's ~140 leaves costs about 0.4 ms (a tuple and its arrays never change: the words stay
+#: valid).  The Data's large members are kept too: every Data of a workspace holds the same
+#: element tables (~90 arrays), so a new Data of it walks only its other leaves.
 _TREE_WORDS: dict[int, tuple[Any, list[int]]] = {}
-_TREE_WORDS_KEPT = 4
+_TREE_WORDS_KEPT = 8
+#: a member tuple of at least this many words is kept with the tree
+_KEPT_MEMBER_WORDS = 64
 
 
 def leaf_words(value: Any) -> list[int]:
     """Every leaf of ``value``, a tree of tuples (the :class:`~kynemapy.engine.fields.Data`)
     whose leaves are arrays and int64s, as int64 words in order (see :func:`store_data`)."""
+    if not isinstance(value, tuple):
+        return _words(value)
+    return _tuple_words(value, 0)
+
+
+def _tuple_words(value: tuple[Any, ...], depth: int) -> list[int]:
+    """:func:`leaf_words` of the tuple ``value`` (``depth`` 0: the tree itself), in order."""
     hit = _TREE_WORDS.get(id(value))
     if hit is not None and hit[0] is value:
         return hit[1]
-    words = _walk_words(value)
-    if isinstance(value, tuple):
+    words: list[int] = []
+    for item in value:
+        words += _tuple_words(item, depth + 1) if isinstance(item, tuple) else _words(item)
+    if depth == 0 or (depth == 1 and len(words) >= _KEPT_MEMBER_WORDS):
         while len(_TREE_WORDS) >= _TREE_WORDS_KEPT:
             _TREE_WORDS.pop(next(iter(_TREE_WORDS)))
         _TREE_WORDS[id(value)] = (value, words)
-    return words
-
-
-def _walk_words(value: Any) -> list[int]:
-    """:func:`leaf_words` of ``value``, walked leaf by leaf."""
-    words: list[int] = []
-    stack = [value]
-    while stack:  # depth first, in order
-        item = stack.pop()
-        if isinstance(item, tuple):
-            stack.extend(reversed(item))
-        else:
-            words += _words(item)
     return words
 
 

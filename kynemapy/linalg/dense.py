@@ -191,6 +191,16 @@ def _pack_program(n: int, nnz: int, arrays: dict[str, np.ndarray], valid: bool, 
     return prog
 
 
+def _bits(mask: int) -> list[int]:
+    """The positions of the set bits of ``mask`` (a non-negative int), in increasing order."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
 def build_program(
     indptr: np.ndarray,
     indices: np.ndarray,
@@ -228,62 +238,85 @@ def build_program(
     act = np.ones(nnz, dtype=bool) if active is None else np.asarray(active, dtype=bool).reshape(nnz).copy()
     act |= values != 0.0
     apos = np.flatnonzero(act)
-    a = np.zeros((n, n))
-    np.add.at(a, (indices, cols), values)
-    s = np.zeros((n, n), dtype=bool)
-    s[indices[apos], cols[apos]] = True
-    free = np.ones(n, dtype=bool)
-    perm = np.zeros(n, dtype=np.int64)
-    steps: list[tuple[np.ndarray, np.ndarray]] = []
+    dense = np.zeros((n, n))
+    np.add.at(dense, (indices, cols), values)
+    # The elimination in plain Python: a row's pattern as an int bit mask, its values as a
+    # list (a few hundred small numpy calls cost more than the arithmetic here; the products
+    # and differences are the same IEEE operations, in the same order, as numpy's)
+    a = dense.tolist()
+    position = [[-1] * n for _ in range(n)]
+    rows = [0] * n
+    for e, (r, c) in enumerate(zip(indices[apos].tolist(), cols[apos].tolist(), strict=True)):
+        position[r][c] = e
+        rows[r] |= 1 << c
+    active_rows = list(rows)
+    free = list(range(n))  # rows not yet pivoted, in increasing order (ties: the first)
+    perm = [0] * n
+    steps: list[tuple[list[int], list[int]]] = []
     n_ops = 0
     for k in range(n):
-        cand = np.flatnonzero(free & s[:, k])
-        if cand.size == 0:
+        bit = 1 << k
+        cand = [i for i in free if rows[i] & bit]
+        if not cand:
             return empty_program(n)
-        mags = np.abs(a[cand, k])
-        j = int(np.argmax(mags))
-        if not (mags[j] > 0.0 and np.isfinite(mags[j])):
+        p, best = cand[0], abs(a[cand[0]][k])
+        for i in cand[1:]:
+            v = abs(a[i][k])
+            if v > best or v != v:  # a NaN is chosen, and refused below
+                p, best = i, v
+                if v != v:
+                    break
+        if not (best > 0.0 and math.isfinite(best)):
             return empty_program(n)
-        p = int(cand[j])
         perm[k] = p
-        free[p] = False
-        lrows = cand[cand != p]
-        ucols = np.flatnonzero(s[p, k + 1 :]) + k + 1
+        free.remove(p)
+        lrows = [i for i in cand if i != p]
+        upper = rows[p] >> (k + 1) << (k + 1)
+        ucols = _bits(upper)
         steps.append((lrows, ucols))
-        n_ops += lrows.size * ucols.size
+        n_ops += len(lrows) * len(ucols)
         if n_ops > MAX_PROGRAM_OPS:
             return empty_program(n)
-        if lrows.size:
-            m = a[lrows, k] / a[p, k]
-            a[lrows, k] = m
-            a[np.ix_(lrows, ucols)] -= np.outer(m, a[p, ucols])
-            s[np.ix_(lrows, ucols)] = True
+        ap = a[p]
+        pivot = ap[k]
+        for i in lrows:
+            ai = a[i]
+            m = ai[k] / pivot
+            ai[k] = m
+            for j in ucols:
+                ai[j] -= m * ap[j]
+            rows[i] |= upper
     # positions in the LU buffer: A's active entries first, in CSC order (a solve gathers them
     # in one pass), then the fill, row-major (a solve zeroes only these)
-    position = np.full((n, n), -1, dtype=np.int64)
-    position[indices[apos], cols[apos]] = np.arange(apos.size)
-    fill_r, fill_c = np.nonzero(s & (position < 0))
-    position[fill_r, fill_c] = apos.size + np.arange(fill_r.size)
-    lu_size = apos.size + fill_r.size
+    lu_size = int(apos.size)
+    for i in range(n):
+        for j in _bits(rows[i] & ~active_rows[i]):
+            position[i][j] = lu_size
+            lu_size += 1
     lptr, uptr = [0], [0]
-    lpos, lrow, upos, ucol, target = [], [], [], [], []
+    lpos: list[int] = []
+    lrow: list[int] = []
+    upos: list[int] = []
+    ucol: list[int] = []
+    target: list[int] = []
     for k, (lrows, ucols) in enumerate(steps):
-        p = perm[k]
-        lpos.extend(position[lrows, k])
+        pos_p = position[perm[k]]
+        lpos.extend(position[i][k] for i in lrows)
         lrow.extend(lrows)
-        upos.extend(position[p, ucols])
+        upos.extend(pos_p[j] for j in ucols)
         ucol.extend(ucols)
         lptr.append(len(lpos))
         uptr.append(len(upos))
         for i in lrows:
-            target.extend(position[i, ucols])
+            pos_i = position[i]
+            target.extend(pos_i[j] for j in ucols)
     arrays = {
-        "perm": perm,
-        "piv": position[perm, np.arange(n)],
-        "lptr": np.array(lptr),
+        "perm": np.array(perm, dtype=np.int64),
+        "piv": np.array([position[perm[k]][k] for k in range(n)], dtype=np.int64),
+        "lptr": np.array(lptr, dtype=np.int64),
         "lpos": np.array(lpos, dtype=np.int64),
         "lrow": np.array(lrow, dtype=np.int64),
-        "uptr": np.array(uptr),
+        "uptr": np.array(uptr, dtype=np.int64),
         "upos": np.array(upos, dtype=np.int64),
         "ucol": np.array(ucol, dtype=np.int64),
         "target": np.array(target, dtype=np.int64),

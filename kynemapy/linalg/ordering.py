@@ -337,14 +337,17 @@ def _minimum_degree_kernel(
     return n_gc
 
 
-def minimum_degree(indptr: np.ndarray, indices: np.ndarray, n: int) -> np.ndarray:
+def minimum_degree(
+    indptr: np.ndarray, indices: np.ndarray, n: int, pattern: tuple[np.ndarray, np.ndarray] | None = None
+) -> np.ndarray:
     """Minimum degree ordering of A + Aᵀ (CSC pattern of A); ``perm[k]`` = the k-th variable.
 
-    (n,) int64.  Uses about 1.2 nnz(A + Aᵀ) + 20 n integers of workspace.
+    (n,) int64.  Uses about 1.2 nnz(A + Aᵀ) + 20 n integers of workspace.  ``pattern``: A + Aᵀ's
+    :func:`symmetric_pattern` where the caller has it already.
     """
     if n == 0:
         return np.zeros(0, dtype=np.int64)
-    sp_, si = symmetric_pattern(indptr, indices, n)
+    sp_, si = symmetric_pattern(indptr, indices, n) if pattern is None else pattern
     nnz = int(sp_[n])
     iw = np.empty(nnz + nnz // 5 + 2 * n + 16, dtype=np.int64)
     ints = [np.empty(n, dtype=np.int64) for _ in range(17)]
@@ -378,9 +381,12 @@ def minimum_degree(indptr: np.ndarray, indices: np.ndarray, n: int) -> np.ndarra
     return order
 
 
-def rcm(indptr: np.ndarray, indices: np.ndarray, n: int) -> np.ndarray:
-    """Reverse Cuthill–McKee ordering of A + Aᵀ (scipy.sparse.csgraph), (n,) int64."""
-    sp_, si = symmetric_pattern(indptr, indices, n)
+def rcm(
+    indptr: np.ndarray, indices: np.ndarray, n: int, pattern: tuple[np.ndarray, np.ndarray] | None = None
+) -> np.ndarray:
+    """Reverse Cuthill–McKee ordering of A + Aᵀ (scipy.sparse.csgraph), (n,) int64; ``pattern``:
+    A + Aᵀ's :func:`symmetric_pattern` where the caller has it already."""
+    sp_, si = symmetric_pattern(indptr, indices, n) if pattern is None else pattern
     import scipy.sparse as sp
     from scipy.sparse.csgraph import reverse_cuthill_mckee
 
@@ -458,9 +464,9 @@ def choose_ordering(
         if name == "natural":
             perm = np.arange(n, dtype=np.int64)
         elif name == "rcm":
-            perm = rcm(indptr, indices, n)
+            perm = rcm(indptr, indices, n, pattern=(sp_, si))
         else:
-            perm = minimum_degree(indptr, indices, n)
+            perm = minimum_degree(indptr, indices, n, pattern=(sp_, si))
         est = _cholesky_counts(sp_, si, n, perm)
         if best is None or est.flops < best[2].flops:
             best = (name, perm, est)

@@ -320,6 +320,7 @@ class Simulation:
         # Python converts two arguments instead of the Data's ~80 arrays
         stored = StoredCall(run_task, (self._data, self._p, ADVANCE, 1, 0, NO_ROWS, 0, self._iters1, self._out))
         self._stored = stored  # Batch steps its members through their stored calls
+        api.keep_stored(stored)  # the tasks on this Data (START, checks) use it too
         self._step_status = stored.status  # one step, every argument stored: returns the status
         self._run = stored.run  # run(p, task, n, every, rows, max_rows, iterations, out) on this Data
         refused = no_unknowns(self._model)
