@@ -16,6 +16,7 @@ words per field, its offset and shape; compiled code takes 1-D views with :func:
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -95,11 +96,40 @@ class Arenas:
         return arenas, self.views(arenas)
 
     def views(self, arenas: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-        """Every field's view by name into ``arenas`` (arrays laid out by this object)."""
-        return {
-            name: arenas[a][start : start + math.prod(shape)].reshape(shape)
-            for name, (a, start, shape) in self.places.items()
-        }
+        """Every field's view by name into ``arenas`` (arrays laid out by this object); their
+        data pointers are noted (:func:`view_pointer`)."""
+        bases = {a: (arena.ctypes.data, arena.itemsize) for a, arena in arenas.items()}
+        views = {}
+        for name, (a, start, shape) in self.places.items():
+            size = math.prod(shape)
+            view = arenas[a][start : start + size].reshape(shape)
+            if size:  # (numpy may give an empty view another address: the arena's start)
+                address, itemsize = bases[a]
+                _note_pointer(view, address + start * itemsize)
+            views[name] = view
+        return views
+
+
+#: the data pointers of the views made by :meth:`Arenas.views`, by the view's identity (with a
+#: weak reference that checks it): numpy takes about 2 µs to give an array's address
+#: (``ndarray.ctypes.data``), and a simulation hands a few hundred views to compiled code
+_VIEW_POINTERS: dict[int, tuple[weakref.ref[np.ndarray], int]] = {}
+_VIEW_POINTERS_KEPT = 1 << 15
+
+
+def _note_pointer(view: np.ndarray, address: int) -> None:
+    if len(_VIEW_POINTERS) >= _VIEW_POINTERS_KEPT:
+        _VIEW_POINTERS.clear()
+    _VIEW_POINTERS[id(view)] = (weakref.ref(view), address)
+
+
+def view_pointer(array: np.ndarray) -> int:
+    """The address of ``array``'s data: noted for the views of :meth:`Arenas.views`, asked of
+    numpy otherwise."""
+    hit = _VIEW_POINTERS.get(id(array))
+    if hit is not None and hit[0]() is array:
+        return hit[1]
+    return array.ctypes.data
 
 
 class HeaderBuilder:

@@ -455,8 +455,9 @@ class Workspace:
         views["constraint_has_output"][...] = kinds.HAS_OUTPUT[kind]
         views["indptr"][...] = indptr
         views["indices"][...] = indices
+        keys = sparsity.csc_keys(indptr, indices)
         for name in ("con_row", "con_col", "con_k"):
-            views[f"{name}_slots"][...] = sparsity.slots(indptr, indices, *cpairs[name])
+            views[f"{name}_slots"][...] = sparsity.slots(indptr, indices, *cpairs[name], keys=keys)
         views["row_offsets"][...] = row_offsets(self.row_layout)
         views["q_ground"][...] = (0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0)
         tables = []
@@ -464,7 +465,7 @@ class Workspace:
             tv = {name: views[f"table{k}.{name}"] for name in table.TABLE._fields}
             tv["nodes"][...] = nodes
             tv["rows"][...] = rows
-            tv["slots"][...] = sparsity.slots(indptr, indices, r, c)
+            tv["slots"][...] = sparsity.slots(indptr, indices, r, c, keys=keys)
             for name, _, _, model_name in table.FIELDS:
                 if model_name is not None:
                     tv[name][...] = np.asarray(getattr(model, model_name)).reshape(tv[name].shape)

@@ -34,7 +34,15 @@ _data_types_lock = threading.Lock()
 _INT64_MAX = 2**63 - 1
 
 
-def _type_key(value: Any) -> Any:
+#: the type keys of large member tuples of the last few Data typed, by identity (with the tuple):
+#: every Data of a workspace holds the same element tables (~90 arrays), typed once
+_MEMBER_KEYS: dict[int, tuple[Any, Any]] = {}
+_MEMBER_KEYS_KEPT = 8
+#: a member tuple of at least this many members is kept
+_KEPT_MEMBERS = 4
+
+
+def _type_key(value: Any, depth: int = 0) -> Any:
     """What numba's ``typeof`` reads of ``value`` (a tuple of arrays, numbers and such tuples):
     equal keys give equal numba types.  None for a value with a leaf of another kind (then it is
     typed by numba each time)."""
@@ -42,8 +50,19 @@ def _type_key(value: Any) -> Any:
     if cls is np.ndarray:
         return (value.dtype, value.ndim, value.flags.num)
     if isinstance(value, tuple):
-        keys = tuple(_type_key(v) for v in value)
-        return None if None in keys else (cls, keys)
+        kept = depth == 1 and len(value) >= _KEPT_MEMBERS
+        if kept:
+            hit = _MEMBER_KEYS.get(id(value))
+            if hit is not None and hit[0] is value:
+                return hit[1]
+        keys = tuple(_type_key(v, depth + 1) for v in value)
+        key = None if None in keys else (cls, keys)
+        if kept:
+            with _data_types_lock:
+                while len(_MEMBER_KEYS) >= _MEMBER_KEYS_KEPT:
+                    _MEMBER_KEYS.pop(next(iter(_MEMBER_KEYS)))
+                _MEMBER_KEYS[id(value)] = (value, key)
+        return key
     if cls is int:
         return (int, -_INT64_MAX - 1 <= value <= _INT64_MAX)
     if cls is float or cls is bool:

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 from numba import types
 
+from kynemapy._arena import view_pointer
 from kynemapy._jit import JIT_DISABLED, njit
 from kynemapy.engine.entry import ADVANCE, run_task_at
 from kynemapy.engine.lookup import argument_types, entry
@@ -58,7 +59,7 @@ def _words(value: Any) -> list[int]:
         hit = _DESCRIPTORS.get(id(value))
         if hit is not None and hit[0]() is value:
             return hit[1]
-        words = [0, id(value), value.size, value.itemsize, value.ctypes.data, *value.shape, *value.strides]
+        words = [0, id(value), value.size, value.itemsize, view_pointer(value), *value.shape, *value.strides]
         if len(_DESCRIPTORS) >= _DESCRIPTORS_KEPT:
             _DESCRIPTORS.clear()
         _DESCRIPTORS[id(value)] = (weakref.ref(value), words)

@@ -87,8 +87,8 @@ def pattern(n: int, pairs: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndar
     cols = key // n
     indices = np.ascontiguousarray(key - cols * n, dtype=np.int64)
     indptr = np.zeros(n + 1, dtype=np.int64)
-    np.add.at(indptr, cols + 1, 1)
-    return np.cumsum(indptr), indices
+    np.cumsum(np.bincount(cols, minlength=n), out=indptr[1:])  # np.add.at: 0.4 ms for the rotor's
+    return indptr, indices
 
 
 #: the largest n² for which :func:`_distinct` marks the keys in a table of n² flags (4 MiB)
@@ -110,13 +110,22 @@ def _distinct(keys: np.ndarray, bound: int) -> np.ndarray:
     return ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))]
 
 
-def slots(indptr: np.ndarray, indices: np.ndarray, r: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """Position of each entry (r, c) in the CSC values of the pattern; −1 where r or c is −1.
-
-    Every existing entry must be in the pattern (it was built from the same pairs)."""
+def csc_keys(indptr: np.ndarray, indices: np.ndarray) -> np.ndarray:
+    """``c·n + r`` of every entry of the CSC pattern, in its order (sorted: column-major), for :func:`slots`."""
     n = indptr.shape[0] - 1
     cols = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
-    csc_keys = cols * n + indices  # sorted (column-major order)
+    return cols * n + indices
+
+
+def slots(
+    indptr: np.ndarray, indices: np.ndarray, r: np.ndarray, c: np.ndarray, keys: np.ndarray | None = None
+) -> np.ndarray:
+    """Position of each entry (r, c) in the CSC values of the pattern; −1 where r or c is −1.
+
+    Every existing entry must be in the pattern (it was built from the same pairs).  ``keys``:
+    the pattern's :func:`csc_keys`, where the caller places several blocks in one pattern."""
+    n = indptr.shape[0] - 1
+    csc_keys_ = csc_keys(indptr, indices) if keys is None else keys
     ok = (r >= 0) & (c >= 0)
-    s = np.searchsorted(csc_keys, np.where(ok, c * n + r, 0))
+    s = np.searchsorted(csc_keys_, np.where(ok, c * n + r, 0))
     return np.ascontiguousarray(np.where(ok, s, -1), dtype=np.int64)
