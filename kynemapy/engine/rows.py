@@ -17,6 +17,7 @@ of a heavy-top step).  Code reads a field by its offset, never by position.
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -113,7 +114,7 @@ def row_layout(n_nodes: int, n_constraints: int) -> RowLayout:
     width = 0
     for name in ROW_ORDER:
         placed[name] = width
-        width += int(np.prod(shapes[name]))
+        width += math.prod(shapes[name])
     return RowLayout({name: placed[name] for name in ROW_NAMES}, shapes, width)
 
 
@@ -134,7 +135,7 @@ def split_rows(layout: RowLayout, buffer: np.ndarray) -> dict[str, np.ndarray]:
     for f in ROW_FIELDS:
         o = layout.offsets[f.name]
         shape = layout.shapes[f.name]
-        size = int(np.prod(shape))
+        size = math.prod(shape)
         block = buffer[:, o : o + size].reshape((n, *shape))
         out[f.name] = np.ascontiguousarray(block, dtype=f.dtype)
     return out
@@ -150,7 +151,7 @@ def field_views(layout: RowLayout, fields: np.ndarray, ints: np.ndarray, unit: i
             out[f.name] = ints[0 if f.name == "step" else 1, :n]
             continue
         shape = layout.shapes[f.name]
-        size = int(np.prod(shape))
+        size = math.prod(shape)
         start = unit * layout.offsets[f.name]
         out[f.name] = fields[start : start + n * size].reshape((n, *shape))
     return out

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 
 import numpy as np
 
+from kynemapy._jit import relax, restore
 from kynemapy.engine import api
 from kynemapy.engine.api import (
     NO_ROWS,
@@ -215,51 +216,57 @@ class Simulation:
                 f"initial_velocities must be one of {', '.join(map(repr, INITIAL_VELOCITY_MODES))}, "
                 f"got {initial_velocities!r}"
             )
-        check_simulation(model, params.dynamic)  # a node without equation or inertia, named
-        self._model = model
-        # the model's node DOFs, constraint kinds and rows as Python ints, for the accessors' checks
-        self._node_dofs = tuple(int(k) for k in model.node_dofs)
-        self._kinds = tuple(int(k) for k in model.constraint_kind)
-        self._n_rows = tuple(int(k) for k in model.constraint_n_rows)
-        # the compiled kernels of body_frame and body_point, resolved on first use
-        self._frame: Callable[..., None] | None = None
-        self._point_motion: Callable[..., None] | None = None
-        #: the hard hinge and slider limits (:mod:`kynemapy.run.joint_stops`), None without
-        self._stops: JointStops | None = None
-        stops = getattr(model, "joint_stops", None)
-        hard = getattr(model, "hard_contacts", None)
-        shapes = getattr(model, "hard_shapes", None)
-        if any(t is not None and len(t) for t in (stops, hard, shapes)):  # scipy: with them only
-            from kynemapy.run.joint_stops import JointStops
+        # the collector relaxed while the set-up makes its many small objects (numba's loaded
+        # code keeps a large heap, which a full collection walks: tens of ms)
+        relax()
+        try:
+            check_simulation(model, params.dynamic)  # a node without equation or inertia, named
+            self._model = model
+            # the model's node DOFs, constraint kinds and rows as Python ints, for the accessors' checks
+            self._node_dofs = tuple(int(k) for k in model.node_dofs)
+            self._kinds = tuple(int(k) for k in model.constraint_kind)
+            self._n_rows = tuple(int(k) for k in model.constraint_n_rows)
+            # the compiled kernels of body_frame and body_point, resolved on first use
+            self._frame: Callable[..., None] | None = None
+            self._point_motion: Callable[..., None] | None = None
+            #: the hard hinge and slider limits (:mod:`kynemapy.run.joint_stops`), None without
+            self._stops: JointStops | None = None
+            stops = getattr(model, "joint_stops", None)
+            hard = getattr(model, "hard_contacts", None)
+            shapes = getattr(model, "hard_shapes", None)
+            if any(t is not None and len(t) for t in (stops, hard, shapes)):  # scipy: with them only
+                from kynemapy.run.joint_stops import JointStops
 
-            self._stops = JointStops(self)
-        self._params = params
-        self._p = params.coefficients
-        self._state, self._inputs = api.initial_state(model)
-        self._workspace = new_workspace(model, params.max_iter, params.solver, params.geometric_stiffness)
-        self.resume_path: str | None = None
-        #: the spacing of the recorded steps of that file (its ``output_every``; None: not recorded)
-        self.resume_every: int | None = None
-        #: that file holds the rows of a step-controlled run (its /step_control columns)
-        self.resume_step_control = False
-        #: advance_rows' on_row while a call runs (None otherwise)
-        self._on_row: Callable[[int], None] | None = None
-        self._bind()
-        check_constraints(self._workspace, self._data)
-        api.reference_factorization(self._workspace, params)
-        self._bind()
-        #: (N, 6) change made to the initial velocities by ``initial_velocities="project"`` [m/s, rad/s]
-        self.initial_velocity_correction = np.zeros((model.n_nodes, 6))
-        if initial_velocities != "keep" and model.n_constraints:
-            self._initial_velocities(initial_velocities == "project")
-        solve = consistent_initial_accelerations
-        if solve is None:
-            solve = not bool(np.any(model.initial_vd_given))
-        if solve:
-            self.compute_consistent_accelerations()
-        task(self._data, self._p, START)
-        if self._stops is not None:
-            self._stops.check_start()
+                self._stops = JointStops(self)
+            self._params = params
+            self._p = params.coefficients
+            self._state, self._inputs = api.initial_state(model)
+            self._workspace = new_workspace(model, params.max_iter, params.solver, params.geometric_stiffness)
+            self.resume_path: str | None = None
+            #: the spacing of the recorded steps of that file (its ``output_every``; None: not recorded)
+            self.resume_every: int | None = None
+            #: that file holds the rows of a step-controlled run (its /step_control columns)
+            self.resume_step_control = False
+            #: advance_rows' on_row while a call runs (None otherwise)
+            self._on_row: Callable[[int], None] | None = None
+            self._bind()
+            check_constraints(self._workspace, self._data)
+            api.reference_factorization(self._workspace, params)
+            self._bind()
+            #: (N, 6) change made to the initial velocities by ``initial_velocities="project"`` [m/s, rad/s]
+            self.initial_velocity_correction = np.zeros((model.n_nodes, 6))
+            if initial_velocities != "keep" and model.n_constraints:
+                self._initial_velocities(initial_velocities == "project")
+            solve = consistent_initial_accelerations
+            if solve is None:
+                solve = not bool(np.any(model.initial_vd_given))
+            if solve:
+                self.compute_consistent_accelerations()
+            task(self._data, self._p, START)
+            if self._stops is not None:
+                self._stops.check_start()
+        finally:
+            restore()
 
     def _initial_velocities(self, project: bool) -> None:
         """Project the initial velocities onto ``B v = ṙ`` (warning with its size), or refuse them."""
