@@ -281,3 +281,22 @@ def test_legendre_matches_closed_form() -> None:
         assert legendre_polynomial(3, x) == pytest.approx(0.5 * (5 * x**3 - 3 * x), abs=1e-15)
         assert legendre_polynomial(5, x) == pytest.approx(np.polynomial.legendre.legval(x, [0] * 5 + [1]), abs=1e-14)
     assert math.isclose(legendre_polynomial(7, 1.0), 1.0)
+
+
+def test_lagrange_weights_refuse_coincident_nodes() -> None:
+    """Two nodes at one point have no Lagrange polynomials: a ValueError naming the nodes,
+    not a division by zero or silent infinities."""
+    for f in (lagrange_weights, lagrange_derivative_weights):
+        with pytest.raises(ValueError, match="distinct"):
+            f(0.3, [0.0, 0.0, 1.0])
+    with pytest.raises(ValueError, match="distinct"):
+        shape_tables([-1.0, 0.5, 0.5, 1.0], [0.0])
+
+
+def test_shape_tables_at_the_nodes_are_the_identity_and_the_node_derivatives() -> None:
+    """At its own nodes the table of φ is the identity, and dφ/dξ is the derivative matrix of
+    the nodes' polynomial (the exact derivative of ξ³ at each node, order 3: Σ_j φ_j′ ξ_j³ = 3ξ²)."""
+    nodes = [-1.0, -0.4472135954999579, 0.4472135954999579, 1.0]
+    interp, deriv = shape_tables(nodes, nodes)
+    np.testing.assert_allclose(interp, np.eye(4), rtol=0, atol=TOL)
+    np.testing.assert_allclose(np.asarray(nodes) ** 3 @ deriv, 3 * np.asarray(nodes) ** 2, rtol=0, atol=1e-12)

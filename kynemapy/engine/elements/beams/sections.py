@@ -23,7 +23,7 @@ from typing import NamedTuple
 import numpy as np
 
 from kynemapy.engine.elements.beams.interpolate import reference_geometry
-from kynemapy.engine.elements.beams.shape import linear_weights, shape_tables
+from kynemapy.engine.elements.beams.shape import linear_weight_table, shape_tables
 
 
 def interpolate_sections(section_xi: Sequence[float], matrices: np.ndarray, qp_xi: Sequence[float]) -> np.ndarray:
@@ -43,11 +43,10 @@ def interpolate_sections(section_xi: Sequence[float], matrices: np.ndarray, qp_x
         raise ValueError(f"sections: expected ({xs.size}, 6, 6) matrices, got {mats.shape}")
     if np.any(np.diff(xs) <= 0.0):
         raise ValueError(f"sections: positions must be strictly ascending, got {xs.tolist()}")
-    out = np.zeros((len(qp_xi), 6, 6))
-    for k, x in enumerate(qp_xi):
-        weights = linear_weights(float(x), xs)
-        for s in range(xs.size):
-            out[k] += mats[s] * weights[s]
+    weights = linear_weight_table(np.array([float(x) for x in qp_xi]), xs)  # (qps, sections)
+    out = np.zeros((weights.shape[0], 6, 6))
+    for s in range(xs.size):  # every point at once, the sections in Kynema's order
+        out += mats[s][None] * weights[:, s, None, None]
     return out
 
 

@@ -25,17 +25,7 @@ def lagrange_weights(x: float, nodes: Sequence[float]) -> np.ndarray:
     in node order.  The weights sum to 1 (partition of unity) and reproduce polynomials of
     degree < n exactly.
     """
-    xs = [float(v) for v in nodes]
-    n = len(xs)
-    diff = [x - xm for xm in xs]
-    out = np.ones(n)
-    for j in range(n):
-        w = 1.0
-        for m in range(n):
-            if j != m:
-                w *= diff[m] / (xs[j] - xs[m])
-        out[j] = w
-    return out
+    return _lagrange_values(np.array([float(x)]), np.asarray(nodes, dtype=float))[:, 0]
 
 
 def lagrange_derivative_weights(x: float, nodes: Sequence[float]) -> np.ndarray:
@@ -44,22 +34,50 @@ def lagrange_derivative_weights(x: float, nodes: Sequence[float]) -> np.ndarray:
     ``φ_i′(x) = Σ_{j≠i} 1/(x_i − x_j) Π_{k≠i,j} (x − x_k)/(x_i − x_k)`` (Kynema's order of
     operations); the derivatives sum to 0.
     """
-    xs = [float(v) for v in nodes]
-    n = len(xs)
-    out = np.zeros(n)
-    for i in range(n):
-        xi = xs[i]
-        weight = 0.0
-        for j in range(n):
-            if j == i:
-                continue
-            prod = 1.0
-            for k in range(n):
-                if k != i and k != j:
-                    prod *= (x - xs[k]) / (xi - xs[k])
-            weight += prod / (xi - xs[j])
-        out[i] = weight
+    return _lagrange_derivatives(np.array([float(x)]), np.asarray(nodes, dtype=float))[:, 0]
+
+
+def _distinct_nodes(xs: np.ndarray) -> int:
+    """The number of ``xs``, which must be distinct (a ``ValueError`` otherwise)."""
+    if np.unique(xs).size != xs.size:
+        raise ValueError(f"Lagrange interpolation: the nodes must be distinct, got {xs.tolist()}")
+    return int(xs.size)
+
+
+def _lagrange_values(x: np.ndarray, xs: np.ndarray) -> np.ndarray:
+    """:func:`lagrange_weights` at every point of ``x`` (P,): (n, P).  Every weight is formed by
+    Kynema's operations in Kynema's order, all points and nodes at once: a factor skipped there
+    (m = j) is a multiplication by exactly 1.0 here, which changes no bit."""
+    n = _distinct_nodes(xs)
+    out = np.ones((n, x.size))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for m in range(n):
+            factor = (x - xs[m])[None, :] / (xs - xs[m])[:, None]  # (j, P): (x − x_m)/(x_j − x_m)
+            factor[m] = 1.0
+            out *= factor
     return out
+
+
+def _lagrange_derivatives(x: np.ndarray, xs: np.ndarray) -> np.ndarray:
+    """:func:`lagrange_derivative_weights` at every point of ``x`` (P,): (n, P), by Kynema's
+    operations in Kynema's order for each node and point (a skipped factor is a multiplication
+    by exactly 1.0, a skipped term an addition of exactly 0.0 to a sum that starts at +0.0)."""
+    n = _distinct_nodes(xs)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # t[k, i, P] = (x − x_k)/(x_i − x_k)
+        t = (x[None, None, :] - xs[:, None, None]) / (xs[None, :] - xs[:, None])[:, :, None]
+        prod = np.ones((n, n, x.size))  # [i, j, P]: Π_{k≠i,j} t[k, i] in k order
+        for k in range(n):
+            factor = np.broadcast_to(t[k][:, None, :], prod.shape).copy()
+            factor[k] = 1.0
+            factor[:, k] = 1.0
+            prod *= factor
+        weight = np.zeros((n, x.size))
+        for j in range(n):
+            term = prod[:, j, :] / (xs - xs[j])[:, None]
+            term[j] = 0.0
+            weight += term
+    return weight
 
 
 def linear_weights(x: float, nodes: Sequence[float]) -> np.ndarray:
@@ -69,19 +87,24 @@ def linear_weights(x: float, nodes: Sequence[float]) -> np.ndarray:
     predecessor share the weight; left of the first node (or on it) the first node gets 1, right
     of the last node the last node gets 1 (constant extrapolation).
     """
-    xs = np.asarray(nodes, dtype=float)
-    out = np.zeros(xs.size)
-    index = int(np.searchsorted(xs, x, side="left"))
-    if index == 0:
-        out[0] = 1.0
-        return out
-    if index == xs.size:
-        out[-1] = 1.0
-        return out
-    lower, upper = xs[index - 1], xs[index]
-    weight_upper = (x - lower) / (upper - lower)
-    out[index - 1] = 1.0 - weight_upper
-    out[index] = weight_upper
+    return linear_weight_table(np.array([float(x)]), np.asarray(nodes, dtype=float))[0]
+
+
+def linear_weight_table(x: np.ndarray, xs: np.ndarray) -> np.ndarray:
+    """:func:`linear_weights` at every point of ``x`` (P,): (P, n), the same operations."""
+    out = np.zeros((x.size, xs.size))
+    index = np.searchsorted(xs, x, side="left")
+    rows = np.arange(x.size)
+    first = index == 0
+    last = index == xs.size
+    out[rows[first], 0] = 1.0
+    out[rows[last], -1] = 1.0
+    inside = ~(first | last)
+    k = index[inside]
+    lower, upper = xs[k - 1], xs[k]
+    weight_upper = (x[inside] - lower) / (upper - lower)
+    out[rows[inside], k - 1] = 1.0 - weight_upper
+    out[rows[inside], k] = weight_upper
     return out
 
 
@@ -93,11 +116,6 @@ def shape_tables(node_xi: Sequence[float], qp_xi: Sequence[float]) -> tuple[np.n
     node_xi : (nodes,) reference coordinates of the element's nodes in [−1, 1].
     qp_xi : (qps,) reference coordinates of the quadrature points in [−1, 1].
     """
-    nodes = [float(v) for v in node_xi]
-    points = [float(v) for v in qp_xi]
-    interp = np.empty((len(nodes), len(points)))
-    deriv = np.empty((len(nodes), len(points)))
-    for k, x in enumerate(points):
-        interp[:, k] = lagrange_weights(x, nodes)
-        deriv[:, k] = lagrange_derivative_weights(x, nodes)
-    return interp, deriv
+    nodes = np.array([float(v) for v in node_xi])
+    points = np.array([float(v) for v in qp_xi])
+    return _lagrange_values(points, nodes), _lagrange_derivatives(points, nodes)
