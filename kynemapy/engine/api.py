@@ -249,15 +249,21 @@ def initial_state(model: Model) -> tuple[State, Inputs]:
     return state, inputs
 
 
-def reference_factorization(workspace: Workspace, params: StepParameters) -> None:
+def reference_factorization(
+    workspace: Workspace, params: StepParameters, at: tuple[State, Inputs, Data] | None = None
+) -> None:
     """Factor the Newton matrix at the model's initial state into ``workspace.reference``.
 
     Every later solve follows its pivot sequence (refusing, and pivoting afresh, when a pivot
     became too small), so a run never depends on its own history: a restart repeats it bit
     for bit, and :func:`step` with a new workspace steps exactly as a ``Simulation``.  A
     singular initial matrix leaves no reference: every solve then pivots.
+
+    ``at``: ``(state, inputs, data)`` of this workspace holding the model's initial state, where
+    the caller has them (a new ``Simulation``'s own, whose Data is stored already); the
+    linearization reads the state and leaves it as it was.  None: a state of its own.
     """
-    state, inputs = initial_state(workspace.model)
+    state, inputs, d = at if at is not None else (*initial_state(workspace.model), None)
     p = params.coefficients
     n = int(workspace.model.n_dofs)
     workspace.has_reference = True
@@ -265,10 +271,11 @@ def reference_factorization(workspace: Workspace, params: StepParameters) -> Non
         if workspace.dense_mode == 2:  # partial pivoting at every solve: no program to build
             return
         active = active_entries(workspace, p)
-        task(workspace.data(state, inputs), p, _entry.LINEARIZE)
+        task(workspace.data(state, inputs) if d is None else d, p, _entry.LINEARIZE)
         workspace.reference = build_program(workspace.indptr, workspace.indices, n, workspace.vals, active=active)
         return
-    d = workspace.data(state, inputs)
+    if d is None:
+        d = workspace.data(state, inputs)
     task(d, p, _entry.LINEARIZE)
     while True:
         status = task(d, p, _entry.LU_FACTOR)[2]

@@ -251,8 +251,10 @@ class Simulation:
             self._on_row: Callable[[int], None] | None = None
             self._bind()
             check_constraints(self._workspace, self._data)
-            api.reference_factorization(self._workspace, params)
-            self._bind()
+            reference, fallback = self._workspace.reference, self._workspace.fallback
+            api.reference_factorization(self._workspace, params, at=(self._state, self._inputs, self._data))
+            if self._workspace.reference is not reference or self._workspace.fallback is not fallback:
+                self._bind()  # the Data holds the solver's arrays: a dense program is new, a grown LU
             #: (N, 6) change made to the initial velocities by ``initial_velocities="project"`` [m/s, rad/s]
             self.initial_velocity_correction = np.zeros((model.n_nodes, 6))
             if initial_velocities != "keep" and model.n_constraints:
