@@ -65,7 +65,7 @@ class HeaderSpec:
 
 def resolve(shape: tuple[str | int, ...], counts: Mapping[str, int]) -> tuple[int, ...]:
     """``shape`` with its named counts replaced by their values."""
-    return tuple(int(counts[d]) if isinstance(d, str) else int(d) for d in shape)
+    return tuple([int(counts[d]) if isinstance(d, str) else int(d) for d in shape])
 
 
 class Arenas:
@@ -83,9 +83,10 @@ class Arenas:
     def add(self, arena: str, name: str, shape: tuple[int, ...]) -> None:
         if name in self.places:
             raise ValueError(f"field {name!r} placed twice")
+        shape = tuple(map(int, shape))
         start = self.sizes.get(arena, 0)
-        self.sizes[arena] = start + math.prod(int(s) for s in shape)
-        self.places[name] = (arena, start, tuple(int(s) for s in shape))
+        self.sizes[arena] = start + math.prod(shape)
+        self.places[name] = (arena, start, shape)
 
     def allocate(self) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
         """``(arenas, views)``: the zeroed arenas by name and every field's view by name."""
