@@ -4,6 +4,8 @@ computes no expected values)."""
 
 from __future__ import annotations
 
+import numpy as np
+
 import kynemapy as kp
 
 
@@ -27,4 +29,19 @@ def ball_chain(n: int) -> kp.Model:
         b.add_mass(node, mass=1.0, inertia=(0.01, 0.01, 0.01))
         b.add_ball_joint(prev, node, point=(0.1 * i, 0.0, 0.0))
         prev = node
+    return b.build()
+
+
+def beam_with_a_hinge(order: int) -> kp.Model:
+    """A 2 m cantilever beam of ``order`` (clamped at the origin, along x, under gravity) with a
+    1 kg rod hung from its tip by a hinge about y: beams, a two-body joint and a Kynema
+    constraint in one model."""
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, -9.81))
+    m = np.diag([1.0, 1.0, 1.0, 0.1, 0.05, 0.05])
+    c = np.diag([1e7, 1e6, 1e6, 1e4, 1e4, 1e4])
+    beam = b.add_beam([(0, 0, 0), (2, 0, 0)], [0, 1], [m, m], [c, c], order=order, root_acceleration=(0,) * 6)
+    b.add_fixed_bc(beam.nodes[0])
+    rod = b.add_node(position=(2.0, 0.0, -0.5))
+    b.add_mass(rod, mass=1.0, inertia=(1 / 12, 1 / 12, 2e-4))
+    b.add_hinge_joint(beam.nodes[-1], rod, point=(2.0, 0.0, 0.0), axis=(0, 1, 0))
     return b.build()

@@ -146,17 +146,14 @@ def stored(data: Data) -> StoredCall:
     if hit is not None and hit.arguments[0] is data:
         return hit
     made = StoredCall(_entry.run_task, (data, _P0, _entry.ADVANCE, 1, 0, NO_ROWS, 0, NO_ITERATIONS, _OUT0))
-    with _STORED_LOCK:
-        while len(_STORED) >= _STORED_KEPT:
-            _STORED.pop(next(iter(_STORED)))
-        _STORED[id(data)] = made
+    keep_stored(made)
     return made
 
 
 def keep_stored(call: StoredCall) -> None:
-    """Let :func:`stored` answer with ``call`` for its Data (a :class:`~kynemapy.Simulation`'s
-    own stored call, whose ``run`` takes arguments of the same types): the simulation's tasks on
-    its Data then store no second copy of it (about 0.2 ms each at set-up)."""
+    """Let :func:`stored` answer with ``call`` for its Data (also a :class:`~kynemapy.Simulation`'s
+    own stored call, whose ``run`` takes arguments of the same types: the simulation's tasks on
+    its Data then store no second copy of it, about 0.2 ms each at set-up)."""
     with _STORED_LOCK:
         while len(_STORED) >= _STORED_KEPT:
             _STORED.pop(next(iter(_STORED)))

@@ -15,7 +15,7 @@ from pathlib import Path
 import numba
 import numpy as np
 import pytest
-from models import pendulum
+from models import beam_with_a_hinge, pendulum
 
 import kynemapy as kp
 from kynemapy._arena import Arenas, view_pointer
@@ -174,15 +174,7 @@ def test_the_data_stored_leaf_by_leaf_is_numbas_native_value_word_for_word() -> 
     the package): the words must be those numba's own conversion of the whole Data writes
     (``run_task``'s task ``STORE``, compiled here for the test), every array's descriptor at its
     place, on a model with beams, two-body joints and constraints of Kynema's kinds."""
-    b = kp.ModelBuilder(gravity=(0.0, 0.0, -9.81))
-    m = np.diag([1.0, 1.0, 1.0, 0.1, 0.05, 0.05])
-    c = np.diag([1e7, 1e6, 1e6, 1e4, 1e4, 1e4])
-    beam = b.add_beam([(0, 0, 0), (2, 0, 0)], [0, 1], [m, m], [c, c], order=2, root_acceleration=(0,) * 6)
-    b.add_fixed_bc(beam.nodes[0])
-    rod = b.add_node(position=(2.0, 0.0, -0.5))
-    b.add_mass(rod, mass=1.0, inertia=(1 / 12, 1 / 12, 2e-4))
-    b.add_hinge_joint(beam.nodes[-1], rod, point=(2.0, 0.0, 0.0), axis=(0, 1, 0))
-    sim = kp.Simulation(b.build(), _params())
+    sim = kp.Simulation(beam_with_a_hinge(2), _params())
     d = sim.data
     size = store_data(d, np.zeros(0, dtype=np.int64), 0)
     assert size > 0 and size % 8 == 0
