@@ -52,6 +52,9 @@ LAZY_ANNOUNCED: dict[str, tuple[str, float]] = {
     "kynemapy.run.nnls.lawson_hanson": ("the hard body contacts' exact programs", 5.0),
     "kynemapy.run.hard_contact.position_step": ("the hard contact correction", 4.0),
     "kynemapy.run.hard_contact.velocity_jump": ("the hard contact velocity jump", 1.0),
+    "kynemapy.run.contact_modes.coulomb_residual": ("Coulomb's residual of contacts through joints", 1.4),
+    "kynemapy.run.contact_modes.polish": ("the Newton solver of contacts through joints", 3.2),
+    "kynemapy.run.contact_modes.search_modes": ("the contact modes' search through joints", 1.3),
 }
 
 

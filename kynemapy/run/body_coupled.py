@@ -31,7 +31,9 @@ from typing import Any
 
 import numpy as np
 
+from kynemapy.run import contact_modes
 from kynemapy.run.body_blocks import least_distance
+from kynemapy.run.contact_modes import HELD_TOLERANCE
 from kynemapy.run.contact_newton import NEWTON_ITERATIONS, newton_delassus
 from kynemapy.run.hard_contact import MAX_SWEEPS, SWEEP_TOLERANCE, solve_cone
 from kynemapy.run.pyramid_lcp import pyramid_coulomb, pyramid_edges
@@ -43,9 +45,9 @@ STICK_TOLERANCE = 1.0e-12
 FRICTION_SWEEPS = 2000
 #: the most rounds of :func:`held_rounds`
 HELD_ROUNDS = 50
-#: :func:`held_rounds`' solution holds Signorini's and Coulomb's laws to this, relative to the
-#: largest |b| (u's residuals) and to the largest Λ_N (the cones, Λ_N >= 0)
-HELD_TOLERANCE = 1.0e-10
+#: :func:`held_rounds`' solution holds Signorini's and Coulomb's laws to :data:`HELD_TOLERANCE`
+#: (:data:`kynemapy.run.contact_modes.HELD_TOLERANCE`), relative to the largest |b| (u's
+#: residuals) and to the largest Λ_N (the cones, Λ_N >= 0)
 #: :func:`held_rounds` hands over to :func:`newton_delassus` once a round changes the normal impulses
 #: by less than this (relative), or by more than half the change of the round before
 ROUNDS_SETTLED = 1.0e-9
@@ -54,8 +56,6 @@ ROUNDS_SETTLED = 1.0e-9
 NULL_MODE = 1.0e-8
 #: ... where that part is at most this times the largest |b| (else the free term is kept whole)
 NULL_PART = 1.0e-3
-#: the most Newton steps of :func:`newton_polish`
-NEWTON_STEPS = 10
 #: :func:`newton_polish` takes a point as slipping where its slip is more than this times the
 #: largest |b| (or on its disk's rim and slipping by more than :data:`HELD_TOLERANCE` of it)
 SLIPPING = 1.0e-6
@@ -201,16 +201,16 @@ def newton_polish(
     """Newton iterations on the laws of the frictional problem ``u = D Λ + b`` with the sets of Λ
     (3C,) held (each loaded point's ``u_N = 0``; inside its disk ``u_T = 0``, on its rim
     ``Λ_T + μ Λ_N u_T / |u_T| = 0``; an unloaded point's ``Λ = 0``), each step the least-norm
-    solution of the linearized equations (numpy's lstsq; a symmetric start stays symmetric): Λ
-    (3C,) where :func:`coulomb_residual` reaches :data:`HELD_TOLERANCE`, else None.  ``sets``:
-    the loaded points and those on their rims (C,) bool, else read from Λ."""
+    solution of the linearized equations (a symmetric start stays symmetric;
+    :func:`kynemapy.run.contact_modes.polish`, compiled): Λ (3C,) where :func:`coulomb_residual`
+    reaches :data:`HELD_TOLERANCE`, else None.  ``sets``: the loaded points and those on their
+    rims (C,) bool, else read from Λ."""
     c = mu.size
-    scale = float(np.max(np.abs(b), initial=0.0))
-    x = lam.copy()
-    eye = np.eye(3 * c)
+    x = np.array(lam, dtype=np.float64)
     if sets is not None:
         loaded, rim = sets
     else:
+        scale = float(np.max(np.abs(b), initial=0.0))
         pt = x.reshape(c, 3)
         size = np.linalg.norm(pt[:, 1:], axis=1)
         slip = np.linalg.norm((delassus @ x + b).reshape(c, 3)[:, 1:], axis=1)
@@ -218,42 +218,30 @@ def newton_polish(
         # the sets, held: slipping where the slip is more than round-off, or on the rim and slipping at all
         near = size >= (1.0 - 1e-6) * mu * pt[:, 0]
         rim = loaded & (mu > 0.0) & ((slip > SLIPPING * scale) | (near & (slip > HELD_TOLERANCE * scale)))
-    for _ in range(NEWTON_STEPS):
-        pt = x.reshape(c, 3)
-        u = delassus @ x + b
-        ut = u.reshape(c, 3)[:, 1:]
-        slip = np.linalg.norm(ut, axis=1)
-        if np.any(slip[rim] == 0.0):
-            return None
-        f = x.copy()
-        jac = eye.copy()
-        for i in np.flatnonzero(loaded):
-            r = 3 * i
-            f[r], jac[r] = u[r], delassus[r]
-            if mu[i] <= 0.0:
-                continue
-            if not rim[i]:
-                f[r + 1 : r + 3], jac[r + 1 : r + 3] = ut[i], delassus[r + 1 : r + 3]
-                continue
-            hat = ut[i] / slip[i]
-            f[r + 1 : r + 3] = pt[i, 1:] + mu[i] * pt[i, 0] * hat
-            jac[r + 1 : r + 3] = mu[i] * pt[i, 0] / slip[i] * (np.eye(2) - np.outer(hat, hat)) @ delassus[r + 1 : r + 3]
-            jac[r + 1 : r + 3, r + 1 : r + 3] += np.eye(2)
-            jac[r + 1 : r + 3, r] += mu[i] * hat
-        x = x + np.linalg.lstsq(jac, -f, rcond=1e-13)[0]
-        if coulomb_residual(delassus, b, mu, x) <= HELD_TOLERANCE:
-            return x
-    return None
+    n = x.size
+    work = np.empty((4, n))
+    delassus = np.ascontiguousarray(delassus, dtype=np.float64)
+    b, mu = np.ascontiguousarray(b, dtype=np.float64), np.ascontiguousarray(mu, dtype=np.float64)
+    done = contact_modes.polish(
+        delassus, b, mu, x, np.asarray(loaded, dtype=np.bool_), np.asarray(rim, dtype=np.bool_), np.empty((n, n)),
+        work[0], work[1], work[2], np.empty(n, dtype=np.int64), work[3],
+    )  # fmt: skip
+    return x if done else None
+
+
+#: the sets of modes of C points (3^C, C), each point open (0), sticking (1) or slipping (2)
+_MODES: dict[int, np.ndarray] = {}
 
 
 def mode_search(delassus: np.ndarray, b: np.ndarray, mu: np.ndarray, lam: np.ndarray) -> np.ndarray | None:
     """The frictional problem ``u = D Λ + b`` of at most :data:`MODES_SEARCHED` points solved by
     enumerating their modes: each point open (Λ = 0), sticking (``u = 0``) or, with friction,
-    slipping on its disk's rim; each set of modes solved by :func:`newton_polish` with the sets
-    held, in the order of how many points' modes differ from those of Λ (3C,) (open where Λ_N = 0,
-    slipping where its slip is more than :data:`SLIPPING` of the largest |b|), from Λ with each
-    new rim's friction against the point's slip (or its free term's tangential part).  The first
-    Λ (3C,) that meets every law (:func:`coulomb_residual` to :data:`HELD_TOLERANCE`), else None.
+    slipping on its disk's rim; each set of modes solved by Newton's method with the sets held
+    (:func:`kynemapy.run.contact_modes.search_modes`, compiled), in the order of how many points'
+    modes differ from those of Λ (3C,) (open where Λ_N = 0, slipping where its slip is more than
+    :data:`SLIPPING` of the largest |b|), from Λ with each new rim's friction against the point's
+    slip (or its free term's tangential part).  The first Λ (3C,) that meets every law
+    (:func:`coulomb_residual` to :data:`HELD_TOLERANCE`), else None.
 
     Where D is singular and the problem has several solutions, the iterative solvers can stall
     between them (the gripped box set down on one corner: a solution with two diagonal
@@ -267,7 +255,9 @@ def mode_search(delassus: np.ndarray, b: np.ndarray, mu: np.ndarray, lam: np.nda
     u = (delassus @ lam + b).reshape(c, 3)
     slip = np.linalg.norm(u[:, 1:], axis=1)
     reference = np.where(pt[:, 0] > 0.0, np.where((mu > 0.0) & (slip > SLIPPING * scale), 2, 1), 0)
-    modes = np.array(list(itertools.product(range(3), repeat=c)), dtype=np.int64).reshape(-1, c)
+    if c not in _MODES:
+        _MODES[c] = np.array(list(itertools.product(range(3), repeat=c)), dtype=np.int64).reshape(-1, c)
+    modes = _MODES[c]
     modes = modes[~np.any((modes == 2) & (mu <= 0.0), axis=1)]  # no rim without friction
     # the directions of a new rim's friction (against the slip, else against the free term's)
     toward = np.where((slip > 0.0)[:, None], u[:, 1:], b.reshape(c, 3)[:, 1:])
@@ -275,56 +265,33 @@ def mode_search(delassus: np.ndarray, b: np.ndarray, mu: np.ndarray, lam: np.nda
     toward = np.divide(toward, length[:, None], out=np.zeros_like(toward), where=length[:, None] > 0.0)
     diagonal = np.diag(delassus)[0::3]
     guess = np.divide(np.abs(b[0::3]), diagonal, out=np.zeros(c), where=diagonal > 0.0)
-    for mode in modes[np.argsort(np.sum(modes != reference, axis=1), kind="stable")]:
-        loaded, rim = mode > 0, mode == 2
-        x = pt.copy()
-        x[~loaded] = 0.0
-        fresh = loaded & (x[:, 0] <= 0.0)
-        x[fresh, 0] = guess[fresh]
-        x[rim, 1:] = -(mu[rim] * x[rim, 0])[:, None] * toward[rim]
-        found = newton_polish(delassus, b, mu, x.reshape(-1), (loaded, rim))
-        if found is not None:
-            return found
-    return None
+    order = np.ascontiguousarray(modes[np.argsort(np.sum(modes != reference, axis=1), kind="stable")])
+    n = 3 * c
+    x = np.empty(n)
+    found = contact_modes.search_modes(
+        np.ascontiguousarray(delassus, dtype=np.float64), np.ascontiguousarray(b, dtype=np.float64),
+        np.ascontiguousarray(mu, dtype=np.float64), np.ascontiguousarray(lam, dtype=np.float64), order,
+        np.ascontiguousarray(toward), guess, x, np.empty(c, dtype=np.bool_), np.empty(c, dtype=np.bool_),
+        np.empty((n, n)), np.empty((4, n)), np.empty(n, dtype=np.int64),
+    )  # fmt: skip
+    return x if found >= 0 else None
 
 
 def coulomb_residual(delassus: np.ndarray, b: np.ndarray, mu: np.ndarray, lam: np.ndarray, floor: float = 0.0) -> float:
     """How far Λ (3C,) is from solving ``u = D Λ + b`` with Signorini's and Coulomb's laws, relative
     to the largest |b| (u's rows) and to the largest Λ_N (the impulses' conditions): the largest of
     −u_N, min(|u_N|, Λ_N) (complementarity), −Λ_N, ``|Λ_T| − μ Λ_N``, and the tangential u's
-    component not opposite to Λ_T (all of u_T where the point sticks inside its disk).  ``floor``
-    [the units of b]: u's violations up to it count as none (the position correction's
+    component not opposite to Λ_T (all of u_T where the point sticks inside its disk); infinite
+    where Λ or u is not finite (:func:`kynemapy.run.contact_modes.coulomb_residual`, compiled).
+    ``floor`` [the units of b]: u's violations up to it count as none (the position correction's
     :data:`~kynemapy.run.hard_bodies.GAP_TOLERANCE`, its own tolerance on the gaps)."""
-    c = mu.size
-    scale = float(np.max(np.abs(b), initial=0.0))
-    pt = lam.reshape(c, 3)
-    big = max(float(np.max(pt[:, 0], initial=0.0)), 1e-300)
-    if scale == 0.0:
-        return 0.0
-    u = (delassus @ lam + b).reshape(c, 3)
-    size = np.linalg.norm(pt[:, 1:], axis=1)
-    rim = (mu > 0.0) & (size >= (1.0 - 1e-9) * mu * pt[:, 0]) & (size > 0.0)
-    # on the rim: u_T = −s Λ_T / |Λ_T| with s >= 0; inside: u_T = 0
-    direction = np.zeros((c, 2))
-    direction[rim] = pt[rim, 1:] / size[rim, None]
-    along = np.einsum("ck,ck->c", u[:, 1:], direction)
-    across = u[:, 1:] - along[:, None] * direction
-    # a point's slip counts as far as it carries load (one with Λ_N at round-off slips freely)
-    load = np.where(mu > 0.0, np.maximum(pt[:, 0], 0.0) / big, 0.0)
-    slip_wrong = np.maximum(np.where(rim, along, 0.0) - floor, 0.0) / scale
-    return max(
-        float(np.max(-u[:, 0] - floor, initial=0.0)) / scale,
-        float(
-            np.max(
-                np.minimum(np.maximum(np.abs(u[:, 0]) - floor, 0.0) / scale, np.maximum(pt[:, 0], 0.0) / big),
-                initial=0.0,
-            )
-        ),
-        float(np.max(np.minimum(np.maximum(np.linalg.norm(across, axis=1) - floor, 0.0) / scale, load), initial=0.0)),
-        float(np.max(np.minimum(slip_wrong, load), initial=0.0)),
-        float(np.max(-pt[:, 0], initial=0.0)) / big,
-        float(np.max(size - mu * pt[:, 0], initial=0.0)) / big,
-    )
+    b = np.ascontiguousarray(b, dtype=np.float64)
+    return float(
+        contact_modes.coulomb_residual(
+            np.ascontiguousarray(delassus, dtype=np.float64), b, np.ascontiguousarray(mu, dtype=np.float64),
+            np.ascontiguousarray(lam, dtype=np.float64).reshape(-1), float(floor), np.empty(b.size),
+        )
+    )  # fmt: skip
 
 
 class CoupledResponse:

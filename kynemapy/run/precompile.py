@@ -204,6 +204,13 @@ def _hard_contact() -> None:
 
     newton_contacts(none, one, rows, rows, np.zeros((1, 6, 6)), np.zeros((1, 3)), np.ones(1), np.zeros((1, 3)),
                     np.zeros((3, 3, 3)), np.zeros((9, 3)), np.zeros((2, 1, 6, 3)), 1e-10, 1)  # fmt: skip
+    # the last finishers through joints (kynemapy.run.body_coupled): one point pushed onto a plane
+    from kynemapy.run.body_coupled import coulomb_residual, mode_search, newton_polish
+
+    d, push, mu = 2.0 * np.eye(3), np.array([-1.0, 0.2, -0.1]), np.array([0.5])
+    coulomb_residual(d, push, mu, np.zeros(3))
+    newton_polish(d, push, mu, np.array([0.5, 0.0, 0.0]))
+    mode_search(d, push, mu, np.zeros(3))
 
 
 class _Bar:
