@@ -45,9 +45,9 @@ STICK_TOLERANCE = 1.0e-12
 FRICTION_SWEEPS = 2000
 #: the most rounds of :func:`held_rounds`
 HELD_ROUNDS = 50
-#: :func:`held_rounds`' solution holds Signorini's and Coulomb's laws to :data:`HELD_TOLERANCE`
-#: (:data:`kynemapy.run.contact_modes.HELD_TOLERANCE`), relative to the largest |b| (u's
-#: residuals) and to the largest Λ_N (the cones, Λ_N >= 0)
+# held_rounds' solution holds Signorini's and Coulomb's laws to HELD_TOLERANCE (defined in
+# kynemapy.run.contact_modes), relative to the largest |b| (u's residuals) and to the largest Λ_N
+# (the cones, Λ_N >= 0)
 #: :func:`held_rounds` hands over to :func:`newton_delassus` once a round changes the normal impulses
 #: by less than this (relative), or by more than half the change of the round before
 ROUNDS_SETTLED = 1.0e-9
