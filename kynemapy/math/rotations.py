@@ -33,18 +33,46 @@ def rotation_matrices(quaternions: ArrayLike) -> np.ndarray:
     r = np.asarray(quaternions, dtype=np.float64)
     if r.ndim == 0 or r.shape[-1] != 4:
         raise ValueError(f"rotation_matrices: quaternions must have shape (..., 4), got {r.shape}")
-    w, x, y, z = np.moveaxis(r, -1, 0)
-    out = np.empty((*r.shape[:-1], 3, 3))
-    out[..., 0, 0] = 1.0 - 2.0 * (y * y + z * z)
-    out[..., 0, 1] = 2.0 * (x * y - w * z)
-    out[..., 0, 2] = 2.0 * (x * z + w * y)
-    out[..., 1, 0] = 2.0 * (x * y + w * z)
-    out[..., 1, 1] = 1.0 - 2.0 * (x * x + z * z)
-    out[..., 1, 2] = 2.0 * (y * z - w * x)
-    out[..., 2, 0] = 2.0 * (x * z - w * y)
-    out[..., 2, 1] = 2.0 * (y * z + w * x)
-    out[..., 2, 2] = 1.0 - 2.0 * (x * x + y * y)
-    return out
+    # the entries 1 − 2 (y² + z²), 2 (xy − wz), ... in row order, from the nine products at once
+    # (a third of the time of one array operation per term on a few quaternions; the same IEEE
+    # operations, x − y computed as x + (−1) y, which is exact, so the same bits)
+    # (np.take, not r[..., index]: its result is C-contiguous, as the arrays of one operation per
+    # entry were; later products such as np.einsum sum in an order that follows the layout)
+    products = np.take(r, _FIRST, -1) * np.take(r, _SECOND, -1)
+    out = 2.0 * (np.take(products, _TERM, -1) + _SIGN * np.take(products, _OTHER, -1))
+    out[..., _DIAGONAL] = 1.0 - out[..., _DIAGONAL]
+    return out.reshape(*r.shape[:-1], 3, 3)
+
+
+#: the products of :func:`rotation_matrices`: yy, zz, xx, xy, wz, xz, wy, yz, wx (w, x, y, z = 0..3)
+_FIRST = np.array([2, 3, 1, 1, 0, 1, 0, 2, 0])
+_SECOND = np.array([2, 3, 1, 2, 3, 3, 2, 3, 1])
+#: each entry (row order) as ``products[_TERM] + _SIGN * products[_OTHER]``
+_TERM = np.array([0, 3, 5, 3, 2, 7, 5, 7, 2])
+_OTHER = np.array([1, 4, 6, 4, 1, 8, 6, 8, 0])
+_SIGN = np.array([1.0, -1.0, 1.0, 1.0, 1.0, -1.0, -1.0, 1.0, 1.0])
+#: the diagonal entries, ``1 − 2 (...)``
+_DIAGONAL = np.array([0, 4, 8])
+#: the components of :func:`cross`'s two products
+_NEXT = np.array([1, 2, 0])
+_AFTER = np.array([2, 0, 1])
+
+
+def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``numpy.cross`` of 3-vectors along the last axis of ``a`` and ``b`` (broadcast), with its
+    operations (``a₁ b₂ − a₂ b₁``, ...: the same bits) and its C-contiguous result, at a third of
+    its cost on a few vectors.
+
+    Parameters
+    ----------
+    a, b : (..., 3) ndarray of float
+
+    Returns
+    -------
+    numpy.ndarray
+        (..., 3), the broadcast shape.
+    """
+    return np.take(a, _NEXT, -1) * np.take(b, _AFTER, -1) - np.take(a, _AFTER, -1) * np.take(b, _NEXT, -1)
 
 
 def world_pose(x0: ArrayLike, q: ArrayLike) -> tuple[np.ndarray, np.ndarray]:

@@ -4,8 +4,8 @@ Jacobians (:mod:`kynemapy.run.hard_bodies`, docs/contact.md "Hard contact betwee
 * :func:`scene_contacts`: the shapes' contact points at a state found by :mod:`kynemapy.collision`
   (sort-and-sweep broad phase, then the narrow phase), compiled (``kynemapy._jit.njit``),
   allocation-free;
-* :func:`rotation_matrices`, :func:`tangent_frames`, :func:`jacobian_rows`: the bodies' rotations,
-  the contacts' frames and their rows ``[n; t₁; t₂] [I, −arm~]``.
+* :func:`tangent_frames`, :func:`jacobian_rows`: the contacts' frames and their rows
+  ``[n; t₁; t₂] [I, −arm~]`` (the bodies' rotations: :func:`kynemapy.math.rotations.rotation_matrices`).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from kynemapy.collision.broad import aabbs, insertion_sort
 from kynemapy.collision.broad import sweep as sweep_pairs
 from kynemapy.collision.narrow import collide
 from kynemapy.collision.shapes import world_poses
+from kynemapy.math.rotations import cross
 
 #: the most points one pair of shapes gives (box–box face clipping: 8)
 MAX_POINTS = 8
@@ -122,31 +123,15 @@ def scene_contacts(
     return rows
 
 
-def rotation_matrices(quat: np.ndarray) -> np.ndarray:
-    """The rotation matrices (C, 3, 3) of unit quaternions (C, 4) ``(w, x, y, z)``."""
-    w, x, y, z = quat[:, 0], quat[:, 1], quat[:, 2], quat[:, 3]
-    out = np.empty((quat.shape[0], 3, 3))
-    out[:, 0, 0] = 1.0 - 2.0 * (y * y + z * z)
-    out[:, 0, 1] = 2.0 * (x * y - w * z)
-    out[:, 0, 2] = 2.0 * (x * z + w * y)
-    out[:, 1, 0] = 2.0 * (x * y + w * z)
-    out[:, 1, 1] = 1.0 - 2.0 * (x * x + z * z)
-    out[:, 1, 2] = 2.0 * (y * z - w * x)
-    out[:, 2, 0] = 2.0 * (x * z - w * y)
-    out[:, 2, 1] = 2.0 * (y * z + w * x)
-    out[:, 2, 2] = 1.0 - 2.0 * (x * x + y * y)
-    return out
-
-
 def tangent_frames(normal: np.ndarray) -> np.ndarray:
     """Two unit tangents (C, 2, 3) of unit normals (C, 3), as
     :func:`kynemapy.run.hard_contact.tangents` row by row: ``t₁ = e × n / |e × n|`` with e the
     axis least aligned with n (x, y, z in that order on a tie), ``t₂ = n × t₁``."""
     e = np.zeros_like(normal)
     e[np.arange(normal.shape[0]), np.argmin(np.abs(normal), axis=1)] = 1.0
-    t1 = np.cross(e, normal)
+    t1 = cross(e, normal)
     t1 /= np.linalg.norm(t1, axis=1)[:, None]
-    return np.stack([t1, np.cross(normal, t1)], axis=1)
+    return np.stack([t1, cross(normal, t1)], axis=1)
 
 
 def jacobian_rows(frames: np.ndarray, arm: np.ndarray, apart: np.ndarray | None = None) -> np.ndarray:
@@ -156,7 +141,7 @@ def jacobian_rows(frames: np.ndarray, arm: np.ndarray, apart: np.ndarray | None 
     ``n × apart``, the derivative of ``n · apart`` as n turns (zero where ``apart`` is along n)."""
     out = np.empty((frames.shape[0], 3, 6))
     out[:, :, :3] = frames
-    out[:, :, 3:] = np.cross(arm[:, None, :], frames)
+    out[:, :, 3:] = cross(arm[:, None, :], frames)
     if apart is not None:
-        out[:, 0, 3:] += np.cross(frames[:, 0], apart)
+        out[:, 0, 3:] += cross(frames[:, 0], apart)
     return out

@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from kynemapy.collision.narrow import BOX, ROW
+from kynemapy.math.rotations import rotation_matrices
 from kynemapy.model import Model
 from kynemapy.model.errors import ModelError
 from kynemapy.run.body_blocks import (
@@ -53,7 +54,7 @@ from kynemapy.run.body_blocks import (
     solve_blocks,
 )
 from kynemapy.run.body_coupled import CoupledResponse
-from kynemapy.run.body_query import MAX_POINTS, jacobian_rows, rotation_matrices, scene_contacts, tangent_frames
+from kynemapy.run.body_query import MAX_POINTS, jacobian_rows, scene_contacts, tangent_frames
 from kynemapy.run.contact_newton import NEWTON_ITERATIONS, newton_contacts
 from kynemapy.run.hard_contact import GAP_TOLERANCE, contact_geometry
 from kynemapy.run.nnls import WarmStarts

@@ -33,6 +33,48 @@ def test_rotation_matrices_closed_forms() -> None:
         kp.rotation_matrices([1.0, 0.0, 0.0])
 
 
+def test_rotation_matrices_are_the_written_out_formula_and_scipys_and_cross_is_numpys() -> None:
+    """``rotation_matrices`` against its entries written out one array operation each (the same
+    IEEE operations: the same bits, the signs of zeros included, on quaternions with zero and
+    negative components), C-contiguous as that array is, and against scipy's
+    ``Rotation.as_matrix`` (to round-off); ``math.rotations.cross`` against ``numpy.cross`` bit for
+    bit and in layout, broadcast as the contact rows use it."""
+    from scipy.spatial.transform import Rotation
+
+    from kynemapy.math.rotations import cross
+
+    rng = np.random.default_rng(11)
+    r = rng.standard_normal((6, 5, 4))
+    r[0, :, 1:] = 0.0  # no rotation
+    r[1, :, 0] = 0.0  # half turns
+    r[2, :, 2] = -0.0
+    r /= np.linalg.norm(r, axis=-1, keepdims=True)
+    w, x, y, z = np.moveaxis(r, -1, 0)
+    written = np.empty((*r.shape[:-1], 3, 3))
+    written[..., 0, 0] = 1.0 - 2.0 * (y * y + z * z)
+    written[..., 0, 1] = 2.0 * (x * y - w * z)
+    written[..., 0, 2] = 2.0 * (x * z + w * y)
+    written[..., 1, 0] = 2.0 * (x * y + w * z)
+    written[..., 1, 1] = 1.0 - 2.0 * (x * x + z * z)
+    written[..., 1, 2] = 2.0 * (y * z - w * x)
+    written[..., 2, 0] = 2.0 * (x * z - w * y)
+    written[..., 2, 1] = 2.0 * (y * z + w * x)
+    written[..., 2, 2] = 1.0 - 2.0 * (x * x + y * y)
+    ms = kp.rotation_matrices(r)
+    assert np.array_equal(ms, written) and np.array_equal(np.signbit(ms), np.signbit(written))
+    assert ms.flags.c_contiguous  # as the written-out array: later sums (np.einsum) follow the layout
+    flat = r.reshape(-1, 4)
+    reference = Rotation.from_quat(np.c_[flat[:, 1:], flat[:, 0]]).as_matrix()
+    np.testing.assert_allclose(ms.reshape(-1, 3, 3), reference, atol=1e-15)
+    a, b = rng.standard_normal((7, 1, 3)), rng.standard_normal((7, 3, 3))
+    a[0] = 0.0
+    b[1, 0] = -0.0
+    for u, v in ((a, b), (a[:, 0], b[:, 0]), (b[:, 0], a[:, 0])):
+        mine, numpys = cross(u, v), np.cross(u, v)
+        assert np.array_equal(mine, numpys) and np.array_equal(np.signbit(mine), np.signbit(numpys))
+        assert mine.flags.c_contiguous and numpys.flags.c_contiguous
+
+
 def test_a_result_gives_each_rows_world_pose(tmp_path: Path) -> None:
     b = kp.ModelBuilder(gravity=(0.0, 0.0, -9.81))
     rod = b.add_node(position=(0.0, 0.0, -0.5), velocity=(-1.0, 0.0, 0.0, 0.0, 2.0, 0.0))  # ω × r: consistent

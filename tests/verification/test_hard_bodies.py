@@ -164,7 +164,7 @@ def test_a_tumbling_box_never_enters_the_floor_nor_gains_energy() -> None:
         v = sim.state.v[0]
         return float(0.5 * mass * v[:3] @ v[:3] + 0.5 * inertia * v[3:] @ v[3:] + mass * G * (0.3 + sim.state.q[0, 2]))
 
-    from kynemapy.run.body_query import rotation_matrices
+    from kynemapy.math.rotations import rotation_matrices
 
     before = energy()
     for _ in range(1500):
