@@ -33,11 +33,10 @@ def rotation_matrices(quaternions: ArrayLike) -> np.ndarray:
     r = np.asarray(quaternions, dtype=np.float64)
     if r.ndim == 0 or r.shape[-1] != 4:
         raise ValueError(f"rotation_matrices: quaternions must have shape (..., 4), got {r.shape}")
-    # the entries 1 − 2 (y² + z²), 2 (xy − wz), ... in row order, from the nine products at once
-    # (a third of the time of one array operation per term on a few quaternions; the same IEEE
-    # operations, x − y computed as x + (−1) y, which is exact, so the same bits)
-    # (np.take, not r[..., index]: its result is C-contiguous, as the arrays of one operation per
-    # entry were; later products such as np.einsum sum in an order that follows the layout)
+    # the entries 1 − 2 (y² + z²), 2 (xy − wz), ... in row order from the nine products at once: a
+    # third of the time of one array operation per term on a few quaternions, the same IEEE
+    # operations (x − y as x + (−1) y, which is exact) and so the same bits; by np.take, whose
+    # result is C-contiguous (r[..., index] is not, and np.einsum's sums follow the layout)
     products = np.take(r, _FIRST, -1) * np.take(r, _SECOND, -1)
     out = 2.0 * (np.take(products, _TERM, -1) + _SIGN * np.take(products, _OTHER, -1))
     out[..., _DIAGONAL] = 1.0 - out[..., _DIAGONAL]
