@@ -281,10 +281,10 @@ def polish(
             if mu[i] <= 0.0:
                 continue
             if not rim[i]:
-                for s in (r + 1, r + 2):
-                    f[s] = u[s]
+                for row in (r + 1, r + 2):
+                    f[row] = u[row]
                     for k in range(n):
-                        jac[s, k] = delassus[s, k]
+                        jac[row, k] = delassus[row, k]
                 continue
             slip = np.sqrt(u[r + 1] ** 2 + u[r + 2] ** 2)
             h1, h2 = u[r + 1] / slip, u[r + 2] / slip
