@@ -35,10 +35,10 @@ def rotation_matrices(quaternions: ArrayLike) -> np.ndarray:
         raise ValueError(f"rotation_matrices: quaternions must have shape (..., 4), got {r.shape}")
     # the entries 1 − 2 (y² + z²), 2 (xy − wz), ... in row order from the nine products at once: a
     # third of the time of one array operation per term on a few quaternions, the same IEEE
-    # operations (x − y as x + (−1) y, which is exact) and so the same bits; by np.take, whose
+    # operations (x − y as x + (−1) y, which is exact) and so the same bits; by take, whose
     # result is C-contiguous (r[..., index] is not, and np.einsum's sums follow the layout)
-    products = np.take(r, _FIRST, -1) * np.take(r, _SECOND, -1)
-    out = 2.0 * (np.take(products, _TERM, -1) + _SIGN * np.take(products, _OTHER, -1))
+    products = r.take(_FIRST, -1) * r.take(_SECOND, -1)
+    out = 2.0 * (products.take(_TERM, -1) + _SIGN * products.take(_OTHER, -1))
     out[..., _DIAGONAL] = 1.0 - out[..., _DIAGONAL]
     return out.reshape(*r.shape[:-1], 3, 3)
 
@@ -71,7 +71,8 @@ def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     numpy.ndarray
         (..., 3), the broadcast shape.
     """
-    return np.take(a, _NEXT, -1) * np.take(b, _AFTER, -1) - np.take(a, _AFTER, -1) * np.take(b, _NEXT, -1)
+    a, b = np.asarray(a), np.asarray(b)
+    return a.take(_NEXT, -1) * b.take(_AFTER, -1) - a.take(_AFTER, -1) * b.take(_NEXT, -1)
 
 
 def world_pose(x0: ArrayLike, q: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
