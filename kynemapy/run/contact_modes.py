@@ -1,6 +1,6 @@
 """The frictional contact problem of a few points through joints, compiled: Coulomb's residual,
 Newton's method with the contact modes held, and the enumeration of the modes
-(:mod:`kynemapy.run.body_coupled`'s last finishers, docs/contact.md "The set-down").
+(:mod:`kynemapy.run.body_coupled`'s last finishers, docs/contact.md "Bodies with joints").
 
 The problem is ``u = D Λ + b`` over C points (3C rows: each point's normal, then its two
 tangents), with Signorini's law in the normal row and Coulomb's disk ``|Λ_T| <= μ Λ_N`` in the
@@ -45,7 +45,7 @@ def least_norm_solve(
     a : (n, n) ndarray of float
         The matrix; overwritten by the factors.
     rhs : (n,) ndarray of float
-        The right-hand side; overwritten by ``Qᵀ rhs``.
+        The right-hand side; overwritten (work).
     x : (n,) ndarray of float
         Out: the solution.
     perm : (n,) ndarray of int64
