@@ -186,7 +186,7 @@ def coulomb_residual(
     lam : (3C,) ndarray of float
     floor : float
     u : (3C,) ndarray of float
-        Out: ``D Λ + b``.
+        Out: ``D Λ + b`` (always written: :func:`polish` takes its next step from it).
     """
     n = b.shape[0]
     c = mu.shape[0]
@@ -197,14 +197,15 @@ def coulomb_residual(
     for i in range(c):
         big = max(big, lam[3 * i])
     big = max(big, 1e-300)
-    if scale == 0.0:
-        return 0.0
     for i in range(n):
         s = b[i]
         for k in range(n):
             s += delassus[i, k] * lam[k]
         u[i] = s
-        if not (np.isfinite(s) and np.isfinite(lam[i])):
+    if scale == 0.0:
+        return 0.0
+    for i in range(n):
+        if not (np.isfinite(u[i]) and np.isfinite(lam[i])):
             return np.inf
     worst = 0.0
     for i in range(c):
@@ -257,12 +258,12 @@ def polish(
     """
     n = b.shape[0]
     c = mu.shape[0]
+    for i in range(n):  # u = D x + b; after each step, coulomb_residual leaves the new x's in u
+        s = b[i]
+        for k in range(n):
+            s += delassus[i, k] * x[k]
+        u[i] = s
     for _ in range(NEWTON_STEPS):
-        for i in range(n):
-            s = b[i]
-            for k in range(n):
-                s += delassus[i, k] * x[k]
-            u[i] = s
         for i in range(c):
             if rim[i] and np.sqrt(u[3 * i + 1] ** 2 + u[3 * i + 2] ** 2) == 0.0:
                 return False

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from references import quat_to_rotation_matrix
 
 import kynemapy as kp
 
@@ -34,9 +35,10 @@ def test_rotation_matrices_closed_forms() -> None:
 
 
 def test_rotation_matrices_are_the_written_out_formula_and_scipys_and_cross_is_numpys() -> None:
-    """``rotation_matrices`` against its entries written out one array operation each (the same
-    IEEE operations: the same bits, the signs of zeros included, on quaternions with zero and
-    negative components), C-contiguous as that array is, and against scipy's
+    """``rotation_matrices`` against its entries written out one array operation each (the tests'
+    ``references.quat_to_rotation_matrix``: the same IEEE operations, so the same bits, the signs
+    of zeros included, on quaternions with zero and negative components), C-contiguous as that
+    array is, and against scipy's
     ``Rotation.as_matrix`` (to round-off); ``math.rotations.cross`` against ``numpy.cross`` bit for
     bit and in layout, broadcast as the contact rows use it."""
     from scipy.spatial.transform import Rotation
@@ -48,18 +50,8 @@ def test_rotation_matrices_are_the_written_out_formula_and_scipys_and_cross_is_n
     r[0, :, 1:] = 0.0  # no rotation
     r[1, :, 0] = 0.0  # half turns
     r[2, :, 2] = -0.0
-    r /= np.linalg.norm(r, axis=-1, keepdims=True)
-    w, x, y, z = np.moveaxis(r, -1, 0)
-    written = np.empty((*r.shape[:-1], 3, 3))
-    written[..., 0, 0] = 1.0 - 2.0 * (y * y + z * z)
-    written[..., 0, 1] = 2.0 * (x * y - w * z)
-    written[..., 0, 2] = 2.0 * (x * z + w * y)
-    written[..., 1, 0] = 2.0 * (x * y + w * z)
-    written[..., 1, 1] = 1.0 - 2.0 * (x * x + z * z)
-    written[..., 1, 2] = 2.0 * (y * z - w * x)
-    written[..., 2, 0] = 2.0 * (x * z - w * y)
-    written[..., 2, 1] = 2.0 * (y * z + w * x)
-    written[..., 2, 2] = 1.0 - 2.0 * (x * x + y * y)
+    written = quat_to_rotation_matrix(r)  # the tests' reference: r normalised, one operation per term
+    r /= np.linalg.norm(r, axis=-1, keepdims=True)  # normalised as it does
     ms = kp.rotation_matrices(r)
     assert np.array_equal(ms, written) and np.array_equal(np.signbit(ms), np.signbit(written))
     assert ms.flags.c_contiguous  # as the written-out array: later sums (np.einsum) follow the layout
