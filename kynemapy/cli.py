@@ -22,6 +22,7 @@ computed so far are in the file, and the message says how to resume.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import signal
 import sys
@@ -103,6 +104,23 @@ def _check_resume(output: str, model_path: str, mf: object) -> None:
             if theirs != mine:
                 difference = f"step parameter {fld.name} is {mine!r} in {model_path}, {theirs!r} in the file"
                 break
+    written = r.attrs.get("step_control")  # a controlled file's settings (files since 2026-11-30)
+    if difference is None and written is not None and mf.step_control is not None:  # type: ignore[attr-defined]
+        from kynemapy.run.controlled import control_settings
+        from kynemapy.run.stepcontrol import StepControl
+
+        try:
+            mine = json.loads(control_settings(StepControl(**mf.step_control)))  # type: ignore[attr-defined]
+        except ValueError:
+            mine = None  # a bad table: said by the run, with its own message
+        theirs = json.loads(written)
+        if mine is not None and mine != theirs:
+            changed = [
+                f"{k} = {mine.get(k)!r} ({theirs.get(k)!r} in the file)"
+                for k in sorted(mine)
+                if mine.get(k) != theirs.get(k)
+            ]
+            difference = "[step_control] " + ", ".join(changed)
     if difference is not None:
         origin = r.attrs.get("model_file")
         hint = (
@@ -148,7 +166,12 @@ def _run(args: argparse.Namespace) -> int:
         if args.every is None and sim.resume_every is not None:
             every = sim.resume_every  # the file's own spacing, whatever the model file says
         remaining = max(n_total - sim.step_count, 0)
-        print(f"resuming {output} at step {sim.step_count} (t = {sim.time:.9g} s); {remaining} steps to go")
+        to_go = (
+            f"on to t = {mf.t_end:.9g} s under step control"
+            if mf.step_control is not None and mf.t_end is not None
+            else f"{remaining} steps to go"
+        )
+        print(f"resuming {output} at step {sim.step_count} (t = {sim.time:.9g} s); {to_go}")
     else:
         sim = Simulation(mf.model, mf.params)
         remaining = n_total
@@ -206,7 +229,9 @@ def _run(args: argparse.Namespace) -> int:
         return 130 if isinstance(exc, KeyboardInterrupt) else 143
     if control is not None:
         print(
-            f"{info.steps} accepted steps ({info.rejected} rejected, the smallest {info.min_step:.3g} s) to "
+            f"{info.steps} accepted steps ({info.rejected} rejected"
+            + (f", the smallest {info.min_step:.3g} s" if info.steps else "")
+            + ") to "
             f"t = {info.time:.9g} s in {info.wall_time:.2f} s; {info.rows} rows written to {output}"
         )
         return 0
@@ -247,6 +272,10 @@ def _info(args: argparse.Namespace) -> int:
                 + (f"step size {sizes.min():.3g} s to {sizes.max():.3g} s; " if sizes.size else "")
                 + f"largest estimated error {sc['estimated_error'].max():.3g}"
             )
+            settings = r.attrs.get("step_control")
+            if settings is not None:
+                c = json.loads(settings)
+                print(f"                  scheme {c.get('scheme')}, rtol = {c.get('rtol')}, atol = {c.get('atol')}")
         else:
             its = r.iterations[r.step > 0] if np.any(r.step > 0) else r.iterations
             print(f"Newton iterations mean {its.mean():.3f}, max {its.max()}")

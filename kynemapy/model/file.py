@@ -1467,6 +1467,12 @@ class _Reader:
         for key in ("scheme", "scope", "newton"):
             if key in item.data:
                 kwargs[key] = item.string(key)
+        from kynemapy.run.stepcontrol import StepControl
+
+        try:  # the values together (a tolerance > 0, h_min <= h_max, ...): said here, with the table's line
+            StepControl(**kwargs)
+        except ValueError as exc:
+            raise item.error(str(exc).removeprefix("StepControl: ")) from None
         return kwargs
 
     def read_output(self) -> dict[str, Any]:

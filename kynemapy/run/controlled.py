@@ -37,6 +37,7 @@ twice the last call's step (extrapolated, whose h does not grow within a call), 
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 import os
 import time as _time
@@ -73,6 +74,12 @@ def output_grid(t0: float, t_end: float, spacing: float) -> np.ndarray:
     times = t0 + spacing * np.arange(1, n + 1)
     times = times[times < t_end - 1e-9 * spacing]
     return np.append(times, t_end)
+
+
+def control_settings(control: Any) -> str:
+    """The settings of a :class:`~kynemapy.StepControl` as a JSON object (keys sorted): the root
+    attribute ``step_control`` of a file it writes, which ``kynemapy run --resume`` compares."""
+    return json.dumps(dataclasses.asdict(control), sort_keys=True)
 
 
 def _revolute_rows(sim: Any) -> np.ndarray:
@@ -265,7 +272,8 @@ def run(
         ``converged=False`` (the rows of the calls before are in the file; the state is that of
         the last accepted step).
     attrs : dict of str to Any or None, default None
-        Extra root attributes of a new file.
+        Extra root attributes of a new file (which also gets ``step_control``: the control's
+        settings, :func:`control_settings`).
     overwrite : bool, default False
         Replace an existing file (the file this simulation continues,
         :meth:`Simulation.restart`, is continued).
@@ -306,9 +314,12 @@ def run(
         raise ValueError("run: step-size control needs a dynamic simulation (StepParameters(dynamic=True))")
     unit = unit_rows(block)
     spacing = every * float(sim.params.h)
-    times = output_grid(t0, t_end, spacing) if t_end > t0 else np.zeros(0)
+    # a t_end within round-off of the current time (a restart's sum of steps) leaves nothing to do,
+    # as in advance_to
+    times = output_grid(t0, t_end, spacing) if t_end - t0 > 1e-12 * max(1.0, abs(t_end)) else np.zeros(0)
     writer = None
     if output is not None:
+        attrs = {**(attrs or {}), "step_control": control_settings(control)}
         writer = open_writer(sim, output, every, unit, resuming, overwrite, attrs, step_control=True)
     committed_before = writer.committed if writer is not None else 0
     revolute = _revolute_rows(sim)
@@ -413,4 +424,4 @@ def _next_h(control: StepControl, run: Any) -> float:
     return nxt
 
 
-__all__ = ["chunk_rows", "output_grid", "run"]
+__all__ = ["chunk_rows", "control_settings", "output_grid", "run"]

@@ -65,6 +65,11 @@ NEWTON_FAILURE_FACTOR = 0.5
 #: the smallest estimate is kept (ControlledRun.fallback says so)
 STALL_FACTOR = 0.5
 MAX_STALLS = 2
+#: a call redone after a Newton failure integrates again from its start, at twice the cost of
+#: the last: after this many failures in a row near the same time (within the first failed
+#: call's coarse step) the run stops with a ConvergenceError (h divided by 2**8 = 256 there;
+#: a load of 1e300 N made the halvings run for hours before)
+MAX_NEWTON_FAILURES = 8
 #: the first h of a controlled call (h_initial None): the pilot's coarse steps, the share of the
 #: interval they may cover at most (1/PILOT_SHARE), and the largest growth of h it may give
 PILOT_STEPS = 4
@@ -74,6 +79,8 @@ PILOT_MAX_GROWTH = 8.0
 #: from the last step's v̇ and λ (predictor="last"); below it the Newton error that the start
 #: leaves is amplified by the extrapolation (docs/step-control.md)
 LAST_PREDICTOR_FROM = 1e-4
+#: why a call of this scheme is rejected (its estimate is of the global error, not a local one)
+GLOBAL_ESTIMATE_CAUSE = "the estimated global error exceeds the tolerance"
 
 
 def newton_parameters(params: Any, control: StepControl) -> Any:
@@ -394,7 +401,9 @@ def extrapolate(
     ------
     ConvergenceError
         A step of one of the levels failed; the state is then the one at the start (with
-        consistent accelerations and ``a = vd``).
+        consistent accelerations and ``a = vd``), as after any exception raised inside (by
+        ``loads``, or an interrupt).  Its attribute ``failed_at`` [s] is the end of the coarse
+        step in which the step failed.
     ValueError
         A static simulation, an h that is not a number > 0, a ``t_end`` not after the
         current time, or ``divisions`` not 2 or 3 increasing integers >= 1.
@@ -442,7 +451,11 @@ def extrapolate(
         sim.restore_state(saved)
         coefficients = dataclasses.replace(level_params, h=h / division).coefficients
         sim.check_coefficients(coefficients)
-        q_level, v_level, its, status = _level(sim, coefficients, n_coarse, division, loads, t0, h)
+        try:
+            q_level, v_level, its, status = _level(sim, coefficients, n_coarse, division, loads, t0, h)
+        except BaseException:  # a loads function that raised, an interrupt: back to the start
+            sim.restore_state(saved)
+            raise
         steps += q_level.shape[0] * division
         iterations += its
         if status != CONVERGED or q_level.shape[0] != n_coarse:
@@ -451,13 +464,15 @@ def extrapolate(
             text = failure_text(sim, status, errors) if status != CONVERGED else "stopped early"
             failed_at = t0 + (q_level.shape[0] + 1) * h
             sim.restore_state(saved)
-            raise ConvergenceError(
+            error = ConvergenceError(
                 f"extrapolated scheme: a step of h = {h / division:.3g} s failed near t = {failed_at:.9g} s: {text}",
                 t0,
                 int(saved.step[0]),
                 errors,
                 int(status),
             )
+            error.failed_at = failed_at
+            raise error
         qs[j, 0], vs[j, 0] = saved.q, saved.v
         qs[j, 1:], vs[j, 1:] = q_level, v_level
     powers = POWERS[: len(divisions) - 1]
@@ -751,9 +766,31 @@ def advance_extrapolated(
     node_dofs = np.asarray(sim.model.node_dofs)
     level_params = newton_parameters(sim.params, control)
     start = sim.save_state()
-    if control.h_initial is None:
-        h = min(pilot_step(sim, control, node_dofs, h, t_end, level_params, loads), h_max)
+    try:
+        if control.h_initial is None:
+            h = min(pilot_step(sim, control, node_dofs, h, t_end, level_params, loads), h_max)
+            sim.restore_state(start)
+        return _controlled_calls(sim, t_end, control, outputs, loads, h, h_min, node_dofs, level_params, start)
+    except BaseException:  # a loads function that raised, an interrupt: the state at the start
         sim.restore_state(start)
+        raise
+
+
+def _controlled_calls(
+    sim: Any,
+    t_end: float,
+    control: StepControl,
+    outputs: np.ndarray,
+    loads: Callable[[Any, float], None] | None,
+    h: float,
+    h_min: float,
+    node_dofs: np.ndarray,
+    level_params: Any,
+    start: Any,
+) -> ControlledRun:
+    """The calls of :func:`advance_extrapolated` from its first ``h`` on (the state ``start``
+    saved at the beginning), until one is accepted."""
+    t0 = float(start.time[0])
     rejected = newton_failures = 0
     previous: float | None = None  # the estimate of the last call that converged
     stalls = 0
@@ -761,15 +798,34 @@ def advance_extrapolated(
     note = ""
     run: ExtrapolatedRun | None = None
     failure: ConvergenceError | None = None
+    streak: tuple[int, float, float, float] | None = None  # failures in a row: (count, first time, its h, first h)
     for _attempt in range(control.max_attempts):
+        tried = h
+        at_h_min = h <= h_min * (1.0 + 1e-12)
         try:
             run = extrapolate(sim, t_end, h, loads=loads, params=level_params)
         except ConvergenceError as error:
             failure = error
             rejected += 1
             newton_failures += 1
+            failed_at = float(getattr(error, "failed_at", t0))
+            if streak is None or failed_at > streak[1] + streak[2]:
+                streak = (1, failed_at, h, h)  # the first failure, or one later than the last ones
+            else:
+                streak = (streak[0] + 1, streak[1], streak[2], streak[3])
+            if streak[0] >= MAX_NEWTON_FAILURES:
+                raise stopped_error(
+                    sim,
+                    t0,
+                    h,
+                    failure.status,
+                    f"after {streak[0]} calls whose Newton iteration failed near t = {streak[1]:.9g} s, the "
+                    f"step size halved each time from {streak[3]:.3g} s",
+                ) from None
             h *= NEWTON_FAILURE_FACTOR
         else:
+            failure = None
+            streak = None
             norms = np.maximum(
                 estimate_norms(control, node_dofs, run), interpolation_norms(control, node_dofs, run, outputs)
             )
@@ -800,9 +856,16 @@ def advance_extrapolated(
             sim.restore_state(start)
             run = None
         if h < h_min:
-            raise stopped_error(
-                sim, t0, h, failure.status if failure is not None else None, "at the smallest step size h_min"
-            )
+            if at_h_min:
+                raise stopped_error(
+                    sim,
+                    t0,
+                    tried,
+                    failure.status if failure is not None else None,
+                    "at the smallest step size h_min",
+                    cause=None if failure is not None else GLOBAL_ESTIMATE_CAUSE,
+                )
+            h = h_min  # h_min itself is tried once, as the generalized-α control does
     if run is None:
         raise stopped_error(
             sim,
@@ -810,6 +873,7 @@ def advance_extrapolated(
             h,
             failure.status if failure is not None else None,
             f"after {control.max_attempts} attempts (max_attempts)",
+            cause=None if failure is not None else GLOBAL_ESTIMATE_CAUSE,
         )
     q_out, v_out = dense_output(run, outputs)
     if loads is not None:

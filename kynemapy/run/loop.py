@@ -246,7 +246,8 @@ def open_writer(
             + (
                 "step-controlled run (its /step_control columns); continue it with run(..., control=...)"
                 if not step_control
-                else "run of fixed steps; continuing it with control would mix fixed and step-controlled rows"
+                else "run of fixed steps; continuing it with control would mix fixed and step-controlled rows: "
+                "continue it without control"
             )
             + ", or write to a new file"
         )

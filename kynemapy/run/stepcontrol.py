@@ -158,8 +158,15 @@ class StepControl:
             )
         if self.scheme == "extrapolated" and self.velocity_error:
             raise ValueError("StepControl: velocity_error applies to scheme='generalized-alpha' only")
-        if isinstance(self.max_attempts, bool) or not isinstance(self.max_attempts, int) or self.max_attempts < 1:
+        if (
+            isinstance(self.max_attempts, (bool, np.bool_))
+            or not isinstance(self.max_attempts, (int, np.integer))
+            or self.max_attempts < 1
+        ):
             raise ValueError(f"StepControl: max_attempts must be an integer >= 1, got {self.max_attempts!r}")
+        object.__setattr__(self, "max_attempts", int(self.max_attempts))  # a numpy integer as a Python int
+        if not isinstance(self.velocity_error, (bool, np.bool_)):
+            raise ValueError(f"StepControl: velocity_error must be True or False, got {self.velocity_error!r}")
 
 
 #: an increase of h by less than this factor is not taken: every change of h excites the
@@ -652,10 +659,10 @@ def checked_arguments(
         raise ValueError("advance_to: step-size control needs a dynamic simulation (StepParameters(dynamic=True))")
     if loads is not None and not callable(loads):
         raise TypeError(f"advance_to: loads must be a callable loads(sim, t), got {type(loads).__name__}")
-    t_end = float(t_end)
     t0 = float(sim.time)
-    if not math.isfinite(t_end) or t_end < t0:
-        raise ValueError(f"advance_to: t_end must be finite and >= the current time {t0} s, got {t_end!r}")
+    if not _real(t_end) or not math.isfinite(t_end) or t_end < t0:
+        raise ValueError(f"advance_to: t_end must be a finite number >= the current time {t0} s, got {t_end!r}")
+    t_end = float(t_end)
     outputs = np.zeros(0) if output_times is None else np.asarray(output_times, dtype=np.float64).reshape(-1)
     if outputs.size and (
         not np.all(np.isfinite(outputs)) or np.any(np.diff(outputs) < 0.0) or outputs[0] < t0 or outputs[-1] > t_end
@@ -688,7 +695,8 @@ def advance_to(
     q_out = np.zeros((outputs.size, n_nodes, 7))
     v_out = np.zeros((outputs.size, n_nodes, 6))
     k_out = 0
-    while k_out < outputs.size and outputs[k_out] <= t0:  # at the current time: the state itself
+    at_start = t0 + 1e-12 * max(1.0, abs(t0))  # within round-off of the current time: the state itself
+    while k_out < outputs.size and outputs[k_out] <= at_start:
         q_out[k_out], v_out[k_out] = sim.state.q, sim.state.v
         k_out += 1
     times: list[float] = []
@@ -786,7 +794,9 @@ def advance_to(
     )
 
 
-def stopped_error(sim: Any, t: float, step: float, status: int | None, why: str) -> ConvergenceError:
+def stopped_error(
+    sim: Any, t: float, step: float, status: int | None, why: str, cause: str | None = None
+) -> ConvergenceError:
     """The error that stops a controlled run (the state is that of the last accepted step).
 
     Parameters
@@ -801,6 +811,9 @@ def stopped_error(sim: Any, t: float, step: float, status: int | None, why: str)
         The engine's status of the failed Newton solve (None: a rejected estimate).
     why : str
         Why the run stops.
+    cause : str or None, default None
+        What was wrong with the last attempt when its Newton iteration converged (None: the
+        generalized-α control's "the estimated local error exceeds the tolerance").
 
     Returns
     -------
@@ -809,7 +822,7 @@ def stopped_error(sim: Any, t: float, step: float, status: int | None, why: str)
     """
     n_iter = sim.workspace.n_iter
     errors = tuple(float(e) for e in sim.workspace.errors[:n_iter]) if status is not None else ()
-    cause = "the estimated local error exceeds the tolerance"
+    cause = cause or "the estimated local error exceeds the tolerance"
     if status is not None:
         cause = failure_text(sim, status, errors)
     return ConvergenceError(

@@ -795,6 +795,12 @@ def sweep(
             base["run"] = {"n_steps": int(n_steps)} if n_steps is not None else {"t_end": float(t_end)}
         toml_text = dump_toml(base) if (params is not None or n_steps is not None or t_end is not None) else toml_text
         base_file = parse_model_file(toml_text, source)  # the unchanged model must load
+        if base_file.step_control is not None:
+            raise SweepError(
+                f"{source}: [step_control]: a sweep's members run fixed steps of [step] h (their rows on that "
+                "grid for the summary); remove the table for the sweep, or run the model with step control "
+                "by `kynemapy run`"
+            )
         if base_file.n_steps is None and not any(k.startswith("run.") for k in keys):
             raise SweepError(f"{source}: no run length: add [run] n_steps or t_end, or pass n_steps/t_end")
         for i, s in enumerate(sets):
