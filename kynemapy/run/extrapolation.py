@@ -798,7 +798,7 @@ def _controlled_calls(
     note = ""
     run: ExtrapolatedRun | None = None
     failure: ConvergenceError | None = None
-    streak: tuple[int, float, float, float] | None = None  # failures in a row: (count, first time, its h, first h)
+    streak: tuple[int, float, float] | None = None  # Newton failures in a row: (count, first time, its h)
     for _attempt in range(control.max_attempts):
         tried = h
         at_h_min = h <= h_min * (1.0 + 1e-12)
@@ -810,9 +810,9 @@ def _controlled_calls(
             newton_failures += 1
             failed_at = float(getattr(error, "failed_at", t0))
             if streak is None or failed_at > streak[1] + streak[2]:
-                streak = (1, failed_at, h, h)  # the first failure, or one later than the last ones
+                streak = (1, failed_at, h)  # the first failure, or one later than the last ones
             else:
-                streak = (streak[0] + 1, streak[1], streak[2], streak[3])
+                streak = (streak[0] + 1, streak[1], streak[2])
             if streak[0] >= MAX_NEWTON_FAILURES:
                 raise stopped_error(
                     sim,
@@ -820,7 +820,7 @@ def _controlled_calls(
                     h,
                     failure.status,
                     f"after {streak[0]} calls whose Newton iteration failed near t = {streak[1]:.9g} s, the "
-                    f"step size halved each time from {streak[3]:.3g} s",
+                    f"step size halved each time from {streak[2]:.3g} s",
                 ) from None
             h *= NEWTON_FAILURE_FACTOR
         else:
