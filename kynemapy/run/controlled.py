@@ -76,6 +76,15 @@ def output_grid(t0: float, t_end: float, spacing: float) -> np.ndarray:
     return np.append(times, t_end)
 
 
+#: the extrapolated scheme in a run of several calls: the velocity error a call hands to the next
+#: grows into position error; each call but the last also bounds (its estimated error of the
+#: velocities at its end) × (the time after it, at most this many times its own span), weighed as
+#: a position error (docs/step-control.md, "Into a result file": without it, calls of 2-64 rows
+#: ended 17-27 × the tolerance off on the pendulum; with one span 0.08-0.38 ×, with the whole
+#: rest of the run 0.007-0.19 × at up to 3 × the steps)
+HORIZON_SPANS = 1.0
+
+
 def control_settings(control: Any) -> str:
     """The settings of a :class:`~kynemapy.StepControl` as a JSON object (keys sorted): the root
     attribute ``step_control`` of a file it writes, which ``kynemapy run --resume`` compares."""
@@ -323,7 +332,7 @@ def run(
         writer = open_writer(sim, output, every, unit, resuming, overwrite, attrs, step_control=True)
     committed_before = writer.committed if writer is not None else 0
     revolute = _revolute_rows(sim)
-    bar = ProgressBar(max(1, times.size), spacing) if progress else None
+    bar = ProgressBar(max(1, times.size), spacing, unit="row") if progress else None
     start = _time.perf_counter()
     accepted = rejected = 0
     smallest = math.inf
@@ -345,7 +354,15 @@ def run(
                 # a tolerance for the whole run: each call gets its share of it
                 current = dataclasses.replace(current, rtol=control.rtol * share, atol=control.atol * share)
             try:
-                result = sim.advance_to(float(chunk[-1]), current, output_times=chunk, loads=loads)
+                if control.scheme == "extrapolated":  # the velocities handed to the next call count too
+                    from kynemapy.run import extrapolation
+
+                    horizon = min(t_end - float(chunk[-1]), HORIZON_SPANS * (float(chunk[-1]) - float(sim.time)))
+                    result = extrapolation.advance_to(
+                        sim, float(chunk[-1]), current, output_times=chunk, loads=loads, horizon=horizon
+                    )
+                else:
+                    result = sim.advance_to(float(chunk[-1]), current, output_times=chunk, loads=loads)
             except ConvergenceError as error:
                 failure = error
                 break

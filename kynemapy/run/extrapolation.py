@@ -285,6 +285,7 @@ class ExtrapolatedRun(NamedTuple):
     h: float
     steps: int
     iterations: int
+    velocity_difference: np.ndarray | None = None
 
 
 def _level(
@@ -477,7 +478,7 @@ def extrapolate(
         qs[j, 1:], vs[j, 1:] = q_level, v_level
     powers = POWERS[: len(divisions) - 1]
     q, v = combine(qs, vs, extrapolation_weights(divisions, powers))
-    q2, _ = combine(qs[1:], vs[1:], extrapolation_weights(divisions[1:], powers[:-1]))
+    q2, v2 = combine(qs[1:], vs[1:], extrapolation_weights(divisions[1:], powers[:-1]))
     difference = np.empty((n_coarse + 1, n_nodes, 6))
     difference_kernel(q.reshape(-1, 7), q2.reshape(-1, 7), difference.reshape(-1, 6))
     sim.state.step[0] = saved.step[0] + n_coarse
@@ -487,6 +488,7 @@ def extrapolate(
         v=v,
         difference=difference,
         h=h,
+        velocity_difference=v[-1] - v2[-1],
         steps=steps,
         iterations=iterations,
     )
@@ -519,7 +521,7 @@ def set_state(sim: Any, q: np.ndarray, v: np.ndarray, time: float) -> None:
     state.a[...] = state.vd
 
 
-def estimate_norms(control: Any, node_dofs: np.ndarray, run: ExtrapolatedRun) -> np.ndarray:
+def estimate_norms(control: Any, node_dofs: np.ndarray, run: ExtrapolatedRun, horizon: float = 0.0) -> np.ndarray:
     """The weighted RMS norm of the estimated error at each grid point of ``run``.
 
     ``sqrt(mean((d / w)²))`` over the node DOFs (multipliers excluded), ``d`` the
@@ -535,6 +537,12 @@ def estimate_norms(control: Any, node_dofs: np.ndarray, run: ExtrapolatedRun) ->
     run : ExtrapolatedRun
         The extrapolated run.
 
+    horizon : float, default 0
+        [s] > 0: the run goes on for about this long after ``run`` (another call follows), and
+        the velocity error handed on counts too: at the last grid point the norm is the larger
+        of the position estimate's and that of ``velocity_difference · horizon``, weighed as
+        displacements and rotations.
+
     Returns
     -------
     (M + 1,) ndarray of float
@@ -547,7 +555,11 @@ def estimate_norms(control: Any, node_dofs: np.ndarray, run: ExtrapolatedRun) ->
     w[..., :3] = np.abs(run.q[..., :3])
     w = control.atol + control.rtol * w
     ratio = np.where(mask, run.difference / w, 0.0)
-    return np.sqrt(np.sum(ratio**2, axis=(1, 2)) / mask.sum())
+    norms = np.sqrt(np.sum(ratio**2, axis=(1, 2)) / mask.sum())
+    if horizon > 0.0 and run.velocity_difference is not None:
+        seam = np.where(mask, run.velocity_difference * horizon / w[-1], 0.0)
+        norms[-1] = max(norms[-1], float(np.sqrt(np.sum(seam**2) / mask.sum())))
+    return norms
 
 
 def interpolation_norms(control: Any, node_dofs: np.ndarray, run: ExtrapolatedRun, outputs: np.ndarray) -> np.ndarray:
@@ -695,12 +707,13 @@ def advance_to(
     control: StepControl,
     output_times: Sequence[float] | np.ndarray | None = None,
     loads: Callable[[Any, float], None] | None = None,
+    horizon: float = 0.0,
 ) -> ControlledRun:
     """:meth:`kynemapy.Simulation.advance_to` with ``StepControl(scheme="extrapolated")`` (the
     arguments checked as for generalized-α; ``loads`` as :func:`extrapolate` calls it: with the
-    time at the end of each step)."""
+    time at the end of each step; ``horizon`` [s] as :func:`advance_extrapolated` says)."""
     t_end, outputs = checked_arguments(sim, t_end, control, output_times, loads)
-    return advance_extrapolated(sim, t_end, control, outputs, loads)
+    return advance_extrapolated(sim, t_end, control, outputs, loads, horizon)
 
 
 def advance_extrapolated(
@@ -709,6 +722,7 @@ def advance_extrapolated(
     control: StepControl,
     outputs: np.ndarray,
     loads: Callable[[Any, float], None] | None = None,
+    horizon: float = 0.0,
 ) -> ControlledRun:
     """:meth:`Simulation.advance_to` with ``StepControl(scheme="extrapolated")``.
 
@@ -725,6 +739,9 @@ def advance_extrapolated(
         The output times [s] (checked by the caller).
     loads : callable or None, default None
         ``loads(sim, t)``, called as :func:`extrapolate` says (t at the end of each step).
+    horizon : float, default 0
+        [s] > 0: another call follows for about this long, and the estimate of the velocities
+        handed to it counts too (:func:`estimate_norms`; :func:`kynemapy.run.controlled.run`).
 
     Returns
     -------
@@ -770,7 +787,7 @@ def advance_extrapolated(
         if control.h_initial is None:
             h = min(pilot_step(sim, control, node_dofs, h, t_end, level_params, loads), h_max)
             sim.restore_state(start)
-        return _controlled_calls(sim, t_end, control, outputs, loads, h, h_min, node_dofs, level_params, start)
+        return _controlled_calls(sim, t_end, control, outputs, loads, h, h_min, node_dofs, level_params, start, horizon)
     except BaseException:  # a loads function that raised, an interrupt: the state at the start
         sim.restore_state(start)
         raise
@@ -787,6 +804,7 @@ def _controlled_calls(
     node_dofs: np.ndarray,
     level_params: Any,
     start: Any,
+    horizon: float = 0.0,
 ) -> ControlledRun:
     """The calls of :func:`advance_extrapolated` from its first ``h`` on (the state ``start``
     saved at the beginning), until one is accepted."""
@@ -827,7 +845,7 @@ def _controlled_calls(
             failure = None
             streak = None
             norms = np.maximum(
-                estimate_norms(control, node_dofs, run), interpolation_norms(control, node_dofs, run, outputs)
+                estimate_norms(control, node_dofs, run, horizon), interpolation_norms(control, node_dofs, run, outputs)
             )
             err = float(norms.max())
             if err <= 1.0:

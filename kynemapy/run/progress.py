@@ -15,8 +15,11 @@ class ProgressBar:
     Redraws at most every ``interval`` seconds (always on :meth:`close`).
     """
 
-    def __init__(self, total_steps: int, h: float, stream: TextIO | None = None, interval: float = 0.2) -> None:
+    def __init__(
+        self, total_steps: int, h: float, stream: TextIO | None = None, interval: float = 0.2, unit: str = "step"
+    ) -> None:
         self.total = max(int(total_steps), 1)
+        self.unit = unit  # what is counted: "step", or "row" for a step-controlled run (its rows are no steps)
         self.h = float(h)
         self.stream = stream if stream is not None else sys.stderr
         self.interval = interval
@@ -41,7 +44,7 @@ class ProgressBar:
         eta_text = f"ETA {eta:.0f} s" if eta != float("inf") else "ETA ?"
         line = (
             f"\r[{'#' * filled}{'.' * (width - filled)}] {100 * frac:5.1f}%  t = {t:.6g} s  "
-            f"step {steps_done}/{self.total}  {rate:,.0f} steps/s  {eta_text}   "
+            f"{self.unit} {steps_done}/{self.total}  {rate:,.0f} {self.unit}s/s  {eta_text}   "
         )
         self.stream.write(line)
         self.stream.flush()
