@@ -181,7 +181,10 @@ Every problem raises :class:`ModelFileError` (a :class:`~kynemapy.ModelError`) w
 message starts with ``<file>, line <n>:`` and names the item (``mass #2 (node 'top')``,
 items counted from 1 in file order) and the key: TOML syntax errors, unknown tables
 or keys, wrong types, unknown or duplicate names, missing keys, unsafe or invalid
-load expressions and the builder's own checks (e.g. a negative mass).
+load expressions and the builder's own checks (e.g. a negative mass).  The values of
+``[step_control]`` are read here by type; their ranges and combinations (a tolerance > 0,
+``h_min <= h_max``, ...) are :class:`~kynemapy.StepControl`'s to check, when the run is made
+(``kynemapy run`` names the table and exits with status 2).
 """
 
 from __future__ import annotations
@@ -1467,12 +1470,6 @@ class _Reader:
         for key in ("scheme", "scope", "newton"):
             if key in item.data:
                 kwargs[key] = item.string(key)
-        from kynemapy.run.stepcontrol import StepControl
-
-        try:  # the values together (a tolerance > 0, h_min <= h_max, ...): said here, with the table's line
-            StepControl(**kwargs)
-        except ValueError as exc:
-            raise item.error(str(exc).removeprefix("StepControl: ")) from None
         return kwargs
 
     def read_output(self) -> dict[str, Any]:
