@@ -92,9 +92,10 @@ class StepControl:
         whose estimate exceeds the tolerance anywhere is redone from its start with a smaller
         h; when the estimate stops falling with h, the Newton noise amplified, the call with
         the smallest estimate is kept and :attr:`ControlledRun.fallback` says so).  ``scope``
-        and ``velocity_error`` do not apply to it; a ``loads`` function is called with the time
-        at the end of each step (:func:`kynemapy.run.extrapolation.extrapolate`; the steps then
-        run one at a time from Python).
+        and ``velocity_error`` do not apply to it (a value other than their default is
+        refused); a ``loads`` function is called with the time at the end of each step
+        (:func:`kynemapy.run.extrapolation.extrapolate`; the steps then run one at a time from
+        Python).
     newton : {"auto", "params"}, default "auto"
         The Newton settings of the extrapolated scheme's levels.  ``"auto"``: from a tolerance
         of 1e-4 up (the smaller of ``atol`` and ``rtol``), each Newton iteration starts from
@@ -158,6 +159,11 @@ class StepControl:
             )
         if self.scheme == "extrapolated" and self.velocity_error:
             raise ValueError("StepControl: velocity_error applies to scheme='generalized-alpha' only")
+        if self.scheme == "extrapolated" and self.scope != "step":
+            raise ValueError(
+                "StepControl: scope applies to scheme='generalized-alpha' only (the extrapolated scheme's "
+                "tolerance is of the global error over the whole call already): leave it out"
+            )
         if (
             isinstance(self.max_attempts, (bool, np.bool_))
             or not isinstance(self.max_attempts, (int, np.integer))

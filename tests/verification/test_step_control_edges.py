@@ -111,6 +111,8 @@ def test_argument_checks() -> None:
     assert kp.StepControl(max_attempts=np.int64(3)).max_attempts == 3
     with pytest.raises(ValueError, match="velocity_error must be True or False"):
         kp.StepControl(velocity_error="no")
+    with pytest.raises(ValueError, match="scope applies to scheme='generalized-alpha' only"):
+        kp.StepControl(scheme="extrapolated", scope="run")
     sim = _sim()
     for t_end in (None, np.array([0.1])):
         with pytest.raises(ValueError, match="t_end must be a finite number"):
