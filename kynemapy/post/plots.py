@@ -9,7 +9,9 @@
   rotation vector's world components [deg];
 * ``energy.png``: energy error relative to the initial energy, ``(E − E₀) / abs(E₀)`` (E = kinetic +
   gravitational potential), and the energies [J];
-* ``iterations.png``: Newton iterations per step and the final Newton error;
+* ``iterations.png``: Newton iterations per step and the final Newton error; for a
+  step-controlled run (``run(..., control=...)``), whose rows are no steps, ``step_control.png``
+  instead: the step size of the accepted step that reaches each row and its estimated error;
 * with beams, ``beam_tips.png``: each beam's tip deflection in its root's frame [m] (the root's
   rigid motion taken out, :func:`kynemapy.post.geometry.tip_deflection`), and ``beam_roots.png``:
   the load on each beam's root node from the constraint that holds it (force [N], moment [N m],
@@ -111,8 +113,9 @@ def plot_result(
     Returns
     -------
     list of pathlib.Path
-        The files written: displacement.png, rotation.png, energy.png, iterations.png, and
-        with beams beam_tips.png, beam_roots.png (when a constraint holds a root).
+        The files written: displacement.png, rotation.png, energy.png, iterations.png (a
+        step-controlled run: step_control.png), and with beams beam_tips.png, beam_roots.png
+        (when a constraint holds a root).
     """
     import matplotlib
 
@@ -197,6 +200,13 @@ def plot_result(
         _legend(ax, 1)
     save(fig, "energy.png")
 
+    sc = getattr(r, "step_control", None)
+    if sc is not None:  # a step-controlled run: its rows are no steps (no Newton iterations of their own)
+        _step_control_figure(r, sc, label, plt, save)
+        if getattr(r.model, "n_beams", 0):
+            _beam_figures(r, label, names, plt, save)
+        return written
+
     # Newton iterations per step
     fig, axes = plt.subplots(2, 1, figsize=(9, 5.5), sharex=True)
     steps = r.step > 0
@@ -214,6 +224,30 @@ def plot_result(
     if getattr(r.model, "n_beams", 0):
         _beam_figures(r, label, names, plt, save)
     return written
+
+
+def _step_control_figure(r: Any, sc: dict[str, np.ndarray], label: str, plt: Any, save: Any) -> None:
+    """``step_control.png``: the step size of the accepted step that reaches each row [s], and its
+    estimated error (the control's norm, <= 1 when accepted; the rejected attempts since the row
+    before marked)."""
+    t = r.time
+    rows = np.arange(t.size) > 0  # the first row is the initial state
+    fig, axes = plt.subplots(2, 1, figsize=(9, 5.5), sharex=True)
+    axes[0].semilogy(t[rows], sc["step_size"][rows], drawstyle="steps-pre", color="C0", label="step size")
+    axes[0].set_ylabel("step size [s]")
+    axes[0].set_title(f"Step-size control — {label}")
+    err = np.where(sc["estimated_error"][rows] > 0, sc["estimated_error"][rows], np.nan)
+    axes[1].semilogy(t[rows], err, color="C3", label="estimated error")
+    axes[1].axhline(1.0, color="k", lw=0.8, ls="--", label="tolerance")
+    rejected = rows & (sc["rejected"] > 0)
+    if np.any(rejected):
+        axes[1].plot(t[rejected], np.ones(int(rejected.sum())), "x", color="C1", label="attempts rejected before")
+    axes[1].set_ylabel("estimated error / tolerance")
+    axes[1].set_xlabel("time [s]")
+    for ax in axes:
+        ax.grid(alpha=0.3)
+        _legend(ax, 1)
+    save(fig, "step_control.png")
 
 
 def root_constraint(model: Any, node: int) -> int | None:

@@ -125,6 +125,37 @@ def test_plots_show_displacement_from_the_start_with_legends_outside(tmp_path: P
     assert np.abs(rv[-1, 1]) > 0.1 and np.abs(rv[-1, [0, 2]]).max() < 1e-9
 
 
+def test_a_step_controlled_file_plots_its_step_sizes_and_estimates(tmp_path: Path, monkeypatch) -> None:
+    """A step-controlled run's rows are no steps: its figure is the control's (the step size of
+    the accepted step reaching each row and its estimated error, with the tolerance line), not
+    a panel of zero Newton iterations."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from kynemapy.post.plots import plot_result
+
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, -9.81))
+    rod = b.add_node(position=(0.5, 0.0, 0.0))
+    b.add_mass(rod, mass=1.0, inertia=(2e-4, 1 / 12, 1 / 12))
+    b.add_hinge_joint(kp.GROUND, rod, point=(0.0, 0.0, 0.0), axis=(0.0, 1.0, 0.0))
+    sim = kp.Simulation(b.build(), kp.StepParameters(h=1e-2, rho_inf=0.9))
+    path = tmp_path / "rod.h5"
+    sim.run(t_end=0.3, output=path, control=kp.StepControl(rtol=1e-5, atol=1e-5, scheme="extrapolated"))
+    r = read(path)
+    monkeypatch.setattr(plt, "close", lambda fig=None: None)
+    plt.close("all")
+    before = set(plt.get_fignums())
+    files = plot_result(r, tmp_path / "plots")
+    assert [f.name for f in files] == ["displacement.png", "rotation.png", "energy.png", "step_control.png"]
+    control = plt.figure(sorted(set(plt.get_fignums()) - before)[-1])
+    np.testing.assert_array_equal(control.axes[0].get_lines()[0].get_ydata(), r.step_control["step_size"][1:])
+    np.testing.assert_array_equal(control.axes[1].get_lines()[0].get_ydata(), r.step_control["estimated_error"][1:])
+    assert np.all(r.step_control["step_size"][1:] > 0.0)
+    plt.close("all")
+
+
 def test_vtkhdf_reads_back_in_vtk_with_every_time_step_and_the_positions(tmp_path: Path) -> None:
     vtk = pytest.importorskip("vtk")
     from vtk.util.numpy_support import vtk_to_numpy
