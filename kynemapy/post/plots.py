@@ -203,11 +203,16 @@ def plot_result(
     sc = getattr(r, "step_control", None)
     if sc is not None:  # a step-controlled run: its rows are no steps (no Newton iterations of their own)
         _step_control_figure(r, sc, label, plt, save)
-        if getattr(r.model, "n_beams", 0):
-            _beam_figures(r, label, names, plt, save)
-        return written
+    else:
+        _iterations_figure(r, label, plt, save)
+    if getattr(r.model, "n_beams", 0):
+        _beam_figures(r, label, names, plt, save)
+    return written
 
-    # Newton iterations per step
+
+def _iterations_figure(r: Any, label: str, plt: Any, save: Any) -> None:
+    """``iterations.png``: the Newton iterations of each step and its final Newton error."""
+    t = r.time
     fig, axes = plt.subplots(2, 1, figsize=(9, 5.5), sharex=True)
     steps = r.step > 0
     axes[0].step(t[steps], r.iterations[steps], where="post", color="C0", label="iterations")
@@ -221,9 +226,6 @@ def plot_result(
         ax.grid(alpha=0.3)
         _legend(ax, 1)
     save(fig, "iterations.png")
-    if getattr(r.model, "n_beams", 0):
-        _beam_figures(r, label, names, plt, save)
-    return written
 
 
 def _step_control_figure(r: Any, sc: dict[str, np.ndarray], label: str, plt: Any, save: Any) -> None:

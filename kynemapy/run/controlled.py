@@ -48,8 +48,9 @@ import numpy as np
 from kynemapy.engine.api import ConvergenceError, task
 from kynemapy.engine.entry import START
 from kynemapy.model.kinds import REVOLUTE_JOINT
+from kynemapy.run import extrapolation
 from kynemapy.run.progress import ProgressBar
-from kynemapy.run.stepcontrol import StepControl, quat_product
+from kynemapy.run.stepcontrol import StepControl, quat_product, within_roundoff
 
 
 def output_grid(t0: float, t_end: float, spacing: float) -> np.ndarray:
@@ -325,7 +326,7 @@ def run(
     spacing = every * float(sim.params.h)
     # a t_end within round-off of the current time (a restart's sum of steps) leaves nothing to do,
     # as in advance_to
-    times = output_grid(t0, t_end, spacing) if t_end - t0 > 1e-12 * max(1.0, abs(t_end)) else np.zeros(0)
+    times = np.zeros(0) if within_roundoff(t_end, t0) else output_grid(t0, t_end, spacing)
     writer = None
     if output is not None:
         attrs = {**(attrs or {}), "step_control": control_settings(control)}
@@ -355,8 +356,6 @@ def run(
                 current = dataclasses.replace(current, rtol=control.rtol * share, atol=control.atol * share)
             try:
                 if control.scheme == "extrapolated":  # the velocities handed to the next call count too
-                    from kynemapy.run import extrapolation
-
                     horizon = min(t_end - float(chunk[-1]), HORIZON_SPANS * (float(chunk[-1]) - float(sim.time)))
                     result = extrapolation.advance_to(
                         sim, float(chunk[-1]), current, output_times=chunk, loads=loads, horizon=horizon

@@ -50,6 +50,7 @@ from kynemapy.run.stepcontrol import (
     hermite,
     quat_product,
     stopped_error,
+    within_roundoff,
 )
 
 #: the step sizes of the levels, as divisions of the coarse step h
@@ -757,7 +758,7 @@ def advance_extrapolated(
     t0 = float(sim.time)
     span = t_end - t0
     n_nodes = sim.state.q.shape[0]
-    if span <= 1e-12 * max(1.0, abs(t_end)):
+    if within_roundoff(t_end, t0):  # nothing to do
         q_out = np.broadcast_to(sim.state.q, (outputs.size, n_nodes, 7)).copy()
         v_out = np.broadcast_to(sim.state.v, (outputs.size, n_nodes, 6)).copy()
         empty = np.zeros(0)
