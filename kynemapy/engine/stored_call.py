@@ -33,15 +33,7 @@ from kynemapy._arena import view_pointer
 from kynemapy._jit import JIT_DISABLED, njit
 from kynemapy.engine.entry import ADVANCE, run_task_at
 from kynemapy.engine.lookup import argument_types, entry
-from kynemapy.engine.native import call_stored, call_stored_data, store_native
-
-
-@njit
-def store_arguments(arguments, blob, word):
-    """Store the native value of the tuple ``arguments`` into ``blob`` (int64, 1-D) from word
-    ``word`` on, if it fits; returns its size in bytes."""
-    return store_native(arguments, blob, word)
-
+from kynemapy.engine.native import call_stored, call_stored_data
 
 #: array descriptors already written, by the array's identity (with a weak reference that
 #: checks it): a simulation stores the same views in several calls, and reading an array's
@@ -64,9 +56,9 @@ def _words(value: Any) -> list[int]:
             _DESCRIPTORS.clear()
         _DESCRIPTORS[id(value)] = (weakref.ref(value), words)
         return words
-    if isinstance(value, int | np.integer) and not isinstance(value, bool):
-        return [int(value)]
-    raise TypeError(f"kynemapy: a Data leaf that is neither an array nor an int: {type(value).__name__}")
+    if (isinstance(value, int) and not isinstance(value, bool)) or isinstance(value, np.int64):
+        return [int(value)]  # (numba's int64; another integer type's native value is not a word)
+    raise TypeError(f"kynemapy: a stored leaf that is neither an array nor an int64: {type(value).__name__}")
 
 
 #: the words of the last few trees stored, by the tree's identity (with the tree, so that its id
@@ -105,19 +97,33 @@ def _tuple_words(value: tuple[Any, ...], depth: int) -> list[int]:
 
 def store_data(value: Any, blob: np.ndarray, word: int) -> int:
     """Store the native value of ``value``, a tree of tuples (the
-    :class:`~kynemapy.engine.fields.Data`) whose leaves are arrays and int64s, into ``blob``
-    (int64, 1-D) from word ``word`` on, where it fits (else nothing); returns its size in bytes.
+    :class:`~kynemapy.engine.fields.Data`, or the call's other arguments) whose leaves are
+    arrays and int64s, into ``blob`` (int64, 1-D) from word ``word`` on, where it fits (else
+    nothing); returns its size in bytes.
 
     Written from Python, leaf by leaf, without a compiled function: numba's wrapper of a
     function that takes the whole Data converts its ~140 leaves and took 3.6-4.2 s of LLVM at
     its first compilation, and one small compiled store per leaf type cost eleven cache loads
-    at every start.  The native value of a tuple is the structure of its members' native values
-    in order, and every leaf's is a whole number of 8-byte words (an int64, or an array's
-    descriptor: pointers and int64s), so the members lie one after the other with no padding.
+    at every start (the last one, of the other arguments, 4-5 ms of every start).  The native
+    value of a tuple is the structure of its members' native values in order, and every leaf's
+    is a whole number of 8-byte words (an int64, or an array's descriptor: pointers and int64s),
+    so the members lie one after the other with no padding.
     tests/unit/test_stored_call.py checks the words against numba's own conversion of the whole
-    Data (one compiled call), word for word.
+    Data and of the other arguments (one compiled call each), word for word.
     """
-    words = leaf_words(value)
+    return _write(leaf_words(value), blob, word)
+
+
+def store_arguments(arguments: tuple[Any, ...], blob: np.ndarray, word: int) -> int:
+    """:func:`store_data` of the call's arguments after the Data (a fresh tuple at every call:
+    its words are not kept, as a Data's are)."""
+    words: list[int] = []
+    for item in arguments:
+        words += leaf_words(item)
+    return _write(words, blob, word)
+
+
+def _write(words: list[int], blob: np.ndarray, word: int) -> int:
     if 0 <= word and word + len(words) <= blob.shape[0]:
         blob[word : word + len(words)] = words
     return 8 * len(words)
@@ -200,11 +206,12 @@ class StoredCall:
             self.data_type = None
             return
         at_kernel = run_task_at if at_kernel is None else at_kernel
-        address, data_bytes, store, rest_bytes, args_ref, status, with_data = _prepare(kernel, arguments, at_kernel)
+        address, data_bytes, rest_bytes, args_ref, status, with_data = _prepare(kernel, arguments, at_kernel)
         rest_word = 1 + (data_bytes + 7) // 8
         blob = np.zeros(rest_word + (rest_bytes + 7) // 8, dtype=np.int64)
         stored_data = store_data(arguments[0], blob, 1)
-        if stored_data != data_bytes or store(arguments[1:], blob, rest_word) != rest_bytes:  # pragma: no cover
+        stored_rest = store_arguments(arguments[1:], blob, rest_word)
+        if stored_data != data_bytes or stored_rest != rest_bytes:  # pragma: no cover
             raise RuntimeError("kynemapy: the stored call's size changed")
         blob[0] = address
         self.blob = blob
@@ -217,8 +224,8 @@ class StoredCall:
 
 #: what a stored call of given argument types needs, by the identities of the kernel and of
 #: numba's (interned) argument types, kept with the types so that their ids stay theirs:
-#: (address, bytes of the Data, store, bytes of the other arguments, TypeRef of
-#: the stored tuple, status entry, run entry)
+#: (address, bytes of the Data, bytes of the other arguments, TypeRef of the stored tuple,
+#: status entry, run entry)
 _PREPARED: dict[tuple[int, ...], tuple[tuple[Any, ...], tuple[Any, ...]]] = {}
 _prepared_lock = threading.Lock()
 
@@ -240,11 +247,10 @@ def _prepare(kernel: Any, arguments: tuple[Any, ...], at_kernel: Any) -> tuple[A
     empty = np.zeros(0, dtype=np.int64)
     data_bytes = store_data(arguments[0], empty, 0)
     rest = arguments[1:]
-    store = entry(store_arguments, (rest, empty, 0))
     args_ref = types.TypeRef(types.Tuple(arg_types))
     status = entry(stored_status, (empty, args_ref))
     with_data = entry(stored_with, (empty, args_ref, *rest))
-    prepared = (address, data_bytes, store, store(rest, empty, 0), args_ref, status, with_data)
+    prepared = (address, data_bytes, store_arguments(rest, empty, 0), args_ref, status, with_data)
     with _prepared_lock:
         if len(_PREPARED) >= 256:  # a long sweep over many kinds of models: start again
             _PREPARED.clear()

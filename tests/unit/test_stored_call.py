@@ -22,7 +22,7 @@ from kynemapy._arena import Arenas, view_pointer
 from kynemapy.engine import api
 from kynemapy.engine.entry import ADVANCE, LINEARIZE, STORE, run_task
 from kynemapy.engine.native import load_data, store_native
-from kynemapy.engine.stored_call import StoredCall, store_data
+from kynemapy.engine.stored_call import StoredCall, store_arguments, store_data
 
 
 def _params() -> kp.StepParameters:
@@ -191,6 +191,32 @@ def test_the_data_stored_leaf_by_leaf_is_numbas_native_value_word_for_word() -> 
     short = np.full(size // 8 - 1, -7, dtype=np.int64)
     assert store_data(d, short, 0) == size
     assert np.all(short == -7)
+
+
+@numba.njit(cache=False, _nrt=False)  # as the package's kernels: no reference counting, meminfo 0
+def _numbas_store(arguments, blob, word):
+    return store_native(arguments, blob, word)
+
+
+def test_the_other_arguments_stored_from_python_are_numbas_native_value_word_for_word() -> None:
+    """The stored call's arguments after the Data (coefficients, task, counts, the row, iteration
+    and output buffers) are written from Python too: the words must be numba's own conversion of
+    the tuple; a numpy integer other than int64 (whose native value is not one word) and a bool
+    are refused."""
+    sim = kp.Simulation(pendulum(), _params())
+    rows = np.zeros((3, 5))
+    rest = (sim.coefficients, ADVANCE, np.int64(7), 2, rows, 3, np.zeros(4, dtype=np.int64), np.zeros(6))
+    size = store_arguments(rest, np.zeros(0, dtype=np.int64), 0)
+    assert size > 0 and size % 8 == 0
+    ours = np.full(size // 8, -1, dtype=np.int64)
+    assert store_arguments(rest, ours, 0) == size
+    theirs = np.full(size // 8, -1, dtype=np.int64)
+    assert _numbas_store(rest, theirs, 0) == size
+    np.testing.assert_array_equal(ours, theirs)
+    assert rows.ctypes.data in set(ours.tolist()) and 7 in set(ours.tolist())
+    for bad in (np.int32(7), True):
+        with pytest.raises(TypeError, match="neither an array nor an int64"):
+            store_arguments((sim.coefficients, bad), ours, 0)
 
 
 def test_only_an_advance_of_at_least_one_step_is_stored() -> None:
