@@ -18,8 +18,12 @@ Nothing here knows an element type or a constraint kind.
 
 from __future__ import annotations
 
+import numpy as np
+
 from kynemapy._jit import njit
 from kynemapy.engine.unit_call import load_field
+
+_u = np.uint64  #: an index cast: numba adds no negative-index correction to unsigned indices
 
 
 @njit(inline=True)
@@ -47,6 +51,8 @@ def add_constraint_rows(row_slots, col_slots, nd, n_rows, grad, t_rot, vals):
 
     The DOFs are written out, not looped over: loops of 3 or 6 turns, alternating from one
     node to the next, mispredict their exits (written out, a heavy-top step took 5 % less).
+    The slots index as unsigned integers: they are valid (≥ 0) for these rows and DOFs, and a
+    signed index costs numba's negative-index correction, three instructions an entry.
     """
     t00, t01, t02 = t_rot[0, 0], t_rot[0, 1], t_rot[0, 2]
     t10, t11, t12 = t_rot[1, 0], t_rot[1, 1], t_rot[1, 2]
@@ -55,21 +61,21 @@ def add_constraint_rows(row_slots, col_slots, nd, n_rows, grad, t_rot, vals):
     for i in range(n_rows):
         rs = row_slots[i]
         g0, g1, g2 = grad[i, 0], grad[i, 1], grad[i, 2]
-        vals[rs[0]] = g0
-        vals[rs[1]] = g1
-        vals[rs[2]] = g2
+        vals[_u(rs[0])] = g0
+        vals[_u(rs[1])] = g1
+        vals[_u(rs[2])] = g2
         if six:
             g3, g4, g5 = grad[i, 3], grad[i, 4], grad[i, 5]
-            vals[rs[3]] = g3 * t00 + g4 * t10 + g5 * t20
-            vals[rs[4]] = g3 * t01 + g4 * t11 + g5 * t21
-            vals[rs[5]] = g3 * t02 + g4 * t12 + g5 * t22
-        vals[col_slots[0, i]] = g0
-        vals[col_slots[1, i]] = g1
-        vals[col_slots[2, i]] = g2
+            vals[_u(rs[3])] = g3 * t00 + g4 * t10 + g5 * t20
+            vals[_u(rs[4])] = g3 * t01 + g4 * t11 + g5 * t21
+            vals[_u(rs[5])] = g3 * t02 + g4 * t12 + g5 * t22
+        vals[_u(col_slots[0, i])] = g0
+        vals[_u(col_slots[1, i])] = g1
+        vals[_u(col_slots[2, i])] = g2
         if six:
-            vals[col_slots[3, i]] = grad[i, 3]
-            vals[col_slots[4, i]] = grad[i, 4]
-            vals[col_slots[5, i]] = grad[i, 5]
+            vals[_u(col_slots[3, i])] = grad[i, 3]
+            vals[_u(col_slots[4, i])] = grad[i, 4]
+            vals[_u(col_slots[5, i])] = grad[i, 5]
 
 
 @njit(inline=True)

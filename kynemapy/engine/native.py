@@ -145,6 +145,27 @@ _I32 = ir.IntType(32)
 
 
 @intrinsic(prefer_literal=True)
+def load_item(typingctx, data_at, data_ref, index, item):
+    """Item ``item`` of member ``index`` (both literal ints) of the tuple (the Data) of the type
+    ``data_ref`` refers to, stored at address ``data_at`` (int64), e.g. one element table of
+    ``Data.tables``: one load of that item alone (:func:`load_member` loads the whole member,
+    whose words a function then keeps on its stack while it calls others)."""
+    if not isinstance(index, types.IntegerLiteral) or not isinstance(item, types.IntegerLiteral):
+        return None
+    k, j = index.literal_value, item.literal_value
+    data_type = data_ref.instance_type
+    member = data_type.types[k]
+
+    def codegen(context, builder, sig, args):
+        llty = context.get_value_type(data_type)
+        pointer = builder.inttoptr(args[0], llty.as_pointer())
+        indices = [ir.Constant(_I32, 0), ir.Constant(_I32, k), ir.Constant(_I32, j)]
+        return builder.load(builder.gep(pointer, indices, inbounds=True))
+
+    return member.types[j](data_at, data_ref, index, item), codegen
+
+
+@intrinsic(prefer_literal=True)
 def load_field(typingctx, data_at, data_ref, name):
     """The field ``name`` (a literal string) of the NamedTuple (the Data) of the type
     ``data_ref`` refers to, stored at address ``data_at`` (int64): one load of that field alone."""

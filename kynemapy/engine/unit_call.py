@@ -65,9 +65,13 @@ if JIT_DISABLED:  # plain Python: call the unit's function itself; the Data stan
         """The field ``name`` of the Data (plain Python: ``data_at`` is the Data itself)."""
         return getattr(data_at, name)
 
+    def load_item(data_at: Any, data_ref: Any, index: int, item: int) -> Any:
+        """Item ``item`` of member ``index`` of the Data (plain Python: ``data_at`` is the Data)."""
+        return data_at[index][item]
+
 else:
     from kynemapy.engine.native import call_address as call_unit
-    from kynemapy.engine.native import load_data, load_field, load_member
+    from kynemapy.engine.native import load_data, load_field, load_item, load_member
 
 __all__ = [
     "ASSEMBLY",
@@ -85,5 +89,6 @@ __all__ = [
     "call_unit",
     "load_data",
     "load_field",
+    "load_item",
     "load_member",
 ]

@@ -46,7 +46,6 @@ def constraint_phase(data_at, data_ref, exact, with_bias, gp):
     The engine's constraint unit (:mod:`kynemapy.engine.unit_call`, ``CONSTRAINTS``): compiled
     apart from the Newton loop, called through its address with five scalars, and not inlined
     anywhere (see :func:`kynemapy.engine.elements.element_phase`)."""
-    units = load_field(data_at, data_ref, "units")
     kinds = load_field(data_at, data_ref, "kinds")
     has_load = load_field(data_at, data_ref, "constraint_has_load")
     cnode = load_field(data_at, data_ref, "constraint_node")
@@ -68,8 +67,6 @@ def constraint_phase(data_at, data_ref, exact, with_bias, gp):
     s3 = load_field(data_at, data_ref, "s3")
     s4 = load_field(data_at, data_ref, "s4")
     s33 = load_field(data_at, data_ref, "s33")
-    out = load_field(data_at, data_ref, "constraint_output")
-    tangent = load_field(data_at, data_ref, "tangent")
     kind = kinds.kind
     body = False
     for ic in range(kind.shape[0]):
@@ -91,13 +88,33 @@ def constraint_phase(data_at, data_ref, exact, with_bias, gp):
                 kind[ic], cX0[ic], axes[ic], geom[ic], param[ic], cin[ic], qb, q[nt], vb, v[nt], s3, s4, s33,
                 phi[ic],
             )  # fmt: skip
-    if body:  # (has_output, vd, out: unused by TERMS, given as arrays of their types)
-        call_unit(
-            units, BODY_JOINTS,
-            (TERMS, kind, has_load, has_load, cnode, cX0, axes, geom, param, cin, q, v, v, lam, q_ground, v_ground,
-             phi, bb, bt, k, load, out, exact, with_bias, tangent, gp),
-        )  # fmt: skip
+    if body:
+        _body_joints(data_at, data_ref, exact, with_bias, gp)
     return 0
+
+
+@njit(inline=True)
+def _body_joints(data_at, data_ref, exact, with_bias, gp):
+    """The two-body joint unit's call of :func:`constraint_phase`, its arguments read from the
+    Data here, where they are used: read once before the loop over Kynema's kinds, every word
+    of the ~25 array descriptors the call passes stayed on the stack through the loop (2 000
+    instructions a heavy-top step of copies, for a call a model without such joints never
+    makes).  (has_output, vd, out: unused by TERMS, given as arrays of their types.)"""
+    kind = load_field(data_at, data_ref, "kinds").kind
+    has_load = load_field(data_at, data_ref, "constraint_has_load")
+    call_unit(
+        load_field(data_at, data_ref, "units"), BODY_JOINTS,
+        (TERMS, kind, has_load, has_load, load_field(data_at, data_ref, "constraint_node"),
+         load_field(data_at, data_ref, "constraint_X0"), load_field(data_at, data_ref, "constraint_axes"),
+         load_field(data_at, data_ref, "constraint_geometry"), load_field(data_at, data_ref, "constraint_param"),
+         load_field(data_at, data_ref, "constraint_input"), load_field(data_at, data_ref, "q"),
+         load_field(data_at, data_ref, "v"), load_field(data_at, data_ref, "v"), load_field(data_at, data_ref, "lam"),
+         load_field(data_at, data_ref, "q_ground"), load_field(data_at, data_ref, "v_ground"),
+         load_field(data_at, data_ref, "con_phi"), load_field(data_at, data_ref, "con_bb"),
+         load_field(data_at, data_ref, "con_bt"), load_field(data_at, data_ref, "con_k"),
+         load_field(data_at, data_ref, "con_load"), load_field(data_at, data_ref, "constraint_output"),
+         exact, with_bias, load_field(data_at, data_ref, "tangent"), gp),
+    )  # fmt: skip
 
 
 @njit

@@ -24,7 +24,7 @@ from kynemapy.engine.params import P_EXACT, P_STIFFNESS
 from kynemapy.engine.unit_call import BEAMS as BEAM_UNIT
 from kynemapy.engine.unit_call import BEAMS_FULL as BEAM_FULL_UNIT
 from kynemapy.engine.unit_call import CONTACTS as CONTACT_UNIT
-from kynemapy.engine.unit_call import call_unit, load_field, load_member
+from kynemapy.engine.unit_call import call_unit, load_field, load_item
 
 #: the element tables in Kynema's assembly order; ``Data.tables[k]`` is the table of TABLES[k]
 TABLES = (beams, masses, springs, contacts, pairs)
@@ -53,21 +53,34 @@ def element_phase(data_at, data_ref, p, c):
     anywhere: numba copies an inlined function's IR block by block, each copy taking the
     function's whole variable scope with it, and this level's copy cost 2.2 s of a first
     compilation (docs/performance.md, "2026-11-29, later")."""
+    # each table is loaded where it is used, alone (the whole Data.tables, ~90 array
+    # descriptors, loaded first and kept on the stack across the mass table's call, cost 680
+    # instructions a call: a third of a heavy-top step's element phase)
     units = load_field(data_at, data_ref, "units")
-    x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, vals, b = node_data(data_at, data_ref)
-    tables = load_member(data_at, data_ref, TABLES_FIELD)
-    if tables[0].nodes.shape[0] > 0:
+    if load_item(data_at, data_ref, TABLES_FIELD, BEAMS).nodes.shape[0] > 0:
+        x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, vals, b = node_data(data_at, data_ref)
         # the exact tangent's stiffness, when asked for, is the full unit's (as are damped
         # beams: BEAMS holds the full unit's address for them); never filled here: fail the step
         unit = BEAM_FULL_UNIT if p[P_EXACT] != 0.0 and p[P_STIFFNESS] != 0.0 else BEAM_UNIT
         if units[unit] == 0:
             b[0] = np.nan
         else:
-            call_unit(units, unit, (tables[0], x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b))
+            beam_table = load_item(data_at, data_ref, TABLES_FIELD, BEAMS)
+            call_unit(units, unit, (beam_table, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b))
     masses.terms(data_at, data_ref, p, c)  # (its own compiled function: see there)
-    springs.terms(tables[2], x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b)
-    if tables[3].nodes.shape[0] > 0 or tables[4].nodes.shape[0] > 0:
+    spring_table = load_item(data_at, data_ref, TABLES_FIELD, SPRINGS)
+    if spring_table.nodes.shape[0] > 0:
+        x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, vals, b = node_data(data_at, data_ref)
+        springs.terms(spring_table, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b)
+    if (
+        load_item(data_at, data_ref, TABLES_FIELD, CONTACTS).nodes.shape[0] > 0
+        or load_item(data_at, data_ref, TABLES_FIELD, PAIRS).nodes.shape[0] > 0
+    ):
+        x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, vals, b = node_data(data_at, data_ref)
+        contact_table = load_item(data_at, data_ref, TABLES_FIELD, CONTACTS)
+        pair_table = load_item(data_at, data_ref, TABLES_FIELD, PAIRS)
         call_unit(
-            units, CONTACT_UNIT, (tables[3], tables[4], x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b)
-        )
+            units, CONTACT_UNIT,
+            (contact_table, pair_table, x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, p, c, vals, b),
+        )  # fmt: skip
     return 0
