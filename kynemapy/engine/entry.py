@@ -69,7 +69,7 @@ from kynemapy.engine.step import (
     update_tangent,
     zero_accelerations,
 )
-from kynemapy.engine.unit_call import ASSEMBLY, CONSTRAINTS, ELEMENTS, call_unit, load_data
+from kynemapy.engine.unit_call import ASSEMBLY, CONSTRAINTS, ELEMENTS, call_unit, load_field
 from kynemapy.linalg.dense import SOLVE_CAPACITY, SOLVE_OK
 
 #: tasks of :func:`run_task`
@@ -145,80 +145,58 @@ def run_task_at(data_at, data_ref, p, task, n, every, rows, max_rows, iterations
     status (:mod:`kynemapy.engine.step`), or for ``LINEARIZE`` and ``INITIAL_ACCELERATIONS`` a
     ``SOLVE_*`` status.
     """
-    # every field of d in one statement (the Data's order, engine.fields.Data): numba reads a
-    # field by loading the whole Data (~730 words) from its stack slot, and LLVM's SROA took
-    # 4-6 s of the first compilation splitting those loads when each field was read apart;
-    # tests/unit/test_structure.py checks this list against Data's fields
-    (
-        nsys,
-        _n_dofs,
-        x0,
-        _gravity,
-        node_dofs,
-        node_map,
-        _constraint_kind,
-        cnode,
-        n_rows,
-        crow,
-        cx0,
-        axes,
-        geom,
-        param,
-        has_load,
-        has_output,
-        indptr,
-        indices,
-        _con_row_slots,
-        _con_col_slots,
-        _con_k_slots,
-        row_offsets,
-        kinds,
-        _tables,
-        state,
-        time,
-        q,
-        q_prev,
-        q_delta,
-        v,
-        vd,
-        a,
-        x,
-        lam,
-        con_output,
-        step,
-        f,
-        cin,
-        vals,
-        b,
-        dx,
-        force_scratch,
-        tangent,
-        errors,
-        phi,
-        bb,
-        bt,
-        kphi,
-        load,
-        s3,
-        _s4,
-        _s33,
-        _s66,
-        _s6,
-        q_ground,
-        v_ground,
-        saved,
-        snapshot,
-        f_baseline,
-        n_iter_slot,
-        saved_step,
-        solver,
-        units,
-    ) = load_data(data_at, data_ref)
+    # each field read from the Data where the loop starts, one load of that field alone (a load of the
+    # whole Data, ~730 words, unpacked into names, copied it onto the stack at every call: 1 200
+    # instructions of every step() of the heavy top)
+    nsys = load_field(data_at, data_ref, "n_system_dofs")
+    x0 = load_field(data_at, data_ref, "x0")
+    node_dofs = load_field(data_at, data_ref, "node_dofs")
+    node_map = load_field(data_at, data_ref, "node_map")
+    cnode = load_field(data_at, data_ref, "constraint_node")
+    n_rows = load_field(data_at, data_ref, "constraint_n_rows")
+    crow = load_field(data_at, data_ref, "constraint_row")
+    axes = load_field(data_at, data_ref, "constraint_axes")
+    geom = load_field(data_at, data_ref, "constraint_geometry")
+    has_load = load_field(data_at, data_ref, "constraint_has_load")
+    indptr = load_field(data_at, data_ref, "indptr")
+    indices = load_field(data_at, data_ref, "indices")
+    row_offsets = load_field(data_at, data_ref, "row_offsets")
+    kinds = load_field(data_at, data_ref, "kinds")
+    state = load_field(data_at, data_ref, "state")
+    time = load_field(data_at, data_ref, "time")
+    q = load_field(data_at, data_ref, "q")
+    q_prev = load_field(data_at, data_ref, "q_prev")
+    q_delta = load_field(data_at, data_ref, "q_delta")
+    v = load_field(data_at, data_ref, "v")
+    vd = load_field(data_at, data_ref, "vd")
+    a = load_field(data_at, data_ref, "a")
+    x = load_field(data_at, data_ref, "x")
+    lam = load_field(data_at, data_ref, "lam")
+    step = load_field(data_at, data_ref, "step")
+    f = load_field(data_at, data_ref, "f")
+    cin = load_field(data_at, data_ref, "constraint_input")
+    vals = load_field(data_at, data_ref, "vals")
+    b = load_field(data_at, data_ref, "b")
+    dx = load_field(data_at, data_ref, "dx")
+    force_scratch = load_field(data_at, data_ref, "force_scratch")
+    tangent = load_field(data_at, data_ref, "tangent")
+    errors = load_field(data_at, data_ref, "errors")
+    bt = load_field(data_at, data_ref, "con_bt")
+    s3 = load_field(data_at, data_ref, "s3")
+    saved = load_field(data_at, data_ref, "saved")
+    snapshot = load_field(data_at, data_ref, "snapshot")
+    f_baseline = load_field(data_at, data_ref, "f_baseline")
+    n_iter_slot = load_field(data_at, data_ref, "n_iter")
+    saved_step = load_field(data_at, data_ref, "saved_step")
+    solver = load_field(data_at, data_ref, "solver")
+    units = load_field(data_at, data_ref, "units")
+    has_output = load_field(data_at, data_ref, "constraint_has_output")
+    with_outputs = False  # a joint with outputs (hinge, slider, revolute): else no output call a step
+    for ic in range(has_output.shape[0]):
+        if has_output[ic] != 0:
+            with_outputs = True
     if task == START:
-        start(
-            a, vd, x0, q, x, v, units, kinds, has_output, cnode, cx0, axes, geom, q_ground, v_ground, s3,
-            con_output, has_load, param, cin, lam, phi, bb, bt, kphi, load, tangent,
-        )  # fmt: skip
+        start(a, vd, x0, q, x, data_at, data_ref)
         return 0, 0, 0
     if task == RECORD:
         record_row(row_offsets, time, step, state, errors, n, rows[every])
@@ -343,11 +321,8 @@ def run_task_at(data_at, data_ref, p, task, n, every, rows, max_rows, iterations
         if status == CONVERGED:
             algorithmic_acceleration(p, vd, a)
             global_position(x0, q, x)
-            # initial = h < 0 (False, but not a literal: one compiled version)
-            constraint_outputs(
-                units, kinds, has_output, cnode, cx0, axes, geom, q, v, vd, q_ground, v_ground, s3, con_output,
-                h < 0.0, has_load, param, cin, lam, phi, bb, bt, kphi, load, tangent,
-            )  # fmt: skip
+            if with_outputs:
+                constraint_outputs(data_at, data_ref, h < 0.0)  # initial = h < 0: False, but not a literal
             if not state_is_finite(q, v, vd, a, lam):
                 status = NOT_FINITE
         if i < n_keep:

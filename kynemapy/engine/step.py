@@ -410,19 +410,13 @@ def accelerations_from_solution(node_map, node_dofs, crow, n_rows, dx, vd, lam, 
 
 
 @njit(inline=True)
-def start(
-    a, vd, x0, q, x, v, units, kinds, has_output, cnode, cx0, axes, geom, q_ground, v_ground, s3, con_output,
-    has_load, param, cin, lam, phi, bb, bt, kphi, load, tangent,
-):  # fmt: skip
+def start(a, vd, x0, q, x, data_at, data_ref):
     """The state at t = 0 once v̇ is known: a := v̇ (Kynema's start), x := (X + u, r ⊗ r0), and the
-    hinge and slider outputs (Kynema's revolute output stays zero until the first step); the
-    Data's fields by the Newton loop's names (:func:`kynemapy.engine.entry.run_task_at`)."""
+    hinge and slider outputs (Kynema's revolute output stays zero until the first step) of the
+    Data at ``data_at`` (``data_ref`` its type); its fields by the Newton loop's names
+    (:func:`kynemapy.engine.entry.run_task_at`)."""
     for n in range(a.shape[0]):
         for k in range(6):
             a[n, k] = vd[n, k]
     global_position(x0, q, x)
-    # initial = True, but not a literal (one compiled version)
-    constraint_outputs(
-        units, kinds, has_output, cnode, cx0, axes, geom, q, v, vd, q_ground, v_ground, s3, con_output,
-        a.shape[0] >= 0, has_load, param, cin, lam, phi, bb, bt, kphi, load, tangent,
-    )  # fmt: skip
+    constraint_outputs(data_at, data_ref, a.shape[0] >= 0)  # initial = True, but not a literal (one compiled version)

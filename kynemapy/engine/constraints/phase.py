@@ -118,13 +118,37 @@ def _body_joints(data_at, data_ref, exact, with_bias, gp):
 
 
 @njit
-def constraint_outputs(
+def constraint_outputs(data_at, data_ref, initial):
+    """Joint outputs ``constraint_output`` (C, 3) of the :class:`~kynemapy.engine.fields.Data` at
+    address ``data_at`` (``data_ref`` its type) from its state: revolute azimuth / hinge angle /
+    slider displacement, rate and acceleration.  ``initial``: at t = 0, where Kynema's revolute
+    output stays zero until the first step (hinges and sliders are set).
+
+    Its ~25 arrays are read here from the Data, as the phases read theirs: passed by the Newton
+    loop after every step, they stayed on its stack through the whole loop (a heavy-top
+    ``step()`` spent about 1 200 instructions copying the Data's words there)."""
+    _outputs(
+        load_field(data_at, data_ref, "units"), load_field(data_at, data_ref, "kinds"),
+        load_field(data_at, data_ref, "constraint_has_output"), load_field(data_at, data_ref, "constraint_node"),
+        load_field(data_at, data_ref, "constraint_X0"), load_field(data_at, data_ref, "constraint_axes"),
+        load_field(data_at, data_ref, "constraint_geometry"), load_field(data_at, data_ref, "q"),
+        load_field(data_at, data_ref, "v"), load_field(data_at, data_ref, "vd"),
+        load_field(data_at, data_ref, "q_ground"), load_field(data_at, data_ref, "v_ground"),
+        load_field(data_at, data_ref, "s3"), load_field(data_at, data_ref, "constraint_output"), initial,
+        load_field(data_at, data_ref, "constraint_has_load"), load_field(data_at, data_ref, "constraint_param"),
+        load_field(data_at, data_ref, "constraint_input"), load_field(data_at, data_ref, "lam"),
+        load_field(data_at, data_ref, "con_phi"), load_field(data_at, data_ref, "con_bb"),
+        load_field(data_at, data_ref, "con_bt"), load_field(data_at, data_ref, "con_k"),
+        load_field(data_at, data_ref, "con_load"), load_field(data_at, data_ref, "tangent"),
+    )  # fmt: skip
+
+
+@njit(inline=True)
+def _outputs(
     units, kinds, has_output, cnode, cX0, axes, geom, q, v, vd, q_ground, v_ground, s3, out, initial,
     has_load, param, cin, lam, phi, bb, bt, k, load, tangent,
 ):  # fmt: skip
-    """Joint outputs ``out`` (C, 3) from the state: revolute azimuth / hinge angle / slider
-    displacement, rate and acceleration.  ``initial``: at t = 0, where Kynema's revolute output
-    stays zero until the first step (hinges and sliders are set).  ``kinds`` and ``units`` as in
+    """:func:`constraint_outputs` on the Data's arrays: ``kinds`` and ``units`` as in
     :func:`constraint_phase`; ``has_load`` to ``load`` are passed on to the two-body joint unit
     (which does not use them for outputs), and ``tangent`` likewise."""
     kind = kinds.kind
