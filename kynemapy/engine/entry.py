@@ -145,9 +145,9 @@ def run_task_at(data_at, data_ref, p, task, n, every, rows, max_rows, iterations
     status (:mod:`kynemapy.engine.step`), or for ``LINEARIZE`` and ``INITIAL_ACCELERATIONS`` a
     ``SOLVE_*`` status.
     """
-    # each field read from the Data where the loop starts, one load of that field alone (a load of the
-    # whole Data, ~730 words, unpacked into names, copied it onto the stack at every call: 1 200
-    # instructions of every step() of the heavy top)
+    # each field read from the Data by name, one load of that field alone: no aggregate of the
+    # whole Data (~730 words) for LLVM to split (this function's first compilation 8.8 s instead
+    # of 10.2 s of CPU, docs/performance.md, "2026-11-30, second evening")
     nsys = load_field(data_at, data_ref, "n_system_dofs")
     x0 = load_field(data_at, data_ref, "x0")
     node_dofs = load_field(data_at, data_ref, "node_dofs")

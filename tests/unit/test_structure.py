@@ -152,8 +152,8 @@ def test_stepping_a_model_without_files_imports_no_sparse_solver_or_h5py() -> No
 
 def test_the_newton_loop_reads_fields_of_the_data_by_name_never_the_whole_data() -> None:
     """``engine.entry.run_task_at`` reads each field it uses from the stored Data alone
-    (``load_field``, by a name that must be a field of ``Data``): a load of the whole Data (~730
-    words) copied it onto the stack at every call, 1 200 instructions of every ``step()``."""
+    (``load_field``, by a name that must be a field of ``Data``), never the whole Data (~730
+    words: an aggregate that LLVM splits slowly at the first compilation)."""
     from kynemapy.engine.fields import Data
 
     source = (PACKAGE / "engine" / "entry.py").read_text()

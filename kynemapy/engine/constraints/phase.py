@@ -96,10 +96,10 @@ def constraint_phase(data_at, data_ref, exact, with_bias, gp):
 @njit(inline=True)
 def _body_joints(data_at, data_ref, exact, with_bias, gp):
     """The two-body joint unit's call of :func:`constraint_phase`, its arguments read from the
-    Data here, where they are used: read once before the loop over Kynema's kinds, every word
-    of the ~25 array descriptors the call passes stayed on the stack through the loop (2 000
-    instructions a heavy-top step of copies, for a call a model without such joints never
-    makes).  (has_output, vd, out: unused by TERMS, given as arrays of their types.)"""
+    Data here, where they are used: read once before the loop over Kynema's kinds, the ~25
+    array descriptors the call passes were copied onto the stack at every call (about 470
+    instructions a heavy-top step, for a call a model without such joints never makes).
+    (has_output, vd, out: unused by TERMS, given as arrays of their types.)"""
     kind = load_field(data_at, data_ref, "kinds").kind
     has_load = load_field(data_at, data_ref, "constraint_has_load")
     call_unit(
@@ -124,9 +124,9 @@ def constraint_outputs(data_at, data_ref, initial):
     slider displacement, rate and acceleration.  ``initial``: at t = 0, where Kynema's revolute
     output stays zero until the first step (hinges and sliders are set).
 
-    Its ~25 arrays are read here from the Data, as the phases read theirs: passed by the Newton
-    loop after every step, they stayed on its stack through the whole loop (a heavy-top
-    ``step()`` spent about 1 200 instructions copying the Data's words there)."""
+    Its ~25 arrays are read here from the Data, as the phases read theirs, and the Newton loop
+    calls it only when a constraint has outputs (a heavy-top step, which has none, spent about
+    500 instructions here for nothing)."""
     _outputs(
         load_field(data_at, data_ref, "units"), load_field(data_at, data_ref, "kinds"),
         load_field(data_at, data_ref, "constraint_has_output"), load_field(data_at, data_ref, "constraint_node"),

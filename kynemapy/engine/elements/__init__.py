@@ -54,8 +54,8 @@ def element_phase(data_at, data_ref, p, c):
     function's whole variable scope with it, and this level's copy cost 2.2 s of a first
     compilation (docs/performance.md, "2026-11-29, later")."""
     # each table is loaded where it is used, alone (the whole Data.tables, ~90 array
-    # descriptors, loaded first and kept on the stack across the mass table's call, cost 680
-    # instructions a call: a third of a heavy-top step's element phase)
+    # descriptors, loaded first and kept on the stack across the mass table's call, cost about
+    # 490 instructions a call: two thirds of a heavy-top step's element phase)
     units = load_field(data_at, data_ref, "units")
     if load_item(data_at, data_ref, TABLES_FIELD, BEAMS).nodes.shape[0] > 0:
         x0, gravity, q, v, vd, tangent, s33, s3, s4, s66, vals, b = node_data(data_at, data_ref)
