@@ -124,23 +124,6 @@ def load_data(typingctx, data_at, data_ref):
     return data_type(data_at, data_ref), codegen
 
 
-@intrinsic(prefer_literal=True)
-def load_member(typingctx, data_at, data_ref, index):
-    """Member ``index`` (a literal int) of the tuple (the Data) of the type ``data_ref`` refers
-    to, stored at address ``data_at`` (int64): one load of that member alone."""
-    if not isinstance(index, types.IntegerLiteral):
-        return None
-    k = index.literal_value
-    data_type = data_ref.instance_type
-
-    def codegen(context, builder, sig, args):
-        llty = context.get_value_type(data_type)
-        pointer = builder.inttoptr(args[0], llty.as_pointer())
-        return builder.load(builder.gep(pointer, [ir.Constant(_I32, 0), ir.Constant(_I32, k)], inbounds=True))
-
-    return data_type.types[k](data_at, data_ref, index), codegen
-
-
 _I32 = ir.IntType(32)
 
 
@@ -148,8 +131,9 @@ _I32 = ir.IntType(32)
 def load_item(typingctx, data_at, data_ref, index, item):
     """Item ``item`` of member ``index`` (both literal ints) of the tuple (the Data) of the type
     ``data_ref`` refers to, stored at address ``data_at`` (int64), e.g. one element table of
-    ``Data.tables``: one load of that item alone (:func:`load_member` loads the whole member,
-    whose words a function then keeps on its stack while it calls others)."""
+    ``Data.tables``: one load of that item alone (a load of the whole member, whose words a
+    function then kept on its stack while it called others, cost the element phase two thirds
+    of its instructions)."""
     if not isinstance(index, types.IntegerLiteral) or not isinstance(item, types.IntegerLiteral):
         return None
     k, j = index.literal_value, item.literal_value

@@ -57,10 +57,6 @@ if JIT_DISABLED:  # plain Python: call the unit's function itself; the Data stan
         """The Data (plain Python: ``data_at`` is the Data itself)."""
         return data_at
 
-    def load_member(data_at: Any, data_ref: Any, index: int) -> Any:
-        """Member ``index`` of the Data (plain Python: ``data_at`` is the Data itself)."""
-        return data_at[index]
-
     def load_field(data_at: Any, data_ref: Any, name: str) -> Any:
         """The field ``name`` of the Data (plain Python: ``data_at`` is the Data itself)."""
         return getattr(data_at, name)
@@ -71,7 +67,7 @@ if JIT_DISABLED:  # plain Python: call the unit's function itself; the Data stan
 
 else:
     from kynemapy.engine.native import call_address as call_unit
-    from kynemapy.engine.native import load_data, load_field, load_item, load_member
+    from kynemapy.engine.native import load_data, load_field, load_item
 
 __all__ = [
     "ASSEMBLY",
@@ -90,5 +86,4 @@ __all__ = [
     "load_data",
     "load_field",
     "load_item",
-    "load_member",
 ]
