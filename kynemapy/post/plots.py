@@ -82,6 +82,17 @@ def _legend(ax: Any, count: int) -> None:
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, fontsize="small", frameon=False)
 
 
+def _finish_pair(fig: Any, axes: Any, lower_ylabel: str, save: Any, name: str) -> None:
+    """A figure of two panels over time: the lower one's label, the time axis, grid and legend
+    on both, saved as ``name``."""
+    axes[1].set_ylabel(lower_ylabel)
+    axes[1].set_xlabel("time [s]")
+    for ax in axes:
+        ax.grid(alpha=0.3)
+        _legend(ax, 1)
+    save(fig, name)
+
+
 def _title(what: str, shown: int, total: int, name: str) -> str:
     more = f" (first {shown} of {total} nodes)" if shown < total else ""
     return f"{what}{more} — {name}"
@@ -193,12 +204,7 @@ def plot_result(
     if np.any(r.strain_energy != 0.0):
         axes[1].plot(t, r.strain_energy, label="strain (beams, springs)")
     axes[1].plot(t, energy, color="k", label="total")
-    axes[1].set_ylabel("energy [J]")
-    axes[1].set_xlabel("time [s]")
-    for ax in axes:
-        ax.grid(alpha=0.3)
-        _legend(ax, 1)
-    save(fig, "energy.png")
+    _finish_pair(fig, axes, "energy [J]", save, "energy.png")
 
     sc = getattr(r, "step_control", None)
     if sc is not None:  # a step-controlled run: its rows are no steps (no Newton iterations of their own)
@@ -220,12 +226,7 @@ def _iterations_figure(r: Any, label: str, plt: Any, save: Any) -> None:
     axes[0].set_title(f"Newton iterations per step — {label}")
     err = np.where(r.error[steps] > 0, r.error[steps], np.nan)
     axes[1].semilogy(t[steps], err, color="C3", label="final error")
-    axes[1].set_ylabel("final Newton error")
-    axes[1].set_xlabel("time [s]")
-    for ax in axes:
-        ax.grid(alpha=0.3)
-        _legend(ax, 1)
-    save(fig, "iterations.png")
+    _finish_pair(fig, axes, "final Newton error", save, "iterations.png")
 
 
 def _step_control_figure(r: Any, sc: dict[str, np.ndarray], label: str, plt: Any, save: Any) -> None:
@@ -244,12 +245,7 @@ def _step_control_figure(r: Any, sc: dict[str, np.ndarray], label: str, plt: Any
     rejected = rows & (sc["rejected"] > 0)
     if np.any(rejected):
         axes[1].plot(t[rejected], np.ones(int(rejected.sum())), "x", color="C1", label="attempts rejected before")
-    axes[1].set_ylabel("estimated error / tolerance")
-    axes[1].set_xlabel("time [s]")
-    for ax in axes:
-        ax.grid(alpha=0.3)
-        _legend(ax, 1)
-    save(fig, "step_control.png")
+    _finish_pair(fig, axes, "estimated error / tolerance", save, "step_control.png")
 
 
 def root_constraint(model: Any, node: int) -> int | None:

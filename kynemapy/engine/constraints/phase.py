@@ -88,27 +88,27 @@ def constraint_phase(data_at, data_ref, exact, with_bias, gp):
                 kind[ic], cX0[ic], axes[ic], geom[ic], param[ic], cin[ic], qb, q[nt], vb, v[nt], s3, s4, s33,
                 phi[ic],
             )  # fmt: skip
-    if body:
-        _body_joints(data_at, data_ref, exact, with_bias, gp)
+    if body:  # (has_output, vd: unused by TERMS, given as arrays of their types)
+        _body_joints(data_at, data_ref, TERMS, has_load, v, exact, with_bias, gp)
     return 0
 
 
 @njit(inline=True)
-def _body_joints(data_at, data_ref, exact, with_bias, gp):
-    """The two-body joint unit's call of :func:`constraint_phase`, its arguments read from the
-    Data here, where they are used: read once before the loop over Kynema's kinds, the ~25
-    array descriptors the call passes were copied onto the stack at every call (about 470
-    instructions a heavy-top step, for a call a model without such joints never makes).
-    (has_output, vd, out: unused by TERMS, given as arrays of their types.)"""
-    kind = load_field(data_at, data_ref, "kinds").kind
-    has_load = load_field(data_at, data_ref, "constraint_has_load")
+def _body_joints(data_at, data_ref, what, has_output, vd, exact, with_bias, gp):
+    """The two-body joint unit's call (``what``: ``TERMS`` from :func:`constraint_phase`,
+    ``OUTPUTS`` from :func:`constraint_outputs`), its arguments read from the Data here, where
+    they are used (read once before the loop over Kynema's kinds, the ~25 array descriptors the
+    call passes were copied onto the stack at every call: about 470 instructions a heavy-top
+    step, for a call a model without such joints never makes).  ``has_output`` and ``vd``: the
+    caller's (``TERMS`` does not read them: arrays of their types)."""
     call_unit(
         load_field(data_at, data_ref, "units"), BODY_JOINTS,
-        (TERMS, kind, has_load, has_load, load_field(data_at, data_ref, "constraint_node"),
+        (what, load_field(data_at, data_ref, "kinds").kind, load_field(data_at, data_ref, "constraint_has_load"),
+         has_output, load_field(data_at, data_ref, "constraint_node"),
          load_field(data_at, data_ref, "constraint_X0"), load_field(data_at, data_ref, "constraint_axes"),
          load_field(data_at, data_ref, "constraint_geometry"), load_field(data_at, data_ref, "constraint_param"),
          load_field(data_at, data_ref, "constraint_input"), load_field(data_at, data_ref, "q"),
-         load_field(data_at, data_ref, "v"), load_field(data_at, data_ref, "v"), load_field(data_at, data_ref, "lam"),
+         load_field(data_at, data_ref, "v"), vd, load_field(data_at, data_ref, "lam"),
          load_field(data_at, data_ref, "q_ground"), load_field(data_at, data_ref, "v_ground"),
          load_field(data_at, data_ref, "con_phi"), load_field(data_at, data_ref, "con_bb"),
          load_field(data_at, data_ref, "con_bt"), load_field(data_at, data_ref, "con_k"),
@@ -124,34 +124,22 @@ def constraint_outputs(data_at, data_ref, initial):
     slider displacement, rate and acceleration.  ``initial``: at t = 0, where Kynema's revolute
     output stays zero until the first step (hinges and sliders are set).
 
-    Its ~25 arrays are read here from the Data, as the phases read theirs, and the Newton loop
-    calls it only when a constraint has outputs (a heavy-top step, which has none, spent about
-    500 instructions here for nothing)."""
-    _outputs(
-        load_field(data_at, data_ref, "units"), load_field(data_at, data_ref, "kinds"),
-        load_field(data_at, data_ref, "constraint_has_output"), load_field(data_at, data_ref, "constraint_node"),
-        load_field(data_at, data_ref, "constraint_X0"), load_field(data_at, data_ref, "constraint_axes"),
-        load_field(data_at, data_ref, "constraint_geometry"), load_field(data_at, data_ref, "q"),
-        load_field(data_at, data_ref, "v"), load_field(data_at, data_ref, "vd"),
-        load_field(data_at, data_ref, "q_ground"), load_field(data_at, data_ref, "v_ground"),
-        load_field(data_at, data_ref, "s3"), load_field(data_at, data_ref, "constraint_output"), initial,
-        load_field(data_at, data_ref, "constraint_has_load"), load_field(data_at, data_ref, "constraint_param"),
-        load_field(data_at, data_ref, "constraint_input"), load_field(data_at, data_ref, "lam"),
-        load_field(data_at, data_ref, "con_phi"), load_field(data_at, data_ref, "con_bb"),
-        load_field(data_at, data_ref, "con_bt"), load_field(data_at, data_ref, "con_k"),
-        load_field(data_at, data_ref, "con_load"), load_field(data_at, data_ref, "tangent"),
-    )  # fmt: skip
-
-
-@njit(inline=True)
-def _outputs(
-    units, kinds, has_output, cnode, cX0, axes, geom, q, v, vd, q_ground, v_ground, s3, out, initial,
-    has_load, param, cin, lam, phi, bb, bt, k, load, tangent,
-):  # fmt: skip
-    """:func:`constraint_outputs` on the Data's arrays: ``kinds`` and ``units`` as in
-    :func:`constraint_phase`; ``has_load`` to ``load`` are passed on to the two-body joint unit
-    (which does not use them for outputs), and ``tangent`` likewise."""
-    kind = kinds.kind
+    Its arrays are read here from the Data, as the phases read theirs, and the Newton loop calls
+    it only when a constraint has outputs (a heavy-top step, which has none, spent about 500
+    instructions here for nothing)."""
+    kind = load_field(data_at, data_ref, "kinds").kind
+    has_output = load_field(data_at, data_ref, "constraint_has_output")
+    cnode = load_field(data_at, data_ref, "constraint_node")
+    cX0 = load_field(data_at, data_ref, "constraint_X0")
+    axes = load_field(data_at, data_ref, "constraint_axes")
+    geom = load_field(data_at, data_ref, "constraint_geometry")
+    q = load_field(data_at, data_ref, "q")
+    v = load_field(data_at, data_ref, "v")
+    vd = load_field(data_at, data_ref, "vd")
+    q_ground = load_field(data_at, data_ref, "q_ground")
+    v_ground = load_field(data_at, data_ref, "v_ground")
+    s3 = load_field(data_at, data_ref, "s3")
+    out = load_field(data_at, data_ref, "constraint_output")
     body = False
     for ic in range(kind.shape[0]):
         if has_output[ic] == 0:
@@ -167,11 +155,7 @@ def _outputs(
             v[nt], v_ground if g else vd[nb], vd[nt], initial, s3, out[ic],
         )  # fmt: skip
     if body:
-        call_unit(
-            units, BODY_JOINTS,
-            (OUTPUTS, kind, has_load, has_output, cnode, cX0, axes, geom, param, cin, q, v, vd, lam, q_ground,
-             v_ground, phi, bb, bt, k, load, out, False, False, tangent, 0.0),
-        )  # fmt: skip
+        _body_joints(data_at, data_ref, OUTPUTS, has_output, vd, False, False, 0.0)
 
 
 @njit
