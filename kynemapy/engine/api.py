@@ -22,7 +22,6 @@ from kynemapy.engine.data import Inputs, State, Workspace, new_inputs, new_state
 from kynemapy.engine.elements import BEAMS, CONTACTS, PAIRS
 from kynemapy.engine.elements.beams.table import scratch_nodes
 from kynemapy.engine.fields import Data
-from kynemapy.engine.invariants import invariant_scratch, pack_rows, parts_of
 from kynemapy.engine.lookup import call
 from kynemapy.engine.params import ACCELERATION_COEFFICIENTS, StepParameters
 from kynemapy.engine.step import (
@@ -38,7 +37,6 @@ from kynemapy.engine.step import (
 from kynemapy.engine.stored_call import StoredCall
 from kynemapy.engine.units import fill_missing, need_exact_beams
 from kynemapy.linalg.dense import SOLVE_CAPACITY, SOLVE_OK, build_program
-from kynemapy.linalg.sparse_lu import LU_CAPACITY, grow_lu_workspace
 from kynemapy.model import Model
 from kynemapy.model.builder import no_unknowns
 from kynemapy.model.kinds import HINGE_JOINT, SLIDER_JOINT
@@ -174,6 +172,8 @@ def fill_rows(data: Data, rows: np.ndarray) -> None:
     """Energy and momentum columns of output rows (R, width) from their q and v (compiled
     :func:`~kynemapy.engine.invariants.pack_rows` with no fields to copy, the result files'
     kernel; scratch of its own)."""
+    from kynemapy.engine.invariants import invariant_scratch, pack_rows, parts_of  # (first use: its kernels)
+
     buf = np.ascontiguousarray(rows)  # the compiled kernel's type (a copy only if not C-contiguous)
     scratch = invariant_scratch(scratch_nodes(data.tables[BEAMS]))
     at = stored(data)
@@ -230,6 +230,8 @@ def reactions(model: Model, q: np.ndarray, lam: np.ndarray, cid: int) -> tuple[n
 
 def grow_fallback(workspace: Workspace) -> None:
     """Double the capacity of the fallback sparse LU (after ``NEEDS_MEMORY``)."""
+    from kynemapy.linalg.sparse_lu import grow_lu_workspace  # (a sparse model's: imported only then)
+
     workspace.fallback = grow_lu_workspace(workspace.fallback)
 
 
@@ -271,6 +273,8 @@ def reference_factorization(
         task(workspace.data(state, inputs) if d is None else d, p, _entry.LINEARIZE)
         workspace.reference = build_program(workspace.indptr, workspace.indices, n, workspace.vals, active=active)
         return
+    from kynemapy.linalg.sparse_lu import LU_CAPACITY, grow_lu_workspace  # (a sparse model's: only then)
+
     if d is None:
         d = workspace.data(state, inputs)
     task(d, p, _entry.LINEARIZE)

@@ -53,10 +53,9 @@ def constraint_gradient(workspace: Workspace, data: Data, sparse: bool = False) 
     """Exact constraint gradient B, (constraint rows, n_system_dofs), at the state of ``data``
     (the constraint phase with exact gradients; it overwrites the workspace's constraint blocks).
 
-    A dense array, or with ``sparse`` a ``scipy.sparse.csr_matrix``.
+    A dense array, or with ``sparse`` a ``scipy.sparse.csr_matrix`` (scipy is imported only
+    then: a small model's checks do not import ``scipy.sparse``, about 10 ms of every process).
     """
-    import scipy.sparse as sp
-
     model = workspace.model
     evaluate_constraints(data)
     bb, bt = workspace.views["con_bb"], workspace.views["con_bt"]
@@ -78,8 +77,13 @@ def constraint_gradient(workspace: Workspace, data: Data, sparse: bool = False) 
     else:
         r = col = np.zeros(0, dtype=np.int64)
         v = np.zeros(0)
-    B = sp.csr_matrix((v, (r, col)), shape=(rows, nsys))  # duplicates summed
-    return B if sparse else B.toarray()
+    if not sparse:
+        B = np.zeros((rows, nsys))
+        np.add.at(B, (r, col), v)  # duplicates summed
+        return B
+    import scipy.sparse as sp
+
+    return sp.csr_matrix((v, (r, col)), shape=(rows, nsys))  # duplicates summed
 
 
 def check_constraints(workspace: Workspace, data: Data) -> None:

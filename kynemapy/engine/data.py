@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -30,8 +30,10 @@ from kynemapy.engine.unit_call import N_UNITS
 from kynemapy.engine.units import fill_units
 from kynemapy.linalg import sparsity
 from kynemapy.linalg.dense import Program, empty_program
-from kynemapy.linalg.sparse_lu import LUWorkspace, analyze, new_lu_workspace
 from kynemapy.model import Model, kinds
+
+if TYPE_CHECKING:  # the sparse LU is imported by the first sparse model, not with the engine
+    from kynemapy.linalg.sparse_lu import LUWorkspace
 
 #: systems up to this many unknowns are solved densely by ``solver="auto"``
 DENSE_MAX_DOFS = 20
@@ -407,6 +409,8 @@ class Workspace:
             self.reference: Program | LUWorkspace = empty_program(n)
             self.fallback: Any = (np.zeros(n, dtype=np.int64), np.zeros(n * n))
         else:
+            from kynemapy.linalg.sparse_lu import analyze, new_lu_workspace
+
             symbolic = analyze(self.indptr, self.indices, n)
             self.reference = new_lu_workspace(self.indptr, self.indices, n, symbolic=symbolic)
             self.fallback = new_lu_workspace(self.indptr, self.indices, n, symbolic=symbolic)

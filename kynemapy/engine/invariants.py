@@ -30,7 +30,7 @@ from kynemapy.engine.elements.beams.interpolate import (
     interp_vector_deriv,
 )
 from kynemapy.engine.elements.beams.qp import elastic_force_fc, strain
-from kynemapy.engine.elements.contacts import PARAM_EXPONENT, PARAM_K
+from kynemapy.engine.elements.contact_table import PARAM_EXPONENT, PARAM_K
 from kynemapy.engine.elements.masses import rotate_section_matrix_call
 from kynemapy.engine.elements.pairs import closest_points
 from kynemapy.engine.rows import (

@@ -2,7 +2,9 @@
 
 ``Data.solver`` is a :class:`Solver`: a flag (``dense``) and four arenas.  Every model runs
 the same compiled code (one compiled engine for every model, docs/engine.md); a branch on the
-flag picks the elimination program or the sparse LU.
+flag picks the elimination program or the sparse LU (the sparse-solver unit,
+:mod:`kynemapy.engine.sparse_unit`, called through its address and imported only when a model
+has the sparse solver).
 """
 
 from __future__ import annotations
@@ -13,8 +15,7 @@ import numpy as np
 
 from kynemapy._jit import njit
 from kynemapy.engine.unit_call import SPARSE, call_unit
-from kynemapy.linalg.dense import SOLVE_CAPACITY, SOLVE_OK, SOLVE_SINGULAR, csc_to_dense, dense_solve, program_solve
-from kynemapy.linalg.sparse_lu import LU_CAPACITY, LU_OK, lu_factor, lu_refactor, lu_solve
+from kynemapy.linalg.dense import SOLVE_OK, csc_to_dense, dense_solve, program_solve
 
 
 class Solver(NamedTuple):
@@ -47,34 +48,9 @@ def _dense_solve(s, indptr, indices, vals, x):
     return dense_solve(a, s.fi, x)
 
 
-#: what :func:`sparse_phase` does
+#: what :func:`kynemapy.engine.sparse_unit.sparse_phase` does
 SOLVE = 0  #: solve the Newton system (refactor along the reference, or a fresh LU)
 FACTOR_REFERENCE = 1  #: factor the reference LU
-
-
-@njit
-def sparse_phase(what, s, indptr, indices, vals, x):
-    """The engine's sparse-solver unit (:mod:`kynemapy.engine.unit_call`: compiled on its own
-    the first time a model has the sparse solver, called through its address): ``what``
-    :data:`SOLVE`, ``A x = rhs`` in place (a ``SOLVE_*`` status); :data:`FACTOR_REFERENCE`, the
-    reference LU of ``s`` factored from ``vals`` (a ``LU_*`` status)."""
-    if what == FACTOR_REFERENCE:
-        return lu_factor(s.ri, s.rf, vals)
-    return _sparse_solve(s, indptr, indices, vals, x)
-
-
-@njit(inline=True)
-def _sparse_solve(s, indptr, indices, vals, x):
-    if lu_refactor(s.ri, s.rf, vals) == LU_OK:
-        lu_solve(s.ri, s.rf, x)
-        return SOLVE_OK
-    status = lu_factor(s.fi, s.ff, vals)
-    if status == LU_OK:
-        lu_solve(s.fi, s.ff, x)
-        return SOLVE_OK
-    if status == LU_CAPACITY:
-        return SOLVE_CAPACITY
-    return SOLVE_SINGULAR
 
 
 @njit(inline=True)
@@ -86,7 +62,7 @@ def solve_system(units, solver, indptr, indices, vals, x):
     along the reference LU's pivots, or factor afresh in the fallback LU when refused.  Either
     way the result depends on the current matrix alone, never on earlier solves.  Returns
     ``SOLVE_OK``, ``SOLVE_SINGULAR`` or ``SOLVE_CAPACITY`` (the fallback LU's arrays are too small).
-    The sparse LU is the sparse-solver unit (``units``, :func:`sparse_phase`).
+    The sparse LU is the sparse-solver unit (``units``, :func:`kynemapy.engine.sparse_unit.sparse_phase`).
     """
     if solver.dense:
         return _dense_solve(solver, indptr, indices, vals, x)

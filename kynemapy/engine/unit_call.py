@@ -23,16 +23,16 @@ from typing import Any
 from kynemapy._jit import JIT_DISABLED
 
 #: the units, by their position in ``Data.units``
-BEAMS = 0  #: the beam elements' terms (:func:`kynemapy.engine.elements.beams.table.beam_phase`)
+BEAMS = 0  #: the beam elements' terms (:func:`kynemapy.engine.elements.beams.phase.beam_phase`)
 BODY_JOINTS = 1  #: the two-body joints (:func:`kynemapy.engine.constraints.body_phase.body_joint_phase`)
-SPARSE = 2  #: the sparse LU (:func:`kynemapy.engine.solvers.sparse_phase`)
+SPARSE = 2  #: the sparse LU (:func:`kynemapy.engine.sparse_unit.sparse_phase`)
 ENGINE = 3  #: the engine itself, every model's (:func:`kynemapy.engine.entry.run_task_at`)
 CONTACTS = 4  #: the compliant contacts (:func:`kynemapy.engine.elements.pairs.contact_phase`)
 ELEMENTS = 5  #: the element phase (:func:`kynemapy.engine.phases.element_phase`)
 CONSTRAINTS = 6  #: the constraint phase (:func:`kynemapy.engine.phases.constraint_phase`)
 ASSEMBLY = 7  #: the constraint assembly (:func:`kynemapy.engine.phases.assembly_phase`)
 #: the beam elements with damping and the exact tangent
-#: (:func:`kynemapy.engine.elements.beams.table.beam_phase_full`): the element phase calls it when
+#: (:func:`kynemapy.engine.elements.beams.phase.beam_phase_full`): the element phase calls it when
 #: ``p`` asks for the exact tangent (``P_EXACT`` with ``P_STIFFNESS`` ≠ 0), else ``BEAMS``, which
 #: holds this same unit's address for a model with damped beams
 BEAMS_FULL = 8

@@ -9,11 +9,13 @@ never compiled.
 
 from __future__ import annotations
 
+import importlib
 import os
 import subprocess
 import sys
 import threading
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, overload
 
 import numba
 import numpy as np
@@ -23,15 +25,13 @@ from kynemapy.engine.constraints.body_phase import TERMS, body_joint_phase, body
 from kynemapy.engine.elements import BEAMS as BEAM_TABLE
 from kynemapy.engine.elements import CONTACTS as CONTACT_TABLE
 from kynemapy.engine.elements import PAIRS as PAIR_TABLE
-from kynemapy.engine.elements.beams.table import beam_phase, beam_phase_full
-from kynemapy.engine.elements.pairs import contact_phase
 from kynemapy.engine.entry import run_task_at
 from kynemapy.engine.fields import Data
 from kynemapy.engine.lookup import argument_types, entry
 from kynemapy.engine.notice import ANNOUNCED, announce, is_cached
 from kynemapy.engine.params import P_EXACT, P_STIFFNESS
 from kynemapy.engine.phases import assembly_phase, constraint_phase, element_phase
-from kynemapy.engine.solvers import SOLVE, sparse_phase
+from kynemapy.engine.solvers import SOLVE
 from kynemapy.engine.unit_call import (
     ASSEMBLY,
     BEAMS,
@@ -48,15 +48,58 @@ from kynemapy.engine.unit_call import (
 )
 from kynemapy.model.kinds import BALL_JOINT, DRIVEN_LOAD, driven
 
-#: the unit kernels by their position in ``Data.units``
-KERNELS = (
-    beam_phase, body_joint_phase, sparse_phase, run_task_at, contact_phase, element_phase, constraint_phase,
-    assembly_phase, beam_phase_full, body_joint_phase_full,
-)  # fmt: skip
-# what plain Python (KYNEMAPY_DISABLE_JIT) calls: the full beam and joint units for every model
-PLAIN_KERNELS[:] = KERNELS
-PLAIN_KERNELS[BEAMS] = beam_phase_full
-PLAIN_KERNELS[BODY_JOINTS] = body_joint_phase_full
+#: the units whose kernels' modules are imported on first use (a model with beams, contact or
+#: the sparse solver): (module, function).  A process that steps rigid bodies with the dense
+#: solver never imports them, nor the ~70 compiled functions they define (about 30 ms of its
+#: start, docs/performance.md); the engine itself calls every unit through its address.
+_LATER = {
+    BEAMS: ("kynemapy.engine.elements.beams.phase", "beam_phase"),
+    BEAMS_FULL: ("kynemapy.engine.elements.beams.phase", "beam_phase_full"),
+    CONTACTS: ("kynemapy.engine.elements.pairs", "contact_phase"),
+    SPARSE: ("kynemapy.engine.sparse_unit", "sparse_phase"),
+}
+_kernels: list[Any] = [
+    None, body_joint_phase, None, run_task_at, None, element_phase, constraint_phase, assembly_phase, None,
+    body_joint_phase_full,
+]  # fmt: skip
+
+
+def kernel(index: int) -> Any:
+    """The unit kernel at position ``index`` of ``Data.units`` (its module imported on first use)."""
+    found = _kernels[index]
+    if found is None:
+        module, name = _LATER[index]
+        found = _kernels[index] = getattr(importlib.import_module(module), name)
+    return found
+
+
+class _Kernels(Sequence[Any]):
+    """The unit kernels by their position in ``Data.units``, each imported on first use."""
+
+    def __len__(self) -> int:
+        return N_UNITS
+
+    @overload
+    def __getitem__(self, index: int) -> Any: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Any]: ...
+
+    def __getitem__(self, index: int | slice) -> Any:
+        if isinstance(index, slice):
+            return [kernel(i) for i in range(N_UNITS)[index]]
+        if not -N_UNITS <= index < N_UNITS:
+            raise IndexError(f"no unit {index} (there are {N_UNITS})")
+        return kernel(index % N_UNITS)
+
+
+#: the unit kernels by their position in ``Data.units`` (a sequence; each imported on first use)
+KERNELS = _Kernels()
+
+if JIT_DISABLED:  # plain Python calls the functions by position: every unit, the full beam and joint ones
+    PLAIN_KERNELS[:] = [kernel(index) for index in range(N_UNITS)]
+    PLAIN_KERNELS[BEAMS] = kernel(BEAMS_FULL)
+    PLAIN_KERNELS[BODY_JOINTS] = body_joint_phase_full
 
 #: addresses found, by unit and the identities of numba's (interned) argument types, kept with
 #: the types so that their ids stay theirs
@@ -123,16 +166,16 @@ def needed(d: Data, exact: bool = False) -> tuple[bool, ...]:
 def address(index: int, d: Data) -> int:
     """The address of unit ``index``'s compiled code for the argument types of ``d`` (compiled,
     or loaded from the cache, on first use)."""
-    kernel = KERNELS[index]
+    unit = kernel(index)
     arguments = _arguments(index, d)
-    types = argument_types(kernel, arguments)
+    types = argument_types(unit, arguments)
     key = (index, *map(id, types))
     with _lock:
         hit = _ADDRESSES.get(key)
     if hit is not None and all(a is b for a, b in zip(hit[0], types, strict=True)):
         return hit[1]
-    entry(kernel, arguments)  # compiled for these types (announced when long)
-    found = numba.types.CompileResultWAP(kernel.overloads[types]).__wrapper_address__()
+    entry(unit, arguments)  # compiled for these types (announced when long)
+    found = numba.types.CompileResultWAP(unit.overloads[types]).__wrapper_address__()
     with _lock:
         _ADDRESSES[key] = (types, found)
     return found
@@ -217,8 +260,8 @@ def _jobs() -> int:
 
 def _found(index: int, d: Data) -> bool:
     """Whether this process has the address of unit ``index`` for ``d``'s types already."""
-    kernel = KERNELS[index]
-    types = argument_types(kernel, _arguments(index, d))
+    unit = kernel(index)
+    types = argument_types(unit, _arguments(index, d))
     with _lock:
         hit = _ADDRESSES.get((index, *map(id, types)))
     return hit is not None and all(a is b for a, b in zip(hit[0], types, strict=True))
@@ -226,8 +269,8 @@ def _found(index: int, d: Data) -> bool:
 
 def _cold(index: int, d: Data) -> bool:
     """Whether unit ``index`` was never compiled into the cache for ``d``'s types."""
-    kernel = KERNELS[index]
-    return not is_cached(kernel, argument_types(kernel, _arguments(index, d)))
+    unit = kernel(index)
+    return not is_cached(unit, argument_types(unit, _arguments(index, d)))
 
 
 def compile_units(indices: list[int], d: Data, jobs: int | None = None) -> None:
@@ -248,8 +291,8 @@ def compile_units(indices: list[int], d: Data, jobs: int | None = None) -> None:
             address(index, d)
         return
     what = "the engine" if ENGINE in cold else "the engine's units"
-    if len(cold) == 1 and KERNELS[cold[0]].py_func.__name__ in ANNOUNCED:  # one unit: say which
-        what = ANNOUNCED[KERNELS[cold[0]].py_func.__name__][0]
+    if len(cold) == 1 and kernel(cold[0]).py_func.__name__ in ANNOUNCED:  # one unit: say which
+        what = ANNOUNCED[kernel(cold[0]).py_func.__name__][0]
     mine, theirs = _split(cold)
     jobs = _jobs() if jobs is None else jobs
     # the second process starts Python and compiles some small kernels again: about 2 s more
@@ -315,6 +358,7 @@ __all__ = [
     "driven_joints",
     "fill_missing",
     "fill_units",
+    "kernel",
     "need_exact_beams",
     "needed",
     "start_python",

@@ -1086,6 +1086,8 @@ class ModelBuilder:
     def _refresh_beam_tables(self) -> None:
         """Recompute the reference tables of the beam elements whose nodes moved since they were
         made (translate/rotate): Kynema makes them from the nodes when the system is created."""
+        if not self._beams:  # (a model without beams does not import the beams' modules)
+            return
         from kynemapy.engine.elements.beams.sections import element_tables
 
         for e, (ids, _, damping) in enumerate(self._beams):

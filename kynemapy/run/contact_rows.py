@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from kynemapy.engine.elements.contacts import PARAM_EXPONENT, PARAM_K
+from kynemapy.engine.elements.contact_table import PARAM_EXPONENT, PARAM_K
 from kynemapy.model import Model
 
 if TYPE_CHECKING:

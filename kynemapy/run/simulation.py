@@ -25,7 +25,7 @@ from kynemapy.engine.api import (
 from kynemapy.engine.checks import check_constraints
 from kynemapy.engine.data import Inputs, State, Workspace, new_workspace
 from kynemapy.engine.elements import CONTACTS, PAIRS
-from kynemapy.engine.elements.contacts import OUT_FRICTION, OUT_GAP, OUT_NORMAL, OUT_SLIP
+from kynemapy.engine.elements.contact_table import OUT_FRICTION, OUT_GAP, OUT_NORMAL, OUT_SLIP
 from kynemapy.engine.entry import ADVANCE, INITIAL_ACCELERATIONS, LINEARIZE, REACTION, RECORD, START, run_task
 from kynemapy.engine.fields import Data
 from kynemapy.engine.initial_velocity import (

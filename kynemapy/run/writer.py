@@ -46,7 +46,6 @@ from kynemapy.engine.data import Inputs, State
 from kynemapy.engine.elements import BEAMS
 from kynemapy.engine.elements.beams.table import scratch_nodes
 from kynemapy.engine.fields import Data
-from kynemapy.engine.invariants import invariant_scratch, pack_rows, parts_of
 from kynemapy.engine.lookup import entry
 from kynemapy.engine.rows import RowLayout, field_views
 
@@ -162,6 +161,10 @@ class BackgroundWriter:
         recorders: Mapping[str, Callable[[dict[str, np.ndarray], int], None]] | None = None,
         keepers: Mapping[str, Any] | None = None,
     ) -> None:
+        # the rows' energy and momentum kernel: its module (with the beam and contact kernels it
+        # evaluates) is imported by the first writer, not with the run driver
+        from kynemapy.engine.invariants import invariant_scratch, pack_rows, parts_of
+
         self.writer = writer
         self.unit = int(unit)
         self.threaded = bool(threaded)

@@ -150,6 +150,37 @@ def test_stepping_a_model_without_files_imports_no_sparse_solver_or_h5py() -> No
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
+def test_stepping_rigid_bodies_imports_no_beam_contact_or_sparse_kernels() -> None:
+    """A warm process pays for every module it imports (each compiled function's dispatcher and
+    cache set-up): the beams' kernels, the contacts', the sparse LU's, the rows' energy kernels
+    and ``scipy.sparse`` load only for a model or a task that needs them; and a model with beams
+    and the sparse solver then imports them, and steps."""
+    code = (
+        "import sys, kynemapy as kp\n"
+        "b = kp.ModelBuilder(gravity=(0, 0, -9.81))\n"
+        "n = b.add_node(position=(1, 0, 0))\n"
+        "b.add_mass(n, mass=1.0, inertia=(0.1, 0.1, 0.1))\n"
+        "b.add_spherical_joint(n, point=(0, 0, 0))\n"
+        "sim = kp.Simulation(b.build(), kp.StepParameters(h=0.01))\n"
+        "sim.step(); sim.advance(3)\n"
+        "later = {'kynemapy.engine.elements.beams.phase', 'kynemapy.engine.elements.beams.qp',\n"
+        "         'kynemapy.engine.elements.contacts', 'kynemapy.engine.elements.pairs',\n"
+        "         'kynemapy.engine.sparse_unit', 'kynemapy.linalg.sparse_lu', 'kynemapy.engine.invariants',\n"
+        "         'scipy.sparse'}\n"
+        "assert not later & set(sys.modules), sorted(later & set(sys.modules))\n"
+        "b = kp.ModelBuilder()\n"
+        "nodes = [b.add_node(position=(x, 0, 0)) for x in (0.0, 0.5, 1.0)]\n"
+        "b.add_beam_element(nodes, [0.0, 0.5, 1.0], [(0.1, 1 / 3), (0.5, 1 / 3), (0.9, 1 / 3)], [0.0, 1.0],\n"
+        "                   [np.eye(6)] * 2, [1e4 * np.eye(6)] * 2)\n"
+        "b.add_fixed_bc(nodes[0])\n"
+        "sim = kp.Simulation(b.build(), kp.StepParameters(h=0.01, solver='sparse'))\n"
+        "sim.set_load(nodes[2], (0, 0, 1.0)); sim.advance(2)\n"
+        "assert {'kynemapy.engine.elements.beams.phase', 'kynemapy.engine.sparse_unit'} <= set(sys.modules)\n"
+        "assert abs(sim.state.q[nodes[2], 2]) > 0.0\n"
+    )
+    subprocess.run([sys.executable, "-c", "import numpy as np\n" + code], check=True)
+
+
 def test_the_newton_loop_reads_fields_of_the_data_by_name_never_the_whole_data() -> None:
     """``engine.entry.run_task_at`` reads each field it uses from the stored Data alone
     (``load_field``, by a name that must be a field of ``Data``), never the whole Data (~730

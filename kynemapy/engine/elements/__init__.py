@@ -8,7 +8,10 @@ system with :func:`~kynemapy.engine.elements.table.add_element_block`; optionall
 ``counts(model)``, sizes named in its fields' shapes, and ``SCRATCH``, kernel scratch allocated
 once per table, as the beams have), then list it in :data:`TABLES` and in
 :func:`element_phase` below, at the same position.  Packing, sparsity and checks follow from
-the table's declaration.
+the table's declaration.  A table whose kernels are a unit of their own (the beams, the
+contacts) declares itself in a module without compiled code (:mod:`.beams.table`,
+:mod:`.contact_table`, :mod:`.pair_table`), which :data:`TABLES` lists: its kernels are then
+imported only for a model that has such elements.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from kynemapy._jit import njit
-from kynemapy.engine.elements import contacts, masses, pairs, springs
+from kynemapy.engine.elements import contact_table, masses, pair_table, springs
 from kynemapy.engine.elements.beams import table as beams
 from kynemapy.engine.elements.table import node_data
 from kynemapy.engine.fields import TABLES_FIELD
@@ -27,7 +30,9 @@ from kynemapy.engine.unit_call import CONTACTS as CONTACT_UNIT
 from kynemapy.engine.unit_call import call_unit, load_field, load_item
 
 #: the element tables in Kynema's assembly order; ``Data.tables[k]`` is the table of TABLES[k]
-TABLES = (beams, masses, springs, contacts, pairs)
+#: (the beams' and the contacts' declarations: their kernels, the beam and contact units, are
+#: imported by :mod:`kynemapy.engine.units` only for a model that has them)
+TABLES = (beams, masses, springs, contact_table, pair_table)
 #: positions of the tables in TABLES (and in ``Data.tables``)
 BEAMS, MASSES, SPRINGS, CONTACTS, PAIRS = 0, 1, 2, 3, 4
 

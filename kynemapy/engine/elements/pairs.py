@@ -32,59 +32,13 @@ candidate pair.
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
-
-import numpy as np
 
 from kynemapy._jit import njit
-from kynemapy.engine.elements.contacts import N_OUT, N_PARAM
+from kynemapy.engine.elements.contact_table import N_OUT
 from kynemapy.engine.elements.contacts import terms as plane_terms
 from kynemapy.engine.elements.table import add_element_block
 from kynemapy.engine.params import P_GAMMA_PRIME, P_STIFFNESS
 from kynemapy.math.quaternion import rot
-
-
-class PairTable(NamedTuple):
-    """The candidate pairs (n of them): the standard table fields, then ``offset`` (n, 4, 3) body
-    1's point (a sphere's centre, a box corner, a capsule's end a), body 2's segment ends and body
-    1's second segment end (a capsule–capsule pair: its end b; row 0 again otherwise), offsets
-    from their nodes at the reference configuration [m], ``radius``
-    (n, 2) [m], ``param`` (n, 6) the contact law (:data:`~.contacts.PARAM_K` ...), the state
-    ``out`` (n, 6) (:data:`~.contacts.OUT_GAP` ...; the friction force is body 2's), ``box``
-    (n, 4, 3) where body 2's shape is a box, its centre's offset and its three half-axis
-    vectors at the reference configuration [m] (zeros otherwise), and the kernel scratch ``jac``
-    (12, 3, 24)."""
-
-    nodes: np.ndarray
-    rows: np.ndarray
-    slots: np.ndarray
-    res: np.ndarray
-    mat: np.ndarray
-    offset: np.ndarray
-    radius: np.ndarray
-    param: np.ndarray
-    out: np.ndarray
-    box: np.ndarray
-    jac: np.ndarray
-
-
-TABLE = PairTable
-FIELDS = (
-    ("offset", "mf", (4, 3), "pair_offset"),
-    ("radius", "mf", (2,), "pair_radius"),
-    ("param", "mf", (N_PARAM,), "pair_param"),
-    ("out", "wf", (N_OUT,), None),
-    ("box", "mf", (4, 3), "pair_box"),
-)
-#: the kernel's 3×24 Jacobians, once per table
-SCRATCH = (("jac", (12, 3, 24)),)
-#: two nodes per pair, all six DOFs each
-NODE_DOFS = 6
-
-
-def nodes(model) -> np.ndarray:
-    """(n_pairs, 2) the two nodes of each pair."""
-    return np.asarray(model.pair_node, dtype=np.int64).reshape(-1, 2)
 
 
 @njit
@@ -289,8 +243,9 @@ def pair_terms(q1, q2, x1, x2, v1, v2, t1, t2, offset, radius, box, par, gp, kap
     """Residual (12,) and iteration block (12, 12) of one pair; its state into ``out``.
     Returns whether it carries a force.  ``q_i`` (4,) rotation displacements, ``x_i`` (3,) node
     positions [m], ``v_i`` (6,), ``t_i`` (3, 3) rotation blocks of 𝒯; ``offset`` (4, 3) (see
-    :class:`PairTable`: rows 0 and 3 differing make it a capsule–capsule pair); ``box`` (4, 3) body 2's
-    box (centre offset, half-axis vectors; zeros: a segment); scratch ``jac`` (12, 3, 24).
+    :class:`~kynemapy.engine.elements.pair_table.PairTable`: rows 0 and 3 differing make it a
+    capsule–capsule pair); ``box`` (4, 3) body 2's box (centre offset, half-axis vectors; zeros: a
+    segment); scratch ``jac`` (12, 3, 24).
 
     Body 2's point closest to p₁ is ``p₂ = x₂ + s_c + Σ_k ℓ_k e_k``: for a segment, s_c = s_a and
     one direction e = b − a with ℓ = t; for a box, s_c its centre and its three half-axis
