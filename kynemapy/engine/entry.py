@@ -22,7 +22,7 @@ import math
 
 from kynemapy._jit import JIT_DISABLED, njit
 from kynemapy.engine.assemble import begin_system
-from kynemapy.engine.constraints.body_phase import drives_missing
+from kynemapy.engine.constraints.joint_unit import drives_missing
 from kynemapy.engine.constraints.phase import constraint_outputs, constraint_reaction
 from kynemapy.engine.native import store_native
 from kynemapy.engine.params import (

@@ -21,7 +21,7 @@ import numba
 import numpy as np
 
 from kynemapy._jit import JIT_DISABLED
-from kynemapy.engine.constraints.body_phase import TERMS, body_joint_phase, body_joint_phase_full
+from kynemapy.engine.constraints.joint_unit import TERMS
 from kynemapy.engine.elements import BEAMS as BEAM_TABLE
 from kynemapy.engine.elements import CONTACTS as CONTACT_TABLE
 from kynemapy.engine.elements import PAIRS as PAIR_TABLE
@@ -48,19 +48,21 @@ from kynemapy.engine.unit_call import (
 )
 from kynemapy.model.kinds import BALL_JOINT, DRIVEN_LOAD, driven
 
-#: the units whose kernels' modules are imported on first use (a model with beams, contact or
-#: the sparse solver): (module, function).  A process that steps rigid bodies with the dense
-#: solver never imports them, nor the ~70 compiled functions they define (about 30 ms of its
-#: start, docs/performance.md); the engine itself calls every unit through its address.
+#: the units whose kernels' modules are imported on first use (a model with beams, contact,
+#: two-body joints or the sparse solver): (module, function).  A process that steps Kynema's
+#: kinds with the dense solver never imports them, nor the ~90 compiled functions they define
+#: (about 40 ms of its start, docs/performance.md); the engine calls every unit through its
+#: address.
 _LATER = {
+    BODY_JOINTS: ("kynemapy.engine.constraints.body_phase", "body_joint_phase"),
+    BODY_JOINTS_FULL: ("kynemapy.engine.constraints.body_phase", "body_joint_phase_full"),
     BEAMS: ("kynemapy.engine.elements.beams.phase", "beam_phase"),
     BEAMS_FULL: ("kynemapy.engine.elements.beams.phase", "beam_phase_full"),
     CONTACTS: ("kynemapy.engine.elements.pairs", "contact_phase"),
     SPARSE: ("kynemapy.engine.sparse_unit", "sparse_phase"),
 }
 _kernels: list[Any] = [
-    None, body_joint_phase, None, run_task_at, None, element_phase, constraint_phase, assembly_phase, None,
-    body_joint_phase_full,
+    None, None, None, run_task_at, None, element_phase, constraint_phase, assembly_phase, None, None,
 ]  # fmt: skip
 
 
@@ -99,7 +101,7 @@ KERNELS = _Kernels()
 if JIT_DISABLED:  # plain Python calls the functions by position: every unit, the full beam and joint ones
     PLAIN_KERNELS[:] = [kernel(index) for index in range(N_UNITS)]
     PLAIN_KERNELS[BEAMS] = kernel(BEAMS_FULL)
-    PLAIN_KERNELS[BODY_JOINTS] = body_joint_phase_full
+    PLAIN_KERNELS[BODY_JOINTS] = kernel(BODY_JOINTS_FULL)
 
 #: addresses found, by unit and the identities of numba's (interned) argument types, kept with
 #: the types so that their ids stay theirs

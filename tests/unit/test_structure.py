@@ -150,11 +150,12 @@ def test_stepping_a_model_without_files_imports_no_sparse_solver_or_h5py() -> No
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
-def test_stepping_rigid_bodies_imports_no_beam_contact_or_sparse_kernels() -> None:
+def test_stepping_kynemas_kinds_imports_no_beam_contact_joint_or_sparse_kernels() -> None:
     """A warm process pays for every module it imports (each compiled function's dispatcher and
-    cache set-up): the beams' kernels, the contacts', the sparse LU's, the rows' energy kernels
-    and ``scipy.sparse`` load only for a model or a task that needs them; and a model with beams
-    and the sparse solver then imports them, and steps."""
+    cache set-up): the beams' kernels, the contacts', the two-body joints', the sparse LU's, the
+    rows' energy kernels and ``scipy.sparse`` load only for a model or a task that needs them;
+    and a model with beams and the sparse solver, or with a hinge, then imports them and steps
+    (the pendulum on its hinge about y falls in x-z, nothing along y)."""
     code = (
         "import sys, kynemapy as kp\n"
         "b = kp.ModelBuilder(gravity=(0, 0, -9.81))\n"
@@ -166,6 +167,7 @@ def test_stepping_rigid_bodies_imports_no_beam_contact_or_sparse_kernels() -> No
         "later = {'kynemapy.engine.elements.beams.phase', 'kynemapy.engine.elements.beams.qp',\n"
         "         'kynemapy.engine.elements.contacts', 'kynemapy.engine.elements.pairs',\n"
         "         'kynemapy.engine.sparse_unit', 'kynemapy.linalg.sparse_lu', 'kynemapy.engine.invariants',\n"
+        "         'kynemapy.engine.constraints.body_phase', 'kynemapy.engine.constraints.body_joints',\n"
         "         'scipy.sparse'}\n"
         "assert not later & set(sys.modules), sorted(later & set(sys.modules))\n"
         "b = kp.ModelBuilder()\n"
@@ -177,6 +179,14 @@ def test_stepping_rigid_bodies_imports_no_beam_contact_or_sparse_kernels() -> No
         "sim.set_load(nodes[2], (0, 0, 1.0)); sim.advance(2)\n"
         "assert {'kynemapy.engine.elements.beams.phase', 'kynemapy.engine.sparse_unit'} <= set(sys.modules)\n"
         "assert abs(sim.state.q[nodes[2], 2]) > 0.0\n"
+        "b = kp.ModelBuilder(gravity=(0, 0, -9.81))\n"
+        "n = b.add_node(position=(1, 0, 0))\n"
+        "b.add_mass(n, mass=1.0, inertia=(0.1, 0.1, 0.1))\n"
+        "b.add_hinge_joint(-1, n, (0, 0, 0), (0, 1, 0))\n"
+        "sim = kp.Simulation(b.build(), kp.StepParameters(h=0.01))\n"
+        "sim.advance(5)\n"
+        "assert 'kynemapy.engine.constraints.body_phase' in sys.modules\n"
+        "assert sim.state.q[n, 2] < -1e-4 and abs(sim.state.q[n, 1]) < 1e-12\n"
     )
     subprocess.run([sys.executable, "-c", "import numpy as np\n" + code], check=True)
 

@@ -39,6 +39,14 @@ import math
 import numpy as np
 
 from kynemapy._jit import njit
+from kynemapy.engine.constraints.joint_unit import (  # where the drives' parameters live
+    SERVO_FEEDFORWARD,
+    SERVO_KD,
+    SERVO_KP,
+    SERVO_LIMIT,
+    SERVO_POSITION,
+    SERVO_RATE,
+)
 from kynemapy.engine.constraints.primitives import (
     I0,
     I1,
@@ -296,39 +304,6 @@ def body_joint_output(kind, X0, geom, qb, qt, vb, vt, vdb, vdt, out):
 
 
 # ---------------------------------------------------------------- drives (hinge and slider)
-#: where a hinge's or slider's drive parameters live: the passive ones in the model's
-#: ``constraint_axes[c]`` (unused by these kinds otherwise), the servo's in its inputs
-DRIVE_STIFFNESS = (0, 0)  #: axes[0, 0]: spring stiffness k [N m/rad or N/m]
-DRIVE_REST = (0, 1)  #: axes[0, 1]: spring rest position [rad or m]
-DRIVE_DAMPING = (0, 2)  #: axes[0, 2]: damper (viscous friction) c [N m s/rad or N s/m]
-DRIVE_FRICTION = (1, 0)  #: axes[1, 0]: Coulomb friction level F_c [N m or N]
-DRIVE_FRICTION_RATE = (1, 1)  #: axes[1, 1]: its regularization rate v_s [rad/s or m/s], > 0
-LIMIT_DAMPING = (1, 2)  #: axes[1, 2]: compliant limit's damping c_l [N m s/rad or N s/m]
-LIMIT_LOWER = (2, 0)  #: axes[2, 0]: lower limit [rad or m]
-LIMIT_UPPER = (2, 1)  #: axes[2, 1]: upper limit [rad or m]
-LIMIT_STIFFNESS = (2, 2)  #: axes[2, 2]: compliant limit's stiffness k_l [N m/rad or N/m] (0: no limits)
-SERVO_KP = 1  #: inputs[1]: servo position gain [N m/rad or N/m]
-SERVO_KD = 2  #: inputs[2]: servo rate gain [N m s/rad or N s/m]
-SERVO_POSITION = 3  #: inputs[3]: servo target position [rad or m]
-SERVO_RATE = 4  #: inputs[4]: servo target rate [rad/s or m/s]
-SERVO_FEEDFORWARD = 5  #: inputs[5]: servo feed-forward [N m or N], inside the limit
-SERVO_LIMIT = 6  #: inputs[6]: servo effort limit [N m or N] (0: none)
-
-
-@njit
-def has_drive(axes, inputs):
-    """Whether a hinge or slider has a spring, damper, Coulomb friction, limits or servo."""
-    return (
-        axes[0, 0] != 0.0
-        or axes[0, 2] != 0.0
-        or axes[1, 0] != 0.0
-        or axes[2, 2] != 0.0
-        or inputs[SERVO_KP] != 0.0
-        or inputs[SERVO_KD] != 0.0
-        or inputs[SERVO_FEEDFORWARD] != 0.0
-    )
-
-
 @njit
 def drive_law(x, rate, axes, inputs):
     """The joint's total torque [N m] (force [N]) ``τ`` at position ``x`` [rad or m] and rate

@@ -17,16 +17,11 @@ from kynemapy.engine.constraints.body_joints import (
     body_joint_output,
     cone_load,
     drive_load,
-    has_drive,
     input_load,
 )
-from kynemapy.engine.constraints.dispatch import clear
-from kynemapy.engine.unit_call import BODY_JOINTS, BODY_JOINTS_FULL
+from kynemapy.engine.constraints.joint_unit import OUTPUTS, has_drive
+from kynemapy.engine.constraints.kynema_dispatch import clear
 from kynemapy.model.kinds import BALL_JOINT, DRIVEN_LOAD, HINGE_JOINT, SLIDER_JOINT
-
-#: what :func:`body_joint_phase` computes
-TERMS = 0  #: Φ (or the bias γ), gradients, K^Φ and input loads
-OUTPUTS = 1  #: joint outputs (hinge angle, slider displacement: value, rate, acceleration)
 
 
 @njit
@@ -56,7 +51,7 @@ def body_joints(
     torque (:func:`~.body_joints.cone_load`).  ``drives`` None: the variant without drives and
     cone limits (pruned before typing: none of their code is compiled), where every load is the
     joint's input alone; the engine's entry never runs it on a model with a drive
-    (:func:`drives_missing`).  Returns 0."""
+    (:func:`~.joint_unit.drives_missing`).  Returns 0."""
     for ic in range(kind.shape[0]):
         kc = kind[ic]
         if kc < BALL_JOINT:
@@ -145,19 +140,3 @@ def body_joint_phase_full(
         what, kind, has_load, has_output, cnode, cX0, axes, geom, param, cin, q, v, vd, lam, q_ground, v_ground,
         phi, bb, bt, k, load, out, exact, with_bias, tangent, gp, True,
     )  # fmt: skip
-
-
-@njit
-def drives_missing(units, kind, has_load, axes, cin):
-    """Whether the two-body joint unit in ``units`` (int64, (N_UNITS,)) is the variant without
-    drives (``BODY_JOINTS`` filled, ``BODY_JOINTS_FULL`` not) while a hinge or slider has a
-    drive (a servo given between steps through the constraint inputs ``cin`` (C, 7)) or a joint
-    is a driven one (``has_load`` 2): the engine then returns ``NEEDS_UNIT`` before any work."""
-    if units[BODY_JOINTS] == 0 or units[BODY_JOINTS_FULL] != 0:
-        return False
-    for ic in range(kind.shape[0]):
-        if has_load[ic] == DRIVEN_LOAD:
-            return True
-        if has_load[ic] != 0 and (kind[ic] == HINGE_JOINT or kind[ic] == SLIDER_JOINT) and has_drive(axes[ic], cin[ic]):
-            return True
-    return False

@@ -18,8 +18,8 @@ from typing import NamedTuple
 import numpy as np
 
 from kynemapy._jit import njit
-from kynemapy.engine.constraints.body_phase import OUTPUTS, TERMS
-from kynemapy.engine.constraints.dispatch import bias_kynema, evaluate_kynema, input_load_kynema, output_kynema
+from kynemapy.engine.constraints.joint_unit import OUTPUTS, TERMS
+from kynemapy.engine.constraints.kynema_dispatch import bias_kynema, evaluate_kynema, input_load_kynema, output_kynema
 from kynemapy.engine.unit_call import BODY_JOINTS, call_unit, load_field
 from kynemapy.math.quaternion import rotate_vector
 from kynemapy.model.kinds import BALL_JOINT
