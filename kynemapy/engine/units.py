@@ -50,7 +50,7 @@ from kynemapy.model.kinds import BALL_JOINT, DRIVEN_LOAD, driven
 
 #: the units whose kernels' modules are imported on first use (a model with beams, contact,
 #: two-body joints or the sparse solver): (module, function).  A process that steps Kynema's
-#: kinds with the dense solver never imports them, nor the ~90 compiled functions they define
+#: kinds with the dense solver never imports them, nor the ~120 compiled functions they define
 #: (about 40 ms of its start, docs/performance.md); the engine calls every unit through its
 #: address.
 _LATER = {
