@@ -39,10 +39,10 @@ def body_joints(
     what, kind, has_load, has_output, cnode, cX0, axes, geom, param, cin, q, v, vd, lam, q_ground, v_ground,
     phi, bb, bt, k, load, out, exact, with_bias, tangent, gp, drives,
 ):  # fmt: skip
-    """For every constraint of a two-body kind: with ``what`` :data:`TERMS`, Φ (``with_bias``:
-    the bias γ of Φ̈ = B v̇ + γ), ``B_b``, ``B_t``, K^Φ (``exact``: the exact gradients too) and
-    the input load, into ``phi``, ``bb``, ``bt``, ``k``, ``load``; with :data:`OUTPUTS`, the
-    hinge and slider outputs into ``out`` (C, 3).  The arrays are the
+    """For every constraint of a two-body kind: with ``what`` :data:`~.joint_unit.TERMS`, Φ
+    (``with_bias``: the bias γ of Φ̈ = B v̇ + γ), ``B_b``, ``B_t``, K^Φ (``exact``: the exact
+    gradients too) and the input load, into ``phi``, ``bb``, ``bt``, ``k``, ``load``; with
+    :data:`~.joint_unit.OUTPUTS`, the hinge and slider outputs into ``out`` (C, 3).  The arrays are the
     :class:`~kynemapy.engine.fields.Data` fields of the same meaning (``kind`` (C,) the kind
     codes).  A hinge or slider with a drive (spring, damper, friction, servo) has its total
     torque or force as its load (:func:`~.body_joints.drive_load`: the last outputs ``out``
