@@ -14,8 +14,7 @@ import os
 import subprocess
 import sys
 import threading
-from collections.abc import Sequence
-from typing import Any, overload
+from typing import Any
 
 import numba
 import numpy as np
@@ -74,29 +73,6 @@ def kernel(index: int) -> Any:
         found = _kernels[index] = getattr(importlib.import_module(module), name)
     return found
 
-
-class _Kernels(Sequence[Any]):
-    """The unit kernels by their position in ``Data.units``, each imported on first use."""
-
-    def __len__(self) -> int:
-        return N_UNITS
-
-    @overload
-    def __getitem__(self, index: int) -> Any: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[Any]: ...
-
-    def __getitem__(self, index: int | slice) -> Any:
-        if isinstance(index, slice):
-            return [kernel(i) for i in range(N_UNITS)[index]]
-        if not -N_UNITS <= index < N_UNITS:
-            raise IndexError(f"no unit {index} (there are {N_UNITS})")
-        return kernel(index % N_UNITS)
-
-
-#: the unit kernels by their position in ``Data.units`` (a sequence; each imported on first use)
-KERNELS = _Kernels()
 
 if JIT_DISABLED:  # plain Python calls the functions by position: every unit, the full beam and joint ones
     PLAIN_KERNELS[:] = [kernel(index) for index in range(N_UNITS)]
@@ -353,7 +329,6 @@ def start_python(code: str) -> subprocess.Popen[bytes] | None:
 
 __all__ = [
     "COST",
-    "KERNELS",
     "address",
     "compile_units",
     "damped_beams",

@@ -86,12 +86,13 @@ def compile_units(jobs: int | None = None) -> None:
     (:func:`kynemapy.engine.units.compile_units`)."""
     from kynemapy.engine import units
     from kynemapy.engine.data import new_inputs, new_state, new_workspace
+    from kynemapy.engine.unit_call import N_UNITS
 
     model = _heavy_top()
     workspace = new_workspace(model, 10, "auto", True)
     workspace.units_filled = True  # compiled below, all of them
     d = workspace.data(new_state(model), new_inputs(model))
-    units.compile_units(list(range(len(units.KERNELS))), d, jobs)
+    units.compile_units(list(range(N_UNITS)), d, jobs)
 
 
 def _engine() -> None:
