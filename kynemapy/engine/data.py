@@ -459,7 +459,7 @@ class Workspace:
         views["constraint_has_output"][...] = kinds.HAS_OUTPUT[kind]
         views["indptr"][...] = indptr
         views["indices"][...] = indices
-        keys = sparsity.csc_keys(indptr, indices)
+        keys = sparsity.slot_table(indptr, indices)
         for name in ("con_row", "con_col", "con_k"):
             views[f"{name}_slots"][...] = sparsity.slots(indptr, indices, *cpairs[name], keys=keys)
         views["row_offsets"][...] = row_offsets(self.row_layout)

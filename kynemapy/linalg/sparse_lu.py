@@ -648,19 +648,18 @@ def new_lu_workspace(
 
 
 def _allocate(ap, ai, q, cap_l, cap_u, pivot_tol, growth_tol) -> LUWorkspace:
+    """A fresh LUWorkspace for the pattern ``ap, ai`` and the ordering ``q``: its arenas zeroed,
+    the fields that do not start at zero written (no array made and copied per field)."""
     n = q.shape[0]
-
-    def ints(m: int) -> np.ndarray:
-        return np.zeros(m, dtype=np.int64)
-
-    return _pack(dict(
-        ap=ap, ai=ai, q=q, prow=ints(n), pinv=ints(n),
-        lp=ints(n + 1), li=ints(cap_l), lx=np.zeros(cap_l),
-        up=ints(n + 1), ui=ints(cap_u), ux=np.zeros(cap_u),
-        uinv=np.zeros(n), x=np.zeros(n), y=np.zeros(n), arow=ints(int(ap[n])),
-        stack=ints(n), flag=ints(n), work=ints(n), pos=ints(n),
-        tol=np.array([pivot_tol, growth_tol]), info=ints(INFO_SIZE), lrun=np.full(n, -1, dtype=np.int64),
-    ))  # fmt: skip
+    counts = {"n": n, "n1": n + 1, "nnz": int(ap[n]), "cap_l": cap_l, "cap_u": cap_u}
+    b = HeaderBuilder(_LU, counts)
+    lu = LUWorkspace(b.i, b.f)
+    lu.ap[...] = ap
+    lu.ai[...] = ai
+    lu.q[...] = q
+    lu.tol[...] = (pivot_tol, growth_tol)
+    lu.lrun[...] = -1
+    return lu
 
 
 def _resize(lu: LUWorkspace, cap_l: int, cap_u: int) -> LUWorkspace:

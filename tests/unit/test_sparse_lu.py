@@ -453,6 +453,60 @@ def _dense_symbolic_cholesky_nnz(pattern: np.ndarray, perm: np.ndarray) -> int:
     return total
 
 
+def test_symmetric_pattern_is_scipys_a_plus_a_transposed_without_the_diagonal():
+    """The pattern of A + Aᵀ without the diagonal, against scipy.sparse's sum (an independent
+    construction): square patterns with and without a diagonal, unsorted columns, repeats, empty."""
+    rng = np.random.default_rng(11)
+    for trial in range(120):
+        n = int(rng.integers(0, 40))
+        a = sp.random(n, n, density=rng.uniform(0.0, 0.3), format="coo", random_state=int(rng.integers(2**31)))
+        rows, cols = a.row, a.col
+        if trial % 3 == 0:  # a full diagonal too
+            rows, cols = np.concatenate([rows, np.arange(n)]), np.concatenate([cols, np.arange(n)])
+        if trial % 4 == 0 and rows.size:  # repeated entries
+            rows, cols = np.concatenate([rows, rows[:3]]), np.concatenate([cols, cols[:3]])
+        order = rng.permutation(rows.size)  # columns whose rows are not sorted
+        rows, cols = rows[order], cols[order]
+        by_col = np.argsort(cols, kind="stable")
+        indptr = np.concatenate([[0], np.cumsum(np.bincount(cols, minlength=n))]).astype(np.int64)
+        indices = rows[by_col].astype(np.int64)
+        ones = sp.csc_matrix((np.ones(indices.size), indices, indptr), shape=(n, n))
+        ref = (ones + ones.T).tocsc()
+        ref.setdiag(0.0)
+        ref.eliminate_zeros()
+        ref.sort_indices()
+        got_ptr, got_idx = od.symmetric_pattern(indptr, indices, n)
+        assert got_ptr.dtype == np.int64 and got_idx.dtype == np.int64
+        np.testing.assert_array_equal(got_ptr, ref.indptr)
+        np.testing.assert_array_equal(got_idx, ref.indices)
+
+
+def test_slot_table_finds_the_same_positions_as_a_search():
+    """``sparsity.slots`` through the table of positions (small patterns) gives each entry's
+    position in the CSC values, found here by a search of the pattern's columns; −1 for absent."""
+    from kynemapy.linalg import sparsity
+
+    rng = np.random.default_rng(5)
+    for n in (1, 7, 60):
+        a = (sp.random(n, n, density=0.2, format="csc", random_state=n) + sp.eye(n, format="csc")).tocsc()
+        a.sort_indices()
+        indptr, indices = a.indptr.astype(np.int64), a.indices.astype(np.int64)
+        table = sparsity.slot_table(indptr, indices)
+        assert table.shape == (n * n,)
+        cols = np.repeat(np.arange(n), np.diff(indptr))
+        pick = rng.integers(0, indices.size, size=50)
+        r, c = indices[pick].copy(), cols[pick].copy()
+        r[::7] = -1  # absent entries
+        expected = np.array(
+            [-1 if ri < 0 else int(indptr[ci] + np.flatnonzero(indices[indptr[ci] : indptr[ci + 1]] == ri)[0])
+             for ri, ci in zip(r, c, strict=True)]
+        )  # fmt: skip
+        np.testing.assert_array_equal(sparsity.slots(indptr, indices, r, c, keys=table), expected)
+        np.testing.assert_array_equal(sparsity.slots(indptr, indices, r, c), expected)
+        keys = sparsity.csc_keys(indptr, indices)  # the search, as for patterns too large for a table
+        np.testing.assert_array_equal(sparsity.slots(indptr, indices, r, c, keys=keys), expected)
+
+
 def test_cholesky_counts_against_dense_elimination():
     rng = np.random.default_rng(0)
     for seed in range(3):
