@@ -141,22 +141,28 @@ def needed(d: Data, exact: bool = False) -> tuple[bool, ...]:
     return tuple(use)
 
 
-def address(index: int, d: Data) -> int:
+def address(index: int, d: Data, types: tuple[Any, ...] | None = None) -> int:
     """The address of unit ``index``'s compiled code for the argument types of ``d`` (compiled,
-    or loaded from the cache, on first use)."""
+    or loaded from the cache, on first use); ``types``: those argument types, where the caller
+    has them (:func:`unit_types`)."""
     unit = kernel(index)
-    arguments = _arguments(index, d)
-    types = argument_types(unit, arguments)
+    if types is None:
+        types = unit_types(index, d)
     key = (index, *map(id, types))
     with _lock:
         hit = _ADDRESSES.get(key)
     if hit is not None and all(a is b for a, b in zip(hit[0], types, strict=True)):
         return hit[1]
-    entry(unit, arguments)  # compiled for these types (announced when long)
+    entry(unit, _arguments(index, d))  # compiled for these types (announced when long)
     found = numba.types.CompileResultWAP(unit.overloads[types]).__wrapper_address__()
     with _lock:
         _ADDRESSES[key] = (types, found)
     return found
+
+
+def unit_types(index: int, d: Data) -> tuple[Any, ...]:
+    """The numba types of the arguments unit ``index``'s caller passes for ``d``."""
+    return argument_types(kernel(index), _arguments(index, d))
 
 
 def fill_units(d: Data, exact: bool = False) -> None:
@@ -176,9 +182,9 @@ def fill_units(d: Data, exact: bool = False) -> None:
         wanted.remove(BEAMS)  # its address is the full unit's
     if use[BODY_JOINTS_FULL]:
         wanted.remove(BODY_JOINTS)  # likewise
-    compile_units(wanted, d)
+    found = compile_units(wanted, d)
     for index, used in enumerate(use):
-        d.units[index] = address(index, d) if used and index in wanted else 0
+        d.units[index] = found[index] if used and index in wanted else 0
     if use[BEAMS] and not d.units[BEAMS]:
         d.units[BEAMS] = d.units[BEAMS_FULL]
     if use[BODY_JOINTS] and not d.units[BODY_JOINTS]:
@@ -236,38 +242,36 @@ def _jobs() -> int:
     return min(2, cores)
 
 
-def _found(index: int, d: Data) -> bool:
-    """Whether this process has the address of unit ``index`` for ``d``'s types already."""
-    unit = kernel(index)
-    types = argument_types(unit, _arguments(index, d))
+def _found(index: int, types: tuple[Any, ...]) -> bool:
+    """Whether this process has the address of unit ``index`` for the argument types ``types``."""
     with _lock:
         hit = _ADDRESSES.get((index, *map(id, types)))
     return hit is not None and all(a is b for a, b in zip(hit[0], types, strict=True))
 
 
-def _cold(index: int, d: Data) -> bool:
-    """Whether unit ``index`` was never compiled into the cache for ``d``'s types."""
-    unit = kernel(index)
-    return not is_cached(unit, argument_types(unit, _arguments(index, d)))
+def _cold(index: int, types: tuple[Any, ...]) -> bool:
+    """Whether unit ``index`` was never compiled into the cache for the argument types ``types``."""
+    return not is_cached(kernel(index), types)
 
 
-def compile_units(indices: list[int], d: Data, jobs: int | None = None) -> None:
+def compile_units(indices: list[int], d: Data, jobs: int | None = None) -> dict[int, int]:
     """Compile (or load from the cache) the units ``indices`` for ``d``'s types.  Where two or
     more were never compiled into the cache and two cores are free, a second Python process
     compiles about half of them into the cache (the units compile independently of each other,
     :mod:`kynemapy.engine.phases`) while this one compiles the rest, then loads the second
     process's from the cache (or compiles them itself, should that process fail).  One line on
     stderr says what is compiling and, after, how long it took.  ``jobs``: processes to use
-    (default: ``KYNEMAPY_COMPILE_JOBS``, else 2 where two cores are free)."""
+    (default: ``KYNEMAPY_COMPILE_JOBS``, else 2 where two cores are free).  Returns each unit's
+    address by index (plain Python, ``KYNEMAPY_DISABLE_JIT``: nothing)."""
     if JIT_DISABLED:
-        return
+        return {}
+    # each unit's argument types once (typing a unit's arguments walks the Data's arrays)
+    types = {index: unit_types(index, d) for index in indices}
     # units this process has found already are neither cold nor checked again (checking a
     # signature against a kernel's overloads hashes the Data's ~2000 nested types: 1.4 ms)
-    cold = [index for index in indices if not _found(index, d) and _cold(index, d)]
+    cold = [index for index in indices if not _found(index, types[index]) and _cold(index, types[index])]
     if not cold:
-        for index in indices:
-            address(index, d)
-        return
+        return {index: address(index, d, types[index]) for index in indices}
     what = "the engine" if ENGINE in cold else "the engine's units"
     if len(cold) == 1 and kernel(cold[0]).py_func.__name__ in ANNOUNCED:  # one unit: say which
         what = ANNOUNCED[kernel(cold[0]).py_func.__name__][0]
@@ -283,12 +287,12 @@ def compile_units(indices: list[int], d: Data, jobs: int | None = None) -> None:
         helper = _start_helper(theirs) if jobs >= 2 and theirs else None
         try:
             for index in mine if helper is not None else cold:
-                address(index, d)
+                address(index, d, types[index])
         finally:
             if helper is not None:
                 helper.wait()
-        for index in indices:  # the helper's from the cache (compiled here if it failed)
-            address(index, d)
+        # the helper's from the cache (compiled here if it failed)
+        return {index: address(index, d, types[index]) for index in indices}
 
 
 def _split(cold: list[int]) -> tuple[list[int], list[int]]:
@@ -339,4 +343,5 @@ __all__ = [
     "need_exact_beams",
     "needed",
     "start_python",
+    "unit_types",
 ]

@@ -410,13 +410,13 @@ def test_a_failed_second_process_leaves_its_units_to_this_one(monkeypatch, capsy
         started.append(list(indices))
         return subprocess.Popen([sys.executable, "-c", "raise SystemExit(3)"])
 
-    monkeypatch.setattr(units, "_found", lambda index, data: False)  # as on a first run
-    monkeypatch.setattr(units, "_cold", lambda index, data: True)
+    monkeypatch.setattr(units, "_found", lambda index, types: False)  # as on a first run
+    monkeypatch.setattr(units, "_cold", lambda index, types: True)
     monkeypatch.setattr(units, "_start_helper", failing)
     wanted = [ENGINE, ELEMENTS, CONSTRAINTS, ASSEMBLY]
-    units.compile_units(wanted, d, jobs=2)
+    found = units.compile_units(wanted, d, jobs=2)
     assert len(started) == 1 and started[0] and ENGINE not in started[0]
-    assert all(units.address(i, d) != 0 for i in wanted)
+    assert sorted(found) == sorted(wanted) and all(found[i] == units.address(i, d) != 0 for i in wanted)
     line = capsys.readouterr().err
     assert "kynemapy: compiling the engine in two processes" in line and "done in" in line
 
