@@ -11,10 +11,9 @@ Two families, N = 10, 100, 1000, 5000 bodies, in one run:
 Prints CPU µs per step and per body-step (median of several runs of compiled steps,
 ``Simulation.advance``, after a warm-up, each run from the same state; the runs of the sizes of
 a family interleaved, a run of each size in turn, so that a spell of the machine's speed touches
-every size alike; set-up
-and first-call times reported apart), Newton iterations per step, the solver the workspace
-chose, and the ratio of the per-body cost at N = 5000 to that at N = 100 (of the medians, the
-target's, and of the minima, each size's fastest run).  Targets (issue 4, 2-core machine):
+every size alike; set-up and first-call times reported apart), Newton iterations per step, the
+solver the workspace chose, and the ratio of the per-body cost at N = 5000 to that at N = 100
+(of the medians, the target's, and of the minima, each size's fastest run).  Targets (issue 4, 2-core machine):
 per-body cost at N = 5000 within 1.5× of N = 100; boxes ≤ 1 µs per body-step at
 N = 1000; the chain ≤ 10 µs per body-step at N = 1000.
 
