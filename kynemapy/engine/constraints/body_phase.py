@@ -20,18 +20,8 @@ from kynemapy.engine.constraints.body_joints import (
     input_load,
 )
 from kynemapy.engine.constraints.joint_unit import OUTPUTS, has_drive
-from kynemapy.engine.constraints.kynema_dispatch import clear
+from kynemapy.engine.constraints.kynema_dispatch import clear, clear_k
 from kynemapy.model.kinds import BALL_JOINT, DRIVEN_LOAD, HINGE_JOINT, SLIDER_JOINT
-
-
-@njit
-def clear_k(k):
-    """K^Φ (2, 2, 6, 6) := 0."""
-    for a in range(2):
-        for b in range(2):
-            for i in range(6):
-                for j in range(6):
-                    k[a, b, i, j] = 0.0
 
 
 @njit(inline=True)

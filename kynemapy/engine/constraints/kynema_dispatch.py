@@ -38,11 +38,17 @@ def clear(phi, bb, bt, k, with_k):
             bb[i, j] = 0.0
             bt[i, j] = 0.0
     if with_k:
-        for a in range(2):
-            for b in range(2):
-                for i in range(6):
-                    for j in range(6):
-                        k[a, b, i, j] = 0.0
+        clear_k(k)
+
+
+@njit(inline=True)
+def clear_k(k):
+    """K^Φ (2, 2, 6, 6) := 0 (also the two-body joint unit's, for a joint whose K^Φ it skips)."""
+    for a in range(2):
+        for b in range(2):
+            for i in range(6):
+                for j in range(6):
+                    k[a, b, i, j] = 0.0
 
 
 @njit(inline=True)
@@ -66,6 +72,18 @@ def evaluate_kynema(kind, X0, axes, geom, param, inputs, qb, qt, lam, with_k, ph
         if with_k and inputs[0] != 0.0:
             # the brake torque's residual τ R(r_t) a0 turns with the target: ∂/∂θ_t = −τ (R(r_t) a0)~
             add_skew(k, I1, I1, I3, I3, -inputs[0], rot(qt[3:7], axes[0]))
+
+
+@njit(inline=True)
+def _sides_product(left, y, right, out):
+    """``out = left y − y right`` (3, 3), each entry one sum over k of ``left[i, k] y[k, j] −
+    y[i, k] right[k, j]`` in index order."""
+    for i in range(3):
+        for j in range(3):
+            s = 0.0
+            for k in range(3):
+                s += left[i, k] * y[k, j] - y[i, k] * right[k, j]
+            out[i, j] = s
 
 
 @njit
@@ -130,18 +148,8 @@ def bias_kynema(kind, X0, axes, geom, param, inputs, qb, qt, vb, vt, s3, s4, s33
     quat_to_matrix(tmp, c)
     tilde(wt, wtt)
     tilde(wb, wbt)
-    for i in range(3):
-        for j in range(3):
-            s = 0.0
-            for k in range(3):
-                s += wtt[i, k] * c[k, j] - c[i, k] * wbt[k, j]
-            cd[i, j] = s
-    for i in range(3):
-        for j in range(3):
-            s = 0.0
-            for k in range(3):
-                s += wtt[i, k] * cd[k, j] - cd[i, k] * wbt[k, j]
-            dd[i, j] = s
+    _sides_product(wtt, c, wbt, cd)  # Ċ
+    _sides_product(wtt, cd, wbt, dd)
     gamma[3] = 0.5 * (dd[2, 1] - dd[1, 2])
     gamma[4] = 0.5 * (dd[0, 2] - dd[2, 0])
     gamma[5] = 0.5 * (dd[1, 0] - dd[0, 1])
