@@ -262,9 +262,10 @@ def test_each_model_uses_exactly_the_units_it_needs() -> None:
     """The beam elements, the two-body joints, the dense and the sparse solver and contact are
     units (engine.unit_call): a model's ``Data.units`` holds the address of those it has, 0 for
     the others (and every model the engine's own, ``run_task_at``, and its phases')."""
-    from kynemapy.engine.unit_call import (
-        ASSEMBLY, BEAMS, BODY_JOINTS, CONSTRAINTS, CONTACTS, DENSE, ELEMENTS, ENGINE, SPARSE,
-    )  # fmt: skip
+    from kynemapy.engine import unit_call as u
+
+    ASSEMBLY, BEAMS, BODY_JOINTS, CONSTRAINTS, CONTACTS = u.ASSEMBLY, u.BEAMS, u.BODY_JOINTS, u.CONSTRAINTS, u.CONTACTS
+    DENSE, ELEMENTS, ENGINE, SPARSE = u.DENSE, u.ELEMENTS, u.ENGINE, u.SPARSE
 
     expected = {
         "heavy top (Kynema's constraints, dense)": set(),
