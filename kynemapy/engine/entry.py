@@ -264,7 +264,7 @@ def run_task_at(data_at, data_ref, p, task, n, every, rows, max_rows, iterations
                     if task == REACTION:
                         constraint_reaction(n, cnode, geom, n_rows, q, lam, bt, s3[0], out)
                     return 0, 0, SOLVE_OK
-                solved = solve(units, data_at, data_ref, solver, indptr, indices, vals, b, dx, nsys, c)
+                solved = solve(units, solver, indptr, indices, vals, b, dx, nsys, c)
                 if mode == MODE_ACCELERATIONS:
                     if solved == SOLVE_OK:
                         accelerations_from_solution(node_map, node_dofs, crow, n_rows, dx, vd, lam, nsys)

@@ -1,11 +1,10 @@
 """The two Newton solvers behind one data type, chosen per simulation at run time.
 
 ``Data.solver`` is a :class:`Solver`: a flag (``dense``) and four arenas.  Every model runs
-the same compiled code (one compiled engine for every model, docs/engine.md); the flag picks
-the unit that solves: the elimination program or partial pivoting (the dense-solver unit,
-:mod:`kynemapy.engine.dense_unit`) or the sparse LU (the sparse-solver unit,
-:mod:`kynemapy.engine.sparse_unit`, imported only when a model has the sparse solver), each
-called through its address.
+the same compiled code (one compiled engine for every model, docs/engine.md); a branch on the
+flag picks the elimination program or the sparse LU (the sparse-solver unit,
+:mod:`kynemapy.engine.sparse_unit`, called through its address and imported only when a model
+has the sparse solver).
 """
 
 from __future__ import annotations
@@ -15,7 +14,8 @@ from typing import NamedTuple
 import numpy as np
 
 from kynemapy._jit import njit
-from kynemapy.engine.unit_call import DENSE, SPARSE, call_unit
+from kynemapy.engine.unit_call import SPARSE, call_unit
+from kynemapy.linalg.dense import SOLVE_OK, csc_to_dense, dense_solve, program_solve
 
 
 class Solver(NamedTuple):
@@ -38,27 +38,34 @@ class Solver(NamedTuple):
     ff: np.ndarray
 
 
+@njit(inline=True)
+def _dense_solve(s, indptr, indices, vals, x):
+    if s.dense == 1 and program_solve(s.ri, s.rf, vals, x) == SOLVE_OK:
+        return SOLVE_OK
+    n = x.shape[0]
+    a = s.ff[: n * n].reshape((n, n))
+    csc_to_dense(indptr, indices, vals, a)
+    return dense_solve(a, s.fi, x)
+
+
 #: what :func:`kynemapy.engine.sparse_unit.sparse_phase` does
 SOLVE = 0  #: solve the Newton system (refactor along the reference, or a fresh LU)
 FACTOR_REFERENCE = 1  #: factor the reference LU
 
 
 @njit(inline=True)
-def solve_system(units, data_at, data_ref, solver, indptr, indices, vals, x):
+def solve_system(units, solver, indptr, indices, vals, x):
     """Solve ``A x = rhs`` in place (``x`` (n,) holds the right-hand side on entry); ``vals``
-    are A's values in the CSC order of ``indptr``, ``indices``; all of them (``x`` its ``dx``)
-    the fields of the :class:`~kynemapy.engine.fields.Data` at address ``data_at`` (``data_ref``
-    its type).
+    are A's values in the CSC order of ``indptr``, ``indices``.
 
     Dense: the elimination program, or partial pivoting when it refuses.  Sparse: refactor
     along the reference LU's pivots, or factor afresh in the fallback LU when refused.  Either
     way the result depends on the current matrix alone, never on earlier solves.  Returns
     ``SOLVE_OK``, ``SOLVE_SINGULAR`` or ``SOLVE_CAPACITY`` (the fallback LU's arrays are too small).
-    Each is a unit (``units``): :func:`kynemapy.engine.dense_unit.dense_phase`,
-    :func:`kynemapy.engine.sparse_unit.sparse_phase`.
+    The sparse LU is the sparse-solver unit (``units``, :func:`kynemapy.engine.sparse_unit.sparse_phase`).
     """
     if solver.dense:
-        return call_unit(units, DENSE, (data_at, data_ref))
+        return _dense_solve(solver, indptr, indices, vals, x)
     return call_unit(units, SPARSE, (SOLVE, solver, indptr, indices, vals, x))
 
 

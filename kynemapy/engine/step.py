@@ -143,16 +143,14 @@ def update_tangent(h, q_delta, tangent, psi):
 
 
 @njit(inline=True)
-def solve(units, data_at, data_ref, solver, indptr, indices, vals, b, dx, nsys, c):
-    """Condition (node rows × c), negate, solve, uncondition (λ rows ÷ c): Δx in ``dx``; the
-    arrays the fields of the :class:`~kynemapy.engine.fields.Data` at address ``data_at``
-    (``data_ref`` its type)."""
+def solve(units, solver, indptr, indices, vals, b, dx, nsys, c):
+    """Condition (node rows × c), negate, solve, uncondition (λ rows ÷ c): Δx in ``dx``."""
     n = dx.shape[0]
     for i in range(nsys):
         b[i] *= c
     for i in range(n):
         dx[i] = -b[i]
-    status = solve_system(units, data_at, data_ref, solver, indptr, indices, vals, dx)
+    status = solve_system(units, solver, indptr, indices, vals, dx)
     for i in range(nsys, n):
         dx[i] /= c
     return status

@@ -2,9 +2,7 @@
 
 The Newton loop (:func:`kynemapy.engine.entry.run_task`) is compiled once for every model, but
 four parts of it only some models use: the beam elements (with damping or the exact tangent a
-unit of their own: ``BEAMS_FULL``), the two-body joints, the sparse LU and the contact points;
-the dense solver, its three phases and the loop itself are units too (compiled apart, so
-that a first compilation shares them between two processes).
+unit of their own: ``BEAMS_FULL``), the two-body joints, the sparse LU and the contact points.
 Each is a *unit*: a compiled function of plain arguments, compiled (or loaded from the cache)
 the first time a simulation needs it, whose address the simulation's ``Data.units`` (int64,
 (:data:`N_UNITS`,)) holds (:func:`kynemapy.engine.units.fill_units`).  The Newton loop calls a
@@ -43,8 +41,7 @@ BEAMS_FULL = 8
 #: its address for a model with a drive, or once a servo is given between steps (the engine's
 #: ``NEEDS_UNIT`` status asks for it)
 BODY_JOINTS_FULL = 9
-DENSE = 10  #: the dense solver (:func:`kynemapy.engine.dense_unit.dense_phase`)
-N_UNITS = 11
+N_UNITS = 10
 
 #: plain Python (``KYNEMAPY_DISABLE_JIT``): the unit functions themselves, by position, as
 #: :mod:`kynemapy.engine.units` registers them when imported (before any simulation exists)
@@ -80,7 +77,6 @@ __all__ = [
     "BODY_JOINTS_FULL",
     "CONSTRAINTS",
     "CONTACTS",
-    "DENSE",
     "ELEMENTS",
     "ENGINE",
     "N_UNITS",

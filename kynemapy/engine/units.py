@@ -21,7 +21,6 @@ import numpy as np
 
 from kynemapy._jit import JIT_DISABLED
 from kynemapy.engine.constraints.joint_unit import TERMS
-from kynemapy.engine.dense_unit import dense_phase
 from kynemapy.engine.elements import BEAMS as BEAM_TABLE
 from kynemapy.engine.elements import CONTACTS as CONTACT_TABLE
 from kynemapy.engine.elements import PAIRS as PAIR_TABLE
@@ -40,7 +39,6 @@ from kynemapy.engine.unit_call import (
     BODY_JOINTS_FULL,
     CONSTRAINTS,
     CONTACTS,
-    DENSE,
     ELEMENTS,
     ENGINE,
     N_UNITS,
@@ -63,7 +61,7 @@ _LATER = {
     SPARSE: ("kynemapy.engine.sparse_unit", "sparse_phase"),
 }
 _kernels: list[Any] = [
-    None, None, None, run_task_at, None, element_phase, constraint_phase, assembly_phase, None, None, dense_phase,
+    None, None, None, run_task_at, None, element_phase, constraint_phase, assembly_phase, None, None,
 ]  # fmt: skip
 
 
@@ -109,8 +107,6 @@ def _arguments(index: int, d: Data) -> tuple[Any, ...]:
     data_type = argument_types(run_task_at, (d,))[0]
     if index == ELEMENTS:
         return (0, data_type, np.zeros(1), 1.0)
-    if index == DENSE:
-        return (0, data_type)
     if index == CONSTRAINTS:
         return (0, data_type, True, True, 1.0)
     if index == ASSEMBLY:
@@ -140,7 +136,6 @@ def needed(d: Data, exact: bool = False) -> tuple[bool, ...]:
     use[BODY_JOINTS] = bool(np.any(d.kinds.kind >= BALL_JOINT))
     use[BODY_JOINTS_FULL] = use[BODY_JOINTS] and driven_joints(d)
     use[SPARSE] = not d.solver.dense
-    use[DENSE] = bool(d.solver.dense)
     use[ENGINE] = use[ELEMENTS] = use[CONSTRAINTS] = use[ASSEMBLY] = True
     use[CONTACTS] = d.tables[CONTACT_TABLE].nodes.shape[0] > 0 or d.tables[PAIR_TABLE].nodes.shape[0] > 0
     return tuple(use)
@@ -224,11 +219,9 @@ def need_exact_beams(d: Data, p: np.ndarray) -> None:
 #: times 0.83 since: the garbage collector's share, removed later that day, measured on the
 #: whole every-kind process, docs/performance.md "third session"; not re-measured unit by unit;
 #: the joint unit without drives: the full one's times its share of the joints' compilation
-#: measured in the every-kind process, 5.1 of 7.6 s; the dense solver: its kernels' share of
-#: the engine's compilation, 2.1 of 13.8 s, measured 2026-12-01 in one process compiling the
-#: heavy top's units, taken off the engine's)
-COST = {BEAMS: 13.3, BODY_JOINTS: 6.1, SPARSE: 5.0, ENGINE: 8.0, CONTACTS: 10.0, ELEMENTS: 5.4,
-        CONSTRAINTS: 6.2, ASSEMBLY: 2.5, BEAMS_FULL: 25.7, BODY_JOINTS_FULL: 9.1, DENSE: 1.5}  # fmt: skip
+#: measured in the every-kind process, 5.1 of 7.6 s)
+COST = {BEAMS: 13.3, BODY_JOINTS: 6.1, SPARSE: 5.0, ENGINE: 9.5, CONTACTS: 10.0, ELEMENTS: 5.4,
+        CONSTRAINTS: 6.2, ASSEMBLY: 2.5, BEAMS_FULL: 25.7, BODY_JOINTS_FULL: 9.1}  # fmt: skip
 
 #: set to 1 to compile in this process only (``KYNEMAPY_COMPILE_JOBS``; default: 2 where two
 #: cores are free)

@@ -259,13 +259,10 @@ def test_kynemapy_compile_refuses_a_bad_job_count() -> None:
 
 
 def test_each_model_uses_exactly_the_units_it_needs() -> None:
-    """The beam elements, the two-body joints, the dense and the sparse solver and contact are
-    units (engine.unit_call): a model's ``Data.units`` holds the address of those it has, 0 for
-    the others (and every model the engine's own, ``run_task_at``, and its phases')."""
-    from kynemapy.engine import unit_call as u
-
-    ASSEMBLY, BEAMS, BODY_JOINTS, CONSTRAINTS, CONTACTS = u.ASSEMBLY, u.BEAMS, u.BODY_JOINTS, u.CONSTRAINTS, u.CONTACTS
-    DENSE, ELEMENTS, ENGINE, SPARSE = u.DENSE, u.ELEMENTS, u.ENGINE, u.SPARSE
+    """The beam elements, the two-body joints, the sparse LU and contact are units (engine.unit_call):
+    a model's ``Data.units`` holds the address of those it has, 0 for the others (and every
+    model the engine's own, ``run_task_at``)."""
+    from kynemapy.engine.unit_call import ASSEMBLY, BEAMS, BODY_JOINTS, CONSTRAINTS, CONTACTS, ELEMENTS, ENGINE, SPARSE
 
     expected = {
         "heavy top (Kynema's constraints, dense)": set(),
@@ -281,7 +278,7 @@ def test_each_model_uses_exactly_the_units_it_needs() -> None:
             assert sim.step().converged
             used = {i for i, address in enumerate(sim._data.units) if address != 0}
             engine = {ENGINE, ELEMENTS, CONSTRAINTS, ASSEMBLY}  # every model's
-            assert used == expected[name] | engine | {SPARSE if solver == "sparse" else DENSE}, (name, solver)
+            assert used == expected[name] | engine | ({SPARSE} if solver == "sparse" else set()), (name, solver)
 
 
 def test_the_joint_unit_with_drives_only_where_a_drive_needs_it() -> None:
@@ -398,9 +395,9 @@ def test_a_first_compilation_splits_the_units_between_two_processes_fairly() -> 
     """The engine's own unit stays in this process; the rest go to the process with less
     expected time, so neither share is more than the largest unit above the other."""
     from kynemapy.engine import units
-    from kynemapy.engine.unit_call import ASSEMBLY, CONSTRAINTS, DENSE, ELEMENTS, ENGINE, N_UNITS
+    from kynemapy.engine.unit_call import ASSEMBLY, CONSTRAINTS, ELEMENTS, ENGINE, N_UNITS
 
-    for cold in ([ENGINE, ELEMENTS, CONSTRAINTS, ASSEMBLY, DENSE], list(range(N_UNITS))):
+    for cold in ([ENGINE, ELEMENTS, CONSTRAINTS, ASSEMBLY], list(range(N_UNITS))):
         mine, theirs = units._split(cold)
         assert ENGINE in mine and sorted(mine + theirs) == sorted(cold)
         load_mine = sum(units.COST[i] for i in mine)
