@@ -380,10 +380,10 @@ def test_a_rigid_model_compiles_or_loads_no_unit() -> None:
     assert done.stdout.strip().splitlines()[-1] == "[0, 0, 0, 0, 0]"
 
 
-def test_every_unit_is_announced_and_marked_when_compiled() -> None:
-    """Each unit's kernel is one of the announced kernels, whose compilation leaves the marker
-    that tells a later process the unit is in the cache (a unit without one was taken for cold
-    by every process, and announced as compiling each time)."""
+def test_every_unit_is_an_announced_kernel() -> None:
+    """Each unit's kernel is one of the announced kernels: only their compilation leaves the
+    marker that tells a later process the unit is in the cache (``notice.is_cached``; a unit
+    without one would be taken for uncompiled by every process, and announced at each start)."""
     from kynemapy.engine import notice, units
     from kynemapy.engine.unit_call import N_UNITS
 
