@@ -21,10 +21,13 @@ The models, exactly as the harness builds and steps them (and as Kynema's regres
   about z, h = 0.01 s, ρ∞ = 0, at most 6 iterations; 11 steps (``KY_STEPS_ROTOR``).
 
 The shared recipe's patch times the beam at order 5 only.  The other orders need a local extension
-of ``ky_step_timing.cpp`` (outside the project): ``TEST(KyTiming, RotatingBeamOrders)`` reads the file
-named by env ``KY_BEAM_SPEC`` (nothing when unset): per order ``p n_nodes n_quad``, the stations s, then
-the point-weight pairs (Python repr, read with strtod), and runs the order-5 test's body on them
-(``KYTIME rotating_beam_p<p>``).  Without it those orders show "not available".
+of the harness's ``ky_step_timing.cpp``: ``TEST(KyTiming, RotatingBeamOrders)`` reads the file named
+by env ``KY_BEAM_SPEC`` (nothing when unset): per order ``p n_nodes n_quad``, the stations s, then the
+point-weight pairs (Python repr, read with strtod), and runs the order-5 test's body on them
+(``KYTIME rotating_beam_p<p>``).  Without it those orders show "not available".  The extension is
+``bench/kynema_beam_orders.patch`` (our own harness code, no Kynema source): after the recipe's build,
+``patch -p1 -d $KY_ROOT/src < bench/kynema_beam_orders.patch`` and rebuild the test executable
+(``ninja -C $KY_ROOT/build/kynema kynema_fmb_regression_tests``, about a minute).
 
 Both sides start from the given velocities and accelerations (``initial_velocities="keep"``, as
 Kynema does) and set the prescribed motion before each step inside the timed loop.
