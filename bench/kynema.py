@@ -24,10 +24,12 @@ The shared recipe's patch times the beam at order 5 only.  The other orders need
 of the harness's ``ky_step_timing.cpp``: ``TEST(KyTiming, RotatingBeamOrders)`` reads the file named
 by env ``KY_BEAM_SPEC`` (nothing when unset): per order ``p n_nodes n_quad``, the stations s, then the
 point-weight pairs (Python repr, read with strtod), and runs the order-5 test's body on them
-(``KYTIME rotating_beam_p<p>``).  Without it those orders show "not available".  The extension is
-``bench/kynema_beam_orders.patch`` (our own harness code, no Kynema source): after the recipe's build,
-``patch -p1 -d $KY_ROOT/src < bench/kynema_beam_orders.patch`` and rebuild the test executable
-(``ninja -C $KY_ROOT/build/kynema kynema_fmb_regression_tests``, about a minute).
+(``KYTIME rotating_beam_p<p>``).  Without it those orders show "not available".  The extension lives
+beside the Kynema build, outside the project (the recipe is used, not copied in): move the body of
+``TEST(KyTiming, RotatingBeam)`` into a function of the node stations and the quadrature, call it
+from that test with its order-5 literals and from ``RotatingBeamOrders`` with each order read from
+the file, then rebuild the test executable (``ninja -C $KY_ROOT/build/kynema
+kynema_fmb_regression_tests``, about a minute).
 
 Both sides start from the given velocities and accelerations (``initial_velocities="keep"``, as
 Kynema does) and set the prescribed motion before each step inside the timed loop.
