@@ -2,9 +2,10 @@
 
 Runs a script (default ``examples/heavy_top.py``) in a fresh process against a new, empty numba
 cache, every unit compiled in that one process (``KYNEMAPY_COMPILE_JOBS=1``), and records numba's
-``numba:compile`` events (numba's documented event API).  Printed: the process's CPU time, and per
-compiled function its exclusive time (its own typing, lowering and LLVM work, without the
-functions it compiled on the way) and inclusive time, the largest first.  A function inlined at
+``numba:compile`` events (numba's documented event API) with the process's CPU time at each.
+Printed: the process's CPU time, and per compiled function its own CPU time (its typing, lowering
+and LLVM work, without the functions it compiled on the way) and its time with them, the largest
+first.  A function inlined at
 numba-IR level (``njit(inline=True)``) has no event of its own: its cost is in its callers'.
 
 Use it to see which kernels a change makes dearer or cheaper to compile; the totals of two
@@ -36,11 +37,25 @@ CHILD = textwrap.dedent(
     import collections, runpy, sys, time
     from numba.core import event
 
+    class Recorder(event.Listener):
+        # each compile event with the process's CPU time [s] at it (not the wall clock, which
+        # other processes on the machine would stretch)
+
+        def __init__(self):
+            self.buffer = []
+
+        def on_start(self, ev):
+            self.buffer.append((time.process_time(), ev))
+
+        def on_end(self, ev):
+            self.buffer.append((time.process_time(), ev))
+
     script, top = sys.argv[1], int(sys.argv[2])
     sys.argv = [script]
     sys.path.insert(0, str(__import__("pathlib").Path(script).resolve().parent))
+    recorder = Recorder()
     start = time.process_time()
-    with event.install_recorder("numba:compile") as recorder:
+    with event.install_listener("numba:compile", recorder):
         try:
             runpy.run_path(script, run_name="__main__")
         except SystemExit:
@@ -61,8 +76,8 @@ CHILD = textwrap.dedent(
         count[name] += 1
         if stack:
             stack[-1][2] += seconds
-    print(f"process CPU {cpu:.1f} s; {sum(count.values())} compilations, {sum(own.values()):.1f} s in all (wall)")
-    print(f"{'own s':>7} {'with callees s':>15}  compiled function")
+    print(f"process CPU {cpu:.1f} s; {sum(count.values())} compilations, {sum(own.values()):.1f} s of CPU in all")
+    print(f"{'own s':>7} {'with callees s':>15}  compiled function (CPU)")
     for name, seconds in own.most_common(top):
         times = f" (x{count[name]})" if count[name] > 1 else ""
         print(f"{seconds:7.2f} {whole[name]:15.2f}  {name}{times}")
