@@ -235,13 +235,14 @@ def test_compile_all_leaves_the_hard_contact_stage_to_a_second_process(monkeypat
 
     ran: list[str] = []
     started: list[str] = []
-    for name in ("_engine", "_files", "_joints", "_beams", "_sparse", "_batch", "_hard_contact", "_extrapolated"):
+    names = ("_engine", "_files", "_joints", "_beams", "_sparse", "_batch", "_contact_solvers", "_hard_contact")
+    for name in (*names, "_extrapolated"):
         monkeypatch.setattr(precompile, name, lambda name=name: ran.append(name))
     monkeypatch.setattr(precompile, "compile_units", lambda jobs: ran.append("units"))
     monkeypatch.setattr(precompile, "_start_second", lambda stage: started.append(stage) or _Finished(code))
     precompile.compile_all(jobs=2, progress=False)
     assert started == ["hard contact"]
-    expected = ["units", "_engine", "_files", "_joints", "_beams", "_sparse", "_batch"]
+    expected = ["units", "_engine", "_files", "_joints", "_beams", "_sparse", "_batch", "_contact_solvers"]
     assert ran == [*expected, *(["_hard_contact"] if code else []), "_extrapolated"]
     ran.clear()
     started.clear()
