@@ -5,8 +5,8 @@ cache, every unit compiled in that one process (``KYNEMAPY_COMPILE_JOBS=1``), an
 ``numba:compile`` events (numba's documented event API) with the process's CPU time at each.
 Printed: the process's CPU time, and per compiled function its own CPU time (its typing, lowering
 and LLVM work, without the functions it compiled on the way) and its time with them, the largest
-first.  A function inlined at
-numba-IR level (``njit(inline=True)``) has no event of its own: its cost is in its callers'.
+first.  A function inlined at numba-IR level (``njit(inline=True)``) has no event of its own: its
+cost is in its callers'.
 
 Use it to see which kernels a change makes dearer or cheaper to compile; the totals of two
 single runs differ by several seconds on a shared 2-core machine (docs/performance.md), so
@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: the child process: the script run under a recorder of numba's compile events
 CHILD = textwrap.dedent(
     """
-    import collections, runpy, sys, time
+    import collections, pathlib, runpy, sys, time
     from numba.core import event
 
     class Recorder(event.Listener):
@@ -52,7 +52,7 @@ CHILD = textwrap.dedent(
 
     script, top = sys.argv[1], int(sys.argv[2])
     sys.argv = [script]
-    sys.path.insert(0, str(__import__("pathlib").Path(script).resolve().parent))
+    sys.path.insert(0, str(pathlib.Path(script).resolve().parent))  # the script's own imports
     recorder = Recorder()
     start = time.process_time()
     with event.install_listener("numba:compile", recorder):
