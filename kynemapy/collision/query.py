@@ -155,8 +155,9 @@ class CollisionScene:
             Arrays of the wrong shape, non-finite values or a negative margin.
         """
         t = self.table
-        x = np.ascontiguousarray(positions, dtype=np.float64)
-        r = np.ascontiguousarray(rotations, dtype=np.float64)
+        # copies: writable whatever the caller passes (numba compiles a read-only array apart)
+        x = np.array(positions, dtype=np.float64, order="C")
+        r = np.array(rotations, dtype=np.float64, order="C")
         n_nodes = int(t.node.max()) + 1 if len(t) else 0
         if x.ndim != 2 or x.shape[1] != 3 or r.ndim != 2 or r.shape[1] != 4 or x.shape[0] != r.shape[0]:
             raise ValueError(f"collisions: positions must be (N, 3) and rotations (N, 4), got {x.shape} and {r.shape}")

@@ -246,14 +246,17 @@ class HardBodies:
     """
 
     def __init__(self, model: Model, planes: Any = None) -> None:
+        # every array the scene query reads is a writable copy: numba types a read-only array
+        # apart from a writable one, and the model's read-only table gave read-only views where
+        # a slice was contiguous (one shape), compiling the whole query a second time (20 s)
         table = np.asarray(model.hard_shapes, dtype=np.float64)
-        self.node = np.ascontiguousarray(table[:, 0].astype(np.int64))
-        self.kind = np.ascontiguousarray(table[:, 1].astype(np.int64))
-        self.offset = np.ascontiguousarray(table[:, 2:5])
-        self.frame = np.ascontiguousarray(table[:, 5:9])
-        self.dims = np.ascontiguousarray(table[:, 9:12])
-        self.group = np.ascontiguousarray(table[:, 12].astype(np.int64))
-        self.mask = np.ascontiguousarray(table[:, 13].astype(np.int64))
+        self.node = np.array(table[:, 0], dtype=np.int64)
+        self.kind = np.array(table[:, 1], dtype=np.int64)
+        self.offset = np.array(table[:, 2:5], order="C")
+        self.frame = np.array(table[:, 5:9], order="C")
+        self.dims = np.array(table[:, 9:12], order="C")
+        self.group = np.array(table[:, 12], dtype=np.int64)
+        self.mask = np.array(table[:, 13], dtype=np.int64)
         self.restitution = float(table[0, 14])
         self.friction = float(table[0, 15])
         s = self.node.size
@@ -263,7 +266,7 @@ class HardBodies:
         #: joints or other bilateral constraints couple the bodies: the contacts' response through
         #: them (:class:`~kynemapy.run.body_coupled.CoupledResponse`) instead of each body's own
         self.coupled = int(model.n_constraints) > 0
-        self.x0 = np.ascontiguousarray(np.asarray(model.x0, dtype=np.float64))
+        self.x0 = np.array(model.x0, dtype=np.float64, order="C")
         n_nodes = int(model.n_nodes)
         self.n_nodes = n_nodes
         self._scratch = (
@@ -424,6 +427,8 @@ class HardBodies:
 
     def _scan(self, q: np.ndarray) -> int:
         """:func:`scene_contacts` at q into the query's buffers (grown when too small); the rows."""
+        if not q.flags.writeable:  # (a read-only q would compile the query a second time)
+            q = np.array(q)
         while True:
             rows = scene_contacts(
                 self.x0, q, self.node, self.kind, self.offset, self.frame, self.dims, self.group, self.mask,

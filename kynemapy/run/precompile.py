@@ -193,6 +193,10 @@ def _hard_contact() -> None:
     b.add_ground_plane(law="hard", friction=0.5)
     b.set_body_contact(law="hard", friction=0.5)
     kp.Simulation(b.build(), kp.StepParameters(h=1e-3)).advance(60)
+    # the public collision query (kynemapy.collision): the same boxes' contact points
+    from kynemapy.collision.query import scene_of
+
+    scene_of(b).collisions(np.array([[0.0, 0.0, 0.1], [0.0, 0.0, 0.33]]), np.array([[1.0, 0.0, 0.0, 0.0]] * 2))
     one, none = np.zeros(1, dtype=np.int64), np.full(1, -1, dtype=np.int64)
     rows, y = np.zeros((1, 3, 6)), np.zeros((1, 6))
     scratch = (np.zeros((1, 6, 3)), np.zeros((1, 6, 3)), np.zeros((1, 3, 3)), np.zeros(1), np.zeros((1, 3)))
@@ -224,6 +228,17 @@ def _contact_solvers() -> None:
     coulomb_residual(d, push, mu, np.zeros(3))
     newton_polish(d, push, mu, np.array([0.5, 0.0, 0.0]))
     mode_search(d, push, mu, np.zeros(3))
+
+
+def _integrators() -> None:
+    """The rigid-body schemes of :mod:`kynemapy.integrators` (``kp.integrators.integrate``):
+    one compiled driver for every stepped scheme, with the built-in point-force torque."""
+    import numpy as np
+
+    from kynemapy.integrators import integrate
+
+    integrate("rig_pos", (1.0, 2.0, 3.0), np.eye(3), (0.1, 0.2, 0.3), 0.01, 0.02, force=(0.0, 0.0, -1.0),
+              force_point=(0.0, 0.0, 1.0))  # fmt: skip
 
 
 class _Bar:
@@ -287,19 +302,24 @@ class _Bar:
         self.stream.flush()
 
 
-#: the stages a second process can run while this one runs the others (after the units): their
-#: kernels are compiled lazily, apart from the engine's, so that two processes split them
-SECOND_PROCESS_STAGES = {"hard contact": "_hard_contact"}
+#: the stages a second process runs, one after the other, while this one runs the others (after
+#: the units), by label: their kernels are compiled lazily, apart from the engine's, so that two
+#: processes split them.  Measured from an empty cache (2026-12-01, 2 cores): the hard-contact
+#: stage took 47.5 s in the second process while this one ran its other stages in 62 s, 4.7 s of
+#: them the sparse solver's; moved, 55.5 s and 60 s (with the rigid-body schemes here, 17 s)
+SECOND_PROCESS_STAGES = {"sparse solver and orderings": "_sparse", "hard contact": "_hard_contact"}
 
 
-def _start_second(stage: str) -> subprocess.Popen[bytes] | None:
-    """A second Python process that runs the stage ``stage`` of :data:`SECOND_PROCESS_STAGES`
-    (compiling its kernels into the cache), or None where one cannot be started."""
+def _start_second(stages: tuple[str, ...]) -> subprocess.Popen[bytes] | None:
+    """A second Python process that runs the stages ``stages`` of :data:`SECOND_PROCESS_STAGES`
+    in their order (compiling their kernels into the cache), or None where one cannot be
+    started."""
     from kynemapy.engine.units import start_python
 
+    names = [SECOND_PROCESS_STAGES[stage] for stage in stages]
     return start_python(
         "from kynemapy.engine.notice import ANNOUNCE; ANNOUNCE.on = False; "
-        f"from kynemapy.run.precompile import {SECOND_PROCESS_STAGES[stage]} as run; run()"
+        f"from kynemapy.run.precompile import {', '.join(names)}; " + "; ".join(f"{name}()" for name in names)
     )
 
 
@@ -314,8 +334,9 @@ def compile_all(jobs: int | None = None, stream: TextIO | None = None, progress:
     """Compile every kernel into the cache (see the module's description); returns the wall
     time [s].  ``jobs``: processes to use (default: 2 when the machine has two cores or more).
     Kernels already in the cache are loaded, not compiled again.  With two processes, the units
-    are split between them, and then the hard-contact stage runs in the second while this one
-    runs the other stages (should the second fail, this one runs its stage after)."""
+    are split between them, and then the stages of :data:`SECOND_PROCESS_STAGES` run in the
+    second while this one runs the others (should the second fail, this one runs them at the
+    last of them)."""
     stream = stream if stream is not None else sys.stderr
     jobs = jobs if jobs is not None else min(2, os.cpu_count() or 1)
     if jobs < 1:
@@ -333,6 +354,7 @@ def compile_all(jobs: int | None = None, stream: TextIO | None = None, progress:
         ("sparse solver and orderings", 3.0, _sparse),
         ("ensembles (Batch)", 2.0, _batch),
         ("contact solvers", 10.0, _contact_solvers),
+        ("rigid-body schemes (kynemapy.integrators)", 8.0, _integrators),
         ("hard contact", 1.0, _hard_contact),
         ("the extrapolated scheme", 1.5, _extrapolated),
     ]
@@ -340,23 +362,26 @@ def compile_all(jobs: int | None = None, stream: TextIO | None = None, progress:
     from kynemapy.engine.notice import ANNOUNCE
 
     ANNOUNCE.on = not progress  # the bar says what is compiling; without it, the one-line notices do
-    second: dict[str, subprocess.Popen[bytes] | None] = {}
+    helper: subprocess.Popen[bytes] | None = None
+    given = [label for label, _, _ in stages if label in SECOND_PROCESS_STAGES]
+    by_label = {label: run for label, _, run in stages}
     try:
         for index, (label, share, run) in enumerate(stages):
             if index == 1 and jobs >= 2:  # the units are in the cache: the second process's stages
-                second = {name: _start_second(name) for name in SECOND_PROCESS_STAGES}
+                helper = _start_second(tuple(given))
             if bar is not None:
                 bar.stage(label, share)
-            helper = second.get(label)
-            if helper is None or helper.wait() != 0:
-                run()  # here (also where the second process failed: it compiles what is left)
+            if helper is None or label not in given:
+                run()
+            elif label == given[-1] and helper.wait() != 0:
+                for name in given:  # the second process failed: this one compiles what is left
+                    by_label[name]()
             if bar is not None:
                 bar.finish_stage()
     finally:
-        for helper in second.values():
-            if helper is not None and helper.poll() is None:
-                helper.kill()
-                helper.wait()
+        if helper is not None and helper.poll() is None:
+            helper.kill()
+            helper.wait()
         ANNOUNCE.on = True
         if bar is not None:
             bar.close()

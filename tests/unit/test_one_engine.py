@@ -103,6 +103,45 @@ def test_every_kind_of_model_steps_on_one_compiled_run_task_at() -> None:
     assert len(set(run_task_at.overloads) | before) == 1, [str(sig) for sig in run_task_at.overloads]
 
 
+def _boxes(n: int) -> kp.Model:
+    b = kp.ModelBuilder(gravity=(0.0, 0.0, -9.81))
+    for i in range(n):
+        node = b.add_node(position=(0.0, 0.0, 0.1 + 0.25 * i))
+        b.add_mass(node, mass=1.0, inertia=(0.007, 0.007, 0.007))
+        b.add_box(node, (0.1, 0.1, 0.1))
+    b.add_ground_plane(law="hard", friction=0.5)
+    b.set_body_contact(law="hard", friction=0.5)
+    return b.build()
+
+
+def test_hard_body_contact_of_one_shape_or_several_queries_on_one_compiled_scene_query() -> None:
+    """The model's shape table is read-only; with one shape its column slices were contiguous
+    read-only views, which numba types apart from writable arrays: the scene query (20 s of CPU)
+    compiled a second time for a model of one shape.  Likewise the public query
+    (``scene_of(builder).collisions``) given read-only or writable poses."""
+    from kynemapy.collision.query import scene_of
+    from kynemapy.collision.shapes import world_poses
+    from kynemapy.run.body_query import scene_contacts
+
+    before = set(scene_contacts.overloads)
+    for n in (2, 1):
+        kp.Simulation(_boxes(n), kp.StepParameters(h=1e-3)).advance(2)
+    assert len(set(scene_contacts.overloads) | before) == 1, [str(sig) for sig in scene_contacts.overloads]
+
+    b = kp.ModelBuilder()
+    node = b.add_node(position=(0.0, 0.0, 0.0))
+    b.add_mass(node, mass=1.0, inertia=(1.0, 1.0, 1.0))
+    b.add_box(node, (0.1, 0.1, 0.1))
+    scene = scene_of(b)
+    before = set(world_poses.overloads)
+    x, r = np.zeros((1, 3)), np.array([[1.0, 0.0, 0.0, 0.0]])
+    for writable in (True, False):
+        x.setflags(write=writable)
+        r.setflags(write=writable)
+        assert len(scene.collisions(x, r).gap) == 0
+    assert len(set(world_poses.overloads) | before) == 1, [str(sig) for sig in world_poses.overloads]
+
+
 PROBE = '''\
 """Probe of tests/unit/test_one_engine.py: a kernel announced when it compiles."""
 
@@ -227,27 +266,39 @@ class _Finished:
 
 
 @pytest.mark.parametrize("code", [0, 1], ids=["second process done", "second process failed"])
-def test_compile_all_leaves_the_hard_contact_stage_to_a_second_process(monkeypatch, code: int) -> None:
-    """With two jobs, the hard-contact stage runs in a second process started once the units are
-    in the cache; this process runs it only where that process failed (or could not start), and
-    every other stage here."""
+def test_compile_all_leaves_the_sparse_and_hard_contact_stages_to_a_second_process(monkeypatch, code: int) -> None:
+    """With two jobs, the sparse solver's and the hard-contact stages run, in that order, in one
+    second process started once the units are in the cache; this process runs them (at the
+    last of them) only where that process failed (or could not start), and every other stage
+    here."""
     from kynemapy.run import precompile
 
     ran: list[str] = []
-    started: list[str] = []
-    names = ("_engine", "_files", "_joints", "_beams", "_sparse", "_batch", "_contact_solvers", "_hard_contact")
-    for name in (*names, "_extrapolated"):
+    started: list[tuple[str, ...]] = []
+    names = ("_engine", "_files", "_joints", "_beams", "_sparse", "_batch", "_contact_solvers", "_integrators")
+    for name in (*names, "_hard_contact", "_extrapolated"):
         monkeypatch.setattr(precompile, name, lambda name=name: ran.append(name))
     monkeypatch.setattr(precompile, "compile_units", lambda jobs: ran.append("units"))
-    monkeypatch.setattr(precompile, "_start_second", lambda stage: started.append(stage) or _Finished(code))
+    monkeypatch.setattr(precompile, "_start_second", lambda stages: started.append(stages) or _Finished(code))
     precompile.compile_all(jobs=2, progress=False)
-    assert started == ["hard contact"]
-    expected = ["units", "_engine", "_files", "_joints", "_beams", "_sparse", "_batch", "_contact_solvers"]
-    assert ran == [*expected, *(["_hard_contact"] if code else []), "_extrapolated"]
+    assert started == [("sparse solver and orderings", "hard contact")]
+    here = ["units", "_engine", "_files", "_joints", "_beams", "_batch", "_contact_solvers", "_integrators"]
+    assert ran == [*here, *(["_sparse", "_hard_contact"] if code else []), "_extrapolated"]
     ran.clear()
     started.clear()
-    precompile.compile_all(jobs=1, progress=False)  # one process: every stage here, none started
-    assert started == [] and ran == [*expected, "_hard_contact", "_extrapolated"]
+    precompile.compile_all(jobs=1, progress=False)  # one process: every stage here, in order, none started
+    assert started == [] and ran == ["units", *names, "_hard_contact", "_extrapolated"]
+
+
+def test_the_second_process_runs_its_stages_in_order(monkeypatch) -> None:
+    """The command of the second process imports and calls each of its stages, in order."""
+    from kynemapy.engine import units
+    from kynemapy.run import precompile
+
+    commands: list[str] = []
+    monkeypatch.setattr(units, "start_python", commands.append)
+    precompile._start_second(("sparse solver and orderings", "hard contact"))
+    assert commands[0].endswith("import _sparse, _hard_contact; _sparse(); _hard_contact()"), commands
 
 
 def test_kynemapy_compile_refuses_a_bad_job_count() -> None:

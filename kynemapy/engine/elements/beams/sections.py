@@ -89,7 +89,7 @@ def element_tables(
     section_s : (sections,) span fractions of the sections, ascending.
     m_star, c_star : (sections, 6, 6) sectional mass and stiffness matrices, material frame.
     """
-    x0 = np.ascontiguousarray(node_x0, dtype=float)
+    x0 = np.array(node_x0, dtype=float, order="C")  # writable: numba compiles a read-only one apart
     if x0.ndim != 2 or x0.shape[1] != 7 or x0.shape[0] < 2:
         raise ValueError(f"beam element: node_x0 must be (nodes >= 2, 7), got {x0.shape}")
     node_xi = 2.0 * np.asarray(node_s, dtype=float) - 1.0
