@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from kynemapy.collision.narrow import BOX, ROW
+from kynemapy.engine.api import ConvergenceError
 from kynemapy.math.rotations import rotation_matrices
 from kynemapy.model import Model
 from kynemapy.model.errors import ModelError
@@ -236,8 +237,9 @@ class HardBodies:
         friction pyramids, where it sticks everywhere
         (:func:`kynemapy.run.pyramid_lcp.pyramid_lcp`).
     unsettled : int
-        1 when the last step's position iterations did not reach their tolerance and ended at
-        their least violating iterate (no point deeper than :data:`UNSETTLED_DEPTH`), else 0.
+        1 when the last step's position iterations did not reach their tolerance, or one of
+        their frictional problems found no solution, and they ended at their least violating
+        iterate (no point deeper than :data:`UNSETTLED_DEPTH`), else 0.
     violation : float
         With joints: the residual of Signorini's and Coulomb's laws (relative to the largest
         free velocity, :func:`kynemapy.run.body_coupled.coulomb_residual`) of the last step's
@@ -684,14 +686,18 @@ class HardBodies:
         the present state, the state updated.  Returns the last query's contacts, the set's, the
         multipliers by key and the inverse mass blocks at the corrected state.
 
-        Iterations that do not reach the tolerance in :data:`MAX_BODY_ITERATIONS` end at their
-        least violating iterate when no point penetrates there by more than
-        :data:`UNSETTLED_DEPTH` (:attr:`unsettled` counts these).
+        Iterations that do not reach the tolerance in :data:`MAX_BODY_ITERATIONS`, or whose
+        frictional problem finds no solution after the first (through joints: the sweeps stalled
+        and no finisher applies, as for the gripped box set down on the ground with the schedule
+        of ``examples/urdf_pick_box.py`` started 10 ms later), end at their least violating
+        iterate when no point penetrates there by more than :data:`UNSETTLED_DEPTH`
+        (:attr:`unsettled` counts these).
 
         Raises
         ------
         ConvergenceError
-            No iterate within :data:`UNSETTLED_DEPTH`.
+            No iterate within :data:`UNSETTLED_DEPTH`, or the first iteration's problem has no
+            solution found.
         """
         q = stops.sim.state.q
         set_keys = np.zeros(0, dtype=np.int64)
@@ -753,10 +759,21 @@ class HardBodies:
             mu = np.where(self._touched(cur, q_start, q), cur.mu, 0.0)
             lam[mu == 0.0, 1:] = 0.0
             held = self.held_friction
-            y, _ = self._solve(
-                stops, cur.na, cur.nb, ja, jb, minv, free, mu, lam, "position correction", cur.frame, _groups(cur),
-                frozen, strict, inexact < INEXACT_ITERATIONS, it == 0, GAP_TOLERANCE, keys=cur.key,
-            )  # fmt: skip
+            try:
+                y, _ = self._solve(
+                    stops, cur.na, cur.nb, ja, jb, minv, free, mu, lam, "position correction", cur.frame,
+                    _groups(cur), frozen, strict, inexact < INEXACT_ITERATIONS, it == 0, GAP_TOLERANCE, keys=cur.key,
+                )  # fmt: skip
+            except ConvergenceError:
+                # no solution of this iteration's problem (the gripped box set down, its points
+                # redundant with friction, after the inexact solves allowed): the least violating
+                # iterate so far, as when the iterations do not settle
+                if best[1] > UNSETTLED_DEPTH:
+                    raise
+                q[...] = best[2]
+                stops._refresh()
+                self.unsettled += 1
+                return best[3], best[4], best[5], best[6], self._inverse_mass(stops)
             # once the sweeps had to be finished with the friction held, the friction stays as it is
             # for the rest of this correction: its iterations then only bring the gaps to zero
             frozen = frozen or self.held_friction > held
