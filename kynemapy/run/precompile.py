@@ -4,15 +4,16 @@ The engine is one compiled function for every model (:func:`kynemapy.engine.entr
 so compiling it once serves every model, size, joint mix and solver.  This module runs a small
 workload of each kind (a rigid body with Kynema's constraints, a two-body joint, a beam, a
 sparse chain, a result file written and read back, a ``Batch``, body points and reactions, a
-ball on a hard plane, the extrapolated scheme's combination) so that every kernel a user can
-reach is compiled into the cache (:mod:`kynemapy._jit`).
+ball on a hard plane, boxes on boxes and the collision query, the rigid-body schemes of
+:mod:`kynemapy.integrators`, the extrapolated scheme's combination) so that every kernel a user
+can reach is compiled into the cache (:mod:`kynemapy._jit`).
 
 With two or more cores, the engine's units (the Newton loop, its three phases, the beam
 elements, the two-body joints, the sparse LU and the contacts, :mod:`kynemapy.engine.unit_call`)
 compile in two processes, about half each (:func:`kynemapy.engine.units.compile_units`); the
-later stages load them from the cache, and the hard-contact stage (lazily compiled kernels of
-their own) runs in a second process meanwhile.  Two processes that compile the same small kernel
-write the same files, each atomically (numba's cache).
+later stages load them from the cache, and the sparse solver's and the hard-contact stages
+(lazily compiled kernels of their own) run in a second process meanwhile.  Two processes that
+compile the same small kernel write the same files, each atomically (numba's cache).
 """
 
 from __future__ import annotations
