@@ -376,6 +376,7 @@ def _run_kernel(
     R0: FloatArray,
     W0: FloatArray,
 ) -> tuple[FloatArray, FloatArray, int]:
+    import kynemapy.engine.notice  # noqa: F401  (a first compilation of the schemes says so on stderr)
     from kynemapy.integrators import drive
 
     n_out = n_steps // every + 1

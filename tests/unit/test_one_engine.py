@@ -142,6 +142,25 @@ def test_hard_body_contact_of_one_shape_or_several_queries_on_one_compiled_scene
     assert len(set(world_poses.overloads) | before) == 1, [str(sig) for sig in world_poses.overloads]
 
 
+def test_the_rigid_body_schemes_first_compilation_is_announced() -> None:
+    """``kynemapy.integrators.integrate``'s kernel (every scheme's loop, 15 s of CPU at its first
+    compilation) was compiled without a word: it is a lazily announced kernel, and running a
+    scheme registers the notice (this process has the kernel from the cache: nothing prints)."""
+    from kynemapy.engine.notice import LAZY_ANNOUNCED
+    from kynemapy.integrators import drive
+
+    func = drive.run_scheme.py_func
+    assert f"{func.__module__}.{func.__qualname__}" in LAZY_ANNOUNCED
+    code = (
+        "import sys, numpy as np\n"
+        "from kynemapy.integrators import integrate\n"
+        "integrate('liemid', (1.0, 2.0, 3.0), np.eye(3), (0.1, 0.2, 0.3), 0.01, 0.02)\n"
+        "assert 'kynemapy.engine.notice' in sys.modules\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+
+
 PROBE = '''\
 """Probe of tests/unit/test_one_engine.py: a kernel announced when it compiles."""
 
