@@ -291,3 +291,20 @@ def test_model_file_and_result_file_keep_the_hard_body_law(tmp_path) -> None:
     assert np.array_equal(again.state.v, whole.state.v)
     np.testing.assert_allclose(whole.state.v[:, 0], [0.0, 1.0], atol=1e-12)
     assert math.isclose(float(np.sum(whole.state.v[:, 0])), 1.0, abs_tol=1e-12)
+
+
+def test_the_contacts_groups_are_numbered_as_their_rows_sort() -> None:
+    """``_groups`` numbers each contact's group (plane or not, shape A, shape B) by one integer
+    key: the numbers of the rows' own lexicographic ``np.unique(..., axis=0)`` (which it
+    replaced, for its time), over random sets of contacts between shapes and with planes."""
+    from types import SimpleNamespace
+
+    from kynemapy.run.hard_bodies import _groups
+
+    rng = np.random.default_rng(7)
+    for _ in range(300):
+        c = int(rng.integers(0, 25))
+        con = SimpleNamespace(na=rng.integers(-1, 4, c), shape_a=rng.integers(0, 7, c), shape_b=rng.integers(0, 11, c))
+        rows = np.column_stack([con.na < 0, con.shape_a, con.shape_b])
+        expected = np.unique(rows, axis=0, return_inverse=True)[1].reshape(-1)
+        np.testing.assert_array_equal(_groups(con), expected)
