@@ -713,6 +713,14 @@ class HardBodies:
         inexact = 0
         previous, stalled = np.inf, 0
         best: tuple = (np.inf, np.inf)
+
+        def least_violating() -> tuple[_Contacts, _Contacts, np.ndarray, np.ndarray, np.ndarray]:
+            # the iterations end at their least violating iterate (unsettled)
+            q[...] = best[2]
+            stops._refresh()
+            self.unsettled += 1
+            return best[3], best[4], best[5], best[6], self._inverse_mass(stops)
+
         for it in range(MAX_BODY_ITERATIONS + 1):
             if it > 0:
                 con = self._contacts(q, q_start)
@@ -738,11 +746,7 @@ class HardBodies:
                 if worst < best[0]:
                     best = (worst, float(np.max(-cur.gap, initial=0.0)), q.copy(), con, cur, nu_keys, nu_vals)
             if it == MAX_BODY_ITERATIONS and best[1] <= UNSETTLED_DEPTH:
-                # the least violating iterate
-                q[...] = best[2]
-                stops._refresh()
-                self.unsettled += 1
-                return best[3], best[4], best[5], best[6], self._inverse_mass(stops)
+                return least_violating()
             if it == MAX_BODY_ITERATIONS:
                 pairs = np.column_stack([cur.shape_a, cur.shape_b]).tolist()
                 raise stops.convergence_error(
@@ -774,10 +778,7 @@ class HardBodies:
                 # iterate so far, as when the iterations do not settle
                 if best[1] > UNSETTLED_DEPTH:
                     raise
-                q[...] = best[2]
-                stops._refresh()
-                self.unsettled += 1
-                return best[3], best[4], best[5], best[6], self._inverse_mass(stops)
+                return least_violating()
             # once the sweeps had to be finished with the friction held, the friction stays as it is
             # for the rest of this correction: its iterations then only bring the gaps to zero
             frozen = frozen or self.held_friction > held
