@@ -38,6 +38,7 @@ import numpy as np
 from kynemapy._jit import njit
 from kynemapy.engine.api import ConvergenceError
 from kynemapy.engine.entry import ADVANCE
+from kynemapy.engine.params import with_step
 from kynemapy.engine.step import CONVERGED, RESUMABLE
 from kynemapy.math.quaternion import quat_exp
 from kynemapy.math.quaternion import quat_product as hamilton_product
@@ -441,9 +442,11 @@ def extrapolate(
     if loads is not None:
         loads(sim, t0)
     sim.compute_consistent_accelerations()
-    sim.state.a[...] = sim.state.vd
-    saved = sim.save_state()
-    n_nodes = sim.state.q.shape[0]
+    state = sim.state
+    state.a[...] = state.vd
+    saved = sim.save_state()  # read back whole only (its arrays' views are not made: 0.1 ms)
+    q_start, v_start, step_start = state.q.copy(), state.v.copy(), int(state.step[0])
+    n_nodes = q_start.shape[0]
     divisions = tuple(divisions)
     if not (
         len(divisions) in (2, 3)
@@ -452,13 +455,13 @@ def extrapolate(
         and all(b > a for a, b in itertools.pairwise(divisions))
     ):
         raise ValueError(f"extrapolate: divisions must be 2 or 3 increasing integers >= 1, got {divisions!r}")
-    level_params = sim.params if params is None else params
+    base = (sim.params if params is None else params).coefficients  # each level's: with_step (2 µs, not 30)
     qs = np.zeros((len(divisions), n_coarse + 1, n_nodes, 7))
     vs = np.zeros((len(divisions), n_coarse + 1, n_nodes, 6))
     steps = iterations = 0
     for j, division in enumerate(divisions):
         sim.restore_state(saved)
-        coefficients = dataclasses.replace(level_params, h=h / division).coefficients
+        coefficients = with_step(base, h / division)
         sim.check_coefficients(coefficients)
         try:
             q_level, v_level, its, status = _level(sim, coefficients, n_coarse, division, loads, t0, h)
@@ -476,20 +479,20 @@ def extrapolate(
             error = ConvergenceError(
                 f"extrapolated scheme: a step of h = {h / division:.3g} s failed near t = {failed_at:.9g} s: {text}",
                 t0,
-                int(saved.step[0]),
+                step_start,
                 errors,
                 int(status),
             )
             error.failed_at = failed_at
             raise error
-        qs[j, 0], vs[j, 0] = saved.q, saved.v
+        qs[j, 0], vs[j, 0] = q_start, v_start
         qs[j, 1:], vs[j, 1:] = q_level, v_level
     powers = POWERS[: len(divisions) - 1]
     q, v = combine(qs, vs, extrapolation_weights(divisions, powers))
     q2, v2 = combine(qs[1:], vs[1:], extrapolation_weights(divisions[1:], powers[:-1]))
     difference = np.empty((n_coarse + 1, n_nodes, 6))
     difference_kernel(q.reshape(-1, 7), q2.reshape(-1, 7), difference.reshape(-1, 6))
-    sim.state.step[0] = saved.step[0] + n_coarse
+    sim.state.step[0] = step_start + n_coarse
     return ExtrapolatedRun(
         time=t0 + h * np.arange(n_coarse + 1),
         q=q,
