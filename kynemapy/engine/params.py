@@ -86,8 +86,8 @@ def with_step(p: np.ndarray, h: float) -> np.ndarray:
     entries that follow from it (γ′, β′ and the conditioner c, as
     :attr:`StepParameters.coefficients` computes them; γ′ = β′ = 0 stay so in statics).
 
-    The step-size control changes h at almost every step: this costs 2 µs where a new
-    ``StepParameters`` and its vector cost 40 µs.
+    The step-size control changes h at almost every step: this costs a few µs where a new
+    ``StepParameters`` and its vector cost about 40 µs.
 
     Parameters
     ----------

@@ -455,7 +455,7 @@ def extrapolate(
         and all(b > a for a, b in itertools.pairwise(divisions))
     ):
         raise ValueError(f"extrapolate: divisions must be 2 or 3 increasing integers >= 1, got {divisions!r}")
-    base = (sim.params if params is None else params).coefficients  # each level's: with_step (2 µs, not 30)
+    base = (sim.params if params is None else params).coefficients  # each level's from it: with_step
     qs = np.zeros((len(divisions), n_coarse + 1, n_nodes, 7))
     vs = np.zeros((len(divisions), n_coarse + 1, n_nodes, 6))
     steps = iterations = 0
