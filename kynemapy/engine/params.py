@@ -83,8 +83,9 @@ def coefficient_vector(
 
 def with_step(p: np.ndarray, h: float) -> np.ndarray:
     """A copy of the coefficient vector ``p`` for the step size ``h`` [s]: ``P_H`` and the
-    entries that follow from it (γ′, β′ and the conditioner c, as
-    :attr:`StepParameters.coefficients` computes them; γ′ = β′ = 0 stay so in statics).
+    entries that follow from it, γ′ = γ/(hβ) [1/s], β′ = (1−α_m)/(h²β(1−α_f)) [1/s²] (left as
+    they are, 0, in statics) and the conditioner c = βh² [s²].  :attr:`StepParameters.coefficients`
+    makes its vector with it too.
 
     The step-size control changes h at almost every step: this costs a few µs where a new
     ``StepParameters`` and its vector cost about 40 µs.
@@ -254,17 +255,11 @@ class StepParameters:
         """The compiled phases' vector ``p`` (entries ``P_*``): γ′ = γ/(hβ) [1/s],
         β′ = (1−α_m)/(h²β(1−α_f)) [1/s²], c = βh² [s²] (γ′ = β′ = 0 in statics)."""
         h = float(self.h)
-        alpha_m, alpha_f, gamma, beta = self.alpha_m, self.alpha_f, self.gamma, self.beta
-        if self.dynamic:
-            gamma_prime = gamma / (h * beta)
-            beta_prime = (1.0 - alpha_m) / (h * h * beta * (1.0 - alpha_f))
-        else:
-            gamma_prime = 0.0
-            beta_prime = 0.0
         exact = bool(self.geometric_stiffness)
-        return coefficient_vector(
-            h, alpha_m, alpha_f, gamma, beta, gamma_prime, beta_prime, beta * h * h,
+        p = coefficient_vector(
+            h, self.alpha_m, self.alpha_f, self.gamma, self.beta, 0.0, 0.0, 0.0,
             float(self.atol), float(self.rtol), int(self.max_iter), bool(self.dynamic), exact, exact,
             static_retries=int(self.static_load_retries), convergence=CONVERGENCE_CODES[self.convergence],
             predictor=PREDICTOR_CODES[self.predictor],
         )  # fmt: skip
+        return with_step(p, h)  # γ′, β′ and c from h: one place for their formulas

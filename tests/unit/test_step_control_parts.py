@@ -1,5 +1,5 @@
 """Parts of the generalized-α step-size control (:mod:`kynemapy.run.stepcontrol`): the
-coefficient vector of a new step size, and the projection of the error estimate off the
+coefficient vector of a new step size against its closed form, and the projection of the error estimate off the
 constraint directions, its dense and sparse solves against a least-squares solution of the
 same matrix read by scipy."""
 
@@ -12,7 +12,7 @@ import pytest
 import scipy.sparse as sp
 
 import kynemapy as kp
-from kynemapy.engine.params import with_step
+from kynemapy.engine.params import P_BETA_PRIME, P_CONDITIONER, P_GAMMA_PRIME, P_H, P_SIZE, with_step
 from kynemapy.run.stepcontrol import ConstraintProjector, dof_mask
 
 
@@ -21,16 +21,34 @@ from kynemapy.run.stepcontrol import ConstraintProjector, dof_mask
     [
         kp.StepParameters(h=1e-3, rho_inf=0.9),
         kp.StepParameters(h=2e-2, rho_inf=0.0, geometric_stiffness=True, predictor="last"),
-        kp.StepParameters(h=0.5, dynamic=False),
+        kp.StepParameters(h=0.5, rho_inf=0.5, dynamic=False),
     ],
 )
-def test_with_step_is_the_vector_of_the_parameters_with_that_h(params: kp.StepParameters) -> None:
-    """``with_step(p, h)`` equals ``replace(params, h=h).coefficients`` entry for entry (bit for
-    bit: the same operations), for a dynamic and a static simulation, and leaves ``p`` as it was."""
+def test_with_step_gives_the_closed_form_coefficients_of_that_h(params: kp.StepParameters) -> None:
+    """``with_step(p, h)`` sets h, γ′ = γ/(hβ), β′ = (1 − α_m)/(h²β(1 − α_f)) (0 in statics) and
+    c = βh² from Chung & Hulbert's α_m = (2ρ∞ − 1)/(ρ∞ + 1), α_f = ρ∞/(ρ∞ + 1), γ = ½ + α_f − α_m,
+    β = ¼(γ + ½)², written out here (1e-14 relative), leaves every other entry as it was and ``p``
+    itself unchanged, and equals the vector of ``replace(params, h=h)``."""
+    rho = params.rho_inf
+    alpha_m, alpha_f = (2.0 * rho - 1.0) / (rho + 1.0), rho / (rho + 1.0)
+    gamma = 0.5 + alpha_f - alpha_m
+    beta = 0.25 * (gamma + 0.5) ** 2
     p = params.coefficients
     before = p.copy()
+    changed = [P_H, P_GAMMA_PRIME, P_BETA_PRIME, P_CONDITIONER]
+    others = [k for k in range(P_SIZE) if k not in changed]
     for h in (1e-6, 3.7e-4, params.h, 0.25):
-        np.testing.assert_array_equal(with_step(p, h), dataclasses.replace(params, h=h).coefficients)
+        q = with_step(p, h)
+        dynamic = params.dynamic
+        expected = [
+            h,
+            gamma / (h * beta) if dynamic else 0.0,
+            (1.0 - alpha_m) / (h * h * beta * (1.0 - alpha_f)) if dynamic else 0.0,
+            beta * h * h,
+        ]
+        np.testing.assert_allclose(q[changed], expected, rtol=1e-14, atol=0.0)
+        np.testing.assert_array_equal(q[others], p[others])
+        np.testing.assert_array_equal(q, dataclasses.replace(params, h=h).coefficients)
     np.testing.assert_array_equal(p, before)
 
 
