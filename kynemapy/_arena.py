@@ -11,6 +11,9 @@ about 10 ns (and 30 ms of compilation per site).
 Self-contained packed structures that compiled code receives as two arrays (the sparse LU,
 the dense elimination program) keep a *header* at the start of their int64 arena: six
 words per field, its offset and shape; compiled code takes 1-D views with :func:`v1`.
+Index arrays as long as a matrix's entries may be ``uint32`` fields packed two to a word
+of the int64 arena (arena ``"u"``, views by :func:`v1u`): half the bytes a pass over them
+streams.
 """
 
 from __future__ import annotations
@@ -31,7 +34,10 @@ FIELD_WORDS = 6
 @dataclass(frozen=True)
 class FieldSpec:
     """One array: its arena, its name, its shape with counts by name (``("n_nodes", 7)``),
-    and (in a header) the word where its description starts."""
+    and (in a header) the word where its description starts.
+
+    Arenas of a header's structure: ``"i"`` (int64, the header's own), ``"f"`` (float64) and
+    ``"u"`` (uint32, packed two to a word in the ``"i"`` arena)."""
 
     arena: str
     name: str
@@ -55,6 +61,10 @@ class HeaderSpec:
         return word
 
     def field(self, arena: str, name: str, shape: tuple[str | int, ...]) -> int:
+        if arena not in ("i", "f", "u"):
+            raise ValueError(f"field {name!r}: arena 'i' (int64), 'f' (float64) or 'u' (uint32), not {arena!r}")
+        if arena == "u" and len(shape) != 1:
+            raise ValueError(f"field {name!r}: a uint32 field is 1-D")
         if not 1 <= len(shape) <= FIELD_WORDS - 1:
             raise ValueError(f"field {name!r}: 1 to {FIELD_WORDS - 1} dimensions")
         word = self.size
@@ -133,9 +143,15 @@ def view_pointer(array: np.ndarray) -> int:
     return array.ctypes.data
 
 
+#: a uint32 field holds fewer entries than this, and the indices it holds are below it
+U32_LIMIT = 2**32 - 1
+
+
 class HeaderBuilder:
     """Lays out the fields of a :class:`HeaderSpec` in an int64 arena (header first) and a
-    float64 arena, and writes their header words."""
+    float64 arena, and writes their header words.  A uint32 field (arena ``"u"``) takes
+    ⌈length / 2⌉ words of the int64 arena; its header gives that word offset and its length
+    in uint32 elements."""
 
     def __init__(self, spec: HeaderSpec, counts: Mapping[str, int]) -> None:
         self.spec = spec
@@ -143,8 +159,14 @@ class HeaderBuilder:
         sizes = {"i": spec.size, "f": 0}
         for f in spec.fields:
             shape = resolve(f.shape, counts)
-            start = sizes[f.arena]
-            sizes[f.arena] = start + math.prod(shape)
+            arena = "i" if f.arena == "u" else f.arena
+            start = sizes[arena]
+            size = math.prod(shape)
+            if f.arena == "u":
+                if size > U32_LIMIT:
+                    raise ValueError(f"field {f.name!r}: {size} entries, more than a uint32 field holds")
+                size = (size + 1) // 2
+            sizes[arena] = start + size
             header[f.word] = start
             header[f.word + 1 : f.word + FIELD_WORDS] = (*shape, *(1,) * (FIELD_WORDS - 1 - len(shape)))
         self.header = np.array(header, dtype=np.int64)
@@ -153,11 +175,14 @@ class HeaderBuilder:
         self.i[: spec.size] = self.header
 
 
-def field_view(arena: np.ndarray, header: np.ndarray, word: int) -> np.ndarray:
-    """Python: the view of the field whose description starts at ``header[word]``."""
+def field_view(arena: np.ndarray, header: np.ndarray, word: int, packed: bool = False) -> np.ndarray:
+    """Python: the view of the field whose description starts at ``header[word]``
+    (``packed``: a uint32 field of the int64 ``arena``)."""
     start, *dims = header[word : word + FIELD_WORDS].tolist()
     while len(dims) > 1 and dims[-1] == 1:
         dims.pop()
+    if packed:
+        return arena[start : start + (dims[0] + 1) // 2].view(np.uint32)[: dims[0]]
     return arena[start : start + math.prod(dims)].reshape(dims)
 
 
@@ -169,3 +194,12 @@ def v1(a, h, w):
     function cannot return a view."""
     o = h[w]
     return a[o : o + h[w + 1]]
+
+
+@njit(inline=True)
+def v1u(a, h, w):
+    """Compiled: the uint32 view of the field described at header word ``w`` of ``h``, packed in
+    the int64 arena ``a`` (see :class:`HeaderBuilder`)."""
+    o = h[w]
+    m = h[w + 1]
+    return a[o : o + (m + 1) // 2].view(np.uint32)[:m]

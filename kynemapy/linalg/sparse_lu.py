@@ -61,7 +61,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from kynemapy._arena import HeaderBuilder, HeaderSpec, field_view, v1
+from kynemapy._arena import U32_LIMIT, HeaderBuilder, HeaderSpec, field_view, v1, v1u
 from kynemapy._jit import njit
 from kynemapy.linalg.ordering import FillEstimate, choose_ordering
 
@@ -109,18 +109,18 @@ class Symbolic(NamedTuple):
     estimate: FillEstimate  #: symbolic Cholesky of A + Aᵀ under q (nnz of L, flops)
 
 
-# the LU arenas: an int64 arena (header first) and a float64 arena
+# the LU arenas: an int64 arena (header first, the long index arrays uint32 two to a word) and a float64 arena
 _LU = HeaderSpec()
 AP = _LU.field("i", "ap", ("n1",))
-AI = _LU.field("i", "ai", ("nnz",))
+AI = _LU.field("u", "ai", ("nnz",))
 Q = _LU.field("i", "q", ("n",))
 PROW = _LU.field("i", "prow", ("n",))
 PINV = _LU.field("i", "pinv", ("n",))
 LP = _LU.field("i", "lp", ("n1",))
-LI = _LU.field("i", "li", ("cap_l",))
+LI = _LU.field("u", "li", ("cap_l",))
 UP = _LU.field("i", "up", ("n1",))
-UI = _LU.field("i", "ui", ("cap_u",))
-AROW = _LU.field("i", "arow", ("nnz",))
+UI = _LU.field("u", "ui", ("cap_u",))
+AROW = _LU.field("u", "arow", ("nnz",))
 STACK = _LU.field("i", "stack", ("n",))
 FLAG = _LU.field("i", "flag", ("n",))
 WORK = _LU.field("i", "work", ("n",))
@@ -136,8 +136,10 @@ LRUN = _LU.field("i", "lrun", ("n",))
 
 
 class LUWorkspace:
-    """All arrays of a sparse LU, packed in two arenas: ``i`` (int64, its header first) and
-    ``f`` (float64); built by :func:`new_lu_workspace`.  Compiled code takes ``(i, f)``.
+    """All arrays of a sparse LU, packed in two arenas: ``i`` (int64, its header first; the
+    index arrays as long as A's, L's and U's entries, ``ai``, ``arow``, ``li`` and ``ui``, are
+    uint32 packed two to a word) and ``f`` (float64); built by :func:`new_lu_workspace`.
+    Compiled code takes ``(i, f)``.
 
     Named views (n = order of A, nnz = stored entries of A, cap_l / cap_u = capacities of L / U):
 
@@ -165,8 +167,8 @@ class LUWorkspace:
         self.f = f
 
     def _field(self, word: int) -> np.ndarray:
-        arena = self.i if _LU_ARENA[word] == "i" else self.f
-        return field_view(arena, self.i, word)
+        arena = self.f if _LU_ARENA[word] == "f" else self.i
+        return field_view(arena, self.i, word, packed=_LU_ARENA[word] == "u")
 
     @property
     def n(self) -> int:
@@ -379,8 +381,8 @@ def _runs(lp, li, lx, lrun):
             li[t] = r
             lx[t] = v
         lrun[j] = -1
-        if end > start and li[end - one] - li[start] == _i(end - start) - 1:
-            lrun[j] = li[start]
+        if end > start and _i(li[end - one]) - _i(li[start]) == _i(end - start) - 1:
+            lrun[j] = _i(li[start])
 
 
 @njit
@@ -477,17 +479,17 @@ def lu_factor(i, f, values):
     info[INFO_N_FACTOR] += 1
     status = _factor(
         v1(i, i, AP),
-        v1(i, i, AI),
+        v1u(i, i, AI),
         values,
         v1(i, i, Q),
         v1(i, i, PROW),
         v1(i, i, PINV),
-        v1(i, i, AROW),
+        v1u(i, i, AROW),
         v1(i, i, LP),
-        v1(i, i, LI),
+        v1u(i, i, LI),
         v1(f, i, LX),
         v1(i, i, UP),
-        v1(i, i, UI),
+        v1u(i, i, UI),
         v1(f, i, UX),
         v1(f, i, UINV),
         v1(f, i, X),
@@ -499,7 +501,7 @@ def lu_factor(i, f, values):
         info,
     )
     if status == LU_OK:
-        _runs(v1(i, i, LP), v1(i, i, LI), v1(f, i, LX), v1(i, i, LRUN))
+        _runs(v1(i, i, LP), v1u(i, i, LI), v1(f, i, LX), v1(i, i, LRUN))
     info[INFO_STATUS] = status
     return status
 
@@ -514,14 +516,14 @@ def lu_refactor(i, f, values):
     info = v1(i, i, INFO)
     status = _refactor(
         v1(i, i, AP),
-        v1(i, i, AROW),
+        v1u(i, i, AROW),
         values,
         v1(i, i, Q),
         v1(i, i, LP),
-        v1(i, i, LI),
+        v1u(i, i, LI),
         v1(f, i, LX),
         v1(i, i, UP),
-        v1(i, i, UI),
+        v1u(i, i, UI),
         v1(f, i, UX),
         v1(f, i, UINV),
         v1(f, i, X),
@@ -542,10 +544,10 @@ def lu_solve(i, f, b):
         v1(i, i, Q),
         v1(i, i, PROW),
         v1(i, i, LP),
-        v1(i, i, LI),
+        v1u(i, i, LI),
         v1(f, i, LX),
         v1(i, i, UP),
-        v1(i, i, UI),
+        v1u(i, i, UI),
         v1(f, i, UX),
         v1(f, i, UINV),
         b,
@@ -585,6 +587,10 @@ def _pattern(indptr: np.ndarray, indices: np.ndarray, n: int) -> tuple[np.ndarra
         raise ValueError(f"invalid CSC pattern for n = {n}: indptr (n+1,) non-decreasing from 0, indices (nnz,)")
     if ai.size and (ai.min() < 0 or ai.max() >= n):
         raise ValueError(f"row indices must lie in [0, {n})")
+    if n >= U32_LIMIT or ai.size >= U32_LIMIT:
+        raise ValueError(
+            f"the sparse LU holds its indices in 32 bits: n = {n} and {ai.size} entries must be below {U32_LIMIT}"
+        )
     return ap, ai
 
 
@@ -666,7 +672,7 @@ def _resize(lu: LUWorkspace, cap_l: int, cap_u: int) -> LUWorkspace:
     """A copy of ``lu`` with new capacities; the factorization (if any and if it fits) is kept."""
     cap_l = max(cap_l, int(lu.info[INFO_LNZ]) if lu.info[INFO_PATTERN] else 0)
     cap_u = max(cap_u, int(lu.info[INFO_UNZ]) if lu.info[INFO_PATTERN] else 0)
-    li, lx, ui, ux = np.zeros(cap_l, np.int64), np.zeros(cap_l), np.zeros(cap_u, np.int64), np.zeros(cap_u)
+    li, lx, ui, ux = np.zeros(cap_l, np.uint32), np.zeros(cap_l), np.zeros(cap_u, np.uint32), np.zeros(cap_u)
     ml, mu = min(cap_l, lu.li.size), min(cap_u, lu.ui.size)
     li[:ml], lx[:ml], ui[:mu], ux[:mu] = lu.li[:ml], lu.lx[:ml], lu.ui[:mu], lu.ux[:mu]
     return lu.replace(li=li, lx=lx, ui=ui, ux=ux)

@@ -557,6 +557,46 @@ def test_supervariables_keep_body_blocks_together():
     assert np.all(body == body[:, :1])
 
 
+def test_index_arrays_are_uint32_packed_two_to_a_word(monkeypatch):
+    """ai, arow, li and ui (as long as A's, L's and U's entries) are uint32 views of the int64
+    arena, two to a word: what Python writes there, compiled code reads back through ``v1u``,
+    and the neighbouring fields are left alone; a pattern too large for 32-bit indices is refused."""
+    from kynemapy._arena import v1u
+
+    a = ss.chain(3)
+    n = a.shape[0]
+    lu = sl.new_lu_workspace(a.indptr, a.indices, n, a.data)
+    for name in ("ai", "arow", "li", "ui"):
+        view = getattr(lu, name)
+        assert view.dtype == np.uint32 and np.shares_memory(view, lu.i), name
+    np.testing.assert_array_equal(lu.ai, a.indices)
+    words = {"ai": sl.AI, "arow": sl.AROW, "li": sl.LI, "ui": sl.UI}
+
+    @numba.njit(cache=False)
+    def read(i, word):
+        v = v1u(i, i, word)
+        out = np.empty(v.shape[0], np.int64)
+        for k in range(v.shape[0]):
+            out[k] = v[k]
+        return out
+
+    before = {name: getattr(lu, name).copy() for name in ("ap", "q", "lp", "up", "lrun", "prow")}
+    for name, word in words.items():
+        view = getattr(lu, name)
+        pattern = (np.arange(view.size, dtype=np.uint64) * 2654435761 + 7) % (2**32)
+        view[:] = pattern
+        np.testing.assert_array_equal(read(lu.i, word), pattern.astype(np.int64))
+    for name, value in before.items():
+        np.testing.assert_array_equal(getattr(lu, name), value, err_msg=name)
+    # the int64 arena: the header, the int64 fields, and ⌈length / 2⌉ words per uint32 field
+    fields = {spec.name: getattr(lu, spec.name) for spec in sl._LU.fields}
+    int64_words = sum(v.size for v in fields.values() if v.dtype == np.int64)
+    assert lu.i.size == sl._LU.size + int64_words + sum((fields[name].size + 1) // 2 for name in words)
+    monkeypatch.setattr(sl, "U32_LIMIT", 5)
+    with pytest.raises(ValueError, match="32 bits"):
+        sl.analyze(a.indptr, a.indices, n)
+
+
 def test_validation():
     with pytest.raises(ValueError, match="CSC pattern"):
         sl.analyze(np.array([0, 2]), np.array([0]), 1)
