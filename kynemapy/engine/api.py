@@ -267,7 +267,7 @@ def reference_factorization(
     n = int(workspace.model.n_dofs)
     workspace.has_reference = True
     if workspace.solver == "dense":
-        if workspace.dense_mode == 2:  # partial pivoting at every solve: no program to build
+        if workspace.dense_mode in (2, 3):  # partial pivoting at every solve: no program to build
             return
         active = active_entries(workspace, p)
         task(workspace.data(state, inputs) if d is None else d, p, _entry.LINEARIZE)

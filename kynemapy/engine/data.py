@@ -29,7 +29,7 @@ from kynemapy.engine.solvers import Solver
 from kynemapy.engine.unit_call import N_UNITS
 from kynemapy.engine.units import fill_units
 from kynemapy.linalg import sparsity
-from kynemapy.linalg.dense import Program, empty_program
+from kynemapy.linalg.dense import Program, condense_plan, empty_program, held_blocks
 from kynemapy.model import Model, kinds
 
 if TYPE_CHECKING:  # the sparse LU is imported by the first sparse model, not with the engine
@@ -400,14 +400,26 @@ class Workspace:
         self.solver = "dense" if dense else "sparse"
         #: the dense solver's kind (``Solver.dense``): 1 the elimination program of the reference
         #: factorization (partial pivoting when it refuses), 2 partial pivoting at every solve
-        #: (``solver="auto"`` for a full matrix: the program's indirection costs more there); 0 sparse
+        #: (``solver="auto"`` for a full matrix: the program's indirection costs more there), 3 as
+        #: 2 with the nodes held by one-node constraints eliminated first; 0 sparse
         self.dense_mode = (1 if solver == "dense" or n <= DENSE_MAX_DOFS else 2) if dense else 0
+        plan, scratch = None, 0
+        if self.dense_mode == 2:  # 3: the same, the held nodes eliminated first (Solver)
+            blocks = held_blocks(
+                n, self.indptr, self.indices, model.constraint_node, model.constraint_row,
+                model.constraint_n_rows, model.node_map, model.node_dofs, int(model.n_system_dofs),
+            )  # fmt: skip
+            if blocks.shape[0]:
+                self.dense_mode = 3
+                plan, scratch = condense_plan(n, blocks)
         #: addresses of the compiled units the model uses (``Data.units``, engine.unit_call)
         self.units = np.zeros(N_UNITS, dtype=np.int64)
         self.units_filled = False
         if dense:
             self.reference: Program | LUWorkspace = empty_program(n)
-            self.fallback: Any = (np.zeros(n, dtype=np.int64), np.zeros(n * n))
+            self.fallback: Any = (
+                (np.zeros(n, dtype=np.int64), np.zeros(n * n)) if plan is None else (plan, np.zeros(n * n + scratch))
+            )
         else:
             from kynemapy.linalg.sparse_lu import analyze, new_lu_workspace
 

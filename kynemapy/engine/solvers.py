@@ -15,7 +15,7 @@ import numpy as np
 
 from kynemapy._jit import njit
 from kynemapy.engine.unit_call import SPARSE, call_unit
-from kynemapy.linalg.dense import SOLVE_OK, csc_to_dense, dense_solve, program_solve
+from kynemapy.linalg.dense import CONDENSE_REFUSED, SOLVE_OK, condensed_solve, csc_to_dense, dense_solve, program_solve
 
 
 class Solver(NamedTuple):
@@ -25,7 +25,10 @@ class Solver(NamedTuple):
     float64, :class:`~kynemapy.linalg.dense.Program`); when it refuses, partial pivoting on a
     copy of the matrix (``fi`` (n,) int64 row swaps, ``ff`` (n·n,) float64).  ``dense`` 2:
     partial pivoting at every solve (no program: a full matrix, where its indirection costs
-    more than it saves).
+    more than it saves).  ``dense`` 3: as 2, with the nodes held by one-node constraints (a beam's
+    root under a prescribed or fixed boundary condition) eliminated first
+    (:func:`~kynemapy.linalg.dense.condensed_solve`; ``fi`` its plan, ``ff`` the matrix then the
+    scratch), the whole matrix factored where it refuses.
     ``dense`` 0: the reference sparse LU (``ri``, ``rf``) refactored along its pivots; when
     refused, a fresh factorization in the fallback LU (``fi``, ``ff``); both
     :class:`~kynemapy.linalg.sparse_lu.LUWorkspace` arenas.
@@ -45,6 +48,8 @@ def _dense_solve(s, indptr, indices, vals, x):
     n = x.shape[0]
     a = s.ff[: n * n].reshape((n, n))
     csc_to_dense(indptr, indices, vals, a)
+    if s.dense == 3 and condensed_solve(a, x, s.fi, s.ff[n * n :]) != CONDENSE_REFUSED:
+        return SOLVE_OK
     return dense_solve(a, s.fi, x)
 
 

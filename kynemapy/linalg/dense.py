@@ -109,6 +109,168 @@ def dense_solve(a, piv, b):
     return SOLVE_OK
 
 
+#: a condensed solve met a held block it cannot eliminate (a non-zero entry among its constraint
+#: rows' own columns, or a singular block): the caller solves the whole matrix instead
+CONDENSE_REFUSED = 4
+
+
+@njit
+def condensed_solve(a, x, plan, w):
+    """Solve ``A x = b`` in place, eliminating first the nodes held by one-node constraints.
+
+    ``a`` (n, n) holds A and is left as it is; ``x`` (n,) holds b on entry, the solution on
+    exit.  A held block ``(u, r, m)`` is a node's m DOFs (unknowns u … u+m−1) and its
+    constraint's m rows and multipliers (r … r+m−1), the constraint's rows having entries only
+    in the node's columns and its own (B₀ = A[r, u]; A[r, r] must be zero: checked) and its
+    multipliers' columns only in the node's rows and its own (C₀ = A[u, r]).  With F the other
+    unknowns:
+
+    * ``B₀ x_u = b_r``: the node's DOFs (an m × m solve);
+    * ``A[F, F] x_F = b_F − A[F, u] x_u``: the others (A[F, r] is zero);
+    * ``C₀ x_r = b_u − A[u, u] x_u − A[u, F] x_F``: the multipliers.
+
+    For a beam held at its root by a prescribed or fixed boundary condition the LU then works
+    on the free nodes' block alone (order 5: 30 × 30 instead of 42 × 42, about 9 000
+    multiply–subtracts instead of 24 700).  Each solve is :func:`dense_solve` (partial pivoting).
+
+    plan : (n + 2 + 3 H + nF,) int64
+        ``[pivots (n) | H | nF | (u, r, m) × H | F (nF)]``; the first n words are scratch.
+    w : (nF² + 36 + 2 n,) float64
+        Scratch.
+
+    Returns ``SOLVE_OK``, or :data:`CONDENSE_REFUSED` with ``x`` unchanged (a non-zero A[r, r],
+    or a singular B₀, C₀ or A[F, F]: the caller factors the whole matrix, which then says
+    whether A is singular).
+    """
+    n = x.shape[0]
+    piv = plan[:n]
+    n_held = plan[n]
+    nf = plan[n + 1]
+    h0 = n + 2
+    f0 = h0 + 3 * n_held
+    red = w[: nf * nf].reshape((nf, nf))
+    o = nf * nf
+    y = w[o : o + n]  # the solution, assembled
+    o += n
+    z = w[o : o + n]  # right-hand sides of the small solves and of the reduced one
+    o += n
+    blk = w[o:]
+    for i in range(n):
+        y[i] = 0.0
+    # the held nodes' DOFs from their constraints' rows
+    for h in range(n_held):
+        u = plan[h0 + 3 * h]
+        r = plan[h0 + 3 * h + 1]
+        m = plan[h0 + 3 * h + 2]
+        for i in range(m):
+            for j in range(m):
+                if a[r + i, r + j] != 0.0:
+                    return CONDENSE_REFUSED
+        b0 = blk[: m * m].reshape((m, m))
+        for i in range(m):
+            for j in range(m):
+                b0[i, j] = a[r + i, u + j]
+        zs = z[:m]
+        for i in range(m):
+            zs[i] = x[r + i]
+        if dense_solve(b0, piv, zs) != SOLVE_OK:
+            return CONDENSE_REFUSED
+        for i in range(m):
+            y[u + i] = zs[i]
+    # the free unknowns: their block, the held DOFs moved to the right-hand side
+    for i in range(nf):
+        row = plan[f0 + i]
+        s = x[row]
+        for h in range(n_held):
+            u = plan[h0 + 3 * h]
+            for k in range(plan[h0 + 3 * h + 2]):
+                s -= a[row, u + k] * y[u + k]
+        z[i] = s
+        for j in range(nf):
+            red[i, j] = a[row, plan[f0 + j]]
+    zf = z[:nf]
+    if dense_solve(red, piv, zf) != SOLVE_OK:
+        return CONDENSE_REFUSED
+    for i in range(nf):
+        y[plan[f0 + i]] = zf[i]
+    # the held constraints' multipliers from their nodes' rows (y is zero on every multiplier
+    # of a held constraint here, and A[u, r'] is zero for another held block's r')
+    for h in range(n_held):
+        u = plan[h0 + 3 * h]
+        r = plan[h0 + 3 * h + 1]
+        m = plan[h0 + 3 * h + 2]
+        zs = z[:m]
+        for i in range(m):
+            s = x[u + i]
+            for c in range(n):
+                s -= a[u + i, c] * y[c]
+            zs[i] = s
+        c0 = blk[: m * m].reshape((m, m))
+        for i in range(m):
+            for j in range(m):
+                c0[i, j] = a[u + i, r + j]
+        if dense_solve(c0, piv, zs) != SOLVE_OK:
+            return CONDENSE_REFUSED
+        for i in range(m):
+            y[r + i] = zs[i]
+    for i in range(n):
+        x[i] = y[i]
+    return SOLVE_OK
+
+
+def held_blocks(
+    n: int,
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    constraint_node: np.ndarray,
+    constraint_row: np.ndarray,
+    constraint_n_rows: np.ndarray,
+    node_map: np.ndarray,
+    node_dofs: np.ndarray,
+    n_system_dofs: int,
+) -> np.ndarray:
+    """(H, 3) int64: the ``(u, r, m)`` blocks :func:`condensed_solve` may eliminate first, from
+    the pattern of A (CSC ``indptr``, ``indices``, n unknowns) and the constraints' tables
+    (``constraint_row`` counted from ``n_system_dofs``, the first constraint row).
+
+    A one-node constraint (base −1) with as many rows m as its node has DOFs, whose rows have
+    entries only in the node's columns and their own, and whose multipliers' columns have
+    entries only in the node's rows and their own; a node held twice is not condensed.
+    """
+    pattern = np.zeros((n, n), dtype=bool)
+    cols = np.repeat(np.arange(n), np.diff(indptr))
+    pattern[np.asarray(indices), cols] = True
+    blocks = []
+    nodes = []
+    for c in range(len(constraint_row)):
+        base, node = int(constraint_node[c, 0]), int(constraint_node[c, 1])
+        m = int(constraint_n_rows[c])
+        if base != -1 or node < 0 or m == 0 or m != int(node_dofs[node]):
+            continue
+        u, r = int(node_map[node]), n_system_dofs + int(constraint_row[c])
+        own = np.zeros(n, dtype=bool)
+        own[u : u + m] = True
+        own[r : r + m] = True
+        if pattern[r : r + m, ~own].any() or pattern[~own, r : r + m].any():
+            continue
+        blocks.append((u, r, m))
+        nodes.append(node)
+    keep = [b for b, node in zip(blocks, nodes, strict=True) if nodes.count(node) == 1]
+    return np.array(keep, dtype=np.int64).reshape(-1, 3)
+
+
+def condense_plan(n: int, blocks: np.ndarray) -> tuple[np.ndarray, int]:
+    """The int64 ``plan`` of :func:`condensed_solve` for ``blocks`` (H, 3) and the length of its
+    float scratch ``w``."""
+    held = np.zeros(n, dtype=bool)
+    for u, r, m in blocks:
+        held[u : u + m] = True
+        held[r : r + m] = True
+    free = np.flatnonzero(~held)
+    plan = np.concatenate([np.zeros(n, dtype=np.int64), [len(blocks), free.size], blocks.ravel(), free])
+    return plan.astype(np.int64), int(free.size**2 + 2 * n + 36)
+
+
 # ---------------------------------------------------------------- the elimination program
 _P = HeaderSpec()
 P_VALID = _P.scalar("valid")  #: 1 when a program was built (else every solve pivots)
