@@ -109,6 +109,8 @@ def dense_solve(a, piv, b):
     return SOLVE_OK
 
 
+#: the most DOFs of a node, and so of a held block of :func:`condensed_solve` (its scratch)
+HELD_MAX_DOFS = 6
 #: a condensed solve met a held block it cannot eliminate (a non-zero entry among its constraint
 #: rows' own columns, or a singular block): the caller solves the whole matrix instead
 CONDENSE_REFUSED = 4
@@ -135,7 +137,7 @@ def condensed_solve(a, x, plan, w):
 
     plan : (n + 2 + 3 H + nF,) int64
         ``[pivots (n) | H | nF | (u, r, m) × H | F (nF)]``; the first n words are scratch.
-    w : (nF² + 36 + 2 n,) float64
+    w : (nF² + 2 n + HELD_MAX_DOFS²,) float64
         Scratch.
 
     Returns ``SOLVE_OK``, or :data:`CONDENSE_REFUSED` with ``x`` unchanged (a non-zero A[r, r],
@@ -245,7 +247,7 @@ def held_blocks(
     for c in range(len(constraint_row)):
         base, node = int(constraint_node[c, 0]), int(constraint_node[c, 1])
         m = int(constraint_n_rows[c])
-        if base != -1 or node < 0 or m == 0 or m != int(node_dofs[node]):
+        if base != -1 or node < 0 or not 0 < m <= HELD_MAX_DOFS or m != int(node_dofs[node]):
             continue
         u, r = int(node_map[node]), n_system_dofs + int(constraint_row[c])
         own = np.zeros(n, dtype=bool)
@@ -268,7 +270,7 @@ def condense_plan(n: int, blocks: np.ndarray) -> tuple[np.ndarray, int]:
         held[r : r + m] = True
     free = np.flatnonzero(~held)
     plan = np.concatenate([np.zeros(n, dtype=np.int64), [len(blocks), free.size], blocks.ravel(), free])
-    return plan.astype(np.int64), int(free.size**2 + 2 * n + 36)
+    return plan.astype(np.int64), int(free.size**2 + 2 * n + HELD_MAX_DOFS**2)
 
 
 # ---------------------------------------------------------------- the elimination program

@@ -672,7 +672,7 @@ def _resize(lu: LUWorkspace, cap_l: int, cap_u: int) -> LUWorkspace:
     """A copy of ``lu`` with new capacities; the factorization (if any and if it fits) is kept."""
     cap_l = max(cap_l, int(lu.info[INFO_LNZ]) if lu.info[INFO_PATTERN] else 0)
     cap_u = max(cap_u, int(lu.info[INFO_UNZ]) if lu.info[INFO_PATTERN] else 0)
-    li, lx, ui, ux = np.zeros(cap_l, np.uint32), np.zeros(cap_l), np.zeros(cap_u, np.uint32), np.zeros(cap_u)
+    li, lx, ui, ux = np.zeros(cap_l, lu.li.dtype), np.zeros(cap_l), np.zeros(cap_u, lu.ui.dtype), np.zeros(cap_u)
     ml, mu = min(cap_l, lu.li.size), min(cap_u, lu.ui.size)
     li[:ml], lx[:ml], ui[:mu], ux[:mu] = lu.li[:ml], lu.lx[:ml], lu.ui[:mu], lu.ux[:mu]
     return lu.replace(li=li, lx=lx, ui=ui, ux=ux)
