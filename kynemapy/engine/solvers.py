@@ -14,8 +14,8 @@ from typing import NamedTuple
 import numpy as np
 
 from kynemapy._jit import njit
-from kynemapy.engine.unit_call import SPARSE, call_unit
-from kynemapy.linalg.dense import CONDENSE_REFUSED, SOLVE_OK, condensed_solve, csc_to_dense, dense_solve, program_solve
+from kynemapy.engine.unit_call import HELD, SPARSE, call_unit
+from kynemapy.linalg.dense import SOLVE_OK, csc_to_dense, dense_solve, program_solve
 
 
 class Solver(NamedTuple):
@@ -28,7 +28,9 @@ class Solver(NamedTuple):
     more than it saves).  ``dense`` 3: as 2, with the nodes held by one-node constraints (a beam's
     root under a prescribed or fixed boundary condition) eliminated first
     (:func:`~kynemapy.linalg.dense.condensed_solve`; ``fi`` its plan, ``ff`` the matrix then the
-    scratch), the whole matrix factored where it refuses.
+    scratch), the whole matrix factored where it refuses: the held-node unit
+    (:func:`kynemapy.engine.held_unit.held_solve`, called through its address, compiled only
+    for a model that has such a node).
     ``dense`` 0: the reference sparse LU (``ri``, ``rf``) refactored along its pivots; when
     refused, a fresh factorization in the fallback LU (``fi``, ``ff``); both
     :class:`~kynemapy.linalg.sparse_lu.LUWorkspace` arenas.
@@ -48,8 +50,6 @@ def _dense_solve(s, indptr, indices, vals, x):
     n = x.shape[0]
     a = s.ff[: n * n].reshape((n, n))
     csc_to_dense(indptr, indices, vals, a)
-    if s.dense == 3 and condensed_solve(a, x, s.fi, s.ff[n * n :]) != CONDENSE_REFUSED:
-        return SOLVE_OK
     return dense_solve(a, s.fi, x)
 
 
@@ -63,12 +63,15 @@ def solve_system(units, solver, indptr, indices, vals, x):
     """Solve ``A x = rhs`` in place (``x`` (n,) holds the right-hand side on entry); ``vals``
     are A's values in the CSC order of ``indptr``, ``indices``.
 
-    Dense: the elimination program, or partial pivoting when it refuses.  Sparse: refactor
+    Dense: the elimination program, or partial pivoting when it refuses (with the held nodes
+    eliminated first: the held-node unit).  Sparse: refactor
     along the reference LU's pivots, or factor afresh in the fallback LU when refused.  Either
     way the result depends on the current matrix alone, never on earlier solves.  Returns
     ``SOLVE_OK``, ``SOLVE_SINGULAR`` or ``SOLVE_CAPACITY`` (the fallback LU's arrays are too small).
     The sparse LU is the sparse-solver unit (``units``, :func:`kynemapy.engine.sparse_unit.sparse_phase`).
     """
+    if solver.dense == 3:
+        return call_unit(units, HELD, (solver, indptr, indices, vals, x))
     if solver.dense:
         return _dense_solve(solver, indptr, indices, vals, x)
     return call_unit(units, SPARSE, (SOLVE, solver, indptr, indices, vals, x))

@@ -1,8 +1,9 @@
 """Calls into the engine's optional units: code compiled on its own, when a model needs it.
 
 The Newton loop (:func:`kynemapy.engine.entry.run_task`) is compiled once for every model, but
-four parts of it only some models use: the beam elements (with damping or the exact tangent a
-unit of their own: ``BEAMS_FULL``), the two-body joints, the sparse LU and the contact points.
+five parts of it only some models use: the beam elements (with damping or the exact tangent a
+unit of their own: ``BEAMS_FULL``), the two-body joints, the sparse LU, the dense solve with
+held nodes eliminated first, and the contact points.
 Each is a *unit*: a compiled function of plain arguments, compiled (or loaded from the cache)
 the first time a simulation needs it, whose address the simulation's ``Data.units`` (int64,
 (:data:`N_UNITS`,)) holds (:func:`kynemapy.engine.units.fill_units`).  The Newton loop calls a
@@ -41,7 +42,10 @@ BEAMS_FULL = 8
 #: its address for a model with a drive, or once a servo is given between steps (the engine's
 #: ``NEEDS_UNIT`` status asks for it)
 BODY_JOINTS_FULL = 9
-N_UNITS = 10
+#: the dense solve with the held nodes eliminated first, ``Solver.dense`` 3
+#: (:func:`kynemapy.engine.held_unit.held_solve`)
+HELD = 10
+N_UNITS = 11
 
 #: plain Python (``KYNEMAPY_DISABLE_JIT``): the unit functions themselves, by position, as
 #: :mod:`kynemapy.engine.units` registers them when imported (before any simulation exists)
@@ -79,6 +83,7 @@ __all__ = [
     "CONTACTS",
     "ELEMENTS",
     "ENGINE",
+    "HELD",
     "N_UNITS",
     "PLAIN_KERNELS",
     "SPARSE",

@@ -41,6 +41,7 @@ from kynemapy.engine.unit_call import (
     CONTACTS,
     ELEMENTS,
     ENGINE,
+    HELD,
     N_UNITS,
     PLAIN_KERNELS,
     SPARSE,
@@ -48,10 +49,10 @@ from kynemapy.engine.unit_call import (
 from kynemapy.model.kinds import BALL_JOINT, DRIVEN_LOAD, driven
 
 #: the units whose kernels' modules are imported on first use (a model with beams, contact,
-#: two-body joints or the sparse solver): (module, function).  A process that steps Kynema's
-#: kinds with the dense solver never imports them, nor the ~120 compiled functions they define
-#: (about 40 ms of its start, docs/performance.md); the engine calls every unit through its
-#: address.
+#: two-body joints, the sparse solver or a held node): (module, function).  A process that
+#: steps Kynema's kinds with the dense solver never imports them, nor the ~120 compiled
+#: functions they define (about 40 ms of its start, docs/performance.md); the engine calls
+#: every unit through its address.
 _LATER = {
     BODY_JOINTS: ("kynemapy.engine.constraints.body_phase", "body_joint_phase"),
     BODY_JOINTS_FULL: ("kynemapy.engine.constraints.body_phase", "body_joint_phase_full"),
@@ -59,9 +60,10 @@ _LATER = {
     BEAMS_FULL: ("kynemapy.engine.elements.beams.phase", "beam_phase_full"),
     CONTACTS: ("kynemapy.engine.elements.pairs", "contact_phase"),
     SPARSE: ("kynemapy.engine.sparse_unit", "sparse_phase"),
+    HELD: ("kynemapy.engine.held_unit", "held_solve"),
 }
 _kernels: list[Any] = [
-    None, None, None, run_task_at, None, element_phase, constraint_phase, assembly_phase, None, None,
+    None, None, None, run_task_at, None, element_phase, constraint_phase, assembly_phase, None, None, None,
 ]  # fmt: skip
 
 
@@ -103,6 +105,8 @@ def _arguments(index: int, d: Data) -> tuple[Any, ...]:
         )  # fmt: skip
     if index == SPARSE:
         return (SOLVE, d.solver, d.indptr, d.indices, d.vals, d.dx)
+    if index == HELD:
+        return (d.solver, d.indptr, d.indices, d.vals, d.dx)
     # the engine and the phases: the Data by its address and type (run_task's own first argument)
     data_type = argument_types(run_task_at, (d,))[0]
     if index == ELEMENTS:
@@ -136,6 +140,7 @@ def needed(d: Data, exact: bool = False) -> tuple[bool, ...]:
     use[BODY_JOINTS] = bool(np.any(d.kinds.kind >= BALL_JOINT))
     use[BODY_JOINTS_FULL] = use[BODY_JOINTS] and driven_joints(d)
     use[SPARSE] = not d.solver.dense
+    use[HELD] = d.solver.dense == 3
     use[ENGINE] = use[ELEMENTS] = use[CONSTRAINTS] = use[ASSEMBLY] = True
     use[CONTACTS] = d.tables[CONTACT_TABLE].nodes.shape[0] > 0 or d.tables[PAIR_TABLE].nodes.shape[0] > 0
     return tuple(use)
@@ -219,9 +224,10 @@ def need_exact_beams(d: Data, p: np.ndarray) -> None:
 #: times 0.83 since: the garbage collector's share, removed later that day, measured on the
 #: whole every-kind process, docs/performance.md "third session"; not re-measured unit by unit;
 #: the joint unit without drives: the full one's times its share of the joints' compilation
-#: measured in the every-kind process, 5.1 of 7.6 s)
+#: measured in the every-kind process, 5.1 of 7.6 s; the held-node solver: its share of the
+#: engine's compilation with callees, 2026-12-01, numba's compile events)
 COST = {BEAMS: 13.3, BODY_JOINTS: 6.1, SPARSE: 5.0, ENGINE: 9.5, CONTACTS: 10.0, ELEMENTS: 5.4,
-        CONSTRAINTS: 6.2, ASSEMBLY: 2.5, BEAMS_FULL: 25.7, BODY_JOINTS_FULL: 9.1}  # fmt: skip
+        CONSTRAINTS: 6.2, ASSEMBLY: 2.5, BEAMS_FULL: 25.7, BODY_JOINTS_FULL: 9.1, HELD: 2.8}  # fmt: skip
 
 #: set to 1 to compile in this process only (``KYNEMAPY_COMPILE_JOBS``; default: 2 where two
 #: cores are free)

@@ -82,9 +82,9 @@ def _chain(n: int) -> Any:
 
 def compile_units(jobs: int | None = None) -> None:
     """Compile every unit of the engine (the Newton loop, its three phases, the beam elements,
-    the two-body joints, the sparse LU, the contacts: :mod:`kynemapy.engine.unit_call`) into
-    the cache for the types of every model, in two processes where two cores are free
-    (:func:`kynemapy.engine.units.compile_units`)."""
+    the two-body joints, the sparse LU, the held-node solve, the contacts:
+    :mod:`kynemapy.engine.unit_call`) into the cache for the types of every model, in two
+    processes where two cores are free (:func:`kynemapy.engine.units.compile_units`)."""
     from kynemapy.engine import units
     from kynemapy.engine.data import new_inputs, new_state, new_workspace
     from kynemapy.engine.unit_call import N_UNITS

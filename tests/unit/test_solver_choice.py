@@ -56,11 +56,15 @@ def test_auto_picks_the_program_the_dense_lu_or_the_sparse_lu() -> None:
 def test_the_dense_lu_steps_a_beam_as_the_sparse_lu_does(held: bool) -> None:
     """A falling cantilever, 50 steps: the dense LU of every solve (the held root eliminated first,
     or not) and the sparse LU give the same iterations and states equal to round-off (not the same
-    bits: other elimination orders)."""
+    bits: other elimination orders).  The held-root solve is the held-node unit, compiled and
+    filled only for the model that has a held node."""
+    from kynemapy.engine.unit_call import HELD
+
     runs = {}
     for solver in ("auto", "sparse"):
         sim = kp.Simulation(_beam(6, held), kp.StepParameters(h=1e-3, solver=solver))
         assert solver == "sparse" or int(sim.data.solver.dense) == (3 if held else 2)
+        assert (sim.data.units[HELD] != 0) == (held and solver == "auto")
         iterations = sim.advance(50)
         runs[solver] = (iterations, sim.state.q.copy(), sim.state.v.copy())
     assert np.array_equal(runs["auto"][0], runs["sparse"][0])
