@@ -20,12 +20,19 @@ from __future__ import annotations
 
 import math
 import weakref
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
+import numba
 import numpy as np
+from llvmlite import ir
+from numba.core import cgutils
+from numba.extending import intrinsic
 
-from kynemapy._jit import njit
+from kynemapy._jit import JIT_DISABLED
+
+_I64 = ir.IntType(64)
 
 #: header words per field: offset, then five dimensions
 FIELD_WORDS = 6
@@ -186,20 +193,71 @@ def field_view(arena: np.ndarray, header: np.ndarray, word: int, packed: bool = 
     return arena[start : start + math.prod(dims)].reshape(dims)
 
 
-@njit(inline=True)
-def v1(a, h, w):
-    """Compiled: the 1-D view of the field described at header word ``w`` of ``h``, in arena ``a``.
-
-    Inlined into its callers: without numba's reference counting (``_nrt=False``) a compiled
-    function cannot return a view."""
+def _v1_python(a: np.ndarray, h: np.ndarray, w: int) -> np.ndarray:
     o = h[w]
     return a[o : o + h[w + 1]]
 
 
-@njit(inline=True)
-def v1u(a, h, w):
-    """Compiled: the uint32 view of the field described at header word ``w`` of ``h``, packed in
-    the int64 arena ``a`` (see :class:`HeaderBuilder`)."""
+def _v1u_python(a: np.ndarray, h: np.ndarray, w: int) -> np.ndarray:
     o = h[w]
     m = h[w + 1]
     return a[o : o + (m + 1) // 2].view(np.uint32)[:m]
+
+
+def _view_codegen(item: Any, packed: bool) -> Callable[..., Any]:
+    """LLVM for :func:`v1` (``packed`` False) or :func:`v1u`: the view's descriptor built from
+    the header's two words (offset, length), no reference count (``_nrt=False``)."""
+
+    def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+        arena_type, header_type, word_type = sig.args
+        arena = context.make_array(arena_type)(context, builder, args[0])
+        header = context.make_array(header_type)(context, builder, args[1])
+        word = context.cast(builder, args[2], word_type, numba.types.int64)
+        offset = builder.load(builder.gep(header.data, [word]))
+        length = builder.load(builder.gep(header.data, [builder.add(word, ir.Constant(_I64, 1))]))
+        data = builder.gep(arena.data, [offset])
+        out = context.make_array(sig.return_type)(context, builder)  # zero-filled: no meminfo, no parent
+        size = context.get_abi_sizeof(context.get_data_type(item))
+        out.data = builder.bitcast(data, out.data.type) if packed else data
+        out.shape = cgutils.pack_array(builder, [length])
+        out.strides = cgutils.pack_array(builder, [ir.Constant(_I64, size)])
+        out.itemsize = ir.Constant(_I64, size)
+        out.nitems = length
+        return out._getvalue()
+
+    return codegen
+
+
+def _arena_arguments(a: Any, h: Any, w: Any, dtype: Any | None) -> bool:
+    """Whether :func:`v1` / :func:`v1u` accept these argument types (C-contiguous 1-D arenas,
+    an int64 header, an integer word; ``dtype``: the arena's, where it must be one)."""
+    arrays = all(isinstance(x, numba.types.Array) and x.ndim == 1 and x.layout == "C" for x in (a, h))
+    return arrays and h.dtype == numba.types.int64 and isinstance(w, numba.types.Integer) and dtype in (None, a.dtype)
+
+
+if JIT_DISABLED:
+    v1 = _v1_python
+    v1u = _v1u_python
+else:
+
+    @intrinsic
+    def v1(typingctx: Any, a: Any, h: Any, w: Any) -> Any:
+        """Compiled: the 1-D view (C-contiguous, of the arena's dtype) of the field described at
+        header word ``w`` of ``h``, in arena ``a``: ``a[h[w] : h[w] + h[w + 1]]``.
+
+        An intrinsic, not a function: without numba's reference counting (``_nrt=False``) a
+        compiled function cannot return a view, and an inlined one is copied into its caller
+        block by block at each site (the sparse LU's unit made 46 such copies: 7.5 s of its
+        first compilation's ~10 s, docs/performance.md)."""
+        if not _arena_arguments(a, h, w, None):
+            return None
+        return numba.types.Array(a.dtype, 1, "C")(a, h, w), _view_codegen(a.dtype, False)
+
+    @intrinsic
+    def v1u(typingctx: Any, a: Any, h: Any, w: Any) -> Any:
+        """Compiled: the uint32 view of the field described at header word ``w`` of ``h``,
+        packed in the int64 arena ``a`` (see :class:`HeaderBuilder`): ``h[w]`` its offset in
+        words, ``h[w + 1]`` its length in uint32 elements."""
+        if not _arena_arguments(a, h, w, numba.types.int64):
+            return None
+        return numba.types.Array(numba.types.uint32, 1, "C")(a, h, w), _view_codegen(numba.types.uint32, True)

@@ -597,6 +597,51 @@ def test_index_arrays_are_uint32_packed_two_to_a_word(monkeypatch):
         sl.analyze(a.indptr, a.indices, n)
 
 
+def test_compiled_arena_views_are_the_python_views():
+    """``v1`` and ``v1u`` (numba intrinsics) give, for every field of an LU workspace, the view
+    Python's ``field_view`` gives: the same length and entries, and a write through the compiled
+    view is seen in the Python one; arguments they do not take are refused when typed."""
+    from numba.core.errors import TypingError
+
+    from kynemapy._arena import v1, v1u
+
+    a = ss.chain(3)
+    lu = sl.new_lu_workspace(a.indptr, a.indices, a.shape[0], a.data)
+
+    @numba.njit(cache=False)
+    def mark(arena, header, word):
+        v = v1(arena, header, word)
+        for k in range(v.shape[0]):
+            v[k] = k + 3
+        return v.shape[0]
+
+    @numba.njit(cache=False)
+    def mark_packed(arena, header, word):
+        v = v1u(arena, header, word)
+        for k in range(v.shape[0]):
+            v[k] = k + 3
+        return v.shape[0]
+
+    checked = 0
+    for spec in sl._LU.fields:
+        view = getattr(lu, spec.name)
+        arena = lu.f if spec.arena == "f" else lu.i
+        marked = mark_packed if spec.arena == "u" else mark
+        assert marked(arena, lu.i, spec.word) == view.size, spec.name
+        np.testing.assert_array_equal(view.ravel(), np.arange(view.size) + 3, err_msg=spec.name)
+        checked += 1
+    assert checked == len(sl._LU.fields) >= 20
+
+    @numba.njit(cache=False)
+    def wrong_header(arena, header):
+        return v1(arena, header, 0).shape[0]
+
+    with pytest.raises(TypingError):
+        wrong_header(lu.i, lu.f)  # a float64 header
+    with pytest.raises(TypingError):
+        mark_packed(lu.f, lu.i, sl.AI)  # uint32 fields live in the int64 arena
+
+
 def test_validation():
     with pytest.raises(ValueError, match="CSC pattern"):
         sl.analyze(np.array([0, 2]), np.array([0]), 1)
