@@ -58,6 +58,8 @@ LAZY_ANNOUNCED: dict[str, tuple[str, float]] = {
     "kynemapy.run.contact_modes.coulomb_residual": ("Coulomb's residual of contacts through joints", 1.5),
     "kynemapy.run.contact_modes.polish": ("the Newton solver of contacts through joints", 5.0),
     "kynemapy.run.contact_modes.search_modes": ("the contact modes' search through joints", 5.0),
+    # the sparse solver's fill-reducing ordering, when a model first gets the sparse solver
+    "kynemapy.linalg.ordering._minimum_degree_kernel": ("the sparse solver's ordering", 5.0),
     # kynemapy.integrators (the seed cases' rigid-body schemes): every scheme's loop in one kernel
     "kynemapy.integrators.drive.run_scheme": ("the rigid-body schemes of kynemapy.integrators", 15.0),
 }

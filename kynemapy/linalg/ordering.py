@@ -346,6 +346,8 @@ def minimum_degree(
     """
     if n == 0:
         return np.zeros(0, dtype=np.int64)
+    import kynemapy.engine.notice  # noqa: F401  (the kernel's first compilation says so on stderr)
+
     sp_, si = symmetric_pattern(indptr, indices, n) if pattern is None else pattern
     nnz = int(sp_[n])
     iw = np.empty(nnz + nnz // 5 + 2 * n + 16, dtype=np.int64)

@@ -9,10 +9,11 @@ ball on a hard plane, boxes on boxes and the collision query, the rigid-body sch
 can reach is compiled into the cache (:mod:`kynemapy._jit`).
 
 With two or more cores, the engine's units (the Newton loop, its three phases, the beam
-elements, the two-body joints, the sparse LU and the contacts, :mod:`kynemapy.engine.unit_call`)
-compile in two processes, about half each (:func:`kynemapy.engine.units.compile_units`); the
-later stages load them from the cache, and the sparse solver's and the hard-contact stages
-(lazily compiled kernels of their own) run in a second process meanwhile.  Two processes that
+elements, the two-body joints, the sparse LU, the held-node solve and the contacts,
+:mod:`kynemapy.engine.unit_call`) compile in two processes, about half each
+(:func:`kynemapy.engine.units.compile_units`); the later stages load them from the cache, and
+the sparse solver's and the hard-contact stages (lazily compiled kernels of their own) run in a
+second process meanwhile.  Two processes that
 compile the same small kernel write the same files, each atomically (numba's cache).
 """
 

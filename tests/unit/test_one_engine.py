@@ -161,6 +161,27 @@ def test_the_rigid_body_schemes_first_compilation_is_announced() -> None:
     assert proc.returncode == 0, proc.stderr
 
 
+def test_the_sparse_orderings_first_compilation_is_announced() -> None:
+    """The minimum-degree kernel (about 5 s of CPU at its first compilation, before the sparse
+    solver's own announced unit) compiled without a word: it is a lazily announced kernel, and
+    ordering a pattern registers the notice (this process has it from the cache: nothing prints)."""
+    from kynemapy.engine.notice import LAZY_ANNOUNCED
+    from kynemapy.linalg import ordering
+
+    func = ordering._minimum_degree_kernel.py_func
+    assert f"{func.__module__}.{func.__qualname__}" in LAZY_ANNOUNCED
+    code = (
+        "import sys\n"
+        "import scipy.sparse as sp\n"
+        "from kynemapy.linalg.ordering import minimum_degree\n"
+        "a = sp.csc_matrix(sp.diags([1.0, 4.0, 1.0], [-1, 0, 1], shape=(6, 6)))\n"
+        "assert sorted(minimum_degree(a.indptr, a.indices, 6)) == list(range(6))\n"
+        "assert 'kynemapy.engine.notice' in sys.modules\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+
+
 PROBE = '''\
 """Probe of tests/unit/test_one_engine.py: a kernel announced when it compiles."""
 
