@@ -66,11 +66,17 @@ LAZY_ANNOUNCED: dict[str, tuple[str, float]] = {
 
 
 def _marker(kernel: Any, signature: tuple[Any, ...]) -> Path | None:
-    """The file that records that ``kernel`` was compiled into the cache for ``signature``."""
+    """The file that records that ``kernel`` was compiled into the cache for ``signature``.
+
+    Keyed by the kernel's source file too: numba keeps the machine code of each source folder
+    apart within one cache folder, so a second copy of the same sources (another clone or
+    environment of the same version, sharing the user's cache) compiles its own, and must
+    not find the first copy's marker (it then compiled without its notice)."""
     folder = cache_dir(kernel.py_func.__module__)
     if folder is None:
         return None
-    key = f"{kernel.py_func.__qualname__}\0{signature}\0{numba.__version__}\0{sys.version_info[:2]}"
+    source = kernel.py_func.__code__.co_filename
+    key = f"{kernel.py_func.__qualname__}\0{signature}\0{numba.__version__}\0{sys.version_info[:2]}\0{source}"
     return Path(folder) / f"compiled-{hashlib.sha256(key.encode()).hexdigest()[:16]}"
 
 

@@ -208,12 +208,31 @@ SCRIPT = textwrap.dedent(
 )
 
 
-def _probe_run(tmp_path: Path) -> subprocess.CompletedProcess[str]:
+def _probe_run(tmp_path: Path, folder: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """SCRIPT with the probe module of ``folder`` (default ``tmp_path``) and the cache in ``tmp_path``."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
     env.update(NUMBA_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(ROOT))
     return subprocess.run(
-        [sys.executable, "-c", SCRIPT, str(tmp_path)], env=env, capture_output=True, text=True, timeout=300
+        [sys.executable, "-c", SCRIPT, str(folder or tmp_path)], env=env, capture_output=True, text=True, timeout=300
     )
+
+
+def test_a_second_copy_of_the_same_sources_announces_its_own_first_compilation(tmp_path: Path) -> None:
+    """Two copies of one module (two clones or environments of one version) sharing a cache:
+    numba compiles each copy's machine code apart, so the second copy's first compilation is
+    announced too (its marker is its own), and each copy's second run loads silently."""
+    copies = [tmp_path / "first", tmp_path / "second"]
+    for folder in copies:
+        folder.mkdir()
+        (folder / "announced_probe.py").write_text(PROBE)
+    for folder in copies:
+        run = _probe_run(tmp_path, folder)
+        assert run.returncode == 0 and run.stdout.strip() == "2.5", run.stderr
+        assert run.stderr.startswith("kynemapy: compiling the probe"), (folder.name, run.stderr)
+    for folder in copies:
+        run = _probe_run(tmp_path, folder)
+        assert run.returncode == 0 and run.stdout.strip() == "2.5", run.stderr
+        assert run.stderr == "", (folder.name, run.stderr)
 
 
 def test_a_first_compilation_says_so_in_one_line_and_a_cache_load_says_nothing(tmp_path: Path) -> None:
