@@ -247,8 +247,8 @@ else:
 
         An intrinsic, not a function: without numba's reference counting (``_nrt=False``) a
         compiled function cannot return a view, and an inlined one is copied into its caller
-        block by block at each site (the sparse LU's unit made 46 such copies: 7.5 s of its
-        first compilation's ~10 s, docs/performance.md)."""
+        block by block at each site (the sparse LU's unit made 46 such copies: about 6 s of
+        its first compilation's 10 s, docs/performance.md)."""
         if not _arena_arguments(a, h, w, None):
             return None
         return numba.types.Array(a.dtype, 1, "C")(a, h, w), _view_codegen(a.dtype, False)

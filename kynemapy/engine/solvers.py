@@ -64,9 +64,9 @@ def solve_system(units, solver, indptr, indices, vals, x):
     are A's values in the CSC order of ``indptr``, ``indices``.
 
     Dense: the elimination program, or partial pivoting when it refuses (with the held nodes
-    eliminated first: the held-node unit).  Sparse: refactor
-    along the reference LU's pivots, or factor afresh in the fallback LU when refused.  Either
-    way the result depends on the current matrix alone, never on earlier solves.  Returns
+    eliminated first: the held-node unit).  Sparse: refactor along the reference LU's pivots,
+    or factor afresh in the fallback LU when refused.  Either way the result depends on the
+    current matrix alone, never on earlier solves.  Returns
     ``SOLVE_OK``, ``SOLVE_SINGULAR`` or ``SOLVE_CAPACITY`` (the fallback LU's arrays are too small).
     The sparse LU is the sparse-solver unit (``units``, :func:`kynemapy.engine.sparse_unit.sparse_phase`).
     """

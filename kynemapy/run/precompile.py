@@ -13,8 +13,8 @@ elements, the two-body joints, the sparse LU, the held-node solve and the contac
 :mod:`kynemapy.engine.unit_call`) compile in two processes, about half each
 (:func:`kynemapy.engine.units.compile_units`); the later stages load them from the cache, and
 the sparse solver's and the hard-contact stages (lazily compiled kernels of their own) run in a
-second process meanwhile.  Two processes that
-compile the same small kernel write the same files, each atomically (numba's cache).
+second process meanwhile.  Two processes that compile the same small kernel write the same
+files, each atomically (numba's cache).
 """
 
 from __future__ import annotations
