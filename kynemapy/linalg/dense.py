@@ -117,6 +117,17 @@ CONDENSE_REFUSED = 4
 
 
 @njit
+def _block_solve(a, row, col, m, blk, piv, z):
+    """``A[row : row + m, col : col + m] z_new = z`` in place (partial pivoting on a copy in
+    ``blk``, at least m² long): a held block's B₀ or C₀ in :func:`condensed_solve`."""
+    b = blk[: m * m].reshape((m, m))
+    for i in range(m):
+        for j in range(m):
+            b[i, j] = a[row + i, col + j]
+    return dense_solve(b, piv, z)
+
+
+@njit
 def condensed_solve(a, x, plan, w):
     """Solve ``A x = b`` in place, eliminating first the nodes held by one-node constraints.
 
@@ -168,14 +179,10 @@ def condensed_solve(a, x, plan, w):
             for j in range(m):
                 if a[r + i, r + j] != 0.0:
                     return CONDENSE_REFUSED
-        b0 = blk[: m * m].reshape((m, m))
-        for i in range(m):
-            for j in range(m):
-                b0[i, j] = a[r + i, u + j]
         zs = z[:m]
         for i in range(m):
             zs[i] = x[r + i]
-        if dense_solve(b0, piv, zs) != SOLVE_OK:
+        if _block_solve(a, r, u, m, blk, piv, zs) != SOLVE_OK:  # B₀ x_u = b_r
             return CONDENSE_REFUSED
         for i in range(m):
             y[u + i] = zs[i]
@@ -207,11 +214,7 @@ def condensed_solve(a, x, plan, w):
             for c in range(n):
                 s -= a[u + i, c] * y[c]
             zs[i] = s
-        c0 = blk[: m * m].reshape((m, m))
-        for i in range(m):
-            for j in range(m):
-                c0[i, j] = a[u + i, r + j]
-        if dense_solve(c0, piv, zs) != SOLVE_OK:
+        if _block_solve(a, u, r, m, blk, piv, zs) != SOLVE_OK:  # C₀ x_r = the rest of b_u
             return CONDENSE_REFUSED
         for i in range(m):
             y[r + i] = zs[i]

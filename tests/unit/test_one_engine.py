@@ -142,42 +142,42 @@ def test_hard_body_contact_of_one_shape_or_several_queries_on_one_compiled_scene
     assert len(set(world_poses.overloads) | before) == 1, [str(sig) for sig in world_poses.overloads]
 
 
-def test_the_rigid_body_schemes_first_compilation_is_announced() -> None:
-    """``kynemapy.integrators.integrate``'s kernel (every scheme's loop, 15 s of CPU at its first
-    compilation) was compiled without a word: it is a lazily announced kernel, and running a
-    scheme registers the notice (this process has the kernel from the cache: nothing prints)."""
-    from kynemapy.engine.notice import LAZY_ANNOUNCED
-    from kynemapy.integrators import drive
-
-    func = drive.run_scheme.py_func
-    assert f"{func.__module__}.{func.__qualname__}" in LAZY_ANNOUNCED
-    code = (
-        "import sys, numpy as np\n"
+#: lazily announced kernels that compiled without a word before: (module, kernel, a script that
+#: makes a fresh process compile or load it); each process must then have the notice registered
+LAZY_CASES = {
+    # every rigid-body scheme's loop of kynemapy.integrators.integrate (15 s of CPU at first)
+    "rigid-body schemes": (
+        "kynemapy.integrators.drive",
+        "run_scheme",
+        "import numpy as np\n"
         "from kynemapy.integrators import integrate\n"
-        "integrate('liemid', (1.0, 2.0, 3.0), np.eye(3), (0.1, 0.2, 0.3), 0.01, 0.02)\n"
-        "assert 'kynemapy.engine.notice' in sys.modules\n"
-    )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr
-
-
-def test_the_sparse_orderings_first_compilation_is_announced() -> None:
-    """The minimum-degree kernel (about 5 s of CPU at its first compilation, before the sparse
-    solver's own announced unit) compiled without a word: it is a lazily announced kernel, and
-    ordering a pattern registers the notice (this process has it from the cache: nothing prints)."""
-    from kynemapy.engine.notice import LAZY_ANNOUNCED
-    from kynemapy.linalg import ordering
-
-    func = ordering._minimum_degree_kernel.py_func
-    assert f"{func.__module__}.{func.__qualname__}" in LAZY_ANNOUNCED
-    code = (
-        "import sys\n"
+        "integrate('liemid', (1.0, 2.0, 3.0), np.eye(3), (0.1, 0.2, 0.3), 0.01, 0.02)\n",
+    ),
+    # the sparse solver's minimum-degree ordering (about 5 s, before the sparse unit's own notice)
+    "sparse ordering": (
+        "kynemapy.linalg.ordering",
+        "_minimum_degree_kernel",
         "import scipy.sparse as sp\n"
         "from kynemapy.linalg.ordering import minimum_degree\n"
         "a = sp.csc_matrix(sp.diags([1.0, 4.0, 1.0], [-1, 0, 1], shape=(6, 6)))\n"
-        "assert sorted(minimum_degree(a.indptr, a.indices, 6)) == list(range(6))\n"
-        "assert 'kynemapy.engine.notice' in sys.modules\n"
-    )
+        "assert sorted(minimum_degree(a.indptr, a.indices, 6)) == list(range(6))\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(LAZY_CASES))
+def test_a_lazily_compiled_kernels_first_compilation_is_announced(case: str) -> None:
+    """Kernels typed on their first call that used to compile without a word are lazily announced
+    kernels, and running them registers the notice (this process has them from the cache: nothing
+    prints)."""
+    import importlib
+
+    from kynemapy.engine.notice import LAZY_ANNOUNCED
+
+    module, name, script = LAZY_CASES[case]
+    func = getattr(importlib.import_module(module), name).py_func
+    assert f"{func.__module__}.{func.__qualname__}" in LAZY_ANNOUNCED
+    code = "import sys\n" + script + "assert 'kynemapy.engine.notice' in sys.modules\n"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
 
