@@ -42,3 +42,13 @@ def pytest_sessionstart(session) -> None:
         from kynemapy.run.precompile import compile_all
 
         compile_all(progress=False)
+
+
+def pytest_collection_modifyitems(session, config, items) -> None:
+    """Run the tests marked ``slow`` first, each tier in its collected order.
+
+    pytest-xdist's workers take the tests in the collected order, and the longest runs sit at
+    the end of it (``verification/``): a 35 s test started last kept one worker busy while the
+    other had nothing left.  Longest first, the end of a run is short tests on both workers.
+    The order is the same in every worker (a stable sort on the marker), as xdist requires."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)

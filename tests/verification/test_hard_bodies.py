@@ -123,6 +123,7 @@ def stack(offset: float = 0.03, mu: float = 0.5) -> tuple[kp.Simulation, float, 
     return kp.Simulation(b.build(), _params(1e-3)), ma, mb
 
 
+@pytest.mark.slow
 def test_a_stack_rests_without_drift_and_carries_its_weight() -> None:
     """Box on box on the floor, at rest: over 2 s neither box moves by more than 1e-12 m (no drift,
     no creep); every step the floor's impulses sum to the whole weight ``(m_A + m_B) g h`` and

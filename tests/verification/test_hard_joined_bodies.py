@@ -202,6 +202,7 @@ def test_a_cube_slides_straight_down_between_two_box_fingers(h: float) -> None:
         assert _impulses_on(c, f)[0] == pytest.approx(SQUEEZE * h, rel=1e-12)
 
 
+@pytest.mark.slow
 def test_the_urdf_arm_picks_up_and_lifts_a_box_with_hard_contacts() -> None:
     """examples/urdf_pick_box.py's pick and lift with both hard laws (``build(law="hard")``),
     the example's first 2.7 s: lower, close, hold, lift by 0.15 m, hold.  From the grip on, the box
@@ -257,6 +258,7 @@ def test_the_urdf_arm_picks_up_and_lifts_a_box_with_hard_contacts() -> None:
     assert lifted == pytest.approx(ex.M_BOX * G * h, rel=1e-3)
 
 
+@pytest.mark.slow
 def test_the_urdf_arm_closes_its_hard_fingers_on_a_box_on_hard_ground() -> None:
     """examples/urdf_pick_box.py's arm and box with both hard laws (``build(law="hard")``): the
     gripper lowered around the box on the ground and closed on it, then held.  Over the hold the
@@ -304,7 +306,8 @@ def test_the_urdf_arm_closes_its_hard_fingers_on_a_box_on_hard_ground() -> None:
     assert left > 0.0 and right == pytest.approx(left, rel=1e-9)  # the box between them, at rest
 
 
-@pytest.mark.parametrize("late", [0, pytest.param(10, marks=pytest.mark.slow)], ids=["on time", "10 ms late"])
+@pytest.mark.slow
+@pytest.mark.parametrize("late", [0, 10], ids=["on time", "10 ms late"])
 def test_the_urdf_arm_runs_the_whole_pick_and_place_with_hard_contacts(late: int) -> None:
     """examples/urdf_pick_box.py's whole schedule with both hard laws (``build(law="hard")``):
     lower, close, hold, lift, hold, turn by 0.5 rad, lower, open, raise, hold (6.5 s).  The set-down

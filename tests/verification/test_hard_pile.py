@@ -66,6 +66,7 @@ def test_a_cube_on_its_four_corners_with_friction_carries_m_g_h_and_never_moves(
     assert np.abs(sim.state.v).max() <= 1e-12
 
 
+@pytest.mark.slow
 def test_a_cube_bridging_two_cubes_rests_and_shares_its_weight() -> None:
     """Two cubes on a hard floor 0.1 m apart and a third lying across them, centred (μ = 0.5): the
     split of the upper cube's weight between its two supports is statically indeterminate (four
@@ -163,6 +164,7 @@ def _tumbling_pile() -> kp.Model:
     return b.build()
 
 
+@pytest.mark.slow
 def test_a_restarted_run_of_the_tumbling_pile_steps_bit_for_bit(tmp_path) -> None:
     """A run of the tumbling pile killed while its second layer lands on the first (step 250) and
     restarted from its result file (``Simulation.restart``) gives, row by row, the states of the
