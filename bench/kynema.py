@@ -49,8 +49,10 @@ start, library loading or compilation is timed; each round builds each model afr
 sides.  Kynema's figure is of a fresh process, whose first steps may touch code and memory for
 the first time; kynemapy's are of a warm one (the heavy top's 400 steps dilute that; a 10-step
 beam does not).  Medians and min–max ranges over ``--rounds`` rounds; the ratios are Kynema ÷
-kynemapy (above 1: kynemapy is faster), of the medians and of the minima (each side's fastest
-round: on a VM whose speed changes in spells of milliseconds, the figure least touched by them).
+kynemapy (above 1: kynemapy is faster), of the medians, of the minima (each side's fastest
+round: on a VM whose speed changes in spells of milliseconds, the figure least touched by them)
+and "paired": the median of the rounds' own ratios (a spell of some seconds slows both sides
+of a round).
 
 Run:  KYNEMA_BUILD=/path/to/kynema/build python bench/kynema.py [--rounds 5] [--orders 5 10 20]
       [--steps-top 400] [--steps-beam 10] [--steps-rotor 11]
@@ -407,7 +409,7 @@ def main() -> int:
 
     mismatches = []
     print(f"\nCPU µs per step, median [min–max] of {args.rounds} interleaved rounds; Newton iterations per step")
-    heads = f"{'Kynema':>24s} {'kynemapy':>24s} {'Kynema/kynemapy':>15s} {'of minima':>9s}"
+    heads = f"{'Kynema':>24s} {'kynemapy':>24s} {'Kynema/kynemapy':>15s} {'of minima':>9s} {'paired':>7s}"
     print(f"{'model':22s} {'steps':>5s} {heads}  its/step Kynema | kynemapy")
     rows = [(label, key, n, ours[label]) for label, key, _, _, _, n in models]
     rows.insert(1, ("heavy top advance(n)", "heavy_top", steps["top"], ours["advance"]))
@@ -420,6 +422,9 @@ def main() -> int:
         if k_lines:
             ratio = f"{med(k_cpu) / med(kp_cpu):.2f}×"
             ratio_min = f"{min(k_cpu) / min(kp_cpu):.2f}×"
+            # each round's own ratio (both sides timed in it, minutes apart at most), their median:
+            # a slow spell of the machine slows both sides of a round
+            paired = f"{med([k / m for k, m in zip(k_cpu, kp_cpu, strict=False)]):.2f}×"
             k_its_s = "/".join(f"{x / n:.3f}" for x in sorted(k_its))
             if k_its != kp_its or len(kp_its) != 1 or any(r.get("all_converged", 1) != 1 for r in k_lines):
                 mismatches.append(f"{label}: Kynema {sorted(k_its)} iterations, kynemapy {sorted(kp_its)}")
@@ -427,11 +432,11 @@ def main() -> int:
             else:
                 check = "  equal"
         else:
-            ratio, ratio_min, k_its_s, check = "n/a", "n/a", "n/a", ""
+            ratio, ratio_min, paired, k_its_s, check = "n/a", "n/a", "n/a", "n/a", ""
         k_col = fmt(k_cpu) if k_lines else ("not available" if exe is not None else "—")
         kp_its_s = "/".join(f"{x / n:.3f}" for x in sorted(kp_its))
         print(
-            f"{label:22s} {n:5d} {k_col:>24s} {fmt(kp_cpu):>24s} {ratio:>15s} {ratio_min:>9s}  "
+            f"{label:22s} {n:5d} {k_col:>24s} {fmt(kp_cpu):>24s} {ratio:>15s} {ratio_min:>9s} {paired:>7s}  "
             f"{k_its_s} | {kp_its_s}{check}"
         )
     missing = [p for p in other_orders if exe is not None and f"rotating_beam_p{p}" not in ky]

@@ -219,15 +219,28 @@ def need_exact_beams(d: Data, p: np.ndarray) -> None:
 
 
 #: expected CPU time of each unit's first compilation on a 2-core machine [s] (with the small
-#: kernels it alone calls), by position in ``Data.units``: the split between two processes
-#: (measured 2026-11-29, each unit alone from an empty cache on the AMD EPYC 2-core machine,
-#: times 0.83 since: the garbage collector's share, removed later that day, measured on the
-#: whole every-kind process, docs/performance.md "third session"; not re-measured unit by unit;
-#: the joint unit without drives: the full one's times its share of the joints' compilation
-#: measured in the every-kind process, 5.1 of 7.6 s; the held-node solver: its share of the
-#: engine's compilation with callees, 2026-12-01, numba's compile events)
-COST = {BEAMS: 13.3, BODY_JOINTS: 6.1, SPARSE: 5.0, ENGINE: 9.5, CONTACTS: 10.0, ELEMENTS: 5.4,
-        CONSTRAINTS: 6.2, ASSEMBLY: 2.5, BEAMS_FULL: 25.7, BODY_JOINTS_FULL: 9.1, HELD: 2.8}  # fmt: skip
+#: kernels it alone calls), by position in ``Data.units``: the split between two processes and
+#: the figure announced (measured 2026-12-02, each unit alone from an empty cache on the AMD
+#: EPYC 2-core VM, in an hour when numba's own floor was 1.2 s, twice the 0.6 s of 2026-11-28:
+#: a quieter machine takes about half)
+COST = {BEAMS: 26.6, BODY_JOINTS: 10.9, SPARSE: 5.8, ENGINE: 21.3, CONTACTS: 20.1, ELEMENTS: 8.7,
+        CONSTRAINTS: 12.8, ASSEMBLY: 4.9, BEAMS_FULL: 51.2, BODY_JOINTS_FULL: 16.3, HELD: 5.2}  # fmt: skip
+
+#: the CPU [s] two units' compilations share when one process compiles both (the beam element's
+#: kernels, the joints'): measured the same way, the second after the first (the full beam unit
+#: 37.9 s after the beam unit, 51.2 s alone; the full joint unit 7.0 s after the joint unit)
+SHARED = {(BEAMS, BEAMS_FULL): 13.3, (BODY_JOINTS, BODY_JOINTS_FULL): 9.3}
+
+#: the second process's start (Python, numba, kynemapy) and the small kernels it compiles again [s]
+HELPER_START = 2.0
+
+
+def expected_cost(indices: list[int]) -> float:
+    """The expected CPU time [s] of compiling the units ``indices`` in one process (:data:`COST`,
+    less :data:`SHARED` where both of a pair are among them)."""
+    total = sum(COST[i] for i in indices)
+    return total - sum(saved for (a, b), saved in SHARED.items() if a in indices and b in indices)
+
 
 #: set to 1 to compile in this process only (``KYNEMAPY_COMPILE_JOBS``; default: 2 where two
 #: cores are free)
@@ -285,9 +298,7 @@ def compile_units(indices: list[int], d: Data, jobs: int | None = None) -> dict[
     jobs = _jobs() if jobs is None else jobs
     # the second process starts Python and compiles some small kernels again: about 2 s more
     expected = (
-        max(sum(COST[i] for i in mine), sum(COST[i] for i in theirs) + 2.0)
-        if jobs >= 2 and theirs
-        else sum(COST[i] for i in cold)
+        max(expected_cost(mine), expected_cost(theirs) + HELPER_START) if jobs >= 2 and theirs else expected_cost(cold)
     )
     with announce(what + (" in two processes" if jobs >= 2 and theirs else ""), expected):
         helper = _start_helper(theirs) if jobs >= 2 and theirs else None
@@ -302,14 +313,28 @@ def compile_units(indices: list[int], d: Data, jobs: int | None = None) -> dict[
 
 
 def _split(cold: list[int]) -> tuple[list[int], list[int]]:
-    """The cold units in two shares of about equal expected time; the engine's stays here."""
+    """The cold units in two shares of about equal expected time; the engine's stays here.
+
+    The two units of a pair in :data:`SHARED` go to one process (their shared kernels then
+    compile once); then the largest first, each to the process with less to do, the second
+    counting its start (:data:`HELPER_START`).  All of them cold (``kynemapy compile``, the test
+    command), expected 82.8 s here against 80.4 s there; measured (2026-12-02, two runs each,
+    empty caches): 80.6-83.0 s of wall time, 156-158 s of CPU in both processes, where splitting
+    unit by unit took 82.4-84.7 s and 159-160 s."""
+    rest = list(cold)
+    blocks: list[tuple[float, list[int]]] = []
+    for pair in SHARED:
+        if all(i in rest for i in pair):
+            blocks.append((expected_cost(list(pair)), list(pair)))
+            rest = [i for i in rest if i not in pair]
+    blocks += [(COST[i], [i]) for i in rest]
     mine: list[int] = []
     theirs: list[int] = []
-    load = [0.0, 0.0]
-    for index in sorted(cold, key=lambda i: (i != ENGINE, -COST[i])):
-        here = index == ENGINE or load[0] <= load[1]
-        (mine if here else theirs).append(index)
-        load[0 if here else 1] += COST[index]
+    load = [0.0, HELPER_START]
+    for cost, members in sorted(blocks, key=lambda block: (ENGINE not in block[1], -block[0])):
+        here = ENGINE in members or load[0] <= load[1]
+        (mine if here else theirs).extend(members)
+        load[0 if here else 1] += cost
     return mine, theirs
 
 
@@ -339,10 +364,13 @@ def start_python(code: str) -> subprocess.Popen[bytes] | None:
 
 __all__ = [
     "COST",
+    "HELPER_START",
+    "SHARED",
     "address",
     "compile_units",
     "damped_beams",
     "driven_joints",
+    "expected_cost",
     "fill_missing",
     "fill_units",
     "kernel",

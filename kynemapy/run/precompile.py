@@ -326,10 +326,11 @@ def _start_second(stages: tuple[str, ...]) -> subprocess.Popen[bytes] | None:
 
 
 def _units_cost() -> float:
-    """The expected CPU time of every unit's first compilation [s] (``engine.units.COST``)."""
-    from kynemapy.engine.units import COST
+    """The expected CPU time of every unit's first compilation in one process [s]
+    (``engine.units.COST``, less the kernels pairs of units share)."""
+    from kynemapy.engine.units import COST, expected_cost
 
-    return float(sum(COST.values()))
+    return float(expected_cost(list(COST)))
 
 
 def compile_all(jobs: int | None = None, stream: TextIO | None = None, progress: bool = True) -> float:
@@ -348,15 +349,15 @@ def compile_all(jobs: int | None = None, stream: TextIO | None = None, progress:
         ("the engine and its units" + (" (2 processes)" if jobs >= 2 else ""), _units_cost() / min(jobs, 2),
          lambda: compile_units(jobs)),
         ("the step from Python", 2.0, _engine),
-        ("result files", 24.0, _files),
+        ("result files", 19.0, _files),
     ]  # fmt: skip
     stages += [
         ("joints", 1.0, _joints),
         ("beams", 1.0, _beams),
         ("sparse solver and orderings", 3.0, _sparse),
         ("ensembles (Batch)", 2.0, _batch),
-        ("contact solvers", 10.0, _contact_solvers),
-        ("rigid-body schemes (kynemapy.integrators)", 8.0, _integrators),
+        ("contact solvers", 17.0, _contact_solvers),
+        ("rigid-body schemes (kynemapy.integrators)", 17.0, _integrators),
         ("hard contact", 1.0, _hard_contact),
         ("the extrapolated scheme", 1.5, _extrapolated),
     ]

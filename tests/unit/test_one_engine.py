@@ -503,17 +503,26 @@ def test_every_unit_is_an_announced_kernel() -> None:
 
 
 def test_a_first_compilation_splits_the_units_between_two_processes_fairly() -> None:
-    """The engine's own unit stays in this process; the rest go to the process with less
-    expected time, so neither share is more than the largest unit above the other."""
+    """The engine's own unit stays in this process; the two units of a pair that share kernels
+    go to one process; the rest go to the process with less expected time, so neither share
+    (the second counting its start) is more than the largest block above the other."""
     from kynemapy.engine import units
-    from kynemapy.engine.unit_call import ASSEMBLY, CONSTRAINTS, ELEMENTS, ENGINE, N_UNITS
+    from kynemapy.engine.unit_call import ASSEMBLY, BEAMS, CONSTRAINTS, ELEMENTS, ENGINE, HELD, N_UNITS
 
-    for cold in ([ENGINE, ELEMENTS, CONSTRAINTS, ASSEMBLY], list(range(N_UNITS))):
+    for cold in ([ENGINE, ELEMENTS, CONSTRAINTS, ASSEMBLY], list(range(N_UNITS)), [BEAMS, HELD]):
         mine, theirs = units._split(cold)
-        assert ENGINE in mine and sorted(mine + theirs) == sorted(cold)
-        load_mine = sum(units.COST[i] for i in mine)
-        load_theirs = sum(units.COST[i] for i in theirs)
-        assert abs(load_mine - load_theirs) <= max(units.COST.values())
+        assert ENGINE in mine or ENGINE not in cold
+        assert sorted(mine + theirs) == sorted(cold)
+        for pair in units.SHARED:
+            if all(i in cold for i in pair):
+                assert all(i in mine for i in pair) or all(i in theirs for i in pair)
+        load_mine = units.expected_cost(mine)
+        load_theirs = units.expected_cost(theirs) + units.HELPER_START
+        largest = max([units.COST[i] for i in cold] + [units.expected_cost(list(pair)) for pair in units.SHARED])
+        assert abs(load_mine - load_theirs) <= largest
+    # the pairs' shared kernels are counted once
+    both = next(iter(units.SHARED))
+    assert units.expected_cost(list(both)) == units.COST[both[0]] + units.COST[both[1]] - units.SHARED[both]
 
 
 def test_a_failed_second_process_leaves_its_units_to_this_one(monkeypatch, capsys) -> None:
