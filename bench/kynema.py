@@ -423,8 +423,13 @@ def main() -> int:
             ratio = f"{med(k_cpu) / med(kp_cpu):.2f}×"
             ratio_min = f"{min(k_cpu) / min(kp_cpu):.2f}×"
             # each round's own ratio (both sides timed in it, minutes apart at most), their median:
-            # a slow spell of the machine slows both sides of a round
-            paired = f"{med([k / m for k, m in zip(k_cpu, kp_cpu, strict=False)]):.2f}×"
+            # a slow spell of the machine slows both sides of a round (only where every round
+            # has Kynema's figure: otherwise the lists do not pair by round)
+            paired = (
+                f"{med([k / m for k, m in zip(k_cpu, kp_cpu, strict=True)]):.2f}×"
+                if len(k_cpu) == len(kp_cpu)
+                else "n/a"
+            )
             k_its_s = "/".join(f"{x / n:.3f}" for x in sorted(k_its))
             if k_its != kp_its or len(kp_its) != 1 or any(r.get("all_converged", 1) != 1 for r in k_lines):
                 mismatches.append(f"{label}: Kynema {sorted(k_its)} iterations, kynemapy {sorted(kp_its)}")
