@@ -296,7 +296,6 @@ def compile_units(indices: list[int], d: Data, jobs: int | None = None) -> dict[
         what = ANNOUNCED[kernel(cold[0]).py_func.__name__][0]
     mine, theirs = _split(cold)
     jobs = _jobs() if jobs is None else jobs
-    # the second process starts Python and compiles some small kernels again: about 2 s more
     expected = (
         max(expected_cost(mine), expected_cost(theirs) + HELPER_START) if jobs >= 2 and theirs else expected_cost(cold)
     )
