@@ -62,6 +62,8 @@ LAZY_ANNOUNCED: dict[str, tuple[str, float]] = {
     "kynemapy.linalg.ordering._minimum_degree_kernel": ("the sparse solver's ordering", 5.0),
     # kynemapy.integrators (the seed cases' rigid-body schemes): every scheme's loop in one kernel
     "kynemapy.integrators.drive.run_scheme": ("the rigid-body schemes of kynemapy.integrators", 15.0),
+    # the generalized-α step-size control's projection of its error estimate (with the dense LU)
+    "kynemapy.run.local_error.project_dense": ("the step-size control's projection", 2.5),
 }
 
 

@@ -5,7 +5,7 @@ so compiling it once serves every model, size, joint mix and solver.  This modul
 workload of each kind (a rigid body with Kynema's constraints, a two-body joint, a beam, a
 sparse chain, a result file written and read back, a ``Batch``, body points and reactions, a
 ball on a hard plane, boxes on boxes and the collision query, the rigid-body schemes of
-:mod:`kynemapy.integrators`, the extrapolated scheme's combination) so that every kernel a user
+:mod:`kynemapy.integrators`, the step-size control of both schemes) so that every kernel a user
 can reach is compiled into the cache (:mod:`kynemapy._jit`).
 
 With two or more cores, the engine's units (the Newton loop, its three phases, the beam
@@ -124,9 +124,12 @@ def _beams() -> None:
 
 
 def _extrapolated() -> None:
+    """The step-size control's kernels: the generalized-α controller's projection and error norm
+    (:mod:`kynemapy.run.local_error`) and the extrapolated scheme's combination."""
     import kynemapy as kp
     from kynemapy.run import extrapolation
 
+    kp.Simulation(_heavy_top(), kp.StepParameters(h=1e-3)).advance_to(0.005, kp.StepControl())
     extrapolation.extrapolate(kp.Simulation(_heavy_top(), kp.StepParameters(h=1e-2, rho_inf=0.9)), 0.03, 1e-2)
 
 
@@ -359,7 +362,7 @@ def compile_all(jobs: int | None = None, stream: TextIO | None = None, progress:
         ("contact solvers", 17.0, _contact_solvers),
         ("rigid-body schemes (kynemapy.integrators)", 17.0, _integrators),
         ("hard contact", 1.0, _hard_contact),
-        ("the extrapolated scheme", 1.5, _extrapolated),
+        ("step-size control (both schemes)", 4.0, _extrapolated),
     ]
     bar = _Bar(stream, sum(share for _, share, _ in stages)) if progress else None
     from kynemapy.engine.notice import ANNOUNCE

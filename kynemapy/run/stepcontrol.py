@@ -36,7 +36,9 @@ from kynemapy.engine.api import ConvergenceError, task
 from kynemapy.engine.entry import LINEARIZE
 from kynemapy.engine.params import ACCELERATION_COEFFICIENTS, with_step
 from kynemapy.engine.step import CONVERGED
+from kynemapy.linalg.dense import SOLVE_SINGULAR
 from kynemapy.run.failure import failure_text
+from kynemapy.run.local_error import error_rms, project_dense
 
 
 @dataclasses.dataclass(frozen=True)
@@ -482,15 +484,6 @@ def hermite(
     return np.concatenate([u, r], axis=-1), np.concatenate([du, omega], axis=-1)
 
 
-def _weights(control: StepControl, q0: np.ndarray, q1: np.ndarray) -> np.ndarray:
-    """``atol + rtol |q|`` per node DOF: |u| (the larger of the two ends) per displacement
-    component [m]; 1 rad for the rotation components (a rotation's angle is no scale: it cycles
-    through [0, π] on a spinning body, and the tolerance would cycle with it)."""
-    w = np.ones((q0.shape[0], 6))
-    w[:, :3] = np.maximum(np.abs(q0[:, :3]), np.abs(q1[:, :3]))
-    return control.atol + control.rtol * w
-
-
 def dof_mask(node_dofs: np.ndarray) -> np.ndarray:
     """The DOFs with an equation: the first ``node_dofs[n]`` of node n.
 
@@ -551,6 +544,8 @@ class ConstraintProjector:
         self._flat = np.array(rows, dtype=np.int64)  # (N·6) index of each system DOF
         self._system = np.array(cols, dtype=np.int64)
         self._pattern: tuple[np.ndarray, ...] | None = None  # the matrix's pattern, as last read
+        n = self.n if self.n <= self.DENSE_LIMIT else 0  # project_dense's scratch
+        self._scratch = (np.zeros((n, n)), np.zeros(n, dtype=np.int64), np.zeros(n), np.zeros(n))
 
     def _entries(self, indptr: np.ndarray, indices: np.ndarray) -> tuple[np.ndarray, ...]:
         """``(indptr, rows, cols, B's entries, flat dense index)`` of the Newton matrix's CSC
@@ -591,6 +586,13 @@ class ConstraintProjector:
         finally:
             q_delta[...] = kept
         w = sim.workspace
+        if n <= self.DENSE_LIMIT and n == self._scratch[0].shape[0]:  # one compiled call
+            out = np.array(e, dtype=np.float64, order="C")
+            status = project_dense(
+                w.indptr, w.indices, w.vals, nsys, self._flat, self._system, out.reshape(-1), *self._scratch
+            )
+            if status != SOLVE_SINGULAR:
+                return out
         indptr, rows, cols, coupling, flat = self._entries(np.asarray(w.indptr), np.asarray(w.indices))
         vals = np.asarray(w.vals)[: rows.size]
         x = np.zeros(n)
@@ -607,15 +609,14 @@ class ConstraintProjector:
         self, n: int, rows: np.ndarray, flat: np.ndarray, vals: np.ndarray, indptr: np.ndarray, rhs: np.ndarray
     ) -> np.ndarray:
         """The solution of the (n, n) matrix of CSC entries ``vals`` (rows ``rows``, columns
-        by ``indptr``; ``flat`` their row-major index, duplicates summed) with ``rhs``: dense LU
-        up to :data:`DENSE_LIMIT` unknowns, else scipy's sparse LU; least squares where the
-        matrix is singular."""
+        by ``indptr``; ``flat`` their row-major index, duplicates summed) with ``rhs``: above
+        :data:`DENSE_LIMIT` unknowns scipy's sparse LU; least squares where the matrix is
+        singular, and up to DENSE_LIMIT, where :meth:`project` comes here only when
+        :func:`~kynemapy.run.local_error.project_dense` met a zero pivot (redundant
+        constraints)."""
         if n <= self.DENSE_LIMIT:
             matrix = np.bincount(flat, weights=vals, minlength=n * n).reshape(n, n)
-            try:
-                return np.linalg.solve(matrix, rhs)
-            except np.linalg.LinAlgError:  # singular (redundant constraints): least squares
-                return np.linalg.lstsq(matrix, rhs, rcond=None)[0]
+            return np.linalg.lstsq(matrix, rhs, rcond=None)[0]
         import scipy.sparse as sp
         import scipy.sparse.linalg as spla
 
@@ -642,9 +643,11 @@ def error_norm(
     """The weighted RMS norm of the estimated local error of one step (accepted when <= 1).
 
     ``sqrt(mean((e_q / w_q)²) + mean((e_v / w_v)²))`` over the node DOFs, with ``w_q = atol +
-    rtol |q|`` (:func:`_weights`) and ``w_v = atol + rtol |v|`` (atol and rtol read in m/s,
-    rad/s).  With ``scope="run"`` the caller divides the norm by the step's share ``h / span``
-    of the run.
+    rtol |u|`` for a displacement (|u| the larger of the two ends) [m] and ``atol + rtol · 1 rad``
+    for a rotation (a rotation's angle is no scale: it cycles through [0, π] on a spinning body,
+    and the tolerance would cycle with it), and ``w_v = atol + rtol |v|`` (atol and rtol read in
+    m/s, rad/s); one compiled call (:func:`kynemapy.run.local_error.error_rms`).  With
+    ``scope="run"`` the caller divides the norm by the step's share ``h / span`` of the run.
 
     Parameters
     ----------
@@ -659,23 +662,22 @@ def error_norm(
     position, velocity : (N, 6) ndarray of float
         The estimated local errors (:func:`local_errors`; velocity None: left out).
     mask : (N, 6) ndarray of bool or None, default None
-        ``dof_mask(node_dofs)``, when the caller holds it (None: made here).
+        Not read (the DOFs are ``node_dofs``'); accepted for the callers that pass
+        ``dof_mask(node_dofs)``.
 
     Returns
     -------
     float
         The norm (0 when no node has DOFs).
     """
-    if mask is None:
-        mask = dof_mask(node_dofs)
-    if not mask.any():
-        return 0.0
-    w = _weights(control, q0, q1)
-    total = float(np.mean((position / w)[mask] ** 2))
-    if control.velocity_error and velocity is not None:
-        ratio = velocity / (control.atol + control.rtol * np.maximum(np.abs(v0), np.abs(v1)))
-        total += float(np.mean(ratio[mask] ** 2))
-    return math.sqrt(total)
+    node_dofs = np.asarray(node_dofs, dtype=np.int64)
+    use_velocity = bool(control.velocity_error and velocity is not None)
+    return float(
+        error_rms(
+            position, velocity if use_velocity else position, q0, q1, v0, v1, node_dofs,
+            float(control.atol), float(control.rtol), use_velocity,
+        )
+    )  # fmt: skip
 
 
 def checked_arguments(

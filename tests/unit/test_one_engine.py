@@ -153,6 +153,17 @@ LAZY_CASES = {
         "from kynemapy.integrators import integrate\n"
         "integrate('liemid', (1.0, 2.0, 3.0), np.eye(3), (0.1, 0.2, 0.3), 0.01, 0.02)\n",
     ),
+    # the generalized-α step-size control's projection of its error estimate (about 2.5 s)
+    "step-size control": (
+        "kynemapy.run.local_error",
+        "project_dense",
+        "import kynemapy as kp\n"
+        "b = kp.ModelBuilder(gravity=(0.0, 0.0, -9.81))\n"
+        "n = b.add_node(position=(0.0, 0.0, -0.5))\n"
+        "b.add_mass(n, mass=1.0, inertia=(0.1, 0.1, 0.1))\n"
+        "b.add_ball_joint(kp.GROUND, n, point=(0.0, 0.0, 0.0))\n"
+        "kp.Simulation(b.build(), kp.StepParameters(h=1e-3)).advance_to(0.01, kp.StepControl())\n",
+    ),
     # the sparse solver's minimum-degree ordering (about 5 s, before the sparse unit's own notice)
     "sparse ordering": (
         "kynemapy.linalg.ordering",

@@ -126,3 +126,64 @@ def test_a_singular_matrix_is_solved_by_least_squares(monkeypatch: pytest.Monkey
         assert np.all(np.isfinite(solution))
         np.testing.assert_allclose(matrix @ solution, rhs, rtol=0, atol=1e-10)
         np.testing.assert_allclose(solution, expected, rtol=0, atol=1e-8)
+
+
+def test_a_projection_the_lu_finds_singular_falls_back_to_least_squares(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the compiled projection meets a zero pivot (redundant constraints), ``project`` solves
+    the same system by least squares instead: here every compiled solve reports a zero pivot, and
+    the result is the least-squares projection (``B e' = 0``, as the compiled solve's, to 1e-12)."""
+    from kynemapy.linalg.dense import SOLVE_SINGULAR
+    from kynemapy.run import stepcontrol
+
+    sim, e = _double_four_bar()
+    compiled = ConstraintProjector(sim).project(e)
+    monkeypatch.setattr(stepcontrol, "project_dense", lambda *args: SOLVE_SINGULAR)
+    fallback = ConstraintProjector(sim).project(e)
+    np.testing.assert_allclose(fallback, compiled, rtol=0, atol=1e-12)
+    assert np.abs(fallback - e).max() > 1e-3  # projected, not returned as it was
+
+
+def test_the_compiled_projection_leaves_an_error_with_a_non_finite_matrix_as_it_was() -> None:
+    """A matrix entry that is not finite: ``project_dense`` reports NOT_FINITE and leaves ``e`` as
+    it was (the controller then measures the error unprojected, as with a non-finite solution)."""
+    from kynemapy.run.local_error import NOT_FINITE, project_dense
+
+    n, nsys = 3, 2  # M = diag(2, 4), B = [1, 1]
+    indptr = np.array([0, 2, 4, 6], dtype=np.int64)
+    indices = np.array([0, 2, 1, 2, 0, 1], dtype=np.int64)
+    vals = np.array([2.0, 1.0, 4.0, 1.0, 1.0, 1.0])
+    flat, system = np.array([0, 1], dtype=np.int64), np.array([0, 1], dtype=np.int64)
+    scratch = (np.zeros((n, n)), np.zeros(n, dtype=np.int64), np.zeros(n), np.zeros(n))
+    e = np.array([1.0, 1.0, 0.0, 0.0, 0.0, 0.0])
+    assert project_dense(indptr, indices, vals, nsys, flat, system, e, *scratch) == 0
+    # Δ = −M⁻¹Bᵀ (B M⁻¹ Bᵀ)⁻¹ B e = −(1/2, 1/4) · 2/(3/4) = (−4/3, −2/3): e' = (−1/3, 1/3), B e' = 0
+    np.testing.assert_allclose(e[:2], [-1.0 / 3.0, 1.0 / 3.0], rtol=1e-15)
+    vals[3] = np.nan
+    e = np.array([1.0, 1.0, 0.0, 0.0, 0.0, 0.0])
+    assert project_dense(indptr, indices, vals, nsys, flat, system, e, *scratch) == NOT_FINITE
+    np.testing.assert_array_equal(e, [1.0, 1.0, 0.0, 0.0, 0.0, 0.0])
+
+
+@pytest.mark.parametrize("use_velocity", [False, True])
+def test_the_error_norm_is_the_weighted_rms_over_the_node_dofs(use_velocity: bool) -> None:
+    """``error_norm`` (one compiled call) against its formula written out in numpy: weights
+    ``atol + rtol max(|q0|, |q1|)`` on displacements, ``atol + rtol`` on rotations,
+    ``atol + rtol max(|v0|, |v1|)`` on velocities, the mean over the DOFs each node has (a node
+    of 3 DOFs and one of none among them), 1e-14 relative; 0 where no node has DOFs."""
+    from kynemapy.run.stepcontrol import error_norm
+
+    rng = np.random.default_rng(11)
+    node_dofs = np.array([6, 3, 0, 6], dtype=np.int64)
+    q0, q1 = rng.standard_normal((4, 7)), rng.standard_normal((4, 7))
+    v0, v1 = rng.standard_normal((4, 6)), rng.standard_normal((4, 6))
+    position, velocity = 1e-4 * rng.standard_normal((4, 6)), 1e-3 * rng.standard_normal((4, 6))
+    control = kp.StepControl(rtol=1e-3, atol=1e-5, velocity_error=use_velocity)
+    mask = dof_mask(node_dofs)
+    scale = np.ones((4, 6))
+    scale[:, :3] = np.maximum(np.abs(q0[:, :3]), np.abs(q1[:, :3]))
+    expected = np.mean((position / (1e-5 + 1e-3 * scale))[mask] ** 2)
+    if use_velocity:
+        expected += np.mean((velocity / (1e-5 + 1e-3 * np.maximum(np.abs(v0), np.abs(v1))))[mask] ** 2)
+    norm = error_norm(control, node_dofs, q0, q1, v0, v1, position, velocity)
+    assert norm == pytest.approx(np.sqrt(expected), rel=1e-14)
+    assert error_norm(control, np.zeros(4, dtype=np.int64), q0, q1, v0, v1, position, velocity) == 0.0
