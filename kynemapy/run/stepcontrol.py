@@ -643,7 +643,7 @@ def error_norm(
     """The weighted RMS norm of the estimated local error of one step (accepted when <= 1).
 
     ``sqrt(mean((e_q / w_q)²) + mean((e_v / w_v)²))`` over the node DOFs, with ``w_q = atol +
-    rtol |u|`` for a displacement (|u| the larger of the two ends) [m] and ``atol + rtol · 1 rad``
+    rtol |u|`` for a displacement (``|u|`` the larger of the two ends) [m] and ``atol + rtol · 1 rad``
     for a rotation (a rotation's angle is no scale: it cycles through [0, π] on a spinning body,
     and the tolerance would cycle with it), and ``w_v = atol + rtol |v|`` (atol and rtol read in
     m/s, rad/s); one compiled call (:func:`kynemapy.run.local_error.error_rms`).  With
