@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from kynemapy._jit import njit
-from kynemapy.collision.narrow import BOX, CAPSULE, axis
+from kynemapy.collision.narrow import _ONE, _TWO, _ZERO, BOX, CAPSULE, axis
 
 
 @njit
@@ -38,14 +38,14 @@ def aabbs(kind, dims, pos, quat, margin, lo, hi):
     for s in range(kind.shape[0]):
         q = quat[s]
         if kind[s] == BOX:
-            e0, e1, e2 = axis(q, 0), axis(q, 1), axis(q, 2)
+            e0, e1, e2 = axis(q, _ZERO), axis(q, _ONE), axis(q, _TWO)
             for c in range(3):
                 w = dims[s, 0] * abs(e0[c]) + dims[s, 1] * abs(e1[c]) + dims[s, 2] * abs(e2[c]) + margin
                 lo[s, c] = pos[s, c] - w
                 hi[s, c] = pos[s, c] + w
         else:
             h = dims[s, 1] if kind[s] == CAPSULE else 0.0
-            u = axis(q, 2)
+            u = axis(q, _TWO)
             for c in range(3):
                 w = h * abs(u[c]) + dims[s, 0] + margin
                 lo[s, c] = pos[s, c] - w

@@ -46,13 +46,13 @@ ANNOUNCED: dict[str, tuple[str, float]] = {
 #: lazily typed kernels whose first compilation takes long enough to announce: module and
 #: qualified name -> what the user is told, and its CPU time measured on a 2-core machine [s]
 LAZY_ANNOUNCED: dict[str, tuple[str, float]] = {
-    "kynemapy.run.body_query.scene_contacts": ("the scene query of hard contact between bodies", 13.0),
-    "kynemapy.run.body_blocks.solve_blocks": ("the hard body contact solver", 2.0),
-    "kynemapy.run.body_blocks.friction_sweeps": ("the hard body friction sweeps", 1.0),
-    "kynemapy.run.contact_newton.newton_contacts": ("the hard body contacts' Newton solver", 4.0),
-    "kynemapy.run.nnls.lawson_hanson": ("the hard body contacts' exact programs", 5.0),
-    "kynemapy.run.hard_contact.position_step": ("the hard contact correction", 4.0),
-    "kynemapy.run.hard_contact.velocity_jump": ("the hard contact velocity jump", 1.0),
+    "kynemapy.run.body_query.scene_contacts": ("the scene query of hard contact between bodies", 12.0),
+    "kynemapy.run.body_blocks.solve_blocks": ("the hard body contact solver", 2.5),
+    "kynemapy.run.body_blocks.friction_sweeps": ("the hard body friction sweeps", 0.5),
+    "kynemapy.run.contact_newton.newton_contacts": ("the hard body contacts' Newton solver", 5.0),
+    "kynemapy.run.nnls.lawson_hanson": ("the hard body contacts' exact programs", 2.5),
+    "kynemapy.run.hard_contact.position_step": ("the hard contact correction", 6.5),
+    "kynemapy.run.hard_contact.velocity_jump": ("the hard contact velocity jump", 2.5),
     # (the polish and the search each compile the least-norm solve and the residual inside them
     # when they come first: 4.5-5 s then, 1.3-3.2 s after the others)
     "kynemapy.run.contact_modes.coulomb_residual": ("Coulomb's residual of contacts through joints", 1.5),

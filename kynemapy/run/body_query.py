@@ -15,7 +15,7 @@ import numpy as np
 from kynemapy._jit import njit
 from kynemapy.collision.broad import aabbs, insertion_sort
 from kynemapy.collision.broad import sweep as sweep_pairs
-from kynemapy.collision.narrow import collide
+from kynemapy.collision.narrow import _ONE, _ZERO, collide
 from kynemapy.collision.shapes import world_poses
 from kynemapy.math.rotations import cross
 
@@ -94,7 +94,7 @@ def scene_contacts(
     s = node.shape[0]
     world_poses(node, offset, frame, positions, rotations, pos, quat)
     aabbs(kind, dims, pos, quat, margin, lo, hi)
-    best, axis_ = -1.0, 0
+    best, axis_ = -1.0, _ZERO
     for c in range(3):
         mean = 0.0
         for i in range(s):
@@ -109,7 +109,7 @@ def scene_contacts(
         key[i] = lo[i, axis_]
     insertion_sort(key, order)
     # no joints in a model under the hard body law: no joined node pairs (an empty key list)
-    count = sweep_pairs(lo, hi, order, axis_, node, group, mask, excluded, excluded[:0], 1, pairs)
+    count = sweep_pairs(lo, hi, order, axis_, node, group, mask, excluded, excluded[:0], _ONE, pairs)
     if count > pairs.shape[0] or MAX_POINTS * count > out.shape[0]:
         return -count
     rows = 0

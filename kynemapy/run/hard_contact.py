@@ -29,6 +29,9 @@ GAP_TOLERANCE = 1.0e-12
 MAX_SWEEPS = 20_000
 #: stop the sweeps when no impulse changes by more than this, relative to the largest impulse
 SWEEP_TOLERANCE = 1.0e-14
+#: the row offset 0 of :func:`contact_rows` called in compiled code (a literal ``0`` would make
+#: numba compile it apart from the int64 of the Python calls)
+_ZERO = np.int64(0)
 
 
 def has_hard_contacts(model: Model) -> bool:
@@ -542,7 +545,7 @@ def position_step(
     if it == max_iterations:
         return 2
     m3 = 3 * k
-    contact_rows(cset[:k], arm, normal, tangent, first, rotates, rows, 0)
+    contact_rows(cset[:k], arm, normal, tangent, first, rotates, rows, _ZERO)
     contact_slip(q, q_start, node, offset, radius, normal, tangent, slip)
     _delassus(mass, rows, m3, lu, piv, resp, dl)
     for j in range(k):
@@ -639,7 +642,7 @@ def velocity_jump(
     if k == 0:
         return -1
     m3 = 3 * k
-    contact_rows(cset[:k], arm, normal, tangent, first, rotates, rows, 0)
+    contact_rows(cset[:k], arm, normal, tangent, first, rotates, rows, _ZERO)
     for j in range(n):
         vt[j] = v[dof_node[j], dof_component[j]]
         vn[j] = v_start[dof_node[j], dof_component[j]]

@@ -168,7 +168,7 @@ def lawson_hanson(
         for t in range(m):
             acc += at[j, t] * at[j, t]
         length[j] = np.sqrt(acc)
-    p = 0
+    p = np.int64(0)  # not the literal 0: numba would compile _add and _positive for it apart
     # the warm start: its columns enter (those independent of the ones before) at their start
     # values, then Lawson and Hanson's inner loop makes the least-squares solution on them positive
     for j in range(k):
@@ -207,7 +207,7 @@ def lawson_hanson(
                 w[j] /= length[j]
         entered = False
         while not entered:
-            best, j = GRADIENT * norm, -1
+            best, j = GRADIENT * norm, np.int64(-1)
             for c in range(k):
                 if w[c] > best:
                     best, j = w[c], c

@@ -12,7 +12,7 @@ With two or more cores, the engine's units (the Newton loop, its three phases, t
 elements, the two-body joints, the sparse LU, the held-node solve and the contacts,
 :mod:`kynemapy.engine.unit_call`) compile in two processes, about half each
 (:func:`kynemapy.engine.units.compile_units`); the later stages load them from the cache, and
-the sparse solver's and the hard-contact stages (lazily compiled kernels of their own) run in a
+the contact solvers' and the hard-contact stages (lazily compiled kernels of their own) run in a
 second process meanwhile.  Two processes that compile the same small kernel write the same
 files, each atomically (numba's cache).
 """
@@ -212,9 +212,8 @@ def _hard_contact() -> None:
 def _contact_solvers() -> None:
     """The contact solvers' kernels that no simulation of :func:`_hard_contact` compiles (called
     here directly): the NNLS, the hard body contacts' Newton solver and the finishers of
-    contacts through joints.  A stage of its own so that this process compiles them while the
-    second process runs :func:`_hard_contact` (measured one after the other, about 17 s and
-    37 s of CPU: this process otherwise waited about 34 s for the second)."""
+    contacts through joints.  A stage of its own, so that the processes of :func:`compile_all`
+    can share the stages evenly (:data:`SECOND_PROCESS_STAGES`)."""
     import numpy as np
 
     one, none = np.zeros(1, dtype=np.int64), np.full(1, -1, dtype=np.int64)
@@ -309,10 +308,13 @@ class _Bar:
 
 #: the stages a second process runs, one after the other, while this one runs the others (after
 #: the units), by label: their kernels are compiled lazily, apart from the engine's, so that two
-#: processes split them.  Measured from an empty cache (2026-12-01, 2 cores): the hard-contact
-#: stage took 47.5 s in the second process while this one ran its other stages in 62 s, 4.7 s of
-#: them the sparse solver's; moved, 55.5 s and 60 s (with the rigid-body schemes here, 17 s)
-SECOND_PROCESS_STAGES = {"sparse solver and orderings": "_sparse", "hard contact": "_hard_contact"}
+#: processes split them.  Measured stage by stage from an empty cache after the units
+#: (2026-12-02, 2 cores, CPU): result files 17.4 s, rigid-body schemes 16.8 s, contact solvers
+#: 13.9 s, sparse solver 4.9 s, step-size control 2.1 s, joints, beams, Batch and the step from
+#: Python 3.2 s; hard contact 31.4 s (46 s before its kernels stopped compiling once per literal
+#: argument).  With the contact solvers and hard contact in the second process: 45.3 s there,
+#: 44.4 s here (with the sparse solver and hard contact there instead: 36.3 s against 53.4 s)
+SECOND_PROCESS_STAGES = {"contact solvers": "_contact_solvers", "hard contact": "_hard_contact"}
 
 
 def _start_second(stages: tuple[str, ...]) -> subprocess.Popen[bytes] | None:
@@ -352,17 +354,17 @@ def compile_all(jobs: int | None = None, stream: TextIO | None = None, progress:
         ("the engine and its units" + (" (2 processes)" if jobs >= 2 else ""), _units_cost() / min(jobs, 2),
          lambda: compile_units(jobs)),
         ("the step from Python", 2.0, _engine),
-        ("result files", 19.0, _files),
+        ("result files", 17.0, _files),
     ]  # fmt: skip
     stages += [
         ("joints", 1.0, _joints),
         ("beams", 1.0, _beams),
-        ("sparse solver and orderings", 3.0, _sparse),
+        ("sparse solver and orderings", 5.0, _sparse),
         ("ensembles (Batch)", 2.0, _batch),
-        ("contact solvers", 17.0, _contact_solvers),
+        ("contact solvers", 1.0, _contact_solvers),
         ("rigid-body schemes (kynemapy.integrators)", 17.0, _integrators),
         ("hard contact", 1.0, _hard_contact),
-        ("step-size control (both schemes)", 4.0, _extrapolated),
+        ("step-size control (both schemes)", 2.5, _extrapolated),
     ]
     bar = _Bar(stream, sum(share for _, share, _ in stages)) if progress else None
     from kynemapy.engine.notice import ANNOUNCE

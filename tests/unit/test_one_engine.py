@@ -336,8 +336,10 @@ class _Finished:
 
 
 @pytest.mark.parametrize("code", [0, 1], ids=["second process done", "second process failed"])
-def test_compile_all_leaves_the_sparse_and_hard_contact_stages_to_a_second_process(monkeypatch, code: int) -> None:
-    """With two jobs, the sparse solver's and the hard-contact stages run, in that order, in one
+def test_compile_all_leaves_the_contact_solver_and_hard_contact_stages_to_a_second_process(
+    monkeypatch, code: int
+) -> None:
+    """With two jobs, the contact solvers' and the hard-contact stages run, in that order, in one
     second process started once the units are in the cache; this process runs them (at the
     last of them) only where that process failed (or could not start), and every other stage
     here."""
@@ -351,9 +353,9 @@ def test_compile_all_leaves_the_sparse_and_hard_contact_stages_to_a_second_proce
     monkeypatch.setattr(precompile, "compile_units", lambda jobs: ran.append("units"))
     monkeypatch.setattr(precompile, "_start_second", lambda stages: started.append(stages) or _Finished(code))
     precompile.compile_all(jobs=2, progress=False)
-    assert started == [("sparse solver and orderings", "hard contact")]
-    here = ["units", "_engine", "_files", "_joints", "_beams", "_batch", "_contact_solvers", "_integrators"]
-    assert ran == [*here, *(["_sparse", "_hard_contact"] if code else []), "_extrapolated"]
+    assert started == [("contact solvers", "hard contact")]
+    here = ["units", "_engine", "_files", "_joints", "_beams", "_sparse", "_batch", "_integrators"]
+    assert ran == [*here, *(["_contact_solvers", "_hard_contact"] if code else []), "_extrapolated"]
     ran.clear()
     started.clear()
     precompile.compile_all(jobs=1, progress=False)  # one process: every stage here, in order, none started
@@ -367,8 +369,8 @@ def test_the_second_process_runs_its_stages_in_order(monkeypatch) -> None:
 
     commands: list[str] = []
     monkeypatch.setattr(units, "start_python", commands.append)
-    precompile._start_second(("sparse solver and orderings", "hard contact"))
-    assert commands[0].endswith("import _sparse, _hard_contact; _sparse(); _hard_contact()"), commands
+    precompile._start_second(("contact solvers", "hard contact"))
+    assert commands[0].endswith("import _contact_solvers, _hard_contact; _contact_solvers(); _hard_contact()"), commands
 
 
 def test_kynemapy_compile_refuses_a_bad_job_count() -> None:
@@ -600,3 +602,44 @@ def test_a_compile_notice_after_an_open_progress_line_starts_its_own_line(capsys
     with _notice.announce("the probe", 3.0):  # no bar open: no empty line
         pass
     assert capsys.readouterr().err.startswith("kynemapy: compiling the probe (")
+
+
+ONE_SIGNATURE = """
+import json
+import numpy as np
+from kynemapy.collision import narrow
+from kynemapy.run import nnls
+out, poly = np.zeros((16, narrow.ROW)), np.zeros((2, 16, 3))
+q, half = np.array([1.0, 0.0, 0.0, 0.0]), np.array([0.1, 0.1, 0.1])
+for ka in (narrow.SPHERE, narrow.CAPSULE, narrow.BOX):
+    for kb in (narrow.SPHERE, narrow.CAPSULE, narrow.BOX):
+        narrow.collide(ka, np.zeros(3), q, half, kb, np.array([0.0, 0.0, 0.15]), q, half, 1e-3, out, poly)
+    narrow.collide_plane(ka, np.zeros(3), q, half, np.array([0.0, 0.0, 1.0]), -0.05, 1e-3, out)
+nnls.solve(np.array([[1.0, 0.0], [-1.0, 1.0], [0.5, 2.0]]), np.array([1.0, 0.0, 0.5]))
+counts = {}
+for module in (narrow, nnls):
+    for attr, value in vars(module).items():
+        if hasattr(value, "signatures") and value.py_func.__module__ == module.__name__:
+            counts[module.__name__ + "." + attr] = len(value.signatures)
+print(json.dumps(counts))
+"""
+
+
+@pytest.mark.slow
+def test_the_collision_and_contact_kernels_compile_once_not_once_per_literal_argument(tmp_path: Path) -> None:
+    """numba types a literal argument of a compiled call inside compiled code (``0``, ``True``) as a
+    type of its own and compiles the callee once per value: the collision and contact kernels
+    compiled 2-4 times each (23 s of the hard-contact stages' 64 s of CPU, 2026-12-02).  From an
+    empty cache, after the narrow phase of every pair of shape kinds and against a plane and one
+    non-negative least-squares solve, every kernel of the two modules has been compiled for one
+    signature (the callees' signatures are recorded when they compile in this process; 18 s of
+    CPU, most of it the narrow phase's compilation)."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(ROOT))
+    proc = subprocess.run([sys.executable, "-c", ONE_SIGNATURE], capture_output=True, text=True, timeout=600, env=env)
+    assert proc.returncode == 0, proc.stderr
+    import json
+
+    counts = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert counts["kynemapy.collision.narrow.box_box"] == 1 and counts["kynemapy.run.nnls._add"] == 1, counts
+    several = {name: n for name, n in counts.items() if n > 1}
+    assert several == {}, several
