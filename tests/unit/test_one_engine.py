@@ -632,9 +632,11 @@ def test_the_collision_and_contact_kernels_compile_once_not_once_per_literal_arg
     compiled 2-4 times each (23 s of the hard-contact stages' 64 s of CPU, 2026-12-02).  From an
     empty cache, after the narrow phase of every pair of shape kinds and against a plane and one
     non-negative least-squares solve, every kernel of the two modules has been compiled for one
-    signature (the callees' signatures are recorded when they compile in this process; 18 s of
-    CPU, most of it the narrow phase's compilation)."""
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(ROOT))
+    signature (the callees' signatures are recorded when they compile in this process; about
+    12 s of CPU with LLVM's optimizations off, most of it the narrow phase's compilation)."""
+    # NUMBA_OPT=0: LLVM's optimizations off (the types compiled for do not depend on them), a
+    # third of the CPU; its own empty cache, so the user's is never given unoptimized code
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(ROOT), NUMBA_OPT="0")
     proc = subprocess.run([sys.executable, "-c", ONE_SIGNATURE], capture_output=True, text=True, timeout=600, env=env)
     assert proc.returncode == 0, proc.stderr
     import json
