@@ -662,7 +662,7 @@ def error_norm(
     position, velocity : (N, 6) ndarray of float
         The estimated local errors (:func:`local_errors`; velocity None: left out).
     mask : (N, 6) ndarray of bool or None, default None
-        Not read (the DOFs are ``node_dofs``'); accepted for the callers that pass
+        Not read (the DOFs come from ``node_dofs``); accepted for the callers that pass
         ``dof_mask(node_dofs)``.
 
     Returns
