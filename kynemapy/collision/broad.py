@@ -14,7 +14,10 @@ from __future__ import annotations
 import numpy as np
 
 from kynemapy._jit import njit
-from kynemapy.collision.narrow import _ONE, _TWO, _ZERO, BOX, CAPSULE, axis
+from kynemapy.collision.narrow import BOX, CAPSULE, axis
+
+#: the axes 0, 1, 2 as int64 constants: numba would compile ``axis`` once per literal argument
+_ZERO, _ONE, _TWO = np.int64(0), np.int64(1), np.int64(2)
 
 
 @njit

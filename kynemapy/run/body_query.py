@@ -15,12 +15,16 @@ import numpy as np
 from kynemapy._jit import njit
 from kynemapy.collision.broad import aabbs, insertion_sort
 from kynemapy.collision.broad import sweep as sweep_pairs
-from kynemapy.collision.narrow import _ONE, _ZERO, collide
+from kynemapy.collision.narrow import collide
 from kynemapy.collision.shapes import world_poses
 from kynemapy.math.rotations import cross
 
 #: the most points one pair of shapes gives (box–box face clipping: 8)
 MAX_POINTS = 8
+
+
+#: int64 constants for compiled calls (numba would compile the broad phase once per literal argument)
+_ZERO, _ONE = np.int64(0), np.int64(1)
 
 
 @njit
