@@ -15,9 +15,7 @@ import numpy as np
 
 from kynemapy._jit import njit
 from kynemapy.collision.narrow import BOX, CAPSULE, axis
-
-#: the axes 0, 1, 2 as int64 constants: numba would compile ``axis`` once per literal argument
-_ZERO, _ONE, _TWO = np.int64(0), np.int64(1), np.int64(2)
+from kynemapy.math.typed import ONE, TWO, ZERO
 
 
 @njit
@@ -41,14 +39,14 @@ def aabbs(kind, dims, pos, quat, margin, lo, hi):
     for s in range(kind.shape[0]):
         q = quat[s]
         if kind[s] == BOX:
-            e0, e1, e2 = axis(q, _ZERO), axis(q, _ONE), axis(q, _TWO)
+            e0, e1, e2 = axis(q, ZERO), axis(q, ONE), axis(q, TWO)
             for c in range(3):
                 w = dims[s, 0] * abs(e0[c]) + dims[s, 1] * abs(e1[c]) + dims[s, 2] * abs(e2[c]) + margin
                 lo[s, c] = pos[s, c] - w
                 hi[s, c] = pos[s, c] + w
         else:
             h = dims[s, 1] if kind[s] == CAPSULE else 0.0
-            u = axis(q, _TWO)
+            u = axis(q, TWO)
             for c in range(3):
                 w = h * abs(u[c]) + dims[s, 0] + margin
                 lo[s, c] = pos[s, c] - w

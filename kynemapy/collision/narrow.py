@@ -24,19 +24,13 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from kynemapy._jit import njit
+from kynemapy.math.typed import FALSE, ONE, TRUE, TWO, ZERO
 
 SPHERE, CAPSULE, BOX = 0, 1, 2
 #: columns of a contact row
 ROW = 10
 _GOLD = 0.6180339887498949
-#: the arguments of compiled calls inside compiled code that would otherwise be literals: numba
-#: types a literal argument (``0``, ``True``) as a type of its own and compiles the callee once
-#: for each value (four times for the row writer, twice for the box pair: 6 s of CPU in all)
-_ZERO, _ONE, _TWO = np.int64(0), np.int64(1), np.int64(2)
-_TRUE, _FALSE = np.bool_(True), np.bool_(False)
 
 
 @njit
@@ -124,8 +118,8 @@ def rounded_rounded(pa, qa, dima, ka, pb, qb, dimb, kb, margin, out, flip):
     """Sphere or capsule A against sphere or capsule B (``ka``, ``kb`` kind codes); rows written."""
     ha = dima[1] if ka == CAPSULE else 0.0
     hb = dimb[1] if kb == CAPSULE else 0.0
-    ux, uy, uz = axis(qa, _TWO)
-    vx, vy, vz = axis(qb, _TWO)
+    ux, uy, uz = axis(qa, TWO)
+    vx, vy, vz = axis(qb, TWO)
     a0x, a0y, a0z = pa[0] - ha * ux, pa[1] - ha * uy, pa[2] - ha * uz
     b0x, b0y, b0z = pb[0] - hb * vx, pb[1] - hb * vy, pb[2] - hb * vz
     d1x, d1y, d1z = 2.0 * ha * ux, 2.0 * ha * uy, 2.0 * ha * uz
@@ -145,7 +139,7 @@ def rounded_rounded(pa, qa, dima, ka, pb, qb, dimb, kb, margin, out, flip):
         t1 = t0 + (d2x * d1x + d2y * d1y + d2z * d1z) / a2
         lo, hi = max(min(t0, t1), 0.0), min(max(t0, t1), 1.0)
         if hi - lo > 1e-12:
-            k = _ZERO
+            k = ZERO
             for s in (lo, hi):
                 ax, ay, az = a0x + s * d1x, a0y + s * d1y, a0z + s * d1z
                 t = _clamp01(((ax - b0x) * d2x + (ay - b0y) * d2y + (az - b0z) * d2z) / e2)
@@ -153,7 +147,7 @@ def rounded_rounded(pa, qa, dima, ka, pb, qb, dimb, kb, margin, out, flip):
                                      dimb[0], fx, fy, fz, margin, flip)  # fmt: skip
             return k
     s, t = segment_closest(a0x, a0y, a0z, d1x, d1y, d1z, b0x, b0y, b0z, d2x, d2y, d2z)
-    return _segments_point(out, _ZERO, a0x + s * d1x, a0y + s * d1y, a0z + s * d1z, b0x + t * d2x, b0y + t * d2y,
+    return _segments_point(out, ZERO, a0x + s * d1x, a0y + s * d1y, a0z + s * d1z, b0x + t * d2x, b0y + t * d2y,
                            b0z + t * d2z, dima[0], dimb[0], fx, fy, fz, margin, flip)  # fmt: skip
 
 
@@ -162,7 +156,7 @@ def _box_closest(px, py, pz, pb, qb, hb):
     """The closest point of the solid box (centre pb, rotation qb, half extents hb) to p, the
     unit direction from it to p (outside) or the outward normal of the nearest face (inside),
     and the signed distance (negative inside) [m]: (cx, cy, cz, nx, ny, nz, sd)."""
-    e0, e1, e2 = axis(qb, _ZERO), axis(qb, _ONE), axis(qb, _TWO)
+    e0, e1, e2 = axis(qb, ZERO), axis(qb, ONE), axis(qb, TWO)
     dx, dy, dz = px - pb[0], py - pb[1], pz - pb[2]
     x = dx * e0[0] + dy * e0[1] + dz * e0[2]
     y = dx * e1[0] + dy * e1[1] + dz * e1[2]
@@ -208,13 +202,13 @@ def _sphere_box_row(out, k, cx, cy, cz, r, pb, qb, hb, margin, flip):
 @njit
 def sphere_box(pa, dima, pb, qb, hb, margin, out, flip):
     """Sphere A against box B; rows written."""
-    return _sphere_box_row(out, _ZERO, pa[0], pa[1], pa[2], dima[0], pb, qb, hb, margin, flip)
+    return _sphere_box_row(out, ZERO, pa[0], pa[1], pa[2], dima[0], pb, qb, hb, margin, flip)
 
 
 @njit
 def capsule_box(pa, qa, dima, pb, qb, hb, margin, out, flip):
     """Capsule A against box B: the deepest axis point and the two end spheres; rows written."""
-    ux, uy, uz = axis(qa, _TWO)
+    ux, uy, uz = axis(qa, TWO)
     h = dima[1]
     a0x, a0y, a0z = pa[0] - h * ux, pa[1] - h * uy, pa[2] - h * uz
     dx, dy, dz = 2.0 * h * ux, 2.0 * h * uy, 2.0 * h * uz
@@ -234,7 +228,7 @@ def capsule_box(pa, qa, dima, pb, qb, hb, margin, out, flip):
             f2 = _box_closest(a0x + s2 * dx, a0y + s2 * dy, a0z + s2 * dz, pb, qb, hb)[6]
     s = 0.5 * (lo + hi)
     r = dima[0]
-    k = _ZERO
+    k = ZERO
     f0 = _box_closest(a0x, a0y, a0z, pb, qb, hb)[6]
     f9 = _box_closest(a0x + dx, a0y + dy, a0z + dz, pb, qb, hb)[6]
     fs = _box_closest(a0x + s * dx, a0y + s * dy, a0z + s * dz, pb, qb, hb)[6]
@@ -254,8 +248,8 @@ def _dot3(a, b):
 @njit
 def box_box(pa, qa, ha, pb, qb, hb, margin, out, poly, flip):
     """Box A against box B; ``poly`` (2, 16, 3) scratch for the clipping; rows written."""
-    ea = (axis(qa, _ZERO), axis(qa, _ONE), axis(qa, _TWO))
-    eb = (axis(qb, _ZERO), axis(qb, _ONE), axis(qb, _TWO))
+    ea = (axis(qa, ZERO), axis(qa, ONE), axis(qa, TWO))
+    eb = (axis(qb, ZERO), axis(qb, ONE), axis(qb, TWO))
     d = (pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2])
     scale = ha[0] + ha[1] + ha[2] + hb[0] + hb[1] + hb[2]
     best, best_axis = -1e300, -1
@@ -304,7 +298,7 @@ def box_box(pa, qa, ha, pb, qb, hb, margin, out, poly, flip):
             if out.shape[0] == 0:
                 return 0
             nx, ny, nz, _ = _unit_or(bx - ax, by - ay, bz - az, bnx, bny, bnz)
-            _write(out, _ZERO, ax, ay, az, bx, by, bz, nx, ny, nz, dist, flip)
+            _write(out, ZERO, ax, ay, az, bx, by, bz, nx, ny, nz, dist, flip)
             return 1
     if best_axis >= 6:
         i, j = (best_axis - 6) // 3, (best_axis - 6) % 3
@@ -330,7 +324,7 @@ def box_box(pa, qa, ha, pb, qb, hb, margin, out, poly, flip):
         gap = (bx - ax) * bnx + (by - ay) * bny + (bz - az) * bnz
         if gap > margin or out.shape[0] == 0:
             return 0
-        _write(out, _ZERO, ax, ay, az, bx, by, bz, bnx, bny, bnz, gap, flip)
+        _write(out, ZERO, ax, ay, az, bx, by, bz, bnx, bny, bnz, gap, flip)
         return 1
     # a face axis: reference box R (whose face), incident box I; nr from R towards I
     if best_axis < 3:
@@ -387,7 +381,7 @@ def box_box(pa, qa, ha, pb, qb, hb, margin, out, poly, flip):
     fx = pr[0] + hr[f] * (er[f][0] if _dot3(er[f], (nrx, nry, nrz)) >= 0 else -er[f][0])
     fy = pr[1] + hr[f] * (er[f][1] if _dot3(er[f], (nrx, nry, nrz)) >= 0 else -er[f][1])
     fz = pr[2] + hr[f] * (er[f][2] if _dot3(er[f], (nrx, nry, nrz)) >= 0 else -er[f][2])
-    k = _ZERO
+    k = ZERO
     for q in range(count):
         x, y, z = poly[src, q, 0], poly[src, q, 1], poly[src, q, 2]
         gap = (x - fx) * nrx + (y - fy) * nry + (z - fz) * nrz
@@ -469,8 +463,8 @@ def collide(ka, pa, qa, dima, kb, pb, qb, dimb, margin, out, poly):
     (2, 16, 3) scratch.  Returns the number of rows written.  ``collide(B, A)`` gives the same
     points with A's and B's swapped and the normal reversed."""
     if ka > kb:
-        return _collide(kb, pb, qb, dimb, ka, pa, qa, dima, margin, out, poly, _TRUE)
-    return _collide(ka, pa, qa, dima, kb, pb, qb, dimb, margin, out, poly, _FALSE)
+        return _collide(kb, pb, qb, dimb, ka, pa, qa, dima, margin, out, poly, TRUE)
+    return _collide(ka, pa, qa, dima, kb, pb, qb, dimb, margin, out, poly, FALSE)
 
 
 @njit
@@ -491,9 +485,9 @@ def collide_plane(ka, pa, qa, dima, normal, offset, margin, out):
     ``−normal`` (from the shape into the ground); rows written (sphere 1, capsule 2, box 8 at
     most)."""
     nx, ny, nz = normal[0], normal[1], normal[2]
-    k = _ZERO
+    k = ZERO
     if ka == BOX:
-        e0, e1, e2 = axis(qa, _ZERO), axis(qa, _ONE), axis(qa, _TWO)
+        e0, e1, e2 = axis(qa, ZERO), axis(qa, ONE), axis(qa, TWO)
         for c in range(8):
             s0 = dima[0] if c & 4 else -dima[0]
             s1 = dima[1] if c & 2 else -dima[1]
@@ -503,18 +497,18 @@ def collide_plane(ka, pa, qa, dima, normal, offset, margin, out):
             z = pa[2] + s0 * e0[2] + s1 * e1[2] + s2 * e2[2]
             gap = x * nx + y * ny + z * nz - offset
             if gap <= margin and k < out.shape[0]:
-                _write(out, k, x, y, z, x - gap * nx, y - gap * ny, z - gap * nz, -nx, -ny, -nz, gap, _FALSE)
+                _write(out, k, x, y, z, x - gap * nx, y - gap * ny, z - gap * nz, -nx, -ny, -nz, gap, FALSE)
                 k += 1
         return k
     r = dima[0]
     h = dima[1] if ka == CAPSULE else 0.0
-    ux, uy, uz = axis(qa, _TWO)
+    ux, uy, uz = axis(qa, TWO)
     for end in range(2 if ka == CAPSULE else 1):
         sg = 1.0 if end == 0 else -1.0
         cx, cy, cz = pa[0] + sg * h * ux, pa[1] + sg * h * uy, pa[2] + sg * h * uz
         gap = cx * nx + cy * ny + cz * nz - offset - r
         if gap <= margin and k < out.shape[0]:
             x, y, z = cx - r * nx, cy - r * ny, cz - r * nz
-            _write(out, k, x, y, z, x - gap * nx, y - gap * ny, z - gap * nz, -nx, -ny, -nz, gap, _FALSE)
+            _write(out, k, x, y, z, x - gap * nx, y - gap * ny, z - gap * nz, -nx, -ny, -nz, gap, FALSE)
             k += 1
     return k

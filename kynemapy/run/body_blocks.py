@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from kynemapy._jit import njit
+from kynemapy.math.typed import FALSE, ONE, TRUE, TWO, ZERO
 from kynemapy.run import nnls
 from kynemapy.run.contact_newton import response_columns
 from kynemapy.run.hard_contact import disk_projection
@@ -40,11 +41,6 @@ WARM_COLUMNS = 64
 #: of 36 boxes, the free term 4.9e-6 m at the ground and round-off between the boxes: rows
 #: violated by 1.7 times |b|), where BVLS ends at the optimum to 1e-10 of |b|
 OPTIMALITY_TOLERANCE = 1.0e-8
-#: the arguments of compiled calls inside compiled code that would otherwise be literals: numba
-#: types a literal argument (``0``, ``True``) as a type of its own and compiles the callee once
-#: for each value (the sweeps twice, the rate of a row four times)
-_ZERO, _ONE, _TWO = np.int64(0), np.int64(1), np.int64(2)
-_TRUE, _FALSE = np.bool_(True), np.bool_(False)
 
 
 @njit
@@ -142,7 +138,7 @@ def solve_blocks(
                 if nb[c] >= 0:
                     y[nb[c], r] += wb[c, r, s] * lam[c, s]
     _rates(na, nb, ja, jb, b, y, u)
-    done, status = _sweeps(na, nb, ja, jb, b, mu, lam, y, wa, wb, dd, rho, u, tolerance, residual, max_sweeps, _FALSE)
+    done, status = _sweeps(na, nb, ja, jb, b, mu, lam, y, wa, wb, dd, rho, u, tolerance, residual, max_sweeps, FALSE)
     return done if status == 0 else -done
 
 
@@ -163,7 +159,7 @@ def _sweeps(na, nb, ja, jb, b, mu, lam, y, wa, wb, dd, rho, u, tolerance, residu
     for sweep in range(max_sweeps):
         for c in range(nc):
             a_, b_ = na[c], nb[c]
-            un = _rate(na, nb, ja, jb, b, y, c, _ZERO)
+            un = _rate(na, nb, ja, jb, b, y, c, ZERO)
             dnn = dd[c, 0, 0]
             if dnn <= 0.0:
                 continue
@@ -191,8 +187,8 @@ def _sweeps(na, nb, ja, jb, b, mu, lam, y, wa, wb, dd, rho, u, tolerance, residu
                     lam[c, 1] = 0.0
                     lam[c, 2] = 0.0
                 continue
-            u1 = _rate(na, nb, ja, jb, b, y, c, _ONE)
-            u2 = _rate(na, nb, ja, jb, b, y, c, _TWO)
+            u1 = _rate(na, nb, ja, jb, b, y, c, ONE)
+            u2 = _rate(na, nb, ja, jb, b, y, c, TWO)
             t1, t2 = disk_projection(lam[c, 1] - u1 / rho[c], lam[c, 2] - u2 / rho[c], mu[c] * new)
             d1 = t1 - lam[c, 1]
             d2 = t2 - lam[c, 2]
@@ -237,7 +233,7 @@ def friction_sweeps(
     the sweeps (negated when ``max_sweeps`` were done without meeting ``tolerance``)."""
     wa, wb, dd, rho, u = scratch
     _rates(na, nb, ja, jb, b, y, u)
-    done, status = _sweeps(na, nb, ja, jb, b, mu, lam, y, wa, wb, dd, rho, u, tolerance, np.inf, max_sweeps, _TRUE)
+    done, status = _sweeps(na, nb, ja, jb, b, mu, lam, y, wa, wb, dd, rho, u, tolerance, np.inf, max_sweeps, TRUE)
     return done if status != 2 else -done
 
 

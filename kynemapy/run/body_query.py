@@ -18,13 +18,10 @@ from kynemapy.collision.broad import sweep as sweep_pairs
 from kynemapy.collision.narrow import collide
 from kynemapy.collision.shapes import world_poses
 from kynemapy.math.rotations import cross
+from kynemapy.math.typed import ONE, ZERO
 
 #: the most points one pair of shapes gives (box–box face clipping: 8)
 MAX_POINTS = 8
-
-
-#: int64 constants for compiled calls (numba would compile the broad phase once per literal argument)
-_ZERO, _ONE = np.int64(0), np.int64(1)
 
 
 @njit
@@ -98,7 +95,7 @@ def scene_contacts(
     s = node.shape[0]
     world_poses(node, offset, frame, positions, rotations, pos, quat)
     aabbs(kind, dims, pos, quat, margin, lo, hi)
-    best, axis_ = -1.0, _ZERO
+    best, axis_ = -1.0, ZERO
     for c in range(3):
         mean = 0.0
         for i in range(s):
@@ -113,7 +110,7 @@ def scene_contacts(
         key[i] = lo[i, axis_]
     insertion_sort(key, order)
     # no joints in a model under the hard body law: no joined node pairs (an empty key list)
-    count = sweep_pairs(lo, hi, order, axis_, node, group, mask, excluded, excluded[:0], _ONE, pairs)
+    count = sweep_pairs(lo, hi, order, axis_, node, group, mask, excluded, excluded[:0], ONE, pairs)
     if count > pairs.shape[0] or MAX_POINTS * count > out.shape[0]:
         return -count
     rows = 0

@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from kynemapy._jit import njit
+from kynemapy.math.typed import ZERO
 from kynemapy.model import Model
 from kynemapy.model.errors import ModelError
 
@@ -29,9 +30,6 @@ GAP_TOLERANCE = 1.0e-12
 MAX_SWEEPS = 20_000
 #: stop the sweeps when no impulse changes by more than this, relative to the largest impulse
 SWEEP_TOLERANCE = 1.0e-14
-#: the row offset 0 of :func:`contact_rows` called in compiled code (a literal ``0`` would make
-#: numba compile it apart from the int64 of the Python calls)
-_ZERO = np.int64(0)
 
 
 def has_hard_contacts(model: Model) -> bool:
@@ -545,7 +543,7 @@ def position_step(
     if it == max_iterations:
         return 2
     m3 = 3 * k
-    contact_rows(cset[:k], arm, normal, tangent, first, rotates, rows, _ZERO)
+    contact_rows(cset[:k], arm, normal, tangent, first, rotates, rows, ZERO)
     contact_slip(q, q_start, node, offset, radius, normal, tangent, slip)
     _delassus(mass, rows, m3, lu, piv, resp, dl)
     for j in range(k):
@@ -642,7 +640,7 @@ def velocity_jump(
     if k == 0:
         return -1
     m3 = 3 * k
-    contact_rows(cset[:k], arm, normal, tangent, first, rotates, rows, _ZERO)
+    contact_rows(cset[:k], arm, normal, tangent, first, rotates, rows, ZERO)
     for j in range(n):
         vt[j] = v[dof_node[j], dof_component[j]]
         vn[j] = v_start[dof_node[j], dof_component[j]]

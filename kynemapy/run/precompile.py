@@ -123,7 +123,7 @@ def _beams() -> None:
     kp.Simulation(_beam(), kp.StepParameters(h=1e-3)).step()
 
 
-def _extrapolated() -> None:
+def _step_control() -> None:
     """The step-size control's kernels: the generalized-α controller's projection and error norm
     (:mod:`kynemapy.run.local_error`) and the extrapolated scheme's combination."""
     import kynemapy as kp
@@ -364,7 +364,7 @@ def compile_all(jobs: int | None = None, stream: TextIO | None = None, progress:
         ("contact solvers", 1.0, _contact_solvers),
         ("rigid-body schemes (kynemapy.integrators)", 17.0, _integrators),
         ("hard contact", 1.0, _hard_contact),
-        ("step-size control (both schemes)", 2.5, _extrapolated),
+        ("step-size control (both schemes)", 2.5, _step_control),
     ]
     bar = _Bar(stream, sum(share for _, share, _ in stages)) if progress else None
     from kynemapy.engine.notice import ANNOUNCE

@@ -814,7 +814,7 @@ def advance_to(
                     position, velocity = local_errors(coefficients, step, change, h_prev, change_prev)
                 else:
                     position, velocity = local_errors(coefficients, step, change)
-                err = error_norm(control, node_dofs, q0, state.q, v0, state.v, position, velocity, mask)
+                err = error_norm(control, node_dofs, q0, state.q, v0, state.v, position, velocity)
                 if control.scope == "run":
                     err *= span / step
                 factor = control.safety * (1.0 / err) ** exponent if err > 0.0 else control.fac_max

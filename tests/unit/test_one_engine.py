@@ -348,18 +348,18 @@ def test_compile_all_leaves_the_contact_solver_and_hard_contact_stages_to_a_seco
     ran: list[str] = []
     started: list[tuple[str, ...]] = []
     names = ("_engine", "_files", "_joints", "_beams", "_sparse", "_batch", "_contact_solvers", "_integrators")
-    for name in (*names, "_hard_contact", "_extrapolated"):
+    for name in (*names, "_hard_contact", "_step_control"):
         monkeypatch.setattr(precompile, name, lambda name=name: ran.append(name))
     monkeypatch.setattr(precompile, "compile_units", lambda jobs: ran.append("units"))
     monkeypatch.setattr(precompile, "_start_second", lambda stages: started.append(stages) or _Finished(code))
     precompile.compile_all(jobs=2, progress=False)
     assert started == [("contact solvers", "hard contact")]
     here = ["units", "_engine", "_files", "_joints", "_beams", "_sparse", "_batch", "_integrators"]
-    assert ran == [*here, *(["_contact_solvers", "_hard_contact"] if code else []), "_extrapolated"]
+    assert ran == [*here, *(["_contact_solvers", "_hard_contact"] if code else []), "_step_control"]
     ran.clear()
     started.clear()
     precompile.compile_all(jobs=1, progress=False)  # one process: every stage here, in order, none started
-    assert started == [] and ran == ["units", *names, "_hard_contact", "_extrapolated"]
+    assert started == [] and ran == ["units", *names, "_hard_contact", "_step_control"]
 
 
 def test_the_second_process_runs_its_stages_in_order(monkeypatch) -> None:
