@@ -3,10 +3,12 @@
 Two seed cases, 10 000 steps each: the Simo–Wong heavy top (J = diag(5, 5, 1), force (0, 0, −20)
 at body point e3, W0 = (0, 0, 50) rad/s, h = 1 ms) and the Gazebo box, complex scenario
 (0.1 × 0.4 × 0.9 m, 10 kg, ω0 = (0.1, 5, 0.1) rad/s, ċ0 = (−2, 2, 8) m/s, g = (0, 0, −9.8) m/s²,
-h = 1 ms).  For each scheme: the compile time of its loop kernel (a fresh, uncached compilation),
-the first call in this process (numba's disk cache loaded, or compiled if stale), and the median
-µs per step (and the fastest) of 7 timed calls of ``kp.integrators.integrate`` (the whole public call: validation,
-allocation, loop).  ``exact`` is vectorised numpy: µs per output sample.
+h = 1 ms).  First the compile time of the schemes' one loop kernel (a fresh, uncached compilation),
+without and with a user's torque function; then for each scheme the first call in this process
+(numba's disk cache loaded, or compiled if stale) and the median µs per step (and the fastest)
+of 7 timed calls of ``kp.integrators.integrate`` (the whole public call: validation, allocation,
+loop); on the top, ``rig_pos`` and ``splitting`` again with the gravity torque given as a user's
+torque function (called through its address).  ``exact`` is vectorised numpy: µs per output sample.
 
 For comparison, the constrained generalized-α engine (``kp.Simulation``) on the same top: a body
 at the pivot node pinned by a spherical joint.  The Simo–Wong inertia data are not those of a
@@ -33,7 +35,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _machine import machine
 
 import kynemapy as kp
-from kynemapy.integrators import drive
+from kynemapy.integrators import drive, point_force_torque
+from kynemapy.integrators.torques import first_class
 
 N_STEPS = 10_000
 N_RUNS = 7
@@ -71,59 +74,61 @@ def box_case() -> dict:
     }
 
 
-def compile_seconds(scheme: str) -> float:
-    """A fresh uncached compilation of the scheme's loop kernel (same options as kynemapy._jit)."""
-    run, _ = drive.LOOPS[scheme]
-    fresh = numba.njit(cache=False, fastmath=False, error_model="numpy", nogil=True, _nrt=False)(run.py_func)
+def compile_seconds(user_torque: bool) -> float:
+    """A fresh uncached compilation [s] of the schemes' one loop kernel (same options as
+    kynemapy._jit), in its variant without a user torque or with one (a first-class function)."""
+    fresh = numba.njit(cache=False, fastmath=False, error_model="numpy", nogil=True, _nrt=False)(
+        drive.run_scheme.py_func
+    )
     state = np.zeros((4, 3))
     work = np.zeros((7, 3, 3))
     vwork = np.zeros((8, 3))
     R_out = np.tile(np.eye(3), (3, 1, 1))
     W_out = np.zeros((3, 3))
+    torque = first_class(point_force_torque) if user_torque else None
     t = time.perf_counter()
     fresh(
-        np.zeros(6),
-        np.ones(3),
-        np.array([0, 1, 2]),
-        0.0,
-        0.01,
-        2,
-        1,
-        R_out,
-        W_out,
-        state,
-        work,
-        vwork,
-        np.zeros(2, dtype=np.int64),
-    )
+        0, torque, np.zeros(6), np.zeros(6), np.ones(3), np.array([0, 1, 2]), 0.0, 0.01, 2, 1, R_out, W_out, state,
+        work, vwork, np.zeros(2, dtype=np.int64),
+    )  # fmt: skip
     return time.perf_counter() - t
+
+
+@numba.njit(cache=True)
+def top_gravity_torque(t, R, params, out):
+    """The Simo–Wong top's gravity torque as a user's torque function: e3 × (Rᵀ (0, 0, −params[0]))."""
+    out[0] = R[2, 1] * params[0]
+    out[1] = -R[2, 0] * params[0]
+    out[2] = 0.0
 
 
 def bench_case(name: str, case: dict) -> None:
     print(f"\n{name}: h = {H:g} s, {N_STEPS} steps, median of {N_RUNS} runs")
-    print(
-        f"  {'scheme':10s} {'µs/step':>8s} {'(min)':>7s} {'Newton it/step':>15s} {'compile [s]':>12s} "
-        f"{'first call [s]':>15s}"
-    )
-    for scheme in kp.integrators.SCHEMES:
-        if scheme == "exact" and "force" in case:
+    print(f"  {'scheme':18s} {'µs/step':>8s} {'(min)':>7s} {'Newton it/step':>15s} {'first call [s]':>15s}")
+    rows = [(scheme, case) for scheme in kp.integrators.SCHEMES]
+    if "force" in case:  # the same load as a user's torque function (called through its address)
+        torqued = {k: v for k, v in case.items() if k not in ("force", "force_point")}
+        torqued |= {"torque": top_gravity_torque, "torque_params": [-case["force"][2]]}
+        rows += [(scheme, torqued) for scheme in ("rig_pos", "splitting")]
+    for scheme, kw in rows:
+        if scheme == "exact" and "force" in kw:
             continue
         t = time.perf_counter()
-        kp.integrators.integrate(scheme, h=H, t_end=10 * H, **case)
+        kp.integrators.integrate(scheme, h=H, t_end=10 * H, **kw)
         first = time.perf_counter() - t
         times, iterations = [], 0
         for _ in range(N_RUNS):
             t = time.perf_counter()
-            tr = kp.integrators.integrate(scheme, h=H, t_end=N_STEPS * H, **case)
+            tr = kp.integrators.integrate(scheme, h=H, t_end=N_STEPS * H, **kw)
             times.append(time.perf_counter() - t)
             iterations = tr.newton_iterations
         assert tr.t.size == N_STEPS + 1
         us = statistics.median(times) / N_STEPS * 1e6
         fastest = min(times) / N_STEPS * 1e6
-        comp = "numpy" if scheme == "exact" else f"{compile_seconds(scheme):.2f}"
         per = f"{iterations / N_STEPS:.2f}" if scheme != "exact" else "-"
         unit = " (µs per sample)" if scheme == "exact" else ""
-        print(f"  {scheme:10s} {us:8.3f} {fastest:7.3f} {per:>15s} {comp:>12s} {first:15.2f}{unit}")
+        label = scheme + (" + torque" if "torque" in kw else "")
+        print(f"  {label:18s} {us:8.3f} {fastest:7.3f} {per:>15s} {first:15.2f}{unit}")
 
 
 def constrained_top(tol: float) -> None:
@@ -171,6 +176,10 @@ def constrained_top(tol: float) -> None:
 
 def main() -> None:
     print(f"machine: {machine()}")
+    print(
+        f"the schemes' loop, a fresh compilation: {compile_seconds(False):.1f} s; with a user torque "
+        f"{compile_seconds(True):.1f} s (each once per install; numba's disk cache after)"
+    )
     bench_case("Simo–Wong heavy top (seed 000)", top_case())
     bench_case("Gazebo box, complex scenario (seed 004)", box_case())
     print("\nSimo–Wong top with the constrained engine (kp.Simulation.advance), same h and steps:")

@@ -60,8 +60,9 @@ LAZY_ANNOUNCED: dict[str, tuple[str, float]] = {
     "kynemapy.run.contact_modes.search_modes": ("the contact modes' search through joints", 5.0),
     # the sparse solver's fill-reducing ordering, when a model first gets the sparse solver
     "kynemapy.linalg.ordering._minimum_degree_kernel": ("the sparse solver's ordering", 5.0),
-    # kynemapy.integrators (the seed cases' rigid-body schemes): every scheme's loop in one kernel
-    "kynemapy.integrators.drive.run_scheme": ("the rigid-body schemes of kynemapy.integrators", 15.0),
+    # kynemapy.integrators (the seed cases' rigid-body schemes): every scheme's loop in one kernel,
+    # each of its two variants (without and with a user's torque function: 13.5 and 10.5 s)
+    "kynemapy.integrators.drive.run_scheme": ("the rigid-body schemes of kynemapy.integrators", 12.0),
     # the generalized-α step-size control's projection of its error estimate (with the dense LU)
     "kynemapy.run.local_error.project_dense": ("the step-size control's projection", 2.5),
 }

@@ -214,7 +214,9 @@ def integrate(
     torque : callable or None, default None
         A ``numba.njit`` function ``torque(t, R, params, out)`` writing a body-frame torque
         [N m] into ``out`` (3,) for the rotation ``R`` (3, 3) at time ``t`` [s]; added to the
-        torque of ``force``.  Compiled once per process (numba cannot cache it).
+        torque of ``force``.  Called through its address by the schemes' one compiled loop, so
+        that nothing but the function itself compiles for it (cached on disk where it is
+        ``numba.njit(cache=True)``; the loop is cached whatever the torque).
     torque_params : (k,) array_like of float or None, default None
         Constants passed to ``torque`` as ``params``.
     gravity : (3,) array_like of float or None, default None
@@ -378,6 +380,7 @@ def _run_kernel(
 ) -> tuple[FloatArray, FloatArray, int]:
     import kynemapy.engine.notice  # noqa: F401  (a first compilation of the schemes says so on stderr)
     from kynemapy.integrators import drive
+    from kynemapy.integrators.torques import first_class
 
     n_out = n_steps // every + 1
     R_out = np.empty((n_out, 3, 3))
@@ -388,30 +391,11 @@ def _run_kernel(
     work = np.zeros((7, 3, 3))
     vwork = np.zeros((8, 3))
     counters = np.zeros(2, dtype=np.int64)
-    if torque is None:
-        code = drive.run_scheme(
-            drive.SCHEMES.index(scheme), force_params, J, iopts, t0, h, n_steps, every, R_out, W_out, state, work,
-            vwork, counters,
-        )  # fmt: skip
-    else:
-        code = drive.run_user_torque(
-            drive.STEPS[scheme],
-            torque,
-            tparams,
-            force_params,
-            J,
-            iopts,
-            t0,
-            h,
-            n_steps,
-            every,
-            R_out,
-            W_out,
-            state,
-            work,
-            vwork,
-            counters,
-        )
+    code = drive.run_scheme(
+        drive.SCHEMES.index(scheme), None if torque is None else first_class(torque),
+        np.zeros(0) if tparams is None else tparams, force_params, J, iopts, t0, h, n_steps, every, R_out, W_out,
+        state, work, vwork, counters,
+    )  # fmt: skip
     if code != drive.DONE:
         k = int(counters[0])
         when = f"step {k} (t = {t0 + k * h:.6g} → {t0 + (k + 1) * h:.6g} s)"

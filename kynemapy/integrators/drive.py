@@ -2,15 +2,13 @@
 
 Every step function has the signature
 ``step(torque_fn, torque_params, force_params, inertia, iopts, t, h, R, W, Pi, T, work, vwork) -> int``
-and is inlined (numba IR) into the loop that calls it.  Two kinds of loop:
-
-* :func:`run_scheme`: the built-in point-force torque only (``torque_fn`` is the global
-  ``no_torque``), the scheme chosen by its code; compiled once and cached on disk like every
-  kynemapy kernel.
-* :func:`run_user_torque` (the shared loop itself): takes the step (:data:`STEPS`) and a user's
-  compiled torque function as arguments.
-  numba keys such a compilation on the functions' types, which differ in every process, so it
-  cannot be cached: it is compiled (``cache=False``) once per process and per torque function.
+and is inlined (numba IR) into the loop that calls it.  One loop, :func:`run_scheme`, for every
+scheme (chosen by its code) and every torque function: the torque is a first-class function
+(:func:`kynemapy.integrators.torques.first_class`), typed by its signature alone, so the loop is
+compiled once and cached on disk like every kynemapy kernel, and a user's torque function costs
+its own compilation only.  (Until 2026-12-02 a user's torque, a numba dispatcher whose type is
+that function's, compiled the loop again in every process, about 1.5 s, and added an entry to
+the cache each time.)
 
 Return codes: 0 done; −1 a Newton iteration failed at step ``counters[0]``; −2 the state became
 non-finite at step ``counters[0]``.  ``counters[1]`` accumulates Newton iterations.
@@ -20,14 +18,12 @@ from __future__ import annotations
 
 import math
 
-import numba
-
-from kynemapy._jit import JIT_DISABLED, njit
+from kynemapy._jit import njit
 from kynemapy.integrators.dmv import step_dmv
 from kynemapy.integrators.liemid import step_liemid
 from kynemapy.integrators.rig_schemes import step_rig_imp, step_rig_neg, step_rig_pos
 from kynemapy.integrators.splitting import step_splitting
-from kynemapy.integrators.torques import body_torque, no_torque
+from kynemapy.integrators.torques import body_torque
 
 DONE = 0
 NEWTON_FAILED = -1
@@ -95,39 +91,26 @@ SCHEMES = ("rig_pos", "rig_neg", "rig_imp", "liemid", "splitting", "dmv")
 
 # fmt: off
 @njit
-def run_scheme(scheme, force_params, inertia, iopts, t0, h, n_steps, every, R_out, W_out, state, work, vwork, counters):
-    """The loop of scheme ``SCHEMES[scheme]`` with the point-force torque (see :func:`_drive`):
-    one compiled function for every scheme, a branch per scheme with its step inlined."""
-    tp = vwork[7]
+def run_scheme(
+    scheme, torque_fn, torque_params, force_params, inertia, iopts, t0, h, n_steps, every, R_out, W_out, state, work,
+    vwork, counters,
+):
+    """The loop of scheme ``SCHEMES[scheme]`` (see :func:`_drive`): one compiled function for every
+    scheme, a branch per scheme with its step inlined, and for every torque function.
+
+    ``torque_fn`` is a first-class function of :data:`~kynemapy.integrators.torques.TORQUE_SIGNATURE`
+    (:func:`~kynemapy.integrators.torques.first_class`: the built-in ``no_torque`` or a user's
+    compiled torque), called through its address: its numba type is the signature, the same for
+    every function and process, so this loop is compiled once and cached, whatever the torque."""
     if scheme == 0:
-        return _drive(step_rig_pos, no_torque, tp, force_params, inertia, iopts, t0, h, n_steps, every, R_out, W_out, state, work, vwork, counters)  # noqa: E501
+        return _drive(step_rig_pos, torque_fn, torque_params, force_params, inertia, iopts, t0, h, n_steps, every, R_out, W_out, state, work, vwork, counters)  # noqa: E501
     if scheme == 1:
-        return _drive(step_rig_neg, no_torque, tp, force_params, inertia, iopts, t0, h, n_steps, every, R_out, W_out, state, work, vwork, counters)  # noqa: E501
+        return _drive(step_rig_neg, torque_fn, torque_params, force_params, inertia, iopts, t0, h, n_steps, every, R_out, W_out, state, work, vwork, counters)  # noqa: E501
     if scheme == 2:
-        return _drive(step_rig_imp, no_torque, tp, force_params, inertia, iopts, t0, h, n_steps, every, R_out, W_out, state, work, vwork, counters)  # noqa: E501
+        return _drive(step_rig_imp, torque_fn, torque_params, force_params, inertia, iopts, t0, h, n_steps, every, R_out, W_out, state, work, vwork, counters)  # noqa: E501
     if scheme == 3:
-        return _drive(step_liemid, no_torque, tp, force_params, inertia, iopts, t0, h, n_steps, every, R_out, W_out, state, work, vwork, counters)  # noqa: E501
+        return _drive(step_liemid, torque_fn, torque_params, force_params, inertia, iopts, t0, h, n_steps, every, R_out, W_out, state, work, vwork, counters)  # noqa: E501
     if scheme == 4:
-        return _drive(step_splitting, no_torque, tp, force_params, inertia, iopts, t0, h, n_steps, every, R_out, W_out, state, work, vwork, counters)  # noqa: E501
-    return _drive(step_dmv, no_torque, tp, force_params, inertia, iopts, t0, h, n_steps, every, R_out, W_out, state, work, vwork, counters)  # noqa: E501
+        return _drive(step_splitting, torque_fn, torque_params, force_params, inertia, iopts, t0, h, n_steps, every, R_out, W_out, state, work, vwork, counters)  # noqa: E501
+    return _drive(step_dmv, torque_fn, torque_params, force_params, inertia, iopts, t0, h, n_steps, every, R_out, W_out, state, work, vwork, counters)  # noqa: E501
 # fmt: on
-
-
-if JIT_DISABLED:
-    run_user_torque = _drive
-else:
-    # any scheme's loop with a user torque function added to the point force (see :func:`_drive`);
-    # cache=False on purpose: see the module docstring.  Same options as kynemapy._jit.njit otherwise.
-    run_user_torque = numba.njit(cache=False, fastmath=False, error_model="numpy", nogil=True, _nrt=False)(
-        _drive.py_func
-    )
-
-#: the step function of every scheme (the ``step`` argument of :func:`run_user_torque`)
-STEPS = {
-    "rig_pos": step_rig_pos,
-    "rig_neg": step_rig_neg,
-    "rig_imp": step_rig_imp,
-    "liemid": step_liemid,
-    "splitting": step_splitting,
-    "dmv": step_dmv,
-}

@@ -15,7 +15,16 @@ case is of this kind (gravity on a top is the force ``m g`` at the centre of mas
 
 from __future__ import annotations
 
-from kynemapy._jit import njit
+from collections.abc import Callable
+from typing import Any
+
+from numba import types
+
+from kynemapy._jit import JIT_DISABLED, njit
+
+#: the numba signature of every torque function as the loops call it:
+#: ``torque(t: float64, R: float64[:, ::1], params: float64[::1], out: float64[::1]) -> None``
+TORQUE_SIGNATURE = types.void(types.float64, types.float64[:, ::1], types.float64[::1], types.float64[::1])
 
 
 @njit
@@ -58,11 +67,45 @@ def no_torque(t, R, params, out):
 def body_torque(torque_fn, torque_params, force_params, t, R, out, tmp):
     """``out`` = point-force torque + ``torque_fn(t, R, torque_params)`` (body frame [N m]).
 
-    ``tmp`` is a (3,) scratch vector.  Inlined into the scheme kernels, so that ``torque_fn``
-    (a compiled function passed as an argument) costs no call through a function pointer.
+    ``tmp`` is a (3,) scratch vector.  ``torque_fn`` None: the point force alone (the loop's
+    variant without a user torque compiles no call: numba prunes the branch on the argument's
+    type); else a first-class function (:func:`first_class`), called through its address.
+    Inlined into the scheme kernels.
     """
     point_force_torque(t, R, force_params, out)
-    torque_fn(t, R, torque_params, tmp)
-    out[0] += tmp[0]
-    out[1] += tmp[1]
-    out[2] += tmp[2]
+    if torque_fn is not None:
+        torque_fn(t, R, torque_params, tmp)
+        out[0] += tmp[0]
+        out[1] += tmp[1]
+        out[2] += tmp[2]
+
+
+def first_class(torque: Callable[..., None]) -> Any:
+    """``torque`` (a ``numba.njit`` function) as a first-class function of :data:`TORQUE_SIGNATURE`.
+
+    The function is compiled for that signature (its own options; from the cache where it has
+    ``cache=True``) and returned as numba's wrapper of its compiled code, whose numba type is
+    ``FunctionType(TORQUE_SIGNATURE)``: the same for every function, so the loop that calls it
+    (:func:`kynemapy.integrators.drive.run_scheme`) is compiled once, not once per function and
+    process.  With the JIT disabled (``KYNEMAPY_DISABLE_JIT``) the Python function itself.
+
+    Parameters
+    ----------
+    torque : callable
+        A ``numba.njit`` function ``torque(t, R, params, out)``.
+
+    Returns
+    -------
+    object
+        What :func:`~kynemapy.integrators.drive.run_scheme` takes as ``torque_fn``.
+
+    Raises
+    ------
+    numba.core.errors.TypingError
+        ``torque`` does not compile for the signature.
+    """
+    if JIT_DISABLED:
+        return getattr(torque, "py_func", torque)
+    args = TORQUE_SIGNATURE.args
+    torque.compile(args)
+    return types.CompileResultWAP(torque.overloads[args])

@@ -236,13 +236,16 @@ def _contact_solvers() -> None:
 
 def _integrators() -> None:
     """The rigid-body schemes of :mod:`kynemapy.integrators` (``kp.integrators.integrate``):
-    one compiled driver for every stepped scheme, with the built-in point-force torque."""
+    one compiled driver for every stepped scheme, in its two variants: the built-in point-force
+    torque alone, and with a user's torque function (any: it is called through its address)."""
     import numpy as np
 
-    from kynemapy.integrators import integrate
+    from kynemapy.integrators import integrate, point_force_torque
 
     integrate("rig_pos", (1.0, 2.0, 3.0), np.eye(3), (0.1, 0.2, 0.3), 0.01, 0.02, force=(0.0, 0.0, -1.0),
               force_point=(0.0, 0.0, 1.0))  # fmt: skip
+    integrate("rig_pos", (1.0, 2.0, 3.0), np.eye(3), (0.1, 0.2, 0.3), 0.01, 0.02, torque=point_force_torque,
+              torque_params=(0.0, 0.0, -1.0, 0.0, 0.0, 1.0))  # fmt: skip
 
 
 class _Bar:
@@ -362,7 +365,7 @@ def compile_all(jobs: int | None = None, stream: TextIO | None = None, progress:
         ("sparse solver and orderings", 5.0, _sparse),
         ("ensembles (Batch)", 2.0, _batch),
         ("contact solvers", 1.0, _contact_solvers),
-        ("rigid-body schemes (kynemapy.integrators)", 17.0, _integrators),
+        ("rigid-body schemes (kynemapy.integrators)", 24.0, _integrators),
         ("hard contact", 1.0, _hard_contact),
         ("step-size control (both schemes)", 2.5, _step_control),
     ]

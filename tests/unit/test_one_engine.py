@@ -145,7 +145,7 @@ def test_hard_body_contact_of_one_shape_or_several_queries_on_one_compiled_scene
 #: lazily announced kernels that compiled without a word before: (module, kernel, a script that
 #: makes a fresh process compile or load it); each process must then have the notice registered
 LAZY_CASES = {
-    # every rigid-body scheme's loop of kynemapy.integrators.integrate (15 s of CPU at first)
+    # every rigid-body scheme's loop of kynemapy.integrators.integrate (13.5 s of CPU at first)
     "rigid-body schemes": (
         "kynemapy.integrators.drive",
         "run_scheme",
