@@ -45,7 +45,7 @@ from kynemapy.engine.rows import (
     ROW_STRAIN_ENERGY,
     ROW_V,
 )
-from kynemapy.engine.unit_call import load_data
+from kynemapy.engine.unit_call import load_field
 from kynemapy.math.quaternion import quat_compose, quat_to_matrix, rot
 
 
@@ -271,11 +271,11 @@ def pair_energy(t, x0, q, x1, x2):
 
 
 @njit(inline=True)
-def fill_invariants(d, rows, start, stop, w, parts):
+def fill_invariants(tables, x0, gravity, row_offsets, rows, start, stop, w, parts):
     """Energy and momentum columns of output rows ``start`` to ``stop - 1`` of ``rows`` (R, width)
     from their ``q`` and ``v``: kinetic and (gravity) potential energy and momenta of masses and
-    beams, strain energy of beams, springs and compliant contacts.  ``d`` the
-    :class:`~kynemapy.engine.fields.Data` (its model part and element tables are read).
+    beams, strain energy of beams, springs and compliant contacts.  ``tables``, ``x0``,
+    ``gravity`` and ``row_offsets``: those fields of the :class:`~kynemapy.engine.fields.Data`.
     ``parts``: None for a model of masses and springs only (:func:`parts_of`: the
     beams' and contacts' code is then not compiled in: numba prunes the branches on
     ``parts is None`` before typing), True for any model.
@@ -283,14 +283,14 @@ def fill_invariants(d, rows, start, stop, w, parts):
     Uses only its own scratch ``w`` (:class:`InvariantScratch`): the run's writer thread calls it
     while the stepping goes on.
     """
-    masses = d.tables[MASSES]
-    beams = d.tables[BEAMS]
-    springs = d.tables[SPRINGS]
-    contacts = d.tables[CONTACTS]
-    pairs = d.tables[PAIRS]
+    masses = tables[MASSES]
+    beams = tables[BEAMS]
+    springs = tables[SPRINGS]
+    contacts = tables[CONTACTS]
+    pairs = tables[PAIRS]
     node = masses.nodes[:, 0]
-    n = d.x0.shape[0]
-    o = d.row_offsets
+    n = x0.shape[0]
+    o = row_offsets
     oq = o[ROW_Q]
     ov = o[ROW_V]
     out = w.out
@@ -298,14 +298,14 @@ def fill_invariants(d, rows, start, stop, w, parts):
         row = rows[r]
         q = row[oq : oq + 7 * n].reshape((n, 7))
         v = row[ov : ov + 6 * n].reshape((n, 6))
-        system_invariants(node, masses.m_star, d.x0, d.gravity, q, v, w.s4, w.s33, out)
+        system_invariants(node, masses.m_star, x0, gravity, q, v, w.s4, w.s33, out)
         elastic = 0.0
         if parts is not None:  # (pruned at compile time for masses and springs only)
-            elastic += beam_invariants(beams, d.gravity, q, v, w, out)
+            elastic += beam_invariants(beams, gravity, q, v, w, out)
             if contacts.nodes.shape[0]:
-                elastic += contact_energy(contacts, d.x0, q)
+                elastic += contact_energy(contacts, x0, q)
             if pairs.nodes.shape[0]:
-                elastic += pair_energy(pairs, d.x0, q, w.s3[0], w.s3[1])
+                elastic += pair_energy(pairs, x0, q, w.s3[0], w.s3[1])
         if springs.nodes.shape[0]:
             elastic += spring_energy(springs, q)
         row[o[ROW_KINETIC_ENERGY]] = out[0]
@@ -337,11 +337,13 @@ def pack_rows(data_at, data_ref, rows, n, unit, fields, ints, w, parts):
     :func:`fill_invariants` is inlined here (a compiled function of its own cost 3-4 s more: LLVM
     optimizing its code again here).
     """
-    d = load_data(data_at, data_ref)
-    fill_invariants(d, rows, 0, n, w, parts)
+    o = load_field(data_at, data_ref, "row_offsets")
+    x0 = load_field(data_at, data_ref, "x0")
+    fill_invariants(
+        load_field(data_at, data_ref, "tables"), x0, load_field(data_at, data_ref, "gravity"), o, rows, 0, n, w, parts
+    )
     if fields.shape[0] == 0:
         return
-    o = d.row_offsets
     width = rows.shape[1]
     n_fields = o.shape[0]
     for p in range(n_fields):  # the fields in the row's order: each ends where the next starts

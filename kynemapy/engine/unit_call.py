@@ -57,10 +57,6 @@ if JIT_DISABLED:  # plain Python: call the unit's function itself; the Data stan
         """``unit(*arguments)`` for unit ``index`` (plain Python: the function itself)."""
         return PLAIN_KERNELS[index](*arguments)
 
-    def load_data(data_at: Any, data_ref: Any) -> Any:
-        """The Data (plain Python: ``data_at`` is the Data itself)."""
-        return data_at
-
     def load_field(data_at: Any, data_ref: Any, name: str) -> Any:
         """The field ``name`` of the Data (plain Python: ``data_at`` is the Data itself)."""
         return getattr(data_at, name)
@@ -71,7 +67,7 @@ if JIT_DISABLED:  # plain Python: call the unit's function itself; the Data stan
 
 else:
     from kynemapy.engine.native import call_address as call_unit
-    from kynemapy.engine.native import load_data, load_field, load_item
+    from kynemapy.engine.native import load_field, load_item
 
 __all__ = [
     "ASSEMBLY",
@@ -88,7 +84,6 @@ __all__ = [
     "PLAIN_KERNELS",
     "SPARSE",
     "call_unit",
-    "load_data",
     "load_field",
     "load_item",
 ]
