@@ -39,7 +39,7 @@ ANNOUNCED: dict[str, tuple[str, float]] = {
     "body_joint_phase_full": ("the two-body joint kernels with drives and cone limits", 15.0),
     "sparse_phase": ("the sparse solver", 8.0),
     "held_solve": ("the solver for held nodes", 3.0),
-    "pack_rows": ("the result-file kernels", 12.0),
+    "pack_rows": ("the result-file kernels", 5.0),
 }
 
 

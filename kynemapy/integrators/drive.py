@@ -98,10 +98,12 @@ def run_scheme(
     """The loop of scheme ``SCHEMES[scheme]`` (see :func:`_drive`): one compiled function for every
     scheme, a branch per scheme with its step inlined, and for every torque function.
 
-    ``torque_fn`` is a first-class function of :data:`~kynemapy.integrators.torques.TORQUE_SIGNATURE`
-    (:func:`~kynemapy.integrators.torques.first_class`: the built-in ``no_torque`` or a user's
-    compiled torque), called through its address: its numba type is the signature, the same for
-    every function and process, so this loop is compiled once and cached, whatever the torque."""
+    ``torque_fn``: None (the point force of ``force_params`` alone: this variant compiles no
+    torque call), or a user's torque as a first-class function of
+    :data:`~kynemapy.integrators.torques.TORQUE_SIGNATURE`
+    (:func:`~kynemapy.integrators.torques.first_class`), called through its address with
+    ``torque_params``: its numba type is the signature, the same for every function and
+    process, so that variant too is compiled once and cached, whatever the torque."""
     if scheme == 0:
         return _drive(step_rig_pos, torque_fn, torque_params, force_params, inertia, iopts, t0, h, n_steps, every, R_out, W_out, state, work, vwork, counters)  # noqa: E501
     if scheme == 1:

@@ -55,14 +55,6 @@ def point_force_torque(t, R, force_params, out):
     out[2] = px * fy - py * fx
 
 
-@njit
-def no_torque(t, R, params, out):
-    """The zero torque: the default user torque when only a point force (or nothing) acts."""
-    out[0] = 0.0
-    out[1] = 0.0
-    out[2] = 0.0
-
-
 @njit(inline=True)
 def body_torque(torque_fn, torque_params, force_params, t, R, out, tmp):
     """``out`` = point-force torque + ``torque_fn(t, R, torque_params)`` (body frame [N m]).

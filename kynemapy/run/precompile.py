@@ -357,7 +357,7 @@ def compile_all(jobs: int | None = None, stream: TextIO | None = None, progress:
         ("the engine and its units" + (" (2 processes)" if jobs >= 2 else ""), _units_cost() / min(jobs, 2),
          lambda: compile_units(jobs)),
         ("the step from Python", 2.0, _engine),
-        ("result files", 17.0, _files),
+        ("result files", 9.0, _files),
     ]  # fmt: skip
     stages += [
         ("joints", 1.0, _joints),
