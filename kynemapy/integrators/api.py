@@ -212,8 +212,8 @@ def integrate(
         Body-frame point [m] of ``force``, relative to the fixed point or the centre of mass
         (None: that origin, i.e. no torque).
     torque : callable or None, default None
-        A ``numba.njit`` function ``torque(t, R, params, out)`` writing a body-frame torque
-        [N m] into ``out`` (3,) for the rotation ``R`` (3, 3) at time ``t`` [s]; added to the
+        A ``numba.njit`` function ``torque(t, R, params, out) -> None`` writing a body-frame
+        torque [N m] into ``out`` (3,) for the rotation ``R`` (3, 3) at time ``t`` [s]; added to the
         torque of ``force``.  Called through its address by the schemes' one compiled loop, so
         that nothing but the function itself compiles for it (cached on disk where it is
         ``numba.njit(cache=True)``; the loop is cached whatever the torque).
@@ -247,7 +247,8 @@ def integrate(
     ------
     ValueError
         Invalid input (unknown scheme, non-positive inertia or h, R0 not a rotation, a
-        torque with ``"exact"``, ...).
+        torque with ``"exact"``, a torque function that fails, writes a non-finite torque or
+        returns a value, ...).
     IntegrationError
         A Newton iteration failed (step too large) or the state became non-finite.
     """
@@ -280,6 +281,7 @@ def integrate(
     force_params = np.concatenate([f, p])
     if torque_params is not None and torque is None:
         raise ValueError("torque_params given without torque")
+    torque_fn = None  # the loop's variant without a user torque (a first-class function otherwise)
     if torque is not None:
         if not callable(torque) or not (JIT_DISABLED or _is_compiled(torque)):
             raise ValueError("torque must be a numba.njit-compiled function torque(t, R, params, out)")
@@ -290,6 +292,9 @@ def integrate(
         if tparams.ndim != 1:
             raise ValueError(f"torque_params must be one-dimensional, got shape {tparams.shape}")
         _probe_torque(torque, t0, R_init, tparams)
+        from kynemapy.integrators.torques import first_class
+
+        torque_fn = first_class(torque)  # (checks the return type: None)
 
     free = x0 is not None or v0 is not None or gravity is not None
     if mass is not None:
@@ -314,7 +319,7 @@ def integrate(
         iopts = _splitting_axes(splitting_axes, J) if scheme == "splitting" else np.zeros(3, dtype=np.int64)
         R, W, newton_iterations = _run_kernel(
             scheme,
-            torque,
+            torque_fn,
             None if torque is None else tparams,
             force_params,
             J,
@@ -366,7 +371,7 @@ def _probe_torque(torque: Callable[..., None], t0: float, R0: FloatArray, params
 
 def _run_kernel(
     scheme: str,
-    torque: Callable[..., None] | None,
+    torque_fn: Any,
     tparams: FloatArray | None,
     force_params: FloatArray,
     J: FloatArray,
@@ -380,7 +385,6 @@ def _run_kernel(
 ) -> tuple[FloatArray, FloatArray, int]:
     import kynemapy.engine.notice  # noqa: F401  (a first compilation of the schemes says so on stderr)
     from kynemapy.integrators import drive
-    from kynemapy.integrators.torques import first_class
 
     n_out = n_steps // every + 1
     R_out = np.empty((n_out, 3, 3))
@@ -392,7 +396,7 @@ def _run_kernel(
     vwork = np.zeros((8, 3))
     counters = np.zeros(2, dtype=np.int64)
     code = drive.run_scheme(
-        drive.SCHEMES.index(scheme), None if torque is None else first_class(torque),
+        drive.SCHEMES.index(scheme), torque_fn,
         np.zeros(0) if tparams is None else tparams, force_params, J, iopts, t0, h, n_steps, every, R_out, W_out,
         state, work, vwork, counters,
     )  # fmt: skip

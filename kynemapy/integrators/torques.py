@@ -95,9 +95,18 @@ def first_class(torque: Callable[..., None]) -> Any:
     ------
     numba.core.errors.TypingError
         ``torque`` does not compile for the signature.
+    ValueError
+        ``torque`` returns a value (it must write the torque into ``out`` and return None; a
+        function of another return type would be a loop of its own to compile).
     """
     if JIT_DISABLED:
         return getattr(torque, "py_func", torque)
     args = TORQUE_SIGNATURE.args
     torque.compile(args)
-    return types.CompileResultWAP(torque.overloads[args])
+    compiled = torque.overloads[args]
+    if compiled.signature.return_type != types.none:
+        raise ValueError(
+            f"torque(t, R, params, out) must write the torque into out and return None, it returns "
+            f"{compiled.signature.return_type}"
+        )
+    return types.CompileResultWAP(compiled)

@@ -93,6 +93,14 @@ def nan_torque(t, R, params, out):
 
 
 @numba.njit
+def returning_torque(t, R, params, out):  # writes its torque, and returns a value too
+    out[0] = 0.0
+    out[1] = 0.0
+    out[2] = params[0]
+    return params[0]
+
+
+@numba.njit
 def late_nan_torque(t, R, params, out):
     out[0] = np.nan if t > params[0] else 0.0
     out[1] = 0.0
@@ -104,6 +112,11 @@ def test_a_bad_user_torque_is_reported_before_the_loop() -> None:
         ki.integrate("splitting", (1, 2, 3), np.eye(3), (0.1, 0.2, 0.3), 0.01, 0.1, torque=wrong_signature_torque)
     with pytest.raises(ValueError, match="non-finite torque"):
         ki.integrate("splitting", (1, 2, 3), np.eye(3), (0.1, 0.2, 0.3), 0.01, 0.1, torque=nan_torque)
+    # a value returned would make a loop of its own to compile (the loop calls one signature)
+    with pytest.raises(ValueError, match="must write the torque into out and return None, it returns float64"):
+        ki.integrate(
+            "splitting", (1, 2, 3), np.eye(3), (0.1, 0.2, 0.3), 0.01, 0.1, torque=returning_torque, torque_params=[1.0]
+        )
 
 
 def test_non_finite_state_and_failed_newton_raise_integration_errors() -> None:
