@@ -5,7 +5,9 @@ Jacobians (:mod:`kynemapy.run.hard_bodies`, docs/contact.md "Hard contact betwee
   (sort-and-sweep broad phase, then the narrow phase), compiled (``kynemapy._jit.njit``),
   allocation-free;
 * :func:`tangent_frames`, :func:`jacobian_rows`: the contacts' frames and their rows
-  ``[n; t₁; t₂] [I, −arm~]`` (the bodies' rotations: :func:`kynemapy.math.rotations.rotation_matrices`).
+  ``[n; t₁; t₂] [I, −arm~]`` (the bodies' rotations: :func:`kynemapy.math.rotations.rotation_matrices`);
+* :func:`touched_pairs`: which points of shape pairs lie near a point of their pair that touched
+  at the step's start, compiled.
 """
 
 from __future__ import annotations
@@ -122,6 +124,60 @@ def scene_contacts(
             owner[r] = p
         rows += k
     return rows
+
+
+@njit
+def touched_pairs(
+    keys: np.ndarray,
+    local_b: np.ndarray,
+    local_a: np.ndarray,
+    before_keys: np.ndarray,
+    before_b: np.ndarray,
+    before_a: np.ndarray,
+    distance: float,
+    out: np.ndarray,
+) -> None:
+    """Which contact points of shape pairs touched at the start of the step.
+
+    Point i is set touched (``out[i]``) where its pair had points at the start (``before_keys ==
+    keys[i]``) and one of them lies within ``distance`` of it, in body B's frame or in body A's;
+    it is left as it is where its pair had none.  The distances are ``sqrt((dx² + dy²) + dz²)``,
+    the sums of ``numpy.linalg.norm`` along a row of three, so that the decisions are those of
+    the numpy loop this kernel replaced.
+
+    Parameters
+    ----------
+    keys : (C,) ndarray of int64
+        Each point's shape pair key (``shape_a · shapes + shape_b``).
+    local_b, local_a : (C, 3) ndarray of float
+        The points in body B's frame at the step's start and in body A's at the present state [m].
+    before_keys : (T,) ndarray of int64
+        The pair keys of the points touching at the step's start.
+    before_b, before_a : (T, 3) ndarray of float
+        Those points in body B's frame and in body A's [m].
+    distance : float
+        The largest distance of a point found again [m].
+    out : (C,) ndarray of bool
+        Set True or False for the points whose pair had points at the start.
+    """
+    for i in range(keys.shape[0]):
+        found = False
+        near = np.inf
+        for j in range(before_keys.shape[0]):
+            if before_keys[j] != keys[i]:
+                continue
+            found = True
+            for frame in range(2):
+                now = local_b if frame == 0 else local_a
+                before = before_b if frame == 0 else before_a
+                dx = now[i, 0] - before[j, 0]
+                dy = now[i, 1] - before[j, 1]
+                dz = now[i, 2] - before[j, 2]
+                gap = np.sqrt((dx * dx + dy * dy) + dz * dz)
+                if gap < near:
+                    near = gap
+        if found:
+            out[i] = near <= distance
 
 
 def tangent_frames(normal: np.ndarray) -> np.ndarray:

@@ -55,7 +55,7 @@ from kynemapy.run.body_blocks import (
     solve_blocks,
 )
 from kynemapy.run.body_coupled import CoupledResponse
-from kynemapy.run.body_query import MAX_POINTS, jacobian_rows, scene_contacts, tangent_frames
+from kynemapy.run.body_query import MAX_POINTS, jacobian_rows, scene_contacts, tangent_frames, touched_pairs
 from kynemapy.run.contact_newton import NEWTON_ITERATIONS, newton_contacts
 from kynemapy.run.hard_contact import GAP_TOLERANCE, contact_geometry
 from kynemapy.run.nnls import WarmStarts
@@ -527,18 +527,16 @@ class HardBodies:
             return out
         # in either body's frame (body A's at q: its points, an edge or a corner sliding along B's
         # face, are material points of A)
-        local = self._local_b(con.take(pair), q_start), self._local_b(con.take(pair), q, "na")
-        keys = con.shape_a[pair] * self.node.size + con.shape_b[pair]
-        for key in np.unique(keys):
-            mine = np.flatnonzero(keys == key)
-            same = self._touching["pair"] == key
-            if np.any(same):
-                near = np.inf
-                for now, name in zip(local, ("local", "local_a"), strict=True):
-                    before = self._touching[name][same]
-                    gaps = np.linalg.norm(now[mine][:, None, :] - before[None, :, :], axis=2)
-                    near = np.minimum(near, np.min(gaps, axis=1))
-                out[pair[mine]] = near <= TOUCH_DISTANCE
+        taken = con.take(pair)
+        touched = np.zeros(pair.size, dtype=np.bool_)
+        touching = self._touching
+        touched_pairs(
+            np.ascontiguousarray(con.shape_a[pair] * self.node.size + con.shape_b[pair], dtype=np.int64),
+            np.ascontiguousarray(self._local_b(taken, q_start)), np.ascontiguousarray(self._local_b(taken, q, "na")),
+            np.ascontiguousarray(touching["pair"], dtype=np.int64), np.ascontiguousarray(touching["local"]),
+            np.ascontiguousarray(touching["local_a"]), TOUCH_DISTANCE, touched,
+        )  # fmt: skip
+        out[pair] = touched
         return out
 
     def _world(self, q: np.ndarray, shapes: np.ndarray, local: np.ndarray) -> np.ndarray:

@@ -224,3 +224,38 @@ def test_the_compiled_contact_path_matches_the_general_one() -> None:
             assert fast.joint_stops.iterations == slow.joint_stops.iterations
             touched += int(np.any(a.active))
         assert touched >= 2  # the bouncing ball touches twice in 0.15 s, the others every step
+
+
+def test_touched_pairs_finds_the_points_near_a_touching_point_of_their_pair() -> None:
+    """``body_query.touched_pairs`` against the rule written out in numpy: a point of a shape pair
+    is touched where its pair had a point at the step's start within the distance of it, in body
+    B's frame or in body A's; a point whose pair had none keeps its value (here, True and False
+    alike); the decision at the distance itself is ``<=``."""
+    from kynemapy.run.body_query import touched_pairs
+
+    rng = np.random.default_rng(7)
+    distance = 0.0625  # a power of two: the point placed at it below is at it exactly
+    keys = rng.integers(0, 5, size=40).astype(np.int64)
+    local_b = rng.uniform(-0.1, 0.1, size=(40, 3))
+    local_a = rng.uniform(-0.1, 0.1, size=(40, 3))
+    before_keys = rng.integers(0, 4, size=25).astype(np.int64)  # pair 4 had no point: kept as given
+    before_b = rng.uniform(-0.1, 0.1, size=(25, 3))
+    before_a = rng.uniform(-0.1, 0.1, size=(25, 3))
+    local_b[0] = 0.0
+    before_b[0] = (distance, 0.0, 0.0)  # exactly at the distance in body B's frame
+    local_a[0] = (1.0, 1.0, 1.0)  # far in body A's
+    before_keys[0] = keys[0]
+    given = rng.random(40) < 0.5
+    out = given.copy()
+    touched_pairs(keys, local_b, local_a, before_keys, before_b, before_a, distance, out)
+    for i in range(40):
+        same = before_keys == keys[i]
+        if not same.any():
+            assert out[i] == given[i]
+            continue
+        gaps = np.concatenate(
+            [np.linalg.norm(local_b[i] - before_b[same], axis=1), np.linalg.norm(local_a[i] - before_a[same], axis=1)]
+        )
+        assert out[i] == (gaps.min() <= distance), i
+    assert out[0]  # at the distance: touched
+    assert 0 < out[keys != 4].sum() < (keys != 4).sum()  # both outcomes occur
