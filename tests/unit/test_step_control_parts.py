@@ -72,6 +72,27 @@ def _newton_matrix(sim: kp.Simulation, n: int) -> np.ndarray:
     return sp.csc_matrix((w.vals[:nnz].copy(), w.indices[:nnz].copy(), w.indptr[: n + 1].copy()), shape=shape).toarray()
 
 
+def _assert_least_kinetic_energy_projection(sim, projector, e: np.ndarray, projected: np.ndarray) -> None:
+    """``projected`` is the least kinetic-energy projection of ``e``, checked on the Newton matrix
+    read by scipy: ``B e' = 0`` (1e-12) and ``M (e' − e)`` in the range of Bᵀ (1e-12 relative),
+    and ``e`` had a part to remove (the check is not passed by ``e`` returned as it was)."""
+    n, nsys = projector.n, projector.nsys
+    matrix = _newton_matrix(sim, n)
+    m, b = matrix[:nsys, :nsys], matrix[nsys:, :nsys]
+
+    def system(v: np.ndarray) -> np.ndarray:
+        x = np.zeros(nsys)
+        x[projector._system] = v.reshape(-1)[projector._flat]
+        return x
+
+    x, x0 = system(projected), system(e)
+    assert np.abs(b @ x).max() <= 1e-12 * max(1.0, np.abs(b @ x0).max())
+    change = m @ (x - x0)
+    mu = np.linalg.lstsq(b.T, change, rcond=None)[0]
+    assert np.abs(b.T @ mu - change).max() <= 1e-12 * np.abs(change).max()
+    assert np.abs(change).max() > 1e-3
+
+
 def test_the_projection_is_the_least_kinetic_energy_one_dense_and_sparse(monkeypatch: pytest.MonkeyPatch) -> None:
     """On the double four-bar (30 node DOFs, 29 multipliers) the projected error satisfies
     ``B e' = 0`` (1e-12) and its change is ``M⁻¹ Bᵀ μ`` for some μ (``M (e' − e)`` in the range
@@ -85,20 +106,7 @@ def test_the_projection_is_the_least_kinetic_energy_one_dense_and_sparse(monkeyp
     dense = projector.project(e)
     again = projector.project(e)
     np.testing.assert_array_equal(again, dense)
-    matrix = _newton_matrix(sim, n)
-    m, b = matrix[:nsys, :nsys], matrix[nsys:, :nsys]
-
-    def system(v: np.ndarray) -> np.ndarray:
-        x = np.zeros(nsys)
-        x[projector._system] = v.reshape(-1)[projector._flat]
-        return x
-
-    x, x0 = system(dense), system(e)
-    assert np.abs(b @ x).max() <= 1e-12 * max(1.0, np.abs(b @ x0).max())
-    change = m @ (x - x0)
-    mu = np.linalg.lstsq(b.T, change, rcond=None)[0]
-    assert np.abs(b.T @ mu - change).max() <= 1e-12 * np.abs(change).max()
-    assert np.abs(change).max() > 1e-3  # e had a part to remove
+    _assert_least_kinetic_energy_projection(sim, projector, e, dense)
     monkeypatch.setattr(ConstraintProjector, "DENSE_LIMIT", 0)
     sparse = ConstraintProjector(sim).project(e)
     np.testing.assert_allclose(sparse, dense, rtol=0, atol=1e-12)
@@ -140,21 +148,7 @@ def test_a_projection_the_lu_finds_singular_falls_back_to_least_squares(monkeypa
     monkeypatch.setattr(stepcontrol, "project_dense", lambda *args: SOLVE_SINGULAR)
     projector = ConstraintProjector(sim)
     fallback = projector.project(e)
-    n, nsys = projector.n, projector.nsys
-    matrix = _newton_matrix(sim, n)
-    m, b = matrix[:nsys, :nsys], matrix[nsys:, :nsys]
-
-    def system(v: np.ndarray) -> np.ndarray:
-        x = np.zeros(nsys)
-        x[projector._system] = v.reshape(-1)[projector._flat]
-        return x
-
-    x, x0 = system(fallback), system(e)
-    assert np.abs(b @ x).max() <= 1e-12 * max(1.0, np.abs(b @ x0).max())
-    change = m @ (x - x0)
-    mu = np.linalg.lstsq(b.T, change, rcond=None)[0]
-    assert np.abs(b.T @ mu - change).max() <= 1e-12 * np.abs(change).max()
-    assert np.abs(change).max() > 1e-3  # projected, not returned as it was
+    _assert_least_kinetic_energy_projection(sim, projector, e, fallback)
 
 
 def test_the_compiled_projection_leaves_an_error_with_a_non_finite_matrix_as_it_was() -> None:
