@@ -202,3 +202,171 @@ def jacobian_rows(frames: np.ndarray, arm: np.ndarray, apart: np.ndarray | None 
     if apart is not None:
         out[:, 0, 3:] += cross(frames[:, 0], apart)
     return out
+
+
+@njit
+def _rotation(r: np.ndarray) -> tuple[float, float, float, float, float, float, float, float, float]:
+    """The rotation matrix (row order) of the unit quaternion ``r`` (4,) (w, x, y, z), with the
+    operations of :func:`kynemapy.math.rotations.rotation_matrices`: the same bits."""
+    w, x, y, z = r[0], r[1], r[2], r[3]
+    yy, zz, xx, xy, wz = y * y, z * z, x * x, x * y, w * z
+    xz, wy, yz, wx = x * z, w * y, y * z, w * x
+    return (
+        1.0 - 2.0 * (yy + zz), 2.0 * (xy - wz), 2.0 * (xz + wy),
+        2.0 * (xy + wz), 1.0 - 2.0 * (xx + zz), 2.0 * (yz - wx),
+        2.0 * (xz - wy), 2.0 * (yz + wx), 1.0 - 2.0 * (xx + yy),
+    )  # fmt: skip
+
+
+@njit
+def material_rows(
+    x0: np.ndarray,
+    q: np.ndarray,
+    node_a: np.ndarray,
+    node_b: np.ndarray,
+    local_a: np.ndarray,
+    local_b: np.ndarray,
+    local_n: np.ndarray,
+    out: np.ndarray,
+) -> None:
+    """The rows of material contact points at node states q: each pair's point on A and on B
+    (given in their bodies' frames), its normal (given in body B's frame, normalized) and
+    ``g = n · (p_B − p_A)``.
+
+    The sums are those of the numpy expressions this kernel replaced on a contiguous row of three
+    (``np.einsum`` over a contiguous axis adds ``(t₀ + t₂) + t₁``; ``np.linalg.norm`` along a row
+    ``(t₀ + t₁) + t₂``), so that the points and decisions are theirs.
+
+    Parameters
+    ----------
+    x0 : (N, 7) ndarray of float
+        The nodes' reference positions [m] (columns 0:3 used).
+    q : (N, 7) ndarray of float
+        Node displacements [m] and rotation quaternions (w, x, y, z).
+    node_a, node_b : (C,) ndarray of int64
+        The nodes of the points' bodies A and B.
+    local_a, local_b : (C, 3) ndarray of float
+        The points in the frames of bodies A and B [m].
+    local_n : (C, 3) ndarray of float
+        The normals in body B's frame.
+    out : (C, 10) ndarray of float
+        Out: point on A (3), point on B (3) [m], unit normal from A to B (3), gap [m].
+    """
+    for c in range(node_a.shape[0]):
+        for side in range(2):
+            node = node_a[c] if side == 0 else node_b[c]
+            local = local_a if side == 0 else local_b
+            r = _rotation(q[node, 3:7])
+            for i in range(3):
+                p0 = r[3 * i] * local[c, 0]
+                p1 = r[3 * i + 1] * local[c, 1]
+                p2 = r[3 * i + 2] * local[c, 2]
+                out[c, 3 * side + i] = (x0[node, i] + q[node, i]) + ((p0 + p2) + p1)
+            if side == 1:
+                for i in range(3):
+                    out[c, 6 + i] = (r[3 * i] * local_n[c, 0] + r[3 * i + 2] * local_n[c, 2]) + r[3 * i + 1] * local_n[
+                        c, 1
+                    ]
+        n0, n1, n2 = out[c, 6], out[c, 7], out[c, 8]
+        norm = np.sqrt((n0 * n0 + n1 * n1) + n2 * n2)
+        n0, n1, n2 = n0 / norm, n1 / norm, n2 / norm
+        out[c, 6], out[c, 7], out[c, 8] = n0, n1, n2
+        d0, d1, d2 = out[c, 3] - out[c, 0], out[c, 4] - out[c, 1], out[c, 5] - out[c, 2]
+        out[c, 9] = (n0 * d0 + n2 * d2) + n1 * d1
+
+
+@njit
+def _carried_back(
+    x0: np.ndarray, q: np.ndarray, q_start: np.ndarray, node: int, p0: float, p1: float, p2: float
+) -> tuple[float, float, float]:
+    """``p − start`` (3 floats) [m]: the world point p less where the material point of ``node``'s
+    body now at p was at ``q_start``, with the sums of the numpy expressions it replaced (``Rᵀ (p −
+    x)`` a strided sum, in order; back through the start's frame a contiguous one, as
+    :func:`material_rows`)."""
+    r = _rotation(q[node, 3:7])
+    s = _rotation(q_start[node, 3:7])
+    m0, m1, m2 = p0 - (x0[node, 0] + q[node, 0]), p1 - (x0[node, 1] + q[node, 1]), p2 - (x0[node, 2] + q[node, 2])
+    l0 = (r[0] * m0 + r[3] * m1) + r[6] * m2
+    l1 = (r[1] * m0 + r[4] * m1) + r[7] * m2
+    l2 = (r[2] * m0 + r[5] * m1) + r[8] * m2
+    s0 = (x0[node, 0] + q_start[node, 0]) + ((s[0] * l0 + s[2] * l2) + s[1] * l1)
+    s1 = (x0[node, 1] + q_start[node, 1]) + ((s[3] * l0 + s[5] * l2) + s[4] * l1)
+    s2 = (x0[node, 2] + q_start[node, 2]) + ((s[6] * l0 + s[8] * l2) + s[7] * l1)
+    return p0 - s0, p1 - s1, p2 - s2
+
+
+@njit
+def pair_geometry(
+    x0: np.ndarray,
+    q: np.ndarray,
+    q_start: np.ndarray,
+    node_a: np.ndarray,
+    node_b: np.ndarray,
+    rows: np.ndarray,
+    frame: np.ndarray,
+    arm_a: np.ndarray,
+    arm_b: np.ndarray,
+    slip: np.ndarray,
+    mid: np.ndarray,
+    apart: np.ndarray,
+) -> None:
+    """The frames, arms and slips of contact points between two shapes at node states q.
+
+    Each point's frame is its normal and :func:`tangent_frames`' tangents; its arms are its points
+    on A and B less their nodes' positions; its slip is the motion along the tangents, over the
+    step, of body B's material point now at the middle of the two points relative to body A's
+    (each body's point carried back to ``q_start`` through its frame).  The sums are those of the
+    numpy expressions this kernel replaced (:func:`material_rows`).
+
+    Parameters
+    ----------
+    x0 : (N, 7) ndarray of float
+        The nodes' reference positions [m] (columns 0:3 used).
+    q, q_start : (N, 7) ndarray of float
+        Node displacements [m] and rotation quaternions (w, x, y, z), now and at the step's start.
+    node_a, node_b : (C,) ndarray of int64
+        The nodes of the points' bodies A and B.
+    rows : (C, 10) ndarray of float
+        Point on A (3), point on B (3) [m], unit normal from A to B (3), gap [m].
+    frame : (C, 3, 3) ndarray of float
+        Out: rows n, t₁, t₂.
+    arm_a, arm_b : (C, 3) ndarray of float
+        Out: the points on A and B less their nodes' positions [m].
+    slip : (C, 2) ndarray of float
+        Out: the slip along t₁, t₂ over the step [m].
+    mid : (C, 3) ndarray of float
+        Out: the middle of the two points [m].
+    apart : (C, 3) ndarray of float
+        Out: ``p_B − p_A`` [m].
+    """
+    for c in range(node_a.shape[0]):
+        n0, n1, n2 = rows[c, 6], rows[c, 7], rows[c, 8]
+        # the axis least aligned with n (the first on a tie, as np.argmin), e × n, normalized
+        a0, a1, a2 = abs(n0), abs(n1), abs(n2)
+        e0, e1, e2 = 1.0, 0.0, 0.0
+        if a1 < a0 and a1 <= a2:
+            e0, e1 = 0.0, 1.0
+        elif a2 < a0 and a2 < a1:
+            e0, e2 = 0.0, 1.0
+        t0, t1, t2 = e1 * n2 - e2 * n1, e2 * n0 - e0 * n2, e0 * n1 - e1 * n0
+        norm = np.sqrt((t0 * t0 + t1 * t1) + t2 * t2)
+        t0, t1, t2 = t0 / norm, t1 / norm, t2 / norm
+        frame[c, 0, 0], frame[c, 0, 1], frame[c, 0, 2] = n0, n1, n2
+        frame[c, 1, 0], frame[c, 1, 1], frame[c, 1, 2] = t0, t1, t2
+        frame[c, 2, 0], frame[c, 2, 1], frame[c, 2, 2] = n1 * t2 - n2 * t1, n2 * t0 - n0 * t2, n0 * t1 - n1 * t0
+        for i in range(3):
+            mid[c, i] = 0.5 * (rows[c, i] + rows[c, 3 + i])
+            apart[c, i] = rows[c, 3 + i] - rows[c, i]
+        v0 = v1 = v2 = 0.0
+        for side in range(2):
+            node = node_a[c] if side == 0 else node_b[c]
+            arm = arm_a if side == 0 else arm_b
+            for i in range(3):
+                arm[c, i] = rows[c, 3 * side + i] - (x0[node, i] + q[node, i])
+            d0, d1, d2 = _carried_back(x0, q, q_start, node, mid[c, 0], mid[c, 1], mid[c, 2])
+            if side == 0:
+                v0, v1, v2 = v0 + -1.0 * d0, v1 + -1.0 * d1, v2 + -1.0 * d2
+            else:
+                v0, v1, v2 = v0 + 1.0 * d0, v1 + 1.0 * d1, v2 + 1.0 * d2
+        for k in range(2):
+            slip[c, k] = (frame[c, 1 + k, 0] * v0 + frame[c, 1 + k, 2] * v2) + frame[c, 1 + k, 1] * v1

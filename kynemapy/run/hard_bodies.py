@@ -55,7 +55,14 @@ from kynemapy.run.body_blocks import (
     solve_blocks,
 )
 from kynemapy.run.body_coupled import CoupledResponse
-from kynemapy.run.body_query import MAX_POINTS, jacobian_rows, scene_contacts, tangent_frames, touched_pairs
+from kynemapy.run.body_query import (
+    MAX_POINTS,
+    jacobian_rows,
+    material_rows,
+    pair_geometry,
+    scene_contacts,
+    touched_pairs,
+)
 from kynemapy.run.contact_newton import NEWTON_ITERATIONS, newton_contacts
 from kynemapy.run.hard_contact import GAP_TOLERANCE, contact_geometry
 from kynemapy.run.nnls import WarmStarts
@@ -388,28 +395,19 @@ class HardBodies:
             s = self.node.size
             k0 = 0 if pl is None else pl.size
             na, nb = self.node[pairs[:, 0]], self.node[pairs[:, 1]]
-            normal = rows[:, 6:9]
-            frame = np.concatenate([normal[:, None, :], tangent_frames(normal)], axis=1)
-            xa = self.x0[na, :3] + q[na, :3]
-            xb = self.x0[nb, :3] + q[nb, :3]
-            mid = 0.5 * (rows[:, 0:3] + rows[:, 3:6])
-            moved = np.zeros_like(mid)
-            for nodes, x, sign in ((na, xa, -1.0), (nb, xb, 1.0)):
-                # the displacement over the step of the body's material point now at ``mid``
-                local = np.einsum("cji,cj->ci", rotation_matrices(q[nodes, 3:7]), mid - x)
-                start = (
-                    self.x0[nodes, :3]
-                    + q_start[nodes, :3]
-                    + np.einsum("cij,cj->ci", rotation_matrices(q_start[nodes, 3:7]), local)
-                )
-                moved += sign * (mid - start)
-            slip = np.einsum("csi,ci->cs", frame[:, 1:], moved)
             c = rows.shape[0]
+            frame, slip = np.empty((c, 3, 3)), np.empty((c, 2))
+            arm_a, arm_b, mid, apart = np.empty((c, 3)), np.empty((c, 3)), np.empty((c, 3)), np.empty((c, 3))
+            if not q_start.flags.writeable:  # (a read-only array would compile the kernel a second time)
+                q_start = np.array(q_start)
+            pair_geometry(
+                self.x0, q, q_start, na, nb, np.ascontiguousarray(rows), frame, arm_a, arm_b, slip, mid, apart
+            )
             parts.append(
                 (
-                    k0 + (pairs[:, 0] * s + pairs[:, 1]) * KEY_SLOTS + slot, na, nb, frame, rows[:, 0:3] - xa,
-                    rows[:, 3:6] - xb, rows[:, 9].copy(), slip, np.full(c, self.friction),
-                    np.full(c, self.restitution), pairs[:, 0], pairs[:, 1], mid, rows[:, 3:6] - rows[:, 0:3],
+                    k0 + (pairs[:, 0] * s + pairs[:, 1]) * KEY_SLOTS + slot, na, nb, frame, arm_a, arm_b,
+                    rows[:, 9].copy(), slip, np.full(c, self.friction), np.full(c, self.restitution), pairs[:, 0],
+                    pairs[:, 1], mid, apart,
                 )
             )  # fmt: skip
         return _Contacts(parts)
@@ -565,13 +563,12 @@ class HardBodies:
 
     def _material_rows(self, q: np.ndarray, fixed: dict[str, Any]) -> np.ndarray:
         """The rows (C, 10) of the fixed material points at q: points, normal, ``g = n · (p_B − p_A)``."""
-        pa = self._world(q, fixed["shape_a"], fixed["local_a"])
-        pb = self._world(q, fixed["shape_b"], fixed["local_b"])
-        nb = self.node[fixed["shape_b"]]
-        n = np.einsum("cij,cj->ci", rotation_matrices(q[nb, 3:7]), fixed["local_n"])
-        n /= np.linalg.norm(n, axis=1)[:, None]
-        gap = np.einsum("ci,ci->c", n, pb - pa)
-        return np.column_stack([pa, pb, n, gap])
+        out = np.empty((fixed["shape_a"].size, 10))
+        material_rows(
+            self.x0, q if q.flags.writeable else np.array(q), self.node[fixed["shape_a"]], self.node[fixed["shape_b"]], fixed["local_a"], fixed["local_b"],
+            fixed["local_n"], out,
+        )  # fmt: skip
+        return out
 
     def check_start(self, q: np.ndarray) -> None:
         """Refuse a start with two shapes overlapping by more than 1e-12 m (``ModelError`` naming

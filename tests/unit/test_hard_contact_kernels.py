@@ -259,3 +259,88 @@ def test_touched_pairs_finds_the_points_near_a_touching_point_of_their_pair() ->
         assert out[i] == (gaps.min() <= distance), i
     assert out[0]  # at the distance: touched
     assert 0 < out[keys != 4].sum() < (keys != 4).sum()  # both outcomes occur
+
+
+def _random_states(rng: np.random.Generator, n_nodes: int) -> tuple[np.ndarray, np.ndarray]:
+    """Reference positions x0 (N, 7) and states q (N, 7) with unit quaternions."""
+    x0 = np.zeros((n_nodes, 7))
+    x0[:, :3] = rng.uniform(-1.0, 1.0, size=(n_nodes, 3))
+    x0[:, 3] = 1.0
+    q = np.zeros((n_nodes, 7))
+    q[:, :3] = rng.uniform(-0.2, 0.2, size=(n_nodes, 3))
+    quat = rng.standard_normal((n_nodes, 4))
+    q[:, 3:] = quat / np.linalg.norm(quat, axis=1)[:, None]
+    return x0, q
+
+
+def test_material_rows_carry_body_points_and_normals_to_the_world() -> None:
+    """``body_query.material_rows`` against scipy's rotations: each point ``x0 + u + R(q) l`` on
+    its body, the normal ``R_B(q) n_l`` made unit, the gap ``n · (p_B − p_A)``."""
+    from kynemapy.run.body_query import material_rows
+
+    rng = np.random.default_rng(11)
+    x0, q = _random_states(rng, 4)
+    c = 30
+    node_a = rng.integers(0, 4, size=c).astype(np.int64)
+    node_b = (node_a + rng.integers(1, 4, size=c)) % 4
+    local_a, local_b = rng.uniform(-0.3, 0.3, size=(c, 3)), rng.uniform(-0.3, 0.3, size=(c, 3))
+    local_n = rng.standard_normal((c, 3)) * 1.7  # not unit: the kernel normalizes
+    out = np.full((c, 10), np.nan)
+    material_rows(x0, q, node_a, node_b, local_a, local_b, local_n, out)
+    pa = x0[node_a, :3] + q[node_a, :3] + _rot(q[node_a]).apply(local_a)
+    pb = x0[node_b, :3] + q[node_b, :3] + _rot(q[node_b]).apply(local_b)
+    n = _rot(q[node_b]).apply(local_n)
+    n /= np.linalg.norm(n, axis=1)[:, None]
+    np.testing.assert_allclose(out[:, 0:3], pa, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(out[:, 3:6], pb, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(out[:, 6:9], n, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(out[:, 9], np.sum(n * (pb - pa), axis=1), rtol=0, atol=1e-15)
+
+
+def test_pair_geometry_gives_frames_arms_and_the_slip_over_the_step() -> None:
+    """``body_query.pair_geometry`` against scipy's rotations: the frame's rows are n and the
+    tangents ``t₁ = e × n / |e × n|`` (e the axis least aligned with n, the first on a tie),
+    ``t₂ = n × t₁``; the arms are the points less their nodes' positions; the slip is the motion
+    along the tangents over the step of B's material point at the middle of the two points,
+    relative to A's (each carried back to the start through its body's frame)."""
+    from kynemapy.run.body_query import pair_geometry
+
+    rng = np.random.default_rng(12)
+    x0, q = _random_states(rng, 5)
+    _, q_start = _random_states(rng, 5)
+    c = 25
+    node_a = rng.integers(0, 5, size=c).astype(np.int64)
+    node_b = (node_a + rng.integers(1, 5, size=c)) % 5
+    normal = rng.standard_normal((c, 3))
+    normal[:4] = [(0.0, 0.0, 1.0), (1.0, 0.0, 0.0), (0.0, -1.0, 0.0), (0.6, 0.0, 0.8)]  # ties of the least axis
+    normal /= np.linalg.norm(normal, axis=1)[:, None]
+    rows = np.zeros((c, 10))
+    rows[:, 0:3] = rng.uniform(-1.0, 1.0, size=(c, 3))
+    rows[:, 3:6] = rows[:, 0:3] + 1e-3 * rng.standard_normal((c, 3))
+    rows[:, 6:9] = normal
+    frame, slip = np.empty((c, 3, 3)), np.empty((c, 2))
+    arm_a, arm_b, mid, apart = (np.empty((c, 3)) for _ in range(4))
+    pair_geometry(x0, q, q_start, node_a, node_b, rows, frame, arm_a, arm_b, slip, mid, apart)
+
+    least = [0, 1, 0, 1]  # of the four normals set above: x (a tie of x, y), y (of y, z), x (of x, z), y
+    axis = np.argmin(np.abs(normal), axis=1)
+    np.testing.assert_array_equal(axis[:4], least)
+    e = np.eye(3)[axis]
+    t1 = np.cross(e, normal)
+    t1 /= np.linalg.norm(t1, axis=1)[:, None]
+    t2 = np.cross(normal, t1)
+    np.testing.assert_array_equal(frame[:, 0], normal)
+    np.testing.assert_allclose(frame[:, 1], t1, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(frame[:, 2], t2, rtol=0, atol=1e-15)
+    middle = 0.5 * (rows[:, 0:3] + rows[:, 3:6])
+    np.testing.assert_allclose(mid, middle, rtol=0, atol=1e-16)
+    np.testing.assert_allclose(apart, rows[:, 3:6] - rows[:, 0:3], rtol=0, atol=1e-16)
+    moved = np.zeros((c, 3))
+    for nodes, arm, sign in ((node_a, arm_a, -1.0), (node_b, arm_b, 1.0)):
+        x = x0[nodes, :3] + q[nodes, :3]
+        np.testing.assert_allclose(arm, rows[:, 0:3] - x if sign < 0 else rows[:, 3:6] - x, rtol=0, atol=1e-15)
+        local = _rot(q[nodes]).inv().apply(middle - x)
+        start = x0[nodes, :3] + q_start[nodes, :3] + _rot(q_start[nodes]).apply(local)
+        moved += sign * (middle - start)
+    np.testing.assert_allclose(slip, np.einsum("csi,ci->cs", np.stack([t1, t2], axis=1), moved), rtol=0, atol=1e-14)
+    assert np.abs(slip).max() > 0.1  # the states differ: the slips are not trivially zero
