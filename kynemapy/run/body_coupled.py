@@ -33,6 +33,7 @@ import numpy as np
 
 from kynemapy.run import contact_modes
 from kynemapy.run.body_blocks import least_distance
+from kynemapy.run.body_query import dof_rows
 from kynemapy.run.contact_modes import HELD_TOLERANCE
 from kynemapy.run.contact_newton import NEWTON_ITERATIONS, newton_delassus
 from kynemapy.run.hard_contact import MAX_SWEEPS, SWEEP_TOLERANCE, solve_cone
@@ -318,8 +319,9 @@ class CoupledResponse:
         self.n, self.m = mass.shape[0], bmat.shape[0]
         self.phi, self.bmat = phi, bmat
         self.dof_node, self.dof_component = stops.dof_node, stops.dof_component
-        self.first = np.asarray(stops.sim.model.node_map, dtype=np.int64)
-        self.dofs = np.asarray(stops.sim.model.node_dofs, dtype=np.int64)
+        # writable copies: numba types the model's read-only arrays apart (a second compilation)
+        self.first = np.array(stops.sim.model.node_map, dtype=np.int64)
+        self.dofs = np.array(stops.sim.model.node_dofs, dtype=np.int64)
         self.n_nodes = int(stops.sim.model.n_nodes)
         #: the solves finished exactly on the friction pyramids (:meth:`sticking`)
         self.sticking_solves = 0
@@ -354,12 +356,9 @@ class CoupledResponse:
     def rows(self, na: np.ndarray, nb: np.ndarray, ja: np.ndarray, jb: np.ndarray) -> np.ndarray:
         """The contacts' rows G (3C, n) over the DOFs from their blocks on nodes A and B (a node
         −1, a ground plane, adds nothing)."""
-        c = na.size
-        g = np.zeros((3 * c, self.n))
-        for node, block in ((na, ja), (nb, jb)):
-            for i in np.flatnonzero(node >= 0):
-                first, d = self.first[node[i]], self.dofs[node[i]]
-                g[3 * i : 3 * i + 3, first : first + d] += block[i, :, :d]
+        g = np.zeros((3 * na.size, self.n))
+        rows = (np.ascontiguousarray(x, dtype=t) for x, t in ((na, np.int64), (nb, np.int64), (ja, float), (jb, float)))
+        dof_rows(*rows, self.first, self.dofs, g)
         return g
 
     def response(self, na: np.ndarray, nb: np.ndarray, ja: np.ndarray, jb: np.ndarray, lam: np.ndarray) -> np.ndarray:

@@ -370,3 +370,65 @@ def pair_geometry(
                 v0, v1, v2 = v0 + 1.0 * d0, v1 + 1.0 * d1, v2 + 1.0 * d2
         for k in range(2):
             slip[c, k] = (frame[c, 1 + k, 0] * v0 + frame[c, 1 + k, 2] * v2) + frame[c, 1 + k, 1] * v1
+
+
+@njit
+def in_body_frames(q: np.ndarray, nodes: np.ndarray, vectors: np.ndarray, out: np.ndarray) -> None:
+    """World vectors in their bodies' frames: ``out[c] = R(q[nodes[c]])ᵀ vectors[c]``, each sum in
+    order, as ``np.einsum("cji,cj->ci", ...)`` over the rotation matrices (a strided axis).
+
+    Parameters
+    ----------
+    q : (N, 7) ndarray of float
+        Node displacements [m] and rotation quaternions (w, x, y, z).
+    nodes : (C,) ndarray of int64
+        Each vector's node.
+    vectors : (C, 3) ndarray of float
+        World vectors (a point less its node's position [m], or a direction).
+    out : (C, 3) ndarray of float
+        Out: the vectors in their bodies' frames.
+    """
+    for c in range(nodes.shape[0]):
+        r = _rotation(q[nodes[c], 3:7])
+        v0, v1, v2 = vectors[c, 0], vectors[c, 1], vectors[c, 2]
+        out[c, 0] = (r[0] * v0 + r[3] * v1) + r[6] * v2
+        out[c, 1] = (r[1] * v0 + r[4] * v1) + r[7] * v2
+        out[c, 2] = (r[2] * v0 + r[5] * v1) + r[8] * v2
+
+
+@njit
+def dof_rows(
+    node_a: np.ndarray,
+    node_b: np.ndarray,
+    rows_a: np.ndarray,
+    rows_b: np.ndarray,
+    first: np.ndarray,
+    dofs: np.ndarray,
+    out: np.ndarray,
+) -> None:
+    """The contacts' rows over a model's DOFs from their blocks on nodes A and B: ``out[3c:3c+3,
+    first[n]:first[n]+dofs[n]] += rows[c, :, :dofs[n]]``, A's then B's (a node −1, a ground
+    plane, adds nothing).
+
+    Parameters
+    ----------
+    node_a, node_b : (C,) ndarray of int64
+        The contacts' nodes (−1: none).
+    rows_a, rows_b : (C, 3, 6) ndarray of float
+        Their rows on each node's six DOFs (:func:`jacobian_rows`).
+    first, dofs : (N,) ndarray of int64
+        Each node's first DOF and its number of DOFs.
+    out : (3C, n) ndarray of float
+        Zeros in; out: the rows.
+    """
+    for side in range(2):
+        nodes = node_a if side == 0 else node_b
+        rows = rows_a if side == 0 else rows_b
+        for c in range(nodes.shape[0]):
+            node = nodes[c]
+            if node < 0:
+                continue
+            f, d = first[node], dofs[node]
+            for s in range(3):
+                for k in range(d):
+                    out[3 * c + s, f + k] += rows[c, s, k]

@@ -57,6 +57,7 @@ from kynemapy.run.body_blocks import (
 from kynemapy.run.body_coupled import CoupledResponse
 from kynemapy.run.body_query import (
     MAX_POINTS,
+    in_body_frames,
     jacobian_rows,
     material_rows,
     pair_geometry,
@@ -172,6 +173,20 @@ _NO_TOUCHING = {
     "local": np.zeros((0, 3)),
     "local_a": np.zeros((0, 3)),
 }
+
+
+def _writable(a: np.ndarray) -> np.ndarray:
+    """``a`` as a writable C-contiguous float64 array (numba types a read-only or strided array
+    apart: another compilation of the kernel it is passed to)."""
+    return a if a.flags.writeable and a.flags.c_contiguous and a.dtype == np.float64 else np.array(a, np.float64)
+
+
+def _in_frames(q: np.ndarray, nodes: np.ndarray, vectors: np.ndarray) -> np.ndarray:
+    """:func:`~kynemapy.run.body_query.in_body_frames`: world vectors (C, 3) in the frames of
+    their nodes' bodies at node states q."""
+    out = np.empty((nodes.size, 3))
+    in_body_frames(_writable(q), np.ascontiguousarray(nodes, dtype=np.int64), _writable(vectors), out)
+    return out
 
 
 def _groups(con: _Contacts) -> np.ndarray:
@@ -398,11 +413,8 @@ class HardBodies:
             c = rows.shape[0]
             frame, slip = np.empty((c, 3, 3)), np.empty((c, 2))
             arm_a, arm_b, mid, apart = np.empty((c, 3)), np.empty((c, 3)), np.empty((c, 3)), np.empty((c, 3))
-            if not q_start.flags.writeable:  # (a read-only array would compile the kernel a second time)
-                q_start = np.array(q_start)
-            pair_geometry(
-                self.x0, q, q_start, na, nb, np.ascontiguousarray(rows), frame, arm_a, arm_b, slip, mid, apart
-            )
+            now, start = _writable(q), _writable(q_start)
+            pair_geometry(self.x0, now, start, na, nb, _writable(rows), frame, arm_a, arm_b, slip, mid, apart)
             parts.append(
                 (
                     k0 + (pairs[:, 0] * s + pairs[:, 1]) * KEY_SLOTS + slot, na, nb, frame, arm_a, arm_b,
@@ -449,7 +461,7 @@ class HardBodies:
         """The contacts' points (C, 3) in their body B's frame at node states q [m] (``side="na"``:
         body A's)."""
         nb = getattr(con, side)
-        return np.einsum("cji,cj->ci", rotation_matrices(q[nb, 3:7]), con.point - (self.x0[nb, :3] + q[nb, :3]))
+        return _in_frames(q, nb, con.point - (self.x0[nb, :3] + q[nb, :3]))
 
     def _remember_touching(self, con: _Contacts, q: np.ndarray) -> None:
         """Keep the points of ``con`` at q as those touching at the start of the next step."""
@@ -546,7 +558,6 @@ class HardBodies:
         """Narrow-phase rows (C, 10) of shape ``pairs`` (C, 2) as material points: each point in its
         body's frame, the normal in body B's."""
         na, nb = self.node[pairs[:, 0]], self.node[pairs[:, 1]]
-        ra, rb = rotation_matrices(q[na, 3:7]), rotation_matrices(q[nb, 3:7])
         xa = self.x0[na, :3] + q[na, :3]
         xb = self.x0[nb, :3] + q[nb, :3]
         c = rows.shape[0]
@@ -555,19 +566,17 @@ class HardBodies:
             "shape_a": pairs[:, 0].copy(),
             "shape_b": pairs[:, 1].copy(),
             "slot": np.broadcast_to(np.asarray(slot, dtype=np.int64), (c,)).copy(),
-            "local_a": np.einsum("cji,cj->ci", ra, rows[:, 0:3] - xa),
-            "local_b": np.einsum("cji,cj->ci", rb, rows[:, 3:6] - xb),
-            "local_n": np.einsum("cji,cj->ci", rb, rows[:, 6:9]),
+            "local_a": _in_frames(q, na, rows[:, 0:3] - xa),
+            "local_b": _in_frames(q, nb, rows[:, 3:6] - xb),
+            "local_n": _in_frames(q, nb, rows[:, 6:9]),
             "added": 0,
         }
 
     def _material_rows(self, q: np.ndarray, fixed: dict[str, Any]) -> np.ndarray:
         """The rows (C, 10) of the fixed material points at q: points, normal, ``g = n · (p_B − p_A)``."""
         out = np.empty((fixed["shape_a"].size, 10))
-        material_rows(
-            self.x0, q if q.flags.writeable else np.array(q), self.node[fixed["shape_a"]], self.node[fixed["shape_b"]], fixed["local_a"], fixed["local_b"],
-            fixed["local_n"], out,
-        )  # fmt: skip
+        nodes = self.node[fixed["shape_a"]], self.node[fixed["shape_b"]]
+        material_rows(self.x0, _writable(q), *nodes, fixed["local_a"], fixed["local_b"], fixed["local_n"], out)
         return out
 
     def check_start(self, q: np.ndarray) -> None:

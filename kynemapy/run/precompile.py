@@ -207,6 +207,10 @@ def _hard_contact() -> None:
     scratch = (np.zeros((1, 6, 3)), np.zeros((1, 6, 3)), np.zeros((1, 3, 3)), np.zeros(1), np.zeros((1, 3)))
     body_blocks.friction_sweeps(none, one, rows, rows, np.zeros((1, 3)), np.ones(1), np.zeros((1, 3)), y, scratch,
                                 1e-14, 1)  # fmt: skip
+    # the contacts' rows through joints (kynemapy.run.body_coupled: a model with joints)
+    from kynemapy.run.body_query import dof_rows
+
+    dof_rows(one, none, rows, rows, np.zeros(2, dtype=np.int64), np.full(2, 6, dtype=np.int64), np.zeros((3, 6)))
 
 
 def _contact_solvers() -> None:

@@ -344,3 +344,48 @@ def test_pair_geometry_gives_frames_arms_and_the_slip_over_the_step() -> None:
         moved += sign * (middle - start)
     np.testing.assert_allclose(slip, np.einsum("csi,ci->cs", np.stack([t1, t2], axis=1), moved), rtol=0, atol=1e-14)
     assert np.abs(slip).max() > 0.1  # the states differ: the slips are not trivially zero
+
+
+def test_in_body_frames_turns_world_vectors_into_the_bodies_frames() -> None:
+    """``body_query.in_body_frames`` against scipy's inverse rotations, and carried back to the
+    world by ``material_rows`` (a point at its node's position plus the vector)."""
+    from kynemapy.run.body_query import in_body_frames, material_rows
+
+    rng = np.random.default_rng(13)
+    x0, q = _random_states(rng, 3)
+    nodes = rng.integers(0, 3, size=20).astype(np.int64)
+    vectors = rng.uniform(-2.0, 2.0, size=(20, 3))
+    out = np.full((20, 3), np.nan)
+    in_body_frames(q, nodes, vectors, out)
+    np.testing.assert_allclose(out, _rot(q[nodes]).inv().apply(vectors), rtol=0, atol=1e-15)
+    rows = np.empty((20, 10))
+    material_rows(x0, q, nodes, nodes, out, out, out, rows)
+    np.testing.assert_allclose(rows[:, 0:3] - (x0[nodes, :3] + q[nodes, :3]), vectors, rtol=0, atol=1e-14)
+
+
+def test_dof_rows_place_each_nodes_block_at_its_dofs() -> None:
+    """``body_query.dof_rows``: each contact's 3 × 6 blocks on nodes A and B (a rigid body's six
+    DOFs, a point mass's first three; a node −1, a plane, none) summed into its three rows at the
+    nodes' DOFs, against the rows written entry by entry."""
+    from kynemapy.run.body_query import dof_rows
+
+    rng = np.random.default_rng(14)
+    dofs = np.array([6, 3, 6, 6], dtype=np.int64)
+    first = np.concatenate([[0], np.cumsum(dofs)[:-1]]).astype(np.int64)
+    node_a = np.array([0, -1, 1, 2, 3], dtype=np.int64)
+    node_b = np.array([2, 3, 0, 2, 1], dtype=np.int64)  # contact 3: both blocks on node 2 add up
+    rows_a, rows_b = rng.standard_normal((5, 3, 6)), rng.standard_normal((5, 3, 6))
+    out = np.zeros((15, int(dofs.sum())))
+    dof_rows(node_a, node_b, rows_a, rows_b, first, dofs, out)
+    expected = np.zeros_like(out)
+    for c in range(5):
+        for node, rows in ((node_a[c], rows_a[c]), (node_b[c], rows_b[c])):
+            if node >= 0:
+                for s in range(3):
+                    for k in range(dofs[node]):
+                        expected[3 * c + s, first[node] + k] += rows[s, k]
+    np.testing.assert_array_equal(out, expected)
+    # the plane's contact: B's block alone (node 3's columns), A's none
+    np.testing.assert_array_equal(out[3:6, 15:21], rows_b[1])
+    assert np.count_nonzero(out[3:6]) == 18
+    np.testing.assert_array_equal(out[9:12, 9:15], rows_a[3] + rows_b[3])
