@@ -266,11 +266,12 @@ def material_rows(
                 p1 = r[3 * i + 1] * local[c, 1]
                 p2 = r[3 * i + 2] * local[c, 2]
                 out[c, 3 * side + i] = (x0[node, i] + q[node, i]) + ((p0 + p2) + p1)
-            if side == 1:
+            if side == 1:  # the normal, turned with body B
                 for i in range(3):
-                    out[c, 6 + i] = (r[3 * i] * local_n[c, 0] + r[3 * i + 2] * local_n[c, 2]) + r[3 * i + 1] * local_n[
-                        c, 1
-                    ]
+                    p0 = r[3 * i] * local_n[c, 0]
+                    p1 = r[3 * i + 1] * local_n[c, 1]
+                    p2 = r[3 * i + 2] * local_n[c, 2]
+                    out[c, 6 + i] = (p0 + p2) + p1
         n0, n1, n2 = out[c, 6], out[c, 7], out[c, 8]
         norm = np.sqrt((n0 * n0 + n1 * n1) + n2 * n2)
         n0, n1, n2 = n0 / norm, n1 / norm, n2 / norm

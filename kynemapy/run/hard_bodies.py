@@ -191,10 +191,10 @@ def _in_frames(q: np.ndarray, nodes: np.ndarray, vectors: np.ndarray) -> np.ndar
 
 def _groups(con: _Contacts) -> np.ndarray:
     """Each contact's group (C,) int: one per shape pair, or per shape and plane, numbered in the
-    order of (plane or not, shape A, shape B).  One integer key per contact in that order (the
-    ids below ``m``): the same numbers as the rows' own ``np.unique(..., axis=0)``, a seventh of
-    its time (0.19 ms a call, two calls a step); each key's rank among the distinct keys by one
-    sort (``np.unique(key, return_inverse=True)``'s inverse, in a tenth of its time)."""
+    order of (plane or not, shape A, shape B): one integer key per contact in that order (the
+    ids below ``m``), and each key's rank among the distinct keys by one sort (the numbers of the
+    rows' own ``np.unique(..., axis=0)`` and of ``np.unique(key, return_inverse=True)``, at a
+    small part of their time: two calls a step)."""
     m = int(max(np.max(con.shape_a, initial=0), np.max(con.shape_b, initial=0))) + 1
     key = (con.na < 0).astype(np.int64) * (m * m) + con.shape_a.astype(np.int64) * m + con.shape_b
     order = np.argsort(key, kind="stable")
