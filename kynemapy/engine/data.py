@@ -37,6 +37,14 @@ if TYPE_CHECKING:  # the sparse LU is imported by the first sparse model, not wi
 
 #: systems up to this many unknowns are solved densely by ``solver="auto"``
 DENSE_MAX_DOFS = 20
+#: ... and so are systems up to this many whose Newton matrix is not full (below
+#: :data:`DENSE_MIN_FILL`), by the same elimination program: mechanisms of two to four bodies,
+#: where it stepped 10-30 % faster than the sparse LU (2026-12-02, dense ÷ sparse µs a step,
+#: paired medians of 7 interleaved rounds: two to five hinged links, 22-55 unknowns, 0.70-0.75;
+#: chains of three and four ball-jointed links, 27 and 36, 0.83; a hub with two or three hinged
+#: arms, 31 and 42, 0.83 and 0.91; the IFToMM double four-bar, 59, 0.74; but a hub with four arms,
+#: 53, 1.14, and ten ball-jointed links, 90, 1.53)
+DENSE_PROGRAM_MAX_DOFS = 40
 #: ... and so are larger ones whose Newton matrix's pattern is at least this full (nnz / n²), up
 #: to :data:`DENSE_FULL_MAX_DOFS` unknowns, by LU with partial pivoting at every solve: beam
 #: elements of few nodes each, where the sparse LU works on dense blocks (measured, one solve
@@ -395,14 +403,16 @@ class Workspace:
         #: True once the reference factorization was made (:func:`kynemapy.engine.api.reference_factorization`)
         self.has_reference = False
         self._pack(model, max(int(max_iter), 1))
-        full = self.indices.shape[0] >= DENSE_MIN_FILL * n * n and n <= DENSE_FULL_MAX_DOFS
-        dense = solver == "dense" or (solver == "auto" and (n <= DENSE_MAX_DOFS or full))
+        filled = self.indices.shape[0] >= DENSE_MIN_FILL * n * n
+        full = filled and n <= DENSE_FULL_MAX_DOFS
+        program = n <= DENSE_MAX_DOFS or (n <= DENSE_PROGRAM_MAX_DOFS and not filled)
+        dense = solver == "dense" or (solver == "auto" and (program or full))
         self.solver = "dense" if dense else "sparse"
         #: the dense solver's kind (``Solver.dense``): 1 the elimination program of the reference
         #: factorization (partial pivoting when it refuses), 2 partial pivoting at every solve
         #: (``solver="auto"`` for a full matrix: the program's indirection costs more there), 3 as
         #: 2 with the nodes held by one-node constraints eliminated first; 0 sparse
-        self.dense_mode = (1 if solver == "dense" or n <= DENSE_MAX_DOFS else 2) if dense else 0
+        self.dense_mode = (1 if solver == "dense" or program else 2) if dense else 0
         plan, scratch = None, 0
         if self.dense_mode == 2:  # 3: the same, the held nodes eliminated first (Solver)
             blocks = held_blocks(
@@ -596,9 +606,10 @@ def new_workspace(model: Model, max_iter: int, solver: str = "auto", geometric_s
         ``"dense"``: an elimination program along the pivots of a reference factorization,
         partial pivoting when it refuses.  ``"sparse"``: sparse LU, fill-reducing ordering,
         refactored along a reference factorization.  ``"auto"``: dense up to
-        :data:`DENSE_MAX_DOFS` unknowns (the elimination program), or with a Newton matrix at
-        least :data:`DENSE_MIN_FILL` full (up to :data:`DENSE_FULL_MAX_DOFS` unknowns; partial
-        pivoting at every solve), sparse otherwise.
+        :data:`DENSE_MAX_DOFS` unknowns, or up to :data:`DENSE_PROGRAM_MAX_DOFS` with a Newton
+        matrix less than :data:`DENSE_MIN_FILL` full (the elimination program), or with one at
+        least that full (up to :data:`DENSE_FULL_MAX_DOFS` unknowns; partial pivoting at every
+        solve), sparse otherwise.
     geometric_stiffness : bool, default True
         False (Kynema-compatible steps only) leaves the K^Φ blocks out of the pattern.
 
@@ -619,6 +630,7 @@ def new_workspace(model: Model, max_iter: int, solver: str = "auto", geometric_s
 
 __all__ = [
     "DENSE_MAX_DOFS",
+    "DENSE_PROGRAM_MAX_DOFS",
     "SOLVERS",
     "Inputs",
     "State",

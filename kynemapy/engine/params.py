@@ -185,9 +185,10 @@ class StepParameters:
         Linear solver of the Newton systems: ``"dense"`` (LU with partial
         pivoting), ``"sparse"`` (sparse LU with a fill-reducing ordering, factors
         reused across iterations and steps; cost linear in the number of bodies for
-        chains and independent bodies) or ``"auto"`` (dense up to 20 unknowns; up to 600
-        with LU and partial pivoting at every solve for a Newton matrix at least half full,
-        as beam elements of a few nodes give; sparse otherwise).
+        chains and independent bodies) or ``"auto"`` (dense up to 20 unknowns, and up to 40
+        for a Newton matrix less than half full, as mechanisms of two to four bodies give; up
+        to 600 with LU and partial pivoting at every solve for a Newton matrix at least half
+        full, as beam elements of a few nodes give; sparse otherwise).
     """
 
     h: float

@@ -2,10 +2,11 @@
 the sparse LU does (to round-off).
 
 The dense kinds (``Solver.dense``): 1, the elimination program of the reference factorization
-(up to 20 unknowns); 2, LU with partial pivoting at every solve (a Newton matrix at least half
-full: beams of a few elements); 3, the same with the nodes held by one-node constraints (a beam's
-root under a fixed boundary condition) eliminated first; 0, the sparse LU.  The condensed solve
-is checked against numpy's LAPACK solve on random matrices of its structure.
+(up to 20 unknowns, or 40 where the Newton matrix is less than half full); 2, LU with partial
+pivoting at every solve (a Newton matrix at least half full: beams of a few elements); 3, the
+same with the nodes held by one-node constraints (a beam's root under a fixed boundary
+condition) eliminated first; 0, the sparse LU.  The condensed solve is checked against numpy's
+LAPACK solve on random matrices of its structure.
 """
 
 from __future__ import annotations
@@ -42,6 +43,10 @@ def _kind(model: kp.Model, solver: str = "auto") -> tuple[str, int, float]:
 
 def test_auto_picks_the_program_the_dense_lu_or_the_sparse_lu() -> None:
     assert _kind(ball_chain(2))[:2] == ("dense", 1)  # 12 + 6 unknowns: the program
+    # up to DENSE_PROGRAM_MAX_DOFS (40) unknowns the program too where the matrix is not full
+    solver, dense, fill = _kind(ball_chain(4))  # 24 + 12
+    assert (solver, dense) == ("dense", 1) and fill < DENSE_MIN_FILL
+    assert _kind(ball_chain(5))[:2] == ("sparse", 0)  # 30 + 15
     solver, dense, fill = _kind(_beam(5))  # 36 + 6 unknowns, one element: a full matrix, its root held
     assert (solver, dense) == ("dense", 3) and fill >= DENSE_MIN_FILL
     solver, dense, fill = _kind(_beam(5, held=False))  # 36 + 3: no held node
