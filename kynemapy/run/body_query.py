@@ -201,11 +201,30 @@ def jacobian_rows(frames: np.ndarray, arm: np.ndarray, apart: np.ndarray | None 
     body whose frame turns the normal (body B of a pair): its normal row's rotation part gains
     ``n × apart``, the derivative of ``n · apart`` as n turns (zero where ``apart`` is along n)."""
     out = np.empty((frames.shape[0], 3, 6))
-    out[:, :, :3] = frames
-    out[:, :, 3:] = cross(arm[:, None, :], frames)
-    if apart is not None:
-        out[:, 0, 3:] += cross(frames[:, 0], apart)
+    frames, arm = np.ascontiguousarray(frames, dtype=np.float64), np.ascontiguousarray(arm, dtype=np.float64)
+    turned = arm if apart is None else np.ascontiguousarray(apart, dtype=np.float64)
+    _jacobian_rows(frames, arm, turned, apart is not None, out)
     return out
+
+
+@njit
+def _jacobian_rows(frames: np.ndarray, arm: np.ndarray, apart: np.ndarray, turned: bool, out: np.ndarray) -> None:
+    """:func:`jacobian_rows` into ``out`` (``apart`` used where ``turned``), with the products and
+    differences of :func:`kynemapy.math.rotations.cross` (``a₁ b₂ − a₂ b₁``, ...)."""
+    for c in range(frames.shape[0]):
+        a0, a1, a2 = arm[c, 0], arm[c, 1], arm[c, 2]
+        for s in range(3):
+            f0, f1, f2 = frames[c, s, 0], frames[c, s, 1], frames[c, s, 2]
+            out[c, s, 0], out[c, s, 1], out[c, s, 2] = f0, f1, f2
+            out[c, s, 3] = a1 * f2 - a2 * f1
+            out[c, s, 4] = a2 * f0 - a0 * f2
+            out[c, s, 5] = a0 * f1 - a1 * f0
+        if turned:
+            n0, n1, n2 = frames[c, 0, 0], frames[c, 0, 1], frames[c, 0, 2]
+            d0, d1, d2 = apart[c, 0], apart[c, 1], apart[c, 2]
+            out[c, 0, 3] += n1 * d2 - n2 * d1
+            out[c, 0, 4] += n2 * d0 - n0 * d2
+            out[c, 0, 5] += n0 * d1 - n1 * d0
 
 
 @njit
@@ -437,3 +456,47 @@ def dof_rows(
             for s in range(3):
                 for k in range(d):
                     out[3 * c + s, f + k] += rows[c, s, k]
+
+
+@njit
+def contact_rates(
+    node_a: np.ndarray, node_b: np.ndarray, rows_a: np.ndarray, rows_b: np.ndarray, y: np.ndarray, out: np.ndarray
+) -> None:
+    """``J_A y_A + J_B y_B`` of every contact: ``out[c, s] = Σ_r rows_a[c, s, r] y[node_a[c], r] +
+    Σ_r rows_b[c, s, r] y[node_b[c], r]``, y's missing columns (a point mass's three DOFs) and a
+    node −1 (a ground plane) counting as zeros.  Each six-term sum is added as ``np.einsum`` adds
+    a contiguous axis of six, ``((t₀ + t₂) + t₄) + ((t₁ + t₃) + t₅)`` (two SIMD lanes), so that
+    the rates are those of the numpy expression this kernel replaced.
+
+    Parameters
+    ----------
+    node_a, node_b : (C,) ndarray of int64
+        The contacts' nodes (−1: none).
+    rows_a, rows_b : (C, 3, 6) ndarray of float
+        Their rows (:func:`jacobian_rows`).
+    y : (N, k) ndarray of float
+        Per node, k <= 6 components (velocities [m/s, rad/s] or displacements).
+    out : (C, 3) ndarray of float
+        Out: the rates along each contact's n, t₁, t₂.
+    """
+    k = y.shape[1]
+    for c in range(node_a.shape[0]):
+        for s in range(3):
+            total = 0.0
+            for side in range(2):
+                node = node_a[c] if side == 0 else node_b[c]
+                rows = rows_a if side == 0 else rows_b
+                p0 = p1 = p2 = p3 = p4 = p5 = 0.0
+                if node >= 0:
+                    p0 = rows[c, s, 0] * (y[node, 0] if k > 0 else 0.0)
+                    p1 = rows[c, s, 1] * (y[node, 1] if k > 1 else 0.0)
+                    p2 = rows[c, s, 2] * (y[node, 2] if k > 2 else 0.0)
+                    p3 = rows[c, s, 3] * (y[node, 3] if k > 3 else 0.0)
+                    p4 = rows[c, s, 4] * (y[node, 4] if k > 4 else 0.0)
+                    p5 = rows[c, s, 5] * (y[node, 5] if k > 5 else 0.0)
+                else:
+                    p0, p1, p2 = rows[c, s, 0] * 0.0, rows[c, s, 1] * 0.0, rows[c, s, 2] * 0.0
+                    p3, p4, p5 = rows[c, s, 3] * 0.0, rows[c, s, 4] * 0.0, rows[c, s, 5] * 0.0
+                part = ((p0 + p2) + p4) + ((p1 + p3) + p5)
+                total = part if side == 0 else total + part
+            out[c, s] = total

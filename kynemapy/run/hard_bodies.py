@@ -57,6 +57,7 @@ from kynemapy.run.body_blocks import (
 from kynemapy.run.body_coupled import CoupledResponse
 from kynemapy.run.body_query import (
     MAX_POINTS,
+    contact_rates,
     in_body_frames,
     jacobian_rows,
     material_rows,
@@ -1128,10 +1129,12 @@ class HardBodies:
 
     @staticmethod
     def _rates(na: np.ndarray, nb: np.ndarray, ja: np.ndarray, jb: np.ndarray, y: np.ndarray) -> np.ndarray:
-        """``J_A y_A + J_B y_B`` (C, 3) with y (N, ≤6) per node (no body: zero)."""
-        pad = np.zeros((y.shape[0] + 1, 6))
-        pad[:-1, : y.shape[1]] = y
-        return np.einsum("csr,cr->cs", ja, pad[na]) + np.einsum("csr,cr->cs", jb, pad[nb])
+        """``J_A y_A + J_B y_B`` (C, 3) with y (N, ≤6) per node (no body: zero;
+        :func:`~kynemapy.run.body_query.contact_rates`)."""
+        out = np.empty((na.size, 3))
+        nodes = (np.ascontiguousarray(x, dtype=np.int64) for x in (na, nb))
+        contact_rates(*nodes, _writable(ja), _writable(jb), _writable(y), out)
+        return out
 
     def _response(
         self, minv: np.ndarray, na: np.ndarray, nb: np.ndarray, ja: np.ndarray, jb: np.ndarray, lam: np.ndarray

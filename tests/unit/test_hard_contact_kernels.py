@@ -389,3 +389,35 @@ def test_dof_rows_place_each_nodes_block_at_its_dofs() -> None:
     np.testing.assert_array_equal(out[3:6, 15:21], rows_b[1])
     assert np.count_nonzero(out[3:6]) == 18
     np.testing.assert_array_equal(out[9:12, 9:15], rows_a[3] + rows_b[3])
+
+
+def test_jacobian_rows_and_contact_rates_give_the_contact_points_relative_velocity() -> None:
+    """``body_query.jacobian_rows``' row s applied to a body's (v, ω) is ``s · (v + ω × arm)``, the
+    velocity along s of the body's point at the arm; with ``apart`` the normal row gains
+    ``ω · (n × apart)``.  ``contact_rates`` sums both bodies' rows on their nodes' velocities
+    (a node −1 and the columns a point mass lacks counting as zeros)."""
+    from kynemapy.run.body_query import contact_rates, jacobian_rows
+
+    rng = np.random.default_rng(15)
+    c, n_nodes = 12, 4
+    frames = Rotation.random(c, random_state=16).as_matrix().transpose(0, 2, 1)  # rows: n, t₁, t₂
+    arm_a, arm_b, apart = (rng.uniform(-0.5, 0.5, size=(c, 3)) for _ in range(3))
+    ja, jb = -jacobian_rows(frames, arm_a), jacobian_rows(frames, arm_b, apart)
+    y = rng.standard_normal((n_nodes, 6))
+    node_a = rng.integers(-1, n_nodes, size=c).astype(np.int64)
+    node_a[0] = -1
+    node_b = rng.integers(0, n_nodes, size=c).astype(np.int64)
+    out = np.full((c, 3), np.nan)
+    contact_rates(node_a, node_b, ja, jb, y, out)
+    for i in range(c):
+        vb = y[node_b[i], :3] + np.cross(y[node_b[i], 3:], arm_b[i])
+        va = np.zeros(3) if node_a[i] < 0 else y[node_a[i], :3] + np.cross(y[node_a[i], 3:], arm_a[i])
+        expected = frames[i] @ (vb - va)
+        expected[0] += y[node_b[i], 3:] @ np.cross(frames[i, 0], apart[i])
+        np.testing.assert_allclose(out[i], expected, rtol=0, atol=1e-14)
+    points = np.zeros((n_nodes, 3))  # point masses: three components, no rotation
+    points[:] = y[:, :3]
+    contact_rates(node_a, node_b, ja, jb, points, out)
+    for i in range(c):
+        va = np.zeros(3) if node_a[i] < 0 else points[node_a[i]]
+        np.testing.assert_allclose(out[i], frames[i] @ (points[node_b[i]] - va), rtol=0, atol=1e-14)
