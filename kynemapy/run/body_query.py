@@ -8,10 +8,11 @@ Jacobians (:mod:`kynemapy.run.hard_bodies`, docs/contact.md "Hard contact betwee
   ``[n; t₁; t₂] [I, −arm~]`` (the bodies' rotations: :func:`kynemapy.math.rotations.rotation_matrices`);
 * :func:`touched_pairs`: which points of shape pairs lie near a point of their pair that touched
   at the step's start, compiled;
-* :func:`material_rows`, :func:`pair_geometry`, :func:`in_body_frames`, :func:`dof_rows`: the
-  pairs' material points at a state, their frames, arms and slips over the step, points in their
-  bodies' frames and the contacts' rows over a model's DOFs (through joints), compiled, each sum
-  in the order of the numpy expression it replaced (the same bits).
+* :func:`material_rows`, :func:`pair_geometry`, :func:`in_body_frames`, :func:`contact_rates`,
+  :func:`dof_rows`: the pairs' material points at a state, their frames, arms and slips over the
+  step, points in their bodies' frames, the contacts' rates and their rows over a model's DOFs
+  (through joints), compiled, each sum in the order of the numpy expression it replaced (the
+  same bits).
 """
 
 from __future__ import annotations
