@@ -40,10 +40,10 @@ DENSE_MAX_DOFS = 20
 #: ... and so are systems up to this many whose Newton matrix is not full (below
 #: :data:`DENSE_MIN_FILL`), by the same elimination program: mechanisms of two to four bodies,
 #: where it stepped 10-30 % faster than the sparse LU (2026-12-02, dense ÷ sparse µs a step,
-#: paired medians of 7 interleaved rounds: two to five hinged links, 22-55 unknowns, 0.70-0.75;
-#: chains of three and four ball-jointed links, 27 and 36, 0.83; a hub with two or three hinged
-#: arms, 31 and 42, 0.83 and 0.91; the IFToMM double four-bar, 59, 0.74; but a hub with four arms,
-#: 53, 1.14, and ten ball-jointed links, 90, 1.53)
+#: paired medians of 7 interleaved rounds, two runs: two to five hinged links, 22-55 unknowns,
+#: 0.63-0.76; chains of three and four ball-jointed links, 27 and 36, 0.80-0.83; a hub with two or
+#: three hinged arms, 31 and 42, 0.83 and 0.91-1.03; the IFToMM double four-bar, 59, 0.74-0.82;
+#: but a hub with four arms, 53, 1.14, and ten ball-jointed links, 90, 1.53)
 DENSE_PROGRAM_MAX_DOFS = 40
 #: ... and so are larger ones whose Newton matrix's pattern is at least this full (nnz / n²), up
 #: to :data:`DENSE_FULL_MAX_DOFS` unknowns, by LU with partial pivoting at every solve: beam
