@@ -207,10 +207,14 @@ def _hard_contact() -> None:
     scratch = (np.zeros((1, 6, 3)), np.zeros((1, 6, 3)), np.zeros((1, 3, 3)), np.zeros(1), np.zeros((1, 3)))
     body_blocks.friction_sweeps(none, one, rows, rows, np.zeros((1, 3)), np.ones(1), np.zeros((1, 3)), y, scratch,
                                 1e-14, 1)  # fmt: skip
-    # the contacts' rows through joints (kynemapy.run.body_coupled: a model with joints)
+    # the contacts' rows and the frictional solves through joints (kynemapy.run.body_coupled, a
+    # model with joints: solve_cone called from Python, with and without hold_normal)
     from kynemapy.run.body_query import dof_rows
+    from kynemapy.run.hard_contact import solve_cone
 
     dof_rows(one, none, rows, rows, np.zeros(2, dtype=np.int64), np.full(2, 6, dtype=np.int64), np.zeros((3, 6)))
+    for hold in ((), (True,)):
+        solve_cone(np.eye(3), np.ones(3), np.full(1, 0.5), np.zeros(3), np.zeros(1), np.zeros(3), 1e-14, 10, *hold)
 
 
 def _contact_solvers() -> None:

@@ -645,3 +645,51 @@ def test_the_collision_and_contact_kernels_compile_once_not_once_per_literal_arg
     assert counts["kynemapy.collision.narrow.box_box"] == 1 and counts["kynemapy.run.nnls._add"] == 1, counts
     several = {name: n for name, n in counts.items() if n > 1}
     assert several == {}, several
+
+
+HARD_CONTACT_THROUGH_A_JOINT = """
+import json
+import numba.core.event as ev
+names = []
+class Listener(ev.Listener):
+    def on_start(self, event):
+        f = event.data["dispatcher"].py_func
+        names.append(f.__module__ + "." + f.__qualname__)
+    def on_end(self, event):
+        pass
+ev.register("numba:compile", Listener())
+import kynemapy as kp
+b = kp.ModelBuilder(gravity=(0.0, 0.0, -9.81))
+box = b.add_node(position=(0.0, 0.0, 0.1))
+b.add_mass(box, mass=1.0, inertia=(0.007, 0.007, 0.007))
+b.add_box(box, (0.1, 0.1, 0.1))
+arm = b.add_node(position=(0.0, 0.0, 0.35))
+b.add_mass(arm, mass=1.0, inertia=(0.001, 0.001, 0.001))
+b.add_sphere(arm, 0.05)
+b.add_hinge_joint(kp.GROUND, arm, (0.3, 0.0, 0.35), (0.0, 1.0, 0.0))
+b.add_ground_plane(law="hard", friction=0.5)
+b.set_body_contact(law="hard", friction=0.5)
+sim = kp.Simulation(b.build(), kp.StepParameters(h=1e-3))
+touched = 0
+for _ in range(300):
+    sim.step()
+    touched += int(sim.joint_stops.bodies.last["shape_a"].size > 0)
+print(json.dumps({"compiled": names, "coupled": sim.joint_stops.bodies.coupled, "touched": touched}))
+"""
+
+
+def test_hard_contact_through_a_joint_compiles_nothing_after_kynemapy_compile() -> None:
+    """A sphere on a hinged arm swinging onto a box resting on a hard plane: its contacts are
+    solved through the joint (``body_coupled``: the rows over the DOFs and the frictional sweeps
+    called from Python).  In a new process on the cache ``kynemapy compile`` filled (the suite's
+    session runs its work first), nothing compiles: the hard-contact stage covers that path (the
+    sweeps' signatures from Python were compiled at a user's first such run, found 2026-12-02)."""
+    proc = subprocess.run(
+        [sys.executable, "-c", HARD_CONTACT_THROUGH_A_JOINT], capture_output=True, text=True, timeout=600, cwd=ROOT
+    )
+    assert proc.returncode == 0, proc.stderr
+    import json
+
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert result["coupled"] and result["touched"] > 50, result  # the sphere rests on the box, through the joint
+    assert result["compiled"] == [], result["compiled"]
