@@ -459,8 +459,7 @@ class HardBodies:
 
     def _scan(self, q: np.ndarray) -> int:
         """:func:`scene_contacts` at q into the query's buffers (grown when too small); the rows."""
-        if not q.flags.writeable:  # (a read-only q would compile the query a second time)
-            q = np.array(q)
+        q = _writable(q)  # (a read-only q would compile the query a second time)
         while True:
             rows = scene_contacts(
                 self.x0, q, self.node, self.kind, self.offset, self.frame, self.dims, self.group, self.mask,
@@ -558,7 +557,7 @@ class HardBodies:
         touching = self._touching
         touched_pairs(
             np.ascontiguousarray(con.shape_a[pair] * self.node.size + con.shape_b[pair], dtype=np.int64),
-            np.ascontiguousarray(self._local_b(taken, q_start)), np.ascontiguousarray(self._local_b(taken, q, "na")),
+            self._local_b(taken, q_start), self._local_b(taken, q, "na"),
             np.ascontiguousarray(touching["pair"], dtype=np.int64), np.ascontiguousarray(touching["local"]),
             np.ascontiguousarray(touching["local_a"]), TOUCH_DISTANCE, touched,
         )  # fmt: skip
